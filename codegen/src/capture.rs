@@ -1,0 +1,402 @@
+//! Reads a capture of `tools/list`: a `ListToolsResult`, a JSON-RPC response holding one, or an
+//! array of pages (results or responses, optionally with the `initialize` response), for every
+//! protocol version from 2024-11-05 to 2026-07-28. Unknown fields are tolerated and kept.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::Error;
+use crate::diagnostic::{Diagnostic, LineCol};
+use crate::model::{Annotations, Capture, ServerInfo, Tool};
+
+/// Reads and checks the capture at `path` (named in messages as given).
+pub fn read(path: &Path) -> Result<Capture, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(path, text)
+}
+
+/// Parses capture `text`; `path` is only used in messages.
+pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        let at = LineCol {
+            line: e.line().max(1),
+            column: e.column().max(1),
+        };
+        let message = strip_position(&e.to_string());
+        Diagnostic::new(path, format!("not valid JSON: {message}"))
+            .at(&text, at)
+            .help("a capture is the JSON of a tools/list result ({\"tools\": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one")
+    })?;
+    let mut reader = Reader {
+        path,
+        text: &text,
+        server: None,
+        protocol_version: None,
+        tools: Vec::new(),
+    };
+    match &value {
+        Value::Array(pages) => {
+            if pages.is_empty() {
+                return Err(reader
+                    .error("", "the capture is an empty array", WHAT_TO_DO)
+                    .into());
+            }
+            for (i, page) in pages.iter().enumerate() {
+                reader.document(page, &format!("/{i}"), true)?;
+            }
+        }
+        other => reader.document(other, "", false)?,
+    }
+    if reader.tools.is_empty() && !has_tools_key(&value) {
+        return Err(reader
+            .error("", "no tools/list result found in the capture", WHAT_TO_DO)
+            .into());
+    }
+    let Reader {
+        server,
+        protocol_version,
+        tools,
+        ..
+    } = reader;
+    check_unique(path, &text, &tools)?;
+    Ok(Capture {
+        file: path.to_path_buf(),
+        text,
+        server,
+        protocol_version,
+        tools,
+    })
+}
+
+const WHAT_TO_DO: &str = "a capture is the JSON of a tools/list result ({\"tools\": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one";
+
+fn has_tools_key(value: &Value) -> bool {
+    match value {
+        Value::Object(o) => o.contains_key("tools") || o.get("result").is_some_and(has_tools_key),
+        Value::Array(a) => a.iter().any(has_tools_key),
+        _ => false,
+    }
+}
+
+/// serde_json appends " at line L column C"; we print the position ourselves.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+    server: Option<ServerInfo>,
+    protocol_version: Option<String>,
+    tools: Vec<Tool>,
+}
+
+impl Reader<'_> {
+    fn error(&self, pointer: &str, message: impl Into<String>, help: &str) -> Diagnostic {
+        Diagnostic::new(self.path, message)
+            .pointer(Some(self.text), pointer)
+            .help(help)
+    }
+
+    /// One document: a result or a JSON-RPC message. In an array of pages, JSON-RPC requests
+    /// and notifications (a transcript) are skipped.
+    fn document(&mut self, value: &Value, pointer: &str, in_pages: bool) -> Result<(), Error> {
+        let Value::Object(object) = value else {
+            return Err(self
+                .error(
+                    pointer,
+                    format!("expected an object, found {}", kind(value)),
+                    WHAT_TO_DO,
+                )
+                .into());
+        };
+        if object.contains_key("method") && in_pages {
+            return Ok(());
+        }
+        if let Some(error) = object.get("error") {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)");
+            return Err(self
+                .error(
+                    &format!("{pointer}/error"),
+                    format!("the capture holds a JSON-RPC error response: {message}"),
+                    "capture the server again; this response has no tools",
+                )
+                .into());
+        }
+        if let Some(result) = object.get("result") {
+            return self.result(result, &format!("{pointer}/result"));
+        }
+        self.result(value, pointer)
+    }
+
+    /// A result: `initialize` (server info) or `tools/list` (tools), or our own capture header.
+    fn result(&mut self, value: &Value, pointer: &str) -> Result<(), Error> {
+        let Value::Object(object) = value else {
+            return Err(self
+                .error(
+                    pointer,
+                    format!("expected a result object, found {}", kind(value)),
+                    WHAT_TO_DO,
+                )
+                .into());
+        };
+        if let Some(info) = object.get("serverInfo") {
+            self.server = Some(self.server_info(info, &format!("{pointer}/serverInfo"))?);
+        }
+        if let Some(version) = object.get("protocolVersion") {
+            let Some(version) = version.as_str() else {
+                return Err(self
+                    .error(
+                        &format!("{pointer}/protocolVersion"),
+                        format!("expected a string, found {}", kind(version)),
+                        "protocolVersion is a date string such as \"2025-06-18\"",
+                    )
+                    .into());
+            };
+            self.protocol_version = Some(version.to_owned());
+        }
+        if let Some(tools) = object.get("tools") {
+            let Value::Array(tools) = tools else {
+                return Err(self
+                    .error(
+                        &format!("{pointer}/tools"),
+                        format!("expected an array of tools, found {}", kind(tools)),
+                        WHAT_TO_DO,
+                    )
+                    .into());
+            };
+            for (i, tool) in tools.iter().enumerate() {
+                let tool = self.tool(tool, &format!("{pointer}/tools/{i}"))?;
+                self.tools.push(tool);
+            }
+        } else if !object.contains_key("serverInfo") {
+            return Err(self
+                .error(
+                    pointer,
+                    "expected a tools/list result with a \"tools\" array",
+                    WHAT_TO_DO,
+                )
+                .into());
+        }
+        Ok(())
+    }
+
+    fn server_info(&self, value: &Value, pointer: &str) -> Result<ServerInfo, Error> {
+        let object = self.object(
+            value,
+            pointer,
+            "serverInfo is {\"name\": ..., \"version\": ...}",
+        )?;
+        let name = self.required_string(object, pointer, "name", "serverInfo needs a name")?;
+        Ok(ServerInfo {
+            name,
+            title: self.optional_string(object, pointer, "title")?,
+            version: self.optional_string(object, pointer, "version")?,
+        })
+    }
+
+    fn tool(&self, value: &Value, pointer: &str) -> Result<Tool, Error> {
+        let object = self.object(
+            value,
+            pointer,
+            "each entry of \"tools\" is a Tool object with a name and an inputSchema",
+        )?;
+        let name = self.required_string(object, pointer, "name", "every tool needs a name")?;
+        if name.is_empty() {
+            return Err(self
+                .error(
+                    &format!("{pointer}/name"),
+                    "the tool name is empty",
+                    "give the tool the name the server lists it under",
+                )
+                .into());
+        }
+        let input_schema = match object.get("inputSchema") {
+            Some(schema @ (Value::Object(_) | Value::Bool(_))) => schema.clone(),
+            Some(other) => {
+                return Err(self
+                    .error(
+                        &format!("{pointer}/inputSchema"),
+                        format!(
+                            "inputSchema of tool `{name}` must be a JSON Schema object, found {}",
+                            kind(other)
+                        ),
+                        "a tool without arguments has {\"type\": \"object\"}",
+                    )
+                    .into());
+            }
+            None => {
+                return Err(self
+                    .error(
+                        pointer,
+                        format!("tool `{name}` has no inputSchema"),
+                        "every Tool carries an inputSchema; a tool without arguments has {\"type\": \"object\"}",
+                    )
+                    .into());
+            }
+        };
+        let output_schema = match object.get("outputSchema") {
+            None | Some(Value::Null) => None,
+            Some(schema @ (Value::Object(_) | Value::Bool(_))) => Some(schema.clone()),
+            Some(other) => {
+                return Err(self
+                    .error(
+                        &format!("{pointer}/outputSchema"),
+                        format!(
+                            "outputSchema of tool `{name}` must be a JSON Schema object, found {}",
+                            kind(other)
+                        ),
+                        "remove it, or give the JSON Schema of the tool's structuredContent",
+                    )
+                    .into());
+            }
+        };
+        let annotations = match object.get("annotations") {
+            None | Some(Value::Null) => Annotations::default(),
+            Some(value) => {
+                let pointer = format!("{pointer}/annotations");
+                let object = self.object(value, &pointer, "annotations is an object of hints")?;
+                Annotations {
+                    title: self.optional_string(object, &pointer, "title")?,
+                    read_only: self.optional_bool(object, &pointer, "readOnlyHint")?,
+                    destructive: self.optional_bool(object, &pointer, "destructiveHint")?,
+                    idempotent: self.optional_bool(object, &pointer, "idempotentHint")?,
+                    open_world: self.optional_bool(object, &pointer, "openWorldHint")?,
+                }
+            }
+        };
+        Ok(Tool {
+            title: self.optional_string(object, pointer, "title")?,
+            description: self.optional_string(object, pointer, "description")?,
+            name,
+            input_schema,
+            output_schema,
+            annotations,
+            meta: object.get("_meta").cloned(),
+            raw: value.clone(),
+            pointer: pointer.to_owned(),
+        })
+    }
+
+    fn object<'v>(
+        &self,
+        value: &'v Value,
+        pointer: &str,
+        help: &str,
+    ) -> Result<&'v Map<String, Value>, Error> {
+        value.as_object().ok_or_else(|| {
+            self.error(
+                pointer,
+                format!("expected an object, found {}", kind(value)),
+                help,
+            )
+            .into()
+        })
+    }
+
+    fn required_string(
+        &self,
+        object: &Map<String, Value>,
+        pointer: &str,
+        key: &str,
+        help: &str,
+    ) -> Result<String, Error> {
+        match object.get(key) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(self
+                .error(
+                    &format!("{pointer}/{key}"),
+                    format!("expected \"{key}\" to be a string, found {}", kind(other)),
+                    help,
+                )
+                .into()),
+            None => Err(self
+                .error(pointer, format!("missing \"{key}\""), help)
+                .into()),
+        }
+    }
+
+    fn optional_string(
+        &self,
+        object: &Map<String, Value>,
+        pointer: &str,
+        key: &str,
+    ) -> Result<Option<String>, Error> {
+        match object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(self
+                .error(
+                    &format!("{pointer}/{key}"),
+                    format!("expected \"{key}\" to be a string, found {}", kind(other)),
+                    "remove the field or make it a string",
+                )
+                .into()),
+        }
+    }
+
+    fn optional_bool(
+        &self,
+        object: &Map<String, Value>,
+        pointer: &str,
+        key: &str,
+    ) -> Result<Option<bool>, Error> {
+        match object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(self
+                .error(
+                    &format!("{pointer}/{key}"),
+                    format!(
+                        "expected \"{key}\" to be true or false, found {}",
+                        kind(other)
+                    ),
+                    "annotation hints are booleans",
+                )
+                .into()),
+        }
+    }
+}
+
+/// Two tools with one name: the server would not know which to run.
+fn check_unique(path: &Path, text: &str, tools: &[Tool]) -> Result<(), Error> {
+    let mut seen: BTreeMap<&str, &Tool> = BTreeMap::new();
+    for tool in tools {
+        if let Some(first) = seen.insert(&tool.name, tool) {
+            return Err(Diagnostic::new(
+                path,
+                format!(
+                    "two tools are named `{}`: {} and {}",
+                    tool.name, first.pointer, tool.pointer
+                ),
+            )
+            .pointer(Some(text), &tool.pointer)
+            .help("tool names are unique within a server (MCP spec); fix the capture, or capture the server again")
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// "a string", "an array", ... for messages.
+pub(crate) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

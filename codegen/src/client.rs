@@ -1,0 +1,533 @@
+//! One server's module: names, normalised schemas through typify, and the client (quote).
+
+use std::collections::BTreeMap;
+
+use heck::ToShoutySnakeCase;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Warning};
+use crate::model::{Capture, Tool};
+use crate::normalise::{self, Names};
+use crate::types::{self, Unit};
+use crate::{Error, Module, ServerConfig, naming};
+
+/// Client methods that are not tools; a tool that would get one of these names is renamed.
+const RESERVED: &[&str] = &["new", "caller", "into_inner"];
+
+/// How a tool's arguments are passed.
+#[derive(Debug, Clone, PartialEq)]
+enum Args {
+    /// The tool takes no arguments; the method has none.
+    None,
+    /// A generated type.
+    Typed(String),
+    /// A JSON object (`serde_json::Map`), when no type could be generated.
+    Map(String),
+}
+
+#[derive(Debug)]
+struct Plan<'a> {
+    tool: &'a Tool,
+    method: String,
+    args: Args,
+    /// Generated output type name, when the tool has a usable `outputSchema`.
+    output: Option<String>,
+}
+
+pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Module, Error> {
+    let file = &capture.file;
+    let diag = |pointer: &str, message: String, help: &str| {
+        Diagnostic::new(file, message)
+            .pointer(Some(&capture.text), pointer)
+            .help(help)
+    };
+    let mut warnings = Vec::new();
+    let mut warn = |tool: &Tool, pointer: String, message: String| {
+        warnings.push(Warning {
+            file: file.clone(),
+            tool: Some(tool.name.clone()),
+            pointer: Some(pointer),
+            message,
+        });
+    };
+
+    for renamed in config.rename.keys() {
+        if !capture.tools.iter().any(|t| &t.name == renamed) {
+            return Err(Diagnostic::new(
+                file,
+                format!("a rename is configured for tool `{renamed}`, which this capture does not list"),
+            )
+            .help(format!("remove the rename of `{renamed}` from the `{}` server's settings, or capture the server again", config.module))
+            .into());
+        }
+    }
+
+    // Method names, and their collisions.
+    let mut methods: BTreeMap<String, &Tool> = BTreeMap::new();
+    let mut plans = Vec::with_capacity(capture.tools.len());
+    for tool in &capture.tools {
+        let method = match config.rename.get(&tool.name) {
+            Some(method) => {
+                if !valid_method(method) {
+                    return Err(Diagnostic::new(
+                        file,
+                        format!("the rename of tool `{}` to `{method}` is not a snake_case Rust identifier", tool.name),
+                    )
+                    .help("use lowercase letters, digits and underscores, starting with a letter")
+                    .into());
+                }
+                method.clone()
+            }
+            None => {
+                let mut method = naming::method_name(&tool.name);
+                if RESERVED.contains(&method.as_str()) {
+                    warn(
+                        tool,
+                        tool.pointer.clone(),
+                        format!(
+                            "the method `{method}` is the client's own; the tool's method is `{method}_tool` (rename it in the manifest to choose)"
+                        ),
+                    );
+                    method = format!("{method}_tool");
+                } else if naming::is_keyword(&method) {
+                    warn(
+                        tool,
+                        tool.pointer.clone(),
+                        format!(
+                            "the tool name is the Rust keyword `{method}`; the method is `{}` (rename it in the manifest for a plainer name)",
+                            naming::ident(&method)
+                        ),
+                    );
+                }
+                method
+            }
+        };
+        for name in [method.clone(), format!("{method}_raw")] {
+            if let Some(other) = methods.insert(name.clone(), tool) {
+                return Err(diag(
+                    &tool.pointer,
+                    format!(
+                        "tools `{}` ({}) and `{}` ({}) both become the method `{name}`",
+                        other.name, other.pointer, tool.name, tool.pointer
+                    ),
+                    &format!(
+                        "rename one: in bindings.toml, [servers.{}.rename] \"{}\" = \"another_name\"; in build.rs, ServerConfig::with_rename",
+                        config.module, tool.name
+                    ),
+                )
+                .into());
+            }
+        }
+        plans.push(Plan {
+            tool,
+            method,
+            args: Args::None,
+            output: None,
+        });
+    }
+
+    // Schemas → typify units.
+    let mut names = Names::default();
+    for plan in &plans {
+        let stem = naming::type_name(&plan.method);
+        names.reserve(&format!("{stem}Args"));
+        names.reserve(&format!("{stem}Output"));
+    }
+    let mut units = Vec::new();
+    let mut substitutions = Vec::new();
+    for plan in &mut plans {
+        let tool = plan.tool;
+        let stem = naming::type_name(&plan.method);
+        if !takes_arguments(&tool.input_schema) {
+            continue;
+        }
+        let input_pointer = format!("{}/inputSchema", tool.pointer);
+        let args_name = format!("{stem}Args");
+        if !is_object_schema(&tool.input_schema) {
+            warn(
+                tool,
+                input_pointer.clone(),
+                "inputSchema does not describe an object; arguments typed as a JSON object".into(),
+            );
+            plan.args = Args::Map(args_name);
+            continue;
+        }
+        let schema_diag = |p: &str, m: String, h: &str| diag(&format!("{input_pointer}{p}"), m, h);
+        let normalised = normalise::normalise(
+            &tool.input_schema,
+            &args_name,
+            &stem,
+            &mut names,
+            &schema_diag,
+        )?;
+        for (p, m) in normalised.warnings {
+            warn(tool, format!("{input_pointer}{p}"), m);
+        }
+        substitutions.extend(normalised.substitutions);
+        units.push(Unit {
+            root: args_name.clone(),
+            defs: normalised.defs,
+        });
+        plan.args = Args::Typed(args_name);
+
+        if let Some(output) = &tool.output_schema {
+            let output_pointer = format!("{}/outputSchema", tool.pointer);
+            let output_name = format!("{stem}Output");
+            let schema_diag =
+                |p: &str, m: String, h: &str| diag(&format!("{output_pointer}{p}"), m, h);
+            let normalised =
+                normalise::normalise(output, &output_name, &stem, &mut names, &schema_diag)?;
+            for (p, m) in normalised.warnings {
+                warn(tool, format!("{output_pointer}{p}"), m);
+            }
+            substitutions.extend(normalised.substitutions);
+            units.push(Unit {
+                root: output_name.clone(),
+                defs: normalised.defs,
+            });
+            plan.output = Some(output_name);
+        }
+    }
+    // Tools without arguments can still have an output schema.
+    for plan in &mut plans {
+        let tool = plan.tool;
+        if plan.args != Args::None || plan.output.is_some() {
+            continue;
+        }
+        if let Some(output) = &tool.output_schema {
+            let stem = naming::type_name(&plan.method);
+            let output_pointer = format!("{}/outputSchema", tool.pointer);
+            let output_name = format!("{stem}Output");
+            let schema_diag =
+                |p: &str, m: String, h: &str| diag(&format!("{output_pointer}{p}"), m, h);
+            let normalised =
+                normalise::normalise(output, &output_name, &stem, &mut names, &schema_diag)?;
+            for (p, m) in normalised.warnings {
+                warn(tool, format!("{output_pointer}{p}"), m);
+            }
+            substitutions.extend(normalised.substitutions);
+            units.push(Unit {
+                root: output_name.clone(),
+                defs: normalised.defs,
+            });
+            plan.output = Some(output_name);
+        }
+    }
+
+    let generated = types::generate(&units, &substitutions);
+    for plan in &mut plans {
+        if let Args::Typed(name) = &plan.args
+            && let Some(reason) = generated.failed.get(name)
+        {
+            warn(
+                plan.tool,
+                format!("{}/inputSchema", plan.tool.pointer),
+                format!("{reason}; arguments typed as a JSON object"),
+            );
+            plan.args = Args::Map(name.clone());
+        }
+        if let Some(name) = &plan.output
+            && let Some(reason) = generated.failed.get(name)
+        {
+            warn(
+                plan.tool,
+                format!("{}/outputSchema", plan.tool.pointer),
+                format!("{reason}; result typed as serde_json::Value"),
+            );
+            plan.output = None;
+        }
+    }
+
+    let server_name = config
+        .name
+        .clone()
+        .or_else(|| {
+            capture
+                .server
+                .as_ref()
+                .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
+        })
+        .unwrap_or_else(|| config.module.clone());
+    let tokens = emit(config, capture, &server_name, &plans, generated.items);
+    let file: syn::File = syn::parse2(tokens).map_err(|e| {
+        Diagnostic::new(
+            file,
+            format!("internal error: generated code does not parse: {e}"),
+        )
+        .help("please report this with the capture attached")
+    })?;
+    Ok(Module {
+        name: config.module.clone(),
+        inputs: vec![config.capture.clone()],
+        file,
+        warnings,
+        tools: plans.len(),
+        types: generated.count,
+    })
+}
+
+fn valid_method(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !naming::is_keyword(name)
+}
+
+/// A tool takes arguments unless its schema is an object with no way to hold any.
+fn takes_arguments(schema: &Value) -> bool {
+    let Value::Object(object) = schema else {
+        return schema != &Value::Bool(false);
+    };
+    object.iter().any(|(key, value)| match key.as_str() {
+        "type" | "$schema" | "$id" | "title" | "description" | "$comment" | "required"
+        | "$defs" | "definitions" | "examples" | "default" => false,
+        "properties" => value.as_object().is_some_and(|p| !p.is_empty()),
+        "additionalProperties" | "unevaluatedProperties" => value != &Value::Bool(false),
+        _ => true,
+    })
+}
+
+fn is_object_schema(schema: &Value) -> bool {
+    match schema.get("type") {
+        None => true,
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        Some(_) => false,
+    }
+}
+
+/// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
+fn doc(text: &str) -> TokenStream {
+    let lines: Vec<String> = text
+        .trim()
+        .lines()
+        .map(|l| format!(" {}", l.trim_end()))
+        .collect();
+    quote! { #(#[doc = #lines])* }
+}
+
+fn inner_doc(text: &str) -> TokenStream {
+    let lines: Vec<String> = text
+        .trim()
+        .lines()
+        .map(|l| format!(" {}", l.trim_end()))
+        .collect();
+    quote! { #(#![doc = #lines])* }
+}
+
+/// A raw string literal that holds `s` as is.
+fn raw_string(s: &str) -> TokenStream {
+    let mut hashes = 1;
+    while s.contains(&format!("\"{}", "#".repeat(hashes))) {
+        hashes += 1;
+    }
+    let h = "#".repeat(hashes);
+    format!("r{h}\"{s}\"{h}")
+        .parse()
+        .unwrap_or_else(|_| quote!(#s))
+}
+
+fn emit(
+    config: &ServerConfig,
+    capture: &Capture,
+    server_name: &str,
+    plans: &[Plan<'_>],
+    type_items: Vec<syn::Item>,
+) -> TokenStream {
+    let mut about = format!("Typed client for the {server_name} MCP server.\n\n");
+    about.push_str(&format!(
+        "Generated by mcp-bindgen from `{}`: {} tools",
+        config.capture.to_string_lossy().replace('\\', "/"),
+        plans.len()
+    ));
+    if let Some(server) = &capture.server {
+        about.push_str(&format!(", server `{}`", server.name));
+        if let Some(version) = &server.version {
+            about.push_str(&format!(" {version}"));
+        }
+    }
+    if let Some(version) = &capture.protocol_version {
+        about.push_str(&format!(", protocol {version}"));
+    }
+    about.push_str(
+        ".\n\nCall tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].",
+    );
+    let module_doc = inner_doc(&about);
+
+    let mut schemas = Vec::new();
+    let mut methods = Vec::new();
+    let mut names = Vec::new();
+    for plan in plans {
+        let tool = plan.tool;
+        let name = &tool.name;
+        names.push(name.clone());
+        let method = naming::ident(&plan.method);
+        let raw = format_ident!("{}_raw", plan.method);
+        let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
+        let output: TokenStream = match &plan.output {
+            Some(output) => {
+                let output = format_ident!("{output}");
+                quote!(types::#output)
+            }
+            None => quote!(::serde_json::Value),
+        };
+        let (params, encode) = match &plan.args {
+            Args::None => (quote!(), quote!(let arguments = ::serde_json::Map::new();)),
+            Args::Typed(ty) | Args::Map(ty) => {
+                let ty = format_ident!("{ty}");
+                let json = serde_json::to_string(&tool.input_schema).unwrap_or_default();
+                let literal = raw_string(&json);
+                let schema_doc = format!(" The input schema of `{name}`, as the server sent it.");
+                schemas.push(quote! {
+                    #[doc = #schema_doc]
+                    pub(super) static #schema_const: ::mcp_bindgen::ToolSchema =
+                        ::mcp_bindgen::ToolSchema::new(#literal);
+                });
+                (
+                    quote!(, args: &types::#ty),
+                    quote! {
+                        let arguments = ::mcp_bindgen::encode_arguments(#name, args, Some(&schemas::#schema_const))?;
+                    },
+                )
+            }
+        };
+        let call_args = match plan.args {
+            Args::None => quote!(),
+            _ => quote!(args),
+        };
+        let mut text = tool
+            .description
+            .clone()
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(|| format!("Calls the `{name}` tool."));
+        text.push_str(&format!("\n\nMCP tool `{name}`"));
+        if tool.display_name() != name {
+            text.push_str(&format!(" (\"{}\")", tool.display_name()));
+        }
+        text.push('.');
+        let hints = hints(tool);
+        if !hints.is_empty() {
+            text.push_str(&format!(" Server hints: {hints}."));
+        }
+        if plan.output.is_none() {
+            text.push_str(" The server declares no result type, so the result is JSON.");
+        }
+        let method_doc = doc(&text);
+        let raw_doc = doc(&format!(
+            "Calls `{name}` like [`Self::{}`], without unwrapping the result envelope.\n\nA result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].",
+            plan.method
+        ));
+        methods.push(quote! {
+            #method_doc
+            pub async fn #method(&self #params) -> ::std::result::Result<#output, ::mcp_bindgen::Error> {
+                let result = self.#raw(#call_args).await?;
+                ::mcp_bindgen::decode_result(#name, result)
+            }
+
+            #raw_doc
+            pub async fn #raw(&self #params) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                #encode
+                ::mcp_bindgen::call_checked(&self.caller, #name, arguments).await
+            }
+        });
+    }
+
+    let client_doc = doc(&format!(
+        "Typed client for the {server_name} MCP server: one method per tool.\n\nEach `tool` method checks its arguments against the tool's input schema, calls the tool through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the `CallToolResult` as sent."
+    ));
+    let schemas_mod = if schemas.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// Input schemas, checked before each call is sent.
+            mod schemas {
+                #(#schemas)*
+            }
+        }
+    };
+    let arg_aliases: Vec<TokenStream> = plans
+        .iter()
+        .filter_map(|p| match &p.args {
+            Args::Map(ty) => {
+                let ty = format_ident!("{ty}");
+                let d = format!(
+                    " Arguments of `{}`, as a JSON object: no Rust type could be generated for its schema, which is still checked before each call.",
+                    p.tool.name
+                );
+                Some(quote! {
+                    #[doc = #d]
+                    pub type #ty = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    let types_mod = if type_items.is_empty() && arg_aliases.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// Argument and result types of the tools.
+            // typify writes `Default` for enums by hand.
+            #[allow(clippy::derivable_impls)]
+            pub mod types {
+                #(#arg_aliases)*
+                #(#type_items)*
+            }
+        }
+    };
+    quote! {
+        #module_doc
+
+        #types_mod
+
+        #schemas_mod
+
+        /// The tools this module was generated for, in the server's order.
+        pub const TOOL_NAMES: &[&str] = &[#(#names),*];
+
+        #client_doc
+        #[derive(Debug, Clone)]
+        pub struct Client<C> {
+            caller: C,
+        }
+
+        impl<C> Client<C> {
+            /// A client that calls tools through `caller`.
+            pub fn new(caller: C) -> Self {
+                Client { caller }
+            }
+
+            /// The caller this client uses.
+            pub fn caller(&self) -> &C {
+                &self.caller
+            }
+
+            /// Gives the caller back.
+            pub fn into_inner(self) -> C {
+                self.caller
+            }
+        }
+
+        impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
+            #(#methods)*
+        }
+    }
+}
+
+fn hints(tool: &Tool) -> String {
+    let a = &tool.annotations;
+    let mut out = Vec::new();
+    let mut push = |flag: Option<bool>, yes: &str, no: &str| match flag {
+        Some(true) => out.push(yes.to_owned()),
+        Some(false) => out.push(no.to_owned()),
+        None => {}
+    };
+    push(a.read_only, "read-only", "not read-only");
+    push(a.destructive, "destructive", "not destructive");
+    push(a.idempotent, "idempotent", "not idempotent");
+    push(a.open_world, "open world", "closed world");
+    out.join(", ")
+}

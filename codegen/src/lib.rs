@@ -1,0 +1,221 @@
+//! The mcp-bindgen generator: a captured MCP `tools/list` in, a typed Rust client out.
+//!
+//! Three ways in, all on this crate:
+//!
+//! - **build.rs**: [`Builder`] writes modules into `OUT_DIR` for `include!`.
+//! - **a checked-in crate**: `mcp-bindgen regenerate` reads a `bindings.toml`
+//!   ([`manifest`]) and rewrites the crate's sources; `--check` fails on drift.
+//! - **one file**: `mcp-bindgen generate --tools capture.json -o client.rs`.
+//!
+//! All three share [`ServerConfig`] (what to generate for one server) and [`Generator`].
+//!
+//! ```no_run
+//! use mcp_bindgen_codegen::{Generator, ServerConfig};
+//!
+//! let config = ServerConfig::new("saving_throw", "captures/saving_throw.tools.json")
+//!     .with_rename("list_runs", "runs");
+//! let module = Generator::new().generate(&config)?;
+//! for warning in &module.warnings {
+//!     eprintln!("warning: {warning}");
+//! }
+//! std::fs::write("src/saving_throw.rs", module.to_module_file("mcp-bindgen regenerate"))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod builder;
+pub mod capture;
+mod client;
+mod diagnostic;
+mod locate;
+pub mod manifest;
+pub mod model;
+mod naming;
+mod normalise;
+mod types;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use builder::Builder;
+pub use diagnostic::{Diagnostic, LineCol, Warning};
+
+/// Everything that stops generation.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input is wrong: the message says where and what to do.
+    #[error("{0}")]
+    Input(Box<Diagnostic>),
+}
+
+impl From<Diagnostic> for Error {
+    fn from(d: Diagnostic) -> Self {
+        Error::Input(Box::new(d))
+    }
+}
+
+impl Error {
+    /// The located diagnostic, for input errors.
+    pub fn diagnostic(&self) -> Option<&Diagnostic> {
+        match self {
+            Error::Input(d) => Some(d),
+            Error::Io { .. } => None,
+        }
+    }
+}
+
+/// What to generate for one server: the module name, the capture, and renames. Shared by
+/// [`Builder`], the `bindings.toml` manifest and the CLI.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// The Rust module name (`saving_throw`).
+    #[serde(skip)]
+    pub module: String,
+    /// The captured `tools/list` (see [`capture`]).
+    pub capture: PathBuf,
+    /// The server's name in docs ("Saving Throw"); default: the capture's `serverInfo`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Tool name → method name, for collisions and taste.
+    #[serde(default)]
+    pub rename: BTreeMap<String, String>,
+}
+
+impl ServerConfig {
+    /// A config for module `module` generated from the capture at `capture`.
+    pub fn new(module: impl Into<String>, capture: impl Into<PathBuf>) -> Self {
+        ServerConfig {
+            module: module.into(),
+            capture: capture.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the server's display name used in docs.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Gives tool `tool` the method name `method` (and `{method}_raw`).
+    pub fn with_rename(mut self, tool: impl Into<String>, method: impl Into<String>) -> Self {
+        self.rename.insert(tool.into(), method.into());
+        self
+    }
+}
+
+/// One generated module.
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// The module name.
+    pub name: String,
+    /// Inputs, as named in the config (for the `@generated` header and rebuild tracking).
+    pub inputs: Vec<PathBuf>,
+    /// The module's items (types, schemas, client), without the `mod` wrapper.
+    pub file: syn::File,
+    /// Problems worked around; each type concerned is looser than its schema.
+    pub warnings: Vec<Warning>,
+    /// Number of tools.
+    pub tools: usize,
+    /// Number of named types generated.
+    pub types: usize,
+}
+
+impl Module {
+    /// The module as a file of its own (`src/{name}.rs`, used with `mod name;`), with the
+    /// `@generated` header naming its inputs and `command`, the command that refreshes it.
+    pub fn to_module_file(&self, command: &str) -> String {
+        format!(
+            "{}{}",
+            self.header(command),
+            prettyplease::unparse(&self.file)
+        )
+    }
+
+    /// The module wrapped as `pub mod {name} { .. }`, for `include!` (build.rs, `generate`).
+    pub fn to_wrapped(&self, command: &str) -> String {
+        let name = naming::ident(&self.name);
+        let attrs = &self.file.attrs;
+        let items = &self.file.items;
+        let inner: Vec<_> = attrs.iter().collect();
+        let tokens = quote::quote! {
+            pub mod #name {
+                #(#inner)*
+                #(#items)*
+            }
+        };
+        let file: syn::File = syn::parse2(tokens).unwrap_or_else(|_| self.file.clone());
+        format!("{}{}", self.header(command), prettyplease::unparse(&file))
+    }
+
+    fn header(&self, command: &str) -> String {
+        let inputs: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .collect();
+        format!(
+            "// @generated by mcp-bindgen from {}.\n// Do not edit by hand: change the inputs and run `{command}`.\n\n",
+            inputs.join(", ")
+        )
+    }
+}
+
+/// The generator. Stateless between calls; cheap to create.
+#[derive(Debug, Clone, Default)]
+pub struct Generator {
+    base: Option<PathBuf>,
+}
+
+impl Generator {
+    /// A generator reading paths as given (relative to the current directory).
+    pub fn new() -> Self {
+        Generator::default()
+    }
+
+    /// Reads relative input paths from `base` (a manifest's directory); messages and headers
+    /// still name them as written.
+    pub fn with_base(mut self, base: impl Into<PathBuf>) -> Self {
+        self.base = Some(base.into());
+        self
+    }
+
+    fn resolve(&self, path: &Path) -> PathBuf {
+        match &self.base {
+            Some(base) if path.is_relative() => base.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+
+    /// Generates the module for one server.
+    pub fn generate(&self, config: &ServerConfig) -> Result<Module, Error> {
+        let text =
+            std::fs::read_to_string(self.resolve(&config.capture)).map_err(|source| Error::Io {
+                path: config.capture.clone(),
+                source,
+            })?;
+        let capture = capture::parse(&config.capture, text)?;
+        self.generate_capture(config, &capture)
+    }
+
+    /// Generates the module for a capture already read.
+    pub fn generate_capture(
+        &self,
+        config: &ServerConfig,
+        capture: &model::Capture,
+    ) -> Result<Module, Error> {
+        client::generate(config, capture)
+    }
+}

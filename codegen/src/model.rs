@@ -1,0 +1,81 @@
+//! The model: plain data read from captures (and, later, contracts), shared by every later
+//! stage. Nothing here knows about typify or oxc.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// One server's tools, as read from a capture of its `tools/list`.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The capture file as the user named it.
+    pub file: PathBuf,
+    /// The file's text, kept to locate problems found later.
+    pub text: String,
+    /// `serverInfo` from the capture (or its `initialize` response), when recorded.
+    pub server: Option<ServerInfo>,
+    /// The negotiated protocol version, when recorded.
+    pub protocol_version: Option<String>,
+    /// The tools, in the order the server listed them (pages concatenated).
+    pub tools: Vec<Tool>,
+}
+
+/// The `serverInfo` (`Implementation`) a server sent in `initialize`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerInfo {
+    /// Machine name.
+    pub name: String,
+    /// Display name (2025-06-18+).
+    pub title: Option<String>,
+    /// Version string.
+    pub version: Option<String>,
+}
+
+/// One tool of a `tools/list` result. Every field the server sent is kept in `raw`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// The name a client calls.
+    pub name: String,
+    /// Display name (2025-06-18+).
+    pub title: Option<String>,
+    /// What the tool does.
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments, as sent.
+    pub input_schema: Value,
+    /// The JSON Schema of `structuredContent`, when the server sends one (2025-06-18+).
+    pub output_schema: Option<Value>,
+    /// Behaviour hints (2025-03-26+).
+    pub annotations: Annotations,
+    /// The tool's `_meta`, when sent.
+    pub meta: Option<Value>,
+    /// The tool object exactly as sent, unknown fields included.
+    pub raw: Value,
+    /// JSON pointer of this tool in its capture file (`/tools/3`).
+    pub pointer: String,
+}
+
+/// `ToolAnnotations`. Absent hints are `None`: the spec's defaults (destructive and open-world
+/// `true`) apply to them, and generated docs say so.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `annotations.title`.
+    pub title: Option<String>,
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+impl Tool {
+    /// Display name: `title`, then `annotations.title`, then `name` (the spec's precedence).
+    pub fn display_name(&self) -> &str {
+        self.title
+            .as_deref()
+            .or(self.annotations.title.as_deref())
+            .unwrap_or(&self.name)
+    }
+}

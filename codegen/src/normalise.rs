@@ -1,0 +1,548 @@
+//! Rewrites a tool's JSON Schema into the subset typify 0.8 handles correctly, before typify
+//! sees it (DESIGN.md "Normalise before typify").
+//!
+//! - Every internal `$ref` (`#`, `#/$defs/..`, `#/definitions/..`, `#/properties/..`) is
+//!   hoisted into a definition named `{Tool}{Key}`, unique across the server, so tools that
+//!   share `$defs` keys cannot collide and typify never sees a `$ref` it cannot resolve.
+//! - A bare `const` becomes a one-value `enum` with its `type`; an `enum` without `type` gets
+//!   one; `null` in an enum becomes an optional enum; enum values whose Rust names would
+//!   collide get names chosen here.
+//! - `prefixItems` becomes a tuple when it can, nested `title`s are made unique, patterns that
+//!   do not compile are dropped.
+//! - What cannot be rewritten (mixed-type enums, external or dangling `$ref`s, `$anchor`
+//!   refs) becomes `{}` (a `serde_json::Value`) with a warning naming the tool and the JSON
+//!   pointer. The tool's original schema is still checked at run time before a call is sent.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use heck::ToPascalCase;
+use serde_json::{Map, Value, json};
+
+use crate::diagnostic::Diagnostic;
+use crate::{Error, naming};
+
+/// Dialects a schema may name in `$schema`; anything else is an error (MCP 2025-11-25: "MUST
+/// handle unsupported dialects gracefully by returning an appropriate error").
+const DIALECTS: &[&str] = &[
+    "json-schema.org/draft-04/schema",
+    "json-schema.org/draft-06/schema",
+    "json-schema.org/draft-07/schema",
+    "json-schema.org/draft/2019-09/schema",
+    "json-schema.org/draft/2020-12/schema",
+];
+
+/// Keywords that only annotate; they may stand beside a `$ref` without changing its meaning.
+const ANNOTATIONS: &[&str] = &[
+    "$ref",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// Deeper than this, a schema is cut to `{}` (with a warning) to bound recursion.
+const MAX_DEPTH: usize = 128;
+
+/// A string enum value typify would name badly: it gets the placeholder `placeholder`, and the
+/// generated code is rewritten to the real `value` and the variant name `variant`.
+#[derive(Debug, Clone)]
+pub(crate) struct Substitution {
+    pub placeholder: String,
+    pub value: String,
+    pub variant: String,
+}
+
+/// One normalised schema: definitions for typify, the root among them.
+#[derive(Debug, Default)]
+pub(crate) struct Normalised {
+    pub defs: Vec<(String, Value)>,
+    pub substitutions: Vec<Substitution>,
+    pub warnings: Vec<(String, String)>,
+}
+
+/// Server-wide state: names already taken and the placeholder counter.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    taken: BTreeSet<String>,
+    placeholders: usize,
+}
+
+impl Names {
+    /// Reserves `name`, or `name2`, `name3`, ... when it is taken, and returns what it got.
+    pub(crate) fn reserve(&mut self, name: &str) -> String {
+        let mut candidate = name.to_owned();
+        let mut n = 2;
+        while !self.taken.insert(candidate.clone()) {
+            candidate = format!("{name}{n}");
+            n += 1;
+        }
+        candidate
+    }
+
+    pub(crate) fn is_taken(&self, name: &str) -> bool {
+        self.taken.contains(name)
+    }
+}
+
+/// Normalises `schema` (found at `base` in `file`) as the type `root_name`; nested names start
+/// with `prefix`. `Err` only for what the spec says is an error (an unknown `$schema`).
+pub(crate) fn normalise(
+    schema: &Value,
+    root_name: &str,
+    prefix: &str,
+    names: &mut Names,
+    diag: &dyn Fn(&str, String, &str) -> Diagnostic,
+) -> Result<Normalised, Error> {
+    if let Some(dialect) = schema.get("$schema") {
+        let known = dialect.as_str().is_some_and(|d| {
+            DIALECTS
+                .iter()
+                .any(|k| d.trim_end_matches('#').ends_with(k))
+        });
+        if !known {
+            return Err(Error::from(diag(
+                "/$schema",
+                format!("unsupported JSON Schema dialect {dialect}"),
+                "MCP schemas are JSON Schema 2020-12 unless they say otherwise; draft-04, -06, -07 and 2019-09 are also read. Remove \"$schema\" or name one of those",
+            )));
+        }
+    }
+    let mut walker = Walker {
+        doc: schema,
+        prefix,
+        names,
+        hoisted: BTreeMap::new(),
+        queue: Vec::new(),
+        out: Normalised::default(),
+    };
+    walker.hoisted.insert(String::new(), root_name.to_owned());
+    walker.queue.push((String::new(), root_name.to_owned()));
+    while let Some((pointer, name)) = walker.queue.pop() {
+        let Some(target) = schema.pointer(&pointer) else {
+            continue;
+        };
+        let mut titles = BTreeSet::new();
+        let mut value = walker.schema(target, &pointer, 0, &mut titles);
+        if let Value::Object(object) = &mut value {
+            // The definition is named by its key; a title would rename it.
+            object.remove("title");
+        }
+        walker.out.defs.push((name, value));
+    }
+    walker.out.defs.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(walker.out)
+}
+
+struct Walker<'a> {
+    doc: &'a Value,
+    prefix: &'a str,
+    names: &'a mut Names,
+    /// Pointer of a hoisted schema → its definition name.
+    hoisted: BTreeMap<String, String>,
+    queue: Vec<(String, String)>,
+    out: Normalised,
+}
+
+impl Walker<'_> {
+    fn warn(&mut self, pointer: &str, message: impl Into<String>) {
+        self.out.warnings.push((pointer.to_owned(), message.into()));
+    }
+
+    /// `{}` keeping the description: the `serde_json::Value` fallback.
+    fn degrade(&mut self, schema: &Map<String, Value>, pointer: &str, why: String) -> Value {
+        self.warn(pointer, format!("{why}; typed as serde_json::Value"));
+        let mut out = Map::new();
+        if let Some(d) = schema.get("description") {
+            out.insert("description".into(), d.clone());
+        }
+        Value::Object(out)
+    }
+
+    fn schema(
+        &mut self,
+        schema: &Value,
+        pointer: &str,
+        depth: usize,
+        titles: &mut BTreeSet<String>,
+    ) -> Value {
+        let object = match schema {
+            Value::Bool(true) => return json!({}),
+            Value::Bool(false) => return Value::Bool(false),
+            Value::Object(o) => o,
+            other => {
+                self.warn(
+                    pointer,
+                    format!(
+                        "expected a schema object, found {}; typed as serde_json::Value",
+                        crate::capture::kind(other)
+                    ),
+                );
+                return json!({});
+            }
+        };
+        if depth > MAX_DEPTH {
+            return self.degrade(
+                object,
+                pointer,
+                format!("schema nested deeper than {MAX_DEPTH}"),
+            );
+        }
+        if let Some(reference) = object.get("$ref") {
+            return self.reference(object, reference, pointer);
+        }
+        let mut out = Map::new();
+        for (key, value) in object {
+            let here = format!("{pointer}/{}", escape(key));
+            let new = match key.as_str() {
+                // Definitions are hoisted when referenced; the rest is dropped.
+                "$defs" | "definitions" | "$schema" | "$id" | "$anchor" | "$dynamicAnchor"
+                | "$comment" | "x-rust-type" => continue,
+                // Constraints that shape no Rust type (typify panics on if/then/else); the
+                // runtime check of the original schema still enforces them.
+                "if" | "then" | "else" | "dependentRequired" | "dependentSchemas"
+                | "dependencies" => continue,
+                "properties" | "patternProperties" => {
+                    let Value::Object(map) = value else {
+                        self.warn(&here, format!("\"{key}\" is not an object; ignored"));
+                        continue;
+                    };
+                    let mut new = Map::new();
+                    for (name, sub) in map {
+                        let p = format!("{here}/{}", escape(name));
+                        new.insert(name.clone(), self.schema(sub, &p, depth + 1, titles));
+                    }
+                    Value::Object(new)
+                }
+                "items" if value.is_array() => {
+                    Value::Array(self.schemas(value, &here, depth, titles))
+                }
+                "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                    if !value.is_array() {
+                        self.warn(&here, format!("\"{key}\" is not an array; ignored"));
+                        continue;
+                    }
+                    Value::Array(self.schemas(value, &here, depth, titles))
+                }
+                "additionalProperties"
+                | "items"
+                | "additionalItems"
+                | "contains"
+                | "not"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems" => self.schema(value, &here, depth + 1, titles),
+                "title" => {
+                    let Some(title) = value.as_str() else {
+                        continue;
+                    };
+                    // Nested titles name types; prefix them so tools cannot collide, and make
+                    // them unique within the tool.
+                    let base = format!("{}{}", self.prefix, title.to_pascal_case());
+                    let mut candidate = base.clone();
+                    let mut n = 2;
+                    while titles.contains(&candidate) || self.names.is_taken(&candidate) {
+                        candidate = format!("{base}{n}");
+                        n += 1;
+                    }
+                    titles.insert(candidate.clone());
+                    Value::String(candidate)
+                }
+                "pattern" => {
+                    let Some(pattern) = value.as_str() else {
+                        continue;
+                    };
+                    if let Err(e) = regress::Regex::new(pattern) {
+                        self.warn(
+                            &here,
+                            format!("pattern {pattern:?} is not an ECMAScript regular expression ({e}); not checked by the generated type"),
+                        );
+                        continue;
+                    }
+                    value.clone()
+                }
+                _ => value.clone(),
+            };
+            out.insert(key.clone(), new);
+        }
+        if let Some(Value::Array(all)) = out.get_mut("allOf") {
+            // Entries left empty by the removals above constrain nothing.
+            all.retain(|s| s.as_object().is_none_or(|o| !o.is_empty()));
+            if all.is_empty() {
+                out.remove("allOf");
+            }
+        }
+        self.consts_and_enums(&mut out, object);
+        self.prefix_items(&mut out, pointer);
+        if let Some(Value::Object(pp)) = out.get("patternProperties") {
+            // typify panics on root-level patternProperties and ignores them elsewhere: a map
+            // of the (single) value schema is the same Rust type, and the key patterns are
+            // still checked at run time.
+            if pp.len() == 1 && !out.contains_key("additionalProperties") {
+                let value_schema = pp.values().next().cloned().unwrap_or(json!({}));
+                out.insert("additionalProperties".into(), value_schema);
+            }
+            out.remove("patternProperties");
+        }
+        if let Some(Value::Array(types)) = out.get("type") {
+            if types.is_empty() {
+                out.remove("type");
+            } else if types.len() == 1 {
+                let t = types[0].clone();
+                out.insert("type".into(), t);
+            }
+        }
+        if let Some(Value::Array(variants)) = out.get("enum")
+            && variants.is_empty()
+        {
+            return self.degrade(object, pointer, "enum with no values".into());
+        }
+        if out.get("enum").is_some_and(|e| e.get(0).is_some()) && self.mixed_enum(&out) {
+            return self.degrade(object, pointer, "enum mixes value types".into());
+        }
+        Value::Object(out)
+    }
+
+    fn schemas(
+        &mut self,
+        value: &Value,
+        pointer: &str,
+        depth: usize,
+        titles: &mut BTreeSet<String>,
+    ) -> Vec<Value> {
+        value
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| self.schema(s, &format!("{pointer}/{i}"), depth + 1, titles))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn reference(
+        &mut self,
+        object: &Map<String, Value>,
+        reference: &Value,
+        pointer: &str,
+    ) -> Value {
+        let Some(reference) = reference.as_str() else {
+            return self.degrade(object, pointer, "$ref is not a string".into());
+        };
+        let dropped: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !ANNOTATIONS.contains(k))
+            .collect();
+        if !dropped.is_empty() {
+            self.warn(
+                pointer,
+                format!(
+                    "keywords beside $ref ({}) are not part of the generated type; they are still checked at run time",
+                    dropped.join(", ")
+                ),
+            );
+        }
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return self.degrade(
+                object,
+                pointer,
+                format!("$ref {reference:?} points outside this schema (never fetched)"),
+            );
+        };
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            return self.degrade(
+                object,
+                pointer,
+                format!("$ref {reference:?} names an anchor, which is not supported"),
+            );
+        }
+        let target = percent_decode(fragment);
+        if self.doc.pointer(&target).is_none() {
+            return self.degrade(
+                object,
+                pointer,
+                format!("$ref {reference:?} points nowhere in this schema"),
+            );
+        }
+        let name = match self.hoisted.get(&target) {
+            Some(name) => name.clone(),
+            None => {
+                let last = target.rsplit('/').next().unwrap_or_default();
+                let last = last.replace("~1", "/").replace("~0", "~");
+                let mut stem = naming::type_name(&last);
+                if stem.is_empty() {
+                    stem = "Def".into();
+                }
+                let name = self.names.reserve(&format!("{}{stem}", self.prefix));
+                self.hoisted.insert(target.clone(), name.clone());
+                self.queue.push((target, name.clone()));
+                name
+            }
+        };
+        let mut out = Map::new();
+        out.insert(
+            "$ref".into(),
+            Value::String(format!("#/definitions/{name}")),
+        );
+        if let Some(d) = object.get("description") {
+            out.insert("description".into(), d.clone());
+        }
+        Value::Object(out)
+    }
+
+    /// `const` → one-value `enum`; infer `type` from enum values; split `null` out of an enum;
+    /// name string variants that typify would collide on.
+    fn consts_and_enums(&mut self, out: &mut Map<String, Value>, original: &Map<String, Value>) {
+        if let Some(value) = out.remove("const") {
+            match out.get("enum") {
+                Some(_) => {}
+                None => {
+                    out.insert("enum".into(), Value::Array(vec![value]));
+                }
+            }
+        }
+        let Some(Value::Array(values)) = out.get("enum").cloned() else {
+            return;
+        };
+        let has_null = values.iter().any(Value::is_null);
+        let non_null: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+        let kinds = enum_kinds(&non_null);
+        if kinds.len() != 1 {
+            return; // Empty or mixed: the caller degrades it.
+        }
+        let kind = *kinds.iter().next().unwrap_or(&"string");
+        let declared_type = out.get("type").cloned();
+        if declared_type.is_none() {
+            out.insert("type".into(), Value::String(kind.to_owned()));
+        }
+        if has_null {
+            // typify panics on `null` among other values: make it an optional enum.
+            let mut inner = out.clone();
+            inner.insert("enum".into(), Value::Array(non_null.clone()));
+            inner.insert("type".into(), Value::String(kind.to_owned()));
+            inner.remove("description");
+            inner.remove("default");
+            let mut wrapper = Map::new();
+            if let Some(d) = original.get("description") {
+                wrapper.insert("description".into(), d.clone());
+            }
+            wrapper.insert(
+                "anyOf".into(),
+                json!([Value::Object(inner), {"type": "null"}]),
+            );
+            *out = wrapper;
+            if let Some(Value::Array(any)) = out.get_mut("anyOf")
+                && let Some(Value::Object(inner)) = any.get_mut(0)
+            {
+                self.name_variants(inner);
+            }
+            return;
+        }
+        if kind == "string" {
+            self.name_variants(out);
+        }
+    }
+
+    fn name_variants(&mut self, out: &mut Map<String, Value>) {
+        let Some(Value::Array(values)) = out.get("enum") else {
+            return;
+        };
+        let strings: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        let Some(names) = naming::variant_names(&strings) else {
+            return; // typify's own names are unique
+        };
+        let mut placeholders = Vec::with_capacity(strings.len());
+        for (value, variant) in strings.iter().zip(names) {
+            self.names.placeholders += 1;
+            let placeholder = format!("McpBindgenVariant{}", self.names.placeholders);
+            self.out.substitutions.push(Substitution {
+                placeholder: placeholder.clone(),
+                value: (*value).to_owned(),
+                variant,
+            });
+            placeholders.push(Value::String(placeholder));
+        }
+        out.insert("enum".into(), Value::Array(placeholders));
+        out.remove("default");
+    }
+
+    fn mixed_enum(&self, out: &Map<String, Value>) -> bool {
+        let Some(Value::Array(values)) = out.get("enum") else {
+            return false;
+        };
+        enum_kinds(values).len() > 1
+    }
+
+    /// 2020-12 `prefixItems` → a draft-07 tuple (`items: [..]`) when the array is exactly the
+    /// prefix; otherwise an array of values.
+    fn prefix_items(&mut self, out: &mut Map<String, Value>, pointer: &str) {
+        let Some(Value::Array(prefix)) = out.remove("prefixItems") else {
+            return;
+        };
+        let closed = out.get("items") == Some(&Value::Bool(false));
+        let n = prefix.len() as u64;
+        let min_ok = out.get("minItems").and_then(Value::as_u64) == Some(n);
+        if closed && min_ok {
+            out.insert("items".into(), Value::Array(prefix));
+            out.insert("maxItems".into(), json!(n));
+        } else {
+            self.warn(
+                pointer,
+                "prefixItems that is not a closed tuple (items: false, minItems = its length); items typed as serde_json::Value",
+            );
+            out.insert("items".into(), json!({}));
+        }
+    }
+}
+
+/// The JSON types of enum values, integers counted as numbers when both occur.
+fn enum_kinds(values: &[Value]) -> BTreeSet<&'static str> {
+    let mut kinds: BTreeSet<&str> = values.iter().map(json_type).collect();
+    if kinds.contains("number") {
+        kinds.remove("integer");
+    }
+    kinds
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// JSON pointer escaping of one reference token.
+pub(crate) fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// `%25` etc. in a `$ref` fragment (URI encoding of the pointer).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}

@@ -1,0 +1,297 @@
+//! The one place that touches typify: normalised schemas in, Rust types out.
+//!
+//! typify 0.8 panics on some inputs (DESIGN.md); every call is made under `catch_unwind`, and a
+//! tool whose schema typify cannot handle gets `serde_json` types and a warning instead of
+//! losing the whole server. A tool is first tried in a scratch `TypeSpace`, so that a panic
+//! never leaves the server's space half-built.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
+
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::quote;
+use serde_json::Value;
+use syn::ext::IdentExt;
+use syn::visit_mut::VisitMut;
+use typify::{TypeSpace, TypeSpaceSettings};
+
+use crate::normalise::Substitution;
+
+/// A set of definitions to add as one unit (one tool's arguments, or its output).
+#[derive(Debug)]
+pub(crate) struct Unit {
+    /// The definition every caller refers to (`ListScenariosArgs`).
+    pub root: String,
+    /// Definitions, the root among them.
+    pub defs: Vec<(String, Value)>,
+}
+
+/// What typify made of the units.
+#[derive(Debug)]
+pub(crate) struct Types {
+    /// Items for the `types` module.
+    pub items: Vec<syn::Item>,
+    /// Units typify refused or panicked on, with the reason, by root name.
+    pub failed: BTreeMap<String, String>,
+    /// How many named types were generated.
+    pub count: usize,
+}
+
+fn settings() -> TypeSpaceSettings {
+    let mut settings = TypeSpaceSettings::default();
+    settings
+        .with_derive("PartialEq".to_string())
+        .with_map_type("::std::collections::BTreeMap".to_string());
+    settings
+}
+
+/// Adds every unit to one type space; units that fail are left out and reported.
+pub(crate) fn generate(units: &[Unit], substitutions: &[Substitution]) -> Types {
+    let mut failed = BTreeMap::new();
+    let mut ok: Vec<&Unit> = Vec::new();
+    for unit in units {
+        let mut scratch = TypeSpace::new(&settings());
+        match add(&mut scratch, unit) {
+            Ok(()) => ok.push(unit),
+            Err(reason) => {
+                failed.insert(unit.root.clone(), reason);
+            }
+        }
+    }
+    // Each unit worked alone; together they should too (names are unique by construction).
+    // If one does not, leave it out and start again, so the result never depends on a space
+    // typify left half-built.
+    let space = loop {
+        let mut space = TypeSpace::new(&settings());
+        let mut broken = None;
+        for (i, unit) in ok.iter().enumerate() {
+            if let Err(reason) = add(&mut space, unit) {
+                broken = Some((i, reason));
+                break;
+            }
+        }
+        match broken {
+            None => break space,
+            Some((i, reason)) => {
+                let unit = ok.remove(i);
+                failed.insert(unit.root.clone(), reason);
+            }
+        }
+    };
+    let count = space.iter_types().filter(|t| !t.name().is_empty()).count();
+    let tokens = guarded(|| space.to_stream()).unwrap_or_else(|_| TokenStream::new());
+    let mut file: syn::File = match syn::parse2(tokens) {
+        Ok(file) => file,
+        Err(e) => {
+            // Not expected: typify's output always parses. Report it on every unit.
+            for unit in ok {
+                failed.insert(
+                    unit.root.clone(),
+                    format!("typify produced invalid Rust: {e}"),
+                );
+            }
+            syn::parse_quote!()
+        }
+    };
+    let mut fix = Fix {
+        literals: substitutions
+            .iter()
+            .map(|s| (s.placeholder.clone(), s.value.clone()))
+            .collect(),
+        idents: substitutions
+            .iter()
+            .map(|s| (s.placeholder.clone(), s.variant.clone()))
+            .collect(),
+    };
+    fix.visit_file_mut(&mut file);
+    Types {
+        items: file.items,
+        failed,
+        count,
+    }
+}
+
+fn add(space: &mut TypeSpace, unit: &Unit) -> Result<(), String> {
+    let mut defs = Vec::with_capacity(unit.defs.len());
+    for (name, schema) in &unit.defs {
+        let schema: schemars08::schema::Schema = serde_json::from_value(schema.clone())
+            .map_err(|e| format!("schema of {name} is not a JSON Schema typify reads: {e}"))?;
+        defs.push((name.clone(), schema));
+    }
+    guarded(|| space.add_ref_types(defs))?.map_err(|e| e.to_string())?;
+    let reference: schemars08::schema::Schema = serde_json::from_value(
+        serde_json::json!({ "$ref": format!("#/definitions/{}", unit.root) }),
+    )
+    .map_err(|e| e.to_string())?;
+    guarded(|| space.add_type(&reference))?.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+thread_local! {
+    static GUARDED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, turning a panic into `Err(message)` without printing it.
+fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let ours = GUARDED.with(|g| {
+                let mut g = g.borrow_mut();
+                if let Some(slot) = g.as_mut() {
+                    *slot = info.to_string();
+                    true
+                } else {
+                    false
+                }
+            });
+            if !ours {
+                previous(info);
+            }
+        }));
+    });
+    GUARDED.with(|g| *g.borrow_mut() = Some(String::new()));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    let message = GUARDED.with(|g| g.borrow_mut().take()).unwrap_or_default();
+    result.map_err(|_| {
+        // "panicked at file:line:col:\nmessage"; keep the message's first line.
+        let message = message
+            .split_once('\n')
+            .map_or(message.as_str(), |(_, rest)| rest)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_end_matches(':')
+            .to_owned();
+        format!("typify panicked: {message}")
+    })
+}
+
+/// Rewrites typify's output: crate paths go through the runtime's re-exports, placeholder enum
+/// values and variant names become the real ones.
+struct Fix {
+    literals: BTreeMap<String, String>,
+    idents: BTreeMap<String, String>,
+}
+
+const REEXPORTED: &[&str] = &["chrono", "regress", "uuid"];
+
+impl VisitMut for Fix {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if path.leading_colon.is_some()
+            && path
+                .segments
+                .first()
+                .is_some_and(|s| REEXPORTED.iter().any(|r| s.ident == r))
+        {
+            let prefix: syn::Path = syn::parse_quote!(::mcp_bindgen::__private);
+            let rest = std::mem::take(&mut path.segments);
+            path.segments = prefix.segments;
+            path.segments.extend(rest);
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+
+    fn visit_ident_mut(&mut self, ident: &mut proc_macro2::Ident) {
+        if let Some(name) = self.idents.get(&ident.to_string()) {
+            *ident = proc_macro2::Ident::new(name, ident.span());
+        }
+    }
+
+    fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
+        if let Some(value) = self.literals.get(&lit.value()) {
+            *lit = syn::LitStr::new(value, lit.span());
+        }
+    }
+
+    fn visit_field_mut(&mut self, field: &mut syn::Field) {
+        syn::visit_mut::visit_field_mut(self, field);
+        if matches!(field.vis, syn::Visibility::Public(_)) {
+            document_field(field);
+        }
+    }
+
+    fn visit_variant_mut(&mut self, variant: &mut syn::Variant) {
+        syn::visit_mut::visit_variant_mut(self, variant);
+        // Fields of enum variants are as public as the enum.
+        variant.fields.iter_mut().for_each(document_field);
+        if !has_doc(&variant.attrs) {
+            let text = match serde_rename(&variant.attrs) {
+                Some(wire) => format!(" `{wire:?}`"),
+                None => format!(" `{}`", variant.ident),
+            };
+            variant.attrs.insert(0, syn::parse_quote!(#[doc = #text]));
+        }
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        mac.tokens = self.tokens(std::mem::take(&mut mac.tokens));
+        syn::visit_mut::visit_macro_mut(self, mac);
+    }
+}
+
+/// Every public item has a doc comment: a field without a description gets its wire name.
+fn document_field(field: &mut syn::Field) {
+    if let Some(ident) = &field.ident
+        && !has_doc(&field.attrs)
+    {
+        let name = serde_rename(&field.attrs).unwrap_or_else(|| ident.unraw().to_string());
+        let text = format!(" The `{name}` field.");
+        field.attrs.insert(0, syn::parse_quote!(#[doc = #text]));
+    }
+}
+
+fn has_doc(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("doc"))
+}
+
+/// The value of `#[serde(rename = "..")]`, the name on the wire.
+fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                found = Some(lit.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    found
+}
+
+impl Fix {
+    fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|tree| match tree {
+                TokenTree::Group(g) => {
+                    let mut new = Group::new(g.delimiter(), self.tokens(g.stream()));
+                    new.set_span(g.span());
+                    TokenTree::Group(new)
+                }
+                TokenTree::Ident(mut ident) => {
+                    self.visit_ident_mut(&mut ident);
+                    TokenTree::Ident(ident)
+                }
+                TokenTree::Literal(lit) => {
+                    let as_str: Result<syn::LitStr, _> = syn::parse2(quote!(#lit));
+                    match as_str {
+                        Ok(mut s) => {
+                            self.visit_lit_str_mut(&mut s);
+                            TokenTree::Literal(s.token())
+                        }
+                        Err(_) => TokenTree::Literal(lit),
+                    }
+                }
+                other => other,
+            })
+            .collect()
+    }
+}

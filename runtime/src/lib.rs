@@ -1,0 +1,56 @@
+//! Runtime for [mcp-bindgen](https://github.com/mcp-bindgen/mcp-bindgen): what generated MCP
+//! clients (and the games that host MCP tools) link.
+//!
+//! Generated code talks to a server through one seam, the [`ToolCaller`] trait: an async
+//! `call_tool(name, arguments)`. Every generated method is three steps over it, each a function
+//! of this crate that you can also call by hand:
+//!
+//! 1. [`encode_arguments`] serialises the typed arguments and checks them against the tool's
+//!    input schema ([`ToolSchema`]), so a value the server would refuse (an integer over its
+//!    `maximum`, a string that misses its `pattern`) fails here, before anything is sent.
+//! 2. [`call_checked`] calls the tool and turns `isError: true` into [`Error::Tool`].
+//! 3. [`decode_result`] applies the envelope rules and deserialises the value into the result
+//!    type, reporting the JSON path of the first field that does not fit.
+//!
+//! The envelope rules, in order (see [`envelope_value`]):
+//!
+//! 1. A transport failure or JSON-RPC error is [`Error::Transport`] / [`Error::Protocol`].
+//! 2. `isError: true` is [`Error::Tool`]; its message and code come from an `{ error, code? }`
+//!    object in `structuredContent` or in the text block, else from the joined text.
+//! 3. The value is `structuredContent` when present; else one text block parsed as JSON (the raw
+//!    text when it is not JSON); several text blocks joined with newlines; non-text blocks are
+//!    ignored.
+//! 4. The value is deserialised into the result type; a mismatch is [`Error::Decode`].
+//!
+//! The protocol types here ([`CallToolResult`], [`Content`]) are deliberately lenient: unknown
+//! fields are kept, and an unknown content block type is kept as raw JSON instead of failing
+//! the whole result.
+
+#![deny(missing_docs)]
+
+mod caller;
+mod envelope;
+mod error;
+pub mod mock;
+mod protocol;
+mod schema;
+
+pub use caller::ToolCaller;
+pub use envelope::{call_checked, decode_result, encode_arguments, envelope_value, tool_failure};
+pub use error::Error;
+pub use protocol::{
+    AudioContent, CallToolResult, Content, EmbeddedResource, ImageContent, ResourceContents,
+    ResourceLink, TextContent,
+};
+pub use schema::{ToolSchema, Violation};
+
+/// Crates that generated code reaches through this one, so that a crate holding generated
+/// bindings needs only `mcp-bindgen`, `serde` and `serde_json` as dependencies.
+///
+/// Not part of the stable API: use the crates directly in your own code.
+#[doc(hidden)]
+pub mod __private {
+    pub use chrono;
+    pub use regress;
+    pub use uuid;
+}
