@@ -47,6 +47,7 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
     let mut warn = |tool: &Tool, pointer: String, message: String| {
         warnings.push(Warning {
             file: file.clone(),
+            at: crate::locate::locate(&capture.text, &pointer),
             tool: Some(tool.name.clone()),
             pointer: Some(pointer),
             message,
@@ -258,6 +259,7 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
         )
         .help("please report this with the capture attached")
     })?;
+    warnings.sort_by_key(|w| w.at.map(|at| (at.line, at.column)));
     Ok(Module {
         name: config.module.clone(),
         inputs: vec![config.capture.clone()],

@@ -129,6 +129,8 @@ fn window(line: &str, column: usize, width: usize) -> (String, usize) {
 pub struct Warning {
     /// The input file.
     pub file: PathBuf,
+    /// Where in the file, when known.
+    pub at: Option<LineCol>,
     /// The tool concerned, when there is one.
     pub tool: Option<String>,
     /// JSON pointer into the input file.
@@ -140,6 +142,9 @@ pub struct Warning {
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file.display())?;
+        if let Some(at) = self.at {
+            write!(f, ":{}:{}", at.line, at.column)?;
+        }
         if let Some(pointer) = &self.pointer {
             write!(f, " (at {})", display_pointer(pointer))?;
         }

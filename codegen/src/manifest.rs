@@ -268,8 +268,9 @@ fn lib_rs(manifest: &Manifest) -> String {
         }
     }
     out.push_str("\n#![deny(missing_docs)]\n\n");
+    // rustfmt would reformat prettyplease's output and make `--check` fail.
     for config in &manifest.servers {
-        out.push_str(&format!("pub mod {};\n", config.module));
+        out.push_str(&format!("#[rustfmt::skip]\npub mod {};\n", config.module));
     }
     out
 }

@@ -100,7 +100,11 @@ fn typify_variant(value: &str) -> String {
 pub(crate) fn variant_names(values: &[&str]) -> Option<Vec<String>> {
     let typify: Vec<String> = values.iter().map(|v| typify_variant(v)).collect();
     let unique: BTreeSet<&String> = typify.iter().collect();
-    if unique.len() == typify.len() {
+    // typify names `+1` / `-1` `plus1` / `minus1`, which is not UpperCamelCase.
+    let lowercase = typify
+        .iter()
+        .any(|n| n.starts_with(|c: char| c.is_lowercase()));
+    if unique.len() == typify.len() && !lowercase {
         return None;
     }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -111,7 +115,7 @@ pub(crate) fn variant_names(values: &[&str]) -> Option<Vec<String>> {
     let mut out = Vec::with_capacity(values.len());
     for (value, typify) in values.iter().zip(&typify) {
         let base = if counts[typify.as_str()] == 1 {
-            typify.clone()
+            typify.to_pascal_case()
         } else {
             spelled(value)
         };
@@ -198,7 +202,10 @@ mod tests {
 
     #[test]
     fn variants_only_when_typify_collides() {
-        assert_eq!(variant_names(&["+1", "-1"]), None);
+        assert_eq!(
+            variant_names(&["+1", "-1"]).unwrap_or_default(),
+            ["Plus1", "Minus1"]
+        );
         assert_eq!(variant_names(&["speak", "act"]), None);
         assert_eq!(
             variant_names(&["a-b", "a_b", "c"]).unwrap_or_default(),

@@ -106,10 +106,43 @@ pub(crate) fn generate(units: &[Unit], substitutions: &[Substitution]) -> Types 
             .collect(),
     };
     fix.visit_file_mut(&mut file);
+    prune_defaults(&mut file);
     Types {
         items: file.items,
         failed,
         count,
+    }
+}
+
+/// typify registers helpers in `mod defaults` that its types do not always end up using
+/// (dead code under `-D warnings`); drop the unused ones, and the module if it empties.
+fn prune_defaults(file: &mut syn::File) {
+    let Some(index) = file.items.iter().position(
+        |item| matches!(item, syn::Item::Mod(m) if m.ident == "defaults" && m.content.is_some()),
+    ) else {
+        return;
+    };
+    let others: String = file
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != index)
+        .map(|(_, item)| quote!(#item).to_string())
+        .collect();
+    let syn::Item::Mod(module) = &mut file.items[index] else {
+        return;
+    };
+    if let Some((_, items)) = &mut module.content {
+        items.retain(|item| match item {
+            syn::Item::Fn(f) => {
+                others.contains(&format!("defaults :: {}", f.sig.ident))
+                    || others.contains(&format!("defaults::{}", f.sig.ident))
+            }
+            _ => true,
+        });
+        if items.is_empty() {
+            file.items.remove(index);
+        }
     }
 }
 
@@ -216,6 +249,14 @@ impl VisitMut for Fix {
     }
 
     fn visit_variant_mut(&mut self, variant: &mut syn::Variant) {
+        // A placeholder variant needed no rename in typify's eyes; the real value does.
+        if let Some(value) = self.literals.get(&variant.ident.to_string())
+            && serde_rename(&variant.attrs).is_none()
+        {
+            variant
+                .attrs
+                .push(syn::parse_quote!(#[serde(rename = #value)]));
+        }
         syn::visit_mut::visit_variant_mut(self, variant);
         // Fields of enum variants are as public as the enum.
         variant.fields.iter_mut().for_each(document_field);

@@ -9,7 +9,11 @@
 
 #![deny(missing_docs)]
 
+#[rustfmt::skip]
 pub mod saving_throw;
+#[rustfmt::skip]
 pub mod scape;
+#[rustfmt::skip]
 pub mod tecs;
+#[rustfmt::skip]
 pub mod worldforge;

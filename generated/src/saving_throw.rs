@@ -36,7 +36,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for CopyScenarioArgsName {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 120usize {
                 return Err("longer than 120 characters".into());
             }
@@ -45,7 +47,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CopyScenarioArgsName {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -86,17 +90,21 @@ pub mod types {
     }
     impl ::std::str::FromStr for CopyScenarioArgsScenarioId {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 24usize {
                 return Err("longer than 24 characters".into());
             }
             if value.chars().count() < 24usize {
                 return Err("shorter than 24 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::mcp_bindgen::__private::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$").unwrap()
-                });
+            static PATTERN: ::std::sync::LazyLock<
+                ::mcp_bindgen::__private::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
             }
@@ -105,7 +113,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CopyScenarioArgsScenarioId {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -156,17 +166,21 @@ pub mod types {
     }
     impl ::std::str::FromStr for CreateBatchArgsScenarioIdsItem {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 24usize {
                 return Err("longer than 24 characters".into());
             }
             if value.chars().count() < 24usize {
                 return Err("shorter than 24 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::mcp_bindgen::__private::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$").unwrap()
-                });
+            static PATTERN: ::std::sync::LazyLock<
+                ::mcp_bindgen::__private::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
             }
@@ -175,11 +189,14 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CreateBatchArgsScenarioIdsItem {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateBatchArgsScenarioIdsItem {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for CreateBatchArgsScenarioIdsItem {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -223,17 +240,21 @@ pub mod types {
     }
     impl ::std::str::FromStr for GetBatchArgsBatchId {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 24usize {
                 return Err("longer than 24 characters".into());
             }
             if value.chars().count() < 24usize {
                 return Err("shorter than 24 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::mcp_bindgen::__private::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$").unwrap()
-                });
+            static PATTERN: ::std::sync::LazyLock<
+                ::mcp_bindgen::__private::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
             }
@@ -242,7 +263,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetBatchArgsBatchId {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -329,17 +352,21 @@ pub mod types {
     }
     impl ::std::str::FromStr for GetSubmissionArgsSubmissionId {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 24usize {
                 return Err("longer than 24 characters".into());
             }
             if value.chars().count() < 24usize {
                 return Err("shorter than 24 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::mcp_bindgen::__private::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$").unwrap()
-                });
+            static PATTERN: ::std::sync::LazyLock<
+                ::mcp_bindgen::__private::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
             }
@@ -348,11 +375,14 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetSubmissionArgsSubmissionId {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for GetSubmissionArgsSubmissionId {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for GetSubmissionArgsSubmissionId {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -420,7 +450,7 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
+        PartialOrd
     )]
     pub enum SubmitActionArgsActionType {
         /// `"speak"`
@@ -460,7 +490,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for SubmitActionArgsActionType {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "speak" => Ok(Self::Speak),
                 "act" => Ok(Self::Act),
@@ -475,7 +507,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for SubmitActionArgsActionType {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -516,21 +550,26 @@ pub mod types {
             &self.0
         }
     }
-    impl ::std::convert::From<SubmitToBenchmarkArgsAgentLabel> for ::std::string::String {
+    impl ::std::convert::From<SubmitToBenchmarkArgsAgentLabel>
+    for ::std::string::String {
         fn from(value: SubmitToBenchmarkArgsAgentLabel) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for SubmitToBenchmarkArgsAgentLabel {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 64usize {
                 return Err("longer than 64 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::mcp_bindgen::__private::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::mcp_bindgen::__private::regress::Regex::new("^[\\x20-\\x7E]*$").unwrap()
-                });
+            static PATTERN: ::std::sync::LazyLock<
+                ::mcp_bindgen::__private::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::mcp_bindgen::__private::regress::Regex::new("^[\\x20-\\x7E]*$")
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[\\x20-\\x7E]*$\"".into());
             }
@@ -539,11 +578,14 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for SubmitToBenchmarkArgsAgentLabel {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SubmitToBenchmarkArgsAgentLabel {
+    impl ::std::convert::TryFrom<::std::string::String>
+    for SubmitToBenchmarkArgsAgentLabel {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -571,7 +613,9 @@ pub mod types {
         pub(super) fn default_nzu64<T, const V: u64>() -> T
         where
             T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-            <T as ::std::convert::TryFrom<::std::num::NonZeroU64>>::Error: ::std::fmt::Debug,
+            <T as ::std::convert::TryFrom<
+                ::std::num::NonZeroU64,
+            >>::Error: ::std::fmt::Debug,
         {
             T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
         }
@@ -585,12 +629,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -625,10 +675,9 @@ mod schemas {
         r#"{"type":"object","properties":{"batch_id":{"type":"string","description":"24-char hex ObjectId from create_batch","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24}},"required":["batch_id"],"additionalProperties":false}"#,
     );
     /// The input schema of `submit_to_benchmark`, as the server sent it.
-    pub(super) static SUBMIT_TO_BENCHMARK: ::mcp_bindgen::ToolSchema =
-        ::mcp_bindgen::ToolSchema::new(
-            r#"{"type":"object","properties":{"suite_key":{"type":"string","description":"Suite key from list_suites (e.g. \"core\")"},"suite_version":{"type":"integer","description":"Version number from list_suites"},"agent_label":{"type":"string","description":"Display name (printable ASCII, max 64 chars)","pattern":"^[\\x20-\\x7E]*$","maxLength":64},"publish":{"type":"boolean","description":"Publish to leaderboard","default":true}},"required":["suite_key","suite_version","agent_label"],"additionalProperties":false}"#,
-        );
+    pub(super) static SUBMIT_TO_BENCHMARK: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
+        r#"{"type":"object","properties":{"suite_key":{"type":"string","description":"Suite key from list_suites (e.g. \"core\")"},"suite_version":{"type":"integer","description":"Version number from list_suites"},"agent_label":{"type":"string","description":"Display name (printable ASCII, max 64 chars)","pattern":"^[\\x20-\\x7E]*$","maxLength":64},"publish":{"type":"boolean","description":"Publish to leaderboard","default":true}},"required":["suite_key","suite_version","agent_label"],"additionalProperties":false}"#,
+    );
     /// The input schema of `get_submission`, as the server sent it.
     pub(super) static GET_SUBMISSION: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
         r#"{"type":"object","properties":{"suite_key":{"type":"string"},"suite_version":{"type":"integer"},"submission_id":{"type":"string","description":"24-char hex ObjectId from submit_to_benchmark","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24}},"required":["suite_key","suite_version","submission_id"],"additionalProperties":false}"#,
@@ -738,8 +787,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CopyScenarioArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("copy_scenario", args, Some(&schemas::COPY_SCENARIO))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "copy_scenario",
+            args,
+            Some(&schemas::COPY_SCENARIO),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "copy_scenario", arguments).await
     }
     /// List released benchmark suites. Required scope: read:scores.
@@ -777,8 +829,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateBatchArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("create_batch", args, Some(&schemas::CREATE_BATCH))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_batch",
+            args,
+            Some(&schemas::CREATE_BATCH),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "create_batch", arguments).await
     }
     /// Get batch status and run counts. Required scope: manage:runs.
@@ -798,8 +853,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetBatchArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_batch", args, Some(&schemas::GET_BATCH))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_batch",
+            args,
+            Some(&schemas::GET_BATCH),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_batch", arguments).await
     }
     /// Submit to a benchmark suite. Required scope: manage:runs + simulation entitlement.
@@ -885,8 +943,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetSceneArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_scene", args, Some(&schemas::GET_SCENE))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_scene",
+            args,
+            Some(&schemas::GET_SCENE),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_scene", arguments).await
     }
     /// Submit an action for the current turn. Required scope: play.
@@ -906,8 +967,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SubmitActionArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("submit_action", args, Some(&schemas::SUBMIT_ACTION))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "submit_action",
+            args,
+            Some(&schemas::SUBMIT_ACTION),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "submit_action", arguments).await
     }
     /// Check run status. Required scope: play.
@@ -927,8 +991,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetStatusArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_status", args, Some(&schemas::GET_STATUS))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_status",
+            args,
+            Some(&schemas::GET_STATUS),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_status", arguments).await
     }
     /// Read the scorecard for a completed run. Required scope: read:scores.
@@ -948,8 +1015,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetScorecardArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_scorecard", args, Some(&schemas::GET_SCORECARD))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_scorecard",
+            args,
+            Some(&schemas::GET_SCORECARD),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_scorecard", arguments).await
     }
     /// Read coaching feedback for a completed run. Required scope: read:scores.
@@ -969,8 +1039,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetCoachingArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_coaching", args, Some(&schemas::GET_COACHING))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_coaching",
+            args,
+            Some(&schemas::GET_COACHING),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_coaching", arguments).await
     }
     /// Get WebSocket join credentials. Required scope: play.
@@ -990,8 +1063,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetJoinInfoArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_join_info", args, Some(&schemas::GET_JOIN_INFO))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_join_info",
+            args,
+            Some(&schemas::GET_JOIN_INFO),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_join_info", arguments).await
     }
 }

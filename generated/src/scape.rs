@@ -83,7 +83,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<i64> for ScapeMoveToArgsFloor {
         type Error = self::error::ConversionError;
-        fn try_from(value: i64) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: i64,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if ![0_i64, 1_i64].contains(&value) {
                 Err("invalid value".into())
             } else {
@@ -97,7 +99,7 @@ pub mod types {
             D: ::serde::Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| <D::Error as ::serde::de::Error>::custom(e.to_string()))
+                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
     ///`ScapeObserveArgs`
@@ -141,7 +143,7 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
+        PartialOrd
     )]
     pub enum ScapeStepArgsDirection {
         /// `"up"`
@@ -169,7 +171,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for ScapeStepArgsDirection {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "up" => Ok(Self::Up),
                 "down" => Ok(Self::Down),
@@ -181,7 +185,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ScapeStepArgsDirection {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -210,12 +216,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -330,8 +342,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeObserveArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("scape_observe", args, Some(&schemas::SCAPE_OBSERVE))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_observe",
+            args,
+            Some(&schemas::SCAPE_OBSERVE),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "scape_observe", arguments).await
     }
     /// Move to a grid cell. Returns { operationId, commandId }; movement completes through later observations.
@@ -351,8 +366,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeMoveToArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("scape_move_to", args, Some(&schemas::SCAPE_MOVE_TO))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_move_to",
+            args,
+            Some(&schemas::SCAPE_MOVE_TO),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "scape_move_to", arguments).await
     }
     /// Step one cell. Returns { operationId, commandId }.
@@ -372,8 +390,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeStepArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("scape_step", args, Some(&schemas::SCAPE_STEP))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_step",
+            args,
+            Some(&schemas::SCAPE_STEP),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "scape_step", arguments).await
     }
     /// Follow a player. The operation matches pursuit.id.
@@ -393,8 +414,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeFollowArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("scape_follow", args, Some(&schemas::SCAPE_FOLLOW))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_follow",
+            args,
+            Some(&schemas::SCAPE_FOLLOW),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "scape_follow", arguments).await
     }
     /// Approach a player. The operation matches pursuit.id.
@@ -438,8 +462,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeStopArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("scape_stop", args, Some(&schemas::SCAPE_STOP))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_stop",
+            args,
+            Some(&schemas::SCAPE_STOP),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "scape_stop", arguments).await
     }
     /// Interact with a scene object.

@@ -76,12 +76,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -199,7 +205,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments = ::mcp_bindgen::encode_arguments("query", args, Some(&schemas::QUERY))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query",
+            args,
+            Some(&schemas::QUERY),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "query", arguments).await
     }
     /// Show one entity's components.
@@ -219,7 +229,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::InfoArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments = ::mcp_bindgen::encode_arguments("info", args, Some(&schemas::INFO))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "info",
+            args,
+            Some(&schemas::INFO),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "info", arguments).await
     }
     /// Partially update a component on entities; skips entities without it and marks changed columns dirty.
@@ -239,7 +253,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ModifyArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments = ::mcp_bindgen::encode_arguments("modify", args, Some(&schemas::MODIFY))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "modify",
+            args,
+            Some(&schemas::MODIFY),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "modify", arguments).await
     }
     /// Set a complete component value, adding the component when it is missing.
@@ -259,7 +277,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SetArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments = ::mcp_bindgen::encode_arguments("set", args, Some(&schemas::SET))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "set",
+            args,
+            Some(&schemas::SET),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "set", arguments).await
     }
     /// Run Lua in the sandbox. Prefer the structured tools; the sandbox is not a security boundary.
@@ -279,13 +301,19 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RunLuaArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments = ::mcp_bindgen::encode_arguments("run_lua", args, Some(&schemas::RUN_LUA))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "run_lua",
+            args,
+            Some(&schemas::RUN_LUA),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "run_lua", arguments).await
     }
     /// Check that the server answers.
     ///
     /// MCP tool `ping`. Server hints: read-only, not destructive, idempotent, closed world. The server declares no result type, so the result is JSON.
-    pub async fn ping(&self) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    pub async fn ping(
+        &self,
+    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
         let result = self.ping_raw().await?;
         ::mcp_bindgen::decode_result("ping", result)
     }
@@ -333,8 +361,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetLogsArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("get_logs", args, Some(&schemas::GET_LOGS))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_logs",
+            args,
+            Some(&schemas::GET_LOGS),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "get_logs", arguments).await
     }
     /// Send a game event.
@@ -354,8 +385,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SendEventArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("send_event", args, Some(&schemas::SEND_EVENT))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "send_event",
+            args,
+            Some(&schemas::SEND_EVENT),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "send_event", arguments).await
     }
     /// Count entities that carry a Transform2D

@@ -47,7 +47,7 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
+        PartialOrd
     )]
     pub enum ListWikiPagesArgsKind {
         /// `"lore"`
@@ -75,7 +75,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for ListWikiPagesArgsKind {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "lore" => Ok(Self::Lore),
                 "faction" => Ok(Self::Faction),
@@ -87,7 +89,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListWikiPagesArgsKind {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -185,12 +189,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -281,8 +291,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadWorldArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("read_world", args, Some(&schemas::READ_WORLD))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_world",
+            args,
+            Some(&schemas::READ_WORLD),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "read_world", arguments).await
     }
     /// Get a world's summary.
@@ -326,8 +339,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListLoreArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("list_lore", args, Some(&schemas::LIST_LORE))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_lore",
+            args,
+            Some(&schemas::LIST_LORE),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "list_lore", arguments).await
     }
     /// File a lore change proposal into the owner/GM review queue; never writes lore directly.
@@ -347,8 +363,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ProposeLoreArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("propose_lore", args, Some(&schemas::PROPOSE_LORE))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "propose_lore",
+            args,
+            Some(&schemas::PROPOSE_LORE),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "propose_lore", arguments).await
     }
     /// List a world's wiki pages, optionally of one kind.
@@ -392,8 +411,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchPoisArgs,
     ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-        let arguments =
-            ::mcp_bindgen::encode_arguments("search_pois", args, Some(&schemas::SEARCH_POIS))?;
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_pois",
+            args,
+            Some(&schemas::SEARCH_POIS),
+        )?;
         ::mcp_bindgen::call_checked(&self.caller, "search_pois", arguments).await
     }
 }

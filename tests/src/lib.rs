@@ -1,1 +1,34 @@
-//! End-to-end tests of mcp-bindgen live in `tests/`.
+//! End-to-end tests of mcp-bindgen (in `tests/`), and the generated snapshots, compiled here so
+//! that every snapshot is proven to build (see `tests/snapshots.rs`).
+
+#[rustfmt::skip]
+#[path = "../snapshots/edge_cases.rs"]
+pub mod edge_cases;
+
+#[rustfmt::skip]
+#[path = "../snapshots/everything.rs"]
+pub mod everything;
+
+#[rustfmt::skip]
+#[path = "../snapshots/fetch.rs"]
+pub mod fetch;
+
+#[rustfmt::skip]
+#[path = "../snapshots/filesystem.rs"]
+pub mod filesystem;
+
+#[rustfmt::skip]
+#[path = "../snapshots/git.rs"]
+pub mod git;
+
+#[rustfmt::skip]
+#[path = "../snapshots/memory.rs"]
+pub mod memory;
+
+#[rustfmt::skip]
+#[path = "../snapshots/sequential_thinking.rs"]
+pub mod sequential_thinking;
+
+#[rustfmt::skip]
+#[path = "../snapshots/time.rs"]
+pub mod time;

@@ -1,0 +1,201 @@
+//! The `mcp-bindgen` command line, run as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+/// The checked-in crate is what `regenerate` writes (the CI drift check, found from a
+/// subdirectory upward).
+#[test]
+fn check_passes_on_the_checked_in_crate() {
+    let out = bin()
+        .args(["regenerate", "--check"])
+        .current_dir(workspace().join("generated/captures"))
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("saving_throw: 14 tools"), "{stdout}");
+    assert!(!stdout.contains("STALE"), "{stdout}");
+}
+
+/// An edited capture makes `--check` fail, listing the stale file, and writes nothing;
+/// `regenerate` then brings it up to date.
+#[test]
+fn check_fails_after_a_capture_is_edited() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let crate_dir = dir.path().join("generated");
+    copy_dir(&workspace().join("generated"), &crate_dir);
+    let capture = crate_dir.join("captures/saving_throw.tools.json");
+    let text = std::fs::read_to_string(&capture).expect("capture");
+    std::fs::write(
+        &capture,
+        text.replace("Page size, 1-100", "Page size (1 to 100)"),
+    )
+    .expect("edit");
+    let before = std::fs::read_to_string(crate_dir.join("src/saving_throw.rs")).expect("src");
+
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(crate_dir.join("bindings.toml"))
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("STALE"), "{stdout}");
+    assert!(stdout.contains("src/saving_throw.rs"), "{stdout}");
+    assert!(
+        !stdout.contains("STALE       ") || !stdout.contains("scape.rs  scape"),
+        "{stdout}"
+    );
+    let after = std::fs::read_to_string(crate_dir.join("src/saving_throw.rs")).expect("src");
+    assert_eq!(before, after, "--check writes nothing");
+
+    let out = bin()
+        .args(["regenerate", "--manifest"])
+        .arg(crate_dir.join("bindings.toml"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let regenerated = std::fs::read_to_string(crate_dir.join("src/saving_throw.rs")).expect("src");
+    assert!(regenerated.contains("Page size (1 to 100)"));
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(crate_dir.join("bindings.toml"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// A generated file that no server produces any more is stale, and removed by regenerate.
+#[test]
+fn orphaned_generated_files_are_reported_and_removed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(&workspace().join("generated"), dir.path());
+    let manifest = dir.path().join("bindings.toml");
+    let text = std::fs::read_to_string(&manifest).expect("manifest");
+    let cut = text.find("[servers.tecs]").expect("tecs section");
+    std::fs::write(&manifest, &text[..cut]).expect("write");
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("STALE (no server produces it)"), "{stdout}");
+    let out = bin()
+        .args(["regenerate", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert!(!dir.path().join("src/tecs.rs").exists());
+}
+
+#[test]
+fn generate_writes_one_module() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_file = dir.path().join("client.rs");
+    let out = bin()
+        .args(["generate", "--tools"])
+        .arg(workspace().join("generated/captures/worldforge.tools.json"))
+        .args(["--module", "wf", "-o"])
+        .arg(&out_file)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&out_file).expect("written");
+    assert!(
+        text.starts_with("// @generated by mcp-bindgen from "),
+        "{text}"
+    );
+    assert!(text.contains("pub mod wf {"), "{text}");
+    assert!(text.contains("pub async fn search_pois("), "{text}");
+}
+
+/// Errors exit 2 with the located message on stderr, and write nothing.
+#[test]
+fn bad_capture_is_a_located_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture = dir.path().join("bad.json");
+    std::fs::write(
+        &capture,
+        "{\"tools\": [\n  {\"name\": 7, \"inputSchema\": {}}\n]}",
+    )
+    .expect("write");
+    let out_file = dir.path().join("out.rs");
+    let out = bin()
+        .args(["generate", "--tools"])
+        .arg(&capture)
+        .arg("-o")
+        .arg(&out_file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "bad.json:2:4 (at /tools/0/name): expected \"name\" to be a string, found a number"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 |   {\"name\": 7"), "{stderr}");
+    assert!(!out_file.exists());
+}
+
+#[test]
+fn bad_manifest_is_a_located_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let manifest = dir.path().join("bindings.toml");
+    std::fs::write(
+        &manifest,
+        "[servers.a]\ncapture = \"a.json\"\ncapturee = 1\n",
+    )
+    .expect("write");
+    let out = bin()
+        .args(["regenerate", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bindings.toml:3:1: unknown field `capturee`"),
+        "{stderr}"
+    );
+}

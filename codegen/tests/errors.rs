@@ -1,0 +1,236 @@
+//! Bad input gets a located, clear error and never a panic. The messages are snapshots.
+
+use std::path::Path;
+
+use expect_test::{Expect, expect};
+use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture};
+
+fn read(text: &str) -> Result<mcp_bindgen_codegen::model::Capture, Error> {
+    capture::parse(Path::new("captures/x.tools.json"), text.to_owned())
+}
+
+fn check_error(text: &str, expected: Expect) {
+    let err = read(text).expect_err("must fail");
+    expected.assert_eq(&err.to_string());
+}
+
+#[test]
+fn not_json() {
+    check_error(
+        "{\n  \"tools\": [\n    {\"name\": \"a\",}\n  ]\n}\n",
+        expect![[r#"
+            captures/x.tools.json:3:20: not valid JSON: trailing comma
+              |
+            3 |     {"name": "a",}
+              |                    ^
+              = help: a capture is the JSON of a tools/list result ({"tools": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one"#]],
+    );
+}
+
+#[test]
+fn wrong_shape_names_the_pointer_and_line() {
+    check_error(
+        "{\n  \"tools\": [\n    {\"name\": \"a\", \"inputSchema\": {}},\n    {\"name\": \"b\", \"inputSchema\": \"none\"}\n  ]\n}\n",
+        expect![[r#"
+            captures/x.tools.json:4:19 (at /tools/1/inputSchema): inputSchema of tool `b` must be a JSON Schema object, found a string
+              |
+            4 |     {"name": "b", "inputSchema": "none"}
+              |                   ^
+              = help: a tool without arguments has {"type": "object"}"#]],
+    );
+    check_error(
+        r#"{"tools": {"name": "a"}}"#,
+        expect![[r#"
+            captures/x.tools.json:1:2 (at /tools): expected an array of tools, found an object
+              |
+            1 | {"tools": {"name": "a"}}
+              |  ^
+              = help: a capture is the JSON of a tools/list result ({"tools": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one"#]],
+    );
+    check_error(
+        r#"{"tools": [{"inputSchema": {}}]}"#,
+        expect![[r#"
+            captures/x.tools.json:1:12 (at /tools/0): missing "name"
+              |
+            1 | {"tools": [{"inputSchema": {}}]}
+              |            ^
+              = help: every tool needs a name"#]],
+    );
+    check_error(
+        r#"{"resources": []}"#,
+        expect![[r#"
+            captures/x.tools.json:1:1 (at /): expected a tools/list result with a "tools" array
+              |
+            1 | {"resources": []}
+              | ^
+              = help: a capture is the JSON of a tools/list result ({"tools": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one"#]],
+    );
+}
+
+#[test]
+fn json_rpc_error_response() {
+    check_error(
+        r#"{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}"#,
+        expect![[r#"
+            captures/x.tools.json:1:29 (at /error): the capture holds a JSON-RPC error response: Method not found
+              |
+            1 | {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+              |                             ^
+              = help: capture the server again; this response has no tools"#]],
+    );
+}
+
+#[test]
+fn duplicate_tool_names() {
+    check_error(
+        "{\"tools\": [\n {\"name\": \"a\", \"inputSchema\": {}},\n {\"name\": \"a\", \"inputSchema\": {}}\n]}",
+        expect![[r#"
+            captures/x.tools.json:3:2 (at /tools/1): two tools are named `a`: /tools/0 and /tools/1
+              |
+            3 |  {"name": "a", "inputSchema": {}}
+              |  ^
+              = help: tool names are unique within a server (MCP spec); fix the capture, or capture the server again"#]],
+    );
+}
+
+#[test]
+fn method_name_collision_names_both_and_the_rename() {
+    let capture = read(
+        "{\"tools\": [\n {\"name\": \"getUser\", \"inputSchema\": {}},\n {\"name\": \"get_user\", \"inputSchema\": {}}\n]}",
+    )
+    .expect("a valid capture");
+    let config = ServerConfig::new("users", "captures/x.tools.json");
+    let err = Generator::new()
+        .generate_capture(&config, &capture)
+        .expect_err("collision");
+    expect![[r#"
+        captures/x.tools.json:3:2 (at /tools/1): tools `getUser` (/tools/0) and `get_user` (/tools/1) both become the method `get_user`
+          |
+        3 |  {"name": "get_user", "inputSchema": {}}
+          |  ^
+          = help: rename one: in bindings.toml, [servers.users.rename] "get_user" = "another_name"; in build.rs, ServerConfig::with_rename"#]]
+    .assert_eq(&err.to_string());
+    // ... and the rename resolves it.
+    let config = config.with_rename("getUser", "get_user_by_id");
+    let module = Generator::new()
+        .generate_capture(&config, &capture)
+        .expect("renamed");
+    let text = prettyplease::unparse(&module.file);
+    assert!(text.contains("pub async fn get_user_by_id("), "{text}");
+    assert!(text.contains("pub async fn get_user("), "{text}");
+}
+
+#[test]
+fn raw_variant_collision() {
+    let capture = read(r#"{"tools": [{"name": "fetch", "inputSchema": {}}, {"name": "fetch_raw", "inputSchema": {}}]}"#)
+        .expect("valid");
+    let err = Generator::new()
+        .generate_capture(&ServerConfig::new("m", "captures/x.tools.json"), &capture)
+        .expect_err("fetch_raw collides with the raw variant of fetch");
+    assert!(
+        err.to_string()
+            .contains("both become the method `fetch_raw`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_dialect_is_an_error() {
+    let capture = read(
+        "{\"tools\": [{\"name\": \"a\", \"inputSchema\": {\n  \"$schema\": \"https://example.com/my-dialect\", \"type\": \"object\"}}]}",
+    )
+    .expect("valid capture");
+    let err = Generator::new()
+        .generate_capture(&ServerConfig::new("m", "captures/x.tools.json"), &capture)
+        .expect_err("unknown dialect");
+    expect![[r#"
+        captures/x.tools.json:2:3 (at /tools/0/inputSchema/$schema): unsupported JSON Schema dialect "https://example.com/my-dialect"
+          |
+        2 |   "$schema": "https://example.com/my-dialect", "type": "object"}}]}
+          |   ^
+          = help: MCP schemas are JSON Schema 2020-12 unless they say otherwise; draft-04, -06, -07 and 2019-09 are also read. Remove "$schema" or name one of those"#]]
+    .assert_eq(&err.to_string());
+}
+
+#[test]
+fn rename_of_an_unknown_tool() {
+    let capture = read(r#"{"tools": [{"name": "a", "inputSchema": {}}]}"#).expect("valid");
+    let config = ServerConfig::new("m", "captures/x.tools.json").with_rename("b", "bee");
+    let err = Generator::new()
+        .generate_capture(&config, &capture)
+        .expect_err("no tool b");
+    assert!(
+        err.to_string()
+            .contains("a rename is configured for tool `b`"),
+        "{err}"
+    );
+}
+
+/// Every accepted capture shape: a result, a JSON-RPC response, pages with an initialize
+/// response, from 2024-11-05 (no annotations) to 2026-07-28 (extra result fields).
+#[test]
+fn accepted_shapes() {
+    let result = read(
+        r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": null}"#,
+    )
+    .expect("a result");
+    assert_eq!(result.tools.len(), 1);
+    let response = read(r#"{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "a", "inputSchema": {}, "annotations": {"readOnlyHint": true}}]}}"#)
+        .expect("a response");
+    assert_eq!(response.tools[0].annotations.read_only, Some(true));
+    let pages = read(
+        r#"[
+        {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2026-07-28", "serverInfo": {"name": "s", "version": "1.2"}, "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "a", "inputSchema": {}}], "nextCursor": "p2", "ttlMs": 1000, "cacheScope": "public", "resultType": "complete"}},
+        {"jsonrpc": "2.0", "id": 3, "result": {"tools": [{"name": "b", "title": "Bee", "inputSchema": {}, "outputSchema": {"type": "object"}, "icons": [], "_meta": {"k": 1}}]}}
+    ]"#,
+    )
+    .expect("pages");
+    assert_eq!(pages.protocol_version.as_deref(), Some("2026-07-28"));
+    assert_eq!(pages.server.as_ref().map(|s| s.name.as_str()), Some("s"));
+    let names: Vec<&str> = pages.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let b = &pages.tools[1];
+    assert_eq!(b.title.as_deref(), Some("Bee"));
+    assert!(b.output_schema.is_some());
+    assert_eq!(b.meta, Some(serde_json::json!({"k": 1})));
+    assert_eq!(
+        b.raw["icons"],
+        serde_json::json!([]),
+        "unknown fields are kept"
+    );
+}
+
+/// No input makes the generator panic: a sweep of odd schemas at every position.
+#[test]
+fn odd_schemas_never_panic() {
+    let odd = [
+        r#"true"#,
+        r#"false"#,
+        r#"{"type": "string"}"#,
+        r#"{"type": "object", "properties": {"a": 3}}"#,
+        r#"{"type": "object", "properties": {"a": {"type": "wat"}}}"#,
+        r#"{"type": "object", "properties": {"a": {"enum": []}}}"#,
+        r#"{"type": "object", "properties": {"a": {"$ref": 5}}}"#,
+        r##"{"type": "object", "properties": {"a": {"$ref": "#anchor"}}}"##,
+        r#"{"type": "object", "required": ["missing"], "properties": {}}"#,
+        r#"{"type": "object", "properties": {"a": {"type": "integer", "default": "x"}}}"#,
+        r#"{"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"type": "integer"}]}}}"#,
+        r#"{"type": "object", "properties": {"a": {"anyOf": []}}}"#,
+        r#"{"type": "object", "properties": {"a": {"items": [true, false]}}}"#,
+        r#"{"type": "object", "properties": {"a": {"type": "integer", "minimum": 1e300, "maximum": 18446744073709551616}}}"#,
+    ];
+    for schema in odd {
+        let text = format!(
+            r#"{{"tools": [{{"name": "a", "inputSchema": {schema}, "outputSchema": {{"type": "object", "properties": {{"r": {schema}}}}}}}]}}"#
+        );
+        let Ok(capture) = read(&text) else { continue };
+        let outcome =
+            Generator::new().generate_capture(&ServerConfig::new("m", "x.json"), &capture);
+        if let Ok(module) = outcome {
+            // Whatever came out must be valid Rust.
+            let _ = prettyplease::unparse(&module.file);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! typify's loop, closed: every fixture capture generates a snapshot under `snapshots/`, and
+//! every snapshot is compiled as a module of this crate (`src/lib.rs`), under the workspace's
+//! clippy `-D warnings`. Refresh on purpose with `UPDATE_EXPECT=1 cargo test -p
+//! mcp-bindgen-tests --test snapshots`.
+
+use std::path::{Path, PathBuf};
+
+use mcp_bindgen_codegen::{Generator, ServerConfig};
+
+const COMMAND: &str = "UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests --test snapshots";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// Every capture under fixtures/, with the module name its snapshot gets.
+fn fixtures() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in ["fixtures/captures", "fixtures/edge"] {
+        let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".tools.json") {
+                out.push((stem.replace('-', "_"), Path::new(dir).join(&name)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_fixture_matches_its_snapshot() {
+    let fixtures = fixtures();
+    assert!(!fixtures.is_empty(), "no fixtures found");
+    let generator = Generator::new().with_base(root());
+    for (module, capture) in &fixtures {
+        let config = ServerConfig::new(module.clone(), capture.clone());
+        let generated = generator
+            .generate(&config)
+            .unwrap_or_else(|e| panic!("{}: {e}", capture.display()));
+        let snapshot = root().join("snapshots").join(format!("{module}.rs"));
+        expect_test::expect_file![snapshot].assert_eq(&generated.to_module_file(COMMAND));
+    }
+}
+
+#[test]
+fn every_snapshot_is_compiled() {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("src/lib.rs");
+    for (module, _) in fixtures() {
+        let line = format!("#[path = \"../snapshots/{module}.rs\"]");
+        assert!(
+            lib.contains(&line),
+            "snapshots/{module}.rs is not compiled: add `{line} pub mod {module};` to tests/src/lib.rs"
+        );
+    }
+}
+
+/// The warnings for the edge cases are part of the contract too: each names the tool, the
+/// JSON pointer and line:column of the construct, and what became of it.
+#[test]
+fn edge_case_warnings() {
+    let config = ServerConfig::new("edge_cases", "fixtures/edge/edge_cases.tools.json");
+    let generated = Generator::new()
+        .with_base(root())
+        .generate(&config)
+        .expect("generates");
+    let text: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+    expect_test::expect_file!["../snapshots/edge_cases.warnings.txt"]
+        .assert_eq(&(text.join("\n") + "\n"));
+}
