@@ -141,6 +141,17 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
     for plan in &mut plans {
         let tool = plan.tool;
         let stem = naming::type_name(&plan.method);
+        for (key, schema) in [
+            ("inputSchema", Some(&tool.input_schema)),
+            ("outputSchema", tool.output_schema.as_ref()),
+        ] {
+            if let Some(schema) = schema {
+                let base = format!("{}/{key}", tool.pointer);
+                normalise::check_dialect(schema, &|p: &str, m: String, h: &str| {
+                    diag(&format!("{base}{p}"), m, h)
+                })?;
+            }
+        }
         if !takes_arguments(&tool.input_schema) {
             continue;
         }

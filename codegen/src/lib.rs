@@ -117,7 +117,7 @@ impl ServerConfig {
 }
 
 /// One generated module.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Module {
     /// The module name.
     pub name: String,
@@ -131,6 +131,18 @@ pub struct Module {
     pub tools: usize,
     /// Number of named types generated.
     pub types: usize,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("name", &self.name)
+            .field("inputs", &self.inputs)
+            .field("tools", &self.tools)
+            .field("types", &self.types)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Module {

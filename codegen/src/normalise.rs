@@ -97,20 +97,7 @@ pub(crate) fn normalise(
     names: &mut Names,
     diag: &dyn Fn(&str, String, &str) -> Diagnostic,
 ) -> Result<Normalised, Error> {
-    if let Some(dialect) = schema.get("$schema") {
-        let known = dialect.as_str().is_some_and(|d| {
-            DIALECTS
-                .iter()
-                .any(|k| d.trim_end_matches('#').ends_with(k))
-        });
-        if !known {
-            return Err(Error::from(diag(
-                "/$schema",
-                format!("unsupported JSON Schema dialect {dialect}"),
-                "MCP schemas are JSON Schema 2020-12 unless they say otherwise; draft-04, -06, -07 and 2019-09 are also read. Remove \"$schema\" or name one of those",
-            )));
-        }
-    }
+    check_dialect(schema, diag)?;
     let mut walker = Walker {
         doc: schema,
         prefix,
@@ -135,6 +122,29 @@ pub(crate) fn normalise(
     }
     walker.out.defs.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(walker.out)
+}
+
+/// An unknown `$schema` dialect is an error (MCP 2025-11-25: "MUST handle unsupported dialects
+/// gracefully by returning an appropriate error"), whether or not the schema has properties.
+pub(crate) fn check_dialect(
+    schema: &Value,
+    diag: &dyn Fn(&str, String, &str) -> Diagnostic,
+) -> Result<(), Error> {
+    if let Some(dialect) = schema.get("$schema") {
+        let known = dialect.as_str().is_some_and(|d| {
+            DIALECTS
+                .iter()
+                .any(|k| d.trim_end_matches('#').ends_with(k))
+        });
+        if !known {
+            return Err(Error::from(diag(
+                "/$schema",
+                format!("unsupported JSON Schema dialect {dialect}"),
+                "MCP schemas are JSON Schema 2020-12 unless they say otherwise; draft-04, -06, -07 and 2019-09 are also read. Remove \"$schema\" or name one of those",
+            )));
+        }
+    }
+    Ok(())
 }
 
 struct Walker<'a> {

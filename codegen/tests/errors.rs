@@ -19,10 +19,10 @@ fn not_json() {
     check_error(
         "{\n  \"tools\": [\n    {\"name\": \"a\",}\n  ]\n}\n",
         expect![[r#"
-            captures/x.tools.json:3:20: not valid JSON: trailing comma
+            captures/x.tools.json:3:18: not valid JSON: trailing comma
               |
             3 |     {"name": "a",}
-              |                    ^
+              |                  ^
               = help: a capture is the JSON of a tools/list result ({"tools": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one"#]],
     );
 }
