@@ -42,7 +42,12 @@ pub use protocol::{
     AudioContent, CallToolResult, Content, EmbeddedResource, ImageContent, ResourceContents,
     ResourceLink, TextContent,
 };
-pub use schema::{ToolSchema, Violation};
+pub use schema::{ToolSchema, Violation, validate_value};
+
+#[cfg(feature = "server")]
+pub mod server;
+#[cfg(feature = "server")]
+pub use server::{Handler, McpTool, Registry, Server, ToolError};
 
 /// Crates that generated code reaches through this one, so that a crate holding generated
 /// bindings needs only `mcp-bindgen`, `serde` and `serde_json` as dependencies.

@@ -81,28 +81,44 @@ impl ToolSchema {
         };
         let checker = Checker {
             root: schema,
-            owner: self,
+            patterns: &self.patterns,
         };
         let mut pointer = String::new();
         checker.check(schema, value, &mut pointer, 0)
     }
+}
 
-    fn pattern_matches(&self, pattern: &str, text: &str) -> bool {
-        let mut cache = match self.patterns.lock() {
-            Ok(cache) => cache,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let regex = cache
-            .entry(pattern.to_owned())
-            .or_insert_with(|| regress::Regex::new(pattern).ok());
-        // A pattern that is not an ECMAScript regex refuses nothing.
-        regex.as_ref().is_none_or(|r| r.find(text).is_some())
-    }
+/// Checks `value` against the JSON Schema `schema` (a parsed schema, for callers that do not
+/// hold a [`ToolSchema`]); the first violation found is returned.
+pub fn validate_value(schema: &Value, value: &Value) -> Result<(), Violation> {
+    static PATTERNS: Mutex<BTreeMap<String, Option<regress::Regex>>> = Mutex::new(BTreeMap::new());
+    let checker = Checker {
+        root: schema,
+        patterns: &PATTERNS,
+    };
+    let mut pointer = String::new();
+    checker.check(schema, value, &mut pointer, 0)
+}
+
+fn pattern_matches(
+    patterns: &Mutex<BTreeMap<String, Option<regress::Regex>>>,
+    pattern: &str,
+    text: &str,
+) -> bool {
+    let mut cache = match patterns.lock() {
+        Ok(cache) => cache,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let regex = cache
+        .entry(pattern.to_owned())
+        .or_insert_with(|| regress::Regex::new(pattern).ok());
+    // A pattern that is not an ECMAScript regex refuses nothing.
+    regex.as_ref().is_none_or(|r| r.find(text).is_some())
 }
 
 struct Checker<'a> {
     root: &'a Value,
-    owner: &'a ToolSchema,
+    patterns: &'a Mutex<BTreeMap<String, Option<regress::Regex>>>,
 }
 
 fn fail(pointer: &str, message: impl Into<String>) -> Result<(), Violation> {
@@ -335,7 +351,7 @@ impl<'a> Checker<'a> {
             );
         }
         if let Some(Value::String(pattern)) = schema.get("pattern")
-            && !self.owner.pattern_matches(pattern, s)
+            && !pattern_matches(self.patterns, pattern, s)
         {
             return fail(
                 pointer,
@@ -477,7 +493,7 @@ impl<'a> Checker<'a> {
                 self.check(sub, member, pointer, depth + 1)?;
             }
             for (pattern, sub) in patterns.into_iter().flatten() {
-                if self.owner.pattern_matches(pattern, name) {
+                if pattern_matches(self.patterns, pattern, name) {
                     matched = true;
                     self.check(sub, member, pointer, depth + 1)?;
                 }

@@ -1,0 +1,1 @@
+//! The tecs example game.

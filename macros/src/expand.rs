@@ -1,0 +1,48 @@
+//! Tokens: `impl mcp_bindgen::McpTool for T`.
+
+use heck::ToSnakeCase;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::Input;
+use crate::attr::Flag;
+
+pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
+    let ident = input.ident;
+    let attrs = &input.attrs;
+    let name = attrs
+        .name
+        .as_ref()
+        .map_or_else(|| ident.to_string().to_snake_case(), syn::LitStr::value);
+    let title = match &attrs.title {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    // None is sent as "" rather than omitted (tecs.io.mcp).
+    let description = attrs
+        .description
+        .as_ref()
+        .map(syn::LitStr::value)
+        .or_else(|| input.docs.clone())
+        .unwrap_or_default();
+    let flag = |f: Option<Flag>| f.is_some_and(|f| f.value);
+    let read_only = flag(attrs.read_only);
+    let destructive = flag(attrs.destructive);
+    let idempotent = flag(attrs.idempotent);
+    let open_world = flag(attrs.open_world);
+    let when_crashed = flag(attrs.when_crashed);
+    quote! {
+        impl ::mcp_bindgen::server::McpTool for #ident {
+            const NAME: &'static str = #name;
+            const TITLE: ::core::option::Option<&'static str> = #title;
+            const DESCRIPTION: &'static str = #description;
+            const ANNOTATIONS: ::mcp_bindgen::server::Annotations = ::mcp_bindgen::server::Annotations {
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            };
+            const WHEN_CRASHED: bool = #when_crashed;
+        }
+    }
+}

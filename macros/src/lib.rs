@@ -1,0 +1,25 @@
+//! `#[derive(McpTool)]` for [mcp-bindgen](https://docs.rs/mcp-bindgen). Use it through the
+//! `mcp-bindgen` crate (`mcp_bindgen::McpTool`), which re-exports it next to the trait.
+//!
+//! Laid out like thiserror's `impl/`: [`ast`] parses the input, [`attr`] reads `#[mcp(..)]`,
+//! [`valid`] checks both with spanned errors, [`expand`] writes the tokens.
+
+mod ast;
+mod attr;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Declares a struct as the arguments of an MCP tool. See `mcp_bindgen::McpTool`.
+#[proc_macro_derive(McpTool, attributes(mcp))]
+pub fn derive_mcp_tool(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    ast::Input::from_syn(&input)
+        .and_then(|input| {
+            valid::check(&input)?;
+            Ok(expand::derive(&input))
+        })
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

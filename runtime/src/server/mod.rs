@@ -1,0 +1,241 @@
+//! Being a server: tool records declared with `#[derive(McpTool)]`, a [`Registry`] that
+//! answers JSON-RPC, and a [`Server`] on loopback that the game polls once per frame.
+//!
+//! ```
+//! use mcp_bindgen::server::{Handler, McpTool, Registry, ToolError};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! struct Game { placed: u32 }
+//!
+//! /// Count entities that carry a Transform2D
+//! #[derive(McpTool, Deserialize, JsonSchema)]
+//! #[mcp(read_only)]
+//! struct PlacedCount {}
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Count { count: u32 }
+//!
+//! impl Handler<Game> for PlacedCount {
+//!     type Output = Count;
+//!     fn call(self, game: &mut Game) -> Result<Count, ToolError> {
+//!         Ok(Count { count: game.placed })
+//!     }
+//! }
+//!
+//! let mut registry = Registry::new("my-game", "1.0.0");
+//! registry.register::<PlacedCount>();
+//! let mut game = Game { placed: 3 };
+//! let reply = registry.dispatch(
+//!     &mut game,
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"placed_count"}}"#,
+//! );
+//! assert!(reply.unwrap().contains(r#""structuredContent":{"count":3}"#));
+//! ```
+
+mod http;
+mod registry;
+mod schema;
+mod stdio;
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+pub use http::{Server, ServerBuilder};
+pub use mcp_bindgen_macro::McpTool;
+pub use registry::Registry;
+pub use schema::{input_schema, output_schema};
+/// The schemars version the derive's schemas come from.
+pub use schemars;
+pub use stdio::serve_stdio;
+
+/// A tool's arguments type, with the tool's record. Implement it with `#[derive(McpTool)]`:
+///
+/// - `#[mcp(name = "..")]`: the tool name (default: the snake_case of the type name);
+/// - `#[mcp(title = "..")]`: display name;
+/// - `#[mcp(description = "..")]`: default: the doc comment; none is sent as `""`;
+/// - `#[mcp(read_only, destructive, idempotent, open_world)]`: hints, all four always sent
+///   (`false` unless set);
+/// - `#[mcp(when_crashed)]`: still callable after [`Registry::set_crashed`].
+///
+/// The input schema comes from the type's `JsonSchema` in a portable profile (see
+/// [`input_schema`]); the handler is [`Handler`].
+pub trait McpTool: DeserializeOwned + schemars::JsonSchema {
+    /// The name a client calls.
+    const NAME: &'static str;
+    /// Display name.
+    const TITLE: Option<&'static str>;
+    /// One line shown to the agent; `""` when there is none.
+    const DESCRIPTION: &'static str;
+    /// Behaviour hints.
+    const ANNOTATIONS: Annotations;
+    /// Whether the tool stays callable in crash mode.
+    const WHEN_CRASHED: bool;
+}
+
+/// What a tool does when called: runs on the game thread, inside `poll`, with the game.
+#[diagnostic::on_unimplemented(
+    message = "the tool `{Self}` has no handler for the context `{Ctx}`",
+    label = "no `Handler<{Ctx}>` for this tool",
+    note = "implement it: `impl Handler<{Ctx}> for {Self} {{ type Output = ..; fn call(self, ctx: &mut {Ctx}) -> Result<Self::Output, ToolError> {{ .. }} }}`"
+)]
+pub trait Handler<Ctx>: McpTool {
+    /// The result; its JSON is the call's `structuredContent` (wrapped as `{"result": ..}`
+    /// when it is not an object; `()` gives `{}`), and its schema the tool's `outputSchema`.
+    type Output: Serialize + schemars::JsonSchema;
+
+    /// Runs the tool. An `Err` is reported as `isError` with `{ error, code? }`.
+    fn call(self, ctx: &mut Ctx) -> Result<Self::Output, ToolError>;
+}
+
+/// A tool failure, reported to the client as `isError: true` with `{ "error", "code"? }` in
+/// `structuredContent` and in the text block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// What went wrong, for the agent.
+    pub message: String,
+    /// A machine-readable code.
+    pub code: Option<String>,
+}
+
+impl ToolError {
+    /// An error with a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    /// Adds a code.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("error".into(), Value::String(self.message.clone()));
+        if let Some(code) = &self.code {
+            object.insert("code".into(), Value::String(code.clone()));
+        }
+        Value::Object(object)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.code {
+            Some(code) => write!(f, "{} ({code})", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError::new(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::new(message)
+    }
+}
+
+/// The four behaviour hints. Advisory: the server reports them and enforces none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// Only reads state.
+    pub read_only: bool,
+    /// May change state a caller would not want changed without asking.
+    pub destructive: bool,
+    /// Calling twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// Reaches beyond the game (network, files).
+    pub open_world: bool,
+}
+
+/// One entry of `tools/list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    /// The name a client calls.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// One line for the agent; sent as `""` when empty, never omitted.
+    pub description: String,
+    /// The JSON Schema of the arguments (an object schema), sent verbatim.
+    pub input_schema: Map<String, Value>,
+    /// The JSON Schema of `structuredContent`, when known.
+    pub output_schema: Option<Map<String, Value>>,
+    /// Behaviour hints, all four always sent.
+    pub annotations: Annotations,
+    /// Whether the tool stays callable in crash mode.
+    pub when_crashed: bool,
+}
+
+impl ToolDefinition {
+    /// A definition with a name and an input schema; the rest empty or `false`.
+    pub fn new(name: impl Into<String>, input_schema: Map<String, Value>) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            title: None,
+            description: String::new(),
+            input_schema,
+            output_schema: None,
+            annotations: Annotations::default(),
+            when_crashed: false,
+        }
+    }
+
+    /// The definition of a derived tool whose handler returns `Output`.
+    pub fn of<T: McpTool, Output: schemars::JsonSchema>() -> Self {
+        ToolDefinition {
+            name: T::NAME.to_owned(),
+            title: T::TITLE.map(str::to_owned),
+            description: T::DESCRIPTION.to_owned(),
+            input_schema: input_schema::<T>(),
+            output_schema: Some(output_schema::<Output>().0),
+            annotations: T::ANNOTATIONS,
+            when_crashed: T::WHEN_CRASHED,
+        }
+    }
+
+    /// The `Tool` object of `tools/list`.
+    pub fn to_json(&self) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(title) = &self.title {
+            tool.insert("title".into(), Value::String(title.clone()));
+        }
+        tool.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
+        tool.insert(
+            "inputSchema".into(),
+            Value::Object(self.input_schema.clone()),
+        );
+        if let Some(output) = &self.output_schema {
+            tool.insert("outputSchema".into(), Value::Object(output.clone()));
+        }
+        let a = self.annotations;
+        let mut annotations = Map::new();
+        if let Some(title) = &self.title {
+            annotations.insert("title".into(), Value::String(title.clone()));
+        }
+        annotations.insert("readOnlyHint".into(), Value::Bool(a.read_only));
+        annotations.insert("destructiveHint".into(), Value::Bool(a.destructive));
+        annotations.insert("idempotentHint".into(), Value::Bool(a.idempotent));
+        annotations.insert("openWorldHint".into(), Value::Bool(a.open_world));
+        tool.insert("annotations".into(), Value::Object(annotations));
+        Value::Object(tool)
+    }
+}

@@ -1,0 +1,158 @@
+//! The portable schema profile (reference/rust_mcp_sdks.md, "What this means for our design"):
+//! an object root, `$defs` inlined where the type is not recursive, only standard `format`
+//! values, `Option` as "not required" with a plain type, no `$schema`, no root title or
+//! description (the tool has its own).
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+/// The `format` values of JSON Schema 2020-12; schemars' `uint32`, `double`, ... are dropped.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn generate<T: JsonSchema + ?Sized>(serialize: bool) -> Map<String, Value> {
+    let mut settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    if serialize {
+        settings = settings.for_serialize();
+    }
+    let mut value = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Value::Object(root) = &mut value {
+        root.remove("title");
+        root.remove("description");
+        root.remove("$schema");
+    }
+    portable(&mut value);
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// The input schema of a tool's arguments type: always an object schema.
+pub fn input_schema<T: JsonSchema + ?Sized>() -> Map<String, Value> {
+    let mut schema = generate::<T>(false);
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        schema.insert("type".into(), Value::String("object".into()));
+    }
+    schema
+}
+
+/// The output schema of a handler's result type, and whether values must be wrapped as
+/// `{"result": value}` to make `structuredContent` an object (MCP 2025-06-18 to 2025-11-25).
+/// `()` gives an empty object.
+pub fn output_schema<T: JsonSchema + ?Sized>() -> (Map<String, Value>, bool) {
+    let schema = generate::<T>(true);
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") => (schema, false),
+        Some("null") => {
+            let mut empty = Map::new();
+            empty.insert("type".into(), Value::String("object".into()));
+            empty.insert("additionalProperties".into(), Value::Bool(false));
+            (empty, false)
+        }
+        _ => {
+            let mut defs = schema.clone();
+            let inner: Map<String, Value> = {
+                let mut s = schema;
+                s.remove("$defs");
+                s
+            };
+            let mut wrapper = Map::new();
+            wrapper.insert("type".into(), Value::String("object".into()));
+            let mut properties = Map::new();
+            properties.insert("result".into(), Value::Object(inner));
+            wrapper.insert("properties".into(), Value::Object(properties));
+            wrapper.insert("required".into(), Value::Array(vec!["result".into()]));
+            if let Some(d) = defs.remove("$defs") {
+                wrapper.insert("$defs".into(), d);
+            }
+            (wrapper, true)
+        }
+    }
+}
+
+fn portable(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::String(format)) = object.get("format")
+                && !STANDARD_FORMATS.contains(&format.as_str())
+            {
+                object.remove("format");
+            }
+            // `Option<T>` of a field that is not required: the plain type.
+            let required: Vec<String> = object
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
+                for (name, property) in properties.iter_mut() {
+                    if !required.contains(name) {
+                        strip_null(property);
+                    }
+                }
+            }
+            object.values_mut().for_each(portable);
+        }
+        Value::Array(items) => items.iter_mut().for_each(portable),
+        _ => {}
+    }
+}
+
+/// `{"type": ["T", "null"]}` → `{"type": "T"}`; `{"anyOf": [X, {"type": "null"}]}` → X.
+fn strip_null(schema: &mut Value) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types[0].clone();
+            object.insert("type".into(), only);
+        }
+        return;
+    }
+    if let Some(Value::Array(any)) = object.get("anyOf")
+        && any.len() == 2
+        && let Some(i) = any
+            .iter()
+            .position(|s| s == &serde_json::json!({"type": "null"}))
+        && let Value::Object(other) = any[1 - i].clone()
+    {
+        object.remove("anyOf");
+        for (k, v) in other {
+            object.entry(k).or_insert(v);
+        }
+    }
+}
