@@ -44,6 +44,10 @@ pub use protocol::{
 };
 pub use schema::{ToolSchema, Violation, validate_value};
 
+#[cfg(feature = "client")]
+pub mod http_client;
+#[cfg(feature = "client")]
+pub use http_client::HttpClient;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]

@@ -1,1 +1,214 @@
-//! The tecs example game.
+//! The tecs example game: tecs.io.mcp (seed 001) in Rust.
+//!
+//! A [hecs] world of entities with a [`Transform2D`] (and a few other components), advanced by
+//! a 60 Hz frame loop that polls an MCP [`Server`] once per frame. The seed's debug tools are
+//! declared with `#[derive(McpTool)]` in [`tools`]: `components_info`, `query`, `info`,
+//! `modify`, `set`, `run_lua`, `ping`, `context`, `get_logs`, `send_event`, and the custom
+//! `placed_count`. A gameplay panic puts the registry in crash mode; `ping`, `context`,
+//! `get_logs` and `send_event` stay callable.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use mcp_bindgen::server::{Registry, Server};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub mod components;
+pub mod tools;
+
+pub use components::{Health, Label, Transform2D, Velocity};
+
+/// Log lines kept for `get_logs`.
+const LOG_CAPACITY: usize = 1000;
+
+/// An event sent with `send_event`, handled by gameplay on the next frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Event {
+    /// What happened (`spawn`, `clear`, `crash`, or anything gameplay ignores).
+    pub name: String,
+    /// Event data.
+    pub payload: Value,
+}
+
+/// The game: the world and what the tools report on.
+pub struct Game {
+    /// The ECS world.
+    pub world: hecs::World,
+    /// Frames run so far.
+    pub frame: u64,
+    logs: VecDeque<String>,
+    events: VecDeque<Event>,
+    /// Component columns `modify` and `set` changed, as (entity, component); cleared by the
+    /// frame that consumes them.
+    pub dirty: BTreeSet<(u64, &'static str)>,
+    /// The crash traceback, once gameplay has panicked.
+    pub crash: Option<String>,
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Game")
+            .field("entities", &self.world.len())
+            .field("frame", &self.frame)
+            .field("events", &self.events.len())
+            .field("crash", &self.crash)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Game {
+    fn default() -> Self {
+        Game::new()
+    }
+}
+
+impl Game {
+    /// A world with a few placed entities.
+    pub fn new() -> Self {
+        let mut world = hecs::World::new();
+        for i in 0..3 {
+            let f = i as f32;
+            world.spawn((
+                Transform2D {
+                    x: 10.0 * f,
+                    y: 5.0,
+                    rotation: 0.0,
+                },
+                Velocity { dx: 1.0, dy: 0.0 },
+                Label {
+                    text: format!("crate-{i}"),
+                },
+            ));
+        }
+        world.spawn((
+            Transform2D {
+                x: 0.0,
+                y: 0.0,
+                rotation: 0.0,
+            },
+            Health { hp: 100, max: 100 },
+            Label {
+                text: "player".into(),
+            },
+        ));
+        world.spawn((Label {
+            text: "camera-rig".into(),
+        },));
+        Game {
+            world,
+            frame: 0,
+            logs: VecDeque::new(),
+            events: VecDeque::new(),
+            dirty: BTreeSet::new(),
+            crash: None,
+        }
+    }
+
+    /// Appends a log line (the oldest go beyond [`LOG_CAPACITY`]).
+    pub fn log(&mut self, line: impl Into<String>) {
+        if self.logs.len() == LOG_CAPACITY {
+            self.logs.pop_front();
+        }
+        self.logs
+            .push_back(format!("[frame {}] {}", self.frame, line.into()));
+    }
+
+    /// The last `n` log lines, oldest first.
+    pub fn logs(&self, n: usize) -> Vec<String> {
+        let skip = self.logs.len().saturating_sub(n);
+        self.logs.iter().skip(skip).cloned().collect()
+    }
+
+    /// Queues an event for the next frame; returns its position in the queue.
+    pub fn send_event(&mut self, event: Event) -> usize {
+        self.events.push_back(event);
+        self.events.len()
+    }
+
+    /// Gameplay for one frame: handle events, move what has a velocity.
+    pub fn update(&mut self) {
+        self.frame += 1;
+        while let Some(event) = self.events.pop_front() {
+            match event.name.as_str() {
+                "spawn" => {
+                    let x = event
+                        .payload
+                        .get("x")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0) as f32;
+                    let y = event
+                        .payload
+                        .get("y")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0) as f32;
+                    let entity = self.world.spawn((Transform2D {
+                        x,
+                        y,
+                        rotation: 0.0,
+                    },));
+                    self.log(format!("spawned {} at ({x}, {y})", entity.to_bits()));
+                }
+                "crash" => panic!("gameplay error: {}", event.payload),
+                other => self.log(format!("event {other} ignored")),
+            }
+        }
+        for (transform, velocity) in self.world.query_mut::<(&mut Transform2D, &Velocity)>() {
+            transform.x += velocity.dx / 60.0;
+            transform.y += velocity.dy / 60.0;
+        }
+        self.dirty.clear();
+    }
+
+    /// One frame: gameplay (a panic puts the game and the server in crash mode), then one poll
+    /// of the server. Returns whether a request was answered.
+    pub fn frame(&mut self, server: &mut Server<Game>) -> bool {
+        if self.crash.is_none() && catch_unwind(AssertUnwindSafe(|| self.update())).is_err() {
+            let traceback = format!(
+                "gameplay panicked at frame {}: see get_logs; the world is no longer advanced",
+                self.frame
+            );
+            self.log(traceback.clone());
+            self.crash = Some(traceback.clone());
+            server.registry_mut().set_crashed(traceback);
+        }
+        server.poll(self)
+    }
+}
+
+/// The game's tool registry.
+pub fn registry() -> Registry<Game> {
+    let mut registry = Registry::new("tecs-game", env!("CARGO_PKG_VERSION")).with_instructions(
+        "Debug tools of the tecs example game. Start with components_info, query and info; use modify for a partial component update and set for a complete value or a missing component. Prefer these to run_lua.",
+    );
+    tools::register(&mut registry);
+    registry
+}
+
+/// The game's `tools/list`, as a capture (`protocolVersion`, `serverInfo`, `tools`), read
+/// through `dispatch` exactly as a client would see it.
+pub fn capture() -> Value {
+    let mut registry = registry();
+    let mut game = Game::new();
+    let mut ask = |text: &str| -> Value {
+        registry
+            .dispatch(&mut game, text)
+            .and_then(|reply| serde_json::from_str::<Value>(&reply).ok())
+            .and_then(|mut v| v.get_mut("result").map(Value::take))
+            .unwrap_or(Value::Null)
+    };
+    let init = ask(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"capture","version":"0"}}}"#,
+    );
+    let list = ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let mut capture = serde_json::Map::new();
+    capture.insert("protocolVersion".into(), init["protocolVersion"].clone());
+    // The version changes with every release; a capture records the server, not the build.
+    capture.insert(
+        "serverInfo".into(),
+        serde_json::json!({"name": init["serverInfo"]["name"]}),
+    );
+    capture.insert("tools".into(), list["tools"].clone());
+    Value::Object(capture)
+}

@@ -1,0 +1,260 @@
+//! The round trip: the example game runs its frame loop on an ephemeral port, and the client
+//! that `regenerate` typed from the game's own capture drives every tool over loopback HTTP.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use mcp_bindgen::server::Server;
+use mcp_bindgen::{Error, HttpClient};
+use mcp_bindgen_example_tecs::{Game, capture, registry};
+use mcp_bindings::tecs::{Client, types};
+use serde_json::{Map, json};
+
+struct Running {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// The game's 60 Hz loop, polling once per frame, on its own thread.
+    fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = thread::spawn(move || {
+            let mut server = Server::listen(registry(), 0).expect("listens");
+            tx.send(server.port()).expect("port");
+            let mut game = Game::new();
+            while !flag.load(Ordering::Relaxed) {
+                game.frame(&mut server);
+                thread::sleep(Duration::from_millis(16));
+            }
+        });
+        Running {
+            port: rx.recv().expect("port"),
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The checked-in capture is the game's tools/list as it is now (refresh with
+/// `cargo run -p mcp-bindgen-example-tecs -- --capture generated/captures/tecs.tools.json`,
+/// then `mcp-bindgen regenerate`).
+#[test]
+fn checked_in_capture_is_current() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../generated/captures/tecs.tools.json"
+    );
+    let checked_in: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("capture")).expect("json");
+    assert_eq!(
+        checked_in,
+        capture(),
+        "refresh the capture: see this test's doc comment"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_through_the_generated_client_over_http() {
+    let game = Running::start();
+    let http = HttpClient::connect(format!("http://127.0.0.1:{}/mcp", game.port))
+        .await
+        .expect("connects");
+    assert_eq!(http.protocol_version().as_deref(), Some("2025-11-25"));
+    assert_eq!(http.server_info()["name"], "tecs-game");
+    let client = Client::new(http);
+
+    let info = client.components_info().await.expect("components_info");
+    let names: Vec<&str> = info.components.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Transform2D", "Velocity", "Health", "Label"]);
+
+    assert_eq!(client.placed_count().await.expect("placed_count").count, 4);
+
+    let found = client
+        .query(&types::QueryArgs {
+            include: vec!["Transform2D".into(), "Velocity".into()],
+            limit: None,
+        })
+        .await
+        .expect("query");
+    assert_eq!(found.total, 3);
+    let first = found.entities[0].id;
+    let player = client
+        .query(&types::QueryArgs {
+            include: vec!["Health".into()],
+            limit: Some(1),
+        })
+        .await
+        .expect("query")
+        .entities[0]
+        .id;
+
+    let detail = client
+        .info(&types::InfoArgs { entity: player })
+        .await
+        .expect("info");
+    assert_eq!(detail.components["Label"], json!({"text": "player"}));
+    assert_eq!(detail.components["Health"], json!({"hp": 100, "max": 100}));
+
+    // modify: a partial update; entities without the component are skipped.
+    let mut fields = Map::new();
+    fields.insert("hp".into(), json!(40));
+    let modified = client
+        .modify(&types::ModifyArgs {
+            component: "Health".into(),
+            entities: Some(vec![player, first]),
+            fields,
+        })
+        .await
+        .expect("modify");
+    assert_eq!(modified.modified, [player]);
+    assert_eq!(modified.skipped, [first]);
+    let detail = client
+        .info(&types::InfoArgs { entity: player })
+        .await
+        .expect("info");
+    assert_eq!(detail.components["Health"], json!({"hp": 40, "max": 100}));
+    // An explicit empty list modifies nothing (absent would mean "all").
+    let none = client
+        .modify(&types::ModifyArgs {
+            component: "Health".into(),
+            entities: Some(vec![]),
+            fields: Map::new(),
+        })
+        .await
+        .expect("modify");
+    assert!(none.modified.is_empty());
+
+    // set: a whole value, adding the component when missing.
+    let added = client
+        .set(&types::SetArgs {
+            entity: first,
+            component: "Health".into(),
+            value: json!({"hp": 5, "max": 10}),
+        })
+        .await
+        .expect("set");
+    assert!(added.added);
+
+    let lua = client
+        .run_lua(&types::RunLuaArgs {
+            code: format!("return {{ n = entity_count(), label = get({player}, 'Label').text }}"),
+        })
+        .await
+        .expect("run_lua");
+    assert_eq!(lua.value, json!({"n": 5, "label": "player"}));
+    let err = client
+        .run_lua(&types::RunLuaArgs {
+            code: "return io.open('x')".into(),
+        })
+        .await
+        .expect_err("no io in the sandbox");
+    assert!(
+        matches!(&err, Error::Tool { code: Some(c), .. } if c == "lua_error"),
+        "{err}"
+    );
+    let err = client
+        .run_lua(&types::RunLuaArgs {
+            code: "while true do end".into(),
+        })
+        .await
+        .expect_err("budget");
+    assert!(err.to_string().contains("instruction budget"), "{err}");
+
+    let pong = client.ping().await.expect("ping");
+    assert!(pong.pong);
+
+    let queued = client
+        .send_event(&types::SendEventArgs {
+            name: "spawn".into(),
+            payload: Some(json!({"x": 1, "y": 2})),
+        })
+        .await
+        .expect("send_event");
+    assert_eq!(queued.queued, 1);
+    // Handled on a later frame.
+    for _ in 0..100 {
+        if client.placed_count().await.expect("count").count == 5 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(client.placed_count().await.expect("count").count, 5);
+    let logs = client
+        .get_logs(&types::GetLogsArgs { limit: Some(10) })
+        .await
+        .expect("logs");
+    assert!(
+        logs.lines.iter().any(|l| l.contains("spawned")),
+        "{:?}",
+        logs.lines
+    );
+
+    let context = client.context().await.expect("context");
+    assert_eq!(context.entities, 6);
+    assert_eq!(context.crash, None);
+
+    // Unknown entity: a tool error with a code.
+    let err = client
+        .info(&types::InfoArgs { entity: 999_999 })
+        .await
+        .expect_err("no entity");
+    assert_eq!(err.code().as_deref(), Some("no_such_entity"));
+
+    // A gameplay panic: crash mode. World tools report the traceback; ping, context,
+    // get_logs and send_event still run.
+    client
+        .send_event(&types::SendEventArgs {
+            name: "crash".into(),
+            payload: None,
+        })
+        .await
+        .expect("send_event");
+    let mut crashed = None;
+    for _ in 0..100 {
+        let context = client.context().await.expect("context after a crash");
+        if context.crash.is_some() {
+            crashed = context.crash;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let traceback = crashed.expect("the game crashed");
+    let err = client
+        .placed_count()
+        .await
+        .expect_err("world tools report the crash");
+    match err {
+        Error::Tool { message, code, .. } => {
+            assert_eq!(message, traceback);
+            assert_eq!(code.as_deref(), Some("crashed"));
+        }
+        other => panic!("expected a tool error, got {other:?}"),
+    }
+    client.ping().await.expect("ping after a crash");
+    client
+        .get_logs(&types::GetLogsArgs { limit: None })
+        .await
+        .expect("logs after a crash");
+    client
+        .send_event(&types::SendEventArgs {
+            name: "noop".into(),
+            payload: None,
+        })
+        .await
+        .expect("send_event after a crash");
+}

@@ -1,0 +1,125 @@
+//! Server-side costs, each against its floor in the same run:
+//! - `dispatch` of a small `tools/call` vs the serde floor (parse the request text into a
+//!   `Value`, serialize the same response);
+//! - idle `poll()` (nothing queued);
+//! - a loopback HTTP round trip with the game polling in a tight loop.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
+use mcp_bindgen::{HttpClient, ToolCaller};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+struct Game;
+
+/// Add two numbers.
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+impl Handler<Game> for Add {
+    type Output = Sum;
+    fn call(self, _: &mut Game) -> Result<Sum, ToolError> {
+        Ok(Sum {
+            sum: self.a + self.b,
+        })
+    }
+}
+
+fn registry() -> Registry<Game> {
+    let mut r = Registry::new("bench", "0");
+    r.register::<Add>();
+    r
+}
+
+const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+
+fn dispatch(c: &mut Criterion) {
+    let mut group = c.benchmark_group("dispatch_tools_call");
+    group.bench_function("serde_floor", |b| {
+        b.iter(|| {
+            let request: Value = serde_json::from_str(black_box(REQUEST)).expect("json");
+            let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
+                + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
+            let structured = json!({ "sum": sum });
+            let response = json!({
+                "jsonrpc": "2.0",
+                "id": request["id"],
+                "result": {
+                    "content": [{"type": "text", "text": structured.to_string()}],
+                    "structuredContent": structured,
+                    "isError": false,
+                }
+            });
+            black_box(response.to_string())
+        })
+    });
+    let mut registry = registry();
+    group.bench_function("registry_dispatch", |b| {
+        b.iter(|| black_box(registry.dispatch(&mut Game, black_box(REQUEST))))
+    });
+    group.finish();
+}
+
+fn idle_poll(c: &mut Criterion) {
+    let mut server = Server::listen(registry(), 0).expect("listens");
+    c.bench_function("idle_poll", |b| {
+        b.iter(|| black_box(server.poll(&mut Game)))
+    });
+    server.destroy();
+}
+
+fn round_trip(c: &mut Criterion) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let game = std::thread::spawn(move || {
+        let mut server = Server::listen(registry(), 0).expect("listens");
+        tx.send(server.port()).expect("port");
+        while !flag.load(Ordering::Relaxed) {
+            if !server.poll(&mut Game) {
+                std::thread::yield_now();
+            }
+        }
+    });
+    let port = rx.recv().expect("port");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = runtime
+        .block_on(HttpClient::connect(format!("http://127.0.0.1:{port}/mcp")))
+        .expect("connects");
+    let mut arguments = Map::new();
+    arguments.insert("a".into(), json!(1));
+    arguments.insert("b".into(), json!(2));
+    let mut group = c.benchmark_group("loopback_http");
+    group.measurement_time(Duration::from_secs(5));
+    group.bench_function("tools_call_round_trip", |b| {
+        b.iter(|| {
+            runtime
+                .block_on(client.call_tool("add", arguments.clone()))
+                .expect("call")
+        })
+    });
+    group.finish();
+    stop.store(true, Ordering::Relaxed);
+    game.join().expect("game thread");
+}
+
+criterion_group!(benches, dispatch, idle_poll, round_trip);
+criterion_main!(benches);

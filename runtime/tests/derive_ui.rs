@@ -1,0 +1,8 @@
+//! Misuse of `#[derive(McpTool)]` is a compile error pointing at the offending tokens.
+#![cfg(feature = "server")]
+
+#[test]
+fn misuse_is_a_spanned_compile_error() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}
