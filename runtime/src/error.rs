@@ -18,6 +18,18 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
     },
+    /// The server refused the credentials (HTTP 401 or 403), or none were configured for a
+    /// server that needs them.
+    #[error("authentication failed: {message}")]
+    Auth {
+        /// The HTTP status (401: missing or invalid token; 403: insufficient scope); 0 when the
+        /// client refused to connect without credentials.
+        status: u16,
+        /// What went wrong.
+        message: String,
+        /// The server's `WWW-Authenticate` header (`Bearer error="insufficient_scope", ..`).
+        www_authenticate: Option<String>,
+    },
     /// The server answered with a JSON-RPC error (unknown tool, malformed request, ...).
     #[error("MCP error {code}: {message}")]
     Protocol {
@@ -105,7 +117,7 @@ impl Error {
             Error::Tool { tool, .. }
             | Error::Decode { tool, .. }
             | Error::InvalidArguments { tool, .. } => Some(tool),
-            Error::Transport { .. } | Error::Protocol { .. } => None,
+            Error::Transport { .. } | Error::Protocol { .. } | Error::Auth { .. } => None,
         }
     }
 

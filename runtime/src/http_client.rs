@@ -3,6 +3,8 @@
 //! answers, `Mcp-Session-Id` when the server sets one, `MCP-Protocol-Version` on every later
 //! request, `Authorization: Bearer` when configured. Plain `http://` (loopback and test use).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,20 +23,77 @@ use crate::{CallToolResult, Error, ToolCaller};
 /// The protocol version this client asks for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// Settings for [`HttpClient::connect`].
-#[derive(Debug, Clone)]
+/// Resolves a bearer token, once, at connect.
+pub type TokenProvider =
+    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<String, Error>> + Send>> + Send + Sync>;
+
+/// Settings for [`HttpClient::connect`]. Credentials follow the WorldForge SDK's rule: an API
+/// key, else a JWT, else a token provider (resolved once, at connect), sent as
+/// `Authorization: Bearer` on every request and never in the URL.
+#[derive(Clone)]
 pub struct HttpClientBuilder {
     url: String,
-    bearer: Option<String>,
+    api_key: Option<String>,
+    jwt: Option<String>,
+    token_provider: Option<TokenProvider>,
+    auth_required: bool,
     client_name: String,
     client_version: String,
     timeout: Duration,
 }
 
+impl std::fmt::Debug for HttpClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print credentials.
+        f.debug_struct("HttpClientBuilder")
+            .field("url", &self.url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("jwt", &self.jwt.as_ref().map(|_| "<set>"))
+            .field(
+                "token_provider",
+                &self.token_provider.as_ref().map(|_| "<set>"),
+            )
+            .field("auth_required", &self.auth_required)
+            .field("client_name", &self.client_name)
+            .field("client_version", &self.client_version)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
 impl HttpClientBuilder {
-    /// Sends `Authorization: Bearer <token>` on every request (never in the URL).
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer = Some(token.into());
+    /// An API key (first in precedence).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// A JWT (used when no API key is set).
+    pub fn jwt(mut self, token: impl Into<String>) -> Self {
+        self.jwt = Some(token.into());
+        self
+    }
+
+    /// Same as [`HttpClientBuilder::api_key`]: a static bearer token.
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.api_key(token)
+    }
+
+    /// A function that fetches a token (used when neither an API key nor a JWT is set); it is
+    /// called once, at connect.
+    pub fn token_provider<F, Fut>(mut self, provider: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Error>> + Send + 'static,
+    {
+        self.token_provider = Some(Arc::new(move || Box::pin(provider())));
+        self
+    }
+
+    /// The server needs credentials: connecting without any is an error, before anything is
+    /// sent.
+    pub fn auth_required(mut self) -> Self {
+        self.auth_required = true;
         self
     }
 
@@ -51,8 +110,24 @@ impl HttpClientBuilder {
         self
     }
 
-    /// Connects: `initialize`, then `notifications/initialized`.
+    /// Connects: resolves the credentials, then `initialize` and `notifications/initialized`.
     pub async fn connect(self) -> Result<HttpClient, Error> {
+        let bearer = match (&self.api_key, &self.jwt, &self.token_provider) {
+            (Some(key), _, _) => Some(key.clone()),
+            (None, Some(jwt), _) => Some(jwt.clone()),
+            (None, None, Some(provider)) => Some(provider().await?),
+            (None, None, None) if self.auth_required => {
+                return Err(Error::Auth {
+                    status: 0,
+                    message: format!(
+                        "{} needs credentials: set an API key, a JWT or a token provider",
+                        self.url
+                    ),
+                    www_authenticate: None,
+                });
+            }
+            (None, None, None) => None,
+        };
         let uri: Uri = self
             .url
             .parse()
@@ -67,7 +142,7 @@ impl HttpClientBuilder {
             inner: Arc::new(Inner {
                 client: Client::builder(TokioExecutor::new()).build_http(),
                 uri,
-                bearer: self.bearer,
+                bearer,
                 timeout: self.timeout,
                 next_id: AtomicU64::new(1),
                 session: Mutex::new(None),
@@ -125,7 +200,10 @@ impl HttpClient {
     pub fn builder(url: impl Into<String>) -> HttpClientBuilder {
         HttpClientBuilder {
             url: url.into(),
-            bearer: None,
+            api_key: None,
+            jwt: None,
+            token_provider: None,
+            auth_required: false,
             client_name: env!("CARGO_PKG_NAME").to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             timeout: Duration::from_secs(30),
@@ -149,23 +227,7 @@ impl HttpClient {
 
     /// `tools/list`, every page, as the server sent the tools.
     pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..10_000 {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let page = self.request("tools/list", params).await?;
-            if let Some(Value::Array(page_tools)) = page.get("tools") {
-                tools.extend(page_tools.iter().cloned());
-            }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
-                _ => return Ok(tools),
-            }
-        }
-        Err(Error::transport("tools/list did not end after 10000 pages"))
+        list_pages(|params| self.request("tools/list", params)).await
     }
 
     /// Sends one JSON-RPC request and returns its `result`.
@@ -254,6 +316,13 @@ impl HttpClient {
         if status == StatusCode::ACCEPTED {
             return Ok(None);
         }
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            return Err(Error::Auth {
+                status: status.as_u16(),
+                message: format!("{} answered HTTP {status}", self.inner.uri),
+                www_authenticate: authenticate,
+            });
+        }
         if !status.is_success() {
             let detail = String::from_utf8_lossy(&body);
             let mut message = format!("HTTP {status}");
@@ -281,6 +350,31 @@ impl HttpClient {
         }
         Ok(Some(value))
     }
+}
+
+/// Every page of `tools/list` (following `nextCursor`, at most 10,000 pages).
+pub(crate) async fn list_pages<F, Fut>(mut request: F) -> Result<Vec<Value>, Error>
+where
+    F: FnMut(Value) -> Fut,
+    Fut: Future<Output = Result<Value, Error>>,
+{
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..10_000 {
+        let params = match &cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let page = request(params).await?;
+        if let Some(Value::Array(page_tools)) = page.get("tools") {
+            tools.extend(page_tools.iter().cloned());
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+            _ => return Ok(tools),
+        }
+    }
+    Err(Error::transport("tools/list did not end after 10000 pages"))
 }
 
 /// The response with `id` among the SSE events of `body` (notifications are skipped).

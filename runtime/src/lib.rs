@@ -48,6 +48,10 @@ pub use schema::{ToolSchema, Violation, validate_value};
 pub mod http_client;
 #[cfg(feature = "client")]
 pub use http_client::HttpClient;
+#[cfg(feature = "client")]
+pub mod stdio_client;
+#[cfg(feature = "client")]
+pub use stdio_client::StdioClient;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]

@@ -1,0 +1,315 @@
+//! The client transports against real servers: ours over loopback HTTP, and child processes
+//! over stdio, including servers that misbehave.
+#![cfg(all(feature = "client", feature = "server"))]
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
+use mcp_bindgen::{Error, HttpClient, StdioClient, ToolCaller};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Map;
+
+struct Ctx;
+
+/// Echo.
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct Echo {
+    text: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Echoed {
+    text: String,
+}
+
+impl Handler<Ctx> for Echo {
+    type Output = Echoed;
+    fn call(self, _: &mut Ctx) -> Result<Echoed, ToolError> {
+        Ok(Echoed { text: self.text })
+    }
+}
+
+/// A server polled on its own thread until the guard drops.
+struct Polled {
+    url: String,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Polled {
+    fn start(builder: ServerBuilder) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut registry = Registry::new("echo", "1");
+            registry.register::<Echo>();
+            let mut server = builder.port(0).listen(registry).expect("listens");
+            tx.send(server.port()).expect("port");
+            while !flag.load(Ordering::Relaxed) {
+                if !server.poll(&mut Ctx) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        });
+        let port = rx.recv().expect("port");
+        Polled {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Polled {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn args(text: &str) -> Map<String, serde_json::Value> {
+    let mut m = Map::new();
+    m.insert("text".into(), text.into());
+    m
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_client_info_defaults_and_can_be_set() {
+    let server = Polled::start(ServerBuilder::new());
+    let client = HttpClient::connect(&server.url).await.expect("connects");
+    let result = client.call_tool("echo", args("hi")).await.expect("call");
+    assert_eq!(
+        result.structured_content,
+        Some(serde_json::json!({"text": "hi"}))
+    );
+    let client = HttpClient::builder(&server.url)
+        .client_info("my-agent", "2.0")
+        .connect()
+        .await
+        .expect("connects");
+    assert_eq!(client.server_info()["name"], "echo");
+}
+
+/// WorldForge seed: "apiKey, jwt or getToken; precedence in that order, and with none it
+/// throws". The server accepts one token, so only the right credential gets through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_precedence_and_errors() {
+    let server = Polled::start(ServerBuilder::new().bearer_token("key-1"));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    let provider = move || {
+        let counter = counter.clone();
+        async move {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, Error>("key-1".to_owned())
+        }
+    };
+    // API key first, even with a JWT and a provider set.
+    let client = HttpClient::builder(&server.url)
+        .api_key("key-1")
+        .jwt("jwt-wrong")
+        .token_provider(provider.clone())
+        .connect()
+        .await
+        .expect("the API key wins");
+    client
+        .call_tool("echo", args("a"))
+        .await
+        .expect("authorized");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        0,
+        "the provider is not called"
+    );
+    // The JWT before the provider.
+    let err = HttpClient::builder(&server.url)
+        .jwt("jwt-wrong")
+        .token_provider(provider.clone())
+        .connect()
+        .await
+        .expect_err("the wrong JWT is used");
+    match err {
+        Error::Auth {
+            status,
+            www_authenticate,
+            ..
+        } => {
+            assert_eq!(status, 401);
+            assert_eq!(www_authenticate.as_deref(), Some("Bearer realm=\"mcp\""));
+        }
+        other => panic!("expected Error::Auth, got {other:?}"),
+    }
+    // The provider, resolved once at connect.
+    let client = HttpClient::builder(&server.url)
+        .token_provider(provider)
+        .connect()
+        .await
+        .expect("provider token");
+    for _ in 0..3 {
+        client
+            .call_tool("echo", args("b"))
+            .await
+            .expect("authorized");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // None configured for a server that needs one: an error before anything is sent.
+    let err = HttpClient::builder(&server.url)
+        .auth_required()
+        .connect()
+        .await
+        .expect_err("no credentials");
+    assert!(matches!(err, Error::Auth { status: 0, .. }), "{err}");
+}
+
+/// A fake HTTP server that answers every POST with `answer` (or holds the connection).
+fn fake_http(answer: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(8) {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65536];
+                let _ = stream.read(&mut buf);
+                match answer {
+                    "silent" => std::thread::sleep(Duration::from_secs(30)),
+                    "close" => {}
+                    body => {
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
+    let cases = [
+        ("close", "could not reach"),
+        ("not json at all", "not JSON"),
+        (
+            r#"{"jsonrpc":"2.0","id":424242,"result":{}}"#,
+            "different request",
+        ),
+        ("silent", "timed out"),
+    ];
+    for (answer, expected) in cases {
+        let url = fake_http(answer);
+        let started = Instant::now();
+        let err = HttpClient::builder(&url)
+            .timeout(Duration::from_millis(500))
+            .connect()
+            .await
+            .expect_err(answer);
+        assert!(matches!(err, Error::Transport { .. }), "{answer}: {err:?}");
+        assert!(
+            err.to_string().contains(expected) || format!("{err:?}").contains(expected),
+            "{answer}: {err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{answer}: bounded"
+        );
+    }
+    // The next call, on a fresh connection to a real server, works.
+    let server = Polled::start(ServerBuilder::new());
+    let client = HttpClient::connect(&server.url).await.expect("connects");
+    client.call_tool("echo", args("fine")).await.expect("works");
+}
+
+fn misbehaving(mode: &str) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new("python3");
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/misbehaving_server.py"
+        ))
+        .arg(mode);
+    command
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_calls_and_misbehaviour() {
+    let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");
+    assert_eq!(client.protocol_version().as_deref(), Some("2025-06-18"));
+    assert_eq!(client.server_info()["name"], "misbehaving");
+    let tools = client.list_tools().await.expect("tools");
+    assert_eq!(tools[0]["name"], "echo");
+    let result = client.call_tool("echo", Map::new()).await.expect("call");
+    assert_eq!(result.texts().collect::<Vec<_>>(), ["ok"]);
+    let err = client
+        .request("resources/list", serde_json::json!({}))
+        .await
+        .expect_err("-32601");
+    assert!(matches!(err, Error::Protocol { code: -32601, .. }));
+
+    for (mode, expected) in [
+        ("close", "closed its output"),
+        ("garbage", "timed out"),
+        ("wrong-id", "timed out"),
+        ("silent", "timed out"),
+    ] {
+        let client = StdioClient::builder(misbehaving(mode))
+            .timeout(Duration::from_millis(700))
+            .spawn()
+            .await
+            .expect("spawns");
+        let started = Instant::now();
+        let err = client.call_tool("echo", Map::new()).await.expect_err(mode);
+        assert!(err.to_string().contains(expected), "{mode}: {err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{mode}: bounded"
+        );
+    }
+    // A fresh connection works.
+    let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");
+    client.call_tool("echo", Map::new()).await.expect("works");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_child_is_ended_when_the_client_is_dropped() {
+    let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");
+    let pid = {
+        // The child's pid, through /proc: the only python3 child of this test process running
+        // the misbehaving server.
+        let me = std::process::id();
+        std::fs::read_dir("/proc")
+            .expect("proc")
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+            .find(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let cmdline =
+                    std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                stat.split_whitespace().nth(3) == Some(&me.to_string())
+                    && cmdline.contains("misbehaving_server.py")
+            })
+            .expect("the child runs")
+    };
+    drop(client);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // Gone, or a zombie waiting to be reaped: either way no longer running.
+        if stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the child still runs");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
