@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
-# Runs every test of the workspace on a fresh machine. Installs what the tests need first.
+# Runs every test of the workspace on a fresh machine. Installs what the tests need first:
+# the official MCP peers for the interop tests, from npm (tests/interop/package-lock.json) and
+# PyPI (tests/interop/requirements.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+(
+  cd tests/interop
+  npm ci --no-audit --no-fund --loglevel=error
+  if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+  fi
+  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+)
+
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+# Interop with the official peers installed above (ignored by a plain `cargo test`).
+cargo test -p mcp-bindgen-tests --test interop -- --ignored

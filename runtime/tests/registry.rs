@@ -110,6 +110,17 @@ fn tool_call(r: &mut Registry<World>, w: &mut World, name: &str, args: Value) ->
     reply["result"].clone()
 }
 
+/// The `{ error, code? }` object of a failed result (the JSON of its text block).
+fn failure(result: &Value) -> Value {
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(
+        result.get("structuredContent").is_none(),
+        "errors carry no structuredContent: {result}"
+    );
+    serde_json::from_str(result["content"][0]["text"].as_str().expect("a text block"))
+        .expect("JSON text")
+}
+
 fn names(r: &Registry<World>) -> Vec<String> {
     r.tools().map(|t| t.name.clone()).collect()
 }
@@ -306,40 +317,35 @@ fn unknown_tool_is_invalid_params() {
 fn arguments_that_do_not_fit_are_is_error_with_the_reason() {
     let mut r = registry();
     let mut w = World::default();
-    let result = tool_call(&mut r, &mut w, "place", json!({"n": 101}));
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["code"], "invalid_arguments");
+    let result = failure(&tool_call(&mut r, &mut w, "place", json!({"n": 101})));
+    assert_eq!(result["code"], "invalid_arguments");
     assert_eq!(
-        result["structuredContent"]["error"],
+        result["error"],
         "invalid arguments for place: /n: 101 is greater than the maximum 100"
     );
-    let result = tool_call(&mut r, &mut w, "place", json!({"n": "three"}));
-    assert_eq!(result["isError"], true);
-    let result = tool_call(&mut r, &mut w, "place", json!({}));
+    failure(&tool_call(&mut r, &mut w, "place", json!({"n": "three"})));
+    let result = failure(&tool_call(&mut r, &mut w, "place", json!({})));
     assert_eq!(
-        result["structuredContent"]["error"],
+        result["error"],
         "invalid arguments for place: /: missing the required property \"n\""
     );
     assert_eq!(w.placed, 0);
 }
 
-/// A handler error: isError with { error, code? } in structured and text content.
+/// A handler error: isError with { error, code? } (in the text block: see `failure`).
 #[test]
 fn handler_errors_are_is_error_with_error_and_code() {
     let mut r = registry();
     let mut w = World::default();
-    let result = tool_call(&mut r, &mut w, "fail", json!({"code": "E_FAIL"}));
-    let expected = json!({"error": "it went wrong", "code": "E_FAIL"});
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"], expected);
-    let text: Value =
-        serde_json::from_str(result["content"][0]["text"].as_str().expect("text")).expect("json");
-    assert_eq!(text, expected);
-    let result = tool_call(&mut r, &mut w, "fail", json!({}));
-    assert_eq!(
-        result["structuredContent"],
-        json!({"error": "it went wrong"})
-    );
+    let result = failure(&tool_call(
+        &mut r,
+        &mut w,
+        "fail",
+        json!({"code": "E_FAIL"}),
+    ));
+    assert_eq!(result, json!({"error": "it went wrong", "code": "E_FAIL"}));
+    let result = failure(&tool_call(&mut r, &mut w, "fail", json!({})));
+    assert_eq!(result, json!({"error": "it went wrong"}));
 }
 
 /// "When a handler raises, the server sets isError for the agent and continues."
@@ -347,11 +353,10 @@ fn handler_errors_are_is_error_with_error_and_code() {
 fn handler_panic_is_is_error_and_the_next_call_works() {
     let mut r = registry();
     let mut w = World::default();
-    let result = tool_call(&mut r, &mut w, "explode", json!({}));
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["code"], "panic");
+    let result = failure(&tool_call(&mut r, &mut w, "explode", json!({})));
+    assert_eq!(result["code"], "panic");
     assert!(
-        result["structuredContent"]["error"]
+        result["error"]
             .as_str()
             .expect("message")
             .contains("boom at frame 12")
@@ -405,10 +410,9 @@ fn crash_mode() {
         r.crashed(),
         Some("thread 'main' panicked at src/physics.rs:10:5")
     );
-    let result = tool_call(&mut r, &mut w, "place", json!({"n": 1}));
-    assert_eq!(result["isError"], true);
+    let result = failure(&tool_call(&mut r, &mut w, "place", json!({"n": 1})));
     assert_eq!(
-        result["structuredContent"],
+        result,
         json!({"error": "thread 'main' panicked at src/physics.rs:10:5", "code": "crashed"})
     );
     assert_eq!(w.placed, 0);

@@ -83,16 +83,105 @@ pub trait McpTool: DeserializeOwned + schemars::JsonSchema {
     note = "implement it: `impl Handler<{Ctx}> for {Self} {{ type Output = ..; fn call(self, ctx: &mut {Ctx}) -> Result<Self::Output, ToolError> {{ .. }} }}`"
 )]
 pub trait Handler<Ctx>: McpTool {
-    /// The result; its JSON is the call's `structuredContent` (wrapped as `{"result": ..}`
-    /// when it is not an object; `()` gives `{}`), and its schema the tool's `outputSchema`.
-    type Output: Serialize + schemars::JsonSchema;
+    /// The result: any `Serialize + JsonSchema` type, whose JSON is the call's
+    /// `structuredContent` (wrapped as `{"result": ..}` when it is not an object; `()` gives
+    /// `{}`) and whose schema is the tool's `outputSchema`; or a [`ToolResult`] with content
+    /// blocks of any kind (image, audio, resources).
+    type Output: ToolOutput;
 
-    /// Runs the tool. An `Err` is reported as `isError` with `{ error, code? }`.
+    /// Runs the tool. An `Err` is reported as `isError` with `{ error, code? }` in the text
+    /// block.
     fn call(self, ctx: &mut Ctx) -> Result<Self::Output, ToolError>;
 }
 
-/// A tool failure, reported to the client as `isError: true` with `{ "error", "code"? }` in
-/// `structuredContent` and in the text block.
+/// What a handler may return: see [`Handler::Output`].
+pub trait ToolOutput {
+    /// The `outputSchema`, and whether values are wrapped as `{"result": value}`; `None` when
+    /// the output has no schema.
+    fn output_schema() -> Option<(Map<String, Value>, bool)>;
+    /// The call result.
+    fn into_result(self, wrap: bool) -> Result<ToolResult, ToolError>;
+}
+
+impl<T: Serialize + schemars::JsonSchema> ToolOutput for T {
+    fn output_schema() -> Option<(Map<String, Value>, bool)> {
+        Some(output_schema::<T>())
+    }
+
+    fn into_result(self, wrap: bool) -> Result<ToolResult, ToolError> {
+        let value = serde_json::to_value(self).map_err(|e| {
+            ToolError::new(format!("the result is not JSON: {e}")).with_code("internal")
+        })?;
+        Ok(ToolResult::structured(structured(value, wrap)))
+    }
+}
+
+impl ToolOutput for ToolResult {
+    fn output_schema() -> Option<(Map<String, Value>, bool)> {
+        None
+    }
+
+    fn into_result(self, _: bool) -> Result<ToolResult, ToolError> {
+        Ok(self)
+    }
+}
+
+/// A handler's JSON as `structuredContent`: an object (wrapped under `result` when the output
+/// type is not one; `null` becomes `{}`).
+pub(crate) fn structured(value: Value, wrap: bool) -> Value {
+    match value {
+        Value::Null => Value::Object(Map::new()),
+        value if wrap => {
+            let mut object = Map::new();
+            object.insert("result".into(), value);
+            Value::Object(object)
+        }
+        value => value,
+    }
+}
+
+/// A successful call result with any content blocks (text, image, audio, resource links,
+/// embedded resources) and, optionally, `structuredContent`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The content blocks; when empty and `structured_content` is set, its JSON is sent as one
+    /// text block (as the spec recommends).
+    pub content: Vec<crate::Content>,
+    /// The structured result.
+    pub structured_content: Option<Value>,
+}
+
+impl ToolResult {
+    /// A result whose value is `structuredContent` (and its JSON text).
+    pub fn structured(value: Value) -> Self {
+        ToolResult {
+            content: Vec::new(),
+            structured_content: Some(value),
+        }
+    }
+
+    /// A result of content blocks.
+    pub fn content(content: Vec<crate::Content>) -> Self {
+        ToolResult {
+            content,
+            structured_content: None,
+        }
+    }
+
+    /// A result of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolResult::content(vec![crate::Content::text(text)])
+    }
+}
+
+impl From<Value> for ToolResult {
+    fn from(value: Value) -> Self {
+        ToolResult::structured(structured(value, false))
+    }
+}
+
+/// A tool failure, reported to the client as `isError: true` with `{ "error", "code"? }` as
+/// the JSON of the text block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
     /// What went wrong, for the agent.
@@ -196,13 +285,13 @@ impl ToolDefinition {
     }
 
     /// The definition of a derived tool whose handler returns `Output`.
-    pub fn of<T: McpTool, Output: schemars::JsonSchema>() -> Self {
+    pub fn of<T: McpTool, Output: ToolOutput>() -> Self {
         ToolDefinition {
             name: T::NAME.to_owned(),
             title: T::TITLE.map(str::to_owned),
             description: T::DESCRIPTION.to_owned(),
             input_schema: input_schema::<T>(),
-            output_schema: Some(output_schema::<Output>().0),
+            output_schema: Output::output_schema().map(|(schema, _)| schema),
             annotations: T::ANNOTATIONS,
             when_crashed: T::WHEN_CRASHED,
         }

@@ -7,13 +7,13 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Handler, ToolDefinition, ToolError, schema};
+use super::{Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
 
 /// Protocol versions `initialize` negotiates, newest first.
 pub(crate) const SUPPORTED_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-type Call<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<Value, ToolError> + Send>;
+type Call<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
 
 struct Entry<Ctx> {
     def: ToolDefinition,
@@ -66,39 +66,32 @@ impl<Ctx> Registry<Ctx> {
     /// Registers the tool `T`. Registering a name again replaces the tool and keeps the
     /// name's original position, so `tools/list` stays in first-registration order.
     pub fn register<T: Handler<Ctx>>(&mut self) -> &mut Self {
-        let mut def = ToolDefinition::of::<T, T::Output>();
-        let (output, wrap) = schema::output_schema::<T::Output>();
-        def.output_schema = Some(output);
+        let def = ToolDefinition::of::<T, T::Output>();
+        let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
         let call: Call<Ctx> = Box::new(move |ctx, arguments| {
             let args: T = serde_json::from_value(arguments).map_err(|e| {
                 ToolError::new(format!("invalid arguments for {}: {e}", T::NAME))
                     .with_code("invalid_arguments")
             })?;
-            let output = args.call(ctx)?;
-            let value = serde_json::to_value(output).map_err(|e| {
-                ToolError::new(format!("the result of {} is not JSON: {e}", T::NAME))
-                    .with_code("internal")
-            })?;
-            Ok(structured(value, wrap))
+            args.call(ctx)?.into_result(wrap)
         });
         self.insert(def, call)
     }
 
     /// Registers a tool from a definition and a closure over raw JSON arguments (the
-    /// arguments object, already checked against `def.input_schema`). The closure's value is
-    /// the call's `structuredContent` (`null` gives `{}`).
-    pub fn register_fn(
+    /// arguments object, already checked against `def.input_schema`). The closure returns a
+    /// [`ToolResult`], or a `serde_json::Value` that becomes `structuredContent` (`null` gives
+    /// `{}`).
+    pub fn register_fn<R: Into<ToolResult>>(
         &mut self,
         def: ToolDefinition,
-        mut handler: impl FnMut(&mut Ctx, Map<String, Value>) -> Result<Value, ToolError>
-        + Send
-        + 'static,
+        mut handler: impl FnMut(&mut Ctx, Map<String, Value>) -> Result<R, ToolError> + Send + 'static,
     ) -> &mut Self {
         let call: Call<Ctx> = Box::new(move |ctx, arguments| {
             let Value::Object(arguments) = arguments else {
                 return Err(ToolError::new("arguments must be an object"));
             };
-            handler(ctx, arguments).map(|v| structured(v, false))
+            handler(ctx, arguments).map(Into::into)
         });
         self.insert(def, call)
     }
@@ -286,20 +279,6 @@ impl<Ctx> Registry<Ctx> {
     }
 }
 
-/// A handler's JSON as `structuredContent`: an object (wrapped under `result` when the output
-/// type is not one; `null` becomes `{}`).
-fn structured(value: Value, wrap: bool) -> Value {
-    match value {
-        Value::Null => Value::Object(Map::new()),
-        value if wrap => {
-            let mut object = Map::new();
-            object.insert("result".into(), value);
-            Value::Object(object)
-        }
-        value => value,
-    }
-}
-
 #[derive(Deserialize)]
 struct RawRequest<'a> {
     #[serde(default, borrow)]
@@ -324,38 +303,59 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CallResult {
-    content: [TextBlock; 1],
-    structured_content: Value,
+    content: Blocks,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: Option<Value>,
     is_error: bool,
 }
 
-#[derive(Serialize)]
-struct TextBlock {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: String,
+/// The content of a result: the JSON text of `structuredContent` (the common case, written
+/// without building a block), or the handler's own blocks.
+enum Blocks {
+    Text(String),
+    Given(Vec<crate::Content>),
+}
+
+impl Serialize for Blocks {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        match self {
+            Blocks::Text(text) => {
+                #[derive(Serialize)]
+                struct TextBlock<'a> {
+                    #[serde(rename = "type")]
+                    kind: &'static str,
+                    text: &'a str,
+                }
+                let mut seq = serializer.serialize_seq(Some(1))?;
+                seq.serialize_element(&TextBlock { kind: "text", text })?;
+                seq.end()
+            }
+            Blocks::Given(blocks) => blocks.serialize(serializer),
+        }
+    }
 }
 
 impl CallResult {
-    fn success(value: Value) -> Self {
+    fn success(result: ToolResult) -> Self {
+        let content = match (result.content.is_empty(), &result.structured_content) {
+            (true, Some(value)) => Blocks::Text(value.to_string()),
+            _ => Blocks::Given(result.content),
+        };
         CallResult {
-            content: [TextBlock {
-                kind: "text",
-                text: value.to_string(),
-            }],
-            structured_content: value,
+            content,
+            structured_content: result.structured_content,
             is_error: false,
         }
     }
 
+    /// `{ error, code? }` in the text block only: the tool's `outputSchema` describes its
+    /// successful result, and the official TypeScript client checks any `structuredContent`
+    /// against it, errors included (Scape: "do not assume errors have structuredContent").
     fn failure(failure: &ToolError) -> Self {
-        let value = failure.to_value();
         CallResult {
-            content: [TextBlock {
-                kind: "text",
-                text: value.to_string(),
-            }],
-            structured_content: value,
+            content: Blocks::Text(failure.to_value().to_string()),
+            structured_content: None,
             is_error: true,
         }
     }

@@ -1,0 +1,203 @@
+//! Drives `@modelcontextprotocol/server-everything` through the client generated from its
+//! capture (`snapshots/everything.rs`), typed: `everything_check stdio|http CAPTURE_OUT`.
+//!
+//! It starts the server (stdio, or Streamable HTTP on 127.0.0.1:3001: run it in a private
+//! network namespace, since that mode listens on every interface), writes the server's
+//! `tools/list` as a capture to CAPTURE_OUT, calls every listed tool, and prints one line per
+//! tool. Exits non-zero when a call does not end as expected.
+
+use std::time::{Duration, Instant};
+
+use mcp_bindgen::{Error, HttpClient, StdioClient, ToolCaller};
+use mcp_bindgen_tests::everything::{Client, TOOL_NAMES, types};
+use serde_json::{Value, json};
+
+const SERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+);
+const NODE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/interop/node_modules/.bin/node"
+);
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(mode), Some(out)) = (args.get(1), args.get(2)) else {
+        eprintln!("usage: everything_check stdio|http CAPTURE_OUT");
+        return std::process::ExitCode::from(2);
+    };
+    match run(mode, out).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(mode: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
+    match mode {
+        "stdio" => {
+            let mut command = tokio::process::Command::new(NODE);
+            command.arg(SERVER).arg("stdio");
+            let client = StdioClient::spawn(command).await?;
+            let capture = capture(
+                client.protocol_version(),
+                client.server_info(),
+                client.list_tools().await?,
+            );
+            std::fs::write(out, serde_json::to_string_pretty(&capture)? + "\n")?;
+            call_every_tool(client).await
+        }
+        "http" => {
+            let mut server = tokio::process::Command::new(NODE)
+                .arg(SERVER)
+                .arg("streamableHttp")
+                .env("PORT", "3001")
+                .stdout(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()?;
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while tokio::net::TcpStream::connect("127.0.0.1:3001")
+                .await
+                .is_err()
+            {
+                if Instant::now() > deadline {
+                    return Err("server-everything did not listen within 30 s".into());
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let client = HttpClient::connect("http://127.0.0.1:3001/mcp").await?;
+            let capture = capture(
+                client.protocol_version(),
+                client.server_info(),
+                client.list_tools().await?,
+            );
+            std::fs::write(out, serde_json::to_string_pretty(&capture)? + "\n")?;
+            let result = call_every_tool(client).await;
+            let _ = server.kill().await;
+            result
+        }
+        other => Err(format!("unknown mode {other}").into()),
+    }
+}
+
+fn capture(version: Option<String>, server: Value, tools: Vec<Value>) -> Value {
+    json!({"protocolVersion": version, "serverInfo": server, "tools": tools})
+}
+
+async fn call_every_tool<C: ToolCaller + Sync>(
+    caller: C,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use types::*;
+    let client = Client::new(caller);
+    let mut called = Vec::new();
+    macro_rules! ok {
+        ($name:literal, $call:expr) => {{
+            let value = $call.await.map_err(|e| format!("{}: {e}", $name))?;
+            println!("{}: ok {}", $name, short(&format!("{value:?}")));
+            called.push($name);
+            value
+        }};
+    }
+    let echo = ok!(
+        "echo",
+        client.echo(&EchoArgs {
+            message: "hello".into()
+        })
+    );
+    check(echo == json!("Echo: hello"), "echo answers Echo: hello")?;
+    ok!(
+        "get-annotated-message",
+        client.get_annotated_message(&GetAnnotatedMessageArgs {
+            message_type: GetAnnotatedMessageArgsMessageType::Error,
+            include_image: true,
+        })
+    );
+    ok!("get-env", client.get_env());
+    ok!(
+        "get-resource-links",
+        client.get_resource_links(&GetResourceLinksArgs { count: 2.0 })
+    );
+    ok!(
+        "get-resource-reference",
+        client.get_resource_reference(&GetResourceReferenceArgs {
+            resource_type: GetResourceReferenceArgsResourceType::Text,
+            resource_id: 1.0,
+        })
+    );
+    let weather = ok!(
+        "get-structured-content",
+        client.get_structured_content(&GetStructuredContentArgs {
+            location: GetStructuredContentArgsLocation::NewYork,
+        })
+    );
+    check(!weather.conditions.is_empty(), "typed structured content")?;
+    let sum = ok!("get-sum", client.get_sum(&GetSumArgs { a: 2.0, b: 3.0 }));
+    check(sum.to_string().contains('5'), "get-sum adds")?;
+    ok!("get-tiny-image", client.get_tiny_image());
+    ok!(
+        "gzip-file-as-resource",
+        client.gzip_file_as_resource(&GzipFileAsResourceArgs {
+            data: "data:text/plain;base64,aGVsbG8gd29ybGQ=".into(),
+            name: "hello.txt.gz".into(),
+            output_type: GzipFileAsResourceArgsOutputType::Resource,
+        })
+    );
+    ok!(
+        "toggle-simulated-logging",
+        client.toggle_simulated_logging()
+    );
+    ok!(
+        "toggle-subscriber-updates",
+        client.toggle_subscriber_updates()
+    );
+    ok!(
+        "trigger-long-running-operation",
+        client.trigger_long_running_operation(&TriggerLongRunningOperationArgs {
+            duration: 0.2,
+            steps: 2.0,
+        })
+    );
+    // Declared `execution.taskSupport: "required"`: the server refuses a call without task
+    // augmentation (as a failed result), which the generated client reports as a typed error.
+    match client
+        .simulate_research_query(&SimulateResearchQueryArgs {
+            topic: "rust".into(),
+            ambiguous: false,
+        })
+        .await
+    {
+        Err(Error::Protocol { message, .. } | Error::Tool { message, .. })
+            if message.contains("task") =>
+        {
+            println!("simulate-research-query: refused as expected (task required): {message}");
+            called.push("simulate-research-query");
+        }
+        Ok(value) => {
+            println!("simulate-research-query: ok {}", short(&value.to_string()));
+            called.push("simulate-research-query");
+        }
+        Err(other) => return Err(format!("simulate-research-query: {other}").into()),
+    }
+    let missing: Vec<&&str> = TOOL_NAMES.iter().filter(|t| !called.contains(t)).collect();
+    check(
+        missing.is_empty(),
+        &format!("every tool called; missing {missing:?}"),
+    )?;
+    Ok(())
+}
+
+fn check(ok: bool, what: &str) -> Result<(), Box<dyn std::error::Error>> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("failed: {what}").into())
+    }
+}
+
+fn short(s: &str) -> String {
+    s.chars().take(100).collect()
+}

@@ -1,0 +1,261 @@
+//! Interop with the official MCP peers, installed from the package registries by
+//! `scripts/test.sh` (npm: `tests/interop/package.json`; PyPI: `tests/interop/requirements.txt`)
+//! which then runs these with `--ignored`. Every server is bound to 127.0.0.1, and every loop
+//! and wait is bounded.
+//!
+//! - the MCP conformance suite's server scenarios against `conformance_host` (derive +
+//!   registry + server), with the expected failures in `interop/conformance-baseline.yml`;
+//! - its client scenarios `initialize` and `tools_call` against `conformance_client`;
+//! - the official TypeScript SDK client and the Python `mcp` client against our server;
+//! - `@modelcontextprotocol/server-everything` over stdio and Streamable HTTP (in a private
+//!   network namespace), every tool called through the generated client, typed.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn interop() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("interop")
+}
+
+fn node() -> PathBuf {
+    interop().join("node_modules/.bin/node")
+}
+
+fn conformance() -> Command {
+    let mut c = Command::new(node());
+    c.arg(interop().join("node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        .current_dir(std::env::temp_dir());
+    c
+}
+
+/// The fixture host on a free port; killed when dropped.
+struct Host {
+    child: Child,
+    url: String,
+}
+
+impl Host {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance_host"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("prints its URL");
+        Host {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `command` to completion; panics with its output unless it succeeds. Returns stdout.
+fn run(mut command: Command, what: &str) -> String {
+    let out = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The checks of every scenario the suite saved under `dir` (`-o`), by scenario name.
+fn checks(dir: &Path) -> Vec<(String, Vec<Value>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("results").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // `[server-]<scenario>-<timestamp>`, the timestamp `2026-12-02T12-55-21-013Z`.
+        let stem = &name[..name.len().saturating_sub("-2026-12-02T12-55-21-013Z".len())];
+        let scenario = stem.strip_prefix("server-").unwrap_or(stem).to_owned();
+        let text = std::fs::read_to_string(entry.path().join("checks.json")).expect("checks.json");
+        out.push((scenario, serde_json::from_str(&text).expect("json")));
+    }
+    out
+}
+
+fn assert_passed(results: &[(String, Vec<Value>)], scenario: &str) {
+    let (_, checks) = results
+        .iter()
+        .find(|(s, _)| s == scenario)
+        .unwrap_or_else(|| panic!("{scenario} did not run"));
+    assert!(!checks.is_empty(), "{scenario}: no checks");
+    for check in checks {
+        let status = check["status"].as_str().unwrap_or("");
+        assert!(
+            matches!(status, "SUCCESS" | "INFO"),
+            "{scenario}: {}",
+            serde_json::to_string_pretty(check).unwrap_or_default()
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn conformance_server_scenarios() {
+    let host = Host::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut c = conformance();
+    c.args(["server", "--url", &host.url, "--expected-failures"])
+        .arg(interop().join("conformance-baseline.yml"))
+        .arg("-o")
+        .arg(dir.path());
+    // Exit 0: every failure is in the baseline, and no baseline entry passes now.
+    run(c, "conformance server");
+    let results = checks(dir.path());
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-image",
+        "tools-call-audio",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
+        "tools-call-error",
+        "dns-rebinding-protection",
+    ] {
+        assert_passed(&results, scenario);
+    }
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn conformance_client_scenarios() {
+    for scenario in ["initialize", "tools_call"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c = conformance();
+        c.args([
+            "client",
+            "--command",
+            env!("CARGO_BIN_EXE_conformance_client"),
+            "--scenario",
+            scenario,
+            "--timeout",
+            "60000",
+            "-o",
+        ])
+        .arg(dir.path());
+        run(c, scenario);
+        assert_passed(&checks(dir.path()), scenario);
+    }
+}
+
+fn check_peer_result(result: &Value, peer: &str) {
+    assert_eq!(
+        result["server"]["name"], "mcp-bindgen-conformance-host",
+        "{peer}"
+    );
+    let tools: Vec<&str> = result["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tools.contains(&"add") && tools.contains(&"test_error_handling"),
+        "{peer}: {tools:?}"
+    );
+    assert_eq!(
+        result["add"]["structuredContent"],
+        serde_json::json!({"sum": 5.5}),
+        "{peer}"
+    );
+    assert_eq!(result["add"]["isError"], false, "{peer}");
+    assert_eq!(result["failing"]["isError"], true, "{peer}");
+    let text = result["failing"]["content"][0]["text"]
+        .as_str()
+        .expect("error text");
+    assert!(
+        text.contains("intentionally returns an error"),
+        "{peer}: {text}"
+    );
+    assert_eq!(result["unknown"]["code"], -32602, "{peer}");
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn typescript_sdk_client() {
+    let host = Host::start();
+    let mut c = Command::new(node());
+    c.arg(interop().join("ts_client.mjs")).arg(&host.url);
+    let out = run(c, "TypeScript SDK client");
+    let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    check_peer_result(&result, "typescript");
+    // SEP-1303: arguments that do not fit come back as a tool error the model can read.
+    assert_eq!(result["badArgs"]["isError"], true);
+}
+
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_sdk_client() {
+    let host = Host::start();
+    let mut c = Command::new(interop().join(".venv/bin/python"));
+    c.arg(interop().join("py_client.py")).arg(&host.url);
+    let out = run(c, "Python mcp client");
+    let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    check_peer_result(&result, "python");
+}
+
+fn everything(mode: &str, wrap_in_namespace: bool) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture = dir.path().join("everything.tools.json");
+    let bin = env!("CARGO_BIN_EXE_everything_check");
+    let mut c = if wrap_in_namespace {
+        // server-everything's HTTP mode listens on every interface: give it a network
+        // namespace whose only interface is loopback.
+        let mut c = Command::new("unshare");
+        c.args(["-rn", "sh", "-c", "ip link set lo up && exec \"$0\" \"$@\""])
+            .arg(bin)
+            .arg(mode)
+            .arg(&capture);
+        c
+    } else {
+        let mut c = Command::new(bin);
+        c.arg(mode).arg(&capture);
+        c
+    };
+    c.stderr(Stdio::null());
+    let out = run(c, &format!("server-everything over {mode}"));
+    assert_eq!(out.lines().count(), 13, "one line per tool:\n{out}");
+    // What the client captured is the checked-in capture the generated client came from.
+    let captured: Value =
+        serde_json::from_str(&std::fs::read_to_string(&capture).expect("capture")).expect("json");
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/captures/everything.tools.json"),
+        )
+        .expect("fixture"),
+    )
+    .expect("json");
+    assert_eq!(
+        captured["tools"], fixture["tools"],
+        "{mode}: the server's tools changed"
+    );
+    assert_eq!(captured["serverInfo"]["name"], "mcp-servers/everything");
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn server_everything_over_stdio() {
+    everything("stdio", false);
+}
+
+#[test]
+#[ignore = "needs the npm peers and unshare: run scripts/test.sh"]
+fn server_everything_over_streamable_http() {
+    everything("http", true);
+}
