@@ -25,9 +25,9 @@ use crate::{Error, Generator, ServerConfig};
 /// include!(concat!(env!("OUT_DIR"), "/saving_throw.rs"));
 /// ```
 ///
-/// Relative capture paths are read from `CARGO_MANIFEST_DIR`. Every input is announced with
-/// `cargo:rerun-if-changed`, so an untouched build runs no generator work, and warnings are
-/// shown with `cargo:warning`.
+/// Relative capture and contract paths are read from `CARGO_MANIFEST_DIR`. Every input (the
+/// capture and each `.d.ts`) is announced with `cargo:rerun-if-changed`, so an untouched build
+/// runs no generator work, and warnings are shown with `cargo:warning`.
 #[derive(Debug, Clone, Default)]
 pub struct Builder {
     servers: Vec<ServerConfig>,
@@ -83,7 +83,9 @@ impl Builder {
         let mut written = Vec::new();
         for config in &self.servers {
             if emit {
-                println!("cargo:rerun-if-changed={}", config.capture.display());
+                for input in config.inputs() {
+                    println!("cargo:rerun-if-changed={}", input.display());
+                }
             }
             let module = generator.generate(config)?;
             if emit {

@@ -7,10 +7,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
+use std::collections::BTreeSet;
+
+use crate::contracts::{self, Contracts, Lowered, Source};
 use crate::diagnostic::{Diagnostic, Warning};
 use crate::model::{Capture, Tool};
-use crate::normalise::{self, Names};
-use crate::types::{self, Unit};
+use crate::normalise::{self, Names, Own};
+use crate::types::{self, Extra, Unit};
 use crate::{Error, Module, ServerConfig, naming};
 
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
@@ -32,11 +35,42 @@ struct Plan<'a> {
     tool: &'a Tool,
     method: String,
     args: Args,
-    /// Generated output type name, when the tool has a usable `outputSchema`.
+    /// Generated result type name: from the manifest's `results`, else from a usable
+    /// `outputSchema`.
     output: Option<String>,
+    /// Whether `output` comes from the contracts.
+    from_contracts: bool,
 }
 
-pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Module, Error> {
+/// The contracts of a server, lowered and normalised.
+struct ContractTypes {
+    lowered: Lowered,
+    unit: Unit,
+    substitutions: Vec<normalise::Substitution>,
+    own: Vec<Own>,
+    three_state: BTreeSet<(String, String)>,
+}
+
+pub(crate) fn generate(
+    config: &ServerConfig,
+    capture: Option<&Capture>,
+    sources: Vec<Source>,
+) -> Result<Module, Error> {
+    let has_client = capture.is_some();
+    let empty;
+    let capture = match capture {
+        Some(capture) => capture,
+        None => {
+            empty = Capture {
+                file: config.contracts.first().cloned().unwrap_or_default(),
+                text: String::new(),
+                server: None,
+                protocol_version: None,
+                tools: Vec::new(),
+            };
+            &empty
+        }
+    };
     let file = &capture.file;
     let diag = |pointer: &str, message: String, help: &str| {
         Diagnostic::new(file, message)
@@ -54,6 +88,25 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
         });
     };
 
+    for tool in config.results.keys() {
+        if !capture.tools.iter().any(|t| &t.name == tool) {
+            let message = if has_client {
+                format!(
+                    "a result type is configured for tool `{tool}`, which this capture does not list"
+                )
+            } else {
+                format!(
+                    "a result type is configured for tool `{tool}`, but the server has no capture"
+                )
+            };
+            return Err(Diagnostic::new(file, message)
+                .help(format!(
+                    "remove `{tool}` from the `{}` server's results, or fix its name",
+                    config.module
+                ))
+                .into());
+        }
+    }
     for renamed in config.rename.keys() {
         if !capture.tools.iter().any(|t| &t.name == renamed) {
             return Err(Diagnostic::new(
@@ -126,6 +179,7 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
             method,
             args: Args::None,
             output: None,
+            from_contracts: false,
         });
     }
 
@@ -136,8 +190,28 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
         names.reserve(&format!("{stem}Args"));
         names.reserve(&format!("{stem}Output"));
     }
+    let contract_types = if sources.is_empty() && config.results.is_empty() {
+        None
+    } else {
+        let stems: BTreeMap<&str, String> = plans
+            .iter()
+            .map(|p| (p.tool.name.as_str(), naming::type_name(&p.method)))
+            .collect();
+        Some(lower_contracts(config, sources, &stems, &mut names)?)
+    };
+    let mut contract_warnings = Vec::new();
+    if let Some(contracts) = &contract_types {
+        contract_warnings.extend(contracts.lowered.warnings.iter().cloned());
+        for plan in &mut plans {
+            if let Some(ty) = contracts.lowered.results.get(&plan.tool.name) {
+                plan.output = Some(ty.clone());
+                plan.from_contracts = true;
+            }
+        }
+    }
     let mut units = Vec::new();
     let mut substitutions = Vec::new();
+    let mut own = Vec::new();
     for plan in &mut plans {
         let tool = plan.tool;
         let stem = naming::type_name(&plan.method);
@@ -178,13 +252,15 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
             warn(tool, format!("{input_pointer}{p}"), m);
         }
         substitutions.extend(normalised.substitutions);
+        own.extend(normalised.own);
         units.push(Unit {
             root: args_name.clone(),
             defs: normalised.defs,
+            split: false,
         });
         plan.args = Args::Typed(args_name);
 
-        if let Some(output) = &tool.output_schema {
+        if let Some(output) = tool.output_schema.as_ref().filter(|_| !plan.from_contracts) {
             let output_pointer = format!("{}/outputSchema", tool.pointer);
             let output_name = format!("{stem}Output");
             let schema_diag =
@@ -195,9 +271,11 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
                 warn(tool, format!("{output_pointer}{p}"), m);
             }
             substitutions.extend(normalised.substitutions);
+            own.extend(normalised.own);
             units.push(Unit {
                 root: output_name.clone(),
                 defs: normalised.defs,
+                split: false,
             });
             plan.output = Some(output_name);
         }
@@ -220,15 +298,58 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
                 warn(tool, format!("{output_pointer}{p}"), m);
             }
             substitutions.extend(normalised.substitutions);
+            own.extend(normalised.own);
             units.push(Unit {
                 root: output_name.clone(),
                 defs: normalised.defs,
+                split: false,
             });
             plan.output = Some(output_name);
         }
     }
 
-    let generated = types::generate(&units, &substitutions);
+    for ty in config.variants.keys() {
+        if !names.variants_used(ty) {
+            return Err(Diagnostic::new(
+                file,
+                format!("variant names are configured for `{ty}`, which is not a generated enum"),
+            )
+            .help(format!(
+                "name an enum type of the `{}` server (a contract enum or a union tagged by a boolean or number), as it appears in the generated `types` module",
+                config.module
+            ))
+            .into());
+        }
+    }
+    let no_three_state = BTreeSet::new();
+    let mut consts = Vec::new();
+    let mut three_state = &no_three_state;
+    if let Some(contracts) = &contract_types {
+        units.push(contracts.unit.clone());
+        substitutions.extend(contracts.substitutions.iter().cloned());
+        own.extend(contracts.own.iter().cloned());
+        three_state = &contracts.three_state;
+        consts = contracts.lowered.consts.clone();
+    }
+    let generated = types::generate(
+        &units,
+        &Extra {
+            substitutions: &substitutions,
+            own: &own,
+            three_state,
+            consts: &consts,
+        },
+    );
+    if let Some(contracts) = &contract_types {
+        for (name, reason) in &generated.failed {
+            if contracts.unit.defs.iter().any(|(def, _)| def == name) {
+                contract_warnings.push(contracts.lowered.warning(
+                    name,
+                    format!("{reason}; `{name}` typed as serde_json::Value"),
+                ));
+            }
+        }
+    }
     for plan in &mut plans {
         if let Args::Typed(name) = &plan.args
             && let Some(reason) = generated.failed.get(name)
@@ -262,7 +383,11 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
                 .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
         })
         .unwrap_or_else(|| config.module.clone());
-    let tokens = emit(config, capture, &server_name, &plans, generated.items);
+    let tokens = if has_client {
+        emit(config, capture, &server_name, &plans, generated.items)
+    } else {
+        emit_types_only(config, &server_name, generated.items)
+    };
     let file: syn::File = syn::parse2(tokens).map_err(|e| {
         Diagnostic::new(
             file,
@@ -270,15 +395,110 @@ pub(crate) fn generate(config: &ServerConfig, capture: &Capture) -> Result<Modul
         )
         .help("please report this with the capture attached")
     })?;
-    warnings.sort_by_key(|w| w.at.map(|at| (at.line, at.column)));
+    warnings.extend(contract_warnings);
+    warnings.sort_by(|a, b| {
+        (a.file.clone(), a.at.map(|at| (at.line, at.column)))
+            .cmp(&(b.file.clone(), b.at.map(|at| (at.line, at.column))))
+    });
+    let mut inputs: Vec<std::path::PathBuf> = capture_input(config, capture, has_client);
+    inputs.extend(config.contracts.iter().cloned());
     Ok(Module {
         name: config.module.clone(),
-        inputs: vec![config.capture.clone()],
+        inputs,
         file,
         warnings,
         tools: plans.len(),
         types: generated.count,
     })
+}
+
+/// The capture as named in the config (or as read, when it was passed in).
+fn capture_input(
+    config: &ServerConfig,
+    capture: &Capture,
+    has_client: bool,
+) -> Vec<std::path::PathBuf> {
+    match (&config.capture, has_client) {
+        (Some(path), _) => vec![path.clone()],
+        (None, true) => vec![capture.file.clone()],
+        (None, false) => Vec::new(),
+    }
+}
+
+/// Parses, lowers and normalises the server's contracts; result types are named
+/// `{Stem}Result` when they are not a declared type.
+fn lower_contracts(
+    config: &ServerConfig,
+    sources: Vec<Source>,
+    stems: &BTreeMap<&str, String>,
+    names: &mut Names,
+) -> Result<ContractTypes, Error> {
+    let contracts = Contracts::parse(sources)?;
+    let settings = contracts::Settings {
+        overrides: &config.overrides,
+        results: config
+            .results
+            .iter()
+            .map(|(tool, ty)| {
+                let stem = stems.get(tool.as_str()).cloned().unwrap_or_default();
+                (tool.clone(), format!("{stem}Result"), ty.clone())
+            })
+            .collect(),
+    };
+    let lowered = contracts.lower(&settings, &mut |wanted| names.reserve(wanted))?;
+    for (ty, chosen) in &config.variants {
+        names.name_variants_of(ty, chosen);
+    }
+    for (ty, chosen) in &lowered.variant_names {
+        names.name_variants_of(ty, chosen);
+    }
+    let normalised = normalise::normalise_definitions(&lowered.defs, names);
+    let mut lowered = lowered;
+    for (pointer, message) in normalised.warnings {
+        let def = pointer.split('/').nth(2).unwrap_or_default().to_owned();
+        let warning = lowered.warning(&def, message);
+        lowered.warnings.push(warning);
+    }
+    let three_state = three_state_fields(&normalised.defs);
+    Ok(ContractTypes {
+        unit: Unit {
+            root: "agent contracts".into(),
+            defs: normalised.defs,
+            split: true,
+        },
+        substitutions: normalised.substitutions,
+        own: normalised.own,
+        three_state,
+        lowered,
+    })
+}
+
+/// Fields that may be absent and may be `null` (`f?: T | null`), by definition and wire name.
+fn three_state_fields(defs: &[(String, Value)]) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (name, schema) in defs {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (field, property) in properties {
+            let nullable = property
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|any| {
+                    any.iter()
+                        .any(|s| s.get("type") == Some(&Value::from("null")))
+                });
+            if nullable && !required.contains(&field.as_str()) {
+                out.insert((name.clone(), field.clone()));
+            }
+        }
+    }
+    out
 }
 
 fn valid_method(name: &str) -> bool {
@@ -351,11 +571,27 @@ fn emit(
     type_items: Vec<syn::Item>,
 ) -> TokenStream {
     let mut about = format!("Typed client for the {server_name} MCP server.\n\n");
+    let capture_name = config
+        .capture
+        .as_ref()
+        .unwrap_or(&capture.file)
+        .to_string_lossy()
+        .replace('\\', "/");
     about.push_str(&format!(
-        "Generated by mcp-bindgen from `{}`: {} tools",
-        config.capture.to_string_lossy().replace('\\', "/"),
+        "Generated by mcp-bindgen from `{capture_name}`: {} tools",
         plans.len()
     ));
+    if !config.contracts.is_empty() {
+        let contracts: Vec<String> = config
+            .contracts
+            .iter()
+            .map(|p| format!("`{}`", p.to_string_lossy().replace('\\', "/")))
+            .collect();
+        about.push_str(&format!(
+            " and the agent contracts {}",
+            contracts.join(", ")
+        ));
+    }
     if let Some(server) = &capture.server {
         about.push_str(&format!(", server `{}`", server.name));
         if let Some(version) = &server.version {
@@ -427,6 +663,8 @@ fn emit(
         }
         if plan.output.is_none() {
             text.push_str(" The server declares no result type, so the result is JSON.");
+        } else if plan.from_contracts {
+            text.push_str(" The result type comes from the agent contracts.");
         }
         let method_doc = doc(&text);
         let raw_doc = doc(&format!(
@@ -478,11 +716,16 @@ fn emit(
             _ => None,
         })
         .collect();
+    let types_doc = if config.contracts.is_empty() {
+        doc("Argument and result types of the tools.")
+    } else {
+        doc("Argument and result types of the tools, and the agent contracts' types and constants.")
+    };
     let types_mod = if type_items.is_empty() && arg_aliases.is_empty() {
         quote!()
     } else {
         quote! {
-            /// Argument and result types of the tools.
+            #types_doc
             // typify writes `Default` for enums by hand.
             #[allow(clippy::derivable_impls)]
             pub mod types {
@@ -526,6 +769,33 @@ fn emit(
 
         impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
             #(#methods)*
+        }
+    }
+}
+
+/// A module with only the contracts' types (no capture, so no client).
+fn emit_types_only(
+    config: &ServerConfig,
+    server_name: &str,
+    type_items: Vec<syn::Item>,
+) -> TokenStream {
+    let contracts: Vec<String> = config
+        .contracts
+        .iter()
+        .map(|p| format!("`{}`", p.to_string_lossy().replace('\\', "/")))
+        .collect();
+    let module_doc = inner_doc(&format!(
+        "Types of the {server_name} agent contracts.\n\nGenerated by mcp-bindgen from {}.",
+        contracts.join(", ")
+    ));
+    quote! {
+        #module_doc
+
+        /// The agent contracts' types and constants.
+        // typify writes `Default` for enums by hand.
+        #[allow(clippy::derivable_impls)]
+        pub mod types {
+            #(#type_items)*
         }
     }
 }

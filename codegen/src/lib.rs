@@ -27,6 +27,7 @@
 mod builder;
 pub mod capture;
 mod client;
+mod contracts;
 mod diagnostic;
 mod locate;
 pub mod manifest;
@@ -75,22 +76,53 @@ impl Error {
     }
 }
 
-/// What to generate for one server: the module name, the capture, and renames. Shared by
-/// [`Builder`], the `bindings.toml` manifest and the CLI.
+/// What to generate for one server: the module name, its capture and agent contracts, result
+/// types, overrides and renames. Shared by [`Builder`], the `bindings.toml` manifest and the
+/// CLI.
+///
+/// ```
+/// use mcp_bindgen_codegen::ServerConfig;
+///
+/// let config = ServerConfig::new("scape", "captures/scape.tools.json")
+///     .with_contract("contracts/agent_contracts.d.ts")
+///     .with_result("scape_observe", "AgentObservation")
+///     .with_override("AgentPosition.x", "integer")
+///     .with_variant_name("AgentSceneObjectConveyorEmoji", "\u{27a1}\u{fe0f}", "Right");
+/// assert_eq!(config.contracts.len(), 1);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// The Rust module name (`saving_throw`).
     #[serde(skip)]
     pub module: String,
-    /// The captured `tools/list` (see [`capture`]).
-    pub capture: PathBuf,
+    /// The captured `tools/list` (see [`capture`]); without one, only the contracts' types are
+    /// generated.
+    #[serde(default)]
+    pub capture: Option<PathBuf>,
+    /// Agent-contract TypeScript declaration files (`.d.ts`): every interface, type alias and
+    /// `declare const` becomes a Rust type or constant in `types`.
+    #[serde(default)]
+    pub contracts: Vec<PathBuf>,
     /// The server's name in docs ("Saving Throw"); default: the capture's `serverInfo`.
     #[serde(default)]
     pub name: Option<String>,
     /// Tool name → method name, for collisions and taste.
     #[serde(default)]
     pub rename: BTreeMap<String, String>,
+    /// Tool name → its result type, a TypeScript type over the contracts (`"AgentObservation"`,
+    /// `"AgentPosition[]"`). Wins over the tool's `outputSchema`.
+    #[serde(default)]
+    pub results: BTreeMap<String, String>,
+    /// Replaces a contract type (`"Type"`) or member (`"Type.field"`, `"Type.inline.field"`) by
+    /// a TypeScript type; `integer`, `i8`..`i64`, `u8`..`u64`, `f32` and `f64` name Rust's
+    /// numbers (`"AgentPosition.x" = "integer"`).
+    #[serde(default)]
+    pub overrides: BTreeMap<String, String>,
+    /// Enum type → wire value → variant name, for variants whose generated name you want to
+    /// choose (`"➡️" = "Right"`; for a union tagged by a boolean, `"true" = "Entered"`).
+    #[serde(default)]
+    pub variants: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl ServerConfig {
@@ -98,7 +130,16 @@ impl ServerConfig {
     pub fn new(module: impl Into<String>, capture: impl Into<PathBuf>) -> Self {
         ServerConfig {
             module: module.into(),
-            capture: capture.into(),
+            capture: Some(capture.into()),
+            ..Default::default()
+        }
+    }
+
+    /// A config for module `module` with no capture: only the types of its contracts (add
+    /// them with [`ServerConfig::with_contract`]).
+    pub fn contracts_only(module: impl Into<String>) -> Self {
+        ServerConfig {
+            module: module.into(),
             ..Default::default()
         }
     }
@@ -113,6 +154,47 @@ impl ServerConfig {
     pub fn with_rename(mut self, tool: impl Into<String>, method: impl Into<String>) -> Self {
         self.rename.insert(tool.into(), method.into());
         self
+    }
+
+    /// Adds an agent-contract declaration file (`.d.ts`).
+    pub fn with_contract(mut self, path: impl Into<PathBuf>) -> Self {
+        self.contracts.push(path.into());
+        self
+    }
+
+    /// Types the result of `tool` as `ty`, a TypeScript type over the contracts.
+    pub fn with_result(mut self, tool: impl Into<String>, ty: impl Into<String>) -> Self {
+        self.results.insert(tool.into(), ty.into());
+        self
+    }
+
+    /// Replaces the type of contract type or member `path` (`"AgentPosition.x"`) by `ty`.
+    pub fn with_override(mut self, path: impl Into<String>, ty: impl Into<String>) -> Self {
+        self.overrides.insert(path.into(), ty.into());
+        self
+    }
+
+    /// Names the variant of enum `ty` for wire value `value`.
+    pub fn with_variant_name(
+        mut self,
+        ty: impl Into<String>,
+        value: impl Into<String>,
+        variant: impl Into<String>,
+    ) -> Self {
+        self.variants
+            .entry(ty.into())
+            .or_default()
+            .insert(value.into(), variant.into());
+        self
+    }
+
+    /// The input files, as named: the capture, then the contracts.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        self.capture
+            .iter()
+            .chain(&self.contracts)
+            .cloned()
+            .collect()
     }
 }
 
@@ -211,23 +293,52 @@ impl Generator {
         }
     }
 
-    /// Generates the module for one server.
-    pub fn generate(&self, config: &ServerConfig) -> Result<Module, Error> {
-        let text =
-            std::fs::read_to_string(self.resolve(&config.capture)).map_err(|source| Error::Io {
-                path: config.capture.clone(),
-                source,
-            })?;
-        let capture = capture::parse(&config.capture, text)?;
-        self.generate_capture(config, &capture)
+    fn read(&self, path: &Path) -> Result<String, Error> {
+        std::fs::read_to_string(self.resolve(path)).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
-    /// Generates the module for a capture already read.
+    /// Generates the module for one server: its capture and contracts are read from disk.
+    pub fn generate(&self, config: &ServerConfig) -> Result<Module, Error> {
+        let capture = match &config.capture {
+            Some(path) => Some(capture::parse(path, self.read(path)?)?),
+            None => None,
+        };
+        self.generate_inner(config, capture.as_ref())
+    }
+
+    /// Generates the module for a capture already read (the config's contracts are read from
+    /// disk).
     pub fn generate_capture(
         &self,
         config: &ServerConfig,
         capture: &model::Capture,
     ) -> Result<Module, Error> {
-        client::generate(config, capture)
+        self.generate_inner(config, Some(capture))
+    }
+
+    fn generate_inner(
+        &self,
+        config: &ServerConfig,
+        capture: Option<&model::Capture>,
+    ) -> Result<Module, Error> {
+        if capture.is_none() && config.contracts.is_empty() {
+            return Err(Diagnostic::new(
+                format!("[servers.{}]", config.module),
+                "nothing to generate: no capture and no contracts",
+            )
+            .help("give the server a capture (`capture = \"..\"`, --tools) or contract files (`contracts = [..]`, --contracts)")
+            .into());
+        }
+        let mut sources = Vec::new();
+        for path in &config.contracts {
+            sources.push(contracts::Source {
+                path: path.clone(),
+                text: self.read(path)?,
+            });
+        }
+        client::generate(config, capture, sources)
     }
 }

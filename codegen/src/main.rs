@@ -27,12 +27,25 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Generates one self-contained module (types and client) from a capture.
+    /// Generates one self-contained module (types and client) from a capture and agent
+    /// contracts; with contracts alone, only their types.
+    #[command(group(clap::ArgGroup::new("inputs").required(true).multiple(true).args(["tools", "contracts"])))]
     Generate {
         /// A captured tools/list (a result, a JSON-RPC response, or an array of pages).
         #[arg(long, value_name = "FILE")]
-        tools: PathBuf,
-        /// The module name (default: the capture's file name, up to the first dot).
+        tools: Option<PathBuf>,
+        /// An agent-contract TypeScript declaration file; repeat for several.
+        #[arg(long = "contracts", value_name = "FILE.d.ts")]
+        contracts: Vec<PathBuf>,
+        /// The result type of a tool, a TypeScript type over the contracts; repeat for several.
+        #[arg(long = "result", value_name = "TOOL=TYPE", value_parser = parse_pair)]
+        results: Vec<(String, String)>,
+        /// Replaces a contract type or member by a type (`AgentPosition.x=integer`); repeat
+        /// for several.
+        #[arg(long = "override", value_name = "PATH=TYPE", value_parser = parse_pair)]
+        overrides: Vec<(String, String)>,
+        /// The module name (default: the file name of the capture, else of the first contract
+        /// file, up to the first dot).
         #[arg(long, value_name = "NAME")]
         module: Option<String>,
         /// Where to write the module (`pub mod NAME { .. }`, ready for `include!`).
@@ -57,12 +70,17 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Regenerate { manifest, check } => regenerate(manifest, check),
         Command::Generate {
             tools,
+            contracts,
+            results,
+            overrides,
             module,
             output,
         } => {
+            let named = tools.clone().or_else(|| contracts.first().cloned());
             let module = module.unwrap_or_else(|| {
-                let stem = tools
-                    .file_name()
+                let stem = named
+                    .as_deref()
+                    .and_then(|p| p.file_name())
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let stem = stem.split('.').next().unwrap_or_default();
@@ -82,7 +100,19 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                     format!("server_{name}")
                 }
             });
-            let config = ServerConfig::new(module, tools);
+            let mut config = match tools {
+                Some(tools) => ServerConfig::new(module, tools),
+                None => ServerConfig::contracts_only(module),
+            };
+            for path in contracts {
+                config = config.with_contract(path);
+            }
+            for (tool, ty) in results {
+                config = config.with_result(tool, ty);
+            }
+            for (path, ty) in overrides {
+                config = config.with_override(path, ty);
+            }
             let generated = Generator::new().generate(&config)?;
             for warning in &generated.warnings {
                 eprintln!("warning: {warning}");
@@ -101,6 +131,16 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             );
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `NAME=VALUE` (the value may contain `=`).
+fn parse_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() && !value.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(format!("expected NAME=TYPE, got `{text}`")),
     }
 }
 

@@ -61,14 +61,63 @@ pub(crate) struct Substitution {
 pub(crate) struct Normalised {
     pub defs: Vec<(String, Value)>,
     pub substitutions: Vec<Substitution>,
+    /// Definitions typify cannot type correctly, emitted by `types` itself (their entry in
+    /// `defs` is left as `{}`).
+    pub own: Vec<Own>,
     pub warnings: Vec<(String, String)>,
 }
 
-/// Server-wide state: names already taken and the placeholder counter.
+/// A type the type layer writes itself, because typify 0.8 would accept values the schema
+/// forbids.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Own {
+    /// A one-value boolean or integer enum (`protocol: 1`, `ok: true`): a unit struct that
+    /// encodes the value and decodes nothing else.
+    Const {
+        name: String,
+        value: Value,
+        description: Option<String>,
+    },
+    /// A `oneOf` of objects told apart by a boolean or integer property (typify makes these
+    /// untagged enums that never look at the tag): each variant's other fields are the
+    /// definition `payload`.
+    Tagged {
+        name: String,
+        tag: String,
+        variants: Vec<OwnVariant>,
+        description: Option<String>,
+    },
+}
+
+impl Own {
+    /// The definition name.
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Own::Const { name, .. } | Own::Tagged { name, .. } => name,
+        }
+    }
+}
+
+/// One variant of [`Own::Tagged`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct OwnVariant {
+    pub name: String,
+    /// The tag's value.
+    pub value: Value,
+    /// The definition holding the other fields.
+    pub payload: String,
+    pub description: Option<String>,
+}
+
+/// Server-wide state: names already taken, the placeholder counter, and chosen variant names.
 #[derive(Debug, Default)]
 pub(crate) struct Names {
     taken: BTreeSet<String>,
     placeholders: usize,
+    /// Enum definition → wire value (`"true"`, `"1"` for tags) → variant name.
+    variants: BTreeMap<String, BTreeMap<String, String>>,
+    /// Definitions whose variants were named from `variants`.
+    variants_used: BTreeSet<String>,
 }
 
 impl Names {
@@ -86,6 +135,27 @@ impl Names {
     pub(crate) fn is_taken(&self, name: &str) -> bool {
         self.taken.contains(name)
     }
+
+    /// Variant names for the enum definition `def` (wire value → name); earlier calls win.
+    pub(crate) fn name_variants_of(&mut self, def: &str, names: &BTreeMap<String, String>) {
+        let entry = self.variants.entry(def.to_owned()).or_default();
+        for (value, name) in names {
+            entry.entry(value.clone()).or_insert_with(|| name.clone());
+        }
+    }
+
+    /// Was the variant naming for `def` used (does `def` exist as an enum)?
+    pub(crate) fn variants_used(&self, def: &str) -> bool {
+        self.variants_used.contains(def)
+    }
+
+    fn variant_overrides(&mut self, def: &str) -> Option<BTreeMap<String, String>> {
+        let found = self.variants.get(def).cloned();
+        if found.is_some() {
+            self.variants_used.insert(def.to_owned());
+        }
+        found
+    }
 }
 
 /// Normalises `schema` (found at `base` in `file`) as the type `root_name`; nested names start
@@ -102,26 +172,40 @@ pub(crate) fn normalise(
         doc: schema,
         prefix,
         names,
+        root: None,
         hoisted: BTreeMap::new(),
         queue: Vec::new(),
         out: Normalised::default(),
     };
     walker.hoisted.insert(String::new(), root_name.to_owned());
     walker.queue.push((String::new(), root_name.to_owned()));
-    while let Some((pointer, name)) = walker.queue.pop() {
-        let Some(target) = schema.pointer(&pointer) else {
-            continue;
-        };
-        let mut titles = BTreeSet::new();
-        let mut value = walker.schema(target, &pointer, 0, &mut titles);
-        if let Value::Object(object) = &mut value {
-            // The definition is named by its key; a title would rename it.
-            object.remove("title");
-        }
-        walker.out.defs.push((name, value));
-    }
+    walker.run();
     walker.out.defs.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(walker.out)
+}
+
+/// Normalises definitions that are already named (lowered contracts): references are
+/// `#/$defs/Name` between them, and every name is kept.
+pub(crate) fn normalise_definitions(defs: &[(String, Value)], names: &mut Names) -> Normalised {
+    let document = json!({
+        "$defs": defs.iter().cloned().collect::<Map<String, Value>>(),
+    });
+    let mut walker = Walker {
+        doc: &document,
+        prefix: "",
+        names,
+        root: None,
+        hoisted: BTreeMap::new(),
+        queue: Vec::new(),
+        out: Normalised::default(),
+    };
+    for (name, _) in defs.iter().rev() {
+        let pointer = format!("/$defs/{}", escape(name));
+        walker.hoisted.insert(pointer.clone(), name.clone());
+        walker.queue.push((pointer, name.clone()));
+    }
+    walker.run();
+    walker.out
 }
 
 /// An unknown `$schema` dialect is an error (MCP 2025-11-25: "MUST handle unsupported dialects
@@ -151,6 +235,8 @@ struct Walker<'a> {
     doc: &'a Value,
     prefix: &'a str,
     names: &'a mut Names,
+    /// The definition being normalised, while its root schema is.
+    root: Option<String>,
     /// Pointer of a hoisted schema → its definition name.
     hoisted: BTreeMap<String, String>,
     queue: Vec<(String, String)>,
@@ -158,6 +244,131 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// Normalises every queued definition (and those its references hoist).
+    fn run(&mut self) {
+        while let Some((pointer, name)) = self.queue.pop() {
+            let Some(target) = self.doc.pointer(&pointer) else {
+                continue;
+            };
+            let mut titles = BTreeSet::new();
+            self.root = Some(name.clone());
+            let mut value = self.schema(target, &pointer, 0, &mut titles);
+            self.root = None;
+            if let Value::Object(object) = &mut value {
+                // The definition is named by its key; a title would rename it.
+                object.remove("title");
+            }
+            let value = self.own_type(&name, value);
+            self.out.defs.push((name, value));
+        }
+    }
+
+    /// Takes out a definition typify would type wrongly ([`Own`]): its entry becomes `{}`.
+    fn own_type(&mut self, name: &str, value: Value) -> Value {
+        let Value::Object(object) = value.clone() else {
+            return value;
+        };
+        let description = object
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let placeholder = || {
+            let mut out = Map::new();
+            if let Some(d) = object.get("description") {
+                out.insert("description".into(), d.clone());
+            }
+            Value::Object(out)
+        };
+        // A one-value boolean or integer enum.
+        if let (Some(Value::Array(values)), Some(Value::String(kind))) =
+            (object.get("enum"), object.get("type"))
+            && values.len() == 1
+            && matches!(kind.as_str(), "boolean" | "integer")
+            && (values[0].is_boolean() || values[0].is_i64() || values[0].is_u64())
+        {
+            self.out.own.push(Own::Const {
+                name: name.to_owned(),
+                value: values[0].clone(),
+                description,
+            });
+            return placeholder();
+        }
+        let Some(Value::Array(branches)) = object.get("oneOf").or_else(|| object.get("anyOf"))
+        else {
+            return value;
+        };
+        let Some(tag) = own_tag(branches) else {
+            return value;
+        };
+        let overrides = self.names.variant_overrides(name);
+        let mut variants = Vec::new();
+        let mut taken = BTreeSet::new();
+        for branch in branches {
+            let Value::Object(branch) = branch else {
+                return value;
+            };
+            let tag_value = branch
+                .get("properties")
+                .and_then(|p| p.get(&tag))
+                .and_then(|t| t.get("enum"))
+                .and_then(|e| e.get(0))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let wire = tag_value.to_string();
+            let default = match &tag_value {
+                Value::Bool(true) => tag.to_pascal_case(),
+                Value::Bool(false) => format!("Not{}", tag.to_pascal_case()),
+                Value::Number(n) => {
+                    let n = n.to_string();
+                    match n.strip_prefix('-') {
+                        Some(abs) => format!("{}Minus{abs}", tag.to_pascal_case()),
+                        None => format!("{}{n}", tag.to_pascal_case()),
+                    }
+                }
+                _ => return value,
+            };
+            let mut variant = overrides
+                .as_ref()
+                .and_then(|o| o.get(&wire))
+                .cloned()
+                .unwrap_or(default);
+            let base = variant.clone();
+            let mut n = 2;
+            while !taken.insert(variant.clone()) {
+                variant = format!("{base}{n}");
+                n += 1;
+            }
+            let mut payload = branch.clone();
+            if let Some(Value::Object(props)) = payload.get_mut("properties") {
+                props.shift_remove(&tag);
+            }
+            if let Some(Value::Array(required)) = payload.get_mut("required") {
+                required.retain(|r| r.as_str() != Some(tag.as_str()));
+            }
+            let variant_description = payload
+                .remove("description")
+                .and_then(|d| d.as_str().map(str::to_owned));
+            payload.remove("title");
+            let payload_name = self.names.reserve(&format!("{name}{variant}"));
+            self.out
+                .defs
+                .push((payload_name.clone(), Value::Object(payload)));
+            variants.push(OwnVariant {
+                name: variant,
+                value: tag_value,
+                payload: payload_name,
+                description: variant_description,
+            });
+        }
+        self.out.own.push(Own::Tagged {
+            name: name.to_owned(),
+            tag,
+            variants,
+            description,
+        });
+        placeholder()
+    }
+
     fn warn(&mut self, pointer: &str, message: impl Into<String>) {
         self.out.warnings.push((pointer.to_owned(), message.into()));
     }
@@ -285,7 +496,8 @@ impl Walker<'_> {
                 out.remove("allOf");
             }
         }
-        self.consts_and_enums(&mut out, object);
+        let root = if depth == 0 { self.root.clone() } else { None };
+        self.consts_and_enums(&mut out, object, root.as_deref());
         self.prefix_items(&mut out, pointer);
         if let Some(Value::Object(pp)) = out.get("patternProperties") {
             // typify panics on root-level patternProperties and ignores them elsewhere: a map
@@ -408,7 +620,12 @@ impl Walker<'_> {
 
     /// `const` → one-value `enum`; infer `type` from enum values; split `null` out of an enum;
     /// name string variants that typify would collide on.
-    fn consts_and_enums(&mut self, out: &mut Map<String, Value>, original: &Map<String, Value>) {
+    fn consts_and_enums(
+        &mut self,
+        out: &mut Map<String, Value>,
+        original: &Map<String, Value>,
+        def: Option<&str>,
+    ) {
         if let Some(value) = out.remove("const") {
             match out.get("enum") {
                 Some(_) => {}
@@ -450,22 +667,27 @@ impl Walker<'_> {
             if let Some(Value::Array(any)) = out.get_mut("anyOf")
                 && let Some(Value::Object(inner)) = any.get_mut(0)
             {
-                self.name_variants(inner);
+                self.name_variants(inner, None);
             }
             return;
         }
         if kind == "string" {
-            self.name_variants(out);
+            self.name_variants(out, def);
         }
     }
 
-    fn name_variants(&mut self, out: &mut Map<String, Value>) {
+    fn name_variants(&mut self, out: &mut Map<String, Value>, def: Option<&str>) {
         let Some(Value::Array(values)) = out.get("enum") else {
             return;
         };
         let strings: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
-        let Some(names) = naming::variant_names(&strings) else {
-            return; // typify's own names are unique
+        let overrides = def.and_then(|d| self.names.variant_overrides(d));
+        let names = match &overrides {
+            Some(chosen) => naming::variant_names_chosen(&strings, chosen),
+            None => match naming::variant_names(&strings) {
+                Some(names) => names,
+                None => return, // typify's own names are unique
+            },
         };
         let mut placeholders = Vec::with_capacity(strings.len());
         for (value, variant) in strings.iter().zip(names) {
@@ -509,6 +731,44 @@ impl Walker<'_> {
             out.insert("items".into(), json!({}));
         }
     }
+}
+
+/// The property that tells `branches` apart when it is a boolean or integer: required in
+/// every branch, a one-value enum of one kind, a different value in each.
+fn own_tag(branches: &[Value]) -> Option<String> {
+    let first = branches.first()?.get("properties")?.as_object()?;
+    'candidates: for candidate in first.keys() {
+        let mut seen: Vec<&Value> = Vec::new();
+        for branch in branches {
+            let Some(value) = branch
+                .get("properties")
+                .and_then(|p| p.get(candidate))
+                .and_then(|s| s.get("enum"))
+                .and_then(Value::as_array)
+                .filter(|values| values.len() == 1)
+                .map(|values| &values[0])
+            else {
+                continue 'candidates;
+            };
+            let required = branch
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|r| r.as_str() == Some(candidate)));
+            let same_kind = seen
+                .first()
+                .is_none_or(|v| json_type(v) == json_type(value));
+            if !required
+                || !same_kind
+                || seen.contains(&value)
+                || !(value.is_boolean() || value.is_i64() || value.is_u64())
+            {
+                continue 'candidates;
+            }
+            seen.push(value);
+        }
+        return Some(candidate.clone());
+    }
+    None
 }
 
 /// The JSON types of enum values, integers counted as numbers when both occur.

@@ -5,8 +5,10 @@
 //! losing the whole server. A tool is first tried in a scratch `TypeSpace`, so that a panic
 //! never leaves the server's space half-built.
 
+mod own;
+
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
@@ -17,15 +19,34 @@ use syn::ext::IdentExt;
 use syn::visit_mut::VisitMut;
 use typify::{TypeSpace, TypeSpaceSettings};
 
-use crate::normalise::Substitution;
+use crate::contracts::Const;
+use crate::normalise::{Own, Substitution};
 
-/// A set of definitions to add as one unit (one tool's arguments, or its output).
-#[derive(Debug)]
+/// A set of definitions to add as one unit (one tool's arguments, or its output, or a
+/// server's contracts).
+#[derive(Debug, Clone)]
 pub(crate) struct Unit {
-    /// The definition every caller refers to (`ListScenariosArgs`).
+    /// The definition every caller refers to (`ListScenariosArgs`); for contracts, a label
+    /// that is not a definition.
     pub root: String,
     /// Definitions, the root among them.
     pub defs: Vec<(String, Value)>,
+    /// When typify fails on the unit, type only the failing definitions (and those that need
+    /// them) as `serde_json::Value` instead of the whole unit (contracts).
+    pub split: bool,
+}
+
+/// What, beyond typify's units, goes into the `types` module.
+#[derive(Debug)]
+pub(crate) struct Extra<'a> {
+    /// Placeholder enum values to rewrite.
+    pub substitutions: &'a [Substitution],
+    /// Types written here instead of by typify.
+    pub own: &'a [Own],
+    /// (struct, wire field) of `f?: T | null` fields: `Option<Option<T>>`.
+    pub three_state: &'a BTreeSet<(String, String)>,
+    /// Contract constants.
+    pub consts: &'a [Const],
 }
 
 /// What typify made of the units.
@@ -39,27 +60,39 @@ pub(crate) struct Types {
     pub count: usize,
 }
 
-fn settings() -> TypeSpaceSettings {
+fn settings(own: &[Own]) -> TypeSpaceSettings {
     let mut settings = TypeSpaceSettings::default();
     settings
         .with_derive("PartialEq".to_string())
         .with_map_type("::std::collections::BTreeMap".to_string());
+    for own in own {
+        // typify refers to the definition by name and leaves writing it to us.
+        settings.with_replacement(own.name(), own.name(), std::iter::empty());
+    }
     settings
 }
 
-/// Adds every unit to one type space; units that fail are left out and reported.
-pub(crate) fn generate(units: &[Unit], substitutions: &[Substitution]) -> Types {
+/// Adds every unit to one type space; units that fail are left out and reported (for split
+/// units, the failing definitions, which become `serde_json::Value`).
+pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
+    let settings = || settings(extra.own);
     let mut failed = BTreeMap::new();
-    let mut ok: Vec<&Unit> = Vec::new();
+    let mut owned: Vec<Unit> = Vec::new();
     for unit in units {
         let mut scratch = TypeSpace::new(&settings());
         match add(&mut scratch, unit) {
-            Ok(()) => ok.push(unit),
+            Ok(()) => owned.push(unit.clone()),
+            Err(_) if unit.split => {
+                let (fixed, failures) = split(unit, &settings);
+                failed.extend(failures);
+                owned.push(fixed);
+            }
             Err(reason) => {
                 failed.insert(unit.root.clone(), reason);
             }
         }
     }
+    let mut ok: Vec<&Unit> = owned.iter().collect();
     // Each unit worked alone; together they should too (names are unique by construction).
     // If one does not, leave it out and start again, so the result never depends on a space
     // typify left half-built.
@@ -95,23 +128,131 @@ pub(crate) fn generate(units: &[Unit], substitutions: &[Substitution]) -> Types 
             syn::parse_quote!()
         }
     };
+    let mut extra_items = TokenStream::new();
+    for own in extra.own {
+        extra_items.extend(own::emit(own));
+    }
+    if !extra.three_state.is_empty() {
+        extra_items.extend(own::present_helper());
+    }
+    for constant in own::constants(extra.consts) {
+        extra_items.extend(constant);
+    }
+    match syn::parse2::<syn::File>(extra_items) {
+        Ok(more) => file.items.extend(more.items),
+        Err(e) => {
+            for own in extra.own {
+                failed.insert(
+                    own.name().to_owned(),
+                    format!("internal error: generated Rust does not parse: {e}"),
+                );
+            }
+        }
+    }
     let mut fix = Fix {
-        literals: substitutions
+        literals: extra
+            .substitutions
             .iter()
             .map(|s| (s.placeholder.clone(), s.value.clone()))
             .collect(),
-        idents: substitutions
+        idents: extra
+            .substitutions
             .iter()
             .map(|s| (s.placeholder.clone(), s.variant.clone()))
             .collect(),
+        three_state: extra.three_state,
+        rewritten: BTreeSet::new(),
     };
     fix.visit_file_mut(&mut file);
+    if fix.rewritten.is_empty() {
+        // No field needed the helper after all.
+        file.items
+            .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "serde_helpers"));
+    }
     prune_defaults(&mut file);
     Types {
         items: file.items,
         failed,
-        count,
+        count: count + extra.own.len(),
     }
+}
+
+/// The definitions `name` refers to, itself included, transitively.
+fn closure<'a>(defs: &'a BTreeMap<&'a str, &'a Value>, name: &'a str) -> BTreeSet<&'a str> {
+    fn refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(o) => {
+                if let Some(Value::String(r)) = o.get("$ref")
+                    && let Some(name) = r.strip_prefix("#/definitions/")
+                {
+                    out.push(name);
+                }
+                o.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![name];
+    while let Some(next) = stack.pop() {
+        if !seen.insert(next) {
+            continue;
+        }
+        if let Some(value) = defs.get(next) {
+            refs(value, &mut stack);
+        }
+    }
+    seen
+}
+
+/// A unit typify failed on, with each definition it fails on (tried with what it refers to,
+/// smallest first) replaced by `{}`; and those failures.
+fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(String, String)>) {
+    let mut defs: BTreeMap<String, Value> = unit.defs.iter().cloned().collect();
+    let mut order: Vec<(usize, String)> = {
+        let view: BTreeMap<&str, &Value> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        unit.defs
+            .iter()
+            .map(|(name, _)| (closure(&view, name).len(), name.clone()))
+            .collect()
+    };
+    order.sort();
+    let mut failures = Vec::new();
+    for (_, name) in order {
+        let trial = {
+            let view: BTreeMap<&str, &Value> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let members = closure(&view, &name);
+            Unit {
+                root: name.clone(),
+                defs: members
+                    .iter()
+                    .filter_map(|m| view.get(m).map(|v| ((*m).to_owned(), (*v).clone())))
+                    .collect(),
+                split: false,
+            }
+        };
+        let mut scratch = TypeSpace::new(&settings());
+        if let Err(reason) = add(&mut scratch, &trial) {
+            let description = defs.get(&name).and_then(|v| v.get("description")).cloned();
+            let mut replacement = serde_json::Map::new();
+            if let Some(d) = description {
+                replacement.insert("description".into(), d);
+            }
+            defs.insert(name.clone(), Value::Object(replacement));
+            failures.push((name, reason));
+        }
+    }
+    let fixed = Unit {
+        root: unit.root.clone(),
+        defs: unit
+            .defs
+            .iter()
+            .map(|(name, _)| (name.clone(), defs[name].clone()))
+            .collect(),
+        split: false,
+    };
+    (fixed, failures)
 }
 
 /// typify registers helpers in `mod defaults` that its types do not always end up using
@@ -154,6 +295,9 @@ fn add(space: &mut TypeSpace, unit: &Unit) -> Result<(), String> {
         defs.push((name.clone(), schema));
     }
     guarded(|| space.add_ref_types(defs))?.map_err(|e| e.to_string())?;
+    if !unit.defs.iter().any(|(name, _)| *name == unit.root) {
+        return Ok(()); // every definition is a root (contracts)
+    }
     let reference: schemars08::schema::Schema = serde_json::from_value(
         serde_json::json!({ "$ref": format!("#/definitions/{}", unit.root) }),
     )
@@ -205,15 +349,33 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// Rewrites typify's output: crate paths go through the runtime's re-exports, placeholder enum
-/// values and variant names become the real ones.
-struct Fix {
+/// values and variant names become the real ones, `f?: T | null` fields keep `null` apart
+/// from absent.
+struct Fix<'a> {
     literals: BTreeMap<String, String>,
     idents: BTreeMap<String, String>,
+    three_state: &'a BTreeSet<(String, String)>,
+    rewritten: BTreeSet<(String, String)>,
 }
 
 const REEXPORTED: &[&str] = &["chrono", "regress", "uuid"];
 
-impl VisitMut for Fix {
+impl VisitMut for Fix<'_> {
+    fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
+        let name = item.ident.to_string();
+        if let syn::Fields::Named(fields) = &mut item.fields {
+            for field in &mut fields.named {
+                let Some(ident) = &field.ident else { continue };
+                let wire = serde_rename(&field.attrs).unwrap_or_else(|| ident.unraw().to_string());
+                let key = (name.clone(), wire);
+                if self.three_state.contains(&key) && three_state(field) {
+                    self.rewritten.insert(key);
+                }
+            }
+        }
+        syn::visit_mut::visit_item_struct_mut(self, item);
+    }
+
     fn visit_path_mut(&mut self, path: &mut syn::Path) {
         if path.leading_colon.is_some()
             && path
@@ -307,7 +469,42 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
     found
 }
 
-impl Fix {
+/// `Option<T>` + `skip_serializing_if` → `Option<Option<T>>` read through
+/// `serde_helpers::present`: absent is `None`, `null` is `Some(None)`.
+fn three_state(field: &mut syn::Field) -> bool {
+    let syn::Type::Path(path) = &field.ty else {
+        return false;
+    };
+    let is_option = path
+        .path
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "Option");
+    if !is_option {
+        return false;
+    }
+    let inner = field.ty.clone();
+    field.ty = syn::parse_quote!(::std::option::Option<#inner>);
+    let rename = serde_rename(&field.attrs);
+    field.attrs.retain(|a| !a.path().is_ident("serde"));
+    let attr: syn::Attribute = match rename {
+        Some(rename) => syn::parse_quote!(#[serde(
+            rename = #rename,
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "serde_helpers::present"
+        )]),
+        None => syn::parse_quote!(#[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "serde_helpers::present"
+        )]),
+    };
+    field.attrs.push(attr);
+    true
+}
+
+impl Fix<'_> {
     fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
         tokens
             .into_iter()

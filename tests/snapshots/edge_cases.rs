@@ -133,13 +133,13 @@ pub mod types {
     pub enum EmojiEnumArgsArrow {
         /// `"⬆"`
         #[serde(rename = "⬆")]
-        U2b06,
+        UpwardsBlackArrow,
         /// `"⬆\u{fe0f}"`
         #[serde(rename = "⬆\u{fe0f}")]
-        U2b06Ufe0f,
+        UpwardsBlackArrowEmoji,
         /// `"➡\u{fe0f}"`
         #[serde(rename = "➡\u{fe0f}")]
-        U27a1Ufe0f,
+        BlackRightwardsArrow,
         /// `""`
         #[serde(rename = "")]
         Empty,
@@ -147,9 +147,9 @@ pub mod types {
     impl ::std::fmt::Display for EmojiEnumArgsArrow {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             match *self {
-                Self::U2b06 => f.write_str("⬆"),
-                Self::U2b06Ufe0f => f.write_str("⬆\u{fe0f}"),
-                Self::U27a1Ufe0f => f.write_str("➡\u{fe0f}"),
+                Self::UpwardsBlackArrow => f.write_str("⬆"),
+                Self::UpwardsBlackArrowEmoji => f.write_str("⬆\u{fe0f}"),
+                Self::BlackRightwardsArrow => f.write_str("➡\u{fe0f}"),
                 Self::Empty => f.write_str(""),
             }
         }
@@ -160,9 +160,9 @@ pub mod types {
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
-                "⬆" => Ok(Self::U2b06),
-                "⬆\u{fe0f}" => Ok(Self::U2b06Ufe0f),
-                "➡\u{fe0f}" => Ok(Self::U27a1Ufe0f),
+                "⬆" => Ok(Self::UpwardsBlackArrow),
+                "⬆\u{fe0f}" => Ok(Self::UpwardsBlackArrowEmoji),
+                "➡\u{fe0f}" => Ok(Self::BlackRightwardsArrow),
                 "" => Ok(Self::Empty),
                 _ => Err("invalid value".into()),
             }

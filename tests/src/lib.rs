@@ -32,3 +32,8 @@ pub mod sequential_thinking;
 #[rustfmt::skip]
 #[path = "../snapshots/time.rs"]
 pub mod time;
+
+/// Modules generated from the agent-contract snippets of `tests/contracts.rs`, one per mapping
+/// rule.
+#[path = "../snapshots/contracts/mod.rs"]
+pub mod contracts;

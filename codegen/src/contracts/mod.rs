@@ -1,0 +1,412 @@
+//! Agent contracts: TypeScript declaration files (`.d.ts`) lowered to JSON Schema definitions,
+//! so that result types go through the same normaliser and typify as input and output schemas
+//! (DESIGN.md "One type emitter"). The only module that touches oxc (in `parse.rs`).
+//!
+//! | TypeScript | JSON Schema (→ Rust) |
+//! | --- | --- |
+//! | `interface X extends A { .. }`, `type X = { .. }` | object definition `X` with `A`'s members first (→ struct) |
+//! | inline `{ .. }` | definition `{Parent}{Field}`, identical shapes once |
+//! | `T[]`, `Array<T>`, `readonly T[]` / `[A, B]` | array / closed tuple |
+//! | `'a' \| 'b'` | string `enum`, exact wire strings (emoji keep U+FE0F) |
+//! | `0 \| 1`, `protocol: 1`, `ok: true` | integer `enum` / one-value `enum`: a wrong value does not decode |
+//! | object unions with a literal tag | `oneOf` of objects, the tag inline (→ tagged enum) |
+//! | `f?: T` / `f: T \| null` / `f?: T \| null` | not required / nullable and required / both (→ `Option<Option<T>>`) |
+//! | `A & { .. }` | one merged object |
+//! | `Record<string, T>`, `[k: string]: T` | `additionalProperties` (→ map, or a flattened map next to fields) |
+//! | `unknown`, `any` | `{}` (→ `serde_json::Value`) |
+//! | `G<T = X>` | instantiated where used (`GArg`), with defaults alone as `G` |
+//! | `declare const MAX = 320`, `GRID: { readonly w: 64 }` | Rust constants |
+//! | JSDoc | `description` (→ doc comments) |
+//!
+//! Conditional and mapped types, `keyof`, `typeof`, function types and the like have no JSON
+//! form: as a declaration's type they are an error (file:line:column, the line, what to do);
+//! as a member's type they become `serde_json::Value` with a located warning.
+
+mod ir;
+mod lower;
+mod parse;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::Error;
+use crate::diagnostic::{Diagnostic, Warning};
+use crate::locate::line_col;
+pub(crate) use ir::{ConstValue, Lit};
+use ir::{Decl, DeclKind, IntKind, Loc, Obj, Ty};
+
+/// One contract file (or a type written in the manifest): its name as the user wrote it, and
+/// its text.
+#[derive(Debug, Clone)]
+pub(crate) struct Source {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// The parsed declarations of a server's contract files.
+#[derive(Debug)]
+pub(crate) struct Contracts {
+    sources: Vec<Source>,
+    decls: Vec<Decl>,
+    /// Statements that describe no data: where, and what they are.
+    skipped: Vec<(Loc, String)>,
+}
+
+/// A `declare const` with a literal value.
+#[derive(Debug, Clone)]
+pub(crate) struct Const {
+    pub name: String,
+    pub doc: Option<String>,
+    pub value: ConstValue,
+}
+
+/// A located problem in a contract file.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    at: Loc,
+    message: String,
+    help: String,
+}
+
+impl Problem {
+    fn error(at: Loc, message: impl Into<String>, help: &str) -> Self {
+        Problem {
+            at,
+            message: message.into(),
+            help: help.to_owned(),
+        }
+    }
+}
+
+/// What the manifest adds to the declarations.
+#[derive(Debug)]
+pub(crate) struct Settings<'a> {
+    /// `"Type"` or `"Type.field.sub"` → a TypeScript type (with `integer`, `i32`, `u64`, ...).
+    pub overrides: &'a BTreeMap<String, String>,
+    /// Result types: (tool, the definition name to use when it is not a declared type, type).
+    pub results: Vec<(String, String, String)>,
+}
+
+/// Contracts lowered to JSON Schema definitions.
+#[derive(Debug, Default)]
+pub(crate) struct Lowered {
+    /// Definitions (names final, references as `#/$defs/Name`), in declaration order.
+    pub defs: Vec<(String, Value)>,
+    pub consts: Vec<Const>,
+    /// Tool → the result type's definition name.
+    pub results: BTreeMap<String, String>,
+    /// Enum definition → wire value → variant name, from TypeScript `enum` members.
+    pub variant_names: BTreeMap<String, BTreeMap<String, String>>,
+    /// Definition name → where it comes from, for messages.
+    locations: BTreeMap<String, Loc>,
+    /// The contract files (and manifest types), to locate definitions.
+    sources: Vec<Source>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Contracts {
+    /// Parses `sources`; a syntax error is a located error.
+    pub(crate) fn parse(sources: Vec<Source>) -> Result<Contracts, Error> {
+        let mut decls = Vec::new();
+        let mut skipped = Vec::new();
+        for (i, source) in sources.iter().enumerate() {
+            let parsed = parse::parse_file(i, &source.text).map_err(|e| {
+                Error::from(
+                    Diagnostic::new(&source.path, format!("not valid TypeScript: {}", e.message))
+                        .at(&source.text, line_col(&source.text, e.offset as usize))
+                        .help("a contract file holds TypeScript declarations (.d.ts): interfaces, type aliases, `declare const`"),
+                )
+            })?;
+            decls.extend(parsed.decls);
+            skipped.extend(parsed.skipped);
+        }
+        let contracts = Contracts {
+            sources,
+            decls,
+            skipped,
+        };
+        contracts.check_duplicates()?;
+        Ok(contracts)
+    }
+
+    /// Interfaces of one name merge (as in TypeScript); anything else declared twice is an
+    /// error.
+    fn check_duplicates(&self) -> Result<(), Error> {
+        let mut seen: BTreeMap<&str, &Decl> = BTreeMap::new();
+        for decl in &self.decls {
+            let is_const = matches!(decl.kind, DeclKind::Const(_));
+            let key = decl.name.as_str();
+            if let Some(first) = seen.get(key) {
+                let first_const = matches!(first.kind, DeclKind::Const(_));
+                let both_interfaces = matches!(first.kind, DeclKind::Interface { .. })
+                    && matches!(decl.kind, DeclKind::Interface { .. });
+                // A value and a type may share a name (`const X = ..; type X = ..`).
+                if both_interfaces || first_const != is_const {
+                    continue;
+                }
+                let at = self.position(first.at);
+                return Err(Error::from(self.diagnostic(&Problem::error(
+                    decl.at,
+                    format!(
+                        "`{}` is declared twice (first at {}:{}:{})",
+                        decl.name,
+                        self.sources[first.at.file].path.display(),
+                        at.line,
+                        at.column
+                    ),
+                    "rename one of the declarations",
+                ))));
+            }
+            seen.insert(key, decl);
+        }
+        Ok(())
+    }
+
+    fn position(&self, at: Loc) -> crate::LineCol {
+        let text = &self.sources[at.file].text;
+        line_col(text, at.offset as usize)
+    }
+
+    fn diagnostic(&self, problem: &Problem) -> Diagnostic {
+        let source = &self.sources[problem.at.file];
+        Diagnostic::new(&source.path, problem.message.clone())
+            .at(&source.text, self.position(problem.at))
+            .help(problem.help.clone())
+    }
+
+    fn warning(&self, at: Loc, message: String) -> Warning {
+        Warning {
+            file: self.sources[at.file].path.clone(),
+            at: Some(self.position(at)),
+            tool: None,
+            pointer: None,
+            message,
+        }
+    }
+
+    /// Lowers every declaration, the overrides applied; `reserve` takes a wanted Rust type name
+    /// and returns it, or a free variant when it is taken.
+    pub(crate) fn lower(
+        mut self,
+        settings: &Settings<'_>,
+        reserve: &mut dyn FnMut(&str) -> String,
+    ) -> Result<Lowered, Error> {
+        for (key, text) in settings.overrides {
+            let ty = self.setting_type(&format!("[overrides] \"{key}\""), text)?;
+            self.apply_override(key, ty)?;
+        }
+        let mut results = Vec::new();
+        for (tool, name, text) in &settings.results {
+            let ty = self.setting_type(&format!("[results] {tool}"), text)?;
+            results.push((tool.clone(), name.clone(), ty));
+        }
+        let decls = self.decls.clone();
+        let mut lowerer = lower::Lowerer::new(&self, &decls, reserve);
+        let mut lowered = Lowered::default();
+        lowerer
+            .reserve(&decls)
+            .map_err(|p| Error::from(self.diagnostic(&p)))?;
+        lowerer
+            .declarations(&decls)
+            .map_err(|p| Error::from(self.diagnostic(&p)))?;
+        for (tool, name, ty) in &results {
+            let at = match ty {
+                Ty::Ref { at, .. } | Ty::Unsupported { at, .. } => *at,
+                _ => Loc {
+                    file: self.sources.len() - 1,
+                    offset: 0,
+                },
+            };
+            let def = lowerer
+                .setting(ty, name, at)
+                .map_err(|p| Error::from(self.diagnostic(&p)))?;
+            lowered.results.insert(tool.clone(), def);
+        }
+        let out = std::mem::take(&mut lowerer.out);
+        drop(lowerer);
+        lowered.defs = out.defs;
+        lowered.consts = out.consts;
+        lowered.variant_names = out.variant_names;
+        lowered.locations = out.locations;
+        let skipped = self.skipped.iter().map(|(at, what)| {
+            (
+                *at,
+                format!("{what} describes no JSON data; no type is generated for it"),
+            )
+        });
+        lowered.warnings = skipped
+            .chain(out.warnings)
+            .map(|(at, m)| self.warning(at, m))
+            .collect();
+        lowered.sources = self.sources;
+        Ok(lowered)
+    }
+
+    /// Parses a type written in the manifest, as a source of its own for messages.
+    fn setting_type(&mut self, label: &str, text: &str) -> Result<Ty, Error> {
+        let file = self.sources.len();
+        self.sources.push(Source {
+            path: PathBuf::from(label),
+            text: text.to_owned(),
+        });
+        let ty = parse::parse_type(file, text).map_err(|e| {
+            Error::from(
+                Diagnostic::new(label, format!("not a TypeScript type: {}", e.message))
+                    .at(text, line_col(text, e.offset as usize))
+                    .help("write a TypeScript type: a declared name, `string`, `integer`, `u32`, `AgentPosition[]`, `'a' | 'b'`, ..."),
+            )
+        })?;
+        Ok(builtin_numbers(ty))
+    }
+
+    /// Replaces the type of a declaration (`"Type"`) or of one of its members (`"Type.a.b"`,
+    /// through inline object types).
+    fn apply_override(&mut self, key: &str, ty: Ty) -> Result<(), Error> {
+        let label = format!("[overrides] \"{key}\"");
+        let mut path = key.split('.');
+        let name = path.next().unwrap_or_default();
+        let path: Vec<&str> = path.collect();
+        let known: Vec<String> = self.decls.iter().map(|d| d.name.clone()).collect();
+        let Some(decl) = self.decls.iter_mut().find(|d| d.name == name) else {
+            return Err(Diagnostic::new(
+                &label,
+                format!("the override names `{name}`, which no contract file declares"),
+            )
+            .help(format!(
+                "override a declared type or one of its members, e.g. \"{}.field\"",
+                known.first().map_or("Type", String::as_str)
+            ))
+            .into());
+        };
+        if path.is_empty() {
+            decl.kind = DeclKind::Alias(ty);
+            decl.params.clear();
+            return Ok(());
+        }
+        let decl_name = decl.name.clone();
+        let mut obj: &mut Obj = match &mut decl.kind {
+            DeclKind::Interface { body, .. } => body,
+            DeclKind::Alias(alias) => match find_object(alias, path[0]) {
+                Some(obj) => obj,
+                None => return Err(no_member(&label, &decl_name, path[0])),
+            },
+            _ => {
+                return Err(Diagnostic::new(
+                    &label,
+                    format!(
+                        "`{name}` is not an object type, so it has no member `{}`",
+                        path[0]
+                    ),
+                )
+                .help(format!("override the whole type with \"{name}\""))
+                .into());
+            }
+        };
+        for (i, segment) in path.iter().enumerate() {
+            let Some(member) = obj.members.iter_mut().find(|m| m.name == *segment) else {
+                let owner = if i == 0 {
+                    decl_name.clone()
+                } else {
+                    format!("{decl_name}.{}", path[..i].join("."))
+                };
+                return Err(no_member(&label, &owner, segment));
+            };
+            if i + 1 == path.len() {
+                member.ty = ty;
+                return Ok(());
+            }
+            let next = path[i + 1];
+            obj = match find_object(&mut member.ty, next) {
+                Some(obj) => obj,
+                None => {
+                    return Err(no_member(
+                        &label,
+                        &format!("{decl_name}.{}", path[..=i].join(".")),
+                        next,
+                    ));
+                }
+            };
+        }
+        Ok(())
+    }
+}
+
+fn no_member(label: &str, owner: &str, member: &str) -> Error {
+    Diagnostic::new(
+        label,
+        format!("`{owner}` has no member `{member}` written in its own object type"),
+    )
+    .help("members that come from another type (`extends`, `A & { .. }`) are overridden on that type, e.g. \"AgentPosition.x\"")
+    .into()
+}
+
+/// The inline object type with member `member` in `ty`, through arrays (`Array<..>` too),
+/// unions, intersections and other type arguments.
+fn find_object<'t>(ty: &'t mut Ty, member: &str) -> Option<&'t mut Obj> {
+    match ty {
+        Ty::Object(obj) => obj.members.iter().any(|m| m.name == member).then_some(obj),
+        Ty::Array(inner) => find_object(inner, member),
+        Ty::Union(items)
+        | Ty::Intersection(items)
+        | Ty::Tuple(items)
+        | Ty::Ref { args: items, .. } => items.iter_mut().find_map(|t| find_object(t, member)),
+        _ => None,
+    }
+}
+
+/// `integer`, `i8` .. `u64`, `f32`, `f64` in a manifest type are Rust's numbers.
+fn builtin_numbers(ty: Ty) -> Ty {
+    match ty {
+        Ty::Ref { name, args, at } if args.is_empty() => match name.as_str() {
+            "integer" | "i64" => Ty::Int(IntKind::I64),
+            "i8" => Ty::Int(IntKind::I8),
+            "i16" => Ty::Int(IntKind::I16),
+            "i32" => Ty::Int(IntKind::I32),
+            "u8" => Ty::Int(IntKind::U8),
+            "u16" => Ty::Int(IntKind::U16),
+            "u32" => Ty::Int(IntKind::U32),
+            "u64" => Ty::Int(IntKind::U64),
+            "f32" => Ty::F32,
+            "f64" => Ty::Number,
+            _ => Ty::Ref { name, args, at },
+        },
+        Ty::Ref { name, args, at } => Ty::Ref {
+            name,
+            args: args.into_iter().map(builtin_numbers).collect(),
+            at,
+        },
+        Ty::Array(inner) => Ty::Array(Box::new(builtin_numbers(*inner))),
+        Ty::Tuple(items) => Ty::Tuple(items.into_iter().map(builtin_numbers).collect()),
+        Ty::Union(items) => Ty::Union(items.into_iter().map(builtin_numbers).collect()),
+        Ty::Intersection(items) => {
+            Ty::Intersection(items.into_iter().map(builtin_numbers).collect())
+        }
+        Ty::Object(mut obj) => {
+            for m in &mut obj.members {
+                m.ty = builtin_numbers(std::mem::replace(&mut m.ty, Ty::Any));
+            }
+            obj.index = obj.index.map(|t| Box::new(builtin_numbers(*t)));
+            Ty::Object(obj)
+        }
+        other => other,
+    }
+}
+
+impl Lowered {
+    /// A warning about the definition `name`, located where it was declared.
+    pub(crate) fn warning(&self, name: &str, message: String) -> Warning {
+        let at = self.locations.get(name);
+        let source = at.and_then(|at| self.sources.get(at.file));
+        Warning {
+            file: source.map(|s| s.path.clone()).unwrap_or_default(),
+            at: at
+                .zip(source)
+                .map(|(at, s)| line_col(&s.text, at.offset as usize)),
+            tool: None,
+            pointer: None,
+            message,
+        }
+    }
+}

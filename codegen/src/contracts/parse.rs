@@ -1,0 +1,584 @@
+//! oxc's AST → [`ir`](super::ir). The only file that names oxc types: an oxc upgrade (every
+//! 0.x minor release breaks its AST) stays here.
+
+use std::collections::HashMap;
+
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{
+    BindingPattern, Declaration, Expression, PropertyKey, Statement, TSEnumMemberName, TSLiteral,
+    TSSignature, TSTupleElement, TSType, TSTypeName, TSTypeOperatorOperator, UnaryOperator,
+};
+use oxc_parser::Parser;
+use oxc_span::{GetSpan, SourceType};
+
+use super::ir::{ConstValue, Decl, DeclKind, EnumMember, Lit, Loc, Member, Obj, Param, Ty};
+
+/// Declarations of one file, and what was left out of them.
+#[derive(Debug, Default)]
+pub(crate) struct Parsed {
+    pub decls: Vec<Decl>,
+    /// Statements that describe no JSON data (functions, classes, namespaces): where, what.
+    pub skipped: Vec<(Loc, String)>,
+}
+
+/// A parse failure: where (byte offset) and oxc's message.
+#[derive(Debug)]
+pub(crate) struct SyntaxError {
+    pub offset: u32,
+    pub message: String,
+}
+
+/// Parses the declarations of file number `file`.
+pub(crate) fn parse_file(file: usize, text: &str) -> Result<Parsed, SyntaxError> {
+    let allocator = Allocator::default();
+    let ret = Parser::new(&allocator, text, SourceType::d_ts()).parse();
+    if let Some(error) = ret.diagnostics.errors().next() {
+        return Err(SyntaxError {
+            offset: error.labels.first().map_or(0, |l| l.offset()),
+            message: error.message.to_string(),
+        });
+    }
+    if ret.panicked {
+        return Err(SyntaxError {
+            offset: 0,
+            message: "the parser gave up on this file".into(),
+        });
+    }
+    let mut docs: HashMap<u32, String> = HashMap::new();
+    for comment in &ret.program.comments {
+        if comment.is_jsdoc() {
+            let span = comment.span;
+            let raw = &text[span.start as usize..span.end as usize];
+            if let Some(doc) = clean_jsdoc(raw) {
+                docs.insert(comment.attached_to, doc);
+            }
+        }
+    }
+    let mut walker = Walker {
+        file,
+        docs,
+        out: Parsed::default(),
+    };
+    for statement in &ret.program.body {
+        walker.statement(statement);
+    }
+    Ok(walker.out)
+}
+
+/// Parses a type written on its own (a manifest override or result type).
+pub(crate) fn parse_type(file: usize, text: &str) -> Result<Ty, SyntaxError> {
+    let prefix = "type __McpBindgenSetting = ";
+    let source = format!("{prefix}{text};");
+    let allocator = Allocator::default();
+    let ret = Parser::new(&allocator, &source, SourceType::d_ts()).parse();
+    let shift = |offset: u32| offset.saturating_sub(prefix.len() as u32);
+    if let Some(error) = ret.diagnostics.errors().next() {
+        return Err(SyntaxError {
+            offset: shift(error.labels.first().map_or(0, |l| l.offset())),
+            message: error.message.to_string(),
+        });
+    }
+    let walker = Walker {
+        file,
+        docs: HashMap::new(),
+        out: Parsed::default(),
+    };
+    match ret.program.body.first() {
+        Some(Statement::TSTypeAliasDeclaration(alias)) if ret.program.body.len() == 1 => {
+            let mut ty = walker.ty(&alias.type_annotation);
+            shift_locs(&mut ty, prefix.len() as u32);
+            Ok(ty)
+        }
+        _ => Err(SyntaxError {
+            offset: 0,
+            message: "expected one TypeScript type".into(),
+        }),
+    }
+}
+
+fn shift_locs(ty: &mut Ty, by: u32) {
+    match ty {
+        Ty::Ref { at, args, .. } => {
+            at.offset = at.offset.saturating_sub(by);
+            args.iter_mut().for_each(|a| shift_locs(a, by));
+        }
+        Ty::Unsupported { at, .. } => at.offset = at.offset.saturating_sub(by),
+        Ty::Array(inner) => shift_locs(inner, by),
+        Ty::Tuple(items) | Ty::Union(items) | Ty::Intersection(items) => {
+            items.iter_mut().for_each(|a| shift_locs(a, by));
+        }
+        Ty::Object(obj) => {
+            for m in &mut obj.members {
+                m.at.offset = m.at.offset.saturating_sub(by);
+                shift_locs(&mut m.ty, by);
+            }
+            if let Some(index) = &mut obj.index {
+                shift_locs(index, by);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `/** text */` → `text`, without the leading `*` of each line.
+fn clean_jsdoc(raw: &str) -> Option<String> {
+    let inner = raw.strip_prefix("/**")?.strip_suffix("*/")?;
+    let lines: Vec<&str> = inner
+        .lines()
+        .map(|line| {
+            let t = line.trim();
+            let t = t.strip_prefix('*').unwrap_or(t);
+            t.strip_prefix(' ').unwrap_or(t).trim_end()
+        })
+        .collect();
+    let start = lines.iter().position(|l| !l.is_empty())?;
+    let end = lines.iter().rposition(|l| !l.is_empty())?;
+    Some(lines[start..=end].join("\n"))
+}
+
+struct Walker {
+    file: usize,
+    docs: HashMap<u32, String>,
+    out: Parsed,
+}
+
+impl Walker {
+    fn loc(&self, offset: u32) -> Loc {
+        Loc {
+            file: self.file,
+            offset,
+        }
+    }
+
+    fn doc(&self, start: u32) -> Option<String> {
+        self.docs.get(&start).cloned()
+    }
+
+    fn skip(&mut self, offset: u32, what: &str) {
+        let loc = self.loc(offset);
+        self.out.skipped.push((loc, what.to_owned()));
+    }
+
+    fn statement(&mut self, statement: &Statement<'_>) {
+        let start = statement.span().start;
+        match statement {
+            Statement::ExportDeclaration(export) => self.declaration(&export.declaration, start),
+            Statement::ExportDefaultDeclaration(_) => {
+                self.skip(start, "an `export default` declaration")
+            }
+            Statement::VariableDeclaration(_)
+            | Statement::FunctionDeclaration(_)
+            | Statement::ClassDeclaration(_)
+            | Statement::TSTypeAliasDeclaration(_)
+            | Statement::TSInterfaceDeclaration(_)
+            | Statement::TSEnumDeclaration(_)
+            | Statement::TSExternalModuleDeclaration(_)
+            | Statement::TSNamespaceDeclaration(_)
+            | Statement::TSGlobalDeclaration(_)
+            | Statement::TSImportEqualsDeclaration(_) => {
+                if let Some(declaration) = statement.as_declaration() {
+                    self.declaration(declaration, start);
+                }
+            }
+            // Imports, re-exports and `export as namespace` name no new data; imported types
+            // must be declared in one of the contract files.
+            _ => {}
+        }
+    }
+
+    fn declaration(&mut self, declaration: &Declaration<'_>, doc_at: u32) {
+        let doc = self.doc(doc_at);
+        match declaration {
+            Declaration::TSInterfaceDeclaration(interface) => {
+                let extends = interface
+                    .extends
+                    .iter()
+                    .map(|h| Ty::Ref {
+                        name: type_name(&h.type_name),
+                        args: h
+                            .type_arguments
+                            .as_ref()
+                            .map(|a| a.params.iter().map(|t| self.ty(t)).collect())
+                            .unwrap_or_default(),
+                        at: self.loc(h.span.start),
+                    })
+                    .collect();
+                let body = self.signatures(&interface.body.body);
+                self.out.decls.push(Decl {
+                    name: interface.id.name.to_string(),
+                    at: self.loc(interface.id.span.start),
+                    doc,
+                    params: self.params(interface.type_parameters.as_deref()),
+                    kind: DeclKind::Interface { extends, body },
+                });
+            }
+            Declaration::TSTypeAliasDeclaration(alias) => {
+                let ty = self.ty(&alias.type_annotation);
+                self.out.decls.push(Decl {
+                    name: alias.id.name.to_string(),
+                    at: self.loc(alias.id.span.start),
+                    doc,
+                    params: self.params(alias.type_parameters.as_deref()),
+                    kind: DeclKind::Alias(ty),
+                });
+            }
+            Declaration::VariableDeclaration(variables) => {
+                for (i, declarator) in variables.declarations.iter().enumerate() {
+                    let BindingPattern::BindingIdentifier(id) = &declarator.id else {
+                        self.skip(declarator.span.start, "a destructuring declaration");
+                        continue;
+                    };
+                    let value = declarator.init.as_ref().and_then(const_expr).or_else(|| {
+                        declarator
+                            .type_annotation
+                            .as_ref()
+                            .and_then(|t| const_type(&t.type_annotation, &self.docs))
+                    });
+                    self.out.decls.push(Decl {
+                        name: id.name.to_string(),
+                        at: self.loc(id.span.start),
+                        doc: if i == 0 {
+                            doc.clone()
+                        } else {
+                            self.doc(declarator.span.start)
+                        },
+                        params: Vec::new(),
+                        kind: DeclKind::Const(value),
+                    });
+                }
+            }
+            Declaration::TSEnumDeclaration(decl) => {
+                let members =
+                    decl.body
+                        .members
+                        .iter()
+                        .map(|m| EnumMember {
+                            name: match &m.id {
+                                TSEnumMemberName::Identifier(id) => id.name.to_string(),
+                                TSEnumMemberName::String(s)
+                                | TSEnumMemberName::ComputedString(s) => s.value.to_string(),
+                                TSEnumMemberName::ComputedTemplateString(_) => String::new(),
+                            },
+                            value: m.initializer.as_ref().and_then(|e| match const_expr(e) {
+                                Some(ConstValue::Lit(lit)) => Some(lit),
+                                _ => None,
+                            }),
+                        })
+                        .collect();
+                self.out.decls.push(Decl {
+                    name: decl.id.name.to_string(),
+                    at: self.loc(decl.id.span.start),
+                    doc,
+                    params: Vec::new(),
+                    kind: DeclKind::Enum(members),
+                });
+            }
+            Declaration::FunctionDeclaration(f) => {
+                self.skip(f.span.start, "a function declaration (behaviour, not data)")
+            }
+            Declaration::ClassDeclaration(c) => self.skip(
+                c.span.start,
+                "a class declaration (declare its data as an interface to use it)",
+            ),
+            Declaration::TSNamespaceDeclaration(n) => {
+                self.skip(n.span.start, "a namespace (its declarations are not read)")
+            }
+            Declaration::TSExternalModuleDeclaration(m) => {
+                self.skip(m.span.start, "a `declare module` block (not read)")
+            }
+            Declaration::TSGlobalDeclaration(g) => {
+                self.skip(g.span.start, "a `declare global` block (not read)")
+            }
+            Declaration::TSImportEqualsDeclaration(_) => {}
+        }
+    }
+
+    fn params(&self, params: Option<&oxc_ast::ast::TSTypeParameterDeclaration<'_>>) -> Vec<Param> {
+        params
+            .map(|p| {
+                p.params
+                    .iter()
+                    .map(|p| Param {
+                        name: p.name.name.to_string(),
+                        default: p.default.as_ref().map(|d| self.ty(d)),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn signatures(&self, signatures: &[TSSignature<'_>]) -> Obj {
+        let mut obj = Obj::default();
+        for signature in signatures {
+            match signature {
+                TSSignature::TSPropertySignature(p) => {
+                    let at = self.loc(p.span.start);
+                    let Some(name) = property_name(&p.key) else {
+                        obj.skipped.push((at, "a computed property key"));
+                        continue;
+                    };
+                    let ty = match &p.type_annotation {
+                        Some(t) => self.ty(&t.type_annotation),
+                        None => Ty::Any,
+                    };
+                    obj.members.push(Member {
+                        name,
+                        optional: p.optional,
+                        ty,
+                        doc: self.doc(p.span.start),
+                        at,
+                        owner: None,
+                    });
+                }
+                TSSignature::TSIndexSignature(index) => {
+                    let key = &index.parameter.type_annotation.type_annotation;
+                    let at = self.loc(index.span.start);
+                    if matches!(key, TSType::TSStringKeyword(_)) {
+                        obj.index = Some(Box::new(self.ty(&index.type_annotation.type_annotation)));
+                    } else {
+                        obj.skipped
+                            .push((at, "an index signature whose key is not `string`"));
+                    }
+                }
+                TSSignature::TSMethodSignature(m) => {
+                    obj.skipped.push((self.loc(m.span.start), "a method"))
+                }
+                TSSignature::TSCallSignatureDeclaration(c) => obj
+                    .skipped
+                    .push((self.loc(c.span.start), "a call signature")),
+                TSSignature::TSConstructSignatureDeclaration(c) => obj
+                    .skipped
+                    .push((self.loc(c.span.start), "a construct signature")),
+            }
+        }
+        obj
+    }
+
+    fn unsupported(&self, offset: u32, what: &str) -> Ty {
+        Ty::Unsupported {
+            what: what.to_owned(),
+            at: self.loc(offset),
+        }
+    }
+
+    fn ty(&self, ty: &TSType<'_>) -> Ty {
+        let start = ty.span().start;
+        match ty {
+            TSType::TSAnyKeyword(_) => Ty::Any,
+            TSType::TSUnknownKeyword(_) => Ty::Unknown,
+            TSType::TSNeverKeyword(_) => Ty::Never,
+            TSType::TSUndefinedKeyword(_) | TSType::TSVoidKeyword(_) => Ty::Undefined,
+            TSType::TSNullKeyword(_) => Ty::Null,
+            TSType::TSStringKeyword(_) => Ty::String,
+            TSType::TSNumberKeyword(_) => Ty::Number,
+            TSType::TSBooleanKeyword(_) => Ty::Boolean,
+            TSType::TSObjectKeyword(_) => Ty::ObjectKeyword,
+            TSType::TSBigIntKeyword(_) => self.unsupported(start, "`bigint` (JSON has no bigint)"),
+            TSType::TSSymbolKeyword(_) => self.unsupported(start, "`symbol` (not JSON data)"),
+            TSType::TSIntrinsicKeyword(_) => self.unsupported(start, "an intrinsic type"),
+            TSType::TSThisType(_) => self.unsupported(start, "the `this` type"),
+            TSType::TSArrayType(a) => Ty::Array(Box::new(self.ty(&a.element_type))),
+            TSType::TSTupleType(t) => {
+                let mut items = Vec::new();
+                for element in &t.element_types {
+                    match self.tuple_element(element) {
+                        Ok(item) => items.push(item),
+                        Err(unsupported) => return unsupported,
+                    }
+                }
+                Ty::Tuple(items)
+            }
+            TSType::TSNamedTupleMember(m) => match self.tuple_element(&m.element_type) {
+                Ok(item) if !m.optional => item,
+                Ok(_) => self.unsupported(start, "an optional tuple element"),
+                Err(unsupported) => unsupported,
+            },
+            TSType::TSUnionType(u) => Ty::Union(u.types.iter().map(|t| self.ty(t)).collect()),
+            TSType::TSIntersectionType(i) => {
+                Ty::Intersection(i.types.iter().map(|t| self.ty(t)).collect())
+            }
+            TSType::TSParenthesizedType(p) => self.ty(&p.type_annotation),
+            TSType::TSTypeOperatorType(op) => match op.operator {
+                TSTypeOperatorOperator::Readonly => self.ty(&op.type_annotation),
+                TSTypeOperatorOperator::Keyof => self.unsupported(start, "`keyof`"),
+                TSTypeOperatorOperator::Unique => self.unsupported(start, "`unique symbol`"),
+            },
+            TSType::TSLiteralType(lit) => match &lit.literal {
+                TSLiteral::BooleanLiteral(b) => Ty::Lit(Lit::Bool(b.value)),
+                TSLiteral::NumericLiteral(n) => Ty::Lit(Lit::Num(n.value)),
+                TSLiteral::StringLiteral(s) => Ty::Lit(Lit::Str(s.value.to_string())),
+                TSLiteral::UnaryExpression(u) => match (&u.operator, &u.argument) {
+                    (UnaryOperator::UnaryNegation, Expression::NumericLiteral(n)) => {
+                        Ty::Lit(Lit::Num(-n.value))
+                    }
+                    _ => self.unsupported(start, "a literal expression"),
+                },
+                TSLiteral::TemplateLiteral(t) => match t.single_quasi() {
+                    Some(s) => Ty::Lit(Lit::Str(s.to_string())),
+                    None => self.unsupported(start, "a template literal type"),
+                },
+                TSLiteral::BigIntLiteral(_) => {
+                    self.unsupported(start, "a bigint literal (JSON has no bigint)")
+                }
+            },
+            TSType::TSTypeLiteral(lit) => Ty::Object(self.signatures(&lit.members)),
+            TSType::TSTypeReference(r) => Ty::Ref {
+                name: type_name(&r.type_name),
+                args: r
+                    .type_arguments
+                    .as_ref()
+                    .map(|a| a.params.iter().map(|t| self.ty(t)).collect())
+                    .unwrap_or_default(),
+                at: self.loc(start),
+            },
+            TSType::TSConditionalType(_) => self.unsupported(start, "a conditional type"),
+            TSType::TSMappedType(_) => self.unsupported(start, "a mapped type"),
+            TSType::TSFunctionType(_) => self.unsupported(start, "a function type"),
+            TSType::TSConstructorType(_) => self.unsupported(start, "a constructor type"),
+            TSType::TSImportType(_) => self.unsupported(start, "an `import(..)` type"),
+            TSType::TSIndexedAccessType(_) => {
+                self.unsupported(start, "an indexed access type (`T[\"key\"]`)")
+            }
+            TSType::TSInferType(_) => self.unsupported(start, "an `infer` type"),
+            TSType::TSTemplateLiteralType(_) => self.unsupported(start, "a template literal type"),
+            TSType::TSTypePredicate(_) => self.unsupported(start, "a type predicate"),
+            TSType::TSTypeQuery(_) => self.unsupported(start, "`typeof`"),
+            TSType::JSDocNullableType(_)
+            | TSType::JSDocNonNullableType(_)
+            | TSType::JSDocUnknownType(_) => self.unsupported(start, "a JSDoc type"),
+        }
+    }
+
+    fn tuple_element(&self, element: &TSTupleElement<'_>) -> Result<Ty, Ty> {
+        match element {
+            TSTupleElement::TSOptionalType(o) => {
+                Err(self.unsupported(o.span.start, "an optional tuple element"))
+            }
+            TSTupleElement::TSRestType(r) => {
+                Err(self.unsupported(r.span.start, "a rest element in a tuple"))
+            }
+            other => match other.as_ts_type() {
+                Some(t) => Ok(self.ty(t)),
+                None => Err(self.unsupported(other.span().start, "a tuple element")),
+            },
+        }
+    }
+}
+
+fn type_name(name: &TSTypeName<'_>) -> String {
+    match name {
+        TSTypeName::IdentifierReference(id) => id.name.to_string(),
+        TSTypeName::QualifiedName(q) => format!("{}.{}", type_name(&q.left), q.right.name),
+        TSTypeName::ThisExpression(_) => "this".into(),
+    }
+}
+
+fn property_name(key: &PropertyKey<'_>) -> Option<String> {
+    match key {
+        PropertyKey::StaticIdentifier(id) => Some(id.name.to_string()),
+        PropertyKey::StringLiteral(s) => Some(s.value.to_string()),
+        PropertyKey::NumericLiteral(n) => Some(n.value.to_string()),
+        _ => None,
+    }
+}
+
+/// The value of a const initializer: a literal, `-literal`, or an object of those.
+fn const_expr(expr: &Expression<'_>) -> Option<ConstValue> {
+    match expr {
+        Expression::NumericLiteral(n) => Some(ConstValue::Lit(Lit::Num(n.value))),
+        Expression::StringLiteral(s) => Some(ConstValue::Lit(Lit::Str(s.value.to_string()))),
+        Expression::BooleanLiteral(b) => Some(ConstValue::Lit(Lit::Bool(b.value))),
+        Expression::TemplateLiteral(t) => t
+            .single_quasi()
+            .map(|s| ConstValue::Lit(Lit::Str(s.to_string()))),
+        Expression::UnaryExpression(u) => match (&u.operator, &u.argument) {
+            (UnaryOperator::UnaryNegation, Expression::NumericLiteral(n)) => {
+                Some(ConstValue::Lit(Lit::Num(-n.value)))
+            }
+            _ => None,
+        },
+        Expression::ParenthesizedExpression(p) => const_expr(&p.expression),
+        _ => None,
+    }
+}
+
+/// The value a const's literal type annotation pins it to (`: 64`, `: { readonly w: 64 }`).
+fn const_type(ty: &TSType<'_>, docs: &HashMap<u32, String>) -> Option<ConstValue> {
+    match ty {
+        TSType::TSLiteralType(lit) => match &lit.literal {
+            TSLiteral::BooleanLiteral(b) => Some(ConstValue::Lit(Lit::Bool(b.value))),
+            TSLiteral::NumericLiteral(n) => Some(ConstValue::Lit(Lit::Num(n.value))),
+            TSLiteral::StringLiteral(s) => Some(ConstValue::Lit(Lit::Str(s.value.to_string()))),
+            TSLiteral::UnaryExpression(u) => match (&u.operator, &u.argument) {
+                (UnaryOperator::UnaryNegation, Expression::NumericLiteral(n)) => {
+                    Some(ConstValue::Lit(Lit::Num(-n.value)))
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        TSType::TSTypeLiteral(lit) => {
+            let mut fields = Vec::new();
+            for member in &lit.members {
+                let TSSignature::TSPropertySignature(p) = member else {
+                    return None;
+                };
+                let name = property_name(&p.key)?;
+                let value = const_type(&p.type_annotation.as_ref()?.type_annotation, docs)?;
+                fields.push((name, value, docs.get(&p.span.start).cloned()));
+            }
+            Some(ConstValue::Object(fields))
+        }
+        TSType::TSParenthesizedType(p) => const_type(&p.type_annotation, docs),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsdoc_is_cleaned() {
+        assert_eq!(
+            clean_jsdoc("/** One line. */").as_deref(),
+            Some("One line.")
+        );
+        assert_eq!(
+            clean_jsdoc("/**\n   * First.\n   *\n   * Second.\n   */").as_deref(),
+            Some("First.\n\nSecond.")
+        );
+        assert_eq!(clean_jsdoc("/** */"), None);
+    }
+
+    #[test]
+    fn declarations_and_docs() {
+        let text = "/** The doc. */\nexport interface A<T = string> { /** x doc */ x?: T; [k: string]: unknown; f(): void }\nexport declare const GRID: { readonly width: 64 };\ndeclare const N = -3;";
+        let parsed = parse_file(0, text).expect("parses");
+        assert_eq!(parsed.decls.len(), 3);
+        let a = &parsed.decls[0];
+        assert_eq!(a.doc.as_deref(), Some("The doc."));
+        assert_eq!(a.params.len(), 1);
+        let DeclKind::Interface { body, .. } = &a.kind else {
+            panic!("interface")
+        };
+        assert_eq!(body.members[0].doc.as_deref(), Some("x doc"));
+        assert!(body.members[0].optional);
+        assert!(body.index.is_some());
+        assert_eq!(body.skipped.len(), 1);
+        assert!(matches!(
+            &parsed.decls[1].kind,
+            DeclKind::Const(Some(ConstValue::Object(fields))) if fields[0].0 == "width"
+        ));
+        assert!(matches!(
+            &parsed.decls[2].kind,
+            DeclKind::Const(Some(ConstValue::Lit(Lit::Num(n)))) if *n == -3.0
+        ));
+    }
+
+    #[test]
+    fn syntax_errors_have_an_offset() {
+        let err = parse_file(0, "export interface A { x: }").expect_err("bad");
+        assert!(err.offset > 0, "{err:?}");
+    }
+}
