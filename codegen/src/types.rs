@@ -166,8 +166,9 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     fix.visit_file_mut(&mut file);
     if fix.rewritten.is_empty() {
         // No field needed the helper after all.
-        file.items
-            .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "serde_helpers"));
+        file.items.retain(
+            |item| !matches!(item, syn::Item::Mod(m) if m.ident == "serde_helpers"),
+        );
     }
     prune_defaults(&mut file);
     Types {
@@ -221,7 +222,8 @@ fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(S
     let mut failures = Vec::new();
     for (_, name) in order {
         let trial = {
-            let view: BTreeMap<&str, &Value> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let view: BTreeMap<&str, &Value> =
+                defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
             let members = closure(&view, &name);
             Unit {
                 root: name.clone(),
@@ -234,7 +236,10 @@ fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(S
         };
         let mut scratch = TypeSpace::new(&settings());
         if let Err(reason) = add(&mut scratch, &trial) {
-            let description = defs.get(&name).and_then(|v| v.get("description")).cloned();
+            let description = defs
+                .get(&name)
+                .and_then(|v| v.get("description"))
+                .cloned();
             let mut replacement = serde_json::Map::new();
             if let Some(d) = description {
                 replacement.insert("description".into(), d);
@@ -405,6 +410,7 @@ impl VisitMut for Fix<'_> {
 
     fn visit_field_mut(&mut self, field: &mut syn::Field) {
         syn::visit_mut::visit_field_mut(self, field);
+        optional_collection(field);
         if matches!(field.vis, syn::Visibility::Public(_)) {
             document_field(field);
         }
@@ -435,6 +441,42 @@ impl VisitMut for Fix<'_> {
         mac.tokens = self.tokens(std::mem::take(&mut mac.tokens));
         syn::visit_mut::visit_macro_mut(self, mac);
     }
+}
+
+/// typify writes an optional array or object as a `Vec`/map skipped when empty, so an
+/// explicit `[]` or `{}` is never sent, and absent and empty become one value (for a tool
+/// where "no list" means "all", `[]` would mean everything). Such fields become `Option<..>`
+/// skipped when `None`: absent stays absent, empty stays empty.
+fn optional_collection(field: &mut syn::Field) {
+    const EMPTY_CHECKS: &[&str] = &[
+        "::std::vec::Vec::is_empty",
+        "::serde_json::Map::is_empty",
+        "::std::collections::BTreeMap::is_empty",
+        "::std::collections::HashMap::is_empty",
+    ];
+    let Some(index) = field.attrs.iter().position(|a| {
+        a.path().is_ident("serde")
+            && EMPTY_CHECKS
+                .iter()
+                .any(|check| quote!(#a).to_string().replace(' ', "").contains(check))
+    }) else {
+        return;
+    };
+    // Keep every other serde argument (`rename`, ...); replace `default` and the skip.
+    let Ok(args) = field.attrs[index].parse_args_with(
+        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+    ) else {
+        return;
+    };
+    let mut kept: Vec<syn::Meta> = args
+        .into_iter()
+        .filter(|m| !m.path().is_ident("default") && !m.path().is_ident("skip_serializing_if"))
+        .collect();
+    kept.push(syn::parse_quote!(default));
+    kept.push(syn::parse_quote!(skip_serializing_if = "::std::option::Option::is_none"));
+    field.attrs[index] = syn::parse_quote!(#[serde(#(#kept),*)]);
+    let ty = &field.ty;
+    field.ty = syn::parse_quote!(::std::option::Option<#ty>);
 }
 
 /// Every public item has a doc comment: a field without a description gets its wire name.

@@ -432,8 +432,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub choice: ::std::option::Option<::std::num::NonZeroU64>,
         ///Structured combat payload, required when action_type is "combat_action"
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub combat: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub combat: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///The action narrative
         pub content: ::std::string::String,
         ///The eval run ID

@@ -249,8 +249,8 @@ subsequent observations." Its fields are kept as sent.*/
         /// The `room` field.
         pub room: ::std::string::String,
         /// The `roster` field.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub roster: ::std::vec::Vec<AgentObservationRosterItem>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub roster: ::std::option::Option<::std::vec::Vec<AgentObservationRosterItem>>,
         /// The `scene` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scene: ::std::option::Option<AgentScene>,
@@ -275,8 +275,8 @@ subsequent observations." Its fields are kept as sent.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub expression: ::std::option::Option<::std::string::String>,
         /// The `expressions` field.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub expressions: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub expressions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The `kind` field.
         pub kind: ::std::string::String,
         /// The `model` field.

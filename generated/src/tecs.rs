@@ -69,8 +69,8 @@ pub mod types {
         ///The component name.
         pub component: ::std::string::String,
         ///The entities (default: every entity that has the component).
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub entities: ::std::vec::Vec<u64>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub entities: ::std::option::Option<::std::vec::Vec<u64>>,
         ///Fields to overwrite; the others keep their values.
         pub fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }

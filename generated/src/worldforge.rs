@@ -174,8 +174,8 @@ pub mod types {
         )]
         pub radius_px: ::std::option::Option<f64>,
         /// The `tags` field.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The `x` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub x: ::std::option::Option<f64>,
