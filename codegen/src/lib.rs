@@ -29,6 +29,8 @@ pub mod capture;
 mod client;
 mod contracts;
 mod diagnostic;
+#[cfg(feature = "cli")]
+pub mod live;
 mod locate;
 pub mod manifest;
 pub mod model;

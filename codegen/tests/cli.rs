@@ -196,3 +196,173 @@ fn bad_manifest_is_a_located_error() {
         "{stderr}"
     );
 }
+
+fn misbehaving_server() -> PathBuf {
+    workspace().join("runtime/tests/fixtures/misbehaving_server.py")
+}
+
+/// `capture -o FILE -- COMMAND`: every page, unknown fields kept, server and protocol
+/// recorded; the capture feeds `generate` as it is.
+#[test]
+fn capture_over_stdio_feeds_generate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture = dir.path().join("paged.tools.json");
+    let out = bin()
+        .args(["capture", "-o"])
+        .arg(&capture)
+        .args(["--", "python3"])
+        .arg(misbehaving_server())
+        .arg("paged")
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let captured: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&capture).expect("written")).expect("json");
+    assert_eq!(captured["protocolVersion"], "2025-06-18");
+    assert_eq!(
+        captured["serverInfo"],
+        serde_json::json!({"name": "misbehaving", "version": "0"})
+    );
+    let names: Vec<&str> = captured["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["echo", "second"], "both pages");
+    assert_eq!(
+        captured["tools"][0]["x-unknown"],
+        serde_json::json!({"kept": true})
+    );
+    let module = dir.path().join("paged.rs");
+    let out = bin()
+        .args(["generate", "--tools"])
+        .arg(&capture)
+        .arg("-o")
+        .arg(&module)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&module).expect("module");
+    assert!(text.contains("pub async fn second("), "{text}");
+}
+
+/// `capture --url URL --bearer-env VAR -o FILE` against a real server that requires a token.
+#[test]
+fn capture_over_http_with_a_bearer_token() {
+    use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    struct Ctx;
+    /// Says hello.
+    #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+    struct Hello {
+        /// Who to greet.
+        name: String,
+    }
+    impl Handler<Ctx> for Hello {
+        type Output = String;
+        fn call(self, _: &mut Ctx) -> Result<String, ToolError> {
+            Ok(format!("hello {}", self.name))
+        }
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server = std::thread::spawn(move || {
+        let mut registry = Registry::new("greeter", "3.1.4");
+        registry.register::<Hello>();
+        let mut server = ServerBuilder::new()
+            .port(0)
+            .bearer_token("t0ken")
+            .listen(registry)
+            .expect("listens");
+        tx.send(server.port()).expect("port");
+        while !flag.load(Ordering::Relaxed) {
+            if !server.poll(&mut Ctx) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{}/mcp", rx.recv().expect("port"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture = dir.path().join("greeter.tools.json");
+
+    let out = bin()
+        .args([
+            "capture",
+            "--url",
+            &url,
+            "--bearer-env",
+            "GREETER_TOKEN",
+            "-o",
+        ])
+        .arg(&capture)
+        .env("GREETER_TOKEN", "t0ken")
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let captured: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&capture).expect("written")).expect("json");
+    assert_eq!(
+        captured["serverInfo"],
+        serde_json::json!({"name": "greeter", "version": "3.1.4"})
+    );
+    assert_eq!(captured["protocolVersion"], "2025-11-25");
+    assert_eq!(captured["tools"][0]["name"], "hello");
+    assert_eq!(captured["tools"][0]["description"], "Says hello.");
+
+    // A wrong token: an authentication error, nothing written.
+    let wrong = dir.path().join("wrong.json");
+    let out = bin()
+        .args([
+            "capture",
+            "--url",
+            &url,
+            "--bearer-env",
+            "GREETER_TOKEN",
+            "-o",
+        ])
+        .arg(&wrong)
+        .env("GREETER_TOKEN", "nope")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("authentication failed") && stderr.contains("401"),
+        "{stderr}"
+    );
+    assert!(!wrong.exists());
+    // The variable not set: a usage error.
+    let out = bin()
+        .args([
+            "capture",
+            "--url",
+            &url,
+            "--bearer-env",
+            "NO_SUCH_VAR_SET",
+            "-o",
+        ])
+        .arg(&wrong)
+        .env_remove("NO_SUCH_VAR_SET")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    stop.store(true, Ordering::Relaxed);
+    server.join().expect("server thread");
+}

@@ -39,6 +39,7 @@ pub struct HttpClientBuilder {
     auth_required: bool,
     client_name: String,
     client_version: String,
+    capabilities: Value,
     timeout: Duration,
 }
 
@@ -56,6 +57,7 @@ impl std::fmt::Debug for HttpClientBuilder {
             .field("auth_required", &self.auth_required)
             .field("client_name", &self.client_name)
             .field("client_version", &self.client_version)
+            .field("capabilities", &self.capabilities)
             .field("timeout", &self.timeout)
             .finish()
     }
@@ -101,6 +103,12 @@ impl HttpClientBuilder {
     pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.client_name = name.into();
         self.client_version = version.into();
+        self
+    }
+
+    /// The client capabilities sent in `initialize` (default `{}`).
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
         self
     }
 
@@ -155,7 +163,7 @@ impl HttpClientBuilder {
                 "initialize",
                 json!({
                     "protocolVersion": PROTOCOL_VERSION,
-                    "capabilities": {},
+                    "capabilities": self.capabilities,
                     "clientInfo": {"name": self.client_name, "version": self.client_version},
                 }),
             )
@@ -206,6 +214,7 @@ impl HttpClient {
             auth_required: false,
             client_name: env!("CARGO_PKG_NAME").to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            capabilities: json!({}),
             timeout: Duration::from_secs(30),
         }
     }

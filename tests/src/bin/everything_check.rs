@@ -2,15 +2,16 @@
 //! capture (`snapshots/everything.rs`), typed: `everything_check stdio|http CAPTURE_OUT`.
 //!
 //! It starts the server (stdio, or Streamable HTTP on 127.0.0.1:3001: run it in a private
-//! network namespace, since that mode listens on every interface), writes the server's
-//! `tools/list` as a capture to CAPTURE_OUT, calls every listed tool, and prints one line per
-//! tool. Exits non-zero when a call does not end as expected.
+//! network namespace, since that mode listens on every interface), captures its `tools/list`
+//! with the code of `mcp-bindgen capture` into CAPTURE_OUT, calls every listed tool, and prints
+//! one line per tool. Exits non-zero when a call does not end as expected.
 
 use std::time::{Duration, Instant};
 
 use mcp_bindgen::{Error, HttpClient, StdioClient, ToolCaller};
+use mcp_bindgen_codegen::live::{LiveOptions, capture_http, capture_stdio};
 use mcp_bindgen_tests::everything::{Client, TOOL_NAMES, types};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const SERVER: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -40,16 +41,13 @@ async fn main() -> std::process::ExitCode {
 async fn run(mode: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
     match mode {
         "stdio" => {
+            let node = NODE.to_owned();
+            let args = [SERVER.to_owned(), "stdio".to_owned()];
+            let capture = capture_stdio(&node, &args, &LiveOptions::default()).await?;
+            std::fs::write(out, serde_json::to_string_pretty(&capture)? + "\n")?;
             let mut command = tokio::process::Command::new(NODE);
             command.arg(SERVER).arg("stdio");
-            let client = StdioClient::spawn(command).await?;
-            let capture = capture(
-                client.protocol_version(),
-                client.server_info(),
-                client.list_tools().await?,
-            );
-            std::fs::write(out, serde_json::to_string_pretty(&capture)? + "\n")?;
-            call_every_tool(client).await
+            call_every_tool(StdioClient::spawn(command).await?).await
         }
         "http" => {
             let mut server = tokio::process::Command::new(NODE)
@@ -69,23 +67,15 @@ async fn run(mode: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            let client = HttpClient::connect("http://127.0.0.1:3001/mcp").await?;
-            let capture = capture(
-                client.protocol_version(),
-                client.server_info(),
-                client.list_tools().await?,
-            );
+            let url = "http://127.0.0.1:3001/mcp";
+            let capture = capture_http(url, &LiveOptions::default()).await?;
             std::fs::write(out, serde_json::to_string_pretty(&capture)? + "\n")?;
-            let result = call_every_tool(client).await;
+            let result = call_every_tool(HttpClient::connect(url).await?).await;
             let _ = server.kill().await;
             result
         }
         other => Err(format!("unknown mode {other}").into()),
     }
-}
-
-fn capture(version: Option<String>, server: Value, tools: Vec<Value>) -> Value {
-    json!({"protocolVersion": version, "serverInfo": server, "tools": tools})
 }
 
 async fn call_every_tool<C: ToolCaller + Sync>(
