@@ -166,9 +166,8 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     fix.visit_file_mut(&mut file);
     if fix.rewritten.is_empty() {
         // No field needed the helper after all.
-        file.items.retain(
-            |item| !matches!(item, syn::Item::Mod(m) if m.ident == "serde_helpers"),
-        );
+        file.items
+            .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "serde_helpers"));
     }
     prune_defaults(&mut file);
     Types {
@@ -222,8 +221,7 @@ fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(S
     let mut failures = Vec::new();
     for (_, name) in order {
         let trial = {
-            let view: BTreeMap<&str, &Value> =
-                defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            let view: BTreeMap<&str, &Value> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
             let members = closure(&view, &name);
             Unit {
                 root: name.clone(),
@@ -236,10 +234,7 @@ fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(S
         };
         let mut scratch = TypeSpace::new(&settings());
         if let Err(reason) = add(&mut scratch, &trial) {
-            let description = defs
-                .get(&name)
-                .and_then(|v| v.get("description"))
-                .cloned();
+            let description = defs.get(&name).and_then(|v| v.get("description")).cloned();
             let mut replacement = serde_json::Map::new();
             if let Some(d) = description {
                 replacement.insert("description".into(), d);
@@ -473,7 +468,9 @@ fn optional_collection(field: &mut syn::Field) {
         .filter(|m| !m.path().is_ident("default") && !m.path().is_ident("skip_serializing_if"))
         .collect();
     kept.push(syn::parse_quote!(default));
-    kept.push(syn::parse_quote!(skip_serializing_if = "::std::option::Option::is_none"));
+    kept.push(syn::parse_quote!(
+        skip_serializing_if = "::std::option::Option::is_none"
+    ));
     field.attrs[index] = syn::parse_quote!(#[serde(#(#kept),*)]);
     let ty = &field.ty;
     field.ty = syn::parse_quote!(::std::option::Option<#ty>);
