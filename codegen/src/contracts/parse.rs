@@ -58,6 +58,7 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<Parsed, SyntaxError>
         file,
         docs,
         out: Parsed::default(),
+        depth: std::cell::Cell::new(0),
     };
     for statement in &ret.program.body {
         walker.statement(statement);
@@ -82,6 +83,7 @@ pub(crate) fn parse_type(file: usize, text: &str) -> Result<Ty, SyntaxError> {
         file,
         docs: HashMap::new(),
         out: Parsed::default(),
+        depth: std::cell::Cell::new(0),
     };
     match ret.program.body.first() {
         Some(Statement::TSTypeAliasDeclaration(alias)) if ret.program.body.len() == 1 => {
@@ -136,10 +138,14 @@ fn clean_jsdoc(raw: &str) -> Option<String> {
     Some(lines[start..=end].join("\n"))
 }
 
+/// Types nested deeper than this become unsupported (bounds recursion here and later).
+const MAX_DEPTH: usize = 24;
+
 struct Walker {
     file: usize,
     docs: HashMap<u32, String>,
     out: Parsed,
+    depth: std::cell::Cell<usize>,
 }
 
 impl Walker {
@@ -362,6 +368,20 @@ impl Walker {
     }
 
     fn ty(&self, ty: &TSType<'_>) -> Ty {
+        let depth = self.depth.get();
+        if depth >= MAX_DEPTH {
+            return self.unsupported(
+                ty.span().start,
+                &format!("a type nested deeper than {MAX_DEPTH} levels"),
+            );
+        }
+        self.depth.set(depth + 1);
+        let out = self.ty_inner(ty);
+        self.depth.set(depth);
+        out
+    }
+
+    fn ty_inner(&self, ty: &TSType<'_>) -> Ty {
         let start = ty.span().start;
         match ty {
             TSType::TSAnyKeyword(_) => Ty::Any,

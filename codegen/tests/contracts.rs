@@ -1,0 +1,239 @@
+//! Agent contracts that cannot be mapped are located errors (file:line:column, the line, what
+//! to do), never a panic; members that cannot be mapped are `serde_json::Value` with a located
+//! warning. The messages are snapshots.
+
+use std::path::Path;
+
+use expect_test::{Expect, expect};
+use mcp_bindgen_codegen::{Generator, Module, ServerConfig};
+
+/// Generates module `m` from `files` (name, text) written to a temporary directory.
+fn generate(files: &[(&str, &str)], config: ServerConfig) -> Result<Module, String> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = config;
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("write");
+        config = config.with_contract(name);
+    }
+    let capture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/captures/scape.tools.json");
+    if config.capture.is_some() {
+        std::fs::copy(capture, dir.path().join("scape.tools.json")).expect("copy capture");
+    }
+    Generator::new()
+        .with_base(dir.path())
+        .generate(&config)
+        .map_err(|e| e.to_string())
+}
+
+fn check_error(text: &str, expected: Expect) {
+    let err =
+        generate(&[("x.d.ts", text)], ServerConfig::contracts_only("x")).expect_err("must fail");
+    expected.assert_eq(&err);
+}
+
+#[test]
+fn syntax_error() {
+    check_error(
+        "export interface A {\n    x: ;\n}\n",
+        expect![[r#"
+            x.d.ts:2:8: not valid TypeScript: Unexpected token
+              |
+            2 |     x: ;
+              |        ^
+              = help: a contract file holds TypeScript declarations (.d.ts): interfaces, type aliases, `declare const`"#]],
+    );
+}
+
+#[test]
+fn keyof_declaration() {
+    check_error(
+        "export interface A {\n    x: number;\n}\nexport type Keys = keyof A;\n",
+        expect![[r#"
+            x.d.ts:4:20: `keyof` has no JSON form that mcp-bindgen maps
+              |
+            4 | export type Keys = keyof A;
+              |                    ^
+              = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
+    );
+}
+
+#[test]
+fn conditional_mapped_and_function_declarations() {
+    check_error(
+        "export type C = string extends number ? 1 : 2;\n",
+        expect![[r#"
+            x.d.ts:1:17: a conditional type has no JSON form that mcp-bindgen maps
+              |
+            1 | export type C = string extends number ? 1 : 2;
+              |                 ^
+              = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
+    );
+    check_error(
+        "export type M = { [K in 'a' | 'b']: number };\n",
+        expect![[r#"
+            x.d.ts:1:17: a mapped type has no JSON form that mcp-bindgen maps
+              |
+            1 | export type M = { [K in 'a' | 'b']: number };
+              |                 ^
+              = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
+    );
+    check_error(
+        "/** A callback. */\nexport type Fn = (a: string) => void;\n",
+        expect![[r#"
+            x.d.ts:2:18: a function type has no JSON form that mcp-bindgen maps
+              |
+            2 | export type Fn = (a: string) => void;
+              |                  ^
+              = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
+    );
+}
+
+#[test]
+fn generic_without_default_needs_arguments() {
+    check_error(
+        "export interface Page<T> { items: T[] }\nexport interface Uses { page: Page }\n",
+        expect![[r#"
+            x.d.ts:2:31: `Page` needs a type argument for `T`, which has no default
+              |
+            2 | export interface Uses { page: Page }
+              |                               ^
+              = help: write `Page<..>` with every argument, or give `T` a default (`T = unknown`)"#]],
+    );
+}
+
+#[test]
+fn duplicate_and_conflicting_declarations() {
+    check_error(
+        "export type A = string;\nexport interface B { x: number }\nexport type A = number;\n",
+        expect![[r#"
+            x.d.ts:3:13: `A` is declared twice (first at x.d.ts:1:13)
+              |
+            3 | export type A = number;
+              |             ^
+              = help: rename one of the declarations"#]],
+    );
+    check_error(
+        "export interface P { x: number }\nexport type Q = P & { x: string };\n",
+        expect![[r#"
+            x.d.ts:2:23: `x` is in both parts of an intersection, with different types
+              |
+            2 | export type Q = P & { x: string };
+              |                       ^
+              = help: give the member one type in both parts, or declare the merged object type yourself"#]],
+    );
+}
+
+#[test]
+fn an_override_rescues_an_unmappable_declaration() {
+    let module = generate(
+        &[(
+            "x.d.ts",
+            "export interface A { x: number }\nexport type Keys = keyof A;\n",
+        )],
+        ServerConfig::contracts_only("x").with_override("Keys", "'x'"),
+    )
+    .expect("generates");
+    assert_eq!(module.warnings, []);
+    assert!(module.types >= 2, "{module:?}");
+}
+
+#[test]
+fn bad_settings_are_errors() {
+    let contract = [(
+        "x.d.ts",
+        "export interface A { x: number; inner: { y: number } }\n",
+    )];
+    let err = |config: ServerConfig| generate(&contract, config).expect_err("must fail");
+    expect![[r#"
+        [overrides] "A.z": `A` has no member `z` written in its own object type
+          = help: members that come from another type (`extends`, `A & { .. }`) are overridden on that type, e.g. "AgentPosition.x""#]]
+    .assert_eq(&err(ServerConfig::contracts_only("x").with_override("A.z", "integer")));
+    expect![[r#"
+        [overrides] "A.inner.z": `A.inner` has no member `z` written in its own object type
+          = help: members that come from another type (`extends`, `A & { .. }`) are overridden on that type, e.g. "AgentPosition.x""#]]
+    .assert_eq(&err(ServerConfig::contracts_only("x").with_override("A.inner.z", "integer")));
+    expect![[r#"
+        [overrides] "B": the override names `B`, which no contract file declares
+          = help: override a declared type or one of its members, e.g. "A.field""#]]
+    .assert_eq(&err(
+        ServerConfig::contracts_only("x").with_override("B", "integer")
+    ));
+    expect![[r#"
+        [overrides] "A.x":1:5: not a TypeScript type: Unexpected token
+          |
+        1 | Foo<
+          |     ^
+          = help: write a TypeScript type: a declared name, `string`, `integer`, `u32`, `AgentPosition[]`, `'a' | 'b'`, ..."#]]
+    .assert_eq(&err(ServerConfig::contracts_only("x").with_override("A.x", "Foo<")));
+    let scape = || ServerConfig::new("scape", "scape.tools.json");
+    expect![[r#"
+        [results] scape_observe:1:1: `Missing` is not declared in the contract files
+          |
+        1 | Missing
+          | ^
+          = help: declare it in one of the server's contract files (imports are not followed), or override this type in the manifest"#]]
+    .assert_eq(&err(scape().with_result("scape_observe", "Missing")));
+    expect![[r#"
+        scape.tools.json: a result type is configured for tool `nope`, which this capture does not list
+          = help: remove `nope` from the `scape` server's results, or fix its name"#]]
+    .assert_eq(&err(scape().with_result("nope", "A")));
+    expect![[r#"
+        scape.tools.json: variant names are configured for `Nope`, which is not a generated enum
+          = help: name an enum type of the `scape` server (a contract enum or a union tagged by a boolean or number), as it appears in the generated `types` module"#]]
+    .assert_eq(&err(scape().with_variant_name("Nope", "a", "A")));
+    expect![[r#"
+        [servers.empty]: nothing to generate: no capture and no contracts
+          = help: give the server a capture (`capture = ".."`, --tools) or contract files (`contracts = [..]`, --contracts)"#]]
+    .assert_eq(&generate(&[], ServerConfig::contracts_only("empty")).expect_err("empty"));
+}
+
+#[test]
+fn a_contract_type_may_not_take_a_tool_type_name() {
+    let err = generate(
+        &[(
+            "x.d.ts",
+            "export interface ScapeObserveArgs { x: number }\n",
+        )],
+        ServerConfig::new("scape", "scape.tools.json"),
+    )
+    .expect_err("clash");
+    expect![[r#"
+        x.d.ts:1:18: the declaration `ScapeObserveArgs` would be the Rust type `ScapeObserveArgs`, which another declaration or a tool's argument type already is
+          |
+        1 | export interface ScapeObserveArgs { x: number }
+          |                  ^
+          = help: rename the declaration (Rust type names are the PascalCase of the TypeScript name)"#]]
+    .assert_eq(&err);
+}
+
+/// Members that cannot be mapped degrade alone, with warnings that say where; nothing panics
+/// on deep, odd or hostile input.
+#[test]
+fn members_degrade_with_located_warnings() {
+    let module = generate(
+        &[(
+            "x.d.ts",
+            "export interface A {\n    ok: string;\n    f: () => void;\n    t: `id-${string}`;\n    big: bigint;\n}\nexport class C { x: number }\n",
+        )],
+        ServerConfig::contracts_only("x"),
+    )
+    .expect("generates");
+    let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
+    expect![[r#"
+        x.d.ts:3:8: a function type has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
+        x.d.ts:4:8: a template literal type has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
+        x.d.ts:5:10: `bigint` (JSON has no bigint) has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
+        x.d.ts:7:8: a class declaration (declare its data as an interface to use it) describes no JSON data; no type is generated for it"#]]
+    .assert_eq(&warnings.join("\n"));
+    let deep = format!(
+        "export type D = {}string{};\n",
+        "Array<".repeat(100),
+        ">".repeat(100)
+    );
+    let _ = generate(&[("x.d.ts", &deep)], ServerConfig::contracts_only("x"));
+    let cyclic = "export interface A extends B {}\nexport interface B extends A {}\nexport type U = A & B;\n";
+    let err =
+        generate(&[("x.d.ts", cyclic)], ServerConfig::contracts_only("x")).expect_err("cycle");
+    assert!(err.contains("refers to itself"), "{err}");
+}
