@@ -985,6 +985,20 @@ impl<'a> Lowerer<'a> {
         if matches!(decl.kind, DeclKind::Const(_)) {
             return self.unsupported(&format!("`{name}` (a value, not a type)"), at, site);
         }
+        if let DeclKind::Alias(
+            target @ (Ty::String
+            | Ty::Number
+            | Ty::Boolean
+            | Ty::Int(_)
+            | Ty::F32
+            | Ty::Any
+            | Ty::Unknown),
+        ) = &decl.kind
+            && decl.params.is_empty()
+        {
+            // `type ObjectId = string` names a string: fields stay `String`.
+            return self.lower(target, hint, site, at);
+        }
         if decl.params.is_empty() {
             if !args.is_empty() {
                 return Err(Problem::error(
