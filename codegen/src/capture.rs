@@ -20,9 +20,57 @@ pub fn read(path: &Path) -> Result<Capture, Error> {
     parse(path, text)
 }
 
+/// JSON nested deeper than this is refused (before parsing, so no input can exhaust the
+/// stack); real schemas stay far below it.
+pub const MAX_NESTING: usize = 256;
+
+/// The byte offset where `text` first nests deeper than `limit` (brackets outside strings).
+fn too_deep(text: &str, limit: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, b) in text.bytes().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(i);
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Parses capture `text`; `path` is only used in messages.
 pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
+    if let Some(at) = too_deep(&text, MAX_NESTING) {
+        return Err(Diagnostic::new(
+            path,
+            format!("JSON nested deeper than {MAX_NESTING} levels"),
+        )
+        .at(&text, crate::locate::line_col(&text, at))
+        .help("no tool schema needs this depth; check the capture for a runaway structure")
+        .into());
+    }
+    let value: Value = {
+        use serde::Deserialize;
+        let mut de = serde_json::Deserializer::from_str(&text);
+        // Bounded above; serde_json's own limit (128) refuses legitimately deep schemas.
+        de.disable_recursion_limit();
+        Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v))
+    }
+    .map_err(|e| {
         let at = LineCol {
             line: e.line().max(1),
             column: e.column().max(1),

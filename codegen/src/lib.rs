@@ -269,6 +269,42 @@ impl Module {
     }
 }
 
+/// Stack for the recursive stages (normaliser, contracts, typify, syn): deeply nested schemas
+/// must not overflow the caller's stack (test threads have 2 MiB). Only touched pages are
+/// committed.
+const GENERATOR_STACK: usize = 256 * 1024 * 1024;
+
+/// The `Send` fields of a [`Module`], to cross from the generator thread.
+struct Parts {
+    name: String,
+    inputs: Vec<PathBuf>,
+    warnings: Vec<Warning>,
+    tools: usize,
+    types: usize,
+}
+
+/// Runs `f` on a scoped thread with [`GENERATOR_STACK`]; a panic in `f` is resumed here.
+fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("mcp-bindgen-generator".into())
+            .stack_size(GENERATOR_STACK)
+            .spawn_scoped(scope, f);
+        match handle {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: run here, on the caller's stack.
+            Err(_) => unreachable_thread_fallback(),
+        }
+    })
+}
+
+#[cold]
+fn unreachable_thread_fallback<T>() -> T {
+    panic!("mcp-bindgen could not start its generator thread (out of memory or threads)")
+}
+
 /// The generator. Stateless between calls; cheap to create.
 #[derive(Debug, Clone, Default)]
 pub struct Generator {
@@ -322,6 +358,43 @@ impl Generator {
     }
 
     fn generate_inner(
+        &self,
+        config: &ServerConfig,
+        capture: Option<&model::Capture>,
+    ) -> Result<Module, Error> {
+        // `syn::File` is not `Send`: the generator thread hands back the rendered code, which
+        // is parsed again here.
+        let (parts, code) = with_big_stack(|| {
+            self.generate_on_this_stack(config, capture).map(|m| {
+                let code = prettyplease::unparse(&m.file);
+                let parts = Parts {
+                    name: m.name,
+                    inputs: m.inputs,
+                    warnings: m.warnings,
+                    tools: m.tools,
+                    types: m.types,
+                };
+                (parts, code)
+            })
+        })?;
+        let file = syn::parse_file(&code).map_err(|e| {
+            Diagnostic::new(
+                &config.module,
+                format!("internal error: generated code does not parse: {e}"),
+            )
+            .help("please report this with the inputs attached")
+        })?;
+        Ok(Module {
+            name: parts.name,
+            inputs: parts.inputs,
+            file,
+            warnings: parts.warnings,
+            tools: parts.tools,
+            types: parts.types,
+        })
+    }
+
+    fn generate_on_this_stack(
         &self,
         config: &ServerConfig,
         capture: Option<&model::Capture>,

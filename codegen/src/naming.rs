@@ -45,6 +45,20 @@ pub(crate) fn method_name(tool: &str) -> String {
     name
 }
 
+/// The snake_case field name typify 0.8 gives a property (`typify-impl/src/util.rs`
+/// `sanitize`), to predict collisions (`userId` and `user_id`).
+pub(crate) fn field_name(property: &str) -> String {
+    let name = property
+        .replace('\'', "")
+        .replace(|c| !unicode_ident::is_xid_continue(c), "-")
+        .to_snake_case();
+    match name.chars().next() {
+        None => "x".into(),
+        Some(c) if unicode_ident::is_xid_start(c) => name,
+        Some(_) => format!("x_{name}"),
+    }
+}
+
 /// PascalCase type name stem for any MCP or schema name (`list_scenarios` → `ListScenarios`).
 pub(crate) fn type_name(s: &str) -> String {
     let cleaned: String = s

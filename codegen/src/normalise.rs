@@ -51,9 +51,14 @@ const MAX_DEPTH: usize = 128;
 /// generated code is rewritten to the real `value` and the variant name `variant`.
 #[derive(Debug, Clone)]
 pub(crate) struct Substitution {
+    /// The string typify sees (an enum value or a property name).
     pub placeholder: String,
+    /// The real value the generated code must use instead.
     pub value: String,
-    pub variant: String,
+    /// The identifier typify derives from the placeholder...
+    pub ident_from: String,
+    /// ...and the one to use instead.
+    pub ident_to: String,
 }
 
 /// One normalised schema: definitions for typify, the root among them.
@@ -416,6 +421,8 @@ impl Walker<'_> {
             return self.reference(object, reference, pointer);
         }
         let mut out = Map::new();
+        // Properties whose field names collided: (wire name, placeholder).
+        let mut renamed: Vec<(String, String)> = Vec::new();
         for (key, value) in object {
             let here = format!("{pointer}/{}", escape(key));
             let new = match key.as_str() {
@@ -432,9 +439,16 @@ impl Walker<'_> {
                         continue;
                     };
                     let mut new = Map::new();
+                    let mut fields = BTreeSet::new();
                     for (name, sub) in map {
                         let p = format!("{here}/{}", escape(name));
-                        new.insert(name.clone(), self.schema(sub, &p, depth + 1, titles));
+                        let sub = self.schema(sub, &p, depth + 1, titles);
+                        let key = if key == "properties" {
+                            self.unique_field(name, &mut fields, &mut renamed, &p)
+                        } else {
+                            name.clone()
+                        };
+                        new.insert(key, sub);
                     }
                     Value::Object(new)
                 }
@@ -489,6 +503,26 @@ impl Walker<'_> {
             };
             out.insert(key.clone(), new);
         }
+        if !renamed.is_empty()
+            && let Some(Value::Array(required)) = out.get_mut("required")
+        {
+            for entry in required.iter_mut() {
+                if let Some((_, placeholder)) = renamed.iter().find(|(wire, _)| entry == wire) {
+                    *entry = Value::String(placeholder.clone());
+                }
+            }
+        }
+        if let Some(kind) = out.get("type").and_then(Value::as_str)
+            && kind == "integer"
+            && ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+                .iter()
+                .any(|k| out.get(*k).is_some_and(|b| b.is_f64()))
+        {
+            self.warn(
+                pointer,
+                "integer bounds beyond 64 bits: the field is a 64-bit integer, so values outside i64/u64 cannot be sent",
+            );
+        }
         if let Some(Value::Array(all)) = out.get_mut("allOf") {
             // Entries left empty by the removals above constrain nothing.
             all.retain(|s| s.as_object().is_none_or(|o| !o.is_empty()));
@@ -526,6 +560,42 @@ impl Walker<'_> {
             return self.degrade(object, pointer, "enum mixes value types".into());
         }
         Value::Object(out)
+    }
+
+    /// The property key typify should see for `name`: itself, or a placeholder when its field
+    /// name collides with an earlier property's (`userId` and `user_id`); the generated field
+    /// is then `user_id_2`, still (de)serialised as `user_id`.
+    fn unique_field(
+        &mut self,
+        name: &str,
+        fields: &mut BTreeSet<String>,
+        renamed: &mut Vec<(String, String)>,
+        pointer: &str,
+    ) -> String {
+        let field = naming::field_name(name);
+        if fields.insert(field.clone()) {
+            return name.to_owned();
+        }
+        let mut n = 2;
+        let mut ident = format!("{field}_{n}");
+        while !fields.insert(ident.clone()) {
+            n += 1;
+            ident = format!("{field}_{n}");
+        }
+        self.names.placeholders += 1;
+        let placeholder = format!("McpBindgenField{}", self.names.placeholders);
+        self.out.substitutions.push(Substitution {
+            placeholder: placeholder.clone(),
+            value: name.to_owned(),
+            ident_from: naming::field_name(&placeholder),
+            ident_to: ident.clone(),
+        });
+        self.warn(
+            pointer,
+            format!("property {name:?} has the same Rust name as another property; its field is `{ident}`"),
+        );
+        renamed.push((name.to_owned(), placeholder.clone()));
+        placeholder
     }
 
     fn schemas(
@@ -696,7 +766,8 @@ impl Walker<'_> {
             self.out.substitutions.push(Substitution {
                 placeholder: placeholder.clone(),
                 value: (*value).to_owned(),
-                variant,
+                ident_from: placeholder.clone(),
+                ident_to: variant,
             });
             placeholders.push(Value::String(placeholder));
         }

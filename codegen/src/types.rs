@@ -158,7 +158,7 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
         idents: extra
             .substitutions
             .iter()
-            .map(|s| (s.placeholder.clone(), s.variant.clone()))
+            .map(|s| (s.ident_from.clone(), s.ident_to.clone()))
             .collect(),
         three_state: extra.three_state,
         rewritten: BTreeSet::new(),
@@ -430,6 +430,15 @@ impl VisitMut for Fix<'_> {
             };
             variant.attrs.insert(0, syn::parse_quote!(#[doc = #text]));
         }
+    }
+
+    /// `#[serde(rename = "..")]` keeps its arguments as tokens, which the other visits do not
+    /// reach.
+    fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
+        if let syn::Meta::List(list) = &mut attr.meta {
+            list.tokens = self.tokens(std::mem::take(&mut list.tokens));
+        }
+        syn::visit_mut::visit_attribute_mut(self, attr);
     }
 
     fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {

@@ -6,6 +6,10 @@
 pub mod edge_cases;
 
 #[rustfmt::skip]
+#[path = "../snapshots/hostile.rs"]
+pub mod hostile;
+
+#[rustfmt::skip]
 #[path = "../snapshots/everything.rs"]
 pub mod everything;
 

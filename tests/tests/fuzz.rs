@@ -1,0 +1,249 @@
+//! Property tests ("fuzzing" on stable Rust: cargo-fuzz needs nightly) of the inputs users and
+//! peers control: the capture reader and `dispatch`. Properties: nothing panics; an error is a
+//! located diagnostic inside the text; every request gets exactly one well-formed JSON-RPC
+//! answer.
+//!
+//! `FUZZ_CASES` sets the cases per property (default 2,000 for CI; the counts in the closing
+//! notes come from `FUZZ_CASES=1000000`).
+
+use std::path::Path;
+
+use mcp_bindgen::server::{Handler, McpTool, Registry, ToolError};
+use mcp_bindgen_codegen::{Generator, ServerConfig, capture};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+fn cases() -> u32 {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000)
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Arbitrary JSON, biased towards the keys captures and JSON Schemas use.
+fn json_value() -> impl Strategy<Value = Value> {
+    let key = prop_oneof![
+        Just("tools".to_owned()),
+        Just("name".to_owned()),
+        Just("inputSchema".to_owned()),
+        Just("outputSchema".to_owned()),
+        Just("type".to_owned()),
+        Just("properties".to_owned()),
+        Just("required".to_owned()),
+        Just("enum".to_owned()),
+        Just("const".to_owned()),
+        Just("$ref".to_owned()),
+        Just("$defs".to_owned()),
+        Just("items".to_owned()),
+        Just("anyOf".to_owned()),
+        Just("oneOf".to_owned()),
+        Just("allOf".to_owned()),
+        Just("additionalProperties".to_owned()),
+        Just("prefixItems".to_owned()),
+        Just("pattern".to_owned()),
+        Just("result".to_owned()),
+        Just("jsonrpc".to_owned()),
+        Just("id".to_owned()),
+        Just("method".to_owned()),
+        Just("params".to_owned()),
+        Just("arguments".to_owned()),
+        "[a-z$#/_]{0,8}",
+    ];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        prop_oneof![
+            Just("object".to_owned()),
+            Just("string".to_owned()),
+            Just("integer".to_owned()),
+            Just("#".to_owned()),
+            Just("#/$defs/A".to_owned()),
+            Just("#/properties/a".to_owned()),
+            Just("2.0".to_owned()),
+            Just("tools/call".to_owned()),
+            Just("tools/list".to_owned()),
+            Just("initialize".to_owned()),
+            ".{0,12}",
+        ]
+        .prop_map(Value::String),
+    ];
+    leaf.prop_recursive(6, 64, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((key.clone(), inner), 0..6)
+                .prop_map(|pairs| Value::Object(pairs.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+/// A capture-shaped document with random tools.
+fn capture_like() -> impl Strategy<Value = Value> {
+    let tool = (
+        "[a-zA-Z_.-]{1,10}",
+        json_value(),
+        proptest::option::of(json_value()),
+    )
+        .prop_map(|(name, schema, output)| {
+            let mut tool = json!({"name": name, "inputSchema": schema});
+            if let Some(output) = output {
+                tool["outputSchema"] = output;
+            }
+            tool
+        });
+    prop::collection::vec(tool, 0..5).prop_map(|tools| json!({"tools": tools}))
+}
+
+fn check_capture(text: &str) {
+    match capture::parse(Path::new("fuzz.json"), text.to_owned()) {
+        Ok(_) => {}
+        Err(e) => {
+            let d = e.diagnostic().expect("parse errors are diagnostics");
+            if let Some(at) = d.at {
+                let lines = text.lines().count().max(1);
+                assert!(at.line >= 1 && at.line <= lines + 1, "{d}");
+            }
+            let _ = d.to_string();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(cases()))]
+
+    #[test]
+    fn capture_reader_never_panics_on_text(text in ".{0,200}") {
+        check_capture(&text);
+    }
+
+    #[test]
+    fn capture_reader_never_panics_on_json(value in json_value()) {
+        check_capture(&value.to_string());
+    }
+}
+
+proptest! {
+    // Generation runs typify; fewer cases keep CI quick.
+    #![proptest_config(config(cases() / 10 + 1))]
+
+    #[test]
+    fn generator_never_panics_on_capture_shaped_input(value in capture_like()) {
+        let text = serde_json::to_string_pretty(&value).expect("json");
+        if let Ok(parsed) = capture::parse(Path::new("fuzz.json"), text) {
+            match Generator::new().generate_capture(&ServerConfig::new("fuzz", "fuzz.json"), &parsed) {
+                Ok(module) => { let _ = module.to_module_file("fuzz"); }
+                Err(e) => { let _ = e.to_string(); }
+            }
+        }
+    }
+}
+
+struct Ctx;
+
+/// Adds.
+#[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+struct Add {
+    a: i64,
+    #[schemars(range(min = 0, max = 10))]
+    b: i64,
+}
+
+impl Handler<Ctx> for Add {
+    type Output = i64;
+    fn call(self, _: &mut Ctx) -> Result<i64, ToolError> {
+        self.a
+            .checked_add(self.b)
+            .ok_or_else(|| ToolError::new("overflow"))
+    }
+}
+
+fn registry() -> Registry<Ctx> {
+    let mut r = Registry::new("fuzz", "0");
+    r.register::<Add>();
+    r
+}
+
+fn check_reply(request: &str, reply: Option<String>) {
+    let Some(reply) = reply else {
+        // No reply only for notifications and responses: messages without an id.
+        let parsed: Value = serde_json::from_str(request).expect("a message without reply parsed");
+        assert!(parsed.get("id").is_none(), "{request}");
+        return;
+    };
+    let reply: Value = serde_json::from_str(&reply).expect("replies are JSON");
+    assert_eq!(reply["jsonrpc"], "2.0");
+    assert!(
+        reply.get("result").is_some() != reply.get("error").is_some(),
+        "{reply}"
+    );
+    if let Some(code) = reply.pointer("/error/code") {
+        assert!(
+            [-32700, -32600, -32601, -32602, -32603].contains(&code.as_i64().unwrap_or(0)),
+            "{reply}"
+        );
+    }
+}
+
+fn rpc_like() -> impl Strategy<Value = Value> {
+    (
+        prop_oneof![Just(json!("2.0")), json_value()],
+        proptest::option::of(prop_oneof![
+            any::<i64>().prop_map(Value::from),
+            json_value()
+        ]),
+        prop_oneof![
+            Just(json!("tools/call")),
+            Just(json!("tools/list")),
+            Just(json!("initialize")),
+            Just(json!("ping")),
+            json_value()
+        ],
+        prop_oneof![
+            (json_value(), json_value())
+                .prop_map(|(a, b)| json!({"name": "add", "arguments": {"a": a, "b": b}})),
+            json_value(),
+        ],
+    )
+        .prop_map(|(jsonrpc, id, method, params)| {
+            let mut m = json!({"jsonrpc": jsonrpc, "method": method, "params": params});
+            if let Some(id) = id {
+                m["id"] = id;
+            }
+            m
+        })
+}
+
+proptest! {
+    #![proptest_config(config(cases()))]
+
+    #[test]
+    fn dispatch_answers_text(text in ".{0,200}") {
+        let mut r = registry();
+        let reply = r.dispatch(&mut Ctx, &text);
+        if reply.is_some() || serde_json::from_str::<Value>(&text).is_err() {
+            check_reply(&text, Some(reply.expect("invalid JSON gets -32700")));
+        }
+    }
+
+    #[test]
+    fn dispatch_answers_json_rpc_shaped_messages(message in rpc_like()) {
+        let mut r = registry();
+        let text = message.to_string();
+        let reply = r.dispatch(&mut Ctx, &text);
+        check_reply(&text, reply);
+        // The registry keeps working afterwards.
+        let ping = r.dispatch(&mut Ctx, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        prop_assert_eq!(ping.as_deref(), Some(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+    }
+}
