@@ -4,7 +4,7 @@
 //! answer.
 //!
 //! `FUZZ_CASES` sets the cases per property (default 2,000 for CI; the counts in the closing
-//! notes come from `FUZZ_CASES=1000000`).
+//! notes come from `FUZZ_CASES=1000000`); `FUZZ_GEN_CASES` those of the generator property.
 
 use std::path::Path;
 
@@ -133,9 +133,16 @@ proptest! {
     }
 }
 
+/// Generation runs typify: `FUZZ_GEN_CASES` (default 200).
+fn generator_cases() -> u32 {
+    std::env::var("FUZZ_GEN_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
+}
+
 proptest! {
-    // Generation runs typify; fewer cases keep CI quick.
-    #![proptest_config(config(cases() / 10 + 1))]
+    #![proptest_config(config(generator_cases()))]
 
     #[test]
     fn generator_never_panics_on_capture_shaped_input(value in capture_like()) {
