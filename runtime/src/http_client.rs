@@ -247,26 +247,12 @@ impl HttpClient {
         let answer = tokio::time::timeout(timeout, self.post(&message, Some(id)))
             .await
             .map_err(|_| Error::transport(format!("{method} timed out after {timeout:?}")))??;
-        let Some(mut answer) = answer else {
+        let Some(answer) = answer else {
             return Err(Error::transport(format!(
                 "{method}: the server sent no response"
             )));
         };
-        if let Some(error) = answer.get("error") {
-            return Err(Error::Protocol {
-                code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                data: error.get("data").cloned(),
-            });
-        }
-        answer
-            .get_mut("result")
-            .map(Value::take)
-            .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
+        response_result(method, answer)
     }
 
     async fn notify(&self, method: &str) -> Result<(), Error> {
@@ -361,6 +347,35 @@ impl HttpClient {
     }
 }
 
+/// The `result` of a JSON-RPC response, or its `error` as [`Error::Protocol`].
+pub(crate) fn response_result(method: &str, mut answer: Value) -> Result<Value, Error> {
+    if let Some(error) = answer.get("error") {
+        return Err(Error::Protocol {
+            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            data: error.get("data").cloned(),
+        });
+    }
+    answer
+        .get_mut("result")
+        .map(Value::take)
+        .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
+}
+
+/// A `tools/call` result as the runtime's lenient [`CallToolResult`].
+pub(crate) fn call_tool_result(result: Value) -> Result<CallToolResult, Error> {
+    serde_json::from_value(result).map_err(|e| {
+        Error::transport_source(
+            "tools/call answered with a result that is not a CallToolResult",
+            e,
+        )
+    })
+}
+
 /// Every page of `tools/list` (following `nextCursor`, at most 10,000 pages).
 pub(crate) async fn list_pages<F, Fut>(mut request: F) -> Result<Vec<Value>, Error>
 where
@@ -418,12 +433,7 @@ impl ToolCaller for HttpClient {
         let result = self
             .request("tools/call", json!({"name": name, "arguments": arguments}))
             .await?;
-        serde_json::from_value(result).map_err(|e| {
-            Error::transport_source(
-                "tools/call answered with a result that is not a CallToolResult",
-                e,
-            )
-        })
+        call_tool_result(result)
     }
 }
 

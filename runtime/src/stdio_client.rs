@@ -198,7 +198,7 @@ impl StdioClient {
             return Err(e);
         }
         let timeout = self.inner.timeout;
-        let mut answer = match tokio::time::timeout(timeout, rx).await {
+        let answer = match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => {
                 return Err(Error::transport(format!(
@@ -212,21 +212,7 @@ impl StdioClient {
                 )));
             }
         };
-        if let Some(error) = answer.get("error") {
-            return Err(Error::Protocol {
-                code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                data: error.get("data").cloned(),
-            });
-        }
-        answer
-            .get_mut("result")
-            .map(Value::take)
-            .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
+        crate::http_client::response_result(method, answer)
     }
 }
 
@@ -275,11 +261,6 @@ impl ToolCaller for StdioClient {
         let result = self
             .request("tools/call", json!({"name": name, "arguments": arguments}))
             .await?;
-        serde_json::from_value(result).map_err(|e| {
-            Error::transport_source(
-                "tools/call answered with a result that is not a CallToolResult",
-                e,
-            )
-        })
+        crate::http_client::call_tool_result(result)
     }
 }

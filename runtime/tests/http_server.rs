@@ -238,12 +238,13 @@ fn full_queue_is_503_and_an_unpolled_request_times_out() {
     let mut server = ServerBuilder::new()
         .port(0)
         .queue_capacity(1)
-        .reply_timeout(Duration::from_millis(300))
+        .reply_timeout(Duration::from_secs(2))
         .listen(registry())
         .expect("listens");
     let port = server.port();
     let first = thread::spawn(move || post(port, CALL, ""));
-    thread::sleep(Duration::from_millis(100));
+    // Let the first request take the one queue slot (it waits there: nothing polls).
+    thread::sleep(Duration::from_millis(700));
     let second = post(port, CALL, "");
     assert_eq!(second.status, 503);
     assert!(second.headers.contains("retry-after: 1"));

@@ -328,8 +328,9 @@ fn flood_and_idle_connections_do_not_stall_the_frame_loop() {
         statuses.iter().filter(|s| **s == 200).count(),
         statuses.iter().filter(|s| **s == 503).count(),
     );
+    // A poll that waited on a client would take at least the 300 ms header timeout.
     assert!(
-        worst_frame < Duration::from_millis(50),
+        worst_frame < Duration::from_millis(250),
         "a frame stalled: {worst_frame:?}"
     );
     assert!(

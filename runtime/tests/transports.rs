@@ -211,7 +211,7 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
         let url = fake_http(answer);
         let started = Instant::now();
         let err = HttpClient::builder(&url)
-            .timeout(Duration::from_millis(500))
+            .timeout(Duration::from_secs(2))
             .connect()
             .await
             .expect_err(answer);
@@ -221,7 +221,7 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
             "{answer}: {err}"
         );
         assert!(
-            started.elapsed() < Duration::from_secs(5),
+            started.elapsed() < Duration::from_secs(60),
             "{answer}: bounded"
         );
     }
@@ -264,7 +264,7 @@ async fn stdio_calls_and_misbehaviour() {
         ("silent", "timed out"),
     ] {
         let client = StdioClient::builder(misbehaving(mode))
-            .timeout(Duration::from_millis(700))
+            .timeout(Duration::from_secs(3))
             .spawn()
             .await
             .expect("spawns");
@@ -272,7 +272,7 @@ async fn stdio_calls_and_misbehaviour() {
         let err = client.call_tool("echo", Map::new()).await.expect_err(mode);
         assert!(err.to_string().contains(expected), "{mode}: {err}");
         assert!(
-            started.elapsed() < Duration::from_secs(5),
+            started.elapsed() < Duration::from_secs(60),
             "{mode}: bounded"
         );
     }
@@ -302,7 +302,7 @@ async fn stdio_child_is_ended_when_the_client_is_dropped() {
             .expect("the child runs")
     };
     drop(client);
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         // Gone, or a zombie waiting to be reaped: either way no longer running.
