@@ -726,8 +726,8 @@ fn emit(
     } else {
         quote! {
             #types_doc
-            // typify writes `Default` for enums by hand.
-            #[allow(clippy::derivable_impls)]
+            // typify writes `Default` for enums by hand, and keeps variants' fields inline.
+            #[allow(clippy::derivable_impls, clippy::large_enum_variant)]
             pub mod types {
                 #(#arg_aliases)*
                 #(#type_items)*
@@ -792,8 +792,8 @@ fn emit_types_only(
         #module_doc
 
         /// The agent contracts' types and constants.
-        // typify writes `Default` for enums by hand.
-        #[allow(clippy::derivable_impls)]
+        // typify writes `Default` for enums by hand, and keeps variants' fields inline.
+        #[allow(clippy::derivable_impls, clippy::large_enum_variant)]
         pub mod types {
             #(#type_items)*
         }

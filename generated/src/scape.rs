@@ -7,7 +7,7 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools, and the agent contracts' types and constants.
-#[allow(clippy::derivable_impls)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
 pub mod types {
     /**The answer of a tool whose return value the documentation does not spell out (`scape_stop`,
 `scape_interact`): "Success acknowledges the request; movement and pursuit complete through
@@ -1161,7 +1161,6 @@ follow/approach operations instead match pursuit.id."*/
     /// { entered: false, status: 'awaiting_owner_approval', code?, expiresAt } with no observation."
     ///
     /// Told apart by `entered`.
-    #[allow(clippy::large_enum_variant)]
     #[derive(Clone, Debug, PartialEq)]
     pub enum AgentEnterResult {
         /// `"entered": true`.

@@ -41,3 +41,7 @@ pub mod time;
 /// rule.
 #[path = "../snapshots/contracts/mod.rs"]
 pub mod contracts;
+
+/// Modules generated from published npm declaration files (see `tests/npm_contracts.rs`).
+#[path = "../snapshots/npm/mod.rs"]
+pub mod npm;

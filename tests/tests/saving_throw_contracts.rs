@@ -17,7 +17,9 @@ fn same_json(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
         }
         _ => a == b,
     }
@@ -60,7 +62,11 @@ fn list_scenarios_and_copy() {
     assert!(!store.directly_runnable);
     assert_eq!((list.total_returned, list.offset), (1, 0));
     assert_eq!(store.name, json!("Goblin ambush"));
-    assert_eq!(store.extra["created_by"], json!("store"), "unnamed fields are kept");
+    assert_eq!(
+        store.extra["created_by"],
+        json!("store"),
+        "unnamed fields are kept"
+    );
     // "copy_scenario(...) -> returns {"scenario_id": "ddddddddeeeeeeeeffffffff"}"
     let copied: CopiedScenario = decode(
         "copy_scenario",
@@ -85,7 +91,13 @@ fn suites_batches_and_submissions() {
         json!({"suites": [{"suite_key": "core", "version": 3, "title": "Core", "description": "",
             "traits": [], "reps_per_scenario": 2, "released_at": "2026-01-05T00:00:00Z"}]}),
     );
-    assert_eq!((suites.suites[0].suite_key.as_str(), suites.suites[0].version), ("core", 3));
+    assert_eq!(
+        (
+            suites.suites[0].suite_key.as_str(),
+            suites.suites[0].version
+        ),
+        ("core", 3)
+    );
 
     let batch: Batch = decode(
         "get_batch",
@@ -95,7 +107,12 @@ fn suites_batches_and_submissions() {
     );
     let counts = &batch.run_counts;
     assert_eq!(
-        (counts.pending, counts.running, counts.completed, counts.failed),
+        (
+            counts.pending,
+            counts.running,
+            counts.completed,
+            counts.failed
+        ),
         (1, 2, 3, 0)
     );
 
@@ -142,7 +159,10 @@ fn scene_and_status_with_and_without_degradation() {
             "turn_count": 12, "scored": false, "degraded": true, "retry_after_seconds": 5}),
     );
     assert_eq!(status.session_state, SessionState::Unknown);
-    assert_eq!((status.degraded, status.retry_after_seconds), (Some(true), Some(5.0)));
+    assert_eq!(
+        (status.degraded, status.retry_after_seconds),
+        (Some(true), Some(5.0))
+    );
     assert_eq!(status.turn_count, 12);
     let err = mcp_bindgen::decode_result::<Scene>(
         "get_scene",

@@ -128,6 +128,12 @@ pub(crate) enum Ty {
     Union(Vec<Ty>),
     Intersection(Vec<Ty>),
     Object(Obj),
+    /// `T["key"]`: the type of member `key` of `T` (of each member, for a union).
+    Indexed {
+        object: Box<Ty>,
+        key: String,
+        at: Loc,
+    },
     /// A construct with no JSON Schema form: what it is, where, and what to do.
     Unsupported {
         what: String,

@@ -170,6 +170,8 @@ fn key(ty: &Ty) -> String {
                 .join(";")
         ),
         Ty::Lit(l) => format!("{l:?}"),
+        Ty::Indexed { object, key: k, .. } => format!("{}[{k:?}]", key(object)),
+        Ty::Unsupported { what, .. } => format!("unsupported({what})"),
         other => format!("{other:?}"),
     }
 }
@@ -199,6 +201,11 @@ fn substitute(ty: &Ty, map: &HashMap<String, Ty>) -> Ty {
             Ty::Intersection(items.iter().map(|t| substitute(t, map)).collect())
         }
         Ty::Object(obj) => Ty::Object(substitute_obj(obj, map)),
+        Ty::Indexed { object, key, at } => Ty::Indexed {
+            object: Box::new(substitute(object, map)),
+            key: key.clone(),
+            at: *at,
+        },
         other => other.clone(),
     }
 }
@@ -455,6 +462,18 @@ impl<'a> Lowerer<'a> {
                 let items = self.lower(inner, &format!("{hint}Item"), Site::Inner, at)?;
                 json!({"type": "array", "items": items})
             }
+            Ty::Tuple(items) if items.is_empty() => {
+                json!({"type": "array", "items": {}, "maxItems": 0})
+            }
+            Ty::Tuple(items) if items.len() == 1 => {
+                // typify writes wrong conversions for one-element tuples in enums (`(T,)`).
+                self.warn(
+                    at,
+                    "a one-element tuple is typed as a Vec; its length is not checked when decoding",
+                );
+                let item = self.lower(&items[0], &format!("{hint}Item"), Site::Inner, at)?;
+                json!({"type": "array", "items": item, "minItems": 1, "maxItems": 1})
+            }
             Ty::Tuple(items) => {
                 let mut prefix = Vec::new();
                 for (i, item) in items.iter().enumerate() {
@@ -462,6 +481,15 @@ impl<'a> Lowerer<'a> {
                 }
                 let n = prefix.len();
                 json!({"type": "array", "prefixItems": prefix, "items": false, "minItems": n, "maxItems": n})
+            }
+            Ty::Indexed { object, key, at } => {
+                let member = self.indexed(object, key, *at)?;
+                return self.lower(&member, hint, site, *at);
+            }
+            Ty::Intersection(parts) if self.distributes(parts) => {
+                // `A & (B | C)` is `(A & B) | (A & C)`.
+                let distributed = self.distribute(parts);
+                return self.lower(&distributed, hint, site, at);
             }
             Ty::Object(_) | Ty::Intersection(_) => {
                 let shape = self.shape(ty, 0)?;
@@ -474,6 +502,98 @@ impl<'a> Lowerer<'a> {
             Ty::Union(_) => return self.union(ty, hint, site, at),
             Ty::Ref { name, args, at } => return self.reference(name, args, hint, site, *at),
         })
+    }
+
+    /// `object[key]`: the member's type, or the union of it over a union's members.
+    fn indexed(&mut self, object: &Ty, key: &str, at: Loc) -> Result<Ty, Problem> {
+        let members = self.union_members(object, 0);
+        let mut found = Vec::new();
+        for member in &members {
+            let shape = self.shape(member, 0)?;
+            match shape.members.iter().find(|m| m.name == key) {
+                Some(m) if m.optional => {
+                    found.push(m.ty.clone());
+                    found.push(Ty::Undefined);
+                }
+                Some(m) => found.push(m.ty.clone()),
+                None => {
+                    return Err(Problem::error(
+                        at,
+                        format!("this type has no member `{key}`"),
+                        "index an object type (or a union of them) by one of its members",
+                    ));
+                }
+            }
+        }
+        Ok(if found.len() == 1 {
+            found.remove(0)
+        } else {
+            Ty::Union(found)
+        })
+    }
+
+    /// The members of a union, through aliases; anything else is one member.
+    fn union_members(&self, ty: &Ty, depth: usize) -> Vec<Ty> {
+        if depth > 32 {
+            return vec![ty.clone()];
+        }
+        match ty {
+            Ty::Union(items) => items
+                .iter()
+                .flat_map(|t| self.union_members(t, depth + 1))
+                .collect(),
+            Ty::Ref { name, args, .. } => match self.decls.get(name.as_str()) {
+                Some(decl) if matches!(decl.kind, DeclKind::Alias(Ty::Union(_))) => {
+                    let DeclKind::Alias(target) = &decl.kind else {
+                        return vec![ty.clone()];
+                    };
+                    // Arguments as written, then defaults; without them it stays whole.
+                    let mut map = HashMap::new();
+                    for (i, param) in decl.params.iter().enumerate() {
+                        match args.get(i).or(param.default.as_ref()) {
+                            Some(arg) => map.insert(param.name.clone(), arg.clone()),
+                            None => return vec![ty.clone()],
+                        };
+                    }
+                    self.union_members(&substitute(target, &map), depth + 1)
+                }
+                _ => vec![ty.clone()],
+            },
+            other => vec![other.clone()],
+        }
+    }
+
+    /// Does an intersection have a union of object types among its parts?
+    fn distributes(&self, parts: &[Ty]) -> bool {
+        parts.iter().any(|p| {
+            let members = self.union_members(p, 0);
+            members.len() > 1 && members.iter().all(|m| self.is_object(m))
+        })
+    }
+
+    /// `A & (B | C)` → `(A & B) | (A & C)`, over every union part.
+    fn distribute(&self, parts: &[Ty]) -> Ty {
+        let mut alternatives: Vec<Vec<Ty>> = vec![Vec::new()];
+        for part in parts {
+            let members = self.union_members(part, 0);
+            if members.len() > 1 && members.iter().all(|m| self.is_object(m)) {
+                alternatives = alternatives
+                    .into_iter()
+                    .flat_map(|prefix| {
+                        members.iter().map(move |m| {
+                            let mut next = prefix.clone();
+                            next.push(m.clone());
+                            next
+                        })
+                    })
+                    .collect();
+            } else {
+                for alternative in &mut alternatives {
+                    alternative.push(part.clone());
+                }
+            }
+        }
+        Ty::Union(alternatives.into_iter().map(Ty::Intersection).collect())
     }
 
     fn unsupported(&mut self, what: &str, at: Loc, site: Site) -> Lowered {
@@ -494,7 +614,19 @@ impl<'a> Lowerer<'a> {
     }
 
     fn union(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
-        let (mut rest, null, _undefined) = ty.strip_null();
+        let (direct, null, _undefined) = ty.strip_null();
+        // Members that are aliases of unions are flattened (`G | Feature`, `type G = A | B`);
+        // the owned copies live in `flat`.
+        let flat: Vec<Ty> = direct
+            .iter()
+            .flat_map(|t| self.union_members(t, 0))
+            .collect();
+        let flattened = flat.len() != direct.len();
+        let mut rest: Vec<&Ty> = if flattened && flat.iter().all(|t| self.is_object(t)) {
+            flat.iter().collect()
+        } else {
+            direct
+        };
         if rest.iter().any(|t| matches!(t, Ty::Any | Ty::Unknown)) {
             return Ok(json!({}));
         }
@@ -579,9 +711,11 @@ impl<'a> Lowerer<'a> {
             if null {
                 // typify gives the enum a `Null` variant.
                 branches.push(json!({"type": "null"}));
-                return Ok(json!({ "anyOf": branches }));
+                return Ok(json!({ "oneOf": branches }));
             }
-            json!({ "anyOf": branches })
+            // `oneOf`, not `anyOf`: typify makes an untagged enum of it (of an `anyOf` with
+            // arrays it makes a struct of flattened options, which decodes nothing right).
+            json!({ "oneOf": branches })
         };
         Ok(if null { nullable(schema) } else { schema })
     }
@@ -655,7 +789,7 @@ impl<'a> Lowerer<'a> {
         for (i, m) in members.iter().enumerate() {
             branches.push(self.lower(m, &format!("{hint}Variant{i}"), Site::Inner, at)?);
         }
-        Ok(json!({ "anyOf": branches }))
+        Ok(json!({ "oneOf": branches }))
     }
 
     /// The members of an object type, `extends` and intersections flattened.
@@ -768,7 +902,7 @@ impl<'a> Lowerer<'a> {
 
     fn loc_of(&self, ty: &Ty) -> Loc {
         match ty {
-            Ty::Ref { at, .. } | Ty::Unsupported { at, .. } => *at,
+            Ty::Ref { at, .. } | Ty::Unsupported { at, .. } | Ty::Indexed { at, .. } => *at,
             Ty::Object(obj) => obj
                 .members
                 .first()
@@ -819,7 +953,13 @@ impl<'a> Lowerer<'a> {
             match shape.members.iter_mut().find(|m| m.name == member.name) {
                 Some(existing) if replace => *existing = member,
                 Some(existing) => {
-                    if key(&existing.ty) != key(&member.ty) {
+                    if let Some(narrower) = narrower(&existing.ty, &member.ty) {
+                        existing.ty = narrower;
+                    } else if self.is_object(&existing.ty) && self.is_object(&member.ty) {
+                        // Object members of an intersection intersect in turn.
+                        existing.ty =
+                            Ty::Intersection(vec![existing.ty.clone(), member.ty.clone()]);
+                    } else {
                         return Err(Problem::error(
                             member.at,
                             format!(
@@ -1047,6 +1187,52 @@ impl<'a> Lowerer<'a> {
         self.out.locations.insert(def.clone(), at);
         self.out.defs.push((def.clone(), schema));
         Ok(def)
+    }
+}
+
+/// The narrower of two member types merged by an intersection (`'a' | 'b'` and `'a'` → `'a'`;
+/// `string` and `'x'` → `'x'`; `T | null` and `T` → `T`), when one contains the other.
+fn narrower(a: &Ty, b: &Ty) -> Option<Ty> {
+    if key(a) == key(b) {
+        return Some(a.clone());
+    }
+    let within = |small: &Ty, big: &Ty| {
+        let flat = |t: &Ty| -> Vec<Ty> {
+            match t {
+                Ty::Union(_) => {
+                    let (rest, null, undefined) = t.strip_null();
+                    let mut out: Vec<Ty> = rest.into_iter().cloned().collect();
+                    if null {
+                        out.push(Ty::Null);
+                    }
+                    if undefined {
+                        out.push(Ty::Undefined);
+                    }
+                    out
+                }
+                other => vec![other.clone()],
+            }
+        };
+        let big = flat(big);
+        flat(small).iter().all(|s| {
+            big.iter().any(|b| {
+                key(s) == key(b)
+                    || matches!(
+                        (s, b),
+                        (Ty::Lit(Lit::Str(_)), Ty::String)
+                            | (Ty::Lit(Lit::Num(_)), Ty::Number)
+                            | (Ty::Lit(Lit::Bool(_)), Ty::Boolean)
+                            | (_, Ty::Any | Ty::Unknown)
+                    )
+            })
+        })
+    };
+    if within(b, a) {
+        Some(b.clone())
+    } else if within(a, b) {
+        Some(a.clone())
+    } else {
+        None
     }
 }
 

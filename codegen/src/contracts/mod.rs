@@ -383,6 +383,11 @@ fn builtin_numbers(ty: Ty) -> Ty {
         Ty::Intersection(items) => {
             Ty::Intersection(items.into_iter().map(builtin_numbers).collect())
         }
+        Ty::Indexed { object, key, at } => Ty::Indexed {
+            object: Box::new(builtin_numbers(*object)),
+            key,
+            at,
+        },
         Ty::Object(mut obj) => {
             for m in &mut obj.members {
                 m.ty = builtin_numbers(std::mem::replace(&mut m.ty, Ty::Any));

@@ -105,6 +105,10 @@ fn shift_locs(ty: &mut Ty, by: u32) {
             args.iter_mut().for_each(|a| shift_locs(a, by));
         }
         Ty::Unsupported { at, .. } => at.offset = at.offset.saturating_sub(by),
+        Ty::Indexed { object, at, .. } => {
+            at.offset = at.offset.saturating_sub(by);
+            shift_locs(object, by);
+        }
         Ty::Array(inner) => shift_locs(inner, by),
         Ty::Tuple(items) | Ty::Union(items) | Ty::Intersection(items) => {
             items.iter_mut().for_each(|a| shift_locs(a, by));
@@ -125,12 +129,16 @@ fn shift_locs(ty: &mut Ty, by: u32) {
 /// `/** text */` → `text`, without the leading `*` of each line.
 fn clean_jsdoc(raw: &str) -> Option<String> {
     let inner = raw.strip_prefix("/**")?.strip_suffix("*/")?;
-    let lines: Vec<&str> = inner
+    let lines: Vec<String> = inner
         .lines()
         .map(|line| {
             let t = line.trim();
             let t = t.strip_prefix('*').unwrap_or(t);
-            t.strip_prefix(' ').unwrap_or(t).trim_end()
+            // Tabs (in code examples) become spaces, as rustdoc wants them.
+            t.strip_prefix(' ')
+                .unwrap_or(t)
+                .trim_end()
+                .replace('\t', "    ")
         })
         .collect();
     let start = lines.iter().position(|l| !l.is_empty())?;
@@ -456,9 +464,17 @@ impl Walker {
             TSType::TSFunctionType(_) => self.unsupported(start, "a function type"),
             TSType::TSConstructorType(_) => self.unsupported(start, "a constructor type"),
             TSType::TSImportType(_) => self.unsupported(start, "an `import(..)` type"),
-            TSType::TSIndexedAccessType(_) => {
-                self.unsupported(start, "an indexed access type (`T[\"key\"]`)")
-            }
+            TSType::TSIndexedAccessType(access) => match &access.index_type {
+                TSType::TSLiteralType(lit) => match &lit.literal {
+                    TSLiteral::StringLiteral(key) => Ty::Indexed {
+                        object: Box::new(self.ty(&access.object_type)),
+                        key: key.value.to_string(),
+                        at: self.loc(start),
+                    },
+                    _ => self.unsupported(start, "an indexed access type with a non-string key"),
+                },
+                _ => self.unsupported(start, "an indexed access type with a computed key"),
+            },
             TSType::TSInferType(_) => self.unsupported(start, "an `infer` type"),
             TSType::TSTemplateLiteralType(_) => self.unsupported(start, "a template literal type"),
             TSType::TSTypePredicate(_) => self.unsupported(start, "a type predicate"),

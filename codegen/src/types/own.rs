@@ -135,8 +135,6 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
             let not_object = format!("a `{name}` variant did not encode as a JSON object");
             quote! {
                 #docs
-                // Variants hold their fields by value, as serde's tagged enums do.
-                #[allow(clippy::large_enum_variant)]
                 #[derive(Clone, Debug, PartialEq)]
                 pub enum #ident {
                     #(#defs,)*
