@@ -9,9 +9,18 @@
 //! [servers.saving_throw]            # the module name
 //! name = "Saving Throw"             # used in docs (default: the capture's serverInfo)
 //! capture = "captures/saving_throw.tools.json"
+//! contracts = ["contracts/saving_throw.d.ts"]  # agent-contract declarations (optional)
 //! [servers.saving_throw.rename]     # tool name = method name
 //! list_runs = "runs"
+//! [servers.saving_throw.results]    # tool name = its result type, over the contracts
+//! list_scenarios = "ScenarioList"
+//! [servers.saving_throw.overrides]  # "Type" or "Type.member" = a TypeScript type
+//! "ScenarioList.offset" = "u64"
+//! [servers.saving_throw.variants.SessionState]  # enum = { wire value = variant name }
+//! unknown = "Unreachable"
 //! ```
+//!
+//! A server needs a capture, contracts, or both (see [`ServerConfig`](crate::ServerConfig)).
 //!
 //! Paths are relative to the manifest. Every generated file starts with an `@generated`
 //! header; `regenerate` also removes `@generated` files that no server produces any more.
