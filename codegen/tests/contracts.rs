@@ -237,3 +237,30 @@ fn members_degrade_with_located_warnings() {
         generate(&[("x.d.ts", cyclic)], ServerConfig::contracts_only("x")).expect_err("cycle");
     assert!(err.contains("refers to itself"), "{err}");
 }
+
+/// Variant names chosen in the manifest win, for string enums and for boolean tags alike.
+#[test]
+fn chosen_variant_names() {
+    let module = generate(
+        &[(
+            "x.d.ts",
+            "export type Enter = { entered: true; id: string } | { entered: false; at: number };\nexport type Arrow = '\u{27a1}\u{fe0f}' | '\u{2b05}\u{fe0f}';\n",
+        )],
+        ServerConfig::contracts_only("x")
+            .with_variant_name("Enter", "false", "Pending")
+            .with_variant_name("Arrow", "\u{27a1}\u{fe0f}", "Right"),
+    )
+    .expect("generates");
+    let text = module.to_module_file("test");
+    assert!(text.contains("Entered(EnterEntered)"), "{text}");
+    assert!(text.contains("Pending(EnterPending)"), "{text}");
+    assert!(text.contains("Right,"), "{text}");
+    assert!(
+        text.contains("LeftwardsBlackArrow,"),
+        "the other keeps its Unicode name: {text}"
+    );
+    assert!(
+        text.contains(r#"#[serde(rename = "➡\u{fe0f}")]"#),
+        "the wire value keeps U+FE0F: {text}"
+    );
+}

@@ -78,7 +78,6 @@ export interface RunCounts {
 }
 
 /**
- * `create_batch`: "Returns a batch document with batch_id and initial run counts."
  * `get_batch`: "Returns the batch document with run_counts by state (pending, running,
  * completed, failed)."
  */
@@ -89,16 +88,33 @@ export interface Batch {
 }
 
 /**
+ * `create_batch`: "Returns a batch document with batch_id and initial run counts." The prose
+ * does not name the counts' field; when it is `run_counts`, it is read as in `get_batch`.
+ */
+export interface CreatedBatch {
+    batch_id: ObjectId;
+    run_counts?: RunCounts;
+    [field: string]: unknown;
+}
+
+/**
  * `submit_to_benchmark`: "Returns a submission document with submission_id and initial status."
+ */
+export interface CreatedSubmission {
+    submission_id: ObjectId;
+    status: unknown;
+    [field: string]: unknown;
+}
+
+/**
  * `get_submission`: "Returns status, aggregate_result, and leaderboard_visible. Poll until
  * status is "complete" or "incomplete"."
  */
-export interface Submission {
-    submission_id?: ObjectId;
-    /** Terminal when "complete" or "incomplete"; other values are in progress. */
+export interface SubmissionStatus {
+    /** Final when "complete" or "incomplete"; the prose names no other values. */
     status: string;
-    aggregate_result?: unknown;
-    leaderboard_visible?: unknown;
+    aggregate_result: unknown;
+    leaderboard_visible: unknown;
     [field: string]: unknown;
 }
 

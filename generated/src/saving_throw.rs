@@ -9,8 +9,7 @@
 /// Argument and result types of the tools, and the agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant)]
 pub mod types {
-    /**`create_batch`: "Returns a batch document with batch_id and initial run counts."
-`get_batch`: "Returns the batch document with run_counts by state (pending, running,
+    /**`get_batch`: "Returns the batch document with run_counts by state (pending, running,
 completed, failed)."*/
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Batch {
@@ -238,6 +237,30 @@ create_batch."*/
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
         }
+    }
+    /**`create_batch`: "Returns a batch document with batch_id and initial run counts." The prose
+does not name the counts' field; when it is `run_counts`, it is read as in `get_batch`.*/
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct CreatedBatch {
+        /// The `batch_id` field.
+        pub batch_id: ::std::string::String,
+        /// The `run_counts` field.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub run_counts: ::std::option::Option<RunCounts>,
+        /// The `extra` field.
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    }
+    ///`submit_to_benchmark`: "Returns a submission document with submission_id and initial status."
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct CreatedSubmission {
+        /// The `status` field.
+        pub status: ::serde_json::Value,
+        /// The `submission_id` field.
+        pub submission_id: ::std::string::String,
+        /// The `extra` field.
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     /**"Degradation fields: when the backend cannot reach dm-service, the response includes:
 degraded: true — indicates a transient enrichment failure; retry_after_seconds — suggested
@@ -727,22 +750,16 @@ awaiting, and combat."*/
             value.parse()
         }
     }
-    /**`submit_to_benchmark`: "Returns a submission document with submission_id and initial status."
-`get_submission`: "Returns status, aggregate_result, and leaderboard_visible. Poll until
+    /**`get_submission`: "Returns status, aggregate_result, and leaderboard_visible. Poll until
 status is "complete" or "incomplete"."*/
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct Submission {
+    pub struct SubmissionStatus {
         /// The `aggregate_result` field.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub aggregate_result: ::std::option::Option<::serde_json::Value>,
+        pub aggregate_result: ::serde_json::Value,
         /// The `leaderboard_visible` field.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub leaderboard_visible: ::std::option::Option<::serde_json::Value>,
-        ///Terminal when "complete" or "incomplete"; other values are in progress.
+        pub leaderboard_visible: ::serde_json::Value,
+        ///Final when "complete" or "incomplete"; the prose names no other values.
         pub status: ::std::string::String,
-        /// The `submission_id` field.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub submission_id: ::std::option::Option<::std::string::String>,
         /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,

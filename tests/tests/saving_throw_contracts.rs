@@ -116,16 +116,25 @@ fn suites_batches_and_submissions() {
         (1, 2, 3, 0)
     );
 
-    let submitted: Submission = decode(
+    // "initial run counts": read when they come as `run_counts`, not required.
+    let created: CreatedBatch = decode(
+        "create_batch",
+        json!({"batch_id": "ddddddddeeeeeeeeffffffff", "status": "queued"}),
+    );
+    assert!(created.run_counts.is_none());
+    assert_eq!(created.extra["status"], json!("queued"));
+
+    let submitted: CreatedSubmission = decode(
         "submit_to_benchmark",
         json!({"submission_id": "ddddddddeeeeeeeeffffffff", "status": "queued"}),
     );
-    assert_eq!(submitted.status, "queued");
-    let done: Submission = decode(
+    assert_eq!(submitted.submission_id, "ddddddddeeeeeeeeffffffff");
+    let done: SubmissionStatus = decode(
         "get_submission",
         json!({"status": "complete", "aggregate_result": {"score": 0.8}, "leaderboard_visible": true}),
     );
-    assert_eq!(done.aggregate_result, Some(json!({"score": 0.8})));
+    assert_eq!(done.status, "complete");
+    assert_eq!(done.aggregate_result, json!({"score": 0.8}));
 }
 
 #[test]
