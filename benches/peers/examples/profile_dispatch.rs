@@ -1,0 +1,220 @@
+//! A driver for `perf record`: one of the three dispatch paths of the `dispatch_tools_call`
+//! benchmark in a loop, and decode stages of the client path.
+//!
+//! `cargo build --release --example profile_dispatch`, then
+//! `perf record -g target-peers/release/examples/profile_dispatch MODE [N]`, MODE one of
+//! ours, ours_trivial_schema, validate, floor, rmcp, clone, decode, decode_owned.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use mcp_bindgen::server::{Handler, McpTool, Registry, ToolError};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{ServiceExt, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+struct Game;
+
+/// Add two numbers.
+#[derive(McpTool, Deserialize, schemars::JsonSchema)]
+#[mcp(read_only)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+impl Handler<Game> for Add {
+    type Output = Sum;
+    fn call(self, _: &mut Game) -> Result<Sum, ToolError> {
+        Ok(Sum {
+            sum: self.a + self.b,
+        })
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Clone)]
+struct RmcpAdd {
+    tool_router: Arc<ToolRouter<RmcpAdd>>,
+}
+
+#[tool_router]
+impl RmcpAdd {
+    /// Add two numbers.
+    #[tool(annotations(read_only_hint = true))]
+    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Json<Sum> {
+        Json(Sum { sum: a + b })
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl rmcp::ServerHandler for RmcpAdd {}
+
+const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
+
+fn floor(text: &str) -> String {
+    let request: Value = serde_json::from_str(text).expect("json");
+    let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
+        + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
+    let structured = json!({ "sum": sum });
+    json!({
+        "jsonrpc": "2.0",
+        "id": request["id"],
+        "result": {
+            "content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured,
+            "isError": false,
+        }
+    })
+    .to_string()
+}
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "ours".into());
+    let n: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let start = Instant::now();
+    match mode.as_str() {
+        "ours" => {
+            let mut registry = Registry::new("bench", "0");
+            registry.register::<Add>();
+            for _ in 0..n {
+                black_box(registry.dispatch(&mut Game, black_box(REQUEST)));
+            }
+        }
+        // Argument validation alone: the schema walk `dispatch` does before the handler.
+        "validate" => {
+            let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
+            let arguments = json!({"a": 1, "b": 2});
+            for _ in 0..n {
+                black_box(mcp_bindgen::validate_value(
+                    black_box(&schema),
+                    black_box(&arguments),
+                ))
+                .expect("valid");
+            }
+        }
+        // `dispatch` with a trivial input schema (`{"type": "object"}`): what the call costs
+        // when checking the arguments is (nearly) free; serde still checks their types.
+        "ours_trivial_schema" => {
+            let mut registry = Registry::new("bench", "0");
+            let mut schema = serde_json::Map::new();
+            schema.insert("type".into(), json!("object"));
+            registry.register_fn(
+                mcp_bindgen::server::ToolDefinition::new("add", schema),
+                |_: &mut Game, arguments| {
+                    let Add { a, b } = serde_json::from_value(Value::Object(arguments))
+                        .map_err(|e| ToolError::new(e.to_string()))?;
+                    Ok(json!({ "sum": a + b }))
+                },
+            );
+            for _ in 0..n {
+                black_box(registry.dispatch(&mut Game, black_box(REQUEST)));
+            }
+        }
+        "floor" => {
+            for _ in 0..n {
+                black_box(floor(black_box(REQUEST)));
+            }
+        }
+        "rmcp" => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async {
+                let (ours, theirs) = tokio::io::duplex(64 * 1024);
+                tokio::spawn(async move {
+                    let handler = RmcpAdd {
+                        tool_router: Arc::new(RmcpAdd::tool_router()),
+                    };
+                    let running = handler
+                        .serve(tokio::io::split(theirs))
+                        .await
+                        .expect("serves");
+                    let _ = running.waiting().await;
+                });
+                let (reader, mut writer) = tokio::io::split(ours);
+                let mut reader = BufReader::new(reader);
+                let mut line = String::new();
+                writer
+                    .write_all(format!("{INITIALIZE}\n").as_bytes())
+                    .await
+                    .expect("write");
+                reader.read_line(&mut line).await.expect("read");
+                writer
+                    .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+                    .await
+                    .expect("write");
+                for _ in 0..n {
+                    writer.write_all(REQUEST.as_bytes()).await.expect("write");
+                    writer.write_all(b"\n").await.expect("write");
+                    line.clear();
+                    reader.read_line(&mut line).await.expect("read");
+                }
+                assert!(line.contains(r#""structuredContent":{"sum":3}"#), "{line}");
+            });
+        }
+        // Stages of the generated client's decode of a large structuredContent.
+        "clone" | "decode" | "decode_owned" => {
+            let players: Vec<Value> = (0..200)
+                .map(|i| json!({"x": i % 64, "y": i % 40, "floor": i % 2, "id": format!("p-{i}"), "name": format!("P{i}"), "text": "hi", "textRevision": i, "settled": true}))
+                .collect();
+            let value = json!({"players": players});
+            #[derive(Deserialize)]
+            #[allow(dead_code)]
+            struct Player {
+                x: i64,
+                y: i64,
+                floor: i64,
+                id: String,
+                name: String,
+                text: String,
+                #[serde(rename = "textRevision")]
+                text_revision: f64,
+                settled: bool,
+            }
+            #[derive(Deserialize)]
+            #[allow(dead_code)]
+            struct Obs {
+                players: Vec<Player>,
+            }
+            for _ in 0..n {
+                match mode.as_str() {
+                    "clone" => drop(black_box(value.clone())),
+                    "decode" => {
+                        let v = black_box(&value).clone();
+                        black_box(Obs::deserialize(&v).expect("decodes"));
+                    }
+                    _ => {
+                        let v = black_box(&value).clone();
+                        black_box(Obs::deserialize(v).expect("decodes"));
+                    }
+                }
+            }
+        }
+        other => panic!("unknown mode {other}"),
+    }
+    let elapsed = start.elapsed();
+    println!(
+        "{mode}: {n} iterations, {:.3} µs each",
+        elapsed.as_secs_f64() * 1e6 / n as f64
+    );
+}
