@@ -20,6 +20,9 @@ use serde_json::{Map, Value, json};
 
 use crate::{CallToolResult, Error, ToolCaller};
 
+/// Pooled connections idle longer than this are not reused.
+const POOL_IDLE: Duration = Duration::from_secs(2);
+
 /// The protocol version this client asks for.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
@@ -148,7 +151,13 @@ impl HttpClientBuilder {
         }
         let client = HttpClient {
             inner: Arc::new(Inner {
-                client: Client::builder(TokioExecutor::new()).build_http(),
+                client: Client::builder(TokioExecutor::new())
+                    // Never reuse a connection idle this long: servers close idle keep-alive
+                    // connections (ours after 5 s, Node's after 5 s), and a runtime that did not
+                    // run meanwhile (a game's `block_on`) would not have noticed.
+                    .pool_idle_timeout(POOL_IDLE)
+                    .pool_timer(hyper_util::rt::TokioTimer::new())
+                    .build_http(),
                 uri,
                 bearer,
                 timeout: self.timeout,

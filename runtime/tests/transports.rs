@@ -313,3 +313,25 @@ async fn stdio_child_is_ended_when_the_client_is_dropped() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A connection our server closed for idleness is not reused, even when the client's runtime
+/// did not run in between (a current-thread runtime, blocked while the game sleeps).
+#[test]
+fn idle_connections_closed_by_the_server_are_not_reused() {
+    let server = Polled::start(ServerBuilder::new().header_timeout(Duration::from_secs(3)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = runtime
+        .block_on(HttpClient::connect(&server.url))
+        .expect("connects");
+    runtime
+        .block_on(client.call_tool("echo", args("one")))
+        .expect("first call");
+    // The server drops the kept-alive connection after 3 s; nothing runs the client meanwhile.
+    std::thread::sleep(Duration::from_millis(3500));
+    runtime
+        .block_on(client.call_tool("echo", args("two")))
+        .expect("the next call opens a new connection");
+}
