@@ -406,8 +406,8 @@ fn http_benches(c: &mut Criterion, runtime: &Runtime, port: u16, name: &str) {
     group.bench_function(name, |b| b.iter(|| call_once(runtime, &client, &arguments)));
     group.finish();
     // Connected here, not before the single-client run: our server closes a kept-alive
-    // connection after 5 s without a request (`header_timeout`), and the client then fails
-    // the next call on it (see BENCHMARKS.md).
+    // connection after 5 s without a request (`header_timeout`), and before 7b63f01 the
+    // client then failed the next call on it (examples/idle_keepalive).
     let clients = connect(runtime, port, CLIENTS);
     let mut group = c.benchmark_group("loopback_http_8_clients");
     group.throughput(Throughput::Elements((CLIENTS * CALLS_PER_CLIENT) as u64));
