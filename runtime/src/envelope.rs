@@ -112,11 +112,21 @@ fn text_value(result: &CallToolResult) -> Option<Value> {
 /// block parsed as JSON, or its raw text when it is not JSON; several text blocks joined with
 /// newlines; non-text blocks ignored. A result with no text at all is `null`.
 pub fn envelope_value(result: &CallToolResult) -> Value {
-    if let Some(value) = &result.structured_content
-        && !value.is_null()
-    {
-        return value.clone();
+    match &result.structured_content {
+        Some(value) if !value.is_null() => value.clone(),
+        _ => text_envelope(result),
     }
+}
+
+/// [`envelope_value`] of a result we own: `structuredContent` is moved out, not copied.
+fn take_envelope_value(mut result: CallToolResult) -> Value {
+    match result.structured_content.take() {
+        Some(value) if !value.is_null() => value,
+        _ => text_envelope(&result),
+    }
+}
+
+fn text_envelope(result: &CallToolResult) -> Value {
     let texts: Vec<&str> = result.texts().collect();
     match texts.as_slice() {
         [] => Value::Null,
@@ -131,7 +141,7 @@ pub fn decode_result<T: DeserializeOwned>(tool: &str, result: CallToolResult) ->
     if result.is_error() {
         return Err(tool_failure(tool, result));
     }
-    let value = envelope_value(&result);
+    let value = take_envelope_value(result);
     serde_path_to_error::deserialize(&value).map_err(|e| {
         let path = e.path().to_string();
         Error::Decode {
