@@ -1,4 +1,6 @@
-//! The mcp-bindgen generator: a captured MCP `tools/list` in, a typed Rust client out.
+//! The mcp-bindgen generator: a captured MCP `tools/list` in, a typed Rust client out; and
+//! agent-contract TypeScript declarations (`.d.ts`) in, result types out (see
+//! [`ServerConfig::contracts`] and [`ServerConfig::results`]).
 //!
 //! Three ways in, all on this crate:
 //!

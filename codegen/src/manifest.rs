@@ -20,7 +20,7 @@
 //! unknown = "Unreachable"
 //! ```
 //!
-//! A server needs a capture, contracts, or both (see [`ServerConfig`](crate::ServerConfig)).
+//! A server needs a capture, contracts, or both (see [`ServerConfig`]).
 //!
 //! Paths are relative to the manifest. Every generated file starts with an `@generated`
 //! header; `regenerate` also removes `@generated` files that no server produces any more.

@@ -264,3 +264,47 @@ fn chosen_variant_names() {
         "the wire value keeps U+FE0F: {text}"
     );
 }
+
+/// A result type from the manifest wins over the tool's `outputSchema`; without one, the
+/// `outputSchema` types the result.
+#[test]
+fn manifest_results_win_over_output_schemas() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/captures/tecs.tools.json");
+    std::fs::copy(capture, dir.path().join("tecs.tools.json")).expect("copy capture");
+    std::fs::write(
+        dir.path().join("c.d.ts"),
+        "export interface Ping { pong: boolean }\n",
+    )
+    .expect("write");
+    let generate = |config: ServerConfig| {
+        Generator::new()
+            .with_base(dir.path())
+            .generate(&config)
+            .expect("generates")
+            .to_module_file("test")
+    };
+    let plain = generate(ServerConfig::new("tecs", "tecs.tools.json"));
+    assert!(
+        plain.contains("Result<types::PingOutput, ::mcp_bindgen::Error>"),
+        "{plain}"
+    );
+    let typed = generate(
+        ServerConfig::new("tecs", "tecs.tools.json")
+            .with_contract("c.d.ts")
+            .with_result("ping", "Ping"),
+    );
+    assert!(
+        typed.contains("Result<types::Ping, ::mcp_bindgen::Error>"),
+        "{typed}"
+    );
+    assert!(
+        !typed.contains("pub struct PingOutput"),
+        "the outputSchema type is not generated"
+    );
+    assert!(
+        typed.contains("The result type comes from the agent contracts."),
+        "{typed}"
+    );
+}
