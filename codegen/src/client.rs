@@ -49,6 +49,8 @@ struct ContractTypes {
     substitutions: Vec<normalise::Substitution>,
     own: Vec<Own>,
     three_state: BTreeSet<(String, String)>,
+    /// Every contract definition: their `f64`s are TypeScript numbers.
+    js_numbers: BTreeSet<String>,
 }
 
 pub(crate) fn generate(
@@ -322,13 +324,16 @@ pub(crate) fn generate(
         }
     }
     let no_three_state = BTreeSet::new();
+    let no_js_numbers = BTreeSet::new();
     let mut consts = Vec::new();
     let mut three_state = &no_three_state;
+    let mut js_numbers = &no_js_numbers;
     if let Some(contracts) = &contract_types {
         units.push(contracts.unit.clone());
         substitutions.extend(contracts.substitutions.iter().cloned());
         own.extend(contracts.own.iter().cloned());
         three_state = &contracts.three_state;
+        js_numbers = &contracts.js_numbers;
         consts = contracts.lowered.consts.clone();
     }
     let generated = types::generate(
@@ -337,6 +342,7 @@ pub(crate) fn generate(
             substitutions: &substitutions,
             own: &own,
             three_state,
+            js_numbers,
             consts: &consts,
         },
     );
@@ -460,7 +466,13 @@ fn lower_contracts(
         lowered.warnings.push(warning);
     }
     let three_state = three_state_fields(&normalised.defs);
+    let js_numbers = normalised
+        .defs
+        .iter()
+        .map(|(name, _)| name.clone())
+        .collect();
     Ok(ContractTypes {
+        js_numbers,
         unit: Unit {
             root: "agent contracts".into(),
             defs: normalised.defs,

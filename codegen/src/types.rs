@@ -45,6 +45,9 @@ pub(crate) struct Extra<'a> {
     pub own: &'a [Own],
     /// (struct, wire field) of `f?: T | null` fields: `Option<Option<T>>`.
     pub three_state: &'a BTreeSet<(String, String)>,
+    /// Structs whose `f64` fields are TypeScript `number`s, written as JavaScript writes them
+    /// (`15000`, not `15000.0`).
+    pub js_numbers: &'a BTreeSet<String>,
     /// Contract constants.
     pub consts: &'a [Const],
 }
@@ -132,9 +135,6 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     for own in extra.own {
         extra_items.extend(own::emit(own));
     }
-    if !extra.three_state.is_empty() {
-        extra_items.extend(own::present_helper());
-    }
     for constant in own::constants(extra.consts) {
         extra_items.extend(constant);
     }
@@ -161,13 +161,14 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
             .map(|s| (s.ident_from.clone(), s.ident_to.clone()))
             .collect(),
         three_state: extra.three_state,
-        rewritten: BTreeSet::new(),
+        js_numbers: extra.js_numbers,
+        helpers: BTreeSet::new(),
     };
     fix.visit_file_mut(&mut file);
-    if fix.rewritten.is_empty() {
-        // No field needed the helper after all.
-        file.items
-            .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "serde_helpers"));
+    if !fix.helpers.is_empty()
+        && let Ok(item) = syn::parse2::<syn::Item>(own::helpers(&fix.helpers))
+    {
+        file.items.push(item);
     }
     prune_defaults(&mut file);
     Types {
@@ -350,12 +351,14 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 
 /// Rewrites typify's output: crate paths go through the runtime's re-exports, placeholder enum
 /// values and variant names become the real ones, `f?: T | null` fields keep `null` apart
-/// from absent.
+/// from absent, TypeScript numbers are written as JavaScript writes them.
 struct Fix<'a> {
     literals: BTreeMap<String, String>,
     idents: BTreeMap<String, String>,
     three_state: &'a BTreeSet<(String, String)>,
-    rewritten: BTreeSet<(String, String)>,
+    js_numbers: &'a BTreeSet<String>,
+    /// The `serde_helpers` functions the rewritten fields use.
+    helpers: BTreeSet<&'static str>,
 }
 
 const REEXPORTED: &[&str] = &["chrono", "regress", "uuid"];
@@ -369,11 +372,32 @@ impl VisitMut for Fix<'_> {
                 let wire = serde_rename(&field.attrs).unwrap_or_else(|| ident.unraw().to_string());
                 let key = (name.clone(), wire);
                 if self.three_state.contains(&key) && three_state(field) {
-                    self.rewritten.insert(key);
+                    self.helpers.insert("present");
+                }
+                if self.js_numbers.contains(&name)
+                    && let Some(helper) = js_number(field)
+                {
+                    self.helpers.insert(helper);
                 }
             }
         }
         syn::visit_mut::visit_item_struct_mut(self, item);
+    }
+
+    fn visit_item_enum_mut(&mut self, item: &mut syn::ItemEnum) {
+        // Struct variants of typify's tagged enums hold TypeScript numbers too.
+        if self.js_numbers.contains(&item.ident.to_string()) {
+            for variant in &mut item.variants {
+                if let syn::Fields::Named(fields) = &mut variant.fields {
+                    for field in &mut fields.named {
+                        if let Some(helper) = js_number(field) {
+                            self.helpers.insert(helper);
+                        }
+                    }
+                }
+            }
+        }
+        syn::visit_mut::visit_item_enum_mut(self, item);
     }
 
     fn visit_path_mut(&mut self, path: &mut syn::Path) {
@@ -515,6 +539,23 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
         });
     }
     found
+}
+
+/// An `f64` or `Option<f64>` field written through `serde_helpers::number` /
+/// `optional_number`; the helper used, if any.
+fn js_number(field: &mut syn::Field) -> Option<&'static str> {
+    let ty = &field.ty;
+    let text = quote!(#ty).to_string().replace(' ', "");
+    let helper = match text.as_str() {
+        "f64" => "number",
+        "::std::option::Option<f64>" => "optional_number",
+        _ => return None,
+    };
+    let path = format!("serde_helpers::{helper}");
+    field
+        .attrs
+        .push(syn::parse_quote!(#[serde(serialize_with = #path)]));
+    Some(helper)
 }
 
 /// `Option<T>` + `skip_serializing_if` → `Option<Option<T>>` read through

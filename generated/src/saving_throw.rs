@@ -272,6 +272,7 @@ wait time before retrying (platform-configured, typically 5)".*/
         pub degraded: ::std::option::Option<bool>,
         /// The `retry_after_seconds` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub retry_after_seconds: ::std::option::Option<f64>,
     }
     ///`GetBatchArgs`
@@ -608,6 +609,7 @@ is "unknown" in this case."*/
         pub degraded: ::std::option::Option<bool>,
         /// The `retry_after_seconds` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub retry_after_seconds: ::std::option::Option<f64>,
         /// The `scored` field.
         pub scored: bool,
@@ -676,6 +678,7 @@ awaiting, and combat."*/
         pub narration: ::serde_json::Value,
         /// The `retry_after_seconds` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub retry_after_seconds: ::std::option::Option<f64>,
         /// The `session_state` field.
         pub session_state: SessionState,
@@ -1028,6 +1031,43 @@ released_at."*/
         impl From<String> for ConversionError {
             fn from(value: String) -> Self {
                 Self(value.into())
+            }
+        }
+    }
+    /// Serde helpers of the generated types.
+    mod serde_helpers {
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
+            }
+        }
+        /// [`number`] for an optional field.
+        pub(super) fn optional_number<S: ::serde::Serializer>(
+            value: &::std::option::Option<f64>,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            /// An `f64` written by [`number`].
+            struct Number(f64);
+            impl ::serde::Serialize for Number {
+                fn serialize<S: ::serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> ::std::result::Result<S::Ok, S::Error> {
+                    number(&self.0, serializer)
+                }
+            }
+            match value {
+                ::std::option::Option::Some(value) => {
+                    serializer.serialize_some(&Number(*value))
+                }
+                ::std::option::Option::None => serializer.serialize_none(),
             }
         }
     }

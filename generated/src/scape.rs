@@ -45,6 +45,7 @@ subsequent observations." Its fields are kept as sent.*/
     pub struct AgentEnterResultEntered {
         ///How long the presence may stay idle, in milliseconds ("durations ending in Ms are milliseconds").
         #[serde(rename = "inactivityTimeoutMs")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub inactivity_timeout_ms: f64,
         ///The first observation in the room.
         pub observation: AgentObservation,
@@ -296,14 +297,18 @@ subsequent observations." Its fields are kept as sent.*/
     pub struct AgentObservationLimits {
         /// The `heartbeatMs` field.
         #[serde(rename = "heartbeatMs")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub heartbeat_ms: f64,
         /// The `idleTimeoutMs` field.
         #[serde(rename = "idleTimeoutMs")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub idle_timeout_ms: f64,
         /// The `maxSpeechLength` field.
         #[serde(rename = "maxSpeechLength")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub max_speech_length: f64,
         /// The `radius` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub radius: f64,
     }
     ///`AgentObservationObjectsItem`
@@ -336,6 +341,7 @@ subsequent observations." Its fields are kept as sent.*/
         pub text: ::std::string::String,
         /// The `textRevision` field.
         #[serde(rename = "textRevision")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub text_revision: f64,
         /// The `x` field.
         pub x: i64,
@@ -714,6 +720,7 @@ follow/approach operations instead match pursuit.id."*/
     pub struct AgentSceneGameFacts {
         /// The `gemRefundHours` field.
         #[serde(rename = "gemRefundHours")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub gem_refund_hours: f64,
         /// The `gemsEnabled` field.
         #[serde(rename = "gemsEnabled")]
@@ -1244,6 +1251,17 @@ follow/approach operations instead match pursuit.id."*/
             Self::NotEntered(value)
         }
     }
+    /// `MAX_STATUS_TEXT_LENGTH` from the agent contracts.
+    pub const MAX_STATUS_TEXT_LENGTH: u32 = 320;
+    /// `GRID` from the agent contracts.
+    pub mod grid {
+        /// `GRID.width`.
+        pub const WIDTH: u32 = 64;
+        /// `GRID.height`.
+        pub const HEIGHT: u32 = 40;
+    }
+    /// Canonical external agent contract. Keep this module independent of host packages.
+    pub const AGENT_NAME_MAX_LENGTH: u32 = 24;
     /// Serde helpers of the generated types.
     mod serde_helpers {
         /// Reads a field that is present as `Some` (`null` as `Some(None)`), so that an
@@ -1257,18 +1275,19 @@ follow/approach operations instead match pursuit.id."*/
         {
             T::deserialize(deserializer).map(::std::option::Option::Some)
         }
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
+            }
+        }
     }
-    /// `MAX_STATUS_TEXT_LENGTH` from the agent contracts.
-    pub const MAX_STATUS_TEXT_LENGTH: u32 = 320;
-    /// `GRID` from the agent contracts.
-    pub mod grid {
-        /// `GRID.width`.
-        pub const WIDTH: u32 = 64;
-        /// `GRID.height`.
-        pub const HEIGHT: u32 = 40;
-    }
-    /// Canonical external agent contract. Keep this module independent of host packages.
-    pub const AGENT_NAME_MAX_LENGTH: u32 = 24;
 }
 /// Input schemas, checked before each call is sent.
 mod schemas {

@@ -8,30 +8,16 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-/// The same JSON: equal values, numbers compared as numbers (a TypeScript `number` is an
-/// `f64`: `5` comes back as `5.0`, the same JSON number).
-fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 /// Decodes through the envelope rules, as a client method does, and checks that re-encoding
 /// gives the same JSON.
 fn decode<T: DeserializeOwned + Serialize>(tool: &str, json: Value) -> T {
     let value: T = mcp_bindgen::decode_result(tool, CallToolResult::structured(json.clone()))
         .unwrap_or_else(|e| panic!("{tool}: {e}"));
-    let again = serde_json::to_value(&value).expect("encodes");
-    assert!(same_json(&again, &json), "{tool}: {again} was {json}");
+    assert_eq!(
+        serde_json::to_value(&value).expect("encodes"),
+        json,
+        "{tool}"
+    );
     value
 }
 

@@ -21,16 +21,20 @@ pub mod types {
         ///Shown to players.
         pub name: ::std::string::String,
         /// The `x` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x: f64,
         /// The `y` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub y: f64,
     }
     ///A point on the grid.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Point {
         /// The `x` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x: f64,
         /// The `y` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub y: f64,
     }
     /// Error types.
@@ -62,6 +66,21 @@ pub mod types {
         impl From<String> for ConversionError {
             fn from(value: String) -> Self {
                 Self(value.into())
+            }
+        }
+    }
+    /// Serde helpers of the generated types.
+    mod serde_helpers {
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
             }
         }
     }

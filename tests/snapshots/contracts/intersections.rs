@@ -12,6 +12,7 @@ pub mod types {
     pub struct Meta {
         /// The `createdAt` field.
         #[serde(rename = "createdAt")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub created_at: f64,
     }
     ///`Position`
@@ -20,8 +21,10 @@ pub mod types {
         /// The `floor` field.
         pub floor: PositionFloor,
         /// The `x` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x: f64,
         /// The `y` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub y: f64,
     }
     ///`PositionFloor`
@@ -77,6 +80,7 @@ pub mod types {
     pub struct RoomPlayersItem {
         /// The `createdAt` field.
         #[serde(rename = "createdAt")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub created_at: f64,
         /// The `floor` field.
         pub floor: PositionFloor,
@@ -85,8 +89,10 @@ pub mod types {
         /// The `settled` field.
         pub settled: bool,
         /// The `x` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x: f64,
         /// The `y` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub y: f64,
     }
     ///`RoomSelf`
@@ -99,8 +105,10 @@ pub mod types {
         /// The `name` field.
         pub name: ::std::string::String,
         /// The `x` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x: f64,
         /// The `y` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub y: f64,
     }
     ///`Tagged`
@@ -112,8 +120,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
         /// The `x` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x: f64,
         /// The `y` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub y: f64,
     }
     /// Error types.
@@ -145,6 +155,21 @@ pub mod types {
         impl From<String> for ConversionError {
             fn from(value: String) -> Self {
                 Self(value.into())
+            }
+        }
+    }
+    /// Serde helpers of the generated types.
+    mod serde_helpers {
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
             }
         }
     }

@@ -17,6 +17,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct B {
         /// The `b` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub b: f64,
     }
     ///Nothing tells these apart: tried in order.
@@ -43,6 +44,7 @@ pub mod types {
     pub struct EnterEntered {
         /// The `inactivityTimeoutMs` field.
         #[serde(rename = "inactivityTimeoutMs")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub inactivity_timeout_ms: f64,
         /// The `observation` field.
         pub observation: ::std::string::String,
@@ -55,6 +57,7 @@ pub mod types {
         pub code: ::std::option::Option<::std::string::String>,
         /// The `expiresAt` field.
         #[serde(rename = "expiresAt")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub expires_at: f64,
         /// The `status` field.
         pub status: EnterNotEnteredStatus,
@@ -149,12 +152,14 @@ pub mod types {
         #[serde(rename = "circle")]
         Circle {
             /// The `radius` field.
+            #[serde(serialize_with = "serde_helpers::number")]
             radius: f64,
         },
         /// `"square"`
         #[serde(rename = "square")]
         Square {
             /// The `side` field.
+            #[serde(serialize_with = "serde_helpers::number")]
             side: f64,
         },
     }
@@ -374,6 +379,21 @@ pub mod types {
     impl ::std::convert::From<VersionedVersion2> for Versioned {
         fn from(value: VersionedVersion2) -> Self {
             Self::Version2(value)
+        }
+    }
+    /// Serde helpers of the generated types.
+    mod serde_helpers {
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
+            }
         }
     }
 }

@@ -68,6 +68,7 @@ _(Format not documente but assumingly ISO 8601 -
         pub expires: ::std::option::Option<::std::string::String>,
         ///The number of times the cache entry has been opened.
         #[serde(rename = "hitCount")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub hit_count: f64,
         /**The last time the cache entry was opened.
 
@@ -82,8 +83,10 @@ Data for Chunk as provided by e.g. WebPageTest*/
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Chunk {
         /// The `bytes` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub bytes: f64,
         /// The `ts` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub ts: f64,
     }
     /**This object describes details about response content
@@ -98,6 +101,7 @@ http://www.softwareishard.com/blog/har-12-spec/#content*/
         /**Number of bytes saved. Leave out this field if the information is not
 available.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub compression: ::std::option::Option<f64>,
         /**Encoding used for response text field e.g `base64`.
 
@@ -116,6 +120,7 @@ The charset attribute of the MIME type is included (if available).*/
 
 Should be equal to `response.bodySize` if there is no compression and
 bigger when the content has been compressed.*/
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /**Response body sent from the server or loaded from the browser cache.
 
@@ -760,6 +765,7 @@ does not support grouping by pages.*/
 
 This is the sum of all timings available in the timings object
 (i.e. not including `-1` values).*/
+        #[serde(serialize_with = "serde_helpers::number")]
         pub time: f64,
         ///Detailed timing info about request/response round trip.
         pub timings: Timings,
@@ -1965,8 +1971,10 @@ This is the sum of all timings available in the timings object
         /// The `data` field.
         pub data: ::std::string::String,
         /// The `opcode` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub opcode: f64,
         /// The `time` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub time: f64,
         /// The `type` field.
         #[serde(rename = "type")]
@@ -2804,6 +2812,7 @@ Use `-1` if the timing does not apply to the current request.*/
             rename = "onContentLoad",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub on_content_load: ::std::option::Option<f64>,
         /**Page is loaded (`onLoad` event fired). Number of milliseconds since
 page load started (`page.startedDateTime`).
@@ -2813,6 +2822,7 @@ Use `-1` if the timing does not apply to the current request.*/
             rename = "onLoad",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub on_load: ::std::option::Option<f64>,
         /// The `_startRender` field.
         #[serde(
@@ -2951,6 +2961,7 @@ http://www.softwareishard.com/blog/har-12-spec/#request*/
 
 Set to `-1` if the info is not available.*/
         #[serde(rename = "bodySize")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub body_size: f64,
         ///A comment provided by the user or the application
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2964,6 +2975,7 @@ Set to `-1` if the info is not available.*/
 
 Set to `-1` if the info is not available.*/
         #[serde(rename = "headersSize")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub headers_size: f64,
         ///Request HTTP Version.
         #[serde(rename = "httpVersion")]
@@ -2992,6 +3004,7 @@ http://www.softwareishard.com/blog/har-12-spec/#response*/
 - Set to zero in case of responses coming from the cache (`304`).
 - Set to `-1` if the info is not available.*/
         #[serde(rename = "bodySize")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub body_size: f64,
         ///A comment provided by the user or the application
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3012,6 +3025,7 @@ that are really received from the server. Additional headers appended by
 the browser are not included in this number, but they appear in the list
 of header objects._*/
         #[serde(rename = "headersSize")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub headers_size: f64,
         ///Response HTTP Version.
         #[serde(rename = "httpVersion")]
@@ -3020,6 +3034,7 @@ of header objects._*/
         #[serde(rename = "redirectURL")]
         pub redirect_url: ::std::string::String,
         ///Response status.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub status: f64,
         ///Response status description.
         #[serde(rename = "statusText")]
@@ -3044,6 +3059,7 @@ http://www.softwareishard.com/blog/har-12-spec/#timings*/
 
 Use `-1` if the timing does not apply to the current request.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub blocked: ::std::option::Option<f64>,
         ///A comment provided by the user or the application
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3052,20 +3068,24 @@ Use `-1` if the timing does not apply to the current request.*/
 
 Use `-1` if the timing does not apply to the current request.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub connect: ::std::option::Option<f64>,
         /**DNS resolution time. The time required to resolve a host name.
 
 Use `-1` if the timing does not apply to the current request.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub dns: ::std::option::Option<f64>,
         /**Time required to read entire response from the server (or cache).
 
 _Not optional and must have non-negative values._*/
+        #[serde(serialize_with = "serde_helpers::number")]
         pub receive: f64,
         /**Time required to send HTTP request to the server.
 
 _Not optional and must have non-negative values._*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub send: ::std::option::Option<f64>,
         /**Time required for SSL/TLS negotiation.
 
@@ -3074,10 +3094,12 @@ field (to ensure backward compatibility with HAR 1.1).
 
 Use `-1` if the timing does not apply to the current request.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub ssl: ::std::option::Option<f64>,
         /**Waiting for a response from the server.
 
 _Not optional and must have non-negative values._*/
+        #[serde(serialize_with = "serde_helpers::number")]
         pub wait: f64,
     }
     /// Error types.
@@ -3124,6 +3146,40 @@ _Not optional and must have non-negative values._*/
             T: ::serde::Deserialize<'de>,
         {
             T::deserialize(deserializer).map(::std::option::Option::Some)
+        }
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
+            }
+        }
+        /// [`number`] for an optional field.
+        pub(super) fn optional_number<S: ::serde::Serializer>(
+            value: &::std::option::Option<f64>,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            /// An `f64` written by [`number`].
+            struct Number(f64);
+            impl ::serde::Serialize for Number {
+                fn serialize<S: ::serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> ::std::result::Result<S::Ok, S::Error> {
+                    number(&self.0, serializer)
+                }
+            }
+            match value {
+                ::std::option::Option::Some(value) => {
+                    serializer.serialize_some(&Number(*value))
+                }
+                ::std::option::Option::None => serializer.serialize_none(),
+            }
         }
     }
 }

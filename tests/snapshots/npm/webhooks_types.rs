@@ -39,18 +39,22 @@ pub mod types {
     pub struct AlertInstanceLocation {
         /// The `end_column` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub end_column: ::std::option::Option<f64>,
         /// The `end_line` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub end_line: ::std::option::Option<f64>,
         /// The `path` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub path: ::std::option::Option<::std::string::String>,
         /// The `start_column` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub start_column: ::std::option::Option<f64>,
         /// The `start_line` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub start_line: ::std::option::Option<f64>,
     }
     ///`AlertInstanceMessage`
@@ -351,6 +355,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the GitHub app
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the GitHub app
         pub name: ::std::string::String,
@@ -3615,6 +3620,7 @@ pub mod types {
         /// The `dismiss_stale_reviews_on_push` field.
         pub dismiss_stale_reviews_on_push: bool,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `ignore_approvals_from_contributors` field.
         pub ignore_approvals_from_contributors: bool,
@@ -3627,6 +3633,7 @@ pub mod types {
         /// The `pull_request_reviews_enforcement_level` field.
         pub pull_request_reviews_enforcement_level: BranchProtectionRuleEnforcementLevel,
         /// The `repository_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub repository_id: f64,
         /// The `require_code_owner_review` field.
         pub require_code_owner_review: bool,
@@ -3634,6 +3641,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub require_last_push_approval: ::std::option::Option<bool>,
         /// The `required_approving_review_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub required_approving_review_count: f64,
         /// The `required_conversation_resolution_level` field.
         pub required_conversation_resolution_level: BranchProtectionRuleEnforcementLevel,
@@ -4051,6 +4059,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct BranchProtectionRuleEditedEventChangesRequiredApprovingReviewCount {
         /// The `from` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub from: f64,
     }
     ///`BranchProtectionRuleEnforcementLevel`
@@ -4320,6 +4329,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The id of the check.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the check run.
         pub name: ::std::string::String,
@@ -4364,6 +4374,7 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         ///The id of the check suite that this check run is part of.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4622,6 +4633,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CheckRunCompletedEventCheckRunOutput {
         /// The `annotations_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub annotations_count: f64,
         /// The `annotations_url` field.
         pub annotations_url: ::std::string::String,
@@ -4804,6 +4816,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The id of the check.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the check run.
         pub name: ::std::string::String,
@@ -4848,6 +4861,7 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         ///The id of the check suite that this check run is part of.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5180,6 +5194,7 @@ pub mod types {
         /// The `environment` field.
         pub environment: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -5290,8 +5305,10 @@ pub mod types {
         /// The `head` field.
         pub head: WorkflowRunPullRequestsItemHead,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `url` field.
         pub url: ::std::string::String,
@@ -5397,6 +5414,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The id of the check.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the check run.
         pub name: ::std::string::String,
@@ -5441,6 +5459,7 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         ///The id of the check suite that this check run is part of.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5873,6 +5892,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The id of the check.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the check.
         pub name: ::std::string::String,
@@ -5914,6 +5934,7 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         ///The id of the check suite that this check run is part of.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6310,8 +6331,10 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `latest_check_runs_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub latest_check_runs_count: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -6634,8 +6657,10 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `latest_check_runs_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub latest_check_runs_count: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -6905,8 +6930,10 @@ pub mod types {
         ///The SHA of the head commit that is being checked.
         pub head_sha: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `latest_check_runs_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub latest_check_runs_count: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -7172,6 +7199,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub most_recent_instance: ::std::option::Option<AlertInstance>,
         ///The code scanning alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `rule` field.
         pub rule: CodeScanningAlertAppearedInBranchEventAlertRule,
@@ -7505,6 +7533,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub most_recent_instance: ::std::option::Option<AlertInstance>,
         ///The code scanning alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `rule` field.
         pub rule: CodeScanningAlertClosedByUserEventAlertRule,
@@ -7864,6 +7893,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub most_recent_instance: ::std::option::Option<AlertInstance>,
         ///The code scanning alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `rule` field.
         pub rule: CodeScanningAlertCreatedEventAlertRule,
@@ -8287,6 +8317,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub most_recent_instance: ::std::option::Option<AlertInstance>,
         ///The code scanning alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `rule` field.
         pub rule: CodeScanningAlertFixedEventAlertRule,
@@ -8629,6 +8660,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub most_recent_instance: ::std::option::Option<AlertInstance>,
         ///The code scanning alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `rule` field.
         pub rule: CodeScanningAlertReopenedByUserEventAlertRule,
@@ -8870,6 +8902,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub most_recent_instance: ::std::option::Option<AlertInstance>,
         ///The code scanning alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `rule` field.
         pub rule: CodeScanningAlertReopenedEventAlertRule,
@@ -9175,9 +9208,11 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The ID of the commit comment.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The line of the blob to which the comment applies. The last line of the range for a multi-line comment
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub line: ::std::option::Option<f64>,
         ///The node ID of the commit comment.
         pub node_id: ::std::string::String,
@@ -9186,6 +9221,7 @@ pub mod types {
         pub path: ::std::option::Option<::std::string::String>,
         ///The line index in the diff to which the comment applies.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub position: ::std::option::Option<f64>,
         /// The `updated_at` field.
         pub updated_at: ::std::string::String,
@@ -9720,6 +9756,7 @@ pub mod types {
         ///The GitHub URL of the alert resource.
         pub html_url: ::std::string::String,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Details for the GitHub Security Advisory.
         pub security_advisory: DependabotAlertSecurityAdvisory,
@@ -9832,6 +9869,7 @@ pub mod types {
         ///The GitHub URL of the alert resource.
         pub html_url: ::std::string::String,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Details for the GitHub Security Advisory.
         pub security_advisory: DependabotAlertSecurityAdvisory,
@@ -10015,6 +10053,7 @@ pub mod types {
         ///The GitHub URL of the alert resource.
         pub html_url: ::std::string::String,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Details for the GitHub Security Advisory.
         pub security_advisory: DependabotAlertSecurityAdvisory,
@@ -10289,6 +10328,7 @@ pub mod types {
         ///The GitHub URL of the alert resource.
         pub html_url: ::std::string::String,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Details for the GitHub Security Advisory.
         pub security_advisory: DependabotAlertSecurityAdvisory,
@@ -11095,6 +11135,7 @@ pub mod types {
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `key` field.
         pub key: ::std::string::String,
@@ -11227,6 +11268,7 @@ pub mod types {
         ///Name of the target deployment environment.
         pub environment: ::std::string::String,
         ///Unique identifier of the deployment
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -11593,6 +11635,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -11754,6 +11797,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -12136,6 +12180,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -12297,6 +12342,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -12560,6 +12606,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -12808,6 +12855,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The id of the check.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the check run.
         pub name: ::std::string::String,
@@ -12994,6 +13042,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub environment_url: ::std::option::Option<::std::string::String>,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `log_url` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -13128,6 +13177,7 @@ pub mod types {
         /// The `actor` field.
         pub actor: User,
         /// The `check_suite_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub check_suite_id: f64,
         /// The `check_suite_node_id` field.
         pub check_suite_node_id: ::std::string::String,
@@ -13148,6 +13198,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -13164,8 +13215,10 @@ pub mod types {
             ::std::vec::Vec<ReferencedWorkflow>,
         >,
         /// The `run_attempt` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         /// The `run_number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_number: f64,
         /// The `run_started_at` field.
         pub run_started_at: ::std::string::String,
@@ -13178,6 +13231,7 @@ pub mod types {
         /// The `url` field.
         pub url: ::std::string::String,
         /// The `workflow_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub workflow_id: f64,
     }
     ///`DeploymentWorkflowRunConclusion`
@@ -13352,18 +13406,21 @@ pub mod types {
         /// The `category` field.
         pub category: DiscussionCategory,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `locked` field.
         pub locked: bool,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `reactions` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -13460,14 +13517,17 @@ pub mod types {
         /// The `body` field.
         pub body: ::std::string::String,
         /// The `child_comment_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub child_comment_count: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `discussion_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub discussion_id: f64,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -13499,18 +13559,21 @@ pub mod types {
         /// The `category` field.
         pub category: DiscussionCategory2,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `locked` field.
         pub locked: bool,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `reactions` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -13536,6 +13599,7 @@ pub mod types {
         /// The `emoji` field.
         pub emoji: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_answerable` field.
         pub is_answerable: bool,
@@ -13544,6 +13608,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `repository_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub repository_id: f64,
         /// The `slug` field.
         pub slug: ::std::string::String,
@@ -13560,6 +13625,7 @@ pub mod types {
         /// The `emoji` field.
         pub emoji: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_answerable` field.
         pub is_answerable: DiscussionCategoryIsAnswerable,
@@ -13568,6 +13634,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `repository_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub repository_id: f64,
         /// The `slug` field.
         pub slug: ::std::string::String,
@@ -13739,19 +13806,23 @@ pub mod types {
         ///The main text of the comment.
         pub body: ::std::string::String,
         /// The `child_comment_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub child_comment_count: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `discussion_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub discussion_id: f64,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `parent_id` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub parent_id: ::std::option::Option<f64>,
         /// The `reactions` field.
         pub reactions: Reactions,
@@ -14062,18 +14133,21 @@ pub mod types {
         /// The `category` field.
         pub category: DiscussionCategory,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `locked` field.
         pub locked: DiscussionLocked,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `reactions` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -14642,18 +14716,21 @@ pub mod types {
         /// The `category` field.
         pub category: DiscussionCategory,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `locked` field.
         pub locked: DiscussionLocked2,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `reactions` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -15135,18 +15212,21 @@ pub mod types {
         /// The `category` field.
         pub category: DiscussionCategory2,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `locked` field.
         pub locked: bool,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `reactions` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -15328,18 +15408,21 @@ pub mod types {
         /// The `category` field.
         pub category: DiscussionCategory,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `locked` field.
         pub locked: DiscussionLocked,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `reactions` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -15647,8 +15730,10 @@ pub mod types {
         ///Whether the repository is a fork.
         pub fork: RepositoryFork,
         /// The `forks` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks: f64,
         /// The `forks_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks_count: f64,
         ///The API URL to list the forks of the repository.
         pub forks_url: ::std::string::String,
@@ -15683,6 +15768,7 @@ pub mod types {
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_template` field.
         pub is_template: bool,
@@ -15727,8 +15813,10 @@ pub mod types {
         ///A template for the API URL to get information about notifications on the repository.
         pub notifications_url: ::std::string::String,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         /// The `open_issues_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues_count: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -15750,6 +15838,7 @@ pub mod types {
         ///A template for the API URL to get information about releases on the repository.
         pub releases_url: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `squash_merge_commit_message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -15761,8 +15850,10 @@ pub mod types {
         pub ssh_url: ::std::string::String,
         /// The `stargazers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub stargazers: ::std::option::Option<f64>,
         /// The `stargazers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub stargazers_count: f64,
         ///The API URL to list the stargazers on the repository.
         pub stargazers_url: ::std::string::String,
@@ -15792,8 +15883,10 @@ pub mod types {
         /// The `visibility` field.
         pub visibility: RepositoryVisibility,
         /// The `watchers` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers: f64,
         /// The `watchers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers_count: f64,
         /// The `web_commit_signoff_required` field.
         pub web_commit_signoff_required: bool,
@@ -16995,6 +17088,7 @@ pub mod types {
         /// The `account` field.
         pub account: User,
         /// The `app_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub app_id: f64,
         /// The `app_slug` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -17009,6 +17103,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The ID of the installation.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `permissions` field.
         pub permissions: InstallationPermissions,
@@ -17031,6 +17126,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub suspended_by: ::std::option::Option<User>,
         ///The ID of the user or organization this token is being scoped to.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub target_id: f64,
         /// The `target_type` field.
         pub target_type: InstallationTargetType,
@@ -17136,6 +17232,7 @@ pub mod types {
         /// The `full_name` field.
         pub full_name: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the repository.
         pub name: ::std::string::String,
@@ -17612,6 +17709,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct InstallationLite {
         ///The ID of the installation.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -20442,6 +20540,7 @@ pub mod types {
         /// The `account` field.
         pub account: User,
         /// The `app_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub app_id: f64,
         /// The `app_slug` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -20456,6 +20555,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The ID of the installation.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `permissions` field.
         pub permissions: InstallationPermissions,
@@ -20476,6 +20576,7 @@ pub mod types {
         /// The `suspended_by` field.
         pub suspended_by: User,
         ///The ID of the user or organization this token is being scoped to.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub target_id: f64,
         /// The `target_type` field.
         pub target_type: InstallationTargetType,
@@ -20587,12 +20688,14 @@ pub mod types {
         pub events_url: ::std::option::Option<::std::string::String>,
         /// The `followers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub followers: ::std::option::Option<f64>,
         /// The `followers_url` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub followers_url: ::std::option::Option<::std::string::String>,
         /// The `following` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub following: ::std::option::Option<f64>,
         /// The `following_url` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -20615,6 +20718,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_verified` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -20638,12 +20742,14 @@ pub mod types {
         pub organizations_url: ::std::option::Option<::std::string::String>,
         /// The `public_gists` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub public_gists: ::std::option::Option<f64>,
         /// The `public_members_url` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub public_members_url: ::std::option::Option<::std::string::String>,
         /// The `public_repos` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub public_repos: ::std::option::Option<f64>,
         /// The `received_events_url` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -20933,6 +21039,7 @@ pub mod types {
         /// The `account` field.
         pub account: User,
         /// The `app_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub app_id: f64,
         /// The `app_slug` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -20947,6 +21054,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The ID of the installation.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `permissions` field.
         pub permissions: InstallationPermissions,
@@ -20967,6 +21075,7 @@ pub mod types {
         /// The `suspended_by` field.
         pub suspended_by: (),
         ///The ID of the user or organization this token is being scoped to.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub target_id: f64,
         /// The `target_type` field.
         pub target_type: InstallationTargetType,
@@ -21063,6 +21172,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -21076,6 +21186,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -21091,6 +21202,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -21209,6 +21321,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the issue comment
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -21319,6 +21432,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -21332,6 +21446,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         pub labels: ::std::vec::Vec<Label>,
@@ -21345,6 +21460,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -21955,6 +22071,7 @@ pub mod types {
         /// The `closed_at` field.
         pub closed_at: ::std::string::String,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -21968,6 +22085,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -21983,6 +22101,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -22188,6 +22307,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -22201,6 +22321,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -22215,6 +22336,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -22793,6 +22915,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -22806,6 +22929,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -22820,6 +22944,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -22955,6 +23080,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -22968,6 +23094,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -22982,6 +23109,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -23125,6 +23253,7 @@ pub mod types {
         /// The `closed_at` field.
         pub closed_at: (),
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -23138,6 +23267,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -23153,6 +23283,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -23355,6 +23486,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -23368,6 +23500,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -23383,6 +23516,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -23745,6 +23879,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
@@ -23758,6 +23893,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -23772,6 +23908,7 @@ pub mod types {
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the issue within its repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `performed_via_github_app` field.
         #[serde(
@@ -23892,6 +24029,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub description: ::std::option::Option<::std::string::String>,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the label.
         pub name: ::std::string::String,
@@ -24221,12 +24359,14 @@ pub mod types {
         /// The `plan` field.
         pub plan: MarketplacePurchasePlan,
         /// The `unit_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub unit_count: f64,
     }
     ///`MarketplacePurchaseAccount`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct MarketplacePurchaseAccount {
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `login` field.
         pub login: ::std::string::String,
@@ -24323,6 +24463,7 @@ pub mod types {
         /// The `plan` field.
         pub plan: MarketplacePurchasePlan,
         /// The `unit_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub unit_count: f64,
     }
     ///`MarketplacePurchaseCancelledEventSender`
@@ -24345,6 +24486,7 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `login` field.
         pub login: ::std::string::String,
@@ -24651,8 +24793,10 @@ pub mod types {
         /// The `has_free_trial` field.
         pub has_free_trial: bool,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `monthly_price_in_cents` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub monthly_price_in_cents: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -24662,6 +24806,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub unit_name: ::std::option::Option<::std::string::String>,
         /// The `yearly_price_in_cents` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub yearly_price_in_cents: f64,
     }
     ///`MarketplacePurchasePurchasedEvent`
@@ -25414,6 +25559,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub deleted: ::std::option::Option<bool>,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -25710,6 +25856,7 @@ pub mod types {
         ///The modified webhook. This will contain different keys based on the type of webhook it is: repository, organization, business, app, or GitHub Marketplace.
         pub hook: MetaDeletedEventHook,
         ///The id of the modified webhook.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub hook_id: f64,
         /// The `repository` field.
         pub repository: Repository,
@@ -25780,6 +25927,7 @@ pub mod types {
         /// The `events` field.
         pub events: WebhookEvents,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -25945,6 +26093,7 @@ pub mod types {
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `closed_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub closed_issues: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
@@ -25959,14 +26108,17 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels_url` field.
         pub labels_url: ::std::string::String,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///The number of the milestone.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         ///The state of the milestone.
         pub state: MilestoneState3,
@@ -26053,6 +26205,7 @@ pub mod types {
         /// The `closed_at` field.
         pub closed_at: ::std::string::String,
         /// The `closed_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub closed_issues: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
@@ -26067,14 +26220,17 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels_url` field.
         pub labels_url: ::std::string::String,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///The number of the milestone.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         ///The state of the milestone.
         pub state: MilestoneState,
@@ -26161,6 +26317,7 @@ pub mod types {
         /// The `closed_at` field.
         pub closed_at: (),
         /// The `closed_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub closed_issues: f64,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
@@ -26175,14 +26332,17 @@ pub mod types {
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `labels_url` field.
         pub labels_url: ::std::string::String,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///The number of the milestone.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         ///The state of the milestone.
         pub state: MilestoneState2,
@@ -26848,6 +27008,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub html_url: ::std::option::Option<::std::string::String>,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issues_url` field.
         pub issues_url: ::std::string::String,
@@ -27325,6 +27486,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub failed_reason: ::std::option::Option<::std::string::String>,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `invitation_teams_url` field.
         pub invitation_teams_url: ::std::string::String,
@@ -27337,6 +27499,7 @@ The property can have up to 200 allowed values.
         /// The `role` field.
         pub role: ::std::string::String,
         /// The `team_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub team_count: f64,
     }
     ///`OrganizationMemberRemovedEvent`
@@ -27563,6 +27726,7 @@ The property can have up to 200 allowed values.
         pub cpu: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The `deleted_by_id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub deleted_by_id: ::std::option::Option<f64>,
         /// The `dependencies` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -27676,6 +27840,7 @@ The property can have up to 200 allowed values.
         pub readme: ::std::option::Option<::std::string::String>,
         /// The `release_id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub release_id: ::std::option::Option<f64>,
         /// The `repository` field.
         #[serde(
@@ -27860,6 +28025,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the package.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the package.
         pub name: ::std::string::String,
@@ -27994,6 +28160,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the package version.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `installation_command` field.
         pub installation_command: ::std::string::String,
@@ -28131,6 +28298,7 @@ The property can have up to 200 allowed values.
         /// The `collection` field.
         pub collection: bool,
         /// The `mode` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub mode: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -28140,6 +28308,7 @@ The property can have up to 200 allowed values.
         pub path: ::std::string::String,
         /// The `size` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub size: ::std::option::Option<f64>,
         /// The `type` field.
         #[serde(rename = "type")]
@@ -28235,6 +28404,7 @@ The property can have up to 200 allowed values.
         /// The `download_url` field.
         pub download_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `md5` field.
         pub md5: ::std::string::String,
@@ -28245,6 +28415,7 @@ The property can have up to 200 allowed values.
         /// The `sha256` field.
         pub sha256: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `state` field.
         pub state: ::std::string::String,
@@ -28263,6 +28434,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -28375,6 +28547,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the package.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the package.
         pub name: ::std::string::String,
@@ -28478,6 +28651,7 @@ The property can have up to 200 allowed values.
         ///The [List GitHub Pages builds](https://docs.github.com/en/rest/reference/repos#list-github-pages-builds) itself.
         pub build: PageBuildEventBuild,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `installation` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -28498,6 +28672,7 @@ The property can have up to 200 allowed values.
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `duration` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub duration: f64,
         /// The `error` field.
         pub error: PageBuildEventBuildError,
@@ -28523,6 +28698,7 @@ The property can have up to 200 allowed values.
         ///The [webhook configuration](https://docs.github.com/en/rest/reference/repos#get-a-repository-webhook).
         pub hook: PingEventHook,
         ///The ID of the webhook that triggered the ping.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub hook_id: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -28543,6 +28719,7 @@ The property can have up to 200 allowed values.
         pub active: bool,
         ///When you register a new GitHub App, GitHub sends a ping event to the **webhook URL** you specified during registration. The event contains the `app_id`, which is required for [authenticating](https://docs.github.com/en/apps/building-integrations/setting-up-and-registering-github-apps/about-authentication-options-for-github-apps) an app.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub app_id: ::std::option::Option<f64>,
         ///Configuration object of the webhook
         pub config: PingEventHookConfig,
@@ -28553,6 +28730,7 @@ The property can have up to 200 allowed values.
         /// The `events` field.
         pub events: WebhookEvents,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `last_response` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -28785,12 +28963,14 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Name of the project
         pub name: ::std::string::String,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `owner_url` field.
         pub owner_url: ::std::string::String,
@@ -28810,6 +28990,7 @@ The property can have up to 200 allowed values.
         ///Whether or not the card is archived
         pub archived: bool,
         /// The `column_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub column_id: f64,
         /// The `column_url` field.
         pub column_url: ::std::string::String,
@@ -28821,6 +29002,7 @@ The property can have up to 200 allowed values.
         /// The `creator` field.
         pub creator: User,
         ///The project card's ID
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -29330,10 +29512,12 @@ The property can have up to 200 allowed values.
     pub struct ProjectCardMovedEventProjectCard {
         /// The `after_id` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub after_id: ::std::option::Option<f64>,
         ///Whether or not the card is archived
         pub archived: bool,
         /// The `column_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub column_id: f64,
         /// The `column_url` field.
         pub column_url: ::std::string::String,
@@ -29345,6 +29529,7 @@ The property can have up to 200 allowed values.
         /// The `creator` field.
         pub creator: User,
         ///The project card's ID
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -29436,6 +29621,7 @@ The property can have up to 200 allowed values.
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         ///The unique identifier of the project column
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Name of the project column
         pub name: ::std::string::String,
@@ -30273,6 +30459,7 @@ The property can have up to 200 allowed values.
         /// The `creator` field.
         pub creator: User,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -30380,6 +30567,7 @@ The property can have up to 200 allowed values.
         /// The `creator` field.
         pub creator: User,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -30704,6 +30892,7 @@ The property can have up to 200 allowed values.
         /// The `creator` field.
         pub creator: User,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -30795,6 +30984,7 @@ The property can have up to 200 allowed values.
         /// The `creator` field.
         pub creator: User,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
@@ -31336,6 +31526,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub active_lock_reason: ::std::option::Option<PullRequestActiveLockReason>,
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -31353,21 +31544,25 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -31378,6 +31573,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -31413,6 +31609,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -31426,6 +31623,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -31520,6 +31718,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -31608,6 +31807,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -31683,6 +31883,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -31821,6 +32022,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -31892,6 +32094,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub active_lock_reason: ::std::option::Option<PullRequestActiveLockReason>,
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -31909,20 +32112,24 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         pub closed_at: ::std::string::String,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -31933,6 +32140,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -31967,6 +32175,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -31980,6 +32189,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -32005,6 +32215,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32076,6 +32287,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub active_lock_reason: ::std::option::Option<PullRequestActiveLockReason>,
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -32093,20 +32305,24 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         pub closed_at: (),
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -32117,6 +32333,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -32149,6 +32366,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -32162,6 +32380,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -32189,6 +32408,7 @@ The property can have up to 200 allowed values.
         /// The `milestone` field.
         pub milestone: Milestone,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32260,6 +32480,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub active_lock_reason: ::std::option::Option<PullRequestActiveLockReason>,
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -32277,21 +32498,25 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub closed_at: ::std::option::Option<::std::string::String>,
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -32302,6 +32527,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -32336,6 +32562,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -32349,6 +32576,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -32374,6 +32602,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32451,6 +32680,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32546,6 +32776,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32785,6 +33016,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32860,6 +33092,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -32935,6 +33168,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33010,6 +33244,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33103,6 +33338,7 @@ The property can have up to 200 allowed values.
         /// The `label` field.
         pub label: Label,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33176,6 +33412,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33251,6 +33488,7 @@ The property can have up to 200 allowed values.
         /// The `milestone` field.
         pub milestone: Milestone,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33324,6 +33562,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33394,6 +33633,7 @@ The property can have up to 200 allowed values.
         /// The `active_lock_reason` field.
         pub active_lock_reason: (),
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -33411,20 +33651,24 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         pub closed_at: (),
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -33435,6 +33679,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -33468,6 +33713,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -33481,6 +33727,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -33506,6 +33753,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33577,6 +33825,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub active_lock_reason: ::std::option::Option<PullRequestActiveLockReason>,
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -33594,20 +33843,24 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         pub closed_at: (),
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -33618,6 +33871,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -33650,6 +33904,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -33663,6 +33918,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -33688,6 +33944,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33759,6 +34016,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub active_lock_reason: ::std::option::Option<PullRequestActiveLockReason>,
         /// The `additions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub additions: f64,
         /// The `assignee` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -33776,20 +34034,24 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub body: ::std::option::Option<::std::string::String>,
         /// The `changed_files` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub changed_files: f64,
         /// The `closed_at` field.
         pub closed_at: (),
         /// The `comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comments: f64,
         /// The `comments_url` field.
         pub comments_url: ::std::string::String,
         /// The `commits` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub commits: f64,
         /// The `commits_url` field.
         pub commits_url: ::std::string::String,
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `deletions` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub deletions: f64,
         /// The `diff_url` field.
         pub diff_url: ::std::string::String,
@@ -33800,6 +34062,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -33832,6 +34095,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         ///Number uniquely identifying the pull request within its repository.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -33845,6 +34109,7 @@ The property can have up to 200 allowed values.
         /// The `review_comment_url` field.
         pub review_comment_url: ::std::string::String,
         /// The `review_comments` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub review_comments: f64,
         /// The `review_comments_url` field.
         pub review_comments_url: ::std::string::String,
@@ -33893,6 +34158,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the review
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `_links` field.
         #[serde(rename = "_links")]
@@ -33925,12 +34191,15 @@ The property can have up to 200 allowed values.
         ///HTML URL for the pull request review comment.
         pub html_url: ::std::string::String,
         ///The ID of the pull request review comment.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The comment ID to reply to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub in_reply_to_id: ::std::option::Option<f64>,
         ///The line of the blob to which the comment applies. The last line of the range for a multi-line comment
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub line: ::std::option::Option<f64>,
         /// The `_links` field.
         #[serde(rename = "_links")]
@@ -33940,18 +34209,23 @@ The property can have up to 200 allowed values.
         ///The SHA of the original commit to which the comment applies.
         pub original_commit_id: ::std::string::String,
         ///The line of the blob to which the comment applies. The last line of the range for a multi-line comment
+        #[serde(serialize_with = "serde_helpers::number")]
         pub original_line: f64,
         ///The index of the original line in the diff to which the comment applies.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub original_position: f64,
         ///The first line of the range for a multi-line comment.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub original_start_line: ::std::option::Option<f64>,
         ///The relative path of the file to which the comment applies.
         pub path: ::std::string::String,
         ///The line index in the diff to which the comment applies.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub position: ::std::option::Option<f64>,
         ///The ID of the pull request review to which the comment belongs.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub pull_request_review_id: f64,
         ///URL for the pull request that the review comment belongs to.
         pub pull_request_url: ::std::string::String,
@@ -33961,6 +34235,7 @@ The property can have up to 200 allowed values.
         pub side: PullRequestReviewCommentSide,
         ///The first line of the range for a multi-line comment.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub start_line: ::std::option::Option<f64>,
         ///The side of the first line of the range for a multi-line comment.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -34096,6 +34371,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -34118,6 +34394,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -34452,6 +34729,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -34474,6 +34752,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -34774,6 +35053,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -34796,6 +35076,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -35305,6 +35586,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the review
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `_links` field.
         #[serde(rename = "_links")]
@@ -35495,6 +35777,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -35571,6 +35854,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -35668,6 +35952,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -35744,6 +36029,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -36372,6 +36658,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -36447,6 +36734,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -36522,6 +36810,7 @@ The property can have up to 200 allowed values.
         /// The `label` field.
         pub label: Label,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -36595,6 +36884,7 @@ The property can have up to 200 allowed values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -36702,24 +36992,33 @@ The property can have up to 200 allowed values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Reactions {
         /// The `confused` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub confused: f64,
         /// The `eyes` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub eyes: f64,
         /// The `heart` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub heart: f64,
         /// The `hooray` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub hooray: f64,
         /// The `laugh` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub laugh: f64,
         /// The `-1` field.
         #[serde(rename = "-1")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub x_1_2: f64,
         /// The `+1` field.
         #[serde(rename = "+1")]
+        #[serde(serialize_with = "serde_helpers::number")]
         pub plus1: f64,
         /// The `rocket` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub rocket: f64,
         /// The `total_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub total_count: f64,
         /// The `url` field.
         pub url: ::std::string::String,
@@ -36856,6 +37155,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the package.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the package.
         pub name: ::std::string::String,
@@ -36992,6 +37292,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the package version.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `installation_command` field.
         pub installation_command: ::std::string::String,
@@ -37078,6 +37379,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `login` field.
         pub login: ::std::string::String,
@@ -37149,6 +37451,7 @@ The property can have up to 200 allowed values.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub collection: ::std::option::Option<bool>,
         /// The `mode` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub mode: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -37158,6 +37461,7 @@ The property can have up to 200 allowed values.
         pub path: ::std::string::String,
         /// The `size` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub size: ::std::option::Option<f64>,
         /// The `type` field.
         #[serde(rename = "type")]
@@ -37284,6 +37588,7 @@ The property can have up to 200 allowed values.
         pub media_type: ::std::option::Option<::std::string::String>,
         /// The `size` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub size: ::std::option::Option<f64>,
         /// The `uri` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -37300,6 +37605,7 @@ The property can have up to 200 allowed values.
         pub media_type: ::std::option::Option<::std::string::String>,
         /// The `size` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub size: ::std::option::Option<f64>,
     }
     ///`RegistryPackageUpdatedEvent`
@@ -37386,6 +37692,7 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the package.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The name of the package.
         pub name: ::std::string::String,
@@ -37507,9 +37814,11 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `mentions_count` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub mentions_count: ::std::option::Option<f64>,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -37548,8 +37857,10 @@ The property can have up to 200 allowed values.
         /// The `created_at` field.
         pub created_at: ::std::string::String,
         /// The `download_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub download_count: f64,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `label` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -37559,6 +37870,7 @@ The property can have up to 200 allowed values.
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         ///State of the release asset.
         pub state: ReleaseAssetState,
@@ -38056,9 +38368,11 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `mentions_count` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub mentions_count: ::std::option::Option<f64>,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -38179,9 +38493,11 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `mentions_count` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub mentions_count: ::std::option::Option<f64>,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -38372,9 +38688,11 @@ The property can have up to 200 allowed values.
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `mentions_count` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub mentions_count: ::std::option::Option<f64>,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -38406,6 +38724,7 @@ The property can have up to 200 allowed values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RepoRef {
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -38481,8 +38800,10 @@ The property can have up to 200 allowed values.
         ///Whether the repository is a fork.
         pub fork: bool,
         /// The `forks` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks: f64,
         /// The `forks_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks_count: f64,
         ///The API URL to list the forks of the repository.
         pub forks_url: ::std::string::String,
@@ -38517,6 +38838,7 @@ The property can have up to 200 allowed values.
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_template` field.
         pub is_template: bool,
@@ -38561,8 +38883,10 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about notifications on the repository.
         pub notifications_url: ::std::string::String,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         /// The `open_issues_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues_count: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -38584,6 +38908,7 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about releases on the repository.
         pub releases_url: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `squash_merge_commit_message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -38595,8 +38920,10 @@ The property can have up to 200 allowed values.
         pub ssh_url: ::std::string::String,
         /// The `stargazers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub stargazers: ::std::option::Option<f64>,
         /// The `stargazers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub stargazers_count: f64,
         ///The API URL to list the stargazers on the repository.
         pub stargazers_url: ::std::string::String,
@@ -38626,8 +38953,10 @@ The property can have up to 200 allowed values.
         /// The `visibility` field.
         pub visibility: RepositoryVisibility,
         /// The `watchers` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers: f64,
         /// The `watchers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers_count: f64,
         /// The `web_commit_signoff_required` field.
         pub web_commit_signoff_required: bool,
@@ -38770,8 +39099,10 @@ The property can have up to 200 allowed values.
         ///Whether the repository is a fork.
         pub fork: bool,
         /// The `forks` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks: f64,
         /// The `forks_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks_count: f64,
         ///The API URL to list the forks of the repository.
         pub forks_url: ::std::string::String,
@@ -38806,6 +39137,7 @@ The property can have up to 200 allowed values.
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_template` field.
         pub is_template: bool,
@@ -38850,8 +39182,10 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about notifications on the repository.
         pub notifications_url: ::std::string::String,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         /// The `open_issues_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues_count: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -38873,6 +39207,7 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about releases on the repository.
         pub releases_url: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `squash_merge_commit_message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -38884,8 +39219,10 @@ The property can have up to 200 allowed values.
         pub ssh_url: ::std::string::String,
         /// The `stargazers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub stargazers: ::std::option::Option<f64>,
         /// The `stargazers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub stargazers_count: f64,
         ///The API URL to list the stargazers on the repository.
         pub stargazers_url: ::std::string::String,
@@ -38915,8 +39252,10 @@ The property can have up to 200 allowed values.
         /// The `visibility` field.
         pub visibility: RepositoryVisibility,
         /// The `watchers` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers: f64,
         /// The `watchers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers_count: f64,
         /// The `web_commit_signoff_required` field.
         pub web_commit_signoff_required: bool,
@@ -39565,6 +39904,7 @@ The property can have up to 200 allowed values.
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///A template for the API URL to get information about issue comments on the repository.
         pub issue_comment_url: ::std::string::String,
@@ -39767,8 +40107,10 @@ The property can have up to 200 allowed values.
         ///Whether the repository is a fork.
         pub fork: bool,
         /// The `forks` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks: f64,
         /// The `forks_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks_count: f64,
         ///The API URL to list the forks of the repository.
         pub forks_url: ::std::string::String,
@@ -39803,6 +40145,7 @@ The property can have up to 200 allowed values.
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_template` field.
         pub is_template: bool,
@@ -39847,8 +40190,10 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about notifications on the repository.
         pub notifications_url: ::std::string::String,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         /// The `open_issues_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues_count: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -39870,6 +40215,7 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about releases on the repository.
         pub releases_url: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `squash_merge_commit_message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -39881,8 +40227,10 @@ The property can have up to 200 allowed values.
         pub ssh_url: ::std::string::String,
         /// The `stargazers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub stargazers: ::std::option::Option<f64>,
         /// The `stargazers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub stargazers_count: f64,
         ///The API URL to list the stargazers on the repository.
         pub stargazers_url: ::std::string::String,
@@ -39912,8 +40260,10 @@ The property can have up to 200 allowed values.
         /// The `visibility` field.
         pub visibility: RepositoryVisibility,
         /// The `watchers` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers: f64,
         /// The `watchers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers_count: f64,
         /// The `web_commit_signoff_required` field.
         pub web_commit_signoff_required: bool,
@@ -40094,8 +40444,10 @@ The property can have up to 200 allowed values.
         ///Whether the repository is a fork.
         pub fork: bool,
         /// The `forks` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks: f64,
         /// The `forks_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks_count: f64,
         ///The API URL to list the forks of the repository.
         pub forks_url: ::std::string::String,
@@ -40130,6 +40482,7 @@ The property can have up to 200 allowed values.
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_template` field.
         pub is_template: bool,
@@ -40174,8 +40527,10 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about notifications on the repository.
         pub notifications_url: ::std::string::String,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         /// The `open_issues_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues_count: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -40197,6 +40552,7 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about releases on the repository.
         pub releases_url: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `squash_merge_commit_message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -40208,8 +40564,10 @@ The property can have up to 200 allowed values.
         pub ssh_url: ::std::string::String,
         /// The `stargazers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub stargazers: ::std::option::Option<f64>,
         /// The `stargazers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub stargazers_count: f64,
         ///The API URL to list the stargazers on the repository.
         pub stargazers_url: ::std::string::String,
@@ -40239,8 +40597,10 @@ The property can have up to 200 allowed values.
         /// The `visibility` field.
         pub visibility: RepositoryVisibility,
         /// The `watchers` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers: f64,
         /// The `watchers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers_count: f64,
         /// The `web_commit_signoff_required` field.
         pub web_commit_signoff_required: bool,
@@ -40610,8 +40970,10 @@ The property can have up to 200 allowed values.
         ///Whether the repository is a fork.
         pub fork: bool,
         /// The `forks` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks: f64,
         /// The `forks_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub forks_count: f64,
         ///The API URL to list the forks of the repository.
         pub forks_url: ::std::string::String,
@@ -40646,6 +41008,7 @@ The property can have up to 200 allowed values.
         ///The URL to view the repository on GitHub.com.
         pub html_url: ::std::string::String,
         ///Unique identifier of the repository
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `is_template` field.
         pub is_template: bool,
@@ -40690,8 +41053,10 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about notifications on the repository.
         pub notifications_url: ::std::string::String,
         /// The `open_issues` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues: f64,
         /// The `open_issues_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub open_issues_count: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -40713,6 +41078,7 @@ The property can have up to 200 allowed values.
         ///A template for the API URL to get information about releases on the repository.
         pub releases_url: ::std::string::String,
         /// The `size` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub size: f64,
         /// The `squash_merge_commit_message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -40724,8 +41090,10 @@ The property can have up to 200 allowed values.
         pub ssh_url: ::std::string::String,
         /// The `stargazers` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub stargazers: ::std::option::Option<f64>,
         /// The `stargazers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub stargazers_count: f64,
         ///The API URL to list the stargazers on the repository.
         pub stargazers_url: ::std::string::String,
@@ -40755,8 +41123,10 @@ The property can have up to 200 allowed values.
         /// The `visibility` field.
         pub visibility: RepositoryVisibility,
         /// The `watchers` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers: f64,
         /// The `watchers_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub watchers_count: f64,
         /// The `web_commit_signoff_required` field.
         pub web_commit_signoff_required: bool,
@@ -40895,10 +41265,12 @@ The property can have up to 200 allowed values.
         /// The `ghsa_id` field.
         pub ghsa_id: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `severity` field.
         pub severity: ::std::string::String,
@@ -41230,10 +41602,12 @@ The property can have up to 200 allowed values.
         /// The `ghsa_id` field.
         pub ghsa_id: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `severity` field.
         pub severity: ::std::string::String,
@@ -41340,10 +41714,12 @@ The property can have up to 200 allowed values.
         /// The `ghsa_id` field.
         pub ghsa_id: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `severity` field.
         pub severity: ::std::string::String,
@@ -41576,10 +41952,12 @@ The property can have up to 200 allowed values.
         /// The `ghsa_id` field.
         pub ghsa_id: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `severity` field.
         pub severity: ::std::string::String,
@@ -43195,6 +43573,7 @@ and run json-schema-to-typescript to regenerate this file.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -43269,6 +43648,7 @@ and run json-schema-to-typescript to regenerate this file.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -43343,6 +43723,7 @@ and run json-schema-to-typescript to regenerate this file.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -43417,6 +43798,7 @@ and run json-schema-to-typescript to regenerate this file.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub installation: ::std::option::Option<InstallationLite>,
         ///The pull request number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `organization` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -43493,6 +43875,7 @@ and run json-schema-to-typescript to regenerate this file.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub locations_url: ::std::option::Option<::std::string::String>,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Whether push protection was bypassed for the detected secret.
         #[serde(
@@ -43634,6 +44017,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub locations_url: ::std::option::Option<::std::string::String>,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Whether push protection was bypassed for the detected secret.
         #[serde(
@@ -43932,6 +44316,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SecretScanningAlertReopenedEventAlert {
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `resolution` field.
         pub resolution: (),
@@ -44145,6 +44530,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub locations_url: ::std::option::Option<::std::string::String>,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Whether push protection was bypassed for the detected secret.
         #[serde(
@@ -44285,6 +44671,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub locations_url: ::std::option::Option<::std::string::String>,
         ///The security alert number.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         ///Whether push protection was bypassed for the detected secret.
         #[serde(
@@ -44452,14 +44839,18 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The API URL to get the associated commit resource
         pub commit_url: ::std::string::String,
         ///The column at which the secret ends within the end line when the file is interpreted as 8BIT ASCII
+        #[serde(serialize_with = "serde_helpers::number")]
         pub end_column: f64,
         ///Line number at which the secret ends in the file
+        #[serde(serialize_with = "serde_helpers::number")]
         pub end_line: f64,
         ///The file path in the repository
         pub path: ::std::string::String,
         ///The column at which the secret starts within the start line when the file is interpreted as 8BIT ASCII
+        #[serde(serialize_with = "serde_helpers::number")]
         pub start_column: f64,
         ///Line number at which the secret starts in the file
+        #[serde(serialize_with = "serde_helpers::number")]
         pub start_line: f64,
     }
     ///Represents an 'issue_body' secret scanning location type. This location type shows that a secret was detected in the body of an issue.
@@ -44484,6 +44875,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SecurityAdvisoryCvss {
         ///The overall CVSS score of the advisory.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub score: f64,
         ///The full CVSS vector string for the advisory.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -44623,6 +45015,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SecurityAdvisoryPerformedEventSecurityAdvisoryCvss {
         /// The `score` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub score: f64,
         /// The `vector_string` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -44943,6 +45336,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `issue_url` field.
         pub issue_url: ::std::string::String,
@@ -44965,6 +45359,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `patch_url` field.
         pub patch_url: ::std::string::String,
@@ -45572,8 +45967,10 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `is_one_time` field.
         pub is_one_time: bool,
         /// The `monthly_price_in_cents` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub monthly_price_in_cents: f64,
         /// The `monthly_price_in_dollars` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub monthly_price_in_dollars: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -45846,6 +46243,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The unique identifier of the status.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `installation` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -45909,6 +46307,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `author` field.
         pub author: StatusEventCommitCommitAuthor,
         /// The `comment_count` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub comment_count: f64,
         /// The `committer` field.
         pub committer: StatusEventCommitCommitAuthor,
@@ -46156,6 +46555,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the team
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `members_url` field.
         pub members_url: ::std::string::String,
@@ -46676,6 +47076,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///Unique identifier of the team
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `members_url` field.
         pub members_url: ::std::string::String,
@@ -46975,6 +47376,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `login` field.
         pub login: ::std::string::String,
@@ -47618,6 +48020,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `name` field.
         pub name: ::std::string::String,
@@ -47677,6 +48080,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Custom labels for the job. Specified by the [`"runs-on"` attribute](https://docs.github.com/en/actions/reference/workflow-syntax-for-github-actions#jobsjob_idruns-on) in the workflow YAML.
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -47685,19 +48089,23 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `run_attempt` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         /// The `run_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_id: f64,
         /// The `run_url` field.
         pub run_url: ::std::string::String,
         ///The ID of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_group_id: ::std::option::Option<f64>,
         ///The name of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub runner_group_name: ::std::option::Option<::std::string::String>,
         ///The ID of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_id: ::std::option::Option<f64>,
         ///The name of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -47808,6 +48216,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Custom labels for the job. Specified by the [`"runs-on"` attribute](https://docs.github.com/en/actions/reference/workflow-syntax-for-github-actions#jobsjob_idruns-on) in the workflow YAML.
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -47816,19 +48225,23 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `run_attempt` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         /// The `run_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_id: f64,
         /// The `run_url` field.
         pub run_url: ::std::string::String,
         ///The ID of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_group_id: ::std::option::Option<f64>,
         ///The name of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub runner_group_name: ::std::option::Option<::std::string::String>,
         ///The ID of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_id: ::std::option::Option<f64>,
         ///The name of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -48088,6 +48501,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Custom labels for the job. Specified by the [`"runs-on"` attribute](https://docs.github.com/en/actions/reference/workflow-syntax-for-github-actions#jobsjob_idruns-on) in the workflow YAML.
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -48096,19 +48510,23 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `run_attempt` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         /// The `run_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_id: f64,
         /// The `run_url` field.
         pub run_url: ::std::string::String,
         ///The ID of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_group_id: ::std::option::Option<f64>,
         ///The name of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub runner_group_name: ::std::option::Option<::std::string::String>,
         ///The ID of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_id: ::std::option::Option<f64>,
         ///The name of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -48220,6 +48638,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Custom labels for the job. Specified by the [`"runs-on"` attribute](https://docs.github.com/en/actions/reference/workflow-syntax-for-github-actions#jobsjob_idruns-on) in the workflow YAML.
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -48228,19 +48647,23 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `run_attempt` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         /// The `run_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_id: f64,
         /// The `run_url` field.
         pub run_url: ::std::string::String,
         ///The ID of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_group_id: ::std::option::Option<f64>,
         ///The name of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub runner_group_name: ::std::option::Option<::std::string::String>,
         ///The ID of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_id: ::std::option::Option<f64>,
         ///The name of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -48585,6 +49008,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///Custom labels for the job. Specified by the [`"runs-on"` attribute](https://docs.github.com/en/actions/reference/workflow-syntax-for-github-actions#jobsjob_idruns-on) in the workflow YAML.
         pub labels: ::std::vec::Vec<::std::string::String>,
@@ -48593,19 +49017,23 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `node_id` field.
         pub node_id: ::std::string::String,
         /// The `run_attempt` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         /// The `run_id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_id: f64,
         /// The `run_url` field.
         pub run_url: ::std::string::String,
         ///The ID of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_group_id: ::std::option::Option<f64>,
         ///The name of the runner group that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub runner_group_name: ::std::option::Option<::std::string::String>,
         ///The ID of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
+        #[serde(serialize_with = "serde_helpers::optional_number")]
         pub runner_id: ::std::option::Option<f64>,
         ///The name of the runner that is running this job. This will be `null` as long as `workflow_job[status]` is `queued`.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -48632,6 +49060,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The URL to cancel the workflow run.
         pub cancel_url: ::std::string::String,
         ///The ID of the associated check suite.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub check_suite_id: f64,
         ///The node ID of the associated check suite.
         pub check_suite_node_id: ::std::string::String,
@@ -48657,6 +49086,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The ID of the workflow run.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The URL to the jobs for the workflow run.
         pub jobs_url: ::std::string::String,
@@ -48683,8 +49113,10 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The URL to rerun the workflow run.
         pub rerun_url: ::std::string::String,
         ///Attempt number of the run, 1 for first attempt and higher if the workflow was re-run.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         ///The auto incrementing run number for the workflow run.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_number: f64,
         ///The start time of the latest run. Resets on re-run.
         pub run_started_at: ::std::string::String,
@@ -48697,6 +49129,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The URL to the workflow run.
         pub url: ::std::string::String,
         ///The ID of the parent workflow.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub workflow_id: f64,
         ///The URL to the workflow.
         pub workflow_url: ::std::string::String,
@@ -48784,6 +49217,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The URL to cancel the workflow run.
         pub cancel_url: ::std::string::String,
         ///The ID of the associated check suite.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub check_suite_id: f64,
         ///The node ID of the associated check suite.
         pub check_suite_node_id: ::std::string::String,
@@ -48808,6 +49242,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `html_url` field.
         pub html_url: ::std::string::String,
         ///The ID of the workflow run.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         ///The URL to the jobs for the workflow run.
         pub jobs_url: ::std::string::String,
@@ -48834,8 +49269,10 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The URL to rerun the workflow run.
         pub rerun_url: ::std::string::String,
         ///Attempt number of the run, 1 for first attempt and higher if the workflow was re-run.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_attempt: f64,
         ///The auto incrementing run number for the workflow run.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub run_number: f64,
         ///The start time of the latest run. Resets on re-run.
         pub run_started_at: ::std::string::String,
@@ -48848,6 +49285,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ///The URL to the workflow run.
         pub url: ::std::string::String,
         ///The ID of the parent workflow.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub workflow_id: f64,
         ///The URL to the workflow.
         pub workflow_url: ::std::string::String,
@@ -49079,8 +49517,10 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `head` field.
         pub head: WorkflowRunPullRequestsItemHead,
         /// The `id` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub id: f64,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `url` field.
         pub url: ::std::string::String,
@@ -49255,6 +49695,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
             /// The `name` field.
             name: ::std::string::String,
             /// The `number` field.
+            #[serde(serialize_with = "serde_helpers::number")]
             number: f64,
             /// The `started_at` field.
             started_at: ::std::string::String,
@@ -49269,6 +49710,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
             /// The `name` field.
             name: ::std::string::String,
             /// The `number` field.
+            #[serde(serialize_with = "serde_helpers::number")]
             number: f64,
             /// The `started_at` field.
             started_at: (),
@@ -49283,6 +49725,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
             /// The `name` field.
             name: ::std::string::String,
             /// The `number` field.
+            #[serde(serialize_with = "serde_helpers::number")]
             number: f64,
             /// The `started_at` field.
             started_at: ::std::string::String,
@@ -49298,6 +49741,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `name` field.
         pub name: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `started_at` field.
         pub started_at: ::std::string::String,
@@ -49434,6 +49878,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `name` field.
         pub name: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `started_at` field.
         pub started_at: ::std::string::String,
@@ -49503,6 +49948,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         /// The `name` field.
         pub name: ::std::string::String,
         /// The `number` field.
+        #[serde(serialize_with = "serde_helpers::number")]
         pub number: f64,
         /// The `started_at` field.
         pub started_at: (),
@@ -50133,6 +50579,40 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
             T: ::serde::Deserialize<'de>,
         {
             T::deserialize(deserializer).map(::std::option::Option::Some)
+        }
+        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
+        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
+        pub(super) fn number<S: ::serde::Serializer>(
+            value: &f64,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+                serializer.serialize_i64(*value as i64)
+            } else {
+                serializer.serialize_f64(*value)
+            }
+        }
+        /// [`number`] for an optional field.
+        pub(super) fn optional_number<S: ::serde::Serializer>(
+            value: &::std::option::Option<f64>,
+            serializer: S,
+        ) -> ::std::result::Result<S::Ok, S::Error> {
+            /// An `f64` written by [`number`].
+            struct Number(f64);
+            impl ::serde::Serialize for Number {
+                fn serialize<S: ::serde::Serializer>(
+                    &self,
+                    serializer: S,
+                ) -> ::std::result::Result<S::Ok, S::Error> {
+                    number(&self.0, serializer)
+                }
+            }
+            match value {
+                ::std::option::Option::Some(value) => {
+                    serializer.serialize_some(&Number(*value))
+                }
+                ::std::option::Option::None => serializer.serialize_none(),
+            }
         }
     }
 }
