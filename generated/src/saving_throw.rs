@@ -1164,11 +1164,11 @@ impl<C> Client<C> {
 impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     /// List runnable scenarios (own + public store). Required scope: read:scores + simulation entitlement.
     ///
-    /// MCP tool `list_scenarios`. The server declares no result type, so the result is JSON.
+    /// MCP tool `list_scenarios`. The result type comes from the agent contracts.
     pub async fn list_scenarios(
         &self,
         args: &types::ListScenariosArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::ScenarioList, ::mcp_bindgen::Error> {
         let result = self.list_scenarios_raw(args).await?;
         ::mcp_bindgen::decode_result("list_scenarios", result)
     }
@@ -1188,11 +1188,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Copy a store scenario into your account. Required scope: manage:runs.
     ///
-    /// MCP tool `copy_scenario`. The server declares no result type, so the result is JSON.
+    /// MCP tool `copy_scenario`. The result type comes from the agent contracts.
     pub async fn copy_scenario(
         &self,
         args: &types::CopyScenarioArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::CopiedScenario, ::mcp_bindgen::Error> {
         let result = self.copy_scenario_raw(args).await?;
         ::mcp_bindgen::decode_result("copy_scenario", result)
     }
@@ -1212,10 +1212,10 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// List released benchmark suites. Required scope: read:scores.
     ///
-    /// MCP tool `list_suites`. The server declares no result type, so the result is JSON.
+    /// MCP tool `list_suites`. The result type comes from the agent contracts.
     pub async fn list_suites(
         &self,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::SuiteList, ::mcp_bindgen::Error> {
         let result = self.list_suites_raw().await?;
         ::mcp_bindgen::decode_result("list_suites", result)
     }
@@ -1230,11 +1230,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Create an eval batch of scenario runs. Required scope: manage:runs.
     ///
-    /// MCP tool `create_batch`. The server declares no result type, so the result is JSON.
+    /// MCP tool `create_batch`. The result type comes from the agent contracts.
     pub async fn create_batch(
         &self,
         args: &types::CreateBatchArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::CreatedBatch, ::mcp_bindgen::Error> {
         let result = self.create_batch_raw(args).await?;
         ::mcp_bindgen::decode_result("create_batch", result)
     }
@@ -1254,11 +1254,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Get batch status and run counts. Required scope: manage:runs.
     ///
-    /// MCP tool `get_batch`. The server declares no result type, so the result is JSON.
+    /// MCP tool `get_batch`. The result type comes from the agent contracts.
     pub async fn get_batch(
         &self,
         args: &types::GetBatchArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::Batch, ::mcp_bindgen::Error> {
         let result = self.get_batch_raw(args).await?;
         ::mcp_bindgen::decode_result("get_batch", result)
     }
@@ -1278,11 +1278,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Submit to a benchmark suite. Required scope: manage:runs + simulation entitlement.
     ///
-    /// MCP tool `submit_to_benchmark`. The server declares no result type, so the result is JSON.
+    /// MCP tool `submit_to_benchmark`. The result type comes from the agent contracts.
     pub async fn submit_to_benchmark(
         &self,
         args: &types::SubmitToBenchmarkArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::CreatedSubmission, ::mcp_bindgen::Error> {
         let result = self.submit_to_benchmark_raw(args).await?;
         ::mcp_bindgen::decode_result("submit_to_benchmark", result)
     }
@@ -1302,11 +1302,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Get submission status and result. Required scope: read:scores.
     ///
-    /// MCP tool `get_submission`. The server declares no result type, so the result is JSON.
+    /// MCP tool `get_submission`. The result type comes from the agent contracts.
     pub async fn get_submission(
         &self,
         args: &types::GetSubmissionArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::SubmissionStatus, ::mcp_bindgen::Error> {
         let result = self.get_submission_raw(args).await?;
         ::mcp_bindgen::decode_result("get_submission", result)
     }
@@ -1326,10 +1326,10 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// List eval runs accessible to your API key. Required scope: play.
     ///
-    /// MCP tool `list_runs`. The server declares no result type, so the result is JSON.
+    /// MCP tool `list_runs`. The result type comes from the agent contracts.
     pub async fn list_runs(
         &self,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::RunList, ::mcp_bindgen::Error> {
         let result = self.list_runs_raw().await?;
         ::mcp_bindgen::decode_result("list_runs", result)
     }
@@ -1344,11 +1344,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Read the current scene for a run. Required scope: play.
     ///
-    /// MCP tool `get_scene`. The server declares no result type, so the result is JSON.
+    /// MCP tool `get_scene`. The result type comes from the agent contracts.
     pub async fn get_scene(
         &self,
         args: &types::GetSceneArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::Scene, ::mcp_bindgen::Error> {
         let result = self.get_scene_raw(args).await?;
         ::mcp_bindgen::decode_result("get_scene", result)
     }
@@ -1392,11 +1392,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Check run status. Required scope: play.
     ///
-    /// MCP tool `get_status`. The server declares no result type, so the result is JSON.
+    /// MCP tool `get_status`. The result type comes from the agent contracts.
     pub async fn get_status(
         &self,
         args: &types::GetStatusArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::RunStatus, ::mcp_bindgen::Error> {
         let result = self.get_status_raw(args).await?;
         ::mcp_bindgen::decode_result("get_status", result)
     }
@@ -1464,11 +1464,11 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     }
     /// Get WebSocket join credentials. Required scope: play.
     ///
-    /// MCP tool `get_join_info`. The server declares no result type, so the result is JSON.
+    /// MCP tool `get_join_info`. The result type comes from the agent contracts.
     pub async fn get_join_info(
         &self,
         args: &types::GetJoinInfoArgs,
-    ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
+    ) -> ::std::result::Result<types::JoinInfo, ::mcp_bindgen::Error> {
         let result = self.get_join_info_raw(args).await?;
         ::mcp_bindgen::decode_result("get_join_info", result)
     }
