@@ -77,20 +77,18 @@ pub fn output_schema<T: JsonSchema + ?Sized>() -> (Map<String, Value>, bool) {
             (empty, false)
         }
         _ => {
-            let mut defs = schema.clone();
-            let inner: Map<String, Value> = {
-                let mut s = schema;
-                s.remove("$defs");
-                s
-            };
+            // `$defs` (kept only for recursive types) move to the new root, where their
+            // `#/$defs/..` references still resolve.
+            let mut inner = schema;
+            let defs = inner.remove("$defs");
             let mut wrapper = Map::new();
             wrapper.insert("type".into(), Value::String("object".into()));
             let mut properties = Map::new();
             properties.insert("result".into(), Value::Object(inner));
             wrapper.insert("properties".into(), Value::Object(properties));
             wrapper.insert("required".into(), Value::Array(vec!["result".into()]));
-            if let Some(d) = defs.remove("$defs") {
-                wrapper.insert("$defs".into(), d);
+            if let Some(defs) = defs {
+                wrapper.insert("$defs".into(), defs);
             }
             (wrapper, true)
         }
