@@ -47,6 +47,9 @@ pub(crate) struct Lowerer<'a> {
     hoisted: HashMap<(String, String), String>,
     /// Generic instantiation key → definition name.
     instances: HashMap<String, String>,
+    /// Keys of the inline object types and intersections being lowered, outermost first: one
+    /// that contains itself (`interface A { x: A & { y: string } }`) would expand without end.
+    expanding: Vec<String>,
     pub out: Output,
 }
 
@@ -239,6 +242,7 @@ impl<'a> Lowerer<'a> {
             shapes: HashMap::new(),
             hoisted: HashMap::new(),
             instances: HashMap::new(),
+            expanding: Vec::new(),
             out: Output::default(),
         }
     }
@@ -492,8 +496,20 @@ impl<'a> Lowerer<'a> {
                 return self.lower(&distributed, hint, site, at);
             }
             Ty::Object(_) | Ty::Intersection(_) => {
-                let shape = self.shape(ty, 0)?;
-                let schema = self.object(&shape, hint)?;
+                let k = key(ty);
+                if self.expanding.contains(&k) {
+                    self.warn(
+                        at,
+                        "this inline type contains itself (through an intersection with an enclosing type); typed as serde_json::Value: give it a name with a type alias to type it",
+                    );
+                    return Ok(json!({}));
+                }
+                self.expanding.push(k);
+                let lowered = self
+                    .shape(ty, 0)
+                    .and_then(|shape| self.object(&shape, hint));
+                self.expanding.pop();
+                let schema = lowered?;
                 match site {
                     Site::Root => schema,
                     Site::Inner => self.hoist(hint, schema, at, true),
