@@ -296,14 +296,14 @@ fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
             Ok(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread to be had: run here, on the caller's stack.
-            Err(_) => unreachable_thread_fallback(),
+            // The closure went to the failed spawn, so it cannot run here instead.
+            Err(_) => no_generator_thread(),
         }
     })
 }
 
 #[cold]
-fn unreachable_thread_fallback<T>() -> T {
+fn no_generator_thread<T>() -> T {
     panic!("mcp-bindgen could not start its generator thread (out of memory or threads)")
 }
 
