@@ -261,31 +261,11 @@ pub(crate) fn generate(
             split: false,
         });
         plan.args = Args::Typed(args_name);
-
-        if let Some(output) = tool.output_schema.as_ref().filter(|_| !plan.from_contracts) {
-            let output_pointer = format!("{}/outputSchema", tool.pointer);
-            let output_name = format!("{stem}Output");
-            let schema_diag =
-                |p: &str, m: String, h: &str| diag(&format!("{output_pointer}{p}"), m, h);
-            let normalised =
-                normalise::normalise(output, &output_name, &stem, &mut names, &schema_diag)?;
-            for (p, m) in normalised.warnings {
-                warn(tool, format!("{output_pointer}{p}"), m);
-            }
-            substitutions.extend(normalised.substitutions);
-            own.extend(normalised.own);
-            units.push(Unit {
-                root: output_name.clone(),
-                defs: normalised.defs,
-                split: false,
-            });
-            plan.output = Some(output_name);
-        }
     }
-    // Tools without arguments can still have an output schema.
+    // Output schemas, with or without arguments; a result type from the contracts wins.
     for plan in &mut plans {
         let tool = plan.tool;
-        if plan.args != Args::None || plan.output.is_some() {
+        if plan.output.is_some() || plan.from_contracts {
             continue;
         }
         if let Some(output) = &tool.output_schema {
