@@ -30,6 +30,7 @@
 
 mod caller;
 mod envelope;
+pub mod era;
 mod error;
 pub mod mock;
 mod protocol;
