@@ -1,5 +1,5 @@
 //! Rewrites a tool's JSON Schema into the subset typify 0.8 handles correctly, before typify
-//! sees it (DESIGN.md "Normalise before typify").
+//! sees it (ARCHITECTURE.md, "The generator").
 //!
 //! - Every internal `$ref` (`#`, `#/$defs/..`, `#/definitions/..`, `#/properties/..`) is
 //!   hoisted into a definition named `{Tool}{Key}`, unique across the server, so tools that

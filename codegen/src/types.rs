@@ -1,6 +1,6 @@
 //! The one place that touches typify: normalised schemas in, Rust types out.
 //!
-//! typify 0.8 panics on some inputs (DESIGN.md); every call is made under `catch_unwind`, and a
+//! typify 0.8 panics on some inputs (ARCHITECTURE.md); every call is made under `catch_unwind`, and a
 //! tool whose schema typify cannot handle gets `serde_json` types and a warning instead of
 //! losing the whole server. A tool is first tried in a scratch `TypeSpace`, so that a panic
 //! never leaves the server's space half-built.

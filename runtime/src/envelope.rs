@@ -1,4 +1,4 @@
-//! The envelope rules (DESIGN.md), one function each, used by every generated method.
+//! The envelope rules (see the crate docs), one function each, used by every generated method.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -1,4 +1,4 @@
-//! One test per envelope rule (DESIGN.md "Envelope rules"), each quoting the seed sentence it
+//! One test per envelope rule (the runtime crate docs), each quoting the seed sentence it
 //! checks, driven through generated clients.
 
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Agent contracts: TypeScript declaration files (`.d.ts`) lowered to JSON Schema definitions,
 //! so that result types go through the same normaliser and typify as input and output schemas
-//! (DESIGN.md "One type emitter"). The only module that touches oxc (in `parse.rs`).
+//! (ARCHITECTURE.md, "The generator"). The only module that touches oxc (in `parse.rs`).
 //!
 //! | TypeScript | JSON Schema (→ Rust) |
 //! | --- | --- |
