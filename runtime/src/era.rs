@@ -62,3 +62,168 @@ pub mod code {
     /// (HTTP 400).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
+
+/// Every version this crate speaks, newest first: what `server/discover` lists as
+/// `supportedVersions` and an unsupported-version error as `data.supported`.
+pub const ALL_VERSIONS: &[&str] = &[
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+/// Whether `version` is one this crate speaks, in either era.
+pub fn is_supported(version: &str) -> bool {
+    ALL_VERSIONS.contains(&version)
+}
+
+/// Decodes an `Mcp-Name` / `Mcp-Param-*` header value: the value itself, or the text inside
+/// the sentinel form `=?base64?<standard base64 of the UTF-8 bytes>?=` that values which are not
+/// header-safe use. `None` when a sentinel's payload is not base64 of UTF-8 text.
+pub fn decode_header_value(value: &str) -> Option<String> {
+    let value = value.trim_matches([' ', '\t']);
+    let Some(payload) = value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
+        return Some(value.to_owned());
+    };
+    String::from_utf8(base64_decode(payload)?).ok()
+}
+
+/// Standard base64 (RFC 4648 section 4), padding optional.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let bytes = text.trim_end_matches('=').as_bytes();
+    if bytes.len() % 4 == 1 || text.len() - bytes.len() > 2 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= sextet(c)? << (18 - 6 * i);
+        }
+        out.push((n >> 16) as u8);
+        if chunk.len() > 2 {
+            out.push((n >> 8) as u8);
+        }
+        if chunk.len() > 3 {
+            out.push(n as u8);
+        }
+    }
+    Some(out)
+}
+
+/// The eight `notifications/message` severities, least severe first (RFC 5424 order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed debugging information.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// The wire name (`"info"`, `"warning"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// The level a wire name names.
+    pub fn parse(name: &str) -> Option<LogLevel> {
+        Some(match name {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "warning" => LogLevel::Warning,
+            "error" => LogLevel::Error,
+            "critical" => LogLevel::Critical,
+            "alert" => LogLevel::Alert,
+            "emergency" => LogLevel::Emergency,
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_decode_plain_and_sentinel_forms() {
+        assert_eq!(decode_header_value("add").as_deref(), Some("add"));
+        assert_eq!(decode_header_value(" add\t").as_deref(), Some("add"));
+        // "héllo wörld" in standard base64, with and without padding.
+        assert_eq!(
+            decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA==?=").as_deref(),
+            Some("héllo wörld")
+        );
+        assert_eq!(
+            decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA?=").as_deref(),
+            Some("héllo wörld")
+        );
+        assert_eq!(decode_header_value("=?base64?YQ==?=").as_deref(), Some("a"));
+        assert_eq!(
+            decode_header_value("=?base64?YWI=?=").as_deref(),
+            Some("ab")
+        );
+        assert_eq!(
+            decode_header_value("=?base64?YWJj?=").as_deref(),
+            Some("abc")
+        );
+        assert_eq!(decode_header_value("=?base64?not*base64?="), None);
+        assert_eq!(decode_header_value("=?base64?Y?="), None);
+        // Valid base64 of bytes that are not UTF-8.
+        assert_eq!(decode_header_value("=?base64?/w==?="), None);
+    }
+
+    #[test]
+    fn log_levels_order_and_round_trip() {
+        assert!(LogLevel::Debug < LogLevel::Info && LogLevel::Alert < LogLevel::Emergency);
+        for name in [
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
+        ] {
+            assert_eq!(LogLevel::parse(name).map(LogLevel::as_str), Some(name));
+        }
+        assert_eq!(LogLevel::parse("verbose"), None);
+    }
+}

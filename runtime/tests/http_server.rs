@@ -325,3 +325,256 @@ fn slow_clients_time_out_without_stalling_the_game() {
     let server = game.stop();
     assert!(server.is_listening());
 }
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn modern_call() -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"frame","arguments":{{}},{META}}}}}"#
+    )
+}
+
+const MODERN_HEADERS: &str =
+    "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: frame\r\n";
+
+fn json_error(reply: &Reply) -> (i64, Value) {
+    let body: Value = serde_json::from_str(&reply.body).expect("a JSON-RPC error body");
+    (body["error"]["code"].as_i64().expect("code"), body)
+}
+
+#[test]
+fn both_eras_are_answered_on_one_port() {
+    let game = GameLoop::start(ServerBuilder::new());
+    let port = game.port;
+    // Legacy: initialize (with a session id nobody checks), then a call without _meta.
+    let init = post(
+        port,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        "",
+    );
+    assert_eq!(init.status, 200, "{}", init.body);
+    assert!(init.headers.contains("mcp-session-id: "));
+    assert_eq!(post(port, CALL, "Mcp-Session-Id: anything\r\n").status, 200);
+    // Modern: discover, then a call, with the headers the transport requires.
+    let discover = post(
+        port,
+        &format!(r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{{META}}}}}"#),
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n",
+    );
+    assert_eq!(discover.status, 200, "{}", discover.body);
+    let body: Value = serde_json::from_str(&discover.body).expect("json");
+    assert_eq!(body["result"]["supportedVersions"][0], "2026-07-28");
+    // Mcp-Session-Id is ignored in the modern era.
+    let reply = post(
+        port,
+        &modern_call(),
+        &format!("{MODERN_HEADERS}Mcp-Session-Id: stale\r\n"),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let body: Value = serde_json::from_str(&reply.body).expect("json");
+    assert_eq!(body["result"]["resultType"], "complete");
+    assert!(
+        body["result"]["structuredContent"]["frame"]
+            .as_u64()
+            .is_some()
+    );
+    // A tool name that is not header-safe travels base64-encoded ("frame" here).
+    let reply = post(
+        port,
+        &modern_call(),
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: =?base64?ZnJhbWU=?=\r\n",
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    game.stop();
+}
+
+#[test]
+fn modern_header_and_meta_violations_are_400_with_their_codes() {
+    let game = GameLoop::start(ServerBuilder::new());
+    let port = game.port;
+    let call = modern_call();
+    let cases: [(&str, String, i64); 6] = [
+        (
+            "version header disagrees with _meta",
+            "MCP-Protocol-Version: 2025-11-25\r\nMcp-Method: tools/call\r\nMcp-Name: frame\r\n"
+                .into(),
+            -32020,
+        ),
+        (
+            "no version header",
+            "Mcp-Method: tools/call\r\nMcp-Name: frame\r\n".into(),
+            -32020,
+        ),
+        (
+            "no Mcp-Method",
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Name: frame\r\n".into(),
+            -32020,
+        ),
+        (
+            "Mcp-Method disagrees",
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nMcp-Name: frame\r\n"
+                .into(),
+            -32020,
+        ),
+        (
+            "Mcp-Name disagrees",
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: other\r\n"
+                .into(),
+            -32020,
+        ),
+        (
+            "no Mcp-Name",
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n".into(),
+            -32020,
+        ),
+    ];
+    for (what, headers, code) in cases {
+        let reply = post(port, &call, &headers);
+        assert_eq!(reply.status, 400, "{what}: {}", reply.body);
+        let (got, body) = json_error(&reply);
+        assert_eq!(got, code, "{what}: {body}");
+        assert_eq!(body["id"], 7, "{what}: the error keeps the request id");
+    }
+    // A modern header on a request without _meta: -32602.
+    let reply = post(port, CALL, MODERN_HEADERS);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(json_error(&reply).0, -32602);
+    // An unsupported version in both: -32022 with the supported list.
+    let unsupported = modern_call().replace("2026-07-28", "2099-01-01");
+    let reply = post(
+        port,
+        &unsupported,
+        "MCP-Protocol-Version: 2099-01-01\r\nMcp-Method: tools/call\r\nMcp-Name: frame\r\n",
+    );
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    let (code, body) = json_error(&reply);
+    assert_eq!(code, -32022);
+    assert_eq!(body["error"]["data"]["requested"], "2099-01-01");
+    // Unknown and removed methods: 404 with -32601.
+    for method in ["no/such", "ping"] {
+        let reply = post(
+            port,
+            &format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{{{META}}}}}"#),
+            &format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n"),
+        );
+        assert_eq!(reply.status, 404, "{method}: {}", reply.body);
+        assert_eq!(json_error(&reply).0, -32601);
+    }
+    game.stop();
+}
+
+#[test]
+fn the_endpoint_path_is_served_and_other_paths_are_404() {
+    let game = GameLoop::start(ServerBuilder::new().path("/game/mcp"));
+    let port = game.port;
+    let at = |path: &str| {
+        send(
+            port,
+            &format!(
+                "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{CALL}",
+                CALL.len()
+            ),
+        )
+    };
+    assert_eq!(at("/game/mcp").status, 200);
+    for path in ["/", "/mcp", "/game/mcp/x"] {
+        let reply = at(path);
+        assert_eq!(reply.status, 404, "{path}");
+        assert!(
+            reply.body.contains("/game/mcp"),
+            "names the endpoint: {}",
+            reply.body
+        );
+    }
+    game.stop();
+}
+
+#[test]
+fn a_busy_port_error_names_the_port() {
+    let first = Server::listen(registry(), 0).expect("listens");
+    let error = Server::listen(registry(), first.port()).expect_err("the port is taken");
+    assert_eq!(error.kind(), std::io::ErrorKind::AddrInUse);
+    assert!(
+        error
+            .to_string()
+            .contains(&format!("127.0.0.1:{}", first.port())),
+        "{error}"
+    );
+}
+
+#[test]
+fn hostile_bodies_are_400_and_only_real_notifications_are_202() {
+    let game = GameLoop::start(ServerBuilder::new());
+    let port = game.port;
+    for (body, code) in [
+        ("{}", -32600),
+        ("[]", -32600),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        (r#"{"jsonrpc":"2.0"}"#, -32600),
+        (r#"{"jsonrpc":"2.0","id":1}"#, -32600),
+    ] {
+        let reply = post(port, body, "");
+        assert_eq!(reply.status, 400, "{body}: {}", reply.body);
+        assert_eq!(json_error(&reply).0, code, "{body}");
+    }
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}{}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let reply = post(port, &deep, "");
+    assert_eq!(reply.status, 400, "deep nesting");
+    assert_eq!(json_error(&reply).0, -32700);
+    // Invalid UTF-8 inside a string of an otherwise valid request.
+    let mut raw = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        CALL.len() + 2
+    )
+    .into_bytes();
+    raw.extend_from_slice(&CALL.as_bytes()[..CALL.len() - 3]);
+    raw.extend_from_slice(&[0xc3, 0x28]);
+    raw.extend_from_slice(&CALL.as_bytes()[CALL.len() - 3..]);
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream.write_all(&raw).expect("writes");
+    let mut text = Vec::new();
+    stream.read_to_end(&mut text).expect("reads");
+    let reply = parse(&String::from_utf8_lossy(&text));
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("UTF-8"), "{}", reply.body);
+    // A real notification and a response are still 202.
+    assert_eq!(
+        post(
+            port,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            ""
+        )
+        .status,
+        202
+    );
+    assert_eq!(
+        post(port, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, "").status,
+        202
+    );
+    game.stop();
+}
+
+/// Connections that never send a request do not lock out the next client: at the limit, the
+/// idlest is closed to make room.
+#[test]
+fn idle_connections_do_not_starve_new_ones() {
+    let game = GameLoop::start(ServerBuilder::new().max_connections(4));
+    let port = game.port;
+    let idle: Vec<TcpStream> = (0..12)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).expect("connects"))
+        .collect();
+    let reply = post(port, CALL, "");
+    assert_eq!(reply.status, 200, "served despite 12 idle connections");
+    // The oldest idle ones were closed by the server.
+    let mut first = &idle[0];
+    first
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let mut buf = [0u8; 1];
+    assert!(matches!(first.read(&mut buf), Ok(0) | Err(_)), "closed");
+    game.stop();
+}

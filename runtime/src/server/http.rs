@@ -1,35 +1,43 @@
-//! The loopback MCP server: Streamable HTTP with plain JSON responses, served by hyper on a
-//! background thread, answered on the game thread by [`Server::poll`].
+//! The loopback MCP server: Streamable HTTP served by hyper on a background thread, answered
+//! on the game thread by [`Server::poll`] / [`Server::poll_for`].
 //!
-//! The HTTP thread checks everything that needs no game state (Host, Origin, method, bearer
-//! token, body size, JSON-RPC framing) and queues each request on a bounded queue; `poll` runs
-//! at most one of them through the [`Registry`] and hands the reply back. Notifications are
-//! answered `202` without reaching the game.
+//! The HTTP thread checks everything that needs no game state (path, Host, Origin, method,
+//! bearer token, body size, UTF-8, JSON-RPC framing, the protocol era and its `_meta` and
+//! `Mcp-*` headers) and queues each request on a bounded queue; `poll` runs queued requests
+//! through the [`Registry`] and hands the replies back. Notifications are answered `202`
+//! without reaching the game. A reply is one JSON body, or, when the handler sends progress or
+//! log notifications the request asked for, an SSE stream of those notifications and then the
+//! reply.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::body::Incoming;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::body::{Body, Frame, Incoming as IncomingBody};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use serde::Deserialize;
-use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
-use super::registry::{SUPPORTED_VERSIONS, error};
+use super::registry::{Era, Framed, Headers, Incoming, Out, classify, error, frame};
+use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
 #[derive(Debug, Clone)]
 pub struct ServerBuilder {
     port: u16,
+    path: String,
     bearer_token: Option<String>,
     body_limit: usize,
     queue_capacity: usize,
@@ -44,6 +52,7 @@ impl Default for ServerBuilder {
     fn default() -> Self {
         ServerBuilder {
             port: 7100,
+            path: "/mcp".to_owned(),
             bearer_token: None,
             body_limit: 4 * 1024 * 1024,
             queue_capacity: 256,
@@ -57,8 +66,8 @@ impl Default for ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// The defaults: port 7100, no token, 4 MiB bodies, 256 queued requests, 128
-    /// connections, 5 s for headers, 10 s for a body, 30 s for the game to answer.
+    /// The defaults: port 7100, endpoint `/mcp`, no token, 4 MiB bodies, 256 queued requests,
+    /// 128 connections, 5 s for headers, 10 s for a body, 30 s for the game to answer.
     pub fn new() -> Self {
         ServerBuilder::default()
     }
@@ -66,6 +75,17 @@ impl ServerBuilder {
     /// The TCP port on 127.0.0.1 (default 7100; 0 picks a free one, see [`Server::port`]).
     pub fn port(mut self, port: u16) -> Self {
         self.port = port;
+        self
+    }
+
+    /// The path of the MCP endpoint (default `/mcp`); every other path is 404.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.path = if path.starts_with('/') {
+            path
+        } else {
+            format!("/{path}")
+        };
         self
     }
 
@@ -87,7 +107,9 @@ impl ServerBuilder {
         self
     }
 
-    /// Open connections at most; more are closed at once (default 128).
+    /// Open connections at most (default 128). When a new connection would exceed it, the
+    /// connection idle the longest (no request in flight) is closed to make room; when every
+    /// connection has a request in flight, the new one is closed.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self
@@ -106,7 +128,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Time the game has to answer a queued request in `poll` (504 beyond; default 30 s).
+    /// Time the game has to take up a queued request in `poll` (504 beyond; default 30 s). A
+    /// deferred call ([`super::CallHandler`]) then has its own deadline.
     pub fn reply_timeout(mut self, timeout: Duration) -> Self {
         self.reply_timeout = timeout;
         self
@@ -118,20 +141,27 @@ impl ServerBuilder {
         self
     }
 
-    /// Binds 127.0.0.1 and starts serving `registry`.
+    /// Binds 127.0.0.1 and starts serving `registry`. A busy port is an error of kind
+    /// `AddrInUse` whose message names the address.
     pub fn listen<Ctx>(self, registry: Registry<Ctx>) -> std::io::Result<Server<Ctx>> {
-        let listener =
-            std::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, self.port)))?;
-        listener.set_nonblocking(true)?;
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let named = |e: std::io::Error| {
+            std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}"))
+        };
+        let listener = std::net::TcpListener::bind(address).map_err(named)?;
+        listener.set_nonblocking(true).map_err(named)?;
         let port = listener.local_addr()?.port();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel(self.queue_capacity);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let queued = Arc::new(AtomicUsize::new(0));
         let state = Arc::new(State {
             config: self,
             jobs: jobs_tx,
+            queued: queued.clone(),
+            connections: Mutex::new(Connections::default()),
         });
         let thread = std::thread::Builder::new()
             .name(format!("mcp-server-{port}"))
@@ -141,6 +171,7 @@ impl ServerBuilder {
             port,
             running: Some(Running {
                 jobs: jobs_rx,
+                queued,
                 shutdown: shutdown_tx,
                 thread: Some(thread),
             }),
@@ -148,8 +179,8 @@ impl ServerBuilder {
     }
 }
 
-/// A listening MCP endpoint on 127.0.0.1. It answers only while something calls
-/// [`Server::poll`]; call it once per frame.
+/// A listening MCP endpoint on 127.0.0.1. It answers only while something polls it: call
+/// [`Server::poll`] or [`Server::poll_for`] once per frame.
 pub struct Server<Ctx> {
     registry: Registry<Ctx>,
     port: u16,
@@ -157,14 +188,25 @@ pub struct Server<Ctx> {
 }
 
 struct Running {
-    jobs: Receiver<Job>,
+    jobs: Receiver<Incoming>,
+    queued: Arc<AtomicUsize>,
     shutdown: watch::Sender<bool>,
     thread: Option<JoinHandle<()>>,
 }
 
-struct Job {
-    body: Bytes,
-    reply: oneshot::Sender<Option<String>>,
+/// What one [`Server::poll_for`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PollStats {
+    /// Requests answered or started (deferred calls count once, when started).
+    pub calls: usize,
+    /// Time spent running them.
+    pub busy: Duration,
+    /// The longest single request.
+    pub longest: Duration,
+    /// Requests still queued afterwards (the queue depth).
+    pub queued: usize,
+    /// Deferred calls still waiting for the game's answer.
+    pub deferred: usize,
 }
 
 impl<Ctx> std::fmt::Debug for Server<Ctx> {
@@ -194,26 +236,74 @@ impl<Ctx> Server<Ctx> {
         self.running.is_some()
     }
 
+    /// Requests waiting for `poll` (the queue depth).
+    pub fn queued(&self) -> usize {
+        self.running
+            .as_ref()
+            .map_or(0, |r| r.queued.load(Ordering::Relaxed))
+    }
+
     /// Answers at most one queued request on this thread, with `ctx`; never blocks. Returns
     /// whether a request was answered. Requests whose client has already gone are dropped
-    /// unanswered rather than run.
+    /// unanswered rather than run. Also answers deferred calls past their deadline.
+    ///
+    /// One call per frame bounds the frame's cost by the slowest tool, and serves at most the
+    /// frame rate in calls per second; [`Server::poll_for`] serves bursts within a time budget.
     pub fn poll(&mut self, ctx: &mut Ctx) -> bool {
-        let Some(running) = &self.running else {
-            return false;
-        };
+        self.expire();
+        self.next().is_some_and(|job| {
+            self.registry.run(ctx, job);
+            true
+        })
+    }
+
+    /// Answers queued requests until `budget` is spent: at least one when any is queued, then
+    /// more while time remains, so a frame spends at most its budget plus one call. Never
+    /// blocks on the network. Returns what it did.
+    ///
+    /// Choose `poll` when one call per frame is plenty (a human-paced agent) or tools are
+    /// slow; choose `poll_for` with a slice of the frame (e.g. 1 ms at 60 Hz) when several
+    /// agents call at once and calls are cheap: latency stays within a frame or two instead of
+    /// one frame per queued call.
+    pub fn poll_for(&mut self, ctx: &mut Ctx, budget: Duration) -> PollStats {
+        self.expire();
+        let started = Instant::now();
+        let mut stats = PollStats::default();
+        let mut before = started;
+        while stats.calls == 0 || before.duration_since(started) < budget {
+            let Some(job) = self.next() else { break };
+            self.registry.run(ctx, job);
+            let after = Instant::now();
+            let took = after.duration_since(before);
+            stats.calls += 1;
+            stats.busy += took;
+            stats.longest = stats.longest.max(took);
+            before = after;
+        }
+        stats.queued = self.queued();
+        stats.deferred = self.registry.deferred_calls();
+        stats
+    }
+
+    fn expire(&mut self) {
+        if self.registry.deferred_calls() > 0 {
+            self.registry.expire_deferred(Instant::now());
+        }
+    }
+
+    /// The next queued request whose client still waits.
+    fn next(&mut self) -> Option<Incoming> {
+        let running = self.running.as_ref()?;
         loop {
             match running.jobs.try_recv() {
                 Ok(job) => {
-                    if job.reply.is_closed() {
+                    running.queued.fetch_sub(1, Ordering::Relaxed);
+                    if job.outlet.is_closed() {
                         continue;
                     }
-                    let text = String::from_utf8_lossy(&job.body);
-                    let reply = self.registry.dispatch(ctx, &text);
-                    // The client may have gone meanwhile; nothing to do then.
-                    let _ = job.reply.send(reply);
-                    return true;
+                    return Some(job);
                 }
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return false,
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return None,
             }
         }
     }
@@ -255,7 +345,84 @@ impl<Ctx> Drop for Server<Ctx> {
 
 struct State {
     config: ServerBuilder,
-    jobs: SyncSender<Job>,
+    jobs: SyncSender<Incoming>,
+    queued: Arc<AtomicUsize>,
+    connections: Mutex<Connections>,
+}
+
+/// Open connections, to close the idlest when the limit is reached.
+#[derive(Default)]
+struct Connections {
+    next: u64,
+    open: HashMap<u64, Connection>,
+}
+
+struct Connection {
+    /// Requests in flight.
+    busy: usize,
+    /// When it last finished a request (or was accepted).
+    idle_since: Instant,
+    close: Arc<Notify>,
+}
+
+impl State {
+    fn connections(&self) -> std::sync::MutexGuard<'_, Connections> {
+        self.connections.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Admits a new connection: its id and close signal, or `None` when every open connection
+    /// has a request in flight.
+    fn admit(&self) -> Option<(u64, Arc<Notify>)> {
+        let mut c = self.connections();
+        if c.open.len() >= self.config.max_connections {
+            let idlest = c
+                .open
+                .iter()
+                .filter(|(_, conn)| conn.busy == 0)
+                .min_by_key(|(_, conn)| conn.idle_since)
+                .map(|(&id, _)| id)?;
+            if let Some(conn) = c.open.remove(&idlest) {
+                conn.close.notify_one();
+            }
+        }
+        let id = c.next;
+        c.next += 1;
+        let close = Arc::new(Notify::new());
+        c.open.insert(
+            id,
+            Connection {
+                busy: 0,
+                idle_since: Instant::now(),
+                close: close.clone(),
+            },
+        );
+        Some((id, close))
+    }
+
+    fn busy(self: &Arc<Self>, id: u64) -> Busy {
+        if let Some(conn) = self.connections().open.get_mut(&id) {
+            conn.busy += 1;
+        }
+        Busy {
+            state: self.clone(),
+            id,
+        }
+    }
+}
+
+/// A request in flight on a connection; dropped when its answer is sent.
+struct Busy {
+    state: Arc<State>,
+    id: u64,
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        if let Some(conn) = self.state.connections().open.get_mut(&self.id) {
+            conn.busy = conn.busy.saturating_sub(1);
+            conn.idle_since = Instant::now();
+        }
+    }
 }
 
 async fn accept_loop(
@@ -266,22 +433,23 @@ async fn accept_loop(
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
-    let connections = Arc::new(Semaphore::new(state.config.max_connections));
     loop {
         tokio::select! {
             _ = shutdown.changed() => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
-                // Over the connection limit: close at once, the game never sees it.
-                let Ok(permit) = connections.clone().try_acquire_owned() else { continue };
+                // Over the limit with every connection busy: close at once.
+                let Some((id, close)) = state.admit() else { continue };
                 let state = state.clone();
                 let mut shutdown = shutdown.clone();
                 tokio::spawn(async move {
-                    let _permit = permit;
                     let service_state = state.clone();
                     let service = service_fn(move |request| {
                         let state = service_state.clone();
-                        async move { Ok::<_, Infallible>(handle(request, &state).await) }
+                        async move {
+                            let busy = state.busy(id);
+                            Ok::<_, Infallible>(handle(request, &state, busy).await)
+                        }
                     });
                     let connection = http1::Builder::new()
                         .timer(TokioTimer::new())
@@ -289,18 +457,89 @@ async fn accept_loop(
                         .serve_connection(TokioIo::new(stream), service);
                     tokio::select! {
                         _ = connection => {}
+                        _ = close.notified() => {}
                         _ = shutdown.changed() => {}
                     }
+                    state.connections().open.remove(&id);
                 });
             }
         }
     }
 }
 
-fn response(status: StatusCode, body: Option<String>) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(body.clone().map(Bytes::from).unwrap_or_default()));
+/// A response body: one JSON text, or an SSE stream of a call's notifications and answer.
+enum Answer {
+    Full(Option<Bytes>),
+    Stream {
+        first: Option<Bytes>,
+        replies: mpsc::UnboundedReceiver<Out>,
+        done: bool,
+        _busy: Busy,
+    },
+}
+
+fn event(text: &str) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {text}\n\n"))
+}
+
+impl Body for Answer {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            Answer::Full(body) => Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
+            Answer::Stream {
+                first,
+                replies,
+                done,
+                ..
+            } => {
+                if let Some(first) = first.take() {
+                    return Poll::Ready(Some(Ok(Frame::data(first))));
+                }
+                loop {
+                    if *done {
+                        return Poll::Ready(None);
+                    }
+                    return match replies.poll_recv(cx) {
+                        Poll::Ready(Some(Out::Note(text))) => {
+                            Poll::Ready(Some(Ok(Frame::data(event(&text)))))
+                        }
+                        Poll::Ready(Some(Out::Done(reply))) => {
+                            *done = true;
+                            Poll::Ready(Some(Ok(Frame::data(event(&reply.text)))))
+                        }
+                        Poll::Ready(Some(Out::Deferred(_))) => continue,
+                        Poll::Ready(None) => Poll::Ready(None),
+                        Poll::Pending => Poll::Pending,
+                    };
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Answer::Full(None))
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match self {
+            Answer::Full(Some(body)) => hyper::body::SizeHint::with_exact(body.len() as u64),
+            Answer::Full(None) => hyper::body::SizeHint::with_exact(0),
+            Answer::Stream { .. } => hyper::body::SizeHint::default(),
+        }
+    }
+}
+
+fn response(status: StatusCode, body: Option<String>) -> Response<Answer> {
+    let json = body.is_some();
+    let mut response = Response::new(Answer::Full(body.map(Bytes::from)));
     *response.status_mut() = status;
-    if body.is_some() {
+    if json {
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
@@ -310,15 +549,26 @@ fn response(status: StatusCode, body: Option<String>) -> Response<Full<Bytes>> {
 }
 
 /// An HTTP error with a JSON-RPC error body, so MCP clients can show the reason.
-fn rejection(status: StatusCode, code: i64, message: &str) -> Response<Full<Bytes>> {
+fn rejection(status: StatusCode, code: i64, message: &str) -> Response<Answer> {
     response(status, Some(error(&serde_json::Value::Null, code, message)))
 }
 
-async fn handle(request: Request<Incoming>, state: &State) -> Response<Full<Bytes>> {
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_owned())
+}
+
+async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Response<Answer> {
     let config = &state.config;
     let path = request.uri().path();
-    if path != "/mcp" && path != "/" {
-        return rejection(StatusCode::NOT_FOUND, -32600, "the MCP endpoint is /mcp");
+    if path != config.path {
+        return rejection(
+            StatusCode::NOT_FOUND,
+            -32600,
+            &format!("no MCP endpoint at {path}; it is {}", config.path),
+        );
     }
     // DNS rebinding: a page on another site reaching 127.0.0.1 carries its own Host/Origin.
     if let Some(host) = request.headers().get(header::HOST)
@@ -342,7 +592,7 @@ async fn handle(request: Request<Incoming>, state: &State) -> Response<Full<Byte
         let mut r = rejection(
             StatusCode::METHOD_NOT_ALLOWED,
             -32600,
-            "this server answers POST only (no SSE stream, no sessions)",
+            "this server answers POST only (no GET stream, no sessions to delete)",
         );
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("POST"));
@@ -362,20 +612,16 @@ async fn handle(request: Request<Incoming>, state: &State) -> Response<Full<Byte
         );
         return r;
     }
-    if let Some(version) = request.headers().get("mcp-protocol-version")
-        && !version
-            .to_str()
-            .is_ok_and(|v| SUPPORTED_VERSIONS.contains(&v))
-    {
-        return rejection(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            &format!(
-                "unsupported MCP-Protocol-Version; supported: {}",
-                SUPPORTED_VERSIONS.join(", ")
-            ),
-        );
-    }
+    let headers = Headers {
+        version: header_text(request.headers(), era::header::PROTOCOL_VERSION),
+        method: header_text(request.headers(), era::header::METHOD),
+        name: header_text(request.headers(), era::header::NAME),
+    };
+    let streamable = request
+        .headers()
+        .get_all(header::ACCEPT)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -413,19 +659,30 @@ async fn handle(request: Request<Incoming>, state: &State) -> Response<Full<Byte
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
-    match classify(&body) {
-        Kind::Invalid(code, message) => {
-            return rejection(StatusCode::BAD_REQUEST, code, &message);
+    let request = match frame(&body) {
+        Framed::Invalid(rejected) => {
+            return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
-        Kind::NoReply => return response(StatusCode::ACCEPTED, None),
-        Kind::Request => {}
-    }
-    let (reply_tx, reply_rx) = oneshot::channel();
-    match state.jobs.try_send(Job {
-        body,
-        reply: reply_tx,
+        Framed::NoReply => return response(StatusCode::ACCEPTED, None),
+        Framed::Request(request) => request,
+    };
+    let era = match classify(&request, Some(&headers)) {
+        Ok(era) => era,
+        Err(rejected) => return response(StatusCode::BAD_REQUEST, Some(rejected.text())),
+    };
+    // The legacy handshake gets a session id, which is never checked: the game's state is
+    // the session, and clients that need an id to open several streams have one.
+    let session = era == Era::Legacy && request.method == "initialize";
+    let (outlet, mut replies) = mpsc::unbounded_channel();
+    match state.jobs.try_send(Incoming {
+        request,
+        era,
+        outlet,
+        streamable,
     }) {
-        Ok(()) => {}
+        Ok(()) => {
+            state.queued.fetch_add(1, Ordering::Relaxed);
+        }
         Err(TrySendError::Full(_)) => {
             let mut r = rejection(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -444,50 +701,64 @@ async fn handle(request: Request<Incoming>, state: &State) -> Response<Full<Byte
             );
         }
     }
-    match tokio::time::timeout(config.reply_timeout, reply_rx).await {
-        Ok(Ok(Some(text))) => response(StatusCode::OK, Some(text)),
-        Ok(Ok(None)) => response(StatusCode::ACCEPTED, None),
-        Ok(Err(_)) => rejection(
-            StatusCode::SERVICE_UNAVAILABLE,
-            -32000,
-            "the server is shutting down",
-        ),
-        Err(_) => rejection(
-            StatusCode::GATEWAY_TIMEOUT,
-            -32000,
-            "the game did not poll the server in time",
-        ),
+    let mut wait = config.reply_timeout;
+    loop {
+        match tokio::time::timeout(wait, replies.recv()).await {
+            Ok(Some(Out::Done(reply))) => {
+                let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+                let mut r = response(status, Some(reply.text));
+                if session {
+                    let id = session_id();
+                    if let Ok(value) = HeaderValue::from_str(&id) {
+                        r.headers_mut().insert(era::header::SESSION_ID, value);
+                    }
+                }
+                return r;
+            }
+            // Taken up, answered on a later frame: wait out its deadline, then some.
+            Ok(Some(Out::Deferred(deadline))) => wait = deadline + config.reply_timeout,
+            Ok(Some(Out::Note(first))) => {
+                let mut r = Response::new(Answer::Stream {
+                    first: Some(event(&first)),
+                    replies,
+                    done: false,
+                    _busy: busy,
+                });
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/event-stream"),
+                );
+                r.headers_mut()
+                    .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+                return r;
+            }
+            Ok(None) => {
+                return rejection(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    -32000,
+                    "the server is shutting down",
+                );
+            }
+            Err(_) => {
+                return rejection(
+                    StatusCode::GATEWAY_TIMEOUT,
+                    -32000,
+                    "the game did not poll the server in time",
+                );
+            }
+        }
     }
 }
 
-enum Kind {
-    Request,
-    NoReply,
-    Invalid(i64, String),
-}
-
-/// Just enough JSON-RPC framing to route a message: requests go to the game, notifications
-/// and responses are acknowledged here, garbage is refused here.
-fn classify(body: &[u8]) -> Kind {
-    #[derive(Deserialize)]
-    struct Peek {
-        #[serde(default, deserialize_with = "present")]
-        id: Option<serde::de::IgnoredAny>,
-    }
-    fn present<'de, D: serde::Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<serde::de::IgnoredAny>, D::Error> {
-        serde::de::IgnoredAny::deserialize(d).map(Some)
-    }
-    match serde_json::from_slice::<Peek>(body) {
-        Ok(Peek { id: Some(_) }) => Kind::Request,
-        Ok(Peek { id: None }) => Kind::NoReply,
-        Err(e) if e.is_syntax() || e.is_eof() => Kind::Invalid(-32700, format!("Parse error: {e}")),
-        Err(e) => Kind::Invalid(
-            -32600,
-            format!("Invalid Request: expected one JSON-RPC message object ({e})"),
-        ),
-    }
+/// A random, never-checked session id (RandomState's per-instance keys are random).
+fn session_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let part = || {
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    };
+    format!("{:016x}{:016x}", part(), part())
 }
 
 fn loopback_host(host: &str) -> bool {

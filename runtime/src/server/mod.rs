@@ -44,9 +44,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-pub use http::{Server, ServerBuilder};
+pub use crate::era::LogLevel;
+pub use http::{PollStats, Server, ServerBuilder};
 pub use mcp_bindgen_macro::McpTool;
-pub use registry::Registry;
+pub use registry::{Call, Registry};
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;
@@ -92,6 +93,58 @@ pub trait Handler<Ctx>: McpTool {
     /// Runs the tool. An `Err` is reported as `isError` with `{ error, code? }` in the text
     /// block.
     fn call(self, ctx: &mut Ctx) -> Result<Self::Output, ToolError>;
+}
+
+/// A tool whose handler reports while it runs (progress, log lines) or answers on a later
+/// frame: it gets a [`Call`] and answers through it, now or once the game has done the work
+/// (store the `Call` in the game; complete it from a later frame). Register it with
+/// [`Registry::register_call`], which takes the deadline after which the server answers a call
+/// still pending with a tool error.
+///
+/// ```
+/// use mcp_bindgen::server::{Call, CallHandler, McpTool, Registry, ToolError};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+/// use std::time::Duration;
+///
+/// #[derive(Default)]
+/// struct Game { frame: u64, waiting: Vec<(u64, Call<Stepped>)> }
+///
+/// /// Step the world `frames` frames, then report the frame reached
+/// #[derive(McpTool, Deserialize, JsonSchema)]
+/// struct RunFrames { frames: u64 }
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Stepped { frame: u64 }
+///
+/// impl CallHandler<Game> for RunFrames {
+///     type Output = Stepped;
+///     fn start(self, game: &mut Game, call: Call<Stepped>) {
+///         game.waiting.push((game.frame + self.frames, call));
+///     }
+/// }
+///
+/// impl Game {
+///     /// Each frame: finish the calls whose frame has come.
+///     fn update(&mut self) {
+///         self.frame += 1;
+///         let frame = self.frame;
+///         for (_, call) in self.waiting.extract_if(.., |(until, _)| *until <= frame) {
+///             call.complete(Ok(Stepped { frame }));
+///         }
+///     }
+/// }
+///
+/// let mut registry = Registry::new("my-game", "1.0.0");
+/// registry.register_call::<RunFrames>(Duration::from_secs(30));
+/// ```
+pub trait CallHandler<Ctx>: McpTool {
+    /// The result, as for [`Handler::Output`].
+    type Output: ToolOutput;
+
+    /// Starts the call, on the game thread inside `poll`. Answer with
+    /// [`Call::complete`] now or on a later frame.
+    fn start(self, ctx: &mut Ctx, call: Call<Self::Output>);
 }
 
 /// What a handler may return: see [`Handler::Output`].

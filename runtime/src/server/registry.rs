@@ -1,29 +1,426 @@
-//! The tool registry and `dispatch`: JSON-RPC text in, JSON-RPC text out (tecs.io.mcp
-//! semantics, MCP 2024-11-05 to 2025-11-25).
+//! The tool registry and `dispatch`: JSON-RPC text in, JSON-RPC text out, in both protocol
+//! eras (the legacy `initialize` handshake, MCP 2024-11-05 to 2025-11-25, and the stateless
+//! 2026-07-28 revision, told apart per request by its `params._meta`).
 
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 
-use super::{Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
+use super::{CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
+use crate::era::{self, LogLevel};
 
-/// Protocol versions `initialize` negotiates, newest first.
+/// Legacy protocol versions `initialize` negotiates, newest first.
 pub(crate) const SUPPORTED_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-type Call<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
+/// The protocol era of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2024-11-05 to 2025-11-25: `initialize`, then requests without `_meta`.
+    Legacy,
+    /// 2026-07-28: every request carries its version and client capabilities in `_meta`.
+    Modern,
+}
+
+/// A framed JSON-RPC request (one with an id and a method).
+#[derive(Debug)]
+pub(crate) struct Request {
+    pub id: Value,
+    pub method: String,
+    pub params: Option<Value>,
+}
+
+/// What a message body is.
+pub(crate) enum Framed {
+    Request(Request),
+    /// A notification or a response: no reply.
+    NoReply,
+    /// Not a message we can take: the error to answer with (HTTP 400).
+    Invalid(Rejection),
+}
+
+/// A JSON-RPC error answered before the request reaches a handler.
+#[derive(Debug)]
+pub(crate) struct Rejection {
+    pub id: Value,
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Box<Value>>,
+}
+
+impl Rejection {
+    fn new(id: &Value, code: i64, message: impl Into<String>) -> Self {
+        Rejection {
+            id: id.clone(),
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The JSON-RPC error response.
+    pub(crate) fn text(&self) -> String {
+        error_with(&self.id, self.code, &self.message, self.data.as_deref())
+    }
+}
+
+/// Frames one message: checks UTF-8, JSON, and the JSON-RPC shape. Batches are refused (MCP
+/// 2025-06-18 removed them), as is anything that is neither a request, a notification (a
+/// `method` and no `id`) nor a response (an `id` with a `result` or an `error`).
+pub(crate) fn frame(body: &[u8]) -> Framed {
+    let null = Value::Null;
+    let text = match std::str::from_utf8(body) {
+        Ok(text) => text,
+        Err(e) => {
+            return Framed::Invalid(Rejection::new(
+                &null,
+                -32700,
+                format!(
+                    "Parse error: the message is not UTF-8 (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
+            ));
+        }
+    };
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => {
+            return Framed::Invalid(Rejection::new(&null, -32700, format!("Parse error: {e}")));
+        }
+    };
+    let mut object = match value {
+        Value::Object(object) => object,
+        Value::Array(items) if items.is_empty() => {
+            return Framed::Invalid(Rejection::new(
+                &null,
+                -32600,
+                "Invalid Request: an empty batch; send one JSON-RPC message object per request",
+            ));
+        }
+        Value::Array(_) => {
+            return Framed::Invalid(Rejection::new(
+                &null,
+                -32600,
+                "Invalid Request: JSON-RPC batches are not supported (MCP removed them in \
+                 2025-06-18); send one message object per request",
+            ));
+        }
+        _ => {
+            return Framed::Invalid(Rejection::new(
+                &null,
+                -32600,
+                "Invalid Request: a JSON-RPC message is an object",
+            ));
+        }
+    };
+    let id = object.remove("id");
+    let method = object.remove("method");
+    let is_response = object.contains_key("result") || object.contains_key("error");
+    let id = match id {
+        None => {
+            return match method {
+                Some(Value::String(_)) => Framed::NoReply,
+                _ => Framed::Invalid(Rejection::new(
+                    &null,
+                    -32600,
+                    "Invalid Request: a message needs a \"method\" (and a request an \"id\")",
+                )),
+            };
+        }
+        Some(id @ (Value::String(_) | Value::Number(_))) => id,
+        Some(_) => {
+            return Framed::Invalid(Rejection::new(
+                &null,
+                -32600,
+                "Invalid Request: id must be a string or a number",
+            ));
+        }
+    };
+    if method.is_none() && is_response {
+        // A response to a request we never send.
+        return Framed::NoReply;
+    }
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Framed::Invalid(Rejection::new(
+            &id,
+            -32600,
+            "Invalid Request: jsonrpc must be \"2.0\"",
+        ));
+    }
+    let method = match method {
+        Some(Value::String(method)) => method,
+        None => {
+            return Framed::Invalid(Rejection::new(
+                &id,
+                -32600,
+                "Invalid Request: missing method",
+            ));
+        }
+        Some(_) => {
+            return Framed::Invalid(Rejection::new(
+                &id,
+                -32600,
+                "Invalid Request: method must be a string",
+            ));
+        }
+    };
+    Framed::Request(Request {
+        id,
+        method,
+        params: object.remove("params"),
+    })
+}
+
+/// The `Mcp-*` headers of an HTTP request, for the era checks (`None` over stdio).
+#[derive(Debug, Default)]
+pub(crate) struct Headers {
+    pub version: Option<String>,
+    pub method: Option<String>,
+    pub name: Option<String>,
+}
+
+fn meta_of(params: Option<&Value>) -> Option<&Map<String, Value>> {
+    params?.get("_meta")?.as_object()
+}
+
+/// Which era a request belongs to, and whether its `_meta` and headers are consistent
+/// (`basic/versioning.mdx`, `basic/transports/streamable-http.mdx` of 2026-07-28). Errors are
+/// answered with HTTP 400.
+pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<Era, Rejection> {
+    let id = &request.id;
+    let meta = meta_of(request.params.as_ref());
+    let claim = meta.and_then(|m| m.get(era::meta::PROTOCOL_VERSION));
+    let header_version = headers.and_then(|h| h.version.as_deref());
+    let header_modern = header_version.is_some_and(era::is_modern);
+    let mismatch = |what: String| {
+        Rejection::new(
+            id,
+            era::code::HEADER_MISMATCH,
+            format!("Bad Request: the request headers and body disagree: {what}"),
+        )
+    };
+    let claims_modern = claim.and_then(Value::as_str).is_some_and(era::is_modern);
+    if request.method == "initialize" && !claims_modern {
+        if header_modern {
+            return Err(mismatch(
+                "an initialize request (legacy handshake) came with a 2026-07-28 \
+                 MCP-Protocol-Version header"
+                    .into(),
+            ));
+        }
+        return Ok(Era::Legacy);
+    }
+    let Some(claim) = claim else {
+        if header_modern || request.method == "server/discover" {
+            let missing = match meta {
+                None => "_meta".to_owned(),
+                Some(m) if !m.contains_key(era::meta::CLIENT_CAPABILITIES) => format!(
+                    "{}, {}",
+                    era::meta::PROTOCOL_VERSION,
+                    era::meta::CLIENT_CAPABILITIES
+                ),
+                Some(_) => era::meta::PROTOCOL_VERSION.to_owned(),
+            };
+            let mut r = Rejection::new(
+                id,
+                -32602,
+                format!(
+                    "Invalid params: a {} request needs params._meta with \
+                     {} and {}; missing: {missing}",
+                    era::LATEST_MODERN,
+                    era::meta::PROTOCOL_VERSION,
+                    era::meta::CLIENT_CAPABILITIES
+                ),
+            );
+            r.data = Some(Box::new(serde_json::json!({"missing": missing})));
+            return Err(r);
+        }
+        if let Some(version) = header_version
+            && !era::is_supported(version)
+        {
+            return Err(unsupported(id, version));
+        }
+        return Ok(Era::Legacy);
+    };
+    let meta = meta.expect("a claim is in _meta");
+    let Some(version) = claim.as_str() else {
+        return Err(Rejection::new(
+            id,
+            -32602,
+            format!(
+                "Invalid params: _meta[\"{}\"] must be a protocol version string",
+                era::meta::PROTOCOL_VERSION
+            ),
+        ));
+    };
+    if !meta
+        .get(era::meta::CLIENT_CAPABILITIES)
+        .is_some_and(Value::is_object)
+    {
+        return Err(Rejection::new(
+            id,
+            -32602,
+            format!(
+                "Invalid params: _meta[\"{}\"] is required (an object; {{}} when the client \
+                 declares none)",
+                era::meta::CLIENT_CAPABILITIES
+            ),
+        ));
+    }
+    if let Some(header) = header_version
+        && header != version
+    {
+        return Err(mismatch(format!(
+            "_meta names protocol version {version} but the MCP-Protocol-Version header names \
+             {header}"
+        )));
+    }
+    if !era::is_modern(version) {
+        if era::is_supported(version) {
+            return Ok(Era::Legacy);
+        }
+        return Err(unsupported(id, version));
+    }
+    if let Some(headers) = headers {
+        if header_version.is_none() {
+            return Err(mismatch(
+                "the MCP-Protocol-Version header is required on every request".into(),
+            ));
+        }
+        match headers.method.as_deref() {
+            None => {
+                return Err(mismatch(format!(
+                    "the body names method {} but the Mcp-Method header is absent",
+                    request.method
+                )));
+            }
+            Some(m) if m != request.method => {
+                return Err(mismatch(format!(
+                    "the body names method {} but the Mcp-Method header names {m}",
+                    request.method
+                )));
+            }
+            Some(_) => {}
+        }
+        let field = match request.method.as_str() {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            _ => None,
+        };
+        if let Some(field) = field
+            && let Some(body) = request
+                .params
+                .as_ref()
+                .and_then(|p| p.get(field))
+                .and_then(Value::as_str)
+        {
+            match headers.name.as_deref() {
+                None => {
+                    return Err(mismatch(format!(
+                        "the body carries params.{field}={body:?} but the Mcp-Name header is \
+                         absent"
+                    )));
+                }
+                Some(raw) => match era::decode_header_value(raw) {
+                    None => {
+                        return Err(mismatch(
+                            "the Mcp-Name header carries an invalid =?base64?...?= value".into(),
+                        ));
+                    }
+                    Some(name) if name != body => {
+                        return Err(mismatch(format!(
+                            "the body carries params.{field}={body:?} but the Mcp-Name header \
+                             names {name:?}"
+                        )));
+                    }
+                    Some(_) => {}
+                },
+            }
+        }
+    }
+    Ok(Era::Modern)
+}
+
+fn unsupported(id: &Value, requested: &str) -> Rejection {
+    let mut r = Rejection::new(
+        id,
+        era::code::UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "Unsupported protocol version {requested:?}; supported: {}",
+            era::ALL_VERSIONS.join(", ")
+        ),
+    );
+    r.data = Some(Box::new(serde_json::json!({
+        "supported": era::ALL_VERSIONS,
+        "requested": requested,
+    })));
+    r
+}
+
+/// A reply and the HTTP status it goes out with.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub text: String,
+    pub status: u16,
+}
+
+/// What a call sends back to its transport, in order: notifications, then one answer.
+#[derive(Debug)]
+pub(crate) enum Out {
+    /// A notification (progress, log) for this request's stream.
+    Note(String),
+    /// The call was deferred to a later frame; its answer comes within this time.
+    Deferred(Duration),
+    /// The answer.
+    Done(Reply),
+}
+
+/// The sending side of a request's reply channel. Unbounded: sending never blocks the game.
+pub(crate) type Outlet = mpsc::UnboundedSender<Out>;
+
+/// A request on its way to a handler, with where its answer goes.
+pub(crate) struct Incoming {
+    pub request: Request,
+    pub era: Era,
+    pub outlet: Outlet,
+    /// Whether the transport can carry notifications before the answer (an SSE answer, or
+    /// stdio lines).
+    pub streamable: bool,
+}
+
+type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
+type Start<Ctx> = Box<dyn FnMut(&mut Ctx, Value, Arc<Slot>) -> Result<(), ToolError> + Send>;
+
+enum Run<Ctx> {
+    /// A [`Handler`]: answers before it returns.
+    Now(Now<Ctx>),
+    /// A [`CallHandler`]: may report, and may answer on a later frame, within the deadline.
+    Call(Start<Ctx>, Duration, bool),
+}
 
 struct Entry<Ctx> {
     def: ToolDefinition,
     /// The input schema as a `Value`, checked against each call's arguments.
     input: Value,
-    call: Call<Ctx>,
+    run: Run<Ctx>,
+    /// Client capabilities a 2026-07-28 request must declare to call this tool.
+    requires: Vec<String>,
 }
 
 /// The tools a game serves, and the JSON-RPC dispatcher for them. An explicit value: handlers
 /// get `&mut Ctx` (the game) when [`Registry::dispatch`] (or `Server::poll`) runs them.
+///
+/// Both protocol eras are answered: a request whose `params._meta` names 2026-07-28 is a
+/// stateless modern request (`server/discover`, `tools/list`, `tools/call`, with `resultType`,
+/// caching hints, and `-32602` when `_meta` lacks its required keys); anything else is the
+/// legacy era (`initialize`, `ping`, `logging/setLevel`, `tools/list`, `tools/call`), answered
+/// exactly as servers of 2025-11-25 do.
 pub struct Registry<Ctx> {
     entries: Vec<Entry<Ctx>>,
     index: HashMap<String, usize>,
@@ -31,6 +428,12 @@ pub struct Registry<Ctx> {
     name: String,
     version: String,
     instructions: Option<String>,
+    page_size: Option<usize>,
+    list_ttl: Duration,
+    /// The legacy era's `logging/setLevel` (a stateless server has one for every client).
+    log_level: Option<LogLevel>,
+    /// Deferred calls not answered yet.
+    outstanding: Vec<Arc<Slot>>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -40,12 +443,14 @@ impl<Ctx> std::fmt::Debug for Registry<Ctx> {
             .field("version", &self.version)
             .field("tools", &self.tools().map(|t| &t.name).collect::<Vec<_>>())
             .field("crashed", &self.crashed.is_some())
+            .field("deferred", &self.outstanding.len())
             .finish()
     }
 }
 
 impl<Ctx> Registry<Ctx> {
-    /// An empty registry; `name` and `version` are the `serverInfo` sent in `initialize`.
+    /// An empty registry; `name` and `version` are the `serverInfo` sent in `initialize` and
+    /// `server/discover`.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Registry {
             entries: Vec::new(),
@@ -54,12 +459,30 @@ impl<Ctx> Registry<Ctx> {
             name: name.into(),
             version: version.into(),
             instructions: None,
+            page_size: None,
+            list_ttl: Duration::ZERO,
+            log_level: None,
+            outstanding: Vec::new(),
         }
     }
 
-    /// Sets the `instructions` sent in `initialize`.
+    /// Sets the `instructions` sent in `initialize` and `server/discover`.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Answers `tools/list` in pages of at most `tools` entries, with a `nextCursor` to the
+    /// next page (default: every tool in one page). For registries of thousands of tools.
+    pub fn with_page_size(mut self, tools: usize) -> Self {
+        self.page_size = Some(tools.max(1));
+        self
+    }
+
+    /// How long a 2026-07-28 client may cache `tools/list` (its `ttlMs`; default 0, since
+    /// tools may be registered at any time and no `list_changed` notification is sent).
+    pub fn with_list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
         self
     }
 
@@ -68,14 +491,31 @@ impl<Ctx> Registry<Ctx> {
     pub fn register<T: Handler<Ctx>>(&mut self) -> &mut Self {
         let def = ToolDefinition::of::<T, T::Output>();
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
-        let call: Call<Ctx> = Box::new(move |ctx, arguments| {
-            let args: T = serde_json::from_value(arguments).map_err(|e| {
-                ToolError::new(format!("invalid arguments for {}: {e}", T::NAME))
-                    .with_code("invalid_arguments")
-            })?;
+        let call: Now<Ctx> = Box::new(move |ctx, arguments| {
+            let args: T = parse_arguments::<T>(arguments)?;
             args.call(ctx)?.into_result(wrap)
         });
-        self.insert(def, call)
+        self.insert(def, Run::Now(call))
+    }
+
+    /// Registers the tool `T`, whose handler gets a [`Call`] to report progress and log lines
+    /// through and to answer with, now or on a later frame. A call not answered within
+    /// `deadline` is answered with a tool error (code `deadline`) by the frame that notices.
+    pub fn register_call<T: CallHandler<Ctx>>(&mut self, deadline: Duration) -> &mut Self {
+        let def = ToolDefinition::of::<T, T::Output>();
+        let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
+        let start: Start<Ctx> = Box::new(move |ctx, arguments, slot| {
+            let args: T = parse_arguments::<T>(arguments)?;
+            args.start(
+                ctx,
+                Call {
+                    slot,
+                    output: PhantomData,
+                },
+            );
+            Ok(())
+        });
+        self.insert(def, Run::Call(start, deadline, wrap))
     }
 
     /// Registers a tool from a definition and a closure over raw JSON arguments (the
@@ -87,20 +527,34 @@ impl<Ctx> Registry<Ctx> {
         def: ToolDefinition,
         mut handler: impl FnMut(&mut Ctx, Map<String, Value>) -> Result<R, ToolError> + Send + 'static,
     ) -> &mut Self {
-        let call: Call<Ctx> = Box::new(move |ctx, arguments| {
+        let call: Now<Ctx> = Box::new(move |ctx, arguments| {
             let Value::Object(arguments) = arguments else {
                 return Err(ToolError::new("arguments must be an object"));
             };
             handler(ctx, arguments).map(Into::into)
         });
-        self.insert(def, call)
+        self.insert(def, Run::Now(call))
     }
 
-    fn insert(&mut self, def: ToolDefinition, call: Call<Ctx>) -> &mut Self {
+    /// Makes the tool `name` require a client capability (`"sampling"`, `"elicitation"`,
+    /// ...): a 2026-07-28 request whose `_meta` client capabilities lack it is refused with
+    /// `-32021` (HTTP 400) before the handler runs. Legacy requests are not checked (a
+    /// stateless server does not know what the client declared in `initialize`). Returns
+    /// whether the tool exists.
+    pub fn require_client_capability(&mut self, name: &str, capability: &str) -> bool {
+        let Some(&i) = self.index.get(name) else {
+            return false;
+        };
+        self.entries[i].requires.push(capability.to_owned());
+        true
+    }
+
+    fn insert(&mut self, def: ToolDefinition, run: Run<Ctx>) -> &mut Self {
         let entry = Entry {
             input: Value::Object(def.input_schema.clone()),
             def,
-            call,
+            run,
+            requires: Vec::new(),
         };
         match self.index.get(&entry.def.name) {
             Some(&i) => self.entries[i] = entry,
@@ -118,9 +572,19 @@ impl<Ctx> Registry<Ctx> {
         self.entries.iter().map(|e| &e.def)
     }
 
-    /// Records a crash: from now on, tools not marked `when_crashed` answer with `traceback`.
+    /// Records a crash: from now on, tools not marked `when_crashed` answer with `traceback`,
+    /// and so do their deferred calls still waiting for an answer.
     pub fn set_crashed(&mut self, traceback: impl Into<String>) {
-        self.crashed = Some(traceback.into());
+        let traceback = traceback.into();
+        let failure = ToolError::new(traceback.clone()).with_code("crashed");
+        self.outstanding.retain(|slot| {
+            if slot.when_crashed {
+                return true;
+            }
+            slot.answer(&CallResult::failure(&failure));
+            false
+        });
+        self.crashed = Some(traceback);
     }
 
     /// The crash traceback, or `None` while the game is healthy.
@@ -133,57 +597,140 @@ impl<Ctx> Registry<Ctx> {
         self.crashed = None;
     }
 
-    /// Runs one JSON-RPC message and returns the response text; `None` for notifications and
-    /// responses, which get no reply. Answers `initialize`, `ping`, `tools/list` and
-    /// `tools/call`; any other method is `-32601`, text that is not JSON `-32700`, a message that
-    /// is not a JSON-RPC request `-32600`, an unknown tool `-32602`. Tool failures, arguments that
-    /// do not fit, and handler panics are results with `isError: true`.
-    pub fn dispatch(&mut self, ctx: &mut Ctx, text: &str) -> Option<String> {
-        let request: RawRequest<'_> = match serde_json::from_str(text) {
-            Ok(request) => request,
-            Err(e) if e.is_syntax() || e.is_eof() => {
-                return Some(error(&Value::Null, -32700, &format!("Parse error: {e}")));
-            }
-            Err(e) => {
-                return Some(error(
-                    &Value::Null,
-                    -32600,
-                    &format!("Invalid Request: {e}"),
-                ));
-            }
-        };
-        let id = match request.id {
-            // A notification, or a response to a request we never send: no reply.
-            None => return None,
-            Some(id @ (Value::String(_) | Value::Number(_))) => id,
-            Some(_) => {
-                return Some(error(
-                    &Value::Null,
-                    -32600,
-                    "Invalid Request: id must be a string or a number",
-                ));
-            }
-        };
-        if request.jsonrpc != Some("2.0") {
-            return Some(error(
-                &id,
-                -32600,
-                "Invalid Request: jsonrpc must be \"2.0\"",
-            ));
+    /// Deferred calls still waiting for their answer.
+    pub fn deferred_calls(&self) -> usize {
+        self.outstanding.len()
+    }
+
+    /// Answers deferred calls past their deadline with a tool error, and forgets those already
+    /// answered or whose client has gone. `Server::poll` does this every frame.
+    pub fn expire_deferred(&mut self, now: Instant) {
+        if self.outstanding.is_empty() {
+            return;
         }
-        let Some(method) = request.method else {
-            if request.result.is_some() || request.error.is_some() {
-                return None;
+        self.outstanding.retain(|slot| {
+            if slot.is_finished() {
+                return false;
             }
-            return Some(error(&id, -32600, "Invalid Request: missing method"));
+            if now >= slot.deadline {
+                let failure = ToolError::new(format!(
+                    "{} did not finish within its deadline of {:?}",
+                    slot.tool, slot.timeout
+                ))
+                .with_code("deadline");
+                slot.answer(&CallResult::failure(&failure));
+                return false;
+            }
+            true
+        });
+    }
+
+    /// Runs one JSON-RPC message and returns the response text; `None` for notifications and
+    /// responses, which get no reply. Answers `initialize`, `ping`, `logging/setLevel`,
+    /// `tools/list` and `tools/call` (legacy era), and `server/discover`, `tools/list`,
+    /// `tools/call` (2026-07-28, told apart by `params._meta`); any other method is `-32601`,
+    /// text that is not JSON `-32700`, a message that is not one JSON-RPC request or
+    /// notification `-32600`, an unknown tool `-32602`. Tool failures, arguments that do not
+    /// fit, and handler panics are results with `isError: true`.
+    ///
+    /// Notifications a [`CallHandler`] sends are dropped here (use `serve_stdio` or `Server`
+    /// to deliver them), and a call it defers to a later frame is answered with a tool error:
+    /// `dispatch` returns before any later frame.
+    pub fn dispatch(&mut self, ctx: &mut Ctx, text: &str) -> Option<String> {
+        self.dispatch_with(ctx, text.as_bytes(), false, |_| {})
+    }
+
+    /// `dispatch`, handing each notification to `note` before the reply.
+    pub(crate) fn dispatch_with(
+        &mut self,
+        ctx: &mut Ctx,
+        text: &[u8],
+        streamable: bool,
+        mut note: impl FnMut(String),
+    ) -> Option<String> {
+        let request = match frame(text) {
+            Framed::Request(request) => request,
+            Framed::NoReply => return None,
+            Framed::Invalid(rejection) => return Some(rejection.text()),
         };
-        Some(match method {
-            "initialize" => self.initialize(&id, request.params.as_ref()),
-            "ping" => respond(&id, &Map::new()),
-            "tools/list" => self.list(&id, request.params.as_ref()),
-            "tools/call" => self.call(ctx, &id, request.params),
-            other => error(&id, -32601, &format!("Method not found: {other}")),
-        })
+        let era = match classify(&request, None) {
+            Ok(era) => era,
+            Err(rejection) => return Some(rejection.text()),
+        };
+        let (outlet, mut replies) = mpsc::unbounded_channel();
+        self.run(
+            ctx,
+            Incoming {
+                request,
+                era,
+                outlet,
+                streamable,
+            },
+        );
+        loop {
+            match replies.try_recv() {
+                Ok(Out::Note(text)) => note(text),
+                Ok(Out::Done(reply)) => return Some(reply.text),
+                Ok(Out::Deferred(_)) | Err(_) => break,
+            }
+        }
+        // Deferred: nothing runs a later frame here, so the call fails now.
+        let slot = self.outstanding.pop()?;
+        slot.answer(&CallResult::failure(
+            &ToolError::new(format!(
+                "{} answers on a later frame; serve it with Server::poll",
+                slot.tool
+            ))
+            .with_code("deferred"),
+        ));
+        match replies.try_recv() {
+            Ok(Out::Done(reply)) => Some(reply.text),
+            _ => None,
+        }
+    }
+
+    /// Runs one framed, classified request; its answer (and any notifications before it) go
+    /// to `incoming.outlet`, now or, for a deferred call, on a later frame. Returns whether a
+    /// tool handler ran.
+    pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> bool {
+        let Incoming {
+            request,
+            era,
+            outlet,
+            streamable,
+        } = incoming;
+        let id = &request.id;
+        let modern = era == Era::Modern;
+        let (text, status, ran) = match (era, request.method.as_str()) {
+            (Era::Legacy, "initialize") => {
+                (self.initialize(id, request.params.as_ref()), 200, false)
+            }
+            (Era::Legacy, "ping") => (respond(id, &Map::new()), 200, false),
+            (Era::Legacy, "logging/setLevel") => {
+                let (text, status) = self.set_level(id, request.params.as_ref());
+                (text, status, false)
+            }
+            (Era::Modern, "server/discover") => (self.discover(id), 200, false),
+            (Era::Modern, "prompts/list") => (self.empty_list(id, "prompts"), 200, false),
+            (Era::Modern, "resources/list") => (self.empty_list(id, "resources"), 200, false),
+            (Era::Modern, "resources/templates/list") => {
+                (self.empty_list(id, "resourceTemplates"), 200, false)
+            }
+            (_, "tools/list") => {
+                let text = self.list(id, request.params.as_ref(), modern);
+                (text, 200, false)
+            }
+            (_, "tools/call") => {
+                return self.call(ctx, request, modern, outlet, streamable);
+            }
+            (_, other) => (
+                error(id, -32601, &format!("Method not found: {other}")),
+                if modern { 404 } else { 200 },
+                false,
+            ),
+        };
+        let _ = outlet.send(Out::Done(Reply { text, status }));
+        ran
     }
 
     fn initialize(&self, id: &Value, params: Option<&Value>) -> String {
@@ -206,98 +753,443 @@ impl<Ctx> Registry<Ctx> {
             id,
             &Init {
                 protocol_version: version,
-                capabilities: serde_json::json!({"tools": {"listChanged": false}}),
+                capabilities: serde_json::json!({"tools": {"listChanged": false}, "logging": {}}),
                 server_info: serde_json::json!({"name": self.name, "version": self.version}),
                 instructions: self.instructions.as_deref(),
             },
         )
     }
 
-    fn list(&self, id: &Value, params: Option<&Value>) -> String {
-        if params
-            .and_then(|p| p.get("cursor"))
-            .is_some_and(|c| !c.is_null())
+    fn set_level(&mut self, id: &Value, params: Option<&Value>) -> (String, u16) {
+        match params
+            .and_then(|p| p.get("level"))
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
         {
-            // We never hand out cursors, so any cursor is invalid (spec: -32602).
-            return error(id, -32602, "Invalid params: unknown cursor");
+            Some(level) => {
+                self.log_level = Some(level);
+                (respond(id, &Map::new()), 200)
+            }
+            None => (
+                error(
+                    id,
+                    -32602,
+                    "Invalid params: level must be one of debug, info, notice, warning, error, \
+                     critical, alert, emergency",
+                ),
+                200,
+            ),
         }
-        let tools: Vec<Value> = self.entries.iter().map(|e| e.def.to_json()).collect();
-        respond(id, &serde_json::json!({ "tools": tools }))
     }
 
-    fn call(&mut self, ctx: &mut Ctx, id: &Value, params: Option<Value>) -> String {
+    fn discover(&self, id: &Value) -> String {
+        let mut result = serde_json::json!({
+            "supportedVersions": era::ALL_VERSIONS,
+            "capabilities": {"tools": {"listChanged": false}, "prompts": {}, "resources": {}},
+            "ttlMs": 0,
+            "cacheScope": "public",
+            "resultType": "complete",
+            "_meta": {era::meta::SERVER_INFO: {"name": self.name, "version": self.version}},
+        });
+        if let Some(instructions) = &self.instructions {
+            result["instructions"] = Value::String(instructions.clone());
+        }
+        respond(id, &result)
+    }
+
+    /// A tools-only server has no prompts and no resources: empty lists, so a 2026-07-28
+    /// client's probes and caches see a consistent server.
+    fn empty_list(&self, id: &Value, key: &str) -> String {
+        let mut result = Map::new();
+        result.insert(key.to_owned(), Value::Array(Vec::new()));
+        result.insert("ttlMs".into(), self.ttl_ms());
+        result.insert("cacheScope".into(), Value::String("public".into()));
+        result.insert("resultType".into(), Value::String("complete".into()));
+        respond(id, &result)
+    }
+
+    fn ttl_ms(&self) -> Value {
+        Value::from(u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    fn list(&self, id: &Value, params: Option<&Value>, modern: bool) -> String {
+        let start = match params.and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => 0,
+            Some(cursor) => match cursor
+                .as_str()
+                .and_then(|c| c.strip_prefix("tools:"))
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| self.page_size.is_some() && n < self.entries.len())
+            {
+                Some(start) => start,
+                None => return error(id, -32602, "Invalid params: unknown cursor"),
+            },
+        };
+        let end = match self.page_size {
+            Some(size) => (start + size).min(self.entries.len()),
+            None => self.entries.len(),
+        };
+        let tools: Vec<Value> = self.entries[start..end]
+            .iter()
+            .map(|e| e.def.to_json())
+            .collect();
+        let mut result = Map::new();
+        result.insert("tools".into(), Value::Array(tools));
+        if end < self.entries.len() {
+            result.insert("nextCursor".into(), Value::String(format!("tools:{end}")));
+        }
+        if modern {
+            result.insert("ttlMs".into(), self.ttl_ms());
+            result.insert("cacheScope".into(), Value::String("public".into()));
+            result.insert("resultType".into(), Value::String("complete".into()));
+        }
+        respond(id, &result)
+    }
+
+    fn call(
+        &mut self,
+        ctx: &mut Ctx,
+        request: Request,
+        modern: bool,
+        outlet: Outlet,
+        streamable: bool,
+    ) -> bool {
+        let Request { id, params, .. } = request;
+        let done = |text: String, status: u16| {
+            let _ = outlet.send(Out::Done(Reply { text, status }));
+        };
         let Some(Value::Object(mut params)) = params else {
-            return error(
-                id,
-                -32602,
-                "Invalid params: tools/call needs {\"name\", \"arguments\"}",
+            done(
+                error(
+                    &id,
+                    -32602,
+                    "Invalid params: tools/call needs {\"name\", \"arguments\"}",
+                ),
+                200,
             );
+            return false;
         };
         let Some(Value::String(name)) = params.remove("name") else {
-            return error(id, -32602, "Invalid params: tools/call needs a tool name");
+            done(
+                error(&id, -32602, "Invalid params: tools/call needs a tool name"),
+                200,
+            );
+            return false;
         };
         let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => {
-                return error(id, -32602, "Invalid params: arguments must be an object");
+                done(
+                    error(&id, -32602, "Invalid params: arguments must be an object"),
+                    200,
+                );
+                return false;
             }
         };
         let Some(&index) = self.index.get(&name) else {
-            return error(id, -32602, &format!("Unknown tool: {name}"));
+            done(error(&id, -32602, &format!("Unknown tool: {name}")), 200);
+            return false;
         };
+        let meta = params.get("_meta").and_then(Value::as_object);
         let entry = &mut self.entries[index];
+        let result_type = modern.then_some("complete");
+        let answer = |result: CallResult| {
+            done(respond(&id, &result.typed(result_type)), 200);
+        };
+        if modern && !entry.requires.is_empty() {
+            let declared = meta
+                .and_then(|m| m.get(era::meta::CLIENT_CAPABILITIES))
+                .and_then(Value::as_object);
+            let missing: Map<String, Value> = entry
+                .requires
+                .iter()
+                .filter(|c| !declared.is_some_and(|d| d.contains_key(*c)))
+                .map(|c| (c.clone(), Value::Object(Map::new())))
+                .collect();
+            if !missing.is_empty() {
+                let names: Vec<&String> = missing.keys().collect();
+                done(
+                    error_with(
+                        &id,
+                        era::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                        &format!(
+                            "Missing required client capability: {name} needs {names:?} in \
+                             _meta[\"{}\"]",
+                            era::meta::CLIENT_CAPABILITIES
+                        ),
+                        Some(&serde_json::json!({ "requiredCapabilities": missing })),
+                    ),
+                    400,
+                );
+                return false;
+            }
+        }
         if let Some(traceback) = &self.crashed
             && !entry.def.when_crashed
         {
             let failure = ToolError::new(traceback.clone()).with_code("crashed");
-            return respond(id, &CallResult::failure(&failure));
+            answer(CallResult::failure(&failure));
+            return false;
         }
         // SEP-1303: arguments that do not fit are a tool error the model can correct.
         if let Err(violation) = crate::validate_value(&entry.input, &arguments) {
             let failure = ToolError::new(format!("invalid arguments for {name}: {violation}"))
                 .with_code("invalid_arguments");
-            return respond(id, &CallResult::failure(&failure));
+            answer(CallResult::failure(&failure));
+            return false;
         }
-        let outcome = catch_unwind(AssertUnwindSafe(|| (entry.call)(ctx, arguments)));
-        let result = match outcome {
-            Ok(Ok(value)) => CallResult::success(value),
-            Ok(Err(failure)) => CallResult::failure(&failure),
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a non-string panic payload".to_owned());
-                CallResult::failure(
-                    &ToolError::new(format!("the tool {name} panicked: {message}"))
-                        .with_code("panic"),
-                )
+        match &mut entry.run {
+            Run::Now(run) => {
+                let outcome = catch_unwind(AssertUnwindSafe(|| run(ctx, arguments)));
+                answer(match outcome {
+                    Ok(Ok(value)) => CallResult::success(value),
+                    Ok(Err(failure)) => CallResult::failure(&failure),
+                    Err(panic) => panicked(&name, panic),
+                });
             }
-        };
-        respond(id, &result)
+            Run::Call(start, timeout, wrap) => {
+                let (timeout, wrap) = (*timeout, *wrap);
+                let progress_token = meta.and_then(|m| m.get(era::meta::PROGRESS_TOKEN)).cloned();
+                let log_level = if modern {
+                    meta.and_then(|m| m.get(era::meta::LOG_LEVEL))
+                        .and_then(Value::as_str)
+                        .and_then(LogLevel::parse)
+                } else {
+                    self.log_level
+                };
+                let slot = Arc::new(Slot {
+                    tool: name.clone(),
+                    wrap,
+                    when_crashed: entry.def.when_crashed,
+                    deadline: Instant::now() + timeout,
+                    timeout,
+                    result_type,
+                    state: Mutex::new(SlotState {
+                        outlet: Some(outlet.clone()),
+                        id,
+                        streamable,
+                        progress_token: progress_token.filter(|_| streamable),
+                        log_level: log_level.filter(|_| streamable),
+                        answered: false,
+                    }),
+                });
+                let outcome =
+                    catch_unwind(AssertUnwindSafe(|| start(ctx, arguments, slot.clone())));
+                match outcome {
+                    Ok(Ok(())) => {}
+                    Ok(Err(failure)) => {
+                        slot.answer(&CallResult::failure(&failure));
+                    }
+                    Err(panic) => {
+                        slot.answer(&panicked(&name, panic));
+                    }
+                }
+                if !slot.is_finished() {
+                    let _ = outlet.send(Out::Deferred(timeout));
+                    self.outstanding.push(slot);
+                }
+            }
+        }
+        true
     }
 }
 
-#[derive(Deserialize)]
-struct RawRequest<'a> {
-    #[serde(default, borrow)]
-    jsonrpc: Option<&'a str>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, borrow)]
-    method: Option<&'a str>,
-    #[serde(default)]
-    params: Option<Value>,
-    #[serde(default)]
-    result: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    error: Option<serde::de::IgnoredAny>,
+fn parse_arguments<T: super::McpTool>(arguments: Value) -> Result<T, ToolError> {
+    serde_json::from_value(arguments).map_err(|e| {
+        ToolError::new(format!("invalid arguments for {}: {e}", T::NAME))
+            .with_code("invalid_arguments")
+    })
 }
 
-/// `"id": null` is present (and invalid); a missing id is a notification.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+fn panicked(name: &str, panic: Box<dyn std::any::Any + Send>) -> CallResult {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned());
+    CallResult::failure(
+        &ToolError::new(format!("the tool {name} panicked: {message}")).with_code("panic"),
+    )
+}
+
+/// The shared state of one [`Call`]: where its notifications and answer go.
+pub(crate) struct Slot {
+    tool: String,
+    wrap: bool,
+    when_crashed: bool,
+    deadline: Instant,
+    timeout: Duration,
+    result_type: Option<&'static str>,
+    state: Mutex<SlotState>,
+}
+
+struct SlotState {
+    outlet: Option<Outlet>,
+    id: Value,
+    streamable: bool,
+    progress_token: Option<Value>,
+    log_level: Option<LogLevel>,
+    answered: bool,
+}
+
+impl Slot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlotState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends the answer unless one was sent; returns whether this one was.
+    fn answer(&self, result: &CallResult) -> bool {
+        let mut state = self.lock();
+        if state.answered {
+            return false;
+        }
+        state.answered = true;
+        let text = respond(&state.id, &result.typed(self.result_type));
+        match state.outlet.take() {
+            Some(outlet) => outlet.send(Out::Done(Reply { text, status: 200 })).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Answered, or nobody is waiting for the answer any more.
+    fn is_finished(&self) -> bool {
+        let state = self.lock();
+        state.answered || state.outlet.as_ref().is_none_or(|o| o.is_closed())
+    }
+
+    fn note(&self, text: impl FnOnce(&SlotState) -> Option<String>) -> bool {
+        let state = self.lock();
+        if state.answered || !state.streamable {
+            return false;
+        }
+        let Some(outlet) = &state.outlet else {
+            return false;
+        };
+        match text(&state) {
+            Some(text) => outlet.send(Out::Note(text)).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// One running call of a [`CallHandler`] tool: report progress and log lines through it, and
+/// answer with it, now or on a later frame (store it in the game and call
+/// [`Call::complete`] when the work is done). Dropped unanswered, the call is answered with a
+/// tool error (code `dropped`).
+///
+/// Progress and log lines reach the client only when its request asked for them (a
+/// `progressToken`; a log level) and the transport can stream (an SSE answer over HTTP, lines
+/// over stdio); otherwise they are dropped here, and the answer stays one plain JSON
+/// response. Sending never blocks the game thread.
+pub struct Call<T> {
+    slot: Arc<Slot>,
+    output: PhantomData<fn(T)>,
+}
+
+impl<T> std::fmt::Debug for Call<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("tool", &self.slot.tool)
+            .field("deadline", &self.slot.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: ToolOutput> Call<T> {
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.slot.tool
+    }
+
+    /// When the server answers this call with a tool error if the game has not.
+    pub fn deadline(&self) -> Instant {
+        self.slot.deadline
+    }
+
+    /// Whether the call no longer needs an answer: the client has gone, or the deadline or
+    /// crash mode has answered it. The game may drop it then.
+    pub fn is_abandoned(&self) -> bool {
+        self.slot.is_finished()
+    }
+
+    /// Whether the client asked for progress (and the transport can carry it).
+    pub fn wants_progress(&self) -> bool {
+        self.slot.lock().progress_token.is_some()
+    }
+
+    /// Sends `notifications/progress` (`progress` of `total`, both increasing); returns
+    /// whether it was sent (see the type's docs for when it is not).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        self.slot.note(|state| {
+            let token = state.progress_token.as_ref()?;
+            let mut params = Map::new();
+            params.insert("progressToken".into(), token.clone());
+            params.insert("progress".into(), Value::from(progress));
+            if let Some(total) = total {
+                params.insert("total".into(), Value::from(total));
+            }
+            if let Some(message) = message {
+                params.insert("message".into(), Value::String(message.to_owned()));
+            }
+            Some(notification("notifications/progress", params))
+        })
+    }
+
+    /// Sends `notifications/message` at `level` with `data` (any JSON; a string is usual) when
+    /// the client asked for that level or a lower one; returns whether it was sent.
+    pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
+        self.slot.note(|state| {
+            if state.log_level.is_none_or(|wanted| level < wanted) {
+                return None;
+            }
+            let mut params = Map::new();
+            params.insert("level".into(), Value::String(level.as_str().into()));
+            params.insert("logger".into(), Value::String(self.slot.tool.clone()));
+            params.insert("data".into(), serde_json::to_value(data).ok()?);
+            Some(notification("notifications/message", params))
+        })
+    }
+
+    /// Answers the call; returns whether the answer was sent (not when the call was already
+    /// answered by its deadline or crash mode, or its client has gone).
+    pub fn complete(self, result: Result<T, ToolError>) -> bool {
+        let result = match result.and_then(|value| value.into_result(self.slot.wrap)) {
+            Ok(value) => CallResult::success(value),
+            Err(failure) => CallResult::failure(&failure),
+        };
+        self.slot.answer(&result)
+    }
+}
+
+impl<T> Drop for Call<T> {
+    fn drop(&mut self) {
+        // A panicking handler is answered by the registry, with the panic's message.
+        if std::thread::panicking() {
+            return;
+        }
+        let failure = ToolError::new(format!(
+            "the game dropped this {} call without answering it",
+            self.slot.tool
+        ))
+        .with_code("dropped");
+        self.slot.answer(&CallResult::failure(&failure));
+    }
+}
+
+fn notification(method: &str, params: Map<String, Value>) -> String {
+    #[derive(Serialize)]
+    struct Notification<'a> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: Map<String, Value>,
+    }
+    serde_json::to_string(&Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+    .unwrap_or_default()
 }
 
 #[derive(Serialize)]
@@ -307,6 +1199,18 @@ struct CallResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     structured_content: Option<Value>,
     is_error: bool,
+}
+
+/// A call result with the 2026-07-28 `resultType` when there is one.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Typed<'a> {
+    content: &'a Blocks,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: &'a Option<Value>,
+    is_error: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
 }
 
 /// The content of a result: the JSON text of `structuredContent` (the common case, written
@@ -359,6 +1263,15 @@ impl CallResult {
             is_error: true,
         }
     }
+
+    fn typed(&self, result_type: Option<&'static str>) -> Typed<'_> {
+        Typed {
+            content: &self.content,
+            structured_content: &self.structured_content,
+            is_error: self.is_error,
+            result_type,
+        }
+    }
 }
 
 fn respond<R: Serialize>(id: &Value, result: &R) -> String {
@@ -377,10 +1290,18 @@ fn respond<R: Serialize>(id: &Value, result: &R) -> String {
 }
 
 pub(crate) fn error(id: &Value, code: i64, message: &str) -> String {
+    error_with(id, code, message, None)
+}
+
+pub(crate) fn error_with(id: &Value, code: i64, message: &str, data: Option<&Value>) -> String {
+    let mut error = serde_json::json!({"code": code, "message": message});
+    if let Some(data) = data {
+        error["data"] = data.clone();
+    }
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,
-        "error": {"code": code, "message": message},
+        "error": error,
     })
     .to_string()
 }

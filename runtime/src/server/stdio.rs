@@ -7,22 +7,37 @@ use super::Registry;
 
 /// Serves `registry` over `input`/`output` until `input` ends; with `std::io::stdin().lock()`
 /// and `std::io::stdout().lock()` this is the MCP stdio transport. Blank lines are skipped.
+/// Both protocol eras are answered, as by [`Registry::dispatch`]; the progress and log
+/// notifications a call asked for are written as lines before its answer. Calls a
+/// [`super::CallHandler`] defers to a later frame fail (no frame runs here): serve those tools
+/// with `Server`.
 pub fn serve_stdio<Ctx>(
     registry: &mut Registry<Ctx>,
     ctx: &mut Ctx,
     input: impl BufRead,
     mut output: impl Write,
 ) -> std::io::Result<()> {
-    for line in input.lines() {
+    for line in input.split(b'\n') {
         let line = line?;
-        if line.trim().is_empty() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        if let Some(reply) = registry.dispatch(ctx, &line) {
+        let mut failed = None;
+        let reply = registry.dispatch_with(ctx, &line, true, |note| {
+            if failed.is_none()
+                && let Err(e) = writeln!(output, "{note}")
+            {
+                failed = Some(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if let Some(reply) = reply {
             output.write_all(reply.as_bytes())?;
             output.write_all(b"\n")?;
-            output.flush()?;
         }
+        output.flush()?;
     }
     Ok(())
 }

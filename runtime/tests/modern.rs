@@ -1,0 +1,382 @@
+//! The 2026-07-28 (stateless) era through `dispatch` and `serve_stdio`, beside the legacy
+//! one; calls that report while they run and answer on a later frame; `tools/list` pages.
+#![cfg(feature = "server")]
+
+use std::time::Duration;
+
+use mcp_bindgen::server::{
+    Call, CallHandler, Handler, LogLevel, McpTool, Registry, ToolError, serve_stdio,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Default)]
+struct World {
+    frame: u64,
+    waiting: Vec<(u64, Call<Stepped>)>,
+}
+
+/// Which frame is it?
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only)]
+struct Frame {}
+
+#[derive(Serialize, JsonSchema)]
+struct FrameOut {
+    frame: u64,
+}
+
+impl Handler<World> for Frame {
+    type Output = FrameOut;
+    fn call(self, world: &mut World) -> Result<FrameOut, ToolError> {
+        Ok(FrameOut { frame: world.frame })
+    }
+}
+
+/// Step the world, then report.
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct RunFrames {
+    frames: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct Stepped {
+    frame: u64,
+}
+
+impl CallHandler<World> for RunFrames {
+    type Output = Stepped;
+    fn start(self, world: &mut World, call: Call<Stepped>) {
+        call.log(LogLevel::Info, format!("running {} frames", self.frames));
+        call.log(LogLevel::Debug, "debug detail");
+        if self.frames == 0 {
+            call.complete(Ok(Stepped { frame: world.frame }));
+        } else {
+            world.waiting.push((world.frame + self.frames, call));
+        }
+    }
+}
+
+fn registry() -> Registry<World> {
+    let mut r = Registry::new("modern-test", "2.0.0").with_instructions("step the world");
+    r.register::<Frame>()
+        .register_call::<RunFrames>(Duration::from_secs(60));
+    r
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+    })
+}
+
+fn request(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+fn dispatch(r: &mut Registry<World>, w: &mut World, text: &str) -> Value {
+    serde_json::from_str(&r.dispatch(w, text).expect("a reply")).expect("JSON")
+}
+
+#[test]
+fn server_discover_lists_versions_capabilities_and_server_info() {
+    let mut r = registry();
+    let reply = dispatch(
+        &mut r,
+        &mut World::default(),
+        &request(1, "server/discover", json!({})),
+    );
+    let result = &reply["result"];
+    assert_eq!(reply["id"], 1);
+    assert_eq!(result["supportedVersions"][0], "2026-07-28");
+    assert!(
+        result["supportedVersions"]
+            .as_array()
+            .expect("versions")
+            .contains(&json!("2025-11-25"))
+    );
+    assert_eq!(
+        result["capabilities"]["tools"],
+        json!({"listChanged": false})
+    );
+    assert_eq!(result["ttlMs"], 0);
+    assert_eq!(result["cacheScope"], "public");
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["instructions"], "step the world");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "modern-test", "version": "2.0.0"})
+    );
+}
+
+#[test]
+fn modern_results_carry_result_type_and_caching_hints() {
+    let mut r = registry();
+    let mut w = World {
+        frame: 9,
+        ..World::default()
+    };
+    let list = dispatch(&mut r, &mut w, &request(2, "tools/list", json!({})));
+    assert_eq!(list["result"]["tools"][0]["name"], "frame");
+    assert_eq!(list["result"]["resultType"], "complete");
+    assert_eq!(list["result"]["ttlMs"], 0);
+    assert_eq!(list["result"]["cacheScope"], "public");
+    let call = dispatch(
+        &mut r,
+        &mut w,
+        &request(3, "tools/call", json!({"name": "frame", "arguments": {}})),
+    );
+    assert_eq!(call["result"]["structuredContent"], json!({"frame": 9}));
+    assert_eq!(call["result"]["resultType"], "complete");
+    // The same registry answers legacy requests exactly as before: no resultType, no hints.
+    let legacy = dispatch(
+        &mut r,
+        &mut w,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"frame"}}"#,
+    );
+    assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+    let legacy = dispatch(
+        &mut r,
+        &mut w,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+    );
+    assert!(legacy["result"].get("ttlMs").is_none(), "{legacy}");
+}
+
+#[test]
+fn modern_requests_without_required_meta_are_invalid_params() {
+    let mut r = registry();
+    let mut w = World::default();
+    let cases = [
+        // server/discover is modern-only: no _meta at all.
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}),
+        // A version but no client capabilities.
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+        // A version that is not a string.
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": 2026,
+            "io.modelcontextprotocol/clientCapabilities": {}}}}),
+    ];
+    for case in cases {
+        let reply = dispatch(&mut r, &mut w, &case.to_string());
+        assert_eq!(reply["error"]["code"], -32602, "{case}: {reply}");
+        assert_eq!(reply["id"], case["id"], "the error keeps the request id");
+    }
+}
+
+#[test]
+fn unsupported_versions_get_32022_with_the_supported_list() {
+    let mut r = registry();
+    let mut text = json!({"jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": {"_meta": meta()}});
+    text["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let reply = dispatch(&mut r, &mut World::default(), &text.to_string());
+    assert_eq!(reply["error"]["code"], -32022, "{reply}");
+    assert_eq!(reply["error"]["data"]["requested"], "2099-01-01");
+    assert!(
+        reply["error"]["data"]["supported"]
+            .as_array()
+            .expect("supported")
+            .contains(&json!("2026-07-28"))
+    );
+}
+
+#[test]
+fn removed_and_unknown_methods_are_method_not_found_in_the_modern_era() {
+    let mut r = registry();
+    for method in ["initialize", "ping", "logging/setLevel", "no/such"] {
+        let reply = dispatch(
+            &mut r,
+            &mut World::default(),
+            &request(4, method, json!({})),
+        );
+        assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
+        assert_eq!(reply["id"], 4);
+    }
+}
+
+#[test]
+fn a_required_client_capability_is_checked_in_the_modern_era() {
+    let mut r = registry();
+    assert!(r.require_client_capability("frame", "sampling"));
+    assert!(!r.require_client_capability("nope", "sampling"));
+    let mut w = World::default();
+    let reply = dispatch(
+        &mut r,
+        &mut w,
+        &request(5, "tools/call", json!({"name": "frame"})),
+    );
+    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    assert_eq!(
+        reply["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+    let mut declared = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "frame", "_meta": meta()}});
+    declared["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"sampling": {}});
+    let reply = dispatch(&mut r, &mut w, &declared.to_string());
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+}
+
+#[test]
+fn batches_and_non_messages_get_clear_invalid_request_errors() {
+    let mut r = registry();
+    let mut w = World::default();
+    for (text, code, words) in [
+        ("[]", -32600, "empty batch"),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            -32600,
+            "batches are not supported",
+        ),
+        (r#"["x"]"#, -32600, "batches are not supported"),
+        ("{}", -32600, "needs a \"method\""),
+        (r#"{"jsonrpc":"2.0"}"#, -32600, "needs a \"method\""),
+    ] {
+        let reply = r.dispatch(&mut w, text).expect("a reply, not silence");
+        let reply: Value = serde_json::from_str(&reply).expect("JSON");
+        assert_eq!(reply["error"]["code"], code, "{text}: {reply}");
+        let message = reply["error"]["message"].as_str().expect("message");
+        assert!(message.contains(words), "{text}: {message}");
+    }
+}
+
+#[test]
+fn deep_nesting_and_invalid_utf8_are_parse_errors() {
+    let mut r = registry();
+    let mut w = World::default();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"frame","arguments":{{"x":{}{}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let reply: Value =
+        serde_json::from_str(&r.dispatch(&mut w, &deep).expect("reply")).expect("json");
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    // Through serve_stdio, which reads bytes: an invalid UTF-8 string inside a request.
+    let mut input =
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fr"#.to_vec();
+    input.extend_from_slice(&[0xff, 0xfe]);
+    input.extend_from_slice(b"ame\"}}\n");
+    let mut output = Vec::new();
+    serve_stdio(&mut r, &mut w, input.as_slice(), &mut output).expect("serves");
+    let reply: Value = serde_json::from_slice(&output).expect("one JSON line");
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("UTF-8"),
+        "{reply}"
+    );
+}
+
+#[test]
+fn tools_list_pages_with_a_cursor() {
+    #[derive(Default)]
+    struct Nothing;
+    let mut r: Registry<Nothing> = Registry::new("many", "1").with_page_size(400);
+    for i in 0..1000 {
+        r.register_fn(
+            mcp_bindgen::server::ToolDefinition::new(
+                format!("tool_{i:04}"),
+                serde_json::from_value(json!({"type": "object"})).expect("schema"),
+            ),
+            |_, _| Ok(Value::Null),
+        );
+    }
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let text = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params});
+        let reply: Value =
+            serde_json::from_str(&r.dispatch(&mut Nothing, &text.to_string()).expect("reply"))
+                .expect("json");
+        let tools = reply["result"]["tools"].as_array().expect("tools");
+        assert!(tools.len() <= 400);
+        names.extend(
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().expect("name").to_owned()),
+        );
+        pages += 1;
+        match reply["result"]["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    assert_eq!(names.len(), 1000);
+    assert_eq!(names[999], "tool_0999");
+    let bad = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "tools:5000"}});
+    let reply: Value =
+        serde_json::from_str(&r.dispatch(&mut Nothing, &bad.to_string()).expect("reply"))
+            .expect("json");
+    assert_eq!(reply["error"]["code"], -32602);
+}
+
+#[test]
+fn stdio_streams_notifications_before_the_answer_when_asked() {
+    let mut r = registry();
+    let mut w = World::default();
+    let mut asked = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "run_frames", "arguments": {"frames": 0}, "_meta": meta()}});
+    asked["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let plain = request(
+        2,
+        "tools/call",
+        json!({"name": "run_frames", "arguments": {"frames": 0}}),
+    );
+    let input = format!("{asked}\n{plain}\n");
+    let mut output = Vec::new();
+    serve_stdio(&mut r, &mut w, input.as_bytes(), &mut output).expect("serves");
+    let lines: Vec<Value> = String::from_utf8(output)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    // The info line (not the debug one) before the first answer; nothing before the second.
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["method"], "notifications/message");
+    assert_eq!(lines[0]["params"]["level"], "info");
+    assert_eq!(lines[0]["params"]["data"], "running 0 frames");
+    assert_eq!(lines[1]["id"], 1);
+    assert_eq!(lines[2]["id"], 2);
+    assert_eq!(lines[2]["result"]["structuredContent"], json!({"frame": 0}));
+}
+
+#[test]
+fn dispatch_fails_a_call_deferred_to_a_later_frame() {
+    let mut r = registry();
+    let mut w = World::default();
+    let reply = dispatch(
+        &mut r,
+        &mut w,
+        &request(
+            1,
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 3}}),
+        ),
+    );
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("later frame")
+    );
+    // The game's handle is finished: completing it later sends nothing.
+    let (_, call) = w.waiting.pop().expect("stored");
+    assert!(call.is_abandoned());
+    assert!(!call.complete(Ok(Stepped { frame: 3 })));
+    assert_eq!(r.deferred_calls(), 0);
+}
