@@ -376,6 +376,20 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     } else {
         base
     };
+    if check {
+        for file in report.stale() {
+            let Some(module) = &file.module else { continue };
+            let Some(capture) = manifest
+                .servers
+                .iter()
+                .find(|s| &s.module == module)
+                .and_then(|s| s.capture.as_ref())
+            else {
+                continue;
+            };
+            print_capture_changes(&manifest.dir, &file.path, capture);
+        }
+    }
     println!("{} ({} servers)", path.display(), manifest.servers.len());
     let mut stale = 0;
     for file in &report.files {
@@ -413,4 +427,83 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// For a stale generated file: what changed in its capture since the file was generated. The
+/// old capture is the one in the git commit that last wrote the generated file (`git log -1 --
+/// FILE`, then `git show COMMIT:CAPTURE`); without git, or for a file never committed, says so.
+fn print_capture_changes(
+    dir: &std::path::Path,
+    generated: &std::path::Path,
+    capture: &std::path::Path,
+) {
+    let shown = dir.join(capture);
+    let git = |args: &[&str]| -> Option<String> {
+        let dir = if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        };
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let generated_arg = generated.to_string_lossy();
+    let commit = git(&["log", "-1", "--format=%h", "--", &generated_arg])
+        .map(|c| c.trim().to_owned())
+        .filter(|c| !c.is_empty());
+    let Some(commit) = commit else {
+        println!(
+            "{}: no previous capture to compare (the generated {} is not committed in git)",
+            shown.display(),
+            generated.display()
+        );
+        return;
+    };
+    let spec = format!(
+        "{commit}:./{}",
+        capture.to_string_lossy().replace('\\', "/")
+    );
+    let Some(text) = git(&["show", &spec]) else {
+        println!(
+            "{}: not in commit {commit}, which last wrote {}: nothing to compare",
+            shown.display(),
+            generated.display()
+        );
+        return;
+    };
+    let old_name = format!("{}@{commit}", shown.display());
+    let old = match capture::parse(std::path::Path::new(&old_name), text) {
+        Ok(old) => old,
+        Err(e) => {
+            println!("{old_name}: cannot be compared: {e}");
+            return;
+        }
+    };
+    let new = match capture::read(&shown) {
+        Ok(new) => new,
+        Err(e) => {
+            println!("{}: cannot be compared: {e}", shown.display());
+            return;
+        }
+    };
+    let report = diff::diff(&old, &new, &diff::Options::default());
+    if report.changes.is_empty() {
+        println!(
+            "{old_name} -> {}: no changes (the generator or the manifest changed)",
+            shown.display()
+        );
+    } else {
+        print!(
+            "{}",
+            diff::Format::Text.render(&report, &old_name, &shown.display().to_string())
+        );
+    }
+    println!();
 }

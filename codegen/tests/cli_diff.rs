@@ -384,3 +384,97 @@ fn live_http_server_with_a_bearer_token() {
     assert!(text(&out).1.contains("401"), "{:?}", text(&out));
     assert!(out.stdout.is_empty());
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
+}
+
+/// `regenerate --check` prints, before the file list, what changed in each stale capture
+/// since the commit that last wrote its generated file.
+#[test]
+fn regenerate_check_classifies_the_capture_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let crate_dir = dir.path().join("generated");
+    copy_dir(&workspace().join("generated"), &crate_dir);
+    let manifest = crate_dir.join("bindings.toml");
+
+    // Not in git: stale, and says why there is no summary.
+    let capture = crate_dir.join("captures/saving_throw.tools.json");
+    let original = std::fs::read_to_string(&capture).expect("capture");
+    let edited = original.replace("Page size, 1-100", "Page size (1 to 100)");
+    assert_ne!(original, edited);
+    std::fs::write(&capture, &edited).expect("edit");
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no previous capture to compare"),
+        "{stdout}"
+    );
+
+    // In git: the capture of the commit that wrote src/saving_throw.rs is the old side.
+    std::fs::write(&capture, &original).expect("restore");
+    git(dir.path(), &["init", "-q", "."]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "generated"]);
+    let mut value: Value = serde_json::from_str(&edited).expect("json");
+    let tools = value["tools"].as_array_mut().expect("tools");
+    let tool = tools[0]["name"].as_str().expect("name").to_owned();
+    let schema = &mut tools[0]["inputSchema"];
+    schema["properties"]["region"] = json!({"type": "string"});
+    let mut required = schema["required"].as_array().cloned().unwrap_or_default();
+    required.push(json!("region"));
+    schema["required"] = Value::Array(required);
+    std::fs::write(
+        &capture,
+        serde_json::to_string_pretty(&value).expect("json"),
+    )
+    .expect("edit");
+    git(
+        dir.path(),
+        &["commit", "-q", "-am", "new capture, not regenerated"],
+    );
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let summary = stdout
+        .find("1 breaking, 0 warnings, 1 info")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let added = format!(
+        "{tool}\n  breaking  /inputSchema/properties/region: new required argument `region`  [input-required-property-added]"
+    );
+    assert!(stdout.contains(&added), "{stdout}");
+    assert!(stdout.contains("[description-changed]"), "{stdout}");
+    let list = stdout.find("STALE").expect("file list");
+    assert!(
+        summary < list,
+        "the summary comes before the file list: {stdout}"
+    );
+}
