@@ -31,6 +31,7 @@ pub mod capture;
 mod client;
 mod contracts;
 mod diagnostic;
+pub mod diff;
 #[cfg(feature = "cli")]
 pub mod live;
 mod locate;
@@ -286,7 +287,7 @@ struct Parts {
 }
 
 /// Runs `f` on a scoped thread with [`GENERATOR_STACK`]; a panic in `f` is resumed here.
-fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("mcp-bindgen-generator".into())

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_bindgen_codegen::manifest::{self, FileStatus};
-use mcp_bindgen_codegen::{Error, Generator, ServerConfig};
+use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture, diff};
 
 /// Typed Rust bindings for MCP tool servers.
 #[derive(Debug, Parser)]
@@ -13,6 +13,29 @@ use mcp_bindgen_codegen::{Error, Generator, ServerConfig};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// How to reach a live server (shared by `capture` and `diff`).
+#[derive(Debug, clap::Args)]
+struct LiveServer {
+    /// The server's Streamable HTTP endpoint (`http://127.0.0.1:7100/mcp`).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// The environment variable holding a bearer token (never put it in the URL).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    bearer_env: Option<String>,
+    /// Client capabilities to declare in `initialize`, as JSON (default `{}`).
+    #[arg(long, value_name = "JSON")]
+    client_capabilities: Option<String>,
+    /// The stdio server to start, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+impl LiveServer {
+    fn given(&self) -> bool {
+        self.url.is_some() || !self.command.is_empty()
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -31,21 +54,33 @@ enum Command {
     /// (Streamable HTTP) or `capture -o FILE -- COMMAND [ARGS...]` (stdio).
     #[command(group(clap::ArgGroup::new("server").required(true).args(["url", "command"])))]
     Capture {
-        /// The server's Streamable HTTP endpoint (`http://127.0.0.1:7100/mcp`).
-        #[arg(long, value_name = "URL")]
-        url: Option<String>,
-        /// The environment variable holding a bearer token (never put it in the URL).
-        #[arg(long, value_name = "VAR", requires = "url")]
-        bearer_env: Option<String>,
-        /// Client capabilities to declare in `initialize`, as JSON (default `{}`).
-        #[arg(long, value_name = "JSON")]
-        client_capabilities: Option<String>,
+        #[command(flatten)]
+        server: LiveServer,
         /// Where to write the capture.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
-        /// The stdio server to start, after `--`.
-        #[arg(last = true, value_name = "COMMAND")]
-        command: Vec<String>,
+    },
+    /// What changed between two tool lists, and what it breaks: `diff OLD NEW` (two capture
+    /// files) or `diff OLD --url URL` / `diff OLD -- COMMAND` (the live server as NEW). Exit 0
+    /// when nothing breaks, 1 when something does, 2 on bad input.
+    Diff {
+        /// The old capture, then the new one (omit the new one to capture a live server).
+        #[arg(value_name = "OLD NEW", num_args = 1..=2, required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        server: LiveServer,
+        /// `text` (grouped by tool, breaking first), `markdown` (a pull-request comment) or
+        /// `json` (`{"changes": [{"rule", "severity", "tool", "pointer", "message"}],
+        /// "summary": {..}}`).
+        #[arg(long, value_name = "FORMAT", default_value = "text")]
+        format: diff::Format,
+        /// Fail (exit 1) on changes of at least this severity: `breaking` or `warning`.
+        #[arg(long, value_name = "SEVERITY", default_value = "breaking", value_parser = parse_fail_on)]
+        fail_on: diff::Severity,
+        /// `wire` (what a client sends and receives) or `source` (also what changes in the
+        /// generated Rust).
+        #[arg(long, value_name = "LEVEL", default_value = "wire", value_parser = parse_level)]
+        level: diff::Level,
     },
     /// Generates one self-contained module (types and client) from a capture and agent
     /// contracts; with contracts alone, only their types.
@@ -88,13 +123,14 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Regenerate { manifest, check } => regenerate(manifest, check),
-        Command::Capture {
-            url,
-            bearer_env,
-            client_capabilities,
-            output,
-            command,
-        } => capture(url, bearer_env, client_capabilities, &output, &command),
+        Command::Capture { server, output } => capture(&server, &output),
+        Command::Diff {
+            files,
+            server,
+            format,
+            fail_on,
+            level,
+        } => diff(&files, &server, format, fail_on, level),
         Command::Generate {
             tools,
             contracts,
@@ -171,60 +207,66 @@ fn parse_pair(text: &str) -> Result<(String, String), String> {
     }
 }
 
-fn capture(
-    url: Option<String>,
-    bearer_env: Option<String>,
-    client_capabilities: Option<String>,
-    output: &std::path::Path,
-    command: &[String],
-) -> Result<ExitCode, Error> {
+/// Captures the live server `server` names: `(what, document)`, or the exit code after the
+/// error is printed.
+fn capture_live(server: &LiveServer) -> Result<(String, serde_json::Value), ExitCode> {
     use mcp_bindgen_codegen::live::{LiveOptions, capture_http, capture_stdio};
     let mut options = LiveOptions::default();
-    if let Some(json) = client_capabilities {
-        options.client_capabilities = match serde_json::from_str(&json) {
+    if let Some(json) = &server.client_capabilities {
+        options.client_capabilities = match serde_json::from_str(json) {
             Ok(value @ serde_json::Value::Object(_)) => value,
             _ => {
                 eprintln!(
                     "error: --client-capabilities takes a JSON object, e.g. '{{\"sampling\": {{}}}}'"
                 );
-                return Ok(ExitCode::from(2));
+                return Err(ExitCode::from(2));
             }
         };
     }
-    if let Some(var) = bearer_env {
-        match std::env::var(&var) {
+    if let Some(var) = &server.bearer_env {
+        match std::env::var(var) {
             Ok(token) if !token.is_empty() => options.bearer_token = Some(token),
             _ => {
                 eprintln!("error: --bearer-env {var}: the environment variable {var} is not set");
-                return Ok(ExitCode::from(2));
+                return Err(ExitCode::from(2));
             }
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|source| Error::Io {
-            path: PathBuf::from("(tokio runtime)"),
-            source,
-        })?;
-    let (what, result) = match (&url, command.split_first()) {
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: starting the tokio runtime: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
+    let (what, result) = match (&server.url, server.command.split_first()) {
         (Some(url), _) => (url.clone(), runtime.block_on(capture_http(url, &options))),
         (None, Some((program, args))) => (
-            command.join(" "),
+            server.command.join(" "),
             runtime.block_on(capture_stdio(program, args, &options)),
         ),
         (None, None) => {
             eprintln!("error: give --url URL, or the server command after --");
-            return Ok(ExitCode::from(2));
+            return Err(ExitCode::from(2));
         }
     };
-    let document = match result {
-        Ok(document) => document,
+    match result {
+        Ok(document) => Ok((what, document)),
         Err(e) => {
             eprintln!("error: capturing {what}: {e}");
-            return Ok(ExitCode::FAILURE);
+            Err(ExitCode::FAILURE)
         }
+    }
+}
+
+fn capture(server: &LiveServer, output: &std::path::Path) -> Result<ExitCode, Error> {
+    let (what, document) = match capture_live(server) {
+        Ok(captured) => captured,
+        Err(code) => return Ok(code),
     };
     let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
     std::fs::write(output, text).map_err(|source| Error::Io {
@@ -241,6 +283,64 @@ fn capture(
         output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn parse_fail_on(text: &str) -> Result<diff::Severity, String> {
+    match text {
+        "breaking" => Ok(diff::Severity::Breaking),
+        "warning" => Ok(diff::Severity::Warning),
+        "info" => Ok(diff::Severity::Info),
+        _ => Err(format!("expected breaking, warning or info, got `{text}`")),
+    }
+}
+
+fn parse_level(text: &str) -> Result<diff::Level, String> {
+    match text {
+        "wire" => Ok(diff::Level::Wire),
+        "source" => Ok(diff::Level::Source),
+        _ => Err(format!("expected wire or source, got `{text}`")),
+    }
+}
+
+fn diff(
+    files: &[PathBuf],
+    server: &LiveServer,
+    format: diff::Format,
+    fail_on: diff::Severity,
+    level: diff::Level,
+) -> Result<ExitCode, Error> {
+    let (old, new) = match (files, server.given()) {
+        ([old, new], false) => (capture::read(old)?, capture::read(new)?),
+        ([old], true) => {
+            let old = capture::read(old)?;
+            let (what, document) = match capture_live(server) {
+                Ok(captured) => captured,
+                Err(code) => return Ok(code),
+            };
+            let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+            (old, capture::parse(std::path::Path::new(&what), text)?)
+        }
+        ([_, _], true) => {
+            eprintln!(
+                "error: diff takes two capture files, or one and a live server (--url URL or -- COMMAND), not both"
+            );
+            return Ok(ExitCode::from(2));
+        }
+        _ => {
+            eprintln!(
+                "error: diff needs the new side: a second capture file, --url URL or -- COMMAND"
+            );
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let report = diff::diff(&old, &new, &diff::Options { level });
+    let name = |c: &mcp_bindgen_codegen::model::Capture| c.file.display().to_string();
+    print!("{}", format.render(&report, &name(&old), &name(&new)));
+    Ok(if report.breaks(fail_on) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
@@ -276,6 +376,20 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     } else {
         base
     };
+    if check {
+        for file in report.stale() {
+            let Some(module) = &file.module else { continue };
+            let Some(capture) = manifest
+                .servers
+                .iter()
+                .find(|s| &s.module == module)
+                .and_then(|s| s.capture.as_ref())
+            else {
+                continue;
+            };
+            print_capture_changes(&manifest.dir, &file.path, capture);
+        }
+    }
     println!("{} ({} servers)", path.display(), manifest.servers.len());
     let mut stale = 0;
     for file in &report.files {
@@ -313,4 +427,83 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// For a stale generated file: what changed in its capture since the file was generated. The
+/// old capture is the one in the git commit that last wrote the generated file (`git log -1 --
+/// FILE`, then `git show COMMIT:CAPTURE`); without git, or for a file never committed, says so.
+fn print_capture_changes(
+    dir: &std::path::Path,
+    generated: &std::path::Path,
+    capture: &std::path::Path,
+) {
+    let shown = dir.join(capture);
+    let git = |args: &[&str]| -> Option<String> {
+        let dir = if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        };
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let generated_arg = generated.to_string_lossy();
+    let commit = git(&["log", "-1", "--format=%h", "--", &generated_arg])
+        .map(|c| c.trim().to_owned())
+        .filter(|c| !c.is_empty());
+    let Some(commit) = commit else {
+        println!(
+            "{}: no previous capture to compare (the generated {} is not committed in git)",
+            shown.display(),
+            generated.display()
+        );
+        return;
+    };
+    let spec = format!(
+        "{commit}:./{}",
+        capture.to_string_lossy().replace('\\', "/")
+    );
+    let Some(text) = git(&["show", &spec]) else {
+        println!(
+            "{}: not in commit {commit}, which last wrote {}: nothing to compare",
+            shown.display(),
+            generated.display()
+        );
+        return;
+    };
+    let old_name = format!("{}@{commit}", shown.display());
+    let old = match capture::parse(std::path::Path::new(&old_name), text) {
+        Ok(old) => old,
+        Err(e) => {
+            println!("{old_name}: cannot be compared: {e}");
+            return;
+        }
+    };
+    let new = match capture::read(&shown) {
+        Ok(new) => new,
+        Err(e) => {
+            println!("{}: cannot be compared: {e}", shown.display());
+            return;
+        }
+    };
+    let report = diff::diff(&old, &new, &diff::Options::default());
+    if report.changes.is_empty() {
+        println!(
+            "{old_name} -> {}: no changes (the generator or the manifest changed)",
+            shown.display()
+        );
+    } else {
+        print!(
+            "{}",
+            diff::Format::Text.render(&report, &old_name, &shown.display().to_string())
+        );
+    }
+    println!();
 }

@@ -1,0 +1,480 @@
+//! `mcp-bindgen diff`, run as a user would: two files, the formats, the exit codes, bad input,
+//! and a live server (stdio and HTTP with a bearer token) as the new side.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn write(dir: &Path, name: &str, tools: Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&json!({ "tools": tools })).expect("json"),
+    )
+    .expect("write");
+    path
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Old: `search(q, limit?)` read-only, `drop_table`. New: `limit` required, `drop_table` gone,
+/// `search` no longer read-only is only a warning.
+fn pair(dir: &Path) -> (PathBuf, PathBuf) {
+    let old = write(
+        dir,
+        "old.tools.json",
+        json!([
+            {"name": "search", "annotations": {"readOnlyHint": true},
+             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q"]}},
+            {"name": "drop_table", "inputSchema": {"type": "object"}},
+        ]),
+    );
+    let new = write(
+        dir,
+        "new.tools.json",
+        json!([
+            {"name": "search",
+             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q", "limit"]}},
+        ]),
+    );
+    (old, new)
+}
+
+#[test]
+fn two_files_breaking_exits_1_with_a_text_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (old, new) = pair(dir.path());
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let body: Vec<&str> = stdout.lines().skip(2).collect();
+    assert_eq!(
+        body.join("\n"),
+        "\nsearch\n  breaking  /inputSchema/properties/limit: argument `limit` became required  [input-property-became-required]\n  warning   /annotations/readOnlyHint: readOnlyHint true -> false (absent hints count as the spec's default)  [read-only-hint-changed]\n\ndrop_table\n  breaking  tool removed  [tool-removed]",
+        "{stdout}"
+    );
+    assert!(stdout.contains("2 breaking, 1 warning, 0 info"), "{stdout}");
+}
+
+#[test]
+fn json_and_markdown_formats() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (old, new) = pair(dir.path());
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
+    let rules: Vec<&str> = report["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| c["rule"].as_str().expect("rule"))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "input-property-became-required",
+            "read-only-hint-changed",
+            "tool-removed"
+        ]
+    );
+    assert_eq!(report["summary"]["breaking"], 2);
+    assert_eq!(report["summary"]["removed"], 1);
+
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .args(["--format", "markdown"])
+        .output()
+        .expect("runs");
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("| **breaking** | `drop_table` |  | tool removed | `tool-removed` |"),
+        "{stdout}"
+    );
+}
+
+/// Warnings alone exit 0, unless `--fail-on warning`; no changes exit 0.
+#[test]
+fn fail_on_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = write(
+        dir.path(),
+        "a.json",
+        json!([{"name": "t", "annotations": {"destructiveHint": false}, "inputSchema": {"type": "object"}}]),
+    );
+    let new = write(
+        dir.path(),
+        "b.json",
+        json!([{"name": "t", "inputSchema": {"type": "object"}}]),
+    );
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(text(&out).0.contains("[destructive-hint-changed]"));
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .args(["--fail-on", "warning"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&old)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out).0.contains("no changes"), "{:?}", text(&out));
+}
+
+#[test]
+fn level_source_adds_what_changes_the_generated_rust() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = write(
+        dir.path(),
+        "a.json",
+        json!([{"name": "t", "inputSchema": {"type": "object"}}]),
+    );
+    let new = write(
+        dir.path(),
+        "b.json",
+        json!([{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}]),
+    );
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!text(&out).0.contains("source-"));
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .args(["--level", "source"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).0.contains("[source-result-type-changed]"),
+        "{:?}",
+        text(&out)
+    );
+}
+
+/// Bad input exits 2 with a located error; so does a missing new side.
+#[test]
+fn bad_input_exits_2_located() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write(dir.path(), "good.json", json!([]));
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"tools\": [\n  {\"name\": 3}\n]}\n").expect("write");
+    let out = bin()
+        .arg("diff")
+        .arg(&good)
+        .arg(&bad)
+        .output()
+        .expect("runs");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("bad.json:2:"), "{stderr}");
+    assert!(stderr.contains("/tools/0/name"), "{stderr}");
+
+    let out = bin()
+        .arg("diff")
+        .arg(&good)
+        .arg(dir.path().join("missing.json"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("missing.json"), "{:?}", text(&out));
+
+    let out = bin().arg("diff").arg(&good).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).1.contains("needs the new side"),
+        "{:?}",
+        text(&out)
+    );
+}
+
+fn misbehaving_server() -> PathBuf {
+    workspace().join("runtime/tests/fixtures/misbehaving_server.py")
+}
+
+/// `diff OLD -- COMMAND`: the live stdio server is the new side, captured with `capture`'s
+/// code; a tool the checked-in capture has and the server no longer lists breaks.
+#[test]
+fn live_stdio_server_as_the_new_side() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = dir.path().join("paged.tools.json");
+    let out = bin()
+        .args(["capture", "-o"])
+        .arg(&old)
+        .args(["--", "python3"])
+        .arg(misbehaving_server())
+        .arg("paged")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{:?}", text(&out));
+
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .args(["--", "python3"])
+        .arg(misbehaving_server())
+        .arg("paged")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(text(&out).0.contains("no changes"), "{:?}", text(&out));
+
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&old).expect("read")).expect("json");
+    value["tools"]
+        .as_array_mut()
+        .expect("tools")
+        .push(json!({"name": "retired", "inputSchema": {"type": "object"}}));
+    std::fs::write(&old, value.to_string()).expect("write");
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .args(["--format", "json", "--", "python3"])
+        .arg(misbehaving_server())
+        .arg("paged")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        report["changes"],
+        json!([{"rule": "tool-removed", "severity": "breaking", "tool": "retired",
+                "pointer": "", "message": "tool removed"}])
+    );
+}
+
+/// `diff OLD --url URL --bearer-env VAR` against a real server that requires a token.
+#[test]
+fn live_http_server_with_a_bearer_token() {
+    use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    struct Ctx;
+    /// Says hello.
+    #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+    struct Hello {
+        /// Who to greet.
+        name: String,
+    }
+    impl Handler<Ctx> for Hello {
+        type Output = String;
+        fn call(self, _: &mut Ctx) -> Result<String, ToolError> {
+            Ok(format!("hello {}", self.name))
+        }
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server = std::thread::spawn(move || {
+        let mut registry = Registry::new("greeter", "3.1.4");
+        registry.register::<Hello>();
+        let mut server = ServerBuilder::new()
+            .port(0)
+            .bearer_token("t0ken")
+            .listen(registry)
+            .expect("listens");
+        tx.send(server.port()).expect("port");
+        while !flag.load(Ordering::Relaxed) {
+            if !server.poll(&mut Ctx) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{}/mcp", rx.recv().expect("port"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The release before: `name` was optional.
+    let old = write(
+        dir.path(),
+        "greeter.tools.json",
+        json!([{"name": "hello", "description": "Says hello.",
+                "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}]),
+    );
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .args([
+            "--url",
+            &url,
+            "--bearer-env",
+            "GREETER_TOKEN",
+            "--format",
+            "json",
+        ])
+        .env("GREETER_TOKEN", "t0ken")
+        .output()
+        .expect("runs");
+    let stop_server = || {
+        stop.store(true, Ordering::Relaxed);
+    };
+    let (stdout, stderr) = text(&out);
+    if out.status.code() != Some(1) {
+        stop_server();
+        panic!("{stdout}{stderr}");
+    }
+    let report: Value = serde_json::from_str(&stdout).expect("json");
+    let rules: Vec<&str> = report["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter_map(|c| c["rule"].as_str())
+        .collect();
+    assert!(
+        rules.contains(&"input-property-became-required"),
+        "{stdout}"
+    );
+    // A wrong token: the capture fails (exit 1 with the server's answer), no report.
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .args(["--url", &url, "--bearer-env", "GREETER_TOKEN"])
+        .env("GREETER_TOKEN", "nope")
+        .output()
+        .expect("runs");
+    stop_server();
+    server.join().expect("server thread");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).1.contains("401"), "{:?}", text(&out));
+    assert!(out.stdout.is_empty());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {:?}", text(&out));
+}
+
+/// `regenerate --check` prints, before the file list, what changed in each stale capture
+/// since the commit that last wrote its generated file.
+#[test]
+fn regenerate_check_classifies_the_capture_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let crate_dir = dir.path().join("generated");
+    copy_dir(&workspace().join("generated"), &crate_dir);
+    let manifest = crate_dir.join("bindings.toml");
+
+    // Not in git: stale, and says why there is no summary.
+    let capture = crate_dir.join("captures/saving_throw.tools.json");
+    let original = std::fs::read_to_string(&capture).expect("capture");
+    let edited = original.replace("Page size, 1-100", "Page size (1 to 100)");
+    assert_ne!(original, edited);
+    std::fs::write(&capture, &edited).expect("edit");
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no previous capture to compare"),
+        "{stdout}"
+    );
+
+    // In git: the capture of the commit that wrote src/saving_throw.rs is the old side.
+    std::fs::write(&capture, &original).expect("restore");
+    git(dir.path(), &["init", "-q", "."]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "generated"]);
+    let mut value: Value = serde_json::from_str(&edited).expect("json");
+    let tools = value["tools"].as_array_mut().expect("tools");
+    let tool = tools[0]["name"].as_str().expect("name").to_owned();
+    let schema = &mut tools[0]["inputSchema"];
+    schema["properties"]["region"] = json!({"type": "string"});
+    let mut required = schema["required"].as_array().cloned().unwrap_or_default();
+    required.push(json!("region"));
+    schema["required"] = Value::Array(required);
+    std::fs::write(
+        &capture,
+        serde_json::to_string_pretty(&value).expect("json"),
+    )
+    .expect("edit");
+    git(
+        dir.path(),
+        &["commit", "-q", "-am", "new capture, not regenerated"],
+    );
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(&manifest)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let summary = stdout
+        .find("1 breaking, 0 warnings, 1 info")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let added = format!(
+        "{tool}\n  breaking  /inputSchema/properties/region: new required argument `region`  [input-required-property-added]"
+    );
+    assert!(stdout.contains(&added), "{stdout}");
+    assert!(stdout.contains("[description-changed]"), "{stdout}");
+    let list = stdout.find("STALE").expect("file list");
+    assert!(
+        summary < list,
+        "the summary comes before the file list: {stdout}"
+    );
+}
