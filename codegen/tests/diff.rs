@@ -842,3 +842,15 @@ fn release_mcp_server_git_2026() {
     expect_file!["../../tests/fixtures/diff/mcp-server-git-2026/report.txt"].assert_eq(&report);
     assert!(report.contains("[input-min-items-narrowed]"), "{report}");
 }
+
+/// `read_file` is deprecated in favour of the new `read_text_file`, not removed: no rename, no
+/// breaking change.
+#[test]
+fn release_server_filesystem() {
+    let report = release_pair("server-filesystem");
+    expect_file!["../../tests/fixtures/diff/server-filesystem/report.txt"].assert_eq(&report);
+    assert!(
+        report.starts_with("old.tools.json -> new.tools.json: 0 breaking"),
+        "{report}"
+    );
+}
