@@ -65,7 +65,7 @@ enum Command {
     /// when nothing breaks, 1 when something does, 2 on bad input.
     Diff {
         /// The old capture, then the new one (omit the new one to capture a live server).
-        #[arg(value_name = "OLD NEW", num_args = 1..=2, required = true)]
+        #[arg(value_names = ["OLD", "NEW"], num_args = 1..=2, required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
         server: LiveServer,

@@ -842,3 +842,39 @@ fn release_mcp_server_git_2026() {
     expect_file!["../../tests/fixtures/diff/mcp-server-git-2026/report.txt"].assert_eq(&report);
     assert!(report.contains("[input-min-items-narrowed]"), "{report}");
 }
+
+/// `read_file` is deprecated in favour of the new `read_text_file`, not removed: no rename, no
+/// breaking change.
+#[test]
+fn release_server_filesystem() {
+    let report = release_pair("server-filesystem");
+    expect_file!["../../tests/fixtures/diff/server-filesystem/report.txt"].assert_eq(&report);
+    assert!(
+        report.starts_with("old.tools.json -> new.tools.json: 0 breaking"),
+        "{report}"
+    );
+}
+
+/// Every tool gained an `outputSchema` and `additionalProperties: false`: on the wire that is
+/// information and warnings; at `--level source` every method's result type changes.
+#[test]
+fn release_server_memory_at_source_level() {
+    let dir = workspace().join("tests/fixtures/diff/server-memory");
+    let old = capture::read(&dir.join("old.tools.json")).expect("old");
+    let new = capture::read(&dir.join("new.tools.json")).expect("new");
+    let wire = diff::diff(&old, &new, &Options::default());
+    assert!(!wire.breaks(diff::Severity::Breaking), "{}", lines(&wire));
+    let report = diff::diff(
+        &old,
+        &new,
+        &Options {
+            level: Level::Source,
+        },
+    );
+    let text = Format::Text.render(&report, "old.tools.json", "new.tools.json");
+    expect_file!["../../tests/fixtures/diff/server-memory/report-source.txt"].assert_eq(&text);
+    assert_eq!(
+        report.summary.breaking, 9,
+        "one result type change per tool: {text}"
+    );
+}

@@ -31,7 +31,7 @@ pub mod rules;
 mod schema;
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -225,12 +225,23 @@ fn change(rule: Rule, tool: &str, pointer: &str, message: String) -> Change {
 fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, &'t str> {
     let mut out = BTreeMap::new();
     let mut taken: Vec<&str> = Vec::new();
+    // Tools often share an input schema: each distinct one is compared with the added tools once.
+    let mut by_schema: HashMap<String, Vec<&'t Tool>> = HashMap::new();
     for old in removed {
-        let candidates: Vec<&Tool> = added
-            .iter()
-            .copied()
-            .filter(|new| accepts_what_it_accepted(old, new))
-            .collect();
+        let key = old.input_schema.to_string();
+        let candidates = by_schema
+            .entry(key)
+            .or_insert_with(|| {
+                added
+                    .iter()
+                    .copied()
+                    .filter(|new| {
+                        may_accept(&old.input_schema, &new.input_schema)
+                            && accepts_what_it_accepted(old, new)
+                    })
+                    .collect()
+            })
+            .clone();
         let close = candidates
             .iter()
             .filter(|new| !taken.contains(&new.name.as_str()))
@@ -247,6 +258,30 @@ fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, &'
         }
     }
     out
+}
+
+/// A quick necessary condition for [`accepts_what_it_accepted`] on the top-level property
+/// names: `new` declares every argument `old` declared and requires none that `old` callers
+/// might not send.
+fn may_accept(old: &Value, new: &Value) -> bool {
+    let names = |schema: &Value, key: &str| -> Vec<String> {
+        let schema = resolve::resolve(schema, schema);
+        match (key, schema.get(key)) {
+            ("properties", Some(Value::Object(map))) => map.keys().cloned().collect(),
+            ("required", Some(Value::Array(items))) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (old_props, new_props) = (names(old, "properties"), names(new, "properties"));
+    let old_required = names(old, "required");
+    old_props.iter().all(|p| new_props.contains(p))
+        && names(new, "required")
+            .iter()
+            .all(|r| old_required.contains(r))
 }
 
 /// Whether `new` accepts every call `old` accepted (its input schema narrows nothing).
