@@ -1,6 +1,7 @@
 //! Server-side costs, each against its floor in the same run:
 //! - `dispatch` of a small `tools/call` vs the serde floor (parse the request text into a
-//!   `Value`, serialize the same response);
+//!   `Value`, serialize the same response), legacy and 2026-07-28 (with `_meta`, checked, and
+//!   `resultType` in the answer);
 //! - idle `poll()` (nothing queued);
 //! - a loopback HTTP round trip with the game polling in a tight loop.
 
@@ -48,6 +49,8 @@ fn registry() -> Registry<Game> {
 
 const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
 
+const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
+
 fn dispatch(c: &mut Criterion) {
     let mut group = c.benchmark_group("dispatch_tools_call");
     group.bench_function("serde_floor", |b| {
@@ -71,6 +74,9 @@ fn dispatch(c: &mut Criterion) {
     let mut registry = registry();
     group.bench_function("registry_dispatch", |b| {
         b.iter(|| black_box(registry.dispatch(&mut Game, black_box(REQUEST))))
+    });
+    group.bench_function("registry_dispatch_2026_07_28", |b| {
+        b.iter(|| black_box(registry.dispatch(&mut Game, black_box(MODERN_REQUEST))))
     });
     group.finish();
 }

@@ -130,13 +130,21 @@ fn call(name: &str, arguments: Value, meta: Value) -> String {
 fn wait_queued(server: &Server<World>, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while server.queued() < n {
-        assert!(Instant::now() < deadline, "{} of {n} queued", server.queued());
+        assert!(
+            Instant::now() < deadline,
+            "{} of {n} queued",
+            server.queued()
+        );
         thread::sleep(Duration::from_millis(1));
     }
 }
 
 /// The game loop of a test: `update` then `poll` until `done`, bounded.
-fn frames_until(server: &mut Server<World>, world: &mut World, mut done: impl FnMut(&World) -> bool) {
+fn frames_until(
+    server: &mut Server<World>,
+    world: &mut World,
+    mut done: impl FnMut(&World) -> bool,
+) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while !done(world) {
         assert!(Instant::now() < deadline, "bounded wait");
@@ -153,7 +161,11 @@ fn a_deferred_call_completes_on_a_later_frame_with_progress_as_sse() {
     let mut world = World::default();
     let client = request(
         port,
-        &call("run_frames", json!({"frames": 3}), json!({"progressToken": "p1"})),
+        &call(
+            "run_frames",
+            json!({"frames": 3}),
+            json!({"progressToken": "p1"}),
+        ),
     );
     wait_queued(&server, 1);
     assert!(server.poll(&mut world), "started");
@@ -170,7 +182,11 @@ fn a_deferred_call_completes_on_a_later_frame_with_progress_as_sse() {
         .map(|d| serde_json::from_str(d).expect("json event"))
         .collect();
     let (last, notes) = events.split_last().expect("events");
-    assert_eq!(notes.len(), 3, "one progress per frame before the answer: {body}");
+    assert_eq!(
+        notes.len(),
+        3,
+        "one progress per frame before the answer: {body}"
+    );
     for (i, note) in notes.iter().enumerate() {
         assert_eq!(note["method"], "notifications/progress");
         assert_eq!(note["params"]["progressToken"], "p1");
@@ -182,16 +198,25 @@ fn a_deferred_call_completes_on_a_later_frame_with_progress_as_sse() {
         json!({"frame": started + 3})
     );
     server.poll(&mut world);
-    assert_eq!(server.registry().deferred_calls(), 0, "forgotten once answered");
+    assert_eq!(
+        server.registry().deferred_calls(),
+        0,
+        "forgotten once answered"
+    );
 }
 
 #[test]
 fn without_a_progress_token_the_answer_stays_plain_json() {
     let mut server = server(Duration::from_secs(60));
     let mut world = World::default();
-    let client = request(server.port(), &call("run_frames", json!({"frames": 2}), json!({})));
+    let client = request(
+        server.port(),
+        &call("run_frames", json!({"frames": 2}), json!({})),
+    );
     wait_queued(&server, 1);
-    frames_until(&mut server, &mut world, |w| w.frame >= 4 && w.waiting.is_empty());
+    frames_until(&mut server, &mut world, |w| {
+        w.frame >= 4 && w.waiting.is_empty()
+    });
     let (head, body) = read_all(client);
     assert!(head.contains("content-type: application/json"), "{head}");
     let body: Value = serde_json::from_str(&body).expect("one JSON body");
@@ -202,7 +227,10 @@ fn without_a_progress_token_the_answer_stays_plain_json() {
 fn a_call_whose_client_left_is_abandoned_and_dropped() {
     let mut server = server(Duration::from_secs(60));
     let mut world = World::default();
-    let client = request(server.port(), &call("run_frames", json!({"frames": 1000}), json!({})));
+    let client = request(
+        server.port(),
+        &call("run_frames", json!({"frames": 1000}), json!({})),
+    );
     wait_queued(&server, 1);
     assert!(server.poll(&mut world));
     let (_, call) = world.waiting.first().expect("stored");
@@ -210,7 +238,10 @@ fn a_call_whose_client_left_is_abandoned_and_dropped() {
     drop(client);
     let deadline = Instant::now() + Duration::from_secs(20);
     while !world.waiting[0].1.is_abandoned() {
-        assert!(Instant::now() < deadline, "the server noticed the client left");
+        assert!(
+            Instant::now() < deadline,
+            "the server noticed the client left"
+        );
         thread::sleep(Duration::from_millis(1));
     }
     server.poll(&mut world);
@@ -223,7 +254,10 @@ fn a_call_whose_client_left_is_abandoned_and_dropped() {
 fn a_call_past_its_deadline_is_a_clear_tool_error() {
     let mut server = server(Duration::ZERO);
     let mut world = World::default();
-    let client = request(server.port(), &call("run_frames", json!({"frames": 1000}), json!({})));
+    let client = request(
+        server.port(),
+        &call("run_frames", json!({"frames": 1000}), json!({})),
+    );
     wait_queued(&server, 1);
     assert!(server.poll(&mut world));
     // The next frame notices the deadline has passed.
@@ -232,7 +266,10 @@ fn a_call_past_its_deadline_is_a_clear_tool_error() {
     let body: Value = serde_json::from_str(&body).expect("json");
     assert_eq!(body["result"]["isError"], true, "{body}");
     let text = body["result"]["content"][0]["text"].as_str().expect("text");
-    assert!(text.contains("deadline") && text.contains("run_frames"), "{text}");
+    assert!(
+        text.contains("deadline") && text.contains("run_frames"),
+        "{text}"
+    );
     let (_, call) = world.waiting.pop().expect("held");
     assert!(call.is_abandoned());
     assert!(!call.complete(Ok(Stepped { frame: 1 })));
@@ -242,7 +279,10 @@ fn a_call_past_its_deadline_is_a_clear_tool_error() {
 fn crash_mode_answers_waiting_deferred_calls() {
     let mut server = server(Duration::from_secs(60));
     let mut world = World::default();
-    let client = request(server.port(), &call("run_frames", json!({"frames": 1000}), json!({})));
+    let client = request(
+        server.port(),
+        &call("run_frames", json!({"frames": 1000}), json!({})),
+    );
     wait_queued(&server, 1);
     assert!(server.poll(&mut world));
     server
@@ -251,7 +291,12 @@ fn crash_mode_answers_waiting_deferred_calls() {
     let (_, body) = read_all(client);
     let body: Value = serde_json::from_str(&body).expect("json");
     assert_eq!(body["result"]["isError"], true, "{body}");
-    assert!(body["result"]["content"][0]["text"].as_str().expect("text").contains("crashed"));
+    assert!(
+        body["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("crashed")
+    );
     assert_eq!(server.registry().deferred_calls(), 0);
 }
 
@@ -279,7 +324,10 @@ fn poll_for_drains_a_burst_across_frames_within_the_budget() {
         assert!(head.starts_with("http/1.1 200"), "{head}");
     }
     // Nothing queued: the frame returns at once with nothing done.
-    assert_eq!(server.poll_for(&mut world, Duration::from_secs(60)).calls, 0);
+    assert_eq!(
+        server.poll_for(&mut world, Duration::from_secs(60)).calls,
+        0
+    );
 }
 
 #[test]
@@ -295,7 +343,10 @@ fn a_call_slower_than_the_budget_runs_alone() {
     assert_eq!(stats.calls, 1, "the slow call used the whole budget");
     assert!(stats.longest >= Duration::from_millis(30));
     assert_eq!(stats.queued, 1);
-    assert_eq!(server.poll_for(&mut world, Duration::from_millis(1)).calls, 1);
+    assert_eq!(
+        server.poll_for(&mut world, Duration::from_millis(1)).calls,
+        1
+    );
     read_all(slow);
     read_all(fast);
 }
@@ -307,8 +358,10 @@ fn the_frame_never_blocks_on_the_network() {
     let mut world = World::default();
     // A client that sent half a request, and one that sent nothing.
     let mut half = TcpStream::connect(("127.0.0.1", port)).expect("connects");
-    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\"")
-        .expect("writes");
+    half.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\"",
+    )
+    .expect("writes");
     let _silent = TcpStream::connect(("127.0.0.1", port)).expect("connects");
     for _ in 0..1000 {
         let stats = server.poll_for(&mut world, Duration::from_secs(60));
