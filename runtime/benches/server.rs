@@ -103,7 +103,7 @@ fn dispatch(c: &mut Criterion) {
 fn streamed(c: &mut Criterion) {
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
     let plain = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta}}}}}}}"#
     );
     let asked = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta},"progressToken":"p"}}}}}}"#
@@ -113,6 +113,12 @@ fn streamed(c: &mut Criterion) {
     for (name, line) in [("plain", plain), ("ten_progress_notifications", asked)] {
         let input = format!("{line}\n");
         let mut output = Vec::with_capacity(4096);
+        serve_stdio(&mut registry, &mut Game, input.as_bytes(), &mut output).expect("serves");
+        let lines = output
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        assert_eq!(lines, if name == "plain" { 1 } else { 11 }, "{name}");
         group.bench_function(name, |b| {
             b.iter(|| {
                 output.clear();
