@@ -1,6 +1,9 @@
 //! Server-side costs, each against its floor in the same run:
 //! - `dispatch` of a small `tools/call` vs the serde floor (parse the request text into a
-//!   `Value`, serialize the same response);
+//!   `Value`, serialize the same response), legacy and 2026-07-28 (with `_meta`, checked, and
+//!   `resultType` in the answer);
+//! - a call that streams 10 progress notifications before its answer vs the same call without
+//!   a `progressToken` (plain answer), through `serve_stdio` (in process, no network);
 //! - idle `poll()` (nothing queued);
 //! - a loopback HTTP round trip with the game polling in a tight loop.
 
@@ -10,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
+use mcp_bindgen::server::{
+    Call, CallHandler, Handler, McpTool, Registry, Server, ToolError, serve_stdio,
+};
 use mcp_bindgen::{HttpClient, ToolCaller};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,13 +45,30 @@ impl Handler<Game> for Add {
     }
 }
 
+/// Reports progress ten times, then answers.
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct Steps {}
+
+impl CallHandler<Game> for Steps {
+    type Output = Sum;
+    fn start(self, _: &mut Game, call: Call<Sum>) {
+        for i in 0..10 {
+            call.progress(f64::from(i), Some(10.0), None);
+        }
+        call.complete(Ok(Sum { sum: 10 }));
+    }
+}
+
 fn registry() -> Registry<Game> {
     let mut r = Registry::new("bench", "0");
-    r.register::<Add>();
+    r.register::<Add>()
+        .register_call::<Steps>(Duration::from_secs(60));
     r
 }
 
 const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+
+const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
 
 fn dispatch(c: &mut Criterion) {
     let mut group = c.benchmark_group("dispatch_tools_call");
@@ -72,6 +94,40 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("registry_dispatch", |b| {
         b.iter(|| black_box(registry.dispatch(&mut Game, black_box(REQUEST))))
     });
+    group.bench_function("registry_dispatch_2026_07_28", |b| {
+        b.iter(|| black_box(registry.dispatch(&mut Game, black_box(MODERN_REQUEST))))
+    });
+    group.finish();
+}
+
+fn streamed(c: &mut Criterion) {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+    let plain = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta}}}}}}}"#
+    );
+    let asked = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta},"progressToken":"p"}}}}}}"#
+    );
+    let mut registry = registry();
+    let mut group = c.benchmark_group("streamed_call_stdio");
+    for (name, line) in [("plain", plain), ("ten_progress_notifications", asked)] {
+        let input = format!("{line}\n");
+        let mut output = Vec::with_capacity(4096);
+        serve_stdio(&mut registry, &mut Game, input.as_bytes(), &mut output).expect("serves");
+        let lines = output
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        assert_eq!(lines, if name == "plain" { 1 } else { 11 }, "{name}");
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                output.clear();
+                serve_stdio(&mut registry, &mut Game, input.as_bytes(), &mut output)
+                    .expect("serves");
+                black_box(output.len())
+            })
+        });
+    }
     group.finish();
 }
 
@@ -121,5 +177,5 @@ fn round_trip(c: &mut Criterion) {
     game.join().expect("game thread");
 }
 
-criterion_group!(benches, dispatch, idle_poll, round_trip);
+criterion_group!(benches, dispatch, streamed, idle_poll, round_trip);
 criterion_main!(benches);

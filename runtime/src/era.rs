@@ -92,8 +92,11 @@ pub fn decode_header_value(value: &str) -> Option<String> {
     String::from_utf8(base64_decode(payload)?).ok()
 }
 
-/// Standard base64 (RFC 4648 section 4), padding optional.
+/// Standard base64 (RFC 4648 section 4), padded to a multiple of four characters.
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
     fn sextet(c: u8) -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',
@@ -190,9 +193,14 @@ mod tests {
             decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA==?=").as_deref(),
             Some("héllo wörld")
         );
+        // Padding is required (SEP-2243's test table rejects "SGVsbG8").
+        assert_eq!(decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA?="), None);
+        assert_eq!(decode_header_value("=?base64?SGVsbG8?="), None);
+        assert_eq!(decode_header_value("=?base64?SGVs!!!bG8=?="), None);
+        // Without the whole wrapper, a value is literal.
         assert_eq!(
-            decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA?=").as_deref(),
-            Some("héllo wörld")
+            decode_header_value("=?base64?SGVsbG8=").as_deref(),
+            Some("=?base64?SGVsbG8=")
         );
         assert_eq!(decode_header_value("=?base64?YQ==?=").as_deref(), Some("a"));
         assert_eq!(

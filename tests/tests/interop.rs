@@ -3,10 +3,14 @@
 //! which then runs these with `--ignored`. Every server is bound to 127.0.0.1, and every loop
 //! and wait is bounded.
 //!
-//! - the MCP conformance suite's server scenarios against `conformance_host` (derive +
-//!   registry + server), with the expected failures in `interop/conformance-baseline.yml`;
+//! - the MCP conformance suite's server scenarios (0.2.0-alpha.12, the frozen
+//!   `--requirements 2026-07-28` and `2025-11-25` sets) against `conformance_host` (derive +
+//!   registry + server, both eras on one port), with the expected failures in
+//!   `interop/conformance-baseline-2026-07-28.yml` and `interop/conformance-baseline.yml`;
 //! - its client scenarios `initialize` and `tools_call` against `conformance_client`;
-//! - the official TypeScript SDK client and the Python `mcp` client against our server;
+//! - the official TypeScript SDK clients (v1 1.32.2, legacy; v2 with auto negotiation, which
+//!   lands on 2026-07-28) and the Python `mcp` client (its legacy session and its auto-negotiating
+//!   `Client`) against our server, progress included;
 //! - `@modelcontextprotocol/server-everything` over stdio and Streamable HTTP (in a private
 //!   network namespace), every tool called through the generated client, typed.
 
@@ -26,6 +30,14 @@ fn node() -> PathBuf {
 fn conformance() -> Command {
     let mut c = Command::new(node());
     c.arg(interop().join("node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        .current_dir(std::env::temp_dir());
+    c
+}
+
+/// The conformance suite 0.2.0-alpha.12, which has the frozen requirement sets.
+fn conformance_02() -> Command {
+    let mut c = Command::new(node());
+    c.arg(interop().join("node_modules/conformance-0.2/dist/index.js"))
         .current_dir(std::env::temp_dir());
     c
 }
@@ -95,41 +107,97 @@ fn assert_passed(results: &[(String, Vec<Value>)], scenario: &str) {
     assert!(!checks.is_empty(), "{scenario}: no checks");
     for check in checks {
         let status = check["status"].as_str().unwrap_or("");
+        // SKIPPED: a check that does not apply (subscriptions on a server without
+        // list-changed notifications).
         assert!(
-            matches!(status, "SUCCESS" | "INFO"),
+            matches!(status, "SUCCESS" | "INFO" | "SKIPPED"),
             "{scenario}: {}",
             serde_json::to_string_pretty(check).unwrap_or_default()
         );
     }
 }
 
-#[test]
-#[ignore = "needs the npm peers: run scripts/test.sh"]
-fn conformance_server_scenarios() {
+/// Runs one frozen requirement set against the host; every failure must be in `baseline`, no
+/// baseline entry may pass, and each of `must_pass` passes.
+fn conformance_server(requirements: &str, baseline: &str, must_pass: &[&str]) {
     let host = Host::start();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut c = conformance();
-    c.args(["server", "--url", &host.url, "--expected-failures"])
-        .arg(interop().join("conformance-baseline.yml"))
-        .arg("-o")
-        .arg(dir.path());
+    let mut c = conformance_02();
+    c.args([
+        "server",
+        "--url",
+        &host.url,
+        "--requirements",
+        requirements,
+        "--expected-failures",
+    ])
+    .arg(interop().join(baseline))
+    .arg("-o")
+    .arg(dir.path());
     // Exit 0: every failure is in the baseline, and no baseline entry passes now.
-    run(c, "conformance server");
+    run(
+        c,
+        &format!("conformance server --requirements {requirements}"),
+    );
     let results = checks(dir.path());
-    for scenario in [
-        "server-initialize",
-        "ping",
-        "tools-list",
-        "tools-call-simple-text",
-        "tools-call-image",
-        "tools-call-audio",
-        "tools-call-embedded-resource",
-        "tools-call-mixed-content",
-        "tools-call-error",
-        "dns-rebinding-protection",
-    ] {
+    for scenario in must_pass {
         assert_passed(&results, scenario);
     }
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn conformance_server_2026_07_28() {
+    conformance_server(
+        "2026-07-28",
+        "conformance-baseline-2026-07-28.yml",
+        &[
+            "server-stateless",
+            "caching",
+            "tools-list",
+            "tools-call-simple-text",
+            "tools-call-image",
+            "tools-call-audio",
+            "tools-call-embedded-resource",
+            "tools-call-mixed-content",
+            "tools-call-error",
+            "tools-call-with-progress",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+            "json-schema-2020-12",
+            "http-header-validation",
+            "http-custom-header-server-validation",
+            "resources-list",
+            "prompts-list",
+            "sep-2164-resource-not-found",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn conformance_server_2025_11_25() {
+    conformance_server(
+        "2025-11-25",
+        "conformance-baseline.yml",
+        &[
+            "server-initialize",
+            "logging-set-level",
+            "ping",
+            "tools-list",
+            "tools-call-simple-text",
+            "tools-call-image",
+            "tools-call-audio",
+            "tools-call-embedded-resource",
+            "tools-call-mixed-content",
+            "tools-call-with-logging",
+            "tools-call-error",
+            "tools-call-with-progress",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+            "json-schema-2020-12",
+        ],
+    );
 }
 
 #[test]
@@ -197,6 +265,49 @@ fn typescript_sdk_client() {
     check_peer_result(&result, "typescript");
     // SEP-1303: arguments that do not fit come back as a tool error the model can read.
     assert_eq!(result["badArgs"]["isError"], true);
+    // The v1 SDK speaks only the legacy era, and still lands on its newest version.
+    assert_eq!(result["protocol"], "2025-11-25");
+}
+
+/// The progress a modern peer saw: 0, 50, 100 of 100, then the answer.
+fn check_progress(result: &Value, peer: &str) {
+    assert_eq!(result["protocol"], "2026-07-28", "{peer}: {result}");
+    let progress: Vec<f64> = result["progress"]
+        .as_array()
+        .expect("progress")
+        .iter()
+        .map(|p| p["progress"].as_f64().expect("a number"))
+        .collect();
+    assert_eq!(progress, [0.0, 50.0, 100.0], "{peer}");
+    assert_eq!(result["withProgress"]["isError"], false, "{peer}");
+    assert_eq!(
+        result["withProgress"]["content"][0]["text"], "Tool with progress completed",
+        "{peer}"
+    );
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn typescript_sdk_v2_client_lands_on_2026_07_28() {
+    let host = Host::start();
+    let mut c = Command::new(node());
+    c.arg(interop().join("ts_client_v2.mjs")).arg(&host.url);
+    let out = run(c, "TypeScript SDK v2 client");
+    let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    check_peer_result(&result, "typescript v2");
+    check_progress(&result, "typescript v2");
+}
+
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_sdk_client_lands_on_2026_07_28() {
+    let host = Host::start();
+    let mut c = Command::new(interop().join(".venv/bin/python"));
+    c.arg(interop().join("py_client_modern.py")).arg(&host.url);
+    let out = run(c, "Python mcp Client (auto)");
+    let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    check_peer_result(&result, "python modern");
+    check_progress(&result, "python modern");
 }
 
 #[test]
@@ -208,6 +319,10 @@ fn python_sdk_client() {
     let out = run(c, "Python mcp client");
     let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
     check_peer_result(&result, "python");
+    assert_eq!(
+        result["protocol"], "2025-11-25",
+        "the session API keeps the handshake"
+    );
 }
 
 fn everything(mode: &str, wrap_in_namespace: bool) {

@@ -3,14 +3,15 @@
 //! A [hecs] world of entities with a [`Transform2D`] (and a few other components), advanced by
 //! a 60 Hz frame loop that polls an MCP [`Server`] once per frame. The seed's debug tools are
 //! declared with `#[derive(McpTool)]` in [`tools`]: `components_info`, `query`, `info`,
-//! `modify`, `set`, `run_lua`, `ping`, `context`, `get_logs`, `send_event`, and the custom
-//! `placed_count`. A gameplay panic puts the registry in crash mode; `ping`, `context`,
-//! `get_logs` and `send_event` stay callable.
+//! `modify`, `set`, `run_lua`, `ping`, `context`, `get_logs`, `send_event`, the custom
+//! `placed_count`, and `run_frames`, whose answer spans frames (with progress each frame when
+//! asked). A gameplay panic puts the registry in crash mode; `ping`, `context`, `get_logs` and
+//! `send_event` stay callable.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use mcp_bindgen::server::{Registry, Server};
+use mcp_bindgen::server::{Call, Registry, Server};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -45,6 +46,8 @@ pub struct Game {
     pub dirty: BTreeSet<(u64, &'static str)>,
     /// The crash traceback, once gameplay has panicked.
     pub crash: Option<String>,
+    /// `run_frames` calls waiting for their frame: (first frame, last frame, call).
+    running: Vec<(u64, u64, Call<tools::FramesRun>)>,
 }
 
 impl std::fmt::Debug for Game {
@@ -103,6 +106,7 @@ impl Game {
             events: VecDeque::new(),
             dirty: BTreeSet::new(),
             crash: None,
+            running: Vec::new(),
         }
     }
 
@@ -159,6 +163,36 @@ impl Game {
             transform.y += velocity.dy / 60.0;
         }
         self.dirty.clear();
+        self.finish_run_frames();
+    }
+
+    /// Starts a `run_frames` call: answered once `frames` more frames have run.
+    pub fn run_frames(&mut self, frames: u32, call: Call<tools::FramesRun>) {
+        self.running
+            .push((self.frame, self.frame + u64::from(frames), call));
+    }
+
+    /// Progress on the waiting `run_frames` calls; the due ones answered, the abandoned ones
+    /// dropped.
+    fn finish_run_frames(&mut self) {
+        if self.running.is_empty() {
+            return;
+        }
+        let frame = self.frame;
+        let entities = self.world.len();
+        self.running.retain(|(_, _, call)| !call.is_abandoned());
+        for (from, until, call) in &self.running {
+            if frame < *until {
+                call.progress((frame - from) as f64, Some((until - from) as f64), None);
+            }
+        }
+        for (from, until, call) in self.running.extract_if(.., |(_, until, _)| *until <= frame) {
+            call.complete(Ok(tools::FramesRun {
+                frame,
+                frames: u32::try_from(until - from).unwrap_or(u32::MAX),
+                entities,
+            }));
+        }
     }
 
     /// One frame: gameplay (a panic puts the game and the server in crash mode), then one poll

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 
 use hecs::Entity;
-use mcp_bindgen::server::{Handler, McpTool, Registry, ToolError};
+use std::time::Duration;
+
+use mcp_bindgen::server::{Call, CallHandler, Handler, McpTool, Registry, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -24,7 +26,9 @@ pub fn register(registry: &mut Registry<Game>) {
         .register::<Context>()
         .register::<GetLogs>()
         .register::<SendEvent>()
-        .register::<PlacedCount>();
+        .register::<PlacedCount>()
+        // 3600 frames are a minute at 60 Hz; a slow or paused game gets twice that.
+        .register_call::<RunFrames>(Duration::from_secs(120));
 }
 
 fn entity(game: &Game, id: u64) -> Result<Entity, ToolError> {
@@ -451,5 +455,33 @@ impl Handler<Game> for PlacedCount {
         Ok(Count {
             count: u32::try_from(count).unwrap_or(u32::MAX),
         })
+    }
+}
+
+/// Let the game run `frames` more frames (1 to 3600, 60 per second), then report the frame
+/// reached and the entity count. Reports progress every frame when the client asks for it.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(title = "Run frames")]
+pub struct RunFrames {
+    /// Frames to run, 1 to 3600.
+    #[schemars(range(min = 1, max = 3600))]
+    pub frames: u32,
+}
+
+/// Where the game got to.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct FramesRun {
+    /// The frame reached.
+    pub frame: u64,
+    /// Frames run for this call.
+    pub frames: u32,
+    /// Entities in the world then.
+    pub entities: u32,
+}
+
+impl CallHandler<Game> for RunFrames {
+    type Output = FramesRun;
+    fn start(self, game: &mut Game, call: Call<FramesRun>) {
+        game.run_frames(self.frames, call);
     }
 }

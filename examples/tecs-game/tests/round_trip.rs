@@ -84,6 +84,18 @@ async fn every_tool_through_the_generated_client_over_http() {
 
     assert_eq!(client.placed_count().await.expect("placed_count").count, 4);
 
+    // An answer that spans frames: the game answers once 5 more frames have run.
+    let before = client.ping().await.expect("ping").frame;
+    let run = client
+        .run_frames(&types::RunFramesArgs {
+            frames: std::num::NonZeroU64::new(5).expect("5"),
+        })
+        .await
+        .expect("run_frames");
+    assert_eq!(run.frames, 5);
+    assert!(run.frame >= before + 5, "{} then {}", before, run.frame);
+    assert_eq!(run.entities, 5);
+
     let found = client
         .query(&types::QueryArgs {
             include: vec!["Transform2D".into(), "Velocity".into()],

@@ -616,6 +616,14 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         version: header_text(request.headers(), era::header::PROTOCOL_VERSION),
         method: header_text(request.headers(), era::header::METHOD),
         name: header_text(request.headers(), era::header::NAME),
+        params: request
+            .headers()
+            .iter()
+            .filter_map(|(name, value)| {
+                let suffix = name.as_str().strip_prefix(era::header::PARAM_PREFIX)?;
+                Some((suffix.to_owned(), value.to_str().ok()?.trim().to_owned()))
+            })
+            .collect(),
     };
     let streamable = request
         .headers()
@@ -679,6 +687,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         era,
         outlet,
         streamable,
+        param_headers: Some(headers.params),
     }) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);

@@ -183,6 +183,8 @@ pub(crate) struct Headers {
     pub version: Option<String>,
     pub method: Option<String>,
     pub name: Option<String>,
+    /// `Mcp-Param-*` headers: the lowercase suffix and the raw value.
+    pub params: Vec<(String, String)>,
 }
 
 fn meta_of(params: Option<&Value>) -> Option<&Map<String, Value>> {
@@ -392,6 +394,9 @@ pub(crate) struct Incoming {
     /// Whether the transport can carry notifications before the answer (an SSE answer, or
     /// stdio lines).
     pub streamable: bool,
+    /// The `Mcp-Param-*` headers of an HTTP request, checked against the tool's parameters
+    /// marked `x-mcp-header` (modern era); `None` over stdio.
+    pub param_headers: Option<Vec<(String, String)>>,
 }
 
 type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
@@ -665,6 +670,7 @@ impl<Ctx> Registry<Ctx> {
                 era,
                 outlet,
                 streamable,
+                param_headers: None,
             },
         );
         loop {
@@ -698,6 +704,7 @@ impl<Ctx> Registry<Ctx> {
             era,
             outlet,
             streamable,
+            param_headers,
         } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
@@ -716,12 +723,27 @@ impl<Ctx> Registry<Ctx> {
             (Era::Modern, "resources/templates/list") => {
                 (self.empty_list(id, "resourceTemplates"), 200, false)
             }
+            (Era::Modern, "resources/read") => {
+                let uri = request
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("uri"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let text = error_with(
+                    id,
+                    -32602,
+                    &format!("Resource not found: {uri}"),
+                    Some(&serde_json::json!({ "uri": uri })),
+                );
+                (text, 200, false)
+            }
             (_, "tools/list") => {
                 let text = self.list(id, request.params.as_ref(), modern);
                 (text, 200, false)
             }
             (_, "tools/call") => {
-                return self.call(ctx, request, modern, outlet, streamable);
+                return self.call(ctx, request, modern, outlet, streamable, param_headers);
             }
             (_, other) => (
                 error(id, -32601, &format!("Method not found: {other}")),
@@ -853,6 +875,7 @@ impl<Ctx> Registry<Ctx> {
         modern: bool,
         outlet: Outlet,
         streamable: bool,
+        param_headers: Option<Vec<(String, String)>>,
     ) -> bool {
         let Request { id, params, .. } = request;
         let done = |text: String, status: u16| {
@@ -925,6 +948,20 @@ impl<Ctx> Registry<Ctx> {
                 return false;
             }
         }
+        if modern
+            && let Some(headers) = &param_headers
+            && let Err(what) = check_param_headers(&entry.input, &arguments, headers)
+        {
+            done(
+                error(
+                    &id,
+                    era::code::HEADER_MISMATCH,
+                    &format!("Bad Request: the request headers and body disagree: {what}"),
+                ),
+                400,
+            );
+            return false;
+        }
         if let Some(traceback) = &self.crashed
             && !entry.def.when_crashed
         {
@@ -993,6 +1030,60 @@ impl<Ctx> Registry<Ctx> {
         }
         true
     }
+}
+
+/// SEP-2243: every argument whose property is marked `x-mcp-header` travels in its
+/// `Mcp-Param-{name}` header too, and the two must agree.
+fn check_param_headers(
+    schema: &Value,
+    arguments: &Value,
+    headers: &[(String, String)],
+) -> Result<(), String> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (property, spec) in properties {
+        let Some(name) = spec.get("x-mcp-header").and_then(Value::as_str) else {
+            continue;
+        };
+        let wanted = name.to_ascii_lowercase();
+        let header = headers
+            .iter()
+            .find(|(suffix, _)| *suffix == wanted)
+            .map(|(_, v)| v.as_str());
+        let body = arguments.get(property).filter(|v| !v.is_null());
+        match (body, header) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(format!(
+                    "arguments.{property} is in the body but the Mcp-Param-{name} header is absent"
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(format!(
+                    "the Mcp-Param-{name} header is set but arguments.{property} is absent"
+                ));
+            }
+            (Some(body), Some(raw)) => {
+                let Some(decoded) = era::decode_header_value(raw) else {
+                    return Err(format!(
+                        "the Mcp-Param-{name} header carries an invalid =?base64?...?= value"
+                    ));
+                };
+                let expected = match body {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if decoded != expected {
+                    return Err(format!(
+                        "arguments.{property} is {expected:?} but the Mcp-Param-{name} header \
+                         names {decoded:?}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn parse_arguments<T: super::McpTool>(arguments: Value) -> Result<T, ToolError> {

@@ -1,19 +1,155 @@
 //! The fixture host the MCP conformance suite's server scenarios run against: the tools those
 //! scenarios call, declared with `#[derive(McpTool)]` and served by `mcp_bindgen::Server` on
-//! 127.0.0.1, polled once per ~1 ms "frame".
+//! 127.0.0.1, polled with a 1 ms budget once per ~1 ms "frame". Both protocol eras are served
+//! on the one port; the tools that report progress or log lines answer over several frames.
 //!
 //! `conformance_host [PORT]` prints `http://127.0.0.1:PORT/mcp` once it listens.
 
-use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError, ToolResult};
+use std::time::{Duration, Instant};
+
+use mcp_bindgen::server::{
+    Call, CallHandler, Handler, LogLevel, McpTool, Registry, Server, ToolDefinition, ToolError,
+    ToolResult,
+};
 use mcp_bindgen::{AudioContent, Content, EmbeddedResource, ImageContent, ResourceContents};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
-/// The host's state: calls served.
+/// The host's state: calls served, and the calls that finish on a later frame.
 #[derive(Debug, Default)]
 struct Host {
     calls: u64,
+    running: Vec<Steps>,
+}
+
+/// A call that reports three times, ~50 ms apart, then answers.
+#[derive(Debug)]
+struct Steps {
+    call: Call<ToolResult>,
+    started: Instant,
+    step: u32,
+    logs: bool,
+}
+
+impl Host {
+    /// One frame: advance the calls in progress; never waits.
+    fn update(&mut self) {
+        let now = Instant::now();
+        for steps in &mut self.running {
+            while steps.step < 3 && now >= steps.started + Duration::from_millis(50) * steps.step {
+                report(steps);
+                steps.step += 1;
+            }
+        }
+        for steps in self
+            .running
+            .extract_if(.., |s| s.step >= 3 || s.call.is_abandoned())
+        {
+            let text = if steps.logs {
+                "Tool with logging completed"
+            } else {
+                "Tool with progress completed"
+            };
+            steps.call.complete(Ok(ToolResult::text(text)));
+        }
+    }
+}
+
+fn report(steps: &Steps) {
+    if steps.logs {
+        let line = [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ];
+        steps.call.log(LogLevel::Info, line[steps.step as usize]);
+    } else {
+        steps
+            .call
+            .progress(f64::from(steps.step * 50), Some(100.0), None);
+    }
+}
+
+/// Reports progress 0, 50, 100 (of 100) ~50 ms apart when asked (a `progressToken`), over
+/// several frames, then answers.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_tool_with_progress", read_only)]
+struct WithProgress {}
+
+impl CallHandler<Host> for WithProgress {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        let mut steps = Steps {
+            call,
+            started: Instant::now(),
+            step: 0,
+            logs: false,
+        };
+        report(&steps);
+        steps.step = 1;
+        host.running.push(steps);
+    }
+}
+
+/// Logs three info lines ~50 ms apart when asked (a log level), over several frames.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_tool_with_logging", read_only)]
+struct WithLogging {}
+
+impl CallHandler<Host> for WithLogging {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        let mut steps = Steps {
+            call,
+            started: Instant::now(),
+            step: 0,
+            logs: true,
+        };
+        report(&steps);
+        steps.step = 1;
+        host.running.push(steps);
+    }
+}
+
+/// The 2026-07-28 scenarios' name for the logging tool.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_logging_tool", read_only)]
+struct LoggingTool {}
+
+impl CallHandler<Host> for LoggingTool {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        WithLogging {}.start(host, call);
+    }
+}
+
+/// Needs the client's `sampling` capability (the registry refuses calls that lack it with
+/// -32021 before this runs).
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_missing_capability", read_only)]
+struct MissingCapability {}
+
+impl Handler<Host> for MissingCapability {
+    type Output = ToolResult;
+    fn call(self, _: &mut Host) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::text("the client declared sampling"))
+    }
+}
+
+/// The scenario that checks a response stream carries no server-to-client requests calls this
+/// name; this server never sends such requests, and answers with text.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_streaming_elicitation", read_only)]
+struct StreamingElicitation {}
+
+impl Handler<Host> for StreamingElicitation {
+    type Output = ToolResult;
+    fn call(self, _: &mut Host) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::text(
+            "no elicitation: this server sends no requests",
+        ))
+    }
 }
 
 /// A 1x1 red pixel PNG.
@@ -168,6 +304,35 @@ impl Handler<Host> for Add {
     }
 }
 
+const SCHEMA_2020_12: &str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+  "properties": {
+    "name": {"type": "string"},
+    "address": {"$ref": "#/$defs/address"},
+    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+    "phone": {"type": "string"},
+    "email": {"type": "string"}
+  },
+  "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+  "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+  "then": {"required": ["phone"]},
+  "else": {"required": ["email"]},
+  "additionalProperties": false
+}"##;
+
+const HEADER_PARAM_SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+  "required": ["region"]
+}"#;
+
+fn object(text: &str) -> Map<String, serde_json::Value> {
+    serde_json::from_str(text).expect("a JSON object")
+}
+
 fn main() -> std::process::ExitCode {
     let port = std::env::args()
         .nth(1)
@@ -181,7 +346,36 @@ fn main() -> std::process::ExitCode {
         .register::<EmbeddedTool>()
         .register::<MixedTool>()
         .register::<ErrorTool>()
-        .register::<Add>();
+        .register::<Add>()
+        .register::<MissingCapability>()
+        .register::<StreamingElicitation>()
+        .register_call::<WithProgress>(Duration::from_secs(30))
+        .register_call::<WithLogging>(Duration::from_secs(30))
+        .register_call::<LoggingTool>(Duration::from_secs(30));
+    registry.require_client_capability("test_missing_capability", "sampling");
+    // A JSON Schema 2020-12 input schema, sent verbatim ($schema, $defs with $anchor, allOf,
+    // if/then/else, additionalProperties).
+    registry.register_fn(
+        ToolDefinition {
+            description: "Tool with JSON Schema 2020-12 features".into(),
+            ..ToolDefinition::new("json_schema_2020_12_tool", object(SCHEMA_2020_12))
+        },
+        |_, _| Ok(ToolResult::text("ok")),
+    );
+    // A parameter mirrored in the Mcp-Param-Region header (SEP-2243), which the server checks.
+    registry.register_fn(
+        ToolDefinition {
+            description: "Echoes the region it was called for".into(),
+            ..ToolDefinition::new("test_header_param", object(HEADER_PARAM_SCHEMA))
+        },
+        |_, arguments| {
+            let region = arguments
+                .get("region")
+                .and_then(|r| r.as_str())
+                .unwrap_or("");
+            Ok(ToolResult::text(format!("region: {region}")))
+        },
+    );
     let mut server = match Server::listen(registry, port) {
         Ok(server) => server,
         Err(e) => {
@@ -192,8 +386,8 @@ fn main() -> std::process::ExitCode {
     println!("http://127.0.0.1:{}/mcp", server.port());
     let mut host = Host::default();
     loop {
-        if !server.poll(&mut host) {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        host.update();
+        server.poll_for(&mut host, Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
