@@ -17,8 +17,8 @@ type Call<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError>
 
 struct Entry<Ctx> {
     def: ToolDefinition,
-    /// The input schema as a `Value`, checked against each call's arguments.
-    input: Value,
+    /// The input schema, compiled once, checked against each call's arguments.
+    input: crate::CompiledSchema,
     call: Call<Ctx>,
 }
 
@@ -98,7 +98,7 @@ impl<Ctx> Registry<Ctx> {
 
     fn insert(&mut self, def: ToolDefinition, call: Call<Ctx>) -> &mut Self {
         let entry = Entry {
-            input: Value::Object(def.input_schema.clone()),
+            input: crate::CompiledSchema::new(&Value::Object(def.input_schema.clone())),
             def,
             call,
         };
@@ -254,7 +254,7 @@ impl<Ctx> Registry<Ctx> {
             return respond(id, &CallResult::failure(&failure));
         }
         // SEP-1303: arguments that do not fit are a tool error the model can correct.
-        if let Err(violation) = crate::validate_value(&entry.input, &arguments) {
+        if let Err(violation) = entry.input.validate(&arguments) {
             let failure = ToolError::new(format!("invalid arguments for {name}: {violation}"))
                 .with_code("invalid_arguments");
             return respond(id, &CallResult::failure(&failure));
