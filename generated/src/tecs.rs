@@ -217,31 +217,31 @@ pub mod types {
 mod schemas {
     /// The input schema of `query`, as the server sent it.
     pub(super) static QUERY: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"include":{"type":"array","items":{"type":"string"},"description":"Component names; every entity listed has all of them."},"limit":{"type":"integer","description":"At most this many entities (default 100).","minimum":0}},"required":["include"]}"#,
+        r#"{"properties":{"include":{"description":"Component names; every entity listed has all of them.","items":{"type":"string"},"type":"array"},"limit":{"description":"At most this many entities (default 100).","minimum":0,"type":"integer"}},"required":["include"],"type":"object"}"#,
     );
     /// The input schema of `info`, as the server sent it.
     pub(super) static INFO: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"entity":{"type":"integer","description":"The entity id.","minimum":0}},"required":["entity"]}"#,
+        r#"{"properties":{"entity":{"description":"The entity id.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
     );
     /// The input schema of `modify`, as the server sent it.
     pub(super) static MODIFY: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"component":{"type":"string","description":"The component name."},"entities":{"type":"array","items":{"type":"integer","minimum":0},"description":"The entities (default: every entity that has the component)."},"fields":{"type":"object","additionalProperties":true,"description":"Fields to overwrite; the others keep their values."}},"required":["component","fields"]}"#,
+        r#"{"properties":{"component":{"description":"The component name.","type":"string"},"entities":{"description":"The entities (default: every entity that has the component).","items":{"minimum":0,"type":"integer"},"type":"array"},"fields":{"additionalProperties":true,"description":"Fields to overwrite; the others keep their values.","type":"object"}},"required":["component","fields"],"type":"object"}"#,
     );
     /// The input schema of `set`, as the server sent it.
     pub(super) static SET: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"entity":{"type":"integer","description":"The entity id.","minimum":0},"component":{"type":"string","description":"The component name."},"value":{"description":"The whole value."}},"required":["entity","component","value"]}"#,
+        r#"{"properties":{"component":{"description":"The component name.","type":"string"},"entity":{"description":"The entity id.","minimum":0,"type":"integer"},"value":{"description":"The whole value."}},"required":["entity","component","value"],"type":"object"}"#,
     );
     /// The input schema of `run_lua`, as the server sent it.
     pub(super) static RUN_LUA: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"code":{"type":"string","description":"A Lua chunk; its return value is the result."}},"required":["code"]}"#,
+        r#"{"properties":{"code":{"description":"A Lua chunk; its return value is the result.","type":"string"}},"required":["code"],"type":"object"}"#,
     );
     /// The input schema of `get_logs`, as the server sent it.
     pub(super) static GET_LOGS: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"limit":{"type":"integer","description":"How many lines, newest last (default 50).","minimum":0}}}"#,
+        r#"{"properties":{"limit":{"description":"How many lines, newest last (default 50).","minimum":0,"type":"integer"}},"type":"object"}"#,
     );
     /// The input schema of `send_event`, as the server sent it.
     pub(super) static SEND_EVENT: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"name":{"type":"string","description":"The event name."},"payload":{"description":"Event data."}},"required":["name"]}"#,
+        r#"{"properties":{"name":{"description":"The event name.","type":"string"},"payload":{"description":"Event data."}},"required":["name"],"type":"object"}"#,
     );
     /// The input schema of `run_frames`, as the server sent it.
     pub(super) static RUN_FRAMES: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(

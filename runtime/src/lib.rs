@@ -43,7 +43,7 @@ pub use protocol::{
     AudioContent, CallToolResult, Content, EmbeddedResource, ImageContent, ResourceContents,
     ResourceLink, TextContent,
 };
-pub use schema::{ToolSchema, Violation, validate_value};
+pub use schema::{CompiledSchema, ToolSchema, Violation, validate_value};
 
 #[cfg(feature = "client")]
 pub mod http_client;

@@ -3,8 +3,13 @@
 //! `maximum`, an array under `minItems`, a wrong `const` in an `anyOf` branch); generated
 //! methods run this check before anything is sent, so the server never sees them.
 //!
-//! Unknown keywords, `format` and references outside the schema are not checked (they never
-//! refuse a value).
+//! Integers compare exactly at any size serde_json keeps (beyond 2^53), lengths count code
+//! points, and `pattern` is an ECMAScript regex (regress). Unknown keywords, `format` and
+//! references outside the schema are not checked (they never refuse a value).
+//!
+//! Two implementations with the same verdicts: [`CompiledSchema`] (compiled once, what
+//! [`ToolSchema`] and the server's registry use) and [`validate_value`], which interprets the
+//! schema on each call and is the reference the compiled form is tested against.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -12,11 +17,18 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Map, Number, Value};
 
-/// A tool's input schema, kept as the JSON text the server sent and parsed on first use.
+mod compiled;
+#[cfg(test)]
+mod tests;
+
+pub use compiled::CompiledSchema;
+
+/// A tool's input schema, kept as the JSON text the server sent, parsed and compiled on first
+/// use.
 pub struct ToolSchema {
     json: &'static str,
     parsed: OnceLock<Option<Value>>,
-    patterns: Mutex<BTreeMap<String, Option<regress::Regex>>>,
+    compiled: OnceLock<Option<CompiledSchema>>,
 }
 
 impl fmt::Debug for ToolSchema {
@@ -58,7 +70,7 @@ impl ToolSchema {
         ToolSchema {
             json,
             parsed: OnceLock::new(),
-            patterns: Mutex::new(BTreeMap::new()),
+            compiled: OnceLock::new(),
         }
     }
 
@@ -74,22 +86,27 @@ impl ToolSchema {
             .as_ref()
     }
 
+    /// The compiled schema (compiled on the first call); `None` when the text is not JSON.
+    pub fn compiled(&self) -> Option<&CompiledSchema> {
+        self.compiled
+            .get_or_init(|| self.schema().map(CompiledSchema::new))
+            .as_ref()
+    }
+
     /// Checks `value` against the schema; the first violation found is returned.
     pub fn validate(&self, value: &Value) -> Result<(), Violation> {
-        let Some(schema) = self.schema() else {
-            return Ok(());
-        };
-        let checker = Checker {
-            root: schema,
-            patterns: &self.patterns,
-        };
-        let mut pointer = String::new();
-        checker.check(schema, value, &mut pointer, 0)
+        match self.compiled() {
+            Some(compiled) => compiled.validate(value),
+            None => Ok(()),
+        }
     }
 }
 
-/// Checks `value` against the JSON Schema `schema` (a parsed schema, for callers that do not
-/// hold a [`ToolSchema`]); the first violation found is returned.
+/// Checks `value` against the JSON Schema `schema`, interpreting the schema keyword by keyword
+/// (patterns are cached); the first violation found is returned.
+///
+/// For one-off checks. To check many values against one schema, compile it once with
+/// [`CompiledSchema::new`]: same verdicts and violations, without the lookups.
 pub fn validate_value(schema: &Value, value: &Value) -> Result<(), Violation> {
     static PATTERNS: Mutex<BTreeMap<String, Option<regress::Regex>>> = Mutex::new(BTreeMap::new());
     let checker = Checker {
@@ -595,75 +612,5 @@ impl<'a> Checker<'a> {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn check(schema: &'static str, value: Value) -> Result<(), Violation> {
-        let schema = Box::leak(Box::new(ToolSchema::new(schema)));
-        schema.validate(&value)
-    }
-
-    #[test]
-    fn ranges_lengths_patterns() {
-        let s = r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100},
-            "id":{"type":"string","pattern":"^[0-9a-f]{24}$"},"name":{"type":"string","maxLength":3}},
-            "required":["id"],"additionalProperties":false}"#;
-        let ok = json!({"id": "0123456789abcdef01234567", "limit": 100});
-        assert_eq!(check(s, ok), Ok(()));
-        let e = check(s, json!({"id": "0123456789abcdef01234567", "limit": 101})).unwrap_err();
-        assert_eq!(e.pointer, "/limit");
-        assert_eq!(e.message, "101 is greater than the maximum 100");
-        let e = check(s, json!({"id": "0123456789abcdef0123456"})).unwrap_err();
-        assert_eq!(e.pointer, "/id");
-        assert!(e.message.contains("does not match the pattern"), "{e}");
-        let e = check(s, json!({"id": "0123456789abcdef01234567", "name": "abcd"})).unwrap_err();
-        assert_eq!(
-            e.message,
-            "\"abcd\" has 4 characters, more than the maximum 3"
-        );
-        let e = check(s, json!({"limit": 1})).unwrap_err();
-        assert_eq!(e.message, "missing the required property \"id\"");
-        let e = check(s, json!({"id": "0123456789abcdef01234567", "x": 1})).unwrap_err();
-        assert_eq!(e.pointer, "/x");
-        assert!(e.message.starts_with("unknown property \"x\""));
-        let e = check(s, json!({"id": "0123456789abcdef01234567", "limit": 1.5})).unwrap_err();
-        assert_eq!(e.message, "expected integer, found 1.5");
-    }
-
-    #[test]
-    fn arrays_refs_and_combinators() {
-        let s = r##"{"$defs":{"Op":{"oneOf":[
-              {"type":"object","properties":{"op":{"const":"upsert"}},"required":["op"]},
-              {"type":"object","properties":{"op":{"const":"remove"}},"required":["op"]}]}},
-            "type":"object","properties":{"ops":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/Op"}}}}"##;
-        assert_eq!(
-            check(s, json!({"ops": [{"op": "upsert"}, {"op": "remove"}]})),
-            Ok(())
-        );
-        let e = check(s, json!({"ops": []})).unwrap_err();
-        assert_eq!(e.message, "0 items, fewer than the minimum 1");
-        let e = check(s, json!({"ops": [{"op": "upsert"}, {"op": "rename"}]})).unwrap_err();
-        assert_eq!(e.pointer, "/ops/1");
-        assert!(e.message.contains("matches 0 of the oneOf forms"), "{e}");
-    }
-
-    #[test]
-    fn numbers_compare_exactly() {
-        let s = r#"{"properties":{"n":{"type":"integer","maximum":9007199254740993}}}"#;
-        assert_eq!(check(s, json!({"n": 9007199254740993u64})), Ok(()));
-        assert!(check(s, json!({"n": 9007199254740994u64})).is_err());
-        let s = r#"{"properties":{"n":{"enum":[1, 2]}}}"#;
-        assert_eq!(check(s, json!({"n": 1.0})), Ok(()));
-    }
-
-    #[test]
-    fn broken_schema_text_refuses_nothing() {
-        assert_eq!(check("{not json", json!({"a": 1})), Ok(()));
     }
 }

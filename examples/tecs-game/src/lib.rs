@@ -222,6 +222,10 @@ pub fn registry() -> Registry<Game> {
 
 /// The game's `tools/list`, as a capture (`protocolVersion`, `serverInfo`, `tools`), read
 /// through `dispatch` exactly as a client would see it.
+///
+/// Object keys are sorted (arrays keep their order): the order in which serde_json keeps keys
+/// depends on its `preserve_order` feature, which the runtime leaves off but a build that also
+/// compiles the generator turns on, and the capture must be the same text in both.
 pub fn capture() -> Value {
     let mut registry = registry();
     let mut game = Game::new();
@@ -244,5 +248,23 @@ pub fn capture() -> Value {
         serde_json::json!({"name": init["serverInfo"]["name"]}),
     );
     capture.insert("tools".into(), list["tools"].clone());
-    Value::Object(capture)
+    sorted(Value::Object(capture))
+}
+
+/// [`capture`] as `tecs-game --capture FILE` writes it: pretty JSON and a final newline.
+pub fn capture_text() -> String {
+    serde_json::to_string_pretty(&capture()).unwrap_or_default() + "\n"
+}
+
+/// `value` with the keys of every object in sorted order.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(members) => {
+            let mut members: Vec<(String, Value)> = members.into_iter().collect();
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(members.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
 }

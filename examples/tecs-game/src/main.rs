@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use mcp_bindgen::server::Server;
-use mcp_bindgen_example_tecs::{Game, capture, registry};
+use mcp_bindgen_example_tecs::{Game, capture_text, registry};
 
 fn main() -> std::process::ExitCode {
     let mut port: u16 = 7100;
@@ -23,8 +23,7 @@ fn main() -> std::process::ExitCode {
             "--frames" => frames = Some(value("--frames").parse().unwrap_or_else(|_| usage())),
             "--capture" => {
                 let path = value("--capture");
-                let text = serde_json::to_string_pretty(&capture()).unwrap_or_default() + "\n";
-                if let Err(e) = std::fs::write(&path, text) {
+                if let Err(e) = std::fs::write(&path, capture_text()) {
                     eprintln!("error: {path}: {e}");
                     return std::process::ExitCode::FAILURE;
                 }

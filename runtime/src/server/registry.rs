@@ -411,8 +411,8 @@ enum Run<Ctx> {
 
 struct Entry<Ctx> {
     def: ToolDefinition,
-    /// The input schema as a `Value`, checked against each call's arguments.
-    input: Value,
+    /// The input schema, compiled once, checked against each call's arguments.
+    input: crate::CompiledSchema,
     run: Run<Ctx>,
     /// Client capabilities a 2026-07-28 request must declare to call this tool.
     requires: Vec<String>,
@@ -556,7 +556,7 @@ impl<Ctx> Registry<Ctx> {
 
     fn insert(&mut self, def: ToolDefinition, run: Run<Ctx>) -> &mut Self {
         let entry = Entry {
-            input: Value::Object(def.input_schema.clone()),
+            input: crate::CompiledSchema::new(&Value::Object(def.input_schema.clone())),
             def,
             run,
             requires: Vec::new(),
@@ -950,7 +950,7 @@ impl<Ctx> Registry<Ctx> {
         }
         if modern
             && let Some(headers) = &param_headers
-            && let Err(what) = check_param_headers(&entry.input, &arguments, headers)
+            && let Err(what) = check_param_headers(&entry.def.input_schema, &arguments, headers)
         {
             done(
                 error(
@@ -970,7 +970,7 @@ impl<Ctx> Registry<Ctx> {
             return false;
         }
         // SEP-1303: arguments that do not fit are a tool error the model can correct.
-        if let Err(violation) = crate::validate_value(&entry.input, &arguments) {
+        if let Err(violation) = entry.input.validate(&arguments) {
             let failure = ToolError::new(format!("invalid arguments for {name}: {violation}"))
                 .with_code("invalid_arguments");
             answer(CallResult::failure(&failure));
@@ -1035,7 +1035,7 @@ impl<Ctx> Registry<Ctx> {
 /// SEP-2243: every argument whose property is marked `x-mcp-header` travels in its
 /// `Mcp-Param-{name}` header too, and the two must agree.
 fn check_param_headers(
-    schema: &Value,
+    schema: &Map<String, Value>,
     arguments: &Value,
     headers: &[(String, String)],
 ) -> Result<(), String> {
