@@ -5,7 +5,7 @@
 //! (`{Parent}{Field}Item` for array elements), identical inline object shapes once.
 //! Intersections are merged here into one object (typify never sees an `allOf`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
@@ -25,6 +25,8 @@ pub(crate) struct Output {
     /// Enum definition → wire value → variant name (from TypeScript `enum` member names).
     pub variant_names: BTreeMap<String, BTreeMap<String, String>>,
     pub warnings: Vec<(Loc, String)>,
+    /// Declarations left out (no JSON form), each a warning located where the problem is.
+    pub left_out: Vec<Problem>,
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -47,6 +49,15 @@ pub(crate) struct Lowerer<'a> {
 type Lowered = Result<Value, Problem>;
 
 static BOOLEAN: Ty = Ty::Boolean;
+
+/// Does `ty` stand for a type computed from others (`typeof`, `keyof`, `T[K]`, `Exclude`, ..)?
+fn computed(ty: &Ty) -> bool {
+    match ty {
+        Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => true,
+        Ty::Ref { name, .. } => matches!(name.as_str(), "NonNullable" | "Exclude" | "Extract"),
+        _ => false,
+    }
+}
 
 /// Where a type is being lowered: a declaration's own type, or inside one (a field, an array
 /// element, ...). Unsupported constructs are errors at the top and `Value` + warning inside.
@@ -163,7 +174,7 @@ impl<'a> Lowerer<'a> {
     /// type is an error at the declaration.
     pub(crate) fn reserve(&mut self, decls: &'a [Decl]) -> Result<(), Problem> {
         for decl in decls {
-            if matches!(decl.kind, DeclKind::Const(_)) {
+            if matches!(decl.kind, DeclKind::Const(..)) {
                 continue;
             }
             if self.types.rust_names.contains_key(&decl.name) {
@@ -187,20 +198,63 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Lowers every declaration that stands alone (generic ones only when every parameter
-    /// has a default).
+    /// has a default). A declaration with no JSON form is left out alone, with a located
+    /// warning: references to it become `serde_json::Value`.
     pub(crate) fn declarations(&mut self, decls: &'a [Decl]) -> Result<(), Problem> {
+        // Which ones to leave out is found on trial runs (no names reserved), each with those
+        // found so far left out, until a run finds none (leaving one out can fail another
+        // that extends it or merges it).
+        let mut degraded: HashMap<String, Problem> = HashMap::new();
+        loop {
+            let mut scratch = |wanted: &str| wanted.to_owned();
+            let mut trial = Lowerer::new(decls, &mut scratch);
+            trial.types.rust_names = self.types.rust_names.clone();
+            trial.types.degraded = degraded.clone();
+            let failed = trial.each_declaration(decls);
+            if failed.is_empty() {
+                break;
+            }
+            degraded.extend(failed);
+        }
+        let mut warned = HashSet::new();
         for decl in decls {
-            match &decl.kind {
-                DeclKind::Const(value) => self.constant(decl, value.as_ref()),
-                DeclKind::Enum(members) => self.enumeration(decl, members)?,
+            if let Some(problem) = degraded.get(&decl.name)
+                && warned.insert(decl.name.as_str())
+            {
+                let mut problem = problem.clone();
+                problem.message = format!("`{}` is left out: {}", decl.name, problem.message);
+                self.out.left_out.push(problem);
+            }
+        }
+        self.types.degraded = degraded;
+        match self.each_declaration(decls).into_iter().next() {
+            Some((_, problem)) => Err(problem),
+            None => Ok(()),
+        }
+    }
+
+    /// Lowers every declaration not left out; those that fail, and why.
+    fn each_declaration(&mut self, decls: &'a [Decl]) -> Vec<(String, Problem)> {
+        let mut failed = Vec::new();
+        let mut done = HashSet::new();
+        for decl in decls {
+            if self.types.degraded.contains_key(&decl.name) {
+                continue;
+            }
+            let result = match &decl.kind {
+                DeclKind::Const(value, _) => {
+                    self.constant(decl, value.as_ref());
+                    Ok(())
+                }
+                DeclKind::Enum(members) => self.enumeration(decl, members),
                 DeclKind::Interface { .. } | DeclKind::Alias(_) => {
                     if decl.params.iter().any(|p| p.default.is_none()) {
                         continue; // a template: lowered where it is used with arguments
                     }
-                    let name = self.types.rust_names[&decl.name].clone();
-                    if self.out.locations.contains_key(&name) {
+                    if !done.insert(decl.name.as_str()) {
                         continue; // merged interface declarations, already done
                     }
+                    let name = self.types.rust_names[&decl.name].clone();
                     let args: Vec<Ty> = decl
                         .params
                         .iter()
@@ -208,11 +262,14 @@ impl<'a> Lowerer<'a> {
                         .collect();
                     self.instances
                         .insert(Self::instance_key(&decl.name, &args), name.clone());
-                    self.instance(decl, &name, &args)?;
+                    self.instance(decl, &name, &args)
                 }
+            };
+            if let Err(problem) = result {
+                failed.push((decl.name.clone(), problem));
             }
         }
-        Ok(())
+        failed
     }
 
     fn instance_key(name: &str, args: &[Ty]) -> String {
@@ -232,10 +289,27 @@ impl<'a> Lowerer<'a> {
             .map(|(p, a)| (p.name.clone(), a.clone()))
             .collect();
         let schema = match &decl.kind {
-            DeclKind::Interface { .. } => {
-                let shape = self.types.interface_shape(decl, &map, 0)?;
-                self.object(&shape, name)?
-            }
+            DeclKind::Interface { .. } => match self.types.array_base(&decl.name) {
+                // `interface List extends Array<Item> {}` names an array type.
+                Some(array) => {
+                    let shape = self.types.interface_shape(decl, &map, 0)?;
+                    if !shape.members.is_empty() || shape.index.is_some() {
+                        self.warn(
+                            decl.at,
+                            format!(
+                                "`{}` extends an array type and declares members besides: a JSON array has no members, so only the array is typed",
+                                decl.name
+                            ),
+                        );
+                    }
+                    let array = substitute(&array, &map);
+                    self.lower(&array, name, Site::Root, decl.at)?
+                }
+                None => {
+                    let shape = self.types.interface_shape(decl, &map, 0)?;
+                    self.object(&shape, name)?
+                }
+            },
             DeclKind::Alias(ty) => {
                 let ty = substitute(ty, &map);
                 self.lower(&ty, name, Site::Root, decl.at)?
@@ -394,9 +468,39 @@ impl<'a> Lowerer<'a> {
                 let n = prefix.len();
                 json!({"type": "array", "prefixItems": prefix, "items": false, "minItems": n, "maxItems": n})
             }
-            Ty::Indexed { object, key, at } => {
-                let member = self.types.indexed(object, key, *at)?;
-                return self.lower(&member, hint, site, *at);
+            Ty::Indexed { at, .. } | Ty::TypeOf { at, .. } | Ty::KeyOf { at, .. } => {
+                let resolved = self.types.resolve(ty, 0)?;
+                return self.lower(&resolved, hint, site, *at);
+            }
+            Ty::Conflict { member, at, other } => {
+                return Err(Problem::error(
+                    *at,
+                    format!(
+                        "`{member}` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`)"
+                    ),
+                    "give the member types that overlap in both parts, or make it optional where it must be absent",
+                )
+                .also(*other));
+            }
+            Ty::Intersection(parts)
+                if parts.len() > 1 && !parts.iter().all(|p| self.types.is_object(p)) =>
+            {
+                // Scalars, literals and unions of them intersect as TypeScript computes it
+                // (`string & ('a' | 'b')` is `'a' | 'b'`; a branded `string & {..}` is a string).
+                let mut acc = parts[0].clone();
+                for part in &parts[1..] {
+                    acc = match self.types.intersect(&acc, part)? {
+                        Some(ty) => ty,
+                        None => {
+                            return self.unsupported(
+                                "an intersection of types that share no value (`never`)",
+                                at,
+                                site,
+                            );
+                        }
+                    };
+                }
+                return self.lower(&acc, hint, site, at);
             }
             Ty::Intersection(parts) if self.types.distributes(parts) => {
                 // `A & (B | C)` is `(A & B) | (A & C)`.
@@ -447,7 +551,38 @@ impl<'a> Lowerer<'a> {
     }
 
     fn union(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
+        // A union that flattens aliases of unions lowers its members inline; one whose member
+        // contains the same union again (`type P = A | B`, `A { p: P | C }` in `P | C`) keeps
+        // the aliases by name the second time, or it would expand without end.
+        let k = format!("|{}", key(ty));
+        let flatten = !self.expanding.contains(&k);
+        self.expanding.push(k);
+        let lowered = self.union_inner(ty, hint, site, at, flatten);
+        self.expanding.pop();
+        lowered
+    }
+
+    fn union_inner(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc, flatten: bool) -> Lowered {
         let (direct, null, _undefined) = ty.strip_null();
+        if direct.iter().any(|t| computed(t)) {
+            // `typeof A | typeof B`, `keyof T | 'x'`: what they stand for, then the union.
+            let mut members = Vec::new();
+            for t in direct {
+                if computed(t) {
+                    members.extend(self.types.members(t, 0)?);
+                } else {
+                    members.push(t.clone());
+                }
+            }
+            if null {
+                members.push(Ty::Null);
+            }
+            return self.union(&Ty::Union(members), hint, site, at);
+        }
+        let direct: Vec<&Ty> = direct
+            .into_iter()
+            .filter(|t| !matches!(t, Ty::Never | Ty::Conflict { .. }))
+            .collect();
         // Members that are aliases of unions are flattened (`G | Feature`, `type G = A | B`);
         // the owned copies live in `flat`.
         let flat: Vec<Ty> = direct
@@ -455,11 +590,12 @@ impl<'a> Lowerer<'a> {
             .flat_map(|t| self.types.union_members(t, 0))
             .collect();
         let flattened = flat.len() != direct.len();
-        let mut rest: Vec<&Ty> = if flattened && flat.iter().all(|t| self.types.is_object(t)) {
-            flat.iter().collect()
-        } else {
-            direct
-        };
+        let mut rest: Vec<&Ty> =
+            if flatten && flattened && flat.iter().all(|t| self.types.is_object(t)) {
+                flat.iter().collect()
+            } else {
+                direct
+            };
         if rest.iter().any(|t| matches!(t, Ty::Any | Ty::Unknown)) {
             return Ok(json!({}));
         }
@@ -607,6 +743,9 @@ impl<'a> Lowerer<'a> {
         let mut properties = Map::new();
         let mut required = Vec::new();
         for m in &shape.members {
+            if m.optional && matches!(m.ty, Ty::Never | Ty::Conflict { .. }) {
+                continue; // `f?: never`: never present, so no field
+            }
             let (_, _, undefined) = m.ty.strip_null();
             let parent = m.owner.as_deref().unwrap_or(name);
             let hint = format!("{parent}{}", naming::type_name(&m.name));
@@ -637,8 +776,21 @@ impl<'a> Lowerer<'a> {
                 let items = self.lower(inner, &format!("{hint}Item"), Site::Inner, at)?;
                 return Ok(json!({"type": "array", "items": items}));
             }
+            ("Readonly", [inner]) if !self.types.is_object(inner) => {
+                // `Readonly<T[]>` is the array.
+                return self.lower(inner, hint, site, at);
+            }
             ("Record", [key_ty, value]) => {
-                let (keys, _, _) = key_ty.strip_null();
+                let mut keys = self.types.members(key_ty, 0)?;
+                keys.retain(|k| !matches!(k, Ty::Null | Ty::Undefined));
+                let keys: Vec<Ty> = keys
+                    .into_iter()
+                    .map(|k| match k {
+                        // Object keys are strings: `Record<1 | 2, T>` has members "1" and "2".
+                        Ty::Lit(Lit::Num(n)) => Ty::Lit(Lit::Str(number(n).to_string())),
+                        other => other,
+                    })
+                    .collect();
                 if keys.iter().all(|k| matches!(k, Ty::String | Ty::Number)) {
                     let value = self.lower(value, &format!("{hint}Value"), Site::Inner, at)?;
                     return Ok(json!({"type": "object", "additionalProperties": value}));
@@ -682,12 +834,37 @@ impl<'a> Lowerer<'a> {
                     Site::Inner => self.hoist(hint, schema, at, true),
                 });
             }
-            ("NonNullable", [inner]) => {
-                let (rest, _, _) = inner.strip_null();
-                let ty = Ty::Union(rest.into_iter().cloned().collect());
+            ("NonNullable", [_]) | ("Exclude" | "Extract", [_, _]) => {
+                let ty = self.types.resolve(
+                    &Ty::Ref {
+                        name: name.to_owned(),
+                        args: args.to_vec(),
+                        at,
+                    },
+                    0,
+                )?;
                 return self.lower(&ty, hint, site, at);
             }
             _ => {}
+        }
+        if self.types.degraded.contains_key(name) {
+            return match site {
+                Site::Root => Err(Problem::error(
+                    at,
+                    format!("`{name}` is left out (see the warning at its declaration)"),
+                    "give that declaration a JSON form, or override it in the manifest",
+                )),
+                Site::Inner => {
+                    self.warn(
+                        at,
+                        format!("`{name}` is left out (see the warning at its declaration); typed as serde_json::Value"),
+                    );
+                    Ok(json!({}))
+                }
+            };
+        }
+        if !self.types.decls.contains_key(name) && self.types.constant(name).is_some() {
+            return self.unsupported(&format!("`{name}` (a value, not a type)"), at, site);
         }
         let Some(decl) = self.types.decls.get(name).copied() else {
             let what = format!(
@@ -700,15 +877,11 @@ impl<'a> Lowerer<'a> {
                     "declare it in one of the server's contract files (imports are not followed), or override this type in the manifest",
                 )),
                 Site::Inner => {
-                    self.types
-                        .warn(at, format!("{what} typed as serde_json::Value"));
+                    self.warn(at, format!("{what} typed as serde_json::Value"));
                     Ok(json!({}))
                 }
             };
         };
-        if matches!(decl.kind, DeclKind::Const(_)) {
-            return self.unsupported(&format!("`{name}` (a value, not a type)"), at, site);
-        }
         if let DeclKind::Alias(
             target @ (Ty::String
             | Ty::Number
@@ -752,6 +925,17 @@ impl<'a> Lowerer<'a> {
     /// A type written in the manifest (a result type): a declared type by name, or a new
     /// definition `name` for anything else.
     pub(crate) fn setting(&mut self, ty: &Ty, name: &str, at: Loc) -> Result<String, Problem> {
+        if let Ty::Ref { name: declared, .. } = ty
+            && let Some(problem) = self.types.degraded.get(declared)
+        {
+            // A result type must be typed: what left it out is the error, where it is.
+            let mut problem = problem.clone();
+            problem.message = format!(
+                "the result type `{declared}` has no Rust type: {}",
+                problem.message
+            );
+            return Err(problem);
+        }
         if let Ty::Ref {
             name: declared,
             args,

@@ -65,11 +65,13 @@ pub(crate) struct Const {
 }
 
 /// A located problem in a contract file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Problem {
     at: Loc,
     message: String,
     help: String,
+    /// A second place the problem is at (the other part of an intersection).
+    also: Option<Loc>,
 }
 
 impl Problem {
@@ -78,7 +80,13 @@ impl Problem {
             at,
             message: message.into(),
             help: help.to_owned(),
+            also: None,
         }
+    }
+
+    fn also(mut self, at: Loc) -> Self {
+        self.also = Some(at);
+        self
     }
 }
 
@@ -138,10 +146,10 @@ impl Contracts {
     fn check_duplicates(&self) -> Result<(), Error> {
         let mut seen: BTreeMap<&str, &Decl> = BTreeMap::new();
         for decl in &self.decls {
-            let is_const = matches!(decl.kind, DeclKind::Const(_));
+            let is_const = matches!(decl.kind, DeclKind::Const(..));
             let key = decl.name.as_str();
             if let Some(first) = seen.get(key) {
-                let first_const = matches!(first.kind, DeclKind::Const(_));
+                let first_const = matches!(first.kind, DeclKind::Const(..));
                 let both_interfaces = matches!(first.kind, DeclKind::Interface { .. })
                     && matches!(decl.kind, DeclKind::Interface { .. });
                 // A value and a type may share a name (`const X = ..; type X = ..`).
@@ -171,9 +179,24 @@ impl Contracts {
         line_col(text, at.offset as usize)
     }
 
+    /// The problem's message, with its second location when it has one.
+    fn problem_message(&self, problem: &Problem) -> String {
+        let mut message = problem.message.clone();
+        if let Some(also) = problem.also {
+            let at = self.position(also);
+            message.push_str(&format!(
+                " (the other part: {}:{}:{})",
+                self.sources[also.file].path.display(),
+                at.line,
+                at.column
+            ));
+        }
+        message
+    }
+
     fn diagnostic(&self, problem: &Problem) -> Diagnostic {
         let source = &self.sources[problem.at.file];
-        Diagnostic::new(&source.path, problem.message.clone())
+        Diagnostic::new(&source.path, self.problem_message(problem))
             .at(&source.text, self.position(problem.at))
             .help(problem.help.clone())
     }
@@ -237,9 +260,22 @@ impl Contracts {
                 format!("{what} describes no JSON data; no type is generated for it"),
             )
         });
+        let left_out: Vec<Warning> = out
+            .left_out
+            .iter()
+            .map(|p| {
+                let message = format!(
+                    "{}; {}. Members that refer to it are serde_json::Value",
+                    self.problem_message(p),
+                    p.help.trim_end_matches('.')
+                );
+                self.warning(p.at, message)
+            })
+            .collect();
         lowered.warnings = skipped
-            .chain(out.warnings)
             .map(|(at, m)| self.warning(at, m))
+            .chain(left_out)
+            .chain(out.warnings.into_iter().map(|(at, m)| self.warning(at, m)))
             .collect();
         lowered.sources = self.sources;
         Ok(lowered)

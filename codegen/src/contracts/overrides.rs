@@ -150,9 +150,9 @@ fn builtin_numbers(ty: Ty) -> Ty {
         Ty::Intersection(items) => {
             Ty::Intersection(items.into_iter().map(builtin_numbers).collect())
         }
-        Ty::Indexed { object, key, at } => Ty::Indexed {
+        Ty::Indexed { object, index, at } => Ty::Indexed {
             object: Box::new(builtin_numbers(*object)),
-            key,
+            index,
             at,
         },
         Ty::Object(mut obj) => {

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::Problem;
-use super::ir::{Decl, DeclKind, Lit, Loc, Member, Obj, Ty};
+use super::ir::{ConstValue, Decl, DeclKind, Lit, Loc, Member, Obj, Ty};
 
 /// An object type with its members resolved (`extends` and intersections flattened).
 #[derive(Debug, Clone, Default)]
@@ -27,48 +27,402 @@ pub(crate) struct Types<'a> {
     pub rust_names: HashMap<String, String>,
     /// Located warnings, in the order found (the emitter adds its own).
     pub warnings: Vec<(Loc, String)>,
+    /// Declarations left out, and why: references to them are `serde_json::Value`.
+    pub degraded: HashMap<String, Problem>,
 }
 
 impl<'a> Types<'a> {
     pub(crate) fn new(all: &'a [Decl]) -> Self {
         Types {
             all,
-            decls: all.iter().map(|d| (d.name.as_str(), d)).collect(),
+            // Types only: a value may share a type's name (`const X = ..; type X = ..`).
+            decls: all
+                .iter()
+                .filter(|d| !matches!(d.kind, DeclKind::Const(..)))
+                .map(|d| (d.name.as_str(), d))
+                .collect(),
             rust_names: HashMap::new(),
             warnings: Vec::new(),
+            degraded: HashMap::new(),
         }
+    }
+
+    /// The `declare const` named `name`.
+    pub(crate) fn constant(&self, name: &str) -> Option<&'a Decl> {
+        self.all
+            .iter()
+            .find(|d| d.name == name && matches!(d.kind, DeclKind::Const(..)))
+    }
+
+    /// The array type an interface extends (`interface List extends Array<Item> {}`, or an
+    /// interface that does), as `Item[]`.
+    pub(crate) fn array_base(&self, name: &str) -> Option<Ty> {
+        self.array_base_depth(name, 0)
+    }
+
+    fn array_base_depth(&self, name: &str, depth: usize) -> Option<Ty> {
+        if depth > 16 {
+            return None;
+        }
+        self.all
+            .iter()
+            .filter(|d| d.name == name)
+            .find_map(|d| match &d.kind {
+                DeclKind::Interface { extends, .. } => extends.iter().find_map(|base| match base {
+                    Ty::Ref { name, args, .. }
+                        if matches!(name.as_str(), "Array" | "ReadonlyArray")
+                            && args.len() == 1 =>
+                    {
+                        Some(Ty::Array(Box::new(args[0].clone())))
+                    }
+                    Ty::Ref { name, .. } => self.array_base_depth(name, depth + 1),
+                    _ => None,
+                }),
+                _ => None,
+            })
+    }
+
+    fn is_array_base(&self, base: &Ty, depth: usize) -> bool {
+        match base {
+            Ty::Ref { name, args, .. } => {
+                (matches!(name.as_str(), "Array" | "ReadonlyArray") && args.len() == 1)
+                    || self.array_base_depth(name, depth + 1).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// What `typeof`, `keyof`, `T[K]` and the utility types that compute a type from others
+    /// (`NonNullable`, `Exclude`, `Extract`) stand for; any other type as it is.
+    pub(crate) fn resolve(&mut self, ty: &Ty, depth: usize) -> Result<Ty, Problem> {
+        if depth > 32 {
+            return Err(Problem::error(
+                self.loc_of(ty),
+                "this type is computed from itself without end",
+                "declare the type it stands for",
+            ));
+        }
+        match ty {
+            Ty::TypeOf { path, at } => self.type_of(path, *at, depth),
+            Ty::KeyOf { object, at } => self.key_of(object, *at, depth),
+            Ty::Indexed { object, index, at } => self.indexed(object, index, *at, depth),
+            Ty::Ref { name, args, .. } => match (name.as_str(), args.as_slice()) {
+                ("NonNullable", [inner]) => {
+                    let mut members = self.members(inner, depth + 1)?;
+                    members.retain(|m| !matches!(m, Ty::Null | Ty::Undefined));
+                    Ok(union_of(members))
+                }
+                ("Exclude" | "Extract", [from, by]) => {
+                    let keep = name == "Extract";
+                    let members = self.members(from, depth + 1)?;
+                    let by = self.members(by, depth + 1)?;
+                    let members = members
+                        .into_iter()
+                        .filter(|m| by.iter().any(|b| assignable(m, b)) == keep)
+                        .collect();
+                    Ok(union_of(members))
+                }
+                _ => Ok(ty.clone()),
+            },
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// The members of a union with what they stand for resolved, through aliases of unions and
+    /// literals; object types stay as written (by name).
+    pub(crate) fn members(&mut self, ty: &Ty, depth: usize) -> Result<Vec<Ty>, Problem> {
+        if depth > 32 {
+            return Ok(vec![ty.clone()]);
+        }
+        match ty {
+            Ty::Union(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    for m in self.members(item, depth + 1)? {
+                        if !out.iter().any(|o| key(o) == key(&m)) {
+                            out.push(m);
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => {
+                let resolved = self.resolve(ty, depth + 1)?;
+                self.members(&resolved, depth + 1)
+            }
+            Ty::Ref { name, args, .. } => {
+                if matches!(name.as_str(), "NonNullable" | "Exclude" | "Extract") {
+                    let resolved = self.resolve(ty, depth + 1)?;
+                    return self.members(&resolved, depth + 1);
+                }
+                if self.is_object(ty) {
+                    return Ok(vec![ty.clone()]);
+                }
+                match self.decls.get(name.as_str()).copied() {
+                    Some(decl) if matches!(decl.kind, DeclKind::Alias(_)) => {
+                        let DeclKind::Alias(target) = &decl.kind else {
+                            return Ok(vec![ty.clone()]);
+                        };
+                        let args = self.arguments(decl, args, self.loc_of(ty))?;
+                        let map: HashMap<String, Ty> = decl
+                            .params
+                            .iter()
+                            .zip(args)
+                            .map(|(p, a)| (p.name.clone(), a))
+                            .collect();
+                        self.members(&substitute(target, &map), depth + 1)
+                    }
+                    _ => Ok(vec![ty.clone()]),
+                }
+            }
+            other => Ok(vec![other.clone()]),
+        }
+    }
+
+    /// `typeof NAME.a.b`: the literal type of a declared constant (an object of literal
+    /// members for an object), or its declared type.
+    fn type_of(&mut self, path: &[String], at: Loc, depth: usize) -> Result<Ty, Problem> {
+        // The longest prefix that names a constant (`typeof Severity.Error` in a namespace).
+        let found = (1..=path.len()).rev().find_map(|n| {
+            let name = path[..n].join(".");
+            self.constant(&name).map(|decl| (decl, n))
+        });
+        let name = path.join(".");
+        let Some((decl, used)) = found else {
+            return Err(Problem::error(
+                at,
+                format!("`typeof {name}`: no `declare const {name}` in the contract files"),
+                "declare the constant in one of the server's contract files, or write its type",
+            ));
+        };
+        let DeclKind::Const(value, annotation) = &decl.kind else {
+            unreachable!("constant() finds constants only")
+        };
+        let mut ty = match (value, annotation) {
+            (Some(value), _) => const_type(value, decl.at),
+            (None, Some(annotation)) => annotation.clone(),
+            (None, None) => {
+                return Err(Problem::error(
+                    at,
+                    format!("`{name}` declares neither a literal value nor a type"),
+                    "give the constant a literal value or a type annotation",
+                ));
+            }
+        };
+        for segment in &path[used..] {
+            ty = self.indexed(&ty, &Ty::Lit(Lit::Str(segment.clone())), at, depth + 1)?;
+        }
+        Ok(ty)
+    }
+
+    /// `keyof T`: the union of `T`'s member names (`string` when `T` has an index signature).
+    fn key_of(&mut self, object: &Ty, at: Loc, depth: usize) -> Result<Ty, Problem> {
+        let object = self.resolve(object, depth + 1)?;
+        let shape = self.shape(&object, depth + 1).map_err(|e| {
+            Problem::error(
+                at,
+                format!(
+                    "`keyof` needs an object type with known members: {}",
+                    e.message
+                ),
+                "apply `keyof` to a declared interface or object type alias",
+            )
+        })?;
+        if shape.index.is_some() {
+            return Ok(Ty::String);
+        }
+        Ok(union_of(
+            shape
+                .members
+                .into_iter()
+                .map(|m| Ty::Lit(Lit::Str(m.name)))
+                .collect(),
+        ))
+    }
+
+    /// `object[index]`: the type of the members `index` names (a string literal or a union
+    /// of them, `keyof`, `string` for an index signature, `number` for an array's element), or
+    /// the union of it over a union's members.
+    pub(crate) fn indexed(
+        &mut self,
+        object: &Ty,
+        index: &Ty,
+        at: Loc,
+        depth: usize,
+    ) -> Result<Ty, Problem> {
+        let object = self.resolve(object, depth + 1)?;
+        let keys = self.members(index, depth + 1)?;
+        let objects = self.union_members(&object, 0);
+        let mut found: Vec<Ty> = Vec::new();
+        for key in &keys {
+            for member in &objects {
+                match key {
+                    Ty::Lit(Lit::Str(key)) => {
+                        let shape = self.shape(member, depth + 1)?;
+                        match shape.members.iter().find(|m| &m.name == key) {
+                            Some(m) if m.optional => {
+                                found.push(m.ty.clone());
+                                found.push(Ty::Undefined);
+                            }
+                            Some(m) => found.push(m.ty.clone()),
+                            None => match shape.index {
+                                Some(index) => found.push(index),
+                                None => {
+                                    return Err(Problem::error(
+                                        at,
+                                        format!("this type has no member `{key}`"),
+                                        "index an object type (or a union of them) by one of its members",
+                                    ));
+                                }
+                            },
+                        }
+                    }
+                    Ty::String => match self.shape(member, depth + 1)?.index {
+                        Some(index) => found.push(index),
+                        None => {
+                            return Err(Problem::error(
+                                at,
+                                "`[string]` indexes an object type with an index signature only",
+                                "index the object type by one of its members",
+                            ));
+                        }
+                    },
+                    Ty::Number | Ty::Lit(Lit::Num(_)) => match self.element(member, depth + 1) {
+                        Some(element) => found.push(element),
+                        None => {
+                            return Err(Problem::error(
+                                at,
+                                "`[number]` indexes an array or a tuple only",
+                                "index an array type, or an object type by one of its members",
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(Problem::error(
+                            at,
+                            "an index that is not a member name (a string literal, a union of them, `keyof T`) or `number`",
+                            "index the object type by one of its members",
+                        ));
+                    }
+                }
+            }
+        }
+        // `T['x' | 'y']` with two `number` members is `number`.
+        let mut unique: Vec<Ty> = Vec::new();
+        for ty in found {
+            if !unique.iter().any(|u| key(u) == key(&ty)) {
+                unique.push(ty);
+            }
+        }
+        Ok(union_of(unique))
+    }
+
+    /// The element type of an array or tuple type (through aliases and `extends Array<T>`).
+    fn element(&mut self, ty: &Ty, depth: usize) -> Option<Ty> {
+        if depth > 32 {
+            return None;
+        }
+        match ty {
+            Ty::Array(inner) => Some((**inner).clone()),
+            Ty::Tuple(items) => Some(union_of(items.clone())),
+            Ty::Ref { name, args, .. } => match (name.as_str(), args.as_slice()) {
+                ("Array" | "ReadonlyArray" | "Readonly", [inner]) => match name.as_str() {
+                    "Readonly" => self.element(inner, depth + 1),
+                    _ => Some(inner.clone()),
+                },
+                _ => {
+                    if let Some(base) = self.array_base(name) {
+                        return self.element(&base, depth + 1);
+                    }
+                    let decl = self.decls.get(name.as_str()).copied()?;
+                    let DeclKind::Alias(target) = &decl.kind else {
+                        return None;
+                    };
+                    let args = self.arguments(decl, args, self.loc_of(ty)).ok()?;
+                    let map: HashMap<String, Ty> = decl
+                        .params
+                        .iter()
+                        .zip(args)
+                        .map(|(p, a)| (p.name.clone(), a))
+                        .collect();
+                    self.element(&substitute(target, &map), depth + 1)
+                }
+            },
+            Ty::TypeOf { .. } | Ty::Indexed { .. } => {
+                let resolved = self.resolve(ty, depth + 1).ok()?;
+                self.element(&resolved, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The type of a member both parts of an intersection declare, as TypeScript computes it:
+    /// the narrower when one contains the other, the merged object for two object types, the
+    /// values both allow for unions and literals (`number & -32042` is `-32042`); `None` when
+    /// they share no value (`never`).
+    pub(crate) fn intersect(&mut self, a: &Ty, b: &Ty) -> Result<Option<Ty>, Problem> {
+        if matches!(a, Ty::Conflict { .. }) {
+            return Ok(Some(a.clone()));
+        }
+        if matches!(b, Ty::Conflict { .. }) {
+            return Ok(Some(b.clone()));
+        }
+        if let Some(narrower) = narrower(a, b) {
+            return Ok(Some(narrower));
+        }
+        if self.is_object(a) && self.is_object(b) {
+            // Object members of an intersection intersect in turn.
+            return Ok(Some(Ty::Intersection(vec![a.clone(), b.clone()])));
+        }
+        let left = self.members(a, 0)?;
+        let right = self.members(b, 0)?;
+        let mut out: Vec<Ty> = Vec::new();
+        for x in &left {
+            for y in &right {
+                let meet = if key(x) == key(y) {
+                    Some(x.clone())
+                } else {
+                    match (x, y) {
+                        (Ty::Any | Ty::Unknown, other) | (other, Ty::Any | Ty::Unknown) => {
+                            Some(other.clone())
+                        }
+                        (lit @ Ty::Lit(Lit::Str(_)), Ty::String)
+                        | (Ty::String, lit @ Ty::Lit(Lit::Str(_)))
+                        | (lit @ Ty::Lit(Lit::Num(_)), Ty::Number)
+                        | (Ty::Number, lit @ Ty::Lit(Lit::Num(_)))
+                        | (lit @ Ty::Lit(Lit::Bool(_)), Ty::Boolean)
+                        | (Ty::Boolean, lit @ Ty::Lit(Lit::Bool(_))) => Some(lit.clone()),
+                        (Ty::ObjectKeyword, other) | (other, Ty::ObjectKeyword)
+                            if self.is_object(other) =>
+                        {
+                            Some(other.clone())
+                        }
+                        _ if self.is_object(x) && self.is_object(y) => {
+                            Some(Ty::Intersection(vec![x.clone(), y.clone()]))
+                        }
+                        // A branded primitive (`string & { __brand: 'Id' }`) is the primitive on
+                        // the wire.
+                        (scalar @ (Ty::String | Ty::Number | Ty::Boolean | Ty::Lit(_)), other)
+                        | (other, scalar @ (Ty::String | Ty::Number | Ty::Boolean | Ty::Lit(_)))
+                            if self.is_object(other) =>
+                        {
+                            Some(scalar.clone())
+                        }
+                        _ => None,
+                    }
+                };
+                if let Some(meet) = meet
+                    && !out.iter().any(|o| key(o) == key(&meet))
+                {
+                    out.push(meet);
+                }
+            }
+        }
+        Ok((!out.is_empty()).then(|| union_of(out)))
     }
 
     pub(crate) fn warn(&mut self, at: Loc, message: impl Into<String>) {
         self.warnings.push((at, message.into()));
-    }
-
-    /// `object[key]`: the member's type, or the union of it over a union's members.
-    pub(crate) fn indexed(&mut self, object: &Ty, key: &str, at: Loc) -> Result<Ty, Problem> {
-        let members = self.union_members(object, 0);
-        let mut found = Vec::new();
-        for member in &members {
-            let shape = self.shape(member, 0)?;
-            match shape.members.iter().find(|m| m.name == key) {
-                Some(m) if m.optional => {
-                    found.push(m.ty.clone());
-                    found.push(Ty::Undefined);
-                }
-                Some(m) => found.push(m.ty.clone()),
-                None => {
-                    return Err(Problem::error(
-                        at,
-                        format!("this type has no member `{key}`"),
-                        "index an object type (or a union of them) by one of its members",
-                    ));
-                }
-            }
-        }
-        Ok(if found.len() == 1 {
-            found.remove(0)
-        } else {
-            Ty::Union(found)
-        })
     }
 
     /// The members of a union, through aliases; anything else is one member.
@@ -96,25 +450,95 @@ impl<'a> Types<'a> {
                     }
                     self.union_members(&substitute(target, &map), depth + 1)
                 }
+                // `type P = Base & (A | B)` is `(Base & A) | (Base & B)`.
+                Some(decl)
+                    if decl.params.is_empty()
+                        && matches!(decl.kind, DeclKind::Alias(Ty::Intersection(_))) =>
+                {
+                    let DeclKind::Alias(Ty::Intersection(parts)) = &decl.kind else {
+                        return vec![ty.clone()];
+                    };
+                    let mut flat = Vec::new();
+                    self.intersection_parts(parts, &mut flat, depth + 1);
+                    let splits = flat.iter().any(|p| {
+                        let members = self.union_members(p, depth + 1);
+                        members.len() > 1 && members.iter().all(|m| self.is_object(m))
+                    });
+                    if splits {
+                        self.union_members(&self.distribute_flat(&flat, depth + 1), depth + 1)
+                    } else {
+                        vec![ty.clone()]
+                    }
+                }
                 _ => vec![ty.clone()],
             },
             other => vec![other.clone()],
         }
     }
 
-    /// Does an intersection have a union of object types among its parts?
+    /// Does an intersection have a union of object types among its parts (or among those of
+    /// an alias of an intersection it contains)?
     pub(crate) fn distributes(&self, parts: &[Ty]) -> bool {
+        self.distributable(parts).is_some()
+    }
+
+    fn has_object_union(&self, parts: &[Ty]) -> bool {
         parts.iter().any(|p| {
             let members = self.union_members(p, 0);
             members.len() > 1 && members.iter().all(|m| self.is_object(m))
         })
     }
 
+    /// The parts to distribute over: as written, or with aliases of intersections opened
+    /// (`type P = Base & (A | B)`, `P & { in: 'query' }`) when the union is inside one.
+    fn distributable(&self, parts: &[Ty]) -> Option<Vec<Ty>> {
+        if self.has_object_union(parts) {
+            return Some(parts.to_vec());
+        }
+        let mut flat = Vec::new();
+        self.intersection_parts(parts, &mut flat, 0);
+        (flat.len() != parts.len() && self.has_object_union(&flat)).then_some(flat)
+    }
+
+    fn intersection_parts(&self, parts: &[Ty], out: &mut Vec<Ty>, depth: usize) {
+        for part in parts {
+            match part {
+                Ty::Intersection(inner) if depth < 32 => {
+                    self.intersection_parts(inner, out, depth + 1)
+                }
+                Ty::Ref { name, args, .. } if depth < 32 => {
+                    match self.decls.get(name.as_str()).map(|d| (d, &d.kind)) {
+                        Some((decl, DeclKind::Alias(Ty::Intersection(inner))))
+                            if decl.params.len() == args.len() =>
+                        {
+                            let map: HashMap<String, Ty> = decl
+                                .params
+                                .iter()
+                                .zip(args)
+                                .map(|(p, a)| (p.name.clone(), a.clone()))
+                                .collect();
+                            let inner: Vec<Ty> =
+                                inner.iter().map(|t| substitute(t, &map)).collect();
+                            self.intersection_parts(&inner, out, depth + 1);
+                        }
+                        _ => out.push(part.clone()),
+                    }
+                }
+                other => out.push(other.clone()),
+            }
+        }
+    }
+
     /// `A & (B | C)` → `(A & B) | (A & C)`, over every union part.
     pub(crate) fn distribute(&self, parts: &[Ty]) -> Ty {
+        let flat = self.distributable(parts);
+        self.distribute_flat(flat.as_deref().unwrap_or(parts), 0)
+    }
+
+    fn distribute_flat(&self, parts: &[Ty], depth: usize) -> Ty {
         let mut alternatives: Vec<Vec<Ty>> = vec![Vec::new()];
         for part in parts {
-            let members = self.union_members(part, 0);
+            let members = self.union_members(part, depth);
             if members.len() > 1 && members.iter().all(|m| self.is_object(m)) {
                 alternatives = alternatives
                     .into_iter()
@@ -149,7 +573,7 @@ impl<'a> Types<'a> {
             Ty::Ref { name, .. } => match name.as_str() {
                 "Partial" | "Required" | "Readonly" | "Pick" | "Omit" => true,
                 _ => match self.decls.get(name.as_str()).map(|d| &d.kind) {
-                    Some(DeclKind::Interface { .. }) => true,
+                    Some(DeclKind::Interface { .. }) => self.array_base(name).is_none(),
                     Some(DeclKind::Alias(t)) => self.is_object_depth(t, depth + 1),
                     _ => false,
                 },
@@ -204,7 +628,7 @@ impl<'a> Types<'a> {
                     }
                     ("Pick" | "Omit", [inner, keys]) => {
                         let mut shape = self.shape(inner, depth + 1)?;
-                        let (keys, _, _) = keys.strip_null();
+                        let keys = self.members(keys, depth + 1)?;
                         let keys: Vec<&str> = keys
                             .iter()
                             .filter_map(|k| match k {
@@ -218,7 +642,18 @@ impl<'a> Types<'a> {
                             .retain(|m| keys.contains(&m.name.as_str()) == pick);
                         return Ok(shape);
                     }
+                    ("NonNullable" | "Exclude" | "Extract", _) => {
+                        let resolved = self.resolve(ty, depth + 1)?;
+                        return self.shape(&resolved, depth + 1);
+                    }
                     _ => {}
+                }
+                if let Some(problem) = self.degraded.get(name) {
+                    return Err(Problem::error(
+                        at,
+                        format!("`{name}` is left out ({})", problem.message),
+                        "see the warning at its declaration",
+                    ));
                 }
                 let Some(decl) = self.decls.get(name.as_str()).copied() else {
                     return Err(Problem::error(
@@ -258,6 +693,10 @@ impl<'a> Types<'a> {
                 }
                 Ok(shape)
             }
+            Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => {
+                let resolved = self.resolve(ty, depth + 1)?;
+                self.shape(&resolved, depth + 1)
+            }
             other => Err(Problem::error(
                 self.loc_of(other),
                 "only object types can be merged (`A & B`, `extends`)",
@@ -282,7 +721,7 @@ impl<'a> Types<'a> {
     }
 
     /// The members of an interface declaration (all merged declarations of that name), with
-    /// those of the interfaces it extends first.
+    /// those of the interfaces it extends first (an array base has none).
     pub(crate) fn interface_shape(
         &mut self,
         decl: &Decl,
@@ -300,6 +739,9 @@ impl<'a> Types<'a> {
                 continue;
             };
             for base in extends {
+                if self.is_array_base(base, 0) {
+                    continue;
+                }
                 let base = substitute(base, map);
                 let next = self.shape(&base, depth + 1)?;
                 self.merge(&mut shape, next, true)?;
@@ -318,21 +760,20 @@ impl<'a> Types<'a> {
             match shape.members.iter_mut().find(|m| m.name == member.name) {
                 Some(existing) if replace => *existing = member,
                 Some(existing) => {
-                    if let Some(narrower) = narrower(&existing.ty, &member.ty) {
-                        existing.ty = narrower;
-                    } else if self.is_object(&existing.ty) && self.is_object(&member.ty) {
-                        // Object members of an intersection intersect in turn.
-                        existing.ty =
-                            Ty::Intersection(vec![existing.ty.clone(), member.ty.clone()]);
-                    } else {
-                        return Err(Problem::error(
-                            member.at,
-                            format!(
-                                "`{}` is in both parts of an intersection, with different types",
-                                member.name
-                            ),
-                            "give the member one type in both parts, or declare the merged object type yourself",
-                        ));
+                    let contained = narrower(&existing.ty, &member.ty).is_some();
+                    existing.ty = match self.intersect(&existing.ty, &member.ty)? {
+                        Some(ty) => ty,
+                        // `never`: an error only where an emitted type needs the member.
+                        None => Ty::Conflict {
+                            member: member.name.clone(),
+                            at: member.at,
+                            other: existing.at,
+                        },
+                    };
+                    if !contained && !matches!(existing.ty, Ty::Intersection(_)) {
+                        // A type neither part wrote (`number & -32042`): named after the part
+                        // that narrowed it.
+                        existing.owner.clone_from(&member.owner);
                     }
                     existing.optional &= member.optional;
                     if existing.doc.is_none() {
@@ -420,7 +861,10 @@ pub(crate) fn key(ty: &Ty) -> String {
                 .join(";")
         ),
         Ty::Lit(l) => format!("{l:?}"),
-        Ty::Indexed { object, key: k, .. } => format!("{}[{k:?}]", key(object)),
+        Ty::Indexed { object, index, .. } => format!("{}[{}]", key(object), key(index)),
+        Ty::TypeOf { path, .. } => format!("typeof {}", path.join(".")),
+        Ty::KeyOf { object, .. } => format!("keyof {}", key(object)),
+        Ty::Conflict { member, .. } => format!("never({member})"),
         Ty::Unsupported { what, .. } => format!("unsupported({what})"),
         other => format!("{other:?}"),
     }
@@ -451,9 +895,13 @@ pub(crate) fn substitute(ty: &Ty, map: &HashMap<String, Ty>) -> Ty {
             Ty::Intersection(items.iter().map(|t| substitute(t, map)).collect())
         }
         Ty::Object(obj) => Ty::Object(substitute_obj(obj, map)),
-        Ty::Indexed { object, key, at } => Ty::Indexed {
+        Ty::Indexed { object, index, at } => Ty::Indexed {
             object: Box::new(substitute(object, map)),
-            key: key.clone(),
+            index: Box::new(substitute(index, map)),
+            at: *at,
+        },
+        Ty::KeyOf { object, at } => Ty::KeyOf {
+            object: Box::new(substitute(object, map)),
             at: *at,
         },
         other => other.clone(),
@@ -552,4 +1000,47 @@ pub(crate) fn discriminant(shapes: &[Shape]) -> Option<(String, Vec<Lit>)> {
         return Some((candidate.name.clone(), values));
     }
     None
+}
+
+/// One type for a list of union members: the member alone, `never` for none.
+pub(crate) fn union_of(mut members: Vec<Ty>) -> Ty {
+    match members.len() {
+        0 => Ty::Never,
+        1 => members.remove(0),
+        _ => Ty::Union(members),
+    }
+}
+
+/// Is every value of `small` a value of `big` (for `Exclude` and `Extract`)?
+fn assignable(small: &Ty, big: &Ty) -> bool {
+    key(small) == key(big)
+        || matches!(
+            (small, big),
+            (Ty::Lit(Lit::Str(_)), Ty::String)
+                | (Ty::Lit(Lit::Num(_)), Ty::Number)
+                | (Ty::Lit(Lit::Bool(_)), Ty::Boolean)
+                | (_, Ty::Any | Ty::Unknown)
+        )
+}
+
+/// The type of a constant's value: its literal, or an object of literal members.
+fn const_type(value: &ConstValue, at: Loc) -> Ty {
+    match value {
+        ConstValue::Lit(lit) => Ty::Lit(lit.clone()),
+        ConstValue::Object(fields) => Ty::Object(Obj {
+            members: fields
+                .iter()
+                .map(|(name, value, doc)| Member {
+                    name: name.clone(),
+                    optional: false,
+                    ty: const_type(value, at),
+                    doc: doc.clone(),
+                    at,
+                    owner: None,
+                })
+                .collect(),
+            index: None,
+            skipped: Vec::new(),
+        }),
+    }
 }
