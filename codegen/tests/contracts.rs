@@ -32,6 +32,21 @@ fn check_error(text: &str, expected: Expect) {
     expected.assert_eq(&err);
 }
 
+/// A declaration with no JSON form is left out alone: the file generates, with a located
+/// warning (`warning`); naming the declaration as a result type is the error (`error`).
+fn check_left_out(text: &str, name: &str, warning: Expect, error: Expect) {
+    let module = generate(&[("x.d.ts", text)], ServerConfig::contracts_only("x"))
+        .expect("the rest of the file generates");
+    let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
+    warning.assert_eq(&warnings.join("\n"));
+    let err = generate(
+        &[("x.d.ts", text)],
+        ServerConfig::new("scape", "scape.tools.json").with_result("scape_observe", name),
+    )
+    .expect_err("a result type must be typed");
+    error.assert_eq(&err);
+}
+
 #[test]
 fn syntax_error() {
     check_error(
@@ -46,42 +61,58 @@ fn syntax_error() {
 }
 
 #[test]
-fn keyof_declaration() {
-    check_error(
-        "export interface A {\n    x: number;\n}\nexport type Keys = keyof A;\n",
+fn keyof_without_known_keys() {
+    check_left_out(
+        "export interface A {\n    x: number;\n}\nexport type Keys = keyof Window;\n",
+        "Keys",
+        expect![
+            "x.d.ts:4:20: `Keys` is left out: `keyof` needs an object type with known members: `Window` is not declared in the contract files; apply `keyof` to a declared interface or object type alias. Members that refer to it are serde_json::Value"
+        ],
         expect![[r#"
-            x.d.ts:4:20: `keyof` has no JSON form that mcp-bindgen maps
+            x.d.ts:4:20: the result type `Keys` has no Rust type: `keyof` needs an object type with known members: `Window` is not declared in the contract files
               |
-            4 | export type Keys = keyof A;
+            4 | export type Keys = keyof Window;
               |                    ^
-              = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
+              = help: apply `keyof` to a declared interface or object type alias"#]],
     );
 }
 
 #[test]
 fn conditional_mapped_and_function_declarations() {
-    check_error(
-        "export type C = string extends number ? 1 : 2;\n",
+    check_left_out(
+        "export interface A { x: number }\nexport type C = string extends number ? 1 : 2;\nexport interface B { c: C; a: A }\n",
+        "C",
         expect![[r#"
-            x.d.ts:1:17: a conditional type has no JSON form that mcp-bindgen maps
+            x.d.ts:2:17: `C` is left out: a conditional type has no JSON form that mcp-bindgen maps; declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override. Members that refer to it are serde_json::Value
+            x.d.ts:3:25: `C` is left out (see the warning at its declaration); typed as serde_json::Value"#]],
+        expect![[r#"
+            x.d.ts:2:17: the result type `C` has no Rust type: a conditional type has no JSON form that mcp-bindgen maps
               |
-            1 | export type C = string extends number ? 1 : 2;
+            2 | export type C = string extends number ? 1 : 2;
               |                 ^
               = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
     );
-    check_error(
+    check_left_out(
         "export type M = { [K in 'a' | 'b']: number };\n",
+        "M",
+        expect![[
+            r#"x.d.ts:1:17: `M` is left out: a mapped type has no JSON form that mcp-bindgen maps; declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override. Members that refer to it are serde_json::Value"#
+        ]],
         expect![[r#"
-            x.d.ts:1:17: a mapped type has no JSON form that mcp-bindgen maps
+            x.d.ts:1:17: the result type `M` has no Rust type: a mapped type has no JSON form that mcp-bindgen maps
               |
             1 | export type M = { [K in 'a' | 'b']: number };
               |                 ^
               = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]],
     );
-    check_error(
+    check_left_out(
         "/** A callback. */\nexport type Fn = (a: string) => void;\n",
+        "Fn",
+        expect![[
+            r#"x.d.ts:2:18: `Fn` is left out: a function type has no JSON form that mcp-bindgen maps; declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override. Members that refer to it are serde_json::Value"#
+        ]],
         expect![[r#"
-            x.d.ts:2:18: a function type has no JSON form that mcp-bindgen maps
+            x.d.ts:2:18: the result type `Fn` has no Rust type: a function type has no JSON form that mcp-bindgen maps
               |
             2 | export type Fn = (a: string) => void;
               |                  ^
@@ -91,10 +122,14 @@ fn conditional_mapped_and_function_declarations() {
 
 #[test]
 fn generic_without_default_needs_arguments() {
-    check_error(
+    check_left_out(
         "export interface Page<T> { items: T[] }\nexport interface Uses { page: Page }\n",
+        "Uses",
+        expect![
+            "x.d.ts:2:31: `Uses` is left out: `Page` needs a type argument for `T`, which has no default; write `Page<..>` with every argument, or give `T` a default (`T = unknown`). Members that refer to it are serde_json::Value"
+        ],
         expect![[r#"
-            x.d.ts:2:31: `Page` needs a type argument for `T`, which has no default
+            x.d.ts:2:31: the result type `Uses` has no Rust type: `Page` needs a type argument for `T`, which has no default
               |
             2 | export interface Uses { page: Page }
               |                               ^
@@ -103,7 +138,7 @@ fn generic_without_default_needs_arguments() {
 }
 
 #[test]
-fn duplicate_and_conflicting_declarations() {
+fn duplicate_declarations() {
     check_error(
         "export type A = string;\nexport interface B { x: number }\nexport type A = number;\n",
         expect![[r#"
@@ -113,14 +148,24 @@ fn duplicate_and_conflicting_declarations() {
               |             ^
               = help: rename one of the declarations"#]],
     );
-    check_error(
-        "export interface P { x: number }\nexport type Q = P & { x: string };\n",
+}
+
+/// Members two parts of an intersection declare with disjoint types are `never`: the
+/// declaration is left out, and naming it is an error located at both parts.
+#[test]
+fn disjoint_intersection_members() {
+    check_left_out(
+        "export interface P { x: number }\nexport type Q = P & { x: string };\nexport interface R { q: Q[] }\n",
+        "Q",
         expect![[r#"
-            x.d.ts:2:23: `x` is in both parts of an intersection, with different types
+            x.d.ts:2:23: `Q` is left out: `x` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`) (the other part: x.d.ts:1:22); give the member types that overlap in both parts, or make it optional where it must be absent. Members that refer to it are serde_json::Value
+            x.d.ts:3:25: `Q` is left out (see the warning at its declaration); typed as serde_json::Value"#]],
+        expect![[r#"
+            x.d.ts:2:23: the result type `Q` has no Rust type: `x` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`) (the other part: x.d.ts:1:22)
               |
             2 | export type Q = P & { x: string };
               |                       ^
-              = help: give the member one type in both parts, or declare the merged object type yourself"#]],
+              = help: give the member types that overlap in both parts, or make it optional where it must be absent"#]],
     );
 }
 
@@ -232,10 +277,18 @@ fn members_degrade_with_located_warnings() {
         ">".repeat(100)
     );
     let _ = generate(&[("x.d.ts", &deep)], ServerConfig::contracts_only("x"));
-    let cyclic = "export interface A extends B {}\nexport interface B extends A {}\nexport type U = A & B;\n";
-    let err =
-        generate(&[("x.d.ts", cyclic)], ServerConfig::contracts_only("x")).expect_err("cycle");
-    assert!(err.contains("refers to itself"), "{err}");
+    let cyclic = "export interface A extends B {}\nexport interface B extends A {}\nexport type U = A & B;\nexport interface Ok { x: number }\n";
+    let module =
+        generate(&[("x.d.ts", cyclic)], ServerConfig::contracts_only("x")).expect("generates");
+    let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        warnings.iter().any(|w| w.contains("refers to itself")),
+        "{warnings:?}"
+    );
+    assert!(
+        module.to_module_file("test").contains("pub struct Ok"),
+        "the declarations outside the cycle are generated"
+    );
 }
 
 /// Variant names chosen in the manifest win, for string enums and for boolean tags alike.

@@ -228,6 +228,111 @@ export interface Move { direction: Direction; level: Level }
 "#,
     ),
     (
+        "builtins",
+        r#"
+export interface Item {
+    id: string;
+    label?: string;
+    note: string | null;
+}
+/** A named list: the usual way to name a (recursive) array type. */
+export interface Items extends Array<Item> {}
+export interface Tree {
+    name: string;
+    children: Forest;
+}
+export interface Forest extends ReadonlyArray<Tree> {}
+/** An array with members besides: only the array is typed (a warning). */
+export interface Tagged extends Array<string> {
+    tag: string;
+}
+export type ItemKey = keyof Item;
+export type Flags = Record<ItemKey, boolean>;
+export type Draft = Partial<Item>;
+export type Complete = Required<Item>;
+export type Frozen = Readonly<Item>;
+export type Names = Readonly<string[]>;
+export type Summary = Pick<Item, 'id' | 'label'>;
+export type Bare = Omit<Item, 'note' | 'label'>;
+export type Note = NonNullable<Item['note']>;
+export type Level = 'debug' | 'info' | 'warn' | 'error';
+export type Loud = Exclude<Level, 'debug' | 'info'>;
+export type Quiet = Extract<Level, 'debug' | 'info' | 'trace'>;
+"#,
+    ),
+    (
+        "type_queries",
+        r#"
+export declare const PARSE_ERROR = -32700;
+export declare const KINDS: {
+    readonly circle: 'circle';
+    readonly square: 'square';
+};
+export const LIMITS = { max: 10, unit: 'px' } as const;
+export interface ParseError {
+    code: typeof PARSE_ERROR;
+    message: string;
+}
+export type Kind = (typeof KINDS)[keyof typeof KINDS];
+export type KindName = keyof typeof KINDS;
+export type Unit = typeof LIMITS.unit;
+export interface Point {
+    x: number;
+    y: number;
+    label?: string;
+}
+export type PointKey = keyof Point;
+export type Coordinate = Point['x' | 'y'];
+export interface Uses {
+    key: PointKey;
+    kind: Kind;
+    unit: Unit;
+    max: typeof LIMITS['max'];
+    all: Point[keyof Point];
+}
+"#,
+    ),
+    (
+        "narrowing",
+        r#"
+export declare const SOME_CODE = -32042;
+export interface Base {
+    code: number;
+    message: string;
+    data?: unknown;
+}
+/** `number & -32042` is `-32042`, as TypeScript computes it. */
+export type Specific = Base & { code: typeof SOME_CODE };
+export type Modes = { mode: 'a' | 'b' | 'c' } & { mode: 'b' | 'c' | 'd' };
+export type Nested = { meta: { a: string } } & { meta: { b: number } };
+/** A branded string is a string on the wire. */
+export type Brand = string & { readonly __brand: 'Brand' };
+/** `b?: never`: never present, so no field. */
+export type OnlyA = { a: string; b?: never };
+export interface Holder {
+    brand: Brand;
+    specific: Specific;
+}
+"#,
+    ),
+    (
+        "left_out",
+        r#"
+export interface Point {
+    x: number;
+}
+/** No JSON form: left out, with a warning. */
+export type Callback = (value: string) => void;
+/** A generic mapped type: left out. */
+export type Upper = { [K in keyof Point]: string };
+export interface Uses {
+    ok: string;
+    callback: Callback;
+    upper?: Upper;
+}
+"#,
+    ),
+    (
         "unsupported_members",
         r#"
 export interface Mixed {
@@ -599,4 +704,108 @@ fn unsupported_members_become_json_values() {
     }));
     assert_eq!(mixed.on_change, json!("opaque"));
     assert_eq!(mixed.imported, json!([1]));
+}
+#[test]
+fn built_in_generics_and_array_bases() {
+    use rules::builtins::types::*;
+    // `interface Items extends Array<Item> {}` is a named Vec.
+    let items: Items =
+        round_trip(json!([{"id": "a", "note": null}, {"id": "b", "label": "B", "note": "n"}]));
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[1].label.as_deref(), Some("B"));
+    let tree: Tree =
+        round_trip(json!({"name": "root", "children": [{"name": "leaf", "children": []}]}));
+    assert_eq!(tree.children[0].name, "leaf");
+    let tagged: Tagged = round_trip(json!(["x"]));
+    assert_eq!(tagged.0, ["x"]);
+    // `Record<keyof Item, boolean>`: one required field per key.
+    let flags: Flags = round_trip(json!({"id": true, "label": false, "note": true}));
+    assert!(flags.id && flags.note);
+    assert!(refused::<Flags>(json!({"id": true})).contains("missing field"));
+    // `Partial`: every field optional, `note` keeps its null apart from absence.
+    let draft: Draft = round_trip(json!({"note": null}));
+    assert_eq!((draft.id, draft.note), (None, Some(None)));
+    // `Required`: `label` must be there.
+    assert!(
+        refused::<Complete>(json!({"id": "a", "note": null})).contains("missing field `label`")
+    );
+    let _: Complete = round_trip(json!({"id": "a", "label": "l", "note": null}));
+    let _: Frozen = round_trip(json!({"id": "a", "note": "n"}));
+    let names: Names = round_trip(json!(["a", "b"]));
+    assert_eq!(names.len(), 2);
+    // `Pick` and `Omit` keep the members they name, with their optionality.
+    let summary: Summary = round_trip(json!({"id": "a"}));
+    assert_eq!(summary.label, None);
+    let bare: Bare = round_trip(json!({"id": "a"}));
+    assert_eq!(bare.id, "a");
+    // `NonNullable<Item['note']>` is a string.
+    let note: Note = round_trip(json!("n"));
+    assert_eq!(note.as_str(), "n");
+    // `Exclude` / `Extract` on literal unions.
+    assert_eq!(round_trip::<Loud>(json!("warn")), Loud::Warn);
+    assert!(refused::<Loud>(json!("debug")).contains("unknown variant"));
+    assert_eq!(round_trip::<Quiet>(json!("info")), Quiet::Info);
+    assert!(refused::<Quiet>(json!("trace")).contains("unknown variant"));
+}
+
+#[test]
+fn typeof_and_keyof_on_declared_names() {
+    use rules::type_queries::types::*;
+    // `code: typeof PARSE_ERROR` is exactly -32700.
+    let error: ParseError = round_trip(json!({"code": -32700, "message": "bad"}));
+    assert_eq!(error.message, "bad");
+    assert!(
+        refused::<ParseError>(json!({"code": -32000, "message": "x"})).contains("invalid value")
+    );
+    // `(typeof KINDS)[keyof typeof KINDS]` and `keyof typeof KINDS`.
+    assert_eq!(round_trip::<Kind>(json!("square")), Kind::Square);
+    assert_eq!(round_trip::<KindName>(json!("circle")), KindName::Circle);
+    // `keyof Point` is the union of its member names.
+    assert_eq!(round_trip::<PointKey>(json!("label")), PointKey::Label);
+    assert!(refused::<PointKey>(json!("z")).contains("unknown variant"));
+    let coordinate: Coordinate = round_trip(json!(1.5));
+    assert_eq!(coordinate.0, 1.5);
+    let uses: Uses =
+        round_trip(json!({"key": "x", "kind": "circle", "unit": "px", "max": 10, "all": "a"}));
+    assert_eq!(uses.kind, Kind::Circle);
+    assert!(
+        refused::<Uses>(json!({"key": "x", "kind": "circle", "unit": "em", "max": 10, "all": 1}))
+            .contains("unknown variant")
+    );
+    assert_eq!(limits::MAX, 10_u32);
+    assert_eq!(limits::UNIT, "px");
+}
+
+#[test]
+fn intersections_narrow_as_typescript_does() {
+    use rules::narrowing::types::*;
+    // `number & typeof SOME_CODE` is the literal.
+    let specific: Specific = round_trip(json!({"code": -32042, "message": "m"}));
+    assert_eq!(specific.message, "m");
+    assert!(refused::<Specific>(json!({"code": 1, "message": "m"})).contains("invalid value"));
+    let base: Base = round_trip(json!({"code": 1, "message": "m"}));
+    assert_eq!(base.code, 1.0);
+    // Two literal unions meet in the values both allow.
+    let _: Modes = round_trip(json!({"mode": "b"}));
+    assert!(refused::<Modes>(json!({"mode": "a"})).contains("unknown variant"));
+    // Two object types merge.
+    let nested: Nested = round_trip(json!({"meta": {"a": "x", "b": 2}}));
+    assert_eq!((nested.meta.a.as_str(), nested.meta.b), ("x", 2.0));
+    // A branded string is a string.
+    let holder: Holder =
+        round_trip(json!({"brand": "id-1", "specific": {"code": -32042, "message": "m"}}));
+    assert_eq!(holder.brand.as_str(), "id-1");
+    // `b?: never` has no field.
+    let only: OnlyA = round_trip(json!({"a": "x"}));
+    assert_eq!(only.a, "x");
+}
+
+#[test]
+fn declarations_without_json_form_are_left_out_alone() {
+    use rules::left_out::types::*;
+    let uses: Uses = round_trip(json!({"ok": "y", "callback": "opaque", "upper": {"x": "X"}}));
+    assert_eq!(uses.callback, json!("opaque"));
+    assert_eq!(uses.upper, Some(json!({"x": "X"})));
+    let point: Point = round_trip(json!({"x": 1}));
+    assert_eq!(point.x, 1.0);
 }

@@ -41,8 +41,8 @@ const FILES: &[Published] = &[
         file: "webhooks-types.d.ts",
         package: "@octokit/webhooks-types@7.6.1",
         lines: 8625,
-        // `keyof EventPayloadMap` has no JSON form: its keys, as the string they are.
-        overrides: &[("WebhookEventName", "string")],
+        // `WebhookEventName = keyof EventPayloadMap` is the enum of the map's keys.
+        overrides: &[],
     },
 ];
 
@@ -140,6 +140,10 @@ fn webhooks_decode_a_ping() {
         serde_json::to_value(&ping.hook.events).expect("encodes"),
         json!(["*"])
     );
+    // `WebhookEventName = keyof EventPayloadMap`: the map's keys, generated without an override.
+    let name: WebhookEventName = serde_json::from_value(json!("ping")).expect("an event name");
+    assert_eq!(name, WebhookEventName::Ping);
+    assert!(serde_json::from_value::<WebhookEventName>(json!("pong")).is_err());
     let mut wrong = event;
     wrong["hook"]["config"]["insecure_ssl"] = json!("2");
     assert!(

@@ -35,8 +35,9 @@ pub(crate) enum DeclKind {
     Interface { extends: Vec<Ty>, body: Obj },
     /// `type X = ..`
     Alias(Ty),
-    /// `declare const X = 320` or `declare const X: { readonly w: 64 }`.
-    Const(Option<ConstValue>),
+    /// `declare const X = 320`, `declare const X: { readonly w: 64 }`, `const X = {..} as
+    /// const`: the literal value when there is one, and the type annotation as written.
+    Const(Option<ConstValue>, Option<Ty>),
     /// `enum X { A = "a" }`
     Enum(Vec<EnumMember>),
 }
@@ -128,11 +129,29 @@ pub(crate) enum Ty {
     Union(Vec<Ty>),
     Intersection(Vec<Ty>),
     Object(Obj),
-    /// `T["key"]`: the type of member `key` of `T` (of each member, for a union).
+    /// `T["key"]`, `T["a" | "b"]`, `T[keyof T]`, `T[number]`: the type of the members the
+    /// index names (of each member, for a union), or an array's element.
     Indexed {
         object: Box<Ty>,
-        key: String,
+        index: Box<Ty>,
         at: Loc,
+    },
+    /// `typeof NAME` or `typeof NAME.a.b`: the type of a declared constant.
+    TypeOf {
+        path: Vec<String>,
+        at: Loc,
+    },
+    /// `keyof T`: the union of `T`'s member names.
+    KeyOf {
+        object: Box<Ty>,
+        at: Loc,
+    },
+    /// What two parts of an intersection make of one member when their types share no value
+    /// (TypeScript's `never`): the member, and where each part declares it.
+    Conflict {
+        member: String,
+        at: Loc,
+        other: Loc,
     },
     /// A construct with no JSON Schema form: what it is, where, and what to do.
     Unsupported {

@@ -5,13 +5,14 @@
 //! (`{Parent}{Field}Item` for array elements), identical inline object shapes once.
 //! Intersections are merged here into one object (typify never sees an `allOf`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
 
 use super::ir::{ConstValue, Decl, DeclKind, IntKind, Lit, Loc, Member, Obj, Ty};
-use super::{Const, Contracts, Problem};
+use super::shape::{Shape, Types, discriminant, is_integer, key, substitute};
+use super::{Const, Problem};
 use crate::naming;
 
 /// Result of lowering: definitions in declaration order and what else was found.
@@ -24,23 +25,15 @@ pub(crate) struct Output {
     /// Enum definition → wire value → variant name (from TypeScript `enum` member names).
     pub variant_names: BTreeMap<String, BTreeMap<String, String>>,
     pub warnings: Vec<(Loc, String)>,
-}
-
-/// An object type with its members resolved (`extends` and intersections flattened).
-#[derive(Debug, Clone, Default)]
-struct Shape {
-    members: Vec<Member>,
-    index: Option<Ty>,
+    /// Declarations left out (no JSON form), each a warning located where the problem is.
+    pub left_out: Vec<Problem>,
 }
 
 pub(crate) struct Lowerer<'a> {
-    contracts: &'a Contracts,
-    /// Declared name → declaration.
-    decls: HashMap<&'a str, &'a Decl>,
+    /// The declarations and the type algebra over them.
+    types: Types<'a>,
     /// Rust names reserved so far (shared with the rest of the server).
     taken: &'a mut dyn FnMut(&str) -> String,
-    /// Declared name → Rust definition name.
-    rust_names: HashMap<String, String>,
     /// Canonical shape of a hoisted inline object → its definition name.
     shapes: HashMap<String, String>,
     /// (name wanted, canonical shape) of any hoisted construct → its definition name.
@@ -50,12 +43,21 @@ pub(crate) struct Lowerer<'a> {
     /// Keys of the inline object types and intersections being lowered, outermost first: one
     /// that contains itself (`interface A { x: A & { y: string } }`) would expand without end.
     expanding: Vec<String>,
-    pub out: Output,
+    out: Output,
 }
 
 type Lowered = Result<Value, Problem>;
 
 static BOOLEAN: Ty = Ty::Boolean;
+
+/// Does `ty` stand for a type computed from others (`typeof`, `keyof`, `T[K]`, `Exclude`, ..)?
+fn computed(ty: &Ty) -> bool {
+    match ty {
+        Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => true,
+        Ty::Ref { name, .. } => matches!(name.as_str(), "NonNullable" | "Exclude" | "Extract"),
+        _ => false,
+    }
+}
 
 /// Where a type is being lowered: a declaration's own type, or inside one (a field, an array
 /// element, ...). Unsupported constructs are errors at the top and `Value` + warning inside.
@@ -63,10 +65,6 @@ static BOOLEAN: Ty = Ty::Boolean;
 enum Site {
     Root,
     Inner,
-}
-
-fn is_integer(n: f64) -> bool {
-    n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15
 }
 
 fn number(n: f64) -> Value {
@@ -148,97 +146,11 @@ fn arg_name(ty: &Ty) -> String {
     }
 }
 
-/// A structural key for a type (locations left out), to recognise an instantiation.
-fn key(ty: &Ty) -> String {
-    match ty {
-        Ty::Ref { name, args, .. } => format!(
-            "{name}<{}>",
-            args.iter().map(key).collect::<Vec<_>>().join(",")
-        ),
-        Ty::Array(inner) => format!("{}[]", key(inner)),
-        Ty::Tuple(items) => format!("[{}]", items.iter().map(key).collect::<Vec<_>>().join(",")),
-        Ty::Union(items) => items.iter().map(key).collect::<Vec<_>>().join("|"),
-        Ty::Intersection(items) => items.iter().map(key).collect::<Vec<_>>().join("&"),
-        Ty::Object(obj) => format!(
-            "{{{}}}",
-            obj.members
-                .iter()
-                .map(|m| format!(
-                    "{}{}:{}",
-                    m.name,
-                    if m.optional { "?" } else { "" },
-                    key(&m.ty)
-                ))
-                .collect::<Vec<_>>()
-                .join(";")
-        ),
-        Ty::Lit(l) => format!("{l:?}"),
-        Ty::Indexed { object, key: k, .. } => format!("{}[{k:?}]", key(object)),
-        Ty::Unsupported { what, .. } => format!("unsupported({what})"),
-        other => format!("{other:?}"),
-    }
-}
-
-/// Replaces type parameters by their arguments.
-fn substitute(ty: &Ty, map: &HashMap<String, Ty>) -> Ty {
-    if map.is_empty() {
-        return ty.clone();
-    }
-    match ty {
-        Ty::Ref { name, args, at } => {
-            if args.is_empty()
-                && let Some(arg) = map.get(name)
-            {
-                return arg.clone();
-            }
-            Ty::Ref {
-                name: name.clone(),
-                args: args.iter().map(|a| substitute(a, map)).collect(),
-                at: *at,
-            }
-        }
-        Ty::Array(inner) => Ty::Array(Box::new(substitute(inner, map))),
-        Ty::Tuple(items) => Ty::Tuple(items.iter().map(|t| substitute(t, map)).collect()),
-        Ty::Union(items) => Ty::Union(items.iter().map(|t| substitute(t, map)).collect()),
-        Ty::Intersection(items) => {
-            Ty::Intersection(items.iter().map(|t| substitute(t, map)).collect())
-        }
-        Ty::Object(obj) => Ty::Object(substitute_obj(obj, map)),
-        Ty::Indexed { object, key, at } => Ty::Indexed {
-            object: Box::new(substitute(object, map)),
-            key: key.clone(),
-            at: *at,
-        },
-        other => other.clone(),
-    }
-}
-
-fn substitute_obj(obj: &Obj, map: &HashMap<String, Ty>) -> Obj {
-    Obj {
-        members: obj
-            .members
-            .iter()
-            .map(|m| Member {
-                ty: substitute(&m.ty, map),
-                ..m.clone()
-            })
-            .collect(),
-        index: obj.index.as_ref().map(|t| Box::new(substitute(t, map))),
-        skipped: obj.skipped.clone(),
-    }
-}
-
 impl<'a> Lowerer<'a> {
-    pub(crate) fn new(
-        contracts: &'a Contracts,
-        decls: &'a [Decl],
-        taken: &'a mut dyn FnMut(&str) -> String,
-    ) -> Self {
+    pub(crate) fn new(decls: &'a [Decl], taken: &'a mut dyn FnMut(&str) -> String) -> Self {
         Lowerer {
-            contracts,
-            decls: decls.iter().map(|d| (d.name.as_str(), d)).collect(),
+            types: Types::new(decls),
             taken,
-            rust_names: HashMap::new(),
             shapes: HashMap::new(),
             hoisted: HashMap::new(),
             instances: HashMap::new(),
@@ -248,17 +160,24 @@ impl<'a> Lowerer<'a> {
     }
 
     fn warn(&mut self, at: Loc, message: impl Into<String>) {
-        self.out.warnings.push((at, message.into()));
+        self.types.warn(at, message);
+    }
+
+    /// The definitions, and every warning (the type algebra's and the emitter's) in the order
+    /// found.
+    pub(crate) fn finish(mut self) -> Output {
+        self.out.warnings = std::mem::take(&mut self.types.warnings);
+        self.out
     }
 
     /// Reserves Rust names for every declaration that becomes a type; a clash with a tool's
     /// type is an error at the declaration.
     pub(crate) fn reserve(&mut self, decls: &'a [Decl]) -> Result<(), Problem> {
         for decl in decls {
-            if matches!(decl.kind, DeclKind::Const(_)) {
+            if matches!(decl.kind, DeclKind::Const(..)) {
                 continue;
             }
-            if self.rust_names.contains_key(&decl.name) {
+            if self.types.rust_names.contains_key(&decl.name) {
                 continue;
             }
             let wanted = naming::type_name(&decl.name);
@@ -273,26 +192,69 @@ impl<'a> Lowerer<'a> {
                     "rename the declaration (Rust type names are the PascalCase of the TypeScript name)",
                 ));
             }
-            self.rust_names.insert(decl.name.clone(), got);
+            self.types.rust_names.insert(decl.name.clone(), got);
         }
         Ok(())
     }
 
     /// Lowers every declaration that stands alone (generic ones only when every parameter
-    /// has a default).
+    /// has a default). A declaration with no JSON form is left out alone, with a located
+    /// warning: references to it become `serde_json::Value`.
     pub(crate) fn declarations(&mut self, decls: &'a [Decl]) -> Result<(), Problem> {
+        // Which ones to leave out is found on trial runs (no names reserved), each with those
+        // found so far left out, until a run finds none (leaving one out can fail another
+        // that extends it or merges it).
+        let mut degraded: HashMap<String, Problem> = HashMap::new();
+        loop {
+            let mut scratch = |wanted: &str| wanted.to_owned();
+            let mut trial = Lowerer::new(decls, &mut scratch);
+            trial.types.rust_names = self.types.rust_names.clone();
+            trial.types.degraded = degraded.clone();
+            let failed = trial.each_declaration(decls);
+            if failed.is_empty() {
+                break;
+            }
+            degraded.extend(failed);
+        }
+        let mut warned = HashSet::new();
         for decl in decls {
-            match &decl.kind {
-                DeclKind::Const(value) => self.constant(decl, value.as_ref()),
-                DeclKind::Enum(members) => self.enumeration(decl, members)?,
+            if let Some(problem) = degraded.get(&decl.name)
+                && warned.insert(decl.name.as_str())
+            {
+                let mut problem = problem.clone();
+                problem.message = format!("`{}` is left out: {}", decl.name, problem.message);
+                self.out.left_out.push(problem);
+            }
+        }
+        self.types.degraded = degraded;
+        match self.each_declaration(decls).into_iter().next() {
+            Some((_, problem)) => Err(problem),
+            None => Ok(()),
+        }
+    }
+
+    /// Lowers every declaration not left out; those that fail, and why.
+    fn each_declaration(&mut self, decls: &'a [Decl]) -> Vec<(String, Problem)> {
+        let mut failed = Vec::new();
+        let mut done = HashSet::new();
+        for decl in decls {
+            if self.types.degraded.contains_key(&decl.name) {
+                continue;
+            }
+            let result = match &decl.kind {
+                DeclKind::Const(value, _) => {
+                    self.constant(decl, value.as_ref());
+                    Ok(())
+                }
+                DeclKind::Enum(members) => self.enumeration(decl, members),
                 DeclKind::Interface { .. } | DeclKind::Alias(_) => {
                     if decl.params.iter().any(|p| p.default.is_none()) {
                         continue; // a template: lowered where it is used with arguments
                     }
-                    let name = self.rust_names[&decl.name].clone();
-                    if self.out.locations.contains_key(&name) {
+                    if !done.insert(decl.name.as_str()) {
                         continue; // merged interface declarations, already done
                     }
+                    let name = self.types.rust_names[&decl.name].clone();
                     let args: Vec<Ty> = decl
                         .params
                         .iter()
@@ -300,11 +262,14 @@ impl<'a> Lowerer<'a> {
                         .collect();
                     self.instances
                         .insert(Self::instance_key(&decl.name, &args), name.clone());
-                    self.instance(decl, &name, &args)?;
+                    self.instance(decl, &name, &args)
                 }
+            };
+            if let Err(problem) = result {
+                failed.push((decl.name.clone(), problem));
             }
         }
-        Ok(())
+        failed
     }
 
     fn instance_key(name: &str, args: &[Ty]) -> String {
@@ -324,10 +289,27 @@ impl<'a> Lowerer<'a> {
             .map(|(p, a)| (p.name.clone(), a.clone()))
             .collect();
         let schema = match &decl.kind {
-            DeclKind::Interface { .. } => {
-                let shape = self.interface_shape(decl, &map, 0)?;
-                self.object(&shape, name)?
-            }
+            DeclKind::Interface { .. } => match self.types.array_base(&decl.name) {
+                // `interface List extends Array<Item> {}` names an array type.
+                Some(array) => {
+                    let shape = self.types.interface_shape(decl, &map, 0)?;
+                    if !shape.members.is_empty() || shape.index.is_some() {
+                        self.warn(
+                            decl.at,
+                            format!(
+                                "`{}` extends an array type and declares members besides: a JSON array has no members, so only the array is typed",
+                                decl.name
+                            ),
+                        );
+                    }
+                    let array = substitute(&array, &map);
+                    self.lower(&array, name, Site::Root, decl.at)?
+                }
+                None => {
+                    let shape = self.types.interface_shape(decl, &map, 0)?;
+                    self.object(&shape, name)?
+                }
+            },
             DeclKind::Alias(ty) => {
                 let ty = substitute(ty, &map);
                 self.lower(&ty, name, Site::Root, decl.at)?
@@ -361,7 +343,7 @@ impl<'a> Lowerer<'a> {
         decl: &Decl,
         members: &[super::ir::EnumMember],
     ) -> Result<(), Problem> {
-        let name = self.rust_names[&decl.name].clone();
+        let name = self.types.rust_names[&decl.name].clone();
         let mut values = Vec::new();
         let mut names = BTreeMap::new();
         let mut next = 0.0;
@@ -486,13 +468,43 @@ impl<'a> Lowerer<'a> {
                 let n = prefix.len();
                 json!({"type": "array", "prefixItems": prefix, "items": false, "minItems": n, "maxItems": n})
             }
-            Ty::Indexed { object, key, at } => {
-                let member = self.indexed(object, key, *at)?;
-                return self.lower(&member, hint, site, *at);
+            Ty::Indexed { at, .. } | Ty::TypeOf { at, .. } | Ty::KeyOf { at, .. } => {
+                let resolved = self.types.resolve(ty, 0)?;
+                return self.lower(&resolved, hint, site, *at);
             }
-            Ty::Intersection(parts) if self.distributes(parts) => {
+            Ty::Conflict { member, at, other } => {
+                return Err(Problem::error(
+                    *at,
+                    format!(
+                        "`{member}` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`)"
+                    ),
+                    "give the member types that overlap in both parts, or make it optional where it must be absent",
+                )
+                .also(*other));
+            }
+            Ty::Intersection(parts)
+                if parts.len() > 1 && !parts.iter().all(|p| self.types.is_object(p)) =>
+            {
+                // Scalars, literals and unions of them intersect as TypeScript computes it
+                // (`string & ('a' | 'b')` is `'a' | 'b'`; a branded `string & {..}` is a string).
+                let mut acc = parts[0].clone();
+                for part in &parts[1..] {
+                    acc = match self.types.intersect(&acc, part)? {
+                        Some(ty) => ty,
+                        None => {
+                            return self.unsupported(
+                                "an intersection of types that share no value (`never`)",
+                                at,
+                                site,
+                            );
+                        }
+                    };
+                }
+                return self.lower(&acc, hint, site, at);
+            }
+            Ty::Intersection(parts) if self.types.distributes(parts) => {
                 // `A & (B | C)` is `(A & B) | (A & C)`.
-                let distributed = self.distribute(parts);
+                let distributed = self.types.distribute(parts);
                 return self.lower(&distributed, hint, site, at);
             }
             Ty::Object(_) | Ty::Intersection(_) => {
@@ -506,6 +518,7 @@ impl<'a> Lowerer<'a> {
                 }
                 self.expanding.push(k);
                 let lowered = self
+                    .types
                     .shape(ty, 0)
                     .and_then(|shape| self.object(&shape, hint));
                 self.expanding.pop();
@@ -518,98 +531,6 @@ impl<'a> Lowerer<'a> {
             Ty::Union(_) => return self.union(ty, hint, site, at),
             Ty::Ref { name, args, at } => return self.reference(name, args, hint, site, *at),
         })
-    }
-
-    /// `object[key]`: the member's type, or the union of it over a union's members.
-    fn indexed(&mut self, object: &Ty, key: &str, at: Loc) -> Result<Ty, Problem> {
-        let members = self.union_members(object, 0);
-        let mut found = Vec::new();
-        for member in &members {
-            let shape = self.shape(member, 0)?;
-            match shape.members.iter().find(|m| m.name == key) {
-                Some(m) if m.optional => {
-                    found.push(m.ty.clone());
-                    found.push(Ty::Undefined);
-                }
-                Some(m) => found.push(m.ty.clone()),
-                None => {
-                    return Err(Problem::error(
-                        at,
-                        format!("this type has no member `{key}`"),
-                        "index an object type (or a union of them) by one of its members",
-                    ));
-                }
-            }
-        }
-        Ok(if found.len() == 1 {
-            found.remove(0)
-        } else {
-            Ty::Union(found)
-        })
-    }
-
-    /// The members of a union, through aliases; anything else is one member.
-    fn union_members(&self, ty: &Ty, depth: usize) -> Vec<Ty> {
-        if depth > 32 {
-            return vec![ty.clone()];
-        }
-        match ty {
-            Ty::Union(items) => items
-                .iter()
-                .flat_map(|t| self.union_members(t, depth + 1))
-                .collect(),
-            Ty::Ref { name, args, .. } => match self.decls.get(name.as_str()) {
-                Some(decl) if matches!(decl.kind, DeclKind::Alias(Ty::Union(_))) => {
-                    let DeclKind::Alias(target) = &decl.kind else {
-                        return vec![ty.clone()];
-                    };
-                    // Arguments as written, then defaults; without them it stays whole.
-                    let mut map = HashMap::new();
-                    for (i, param) in decl.params.iter().enumerate() {
-                        match args.get(i).or(param.default.as_ref()) {
-                            Some(arg) => map.insert(param.name.clone(), arg.clone()),
-                            None => return vec![ty.clone()],
-                        };
-                    }
-                    self.union_members(&substitute(target, &map), depth + 1)
-                }
-                _ => vec![ty.clone()],
-            },
-            other => vec![other.clone()],
-        }
-    }
-
-    /// Does an intersection have a union of object types among its parts?
-    fn distributes(&self, parts: &[Ty]) -> bool {
-        parts.iter().any(|p| {
-            let members = self.union_members(p, 0);
-            members.len() > 1 && members.iter().all(|m| self.is_object(m))
-        })
-    }
-
-    /// `A & (B | C)` → `(A & B) | (A & C)`, over every union part.
-    fn distribute(&self, parts: &[Ty]) -> Ty {
-        let mut alternatives: Vec<Vec<Ty>> = vec![Vec::new()];
-        for part in parts {
-            let members = self.union_members(part, 0);
-            if members.len() > 1 && members.iter().all(|m| self.is_object(m)) {
-                alternatives = alternatives
-                    .into_iter()
-                    .flat_map(|prefix| {
-                        members.iter().map(move |m| {
-                            let mut next = prefix.clone();
-                            next.push(m.clone());
-                            next
-                        })
-                    })
-                    .collect();
-            } else {
-                for alternative in &mut alternatives {
-                    alternative.push(part.clone());
-                }
-            }
-        }
-        Ty::Union(alternatives.into_iter().map(Ty::Intersection).collect())
     }
 
     fn unsupported(&mut self, what: &str, at: Loc, site: Site) -> Lowered {
@@ -630,19 +551,51 @@ impl<'a> Lowerer<'a> {
     }
 
     fn union(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
+        // A union that flattens aliases of unions lowers its members inline; one whose member
+        // contains the same union again (`type P = A | B`, `A { p: P | C }` in `P | C`) keeps
+        // the aliases by name the second time, or it would expand without end.
+        let k = format!("|{}", key(ty));
+        let flatten = !self.expanding.contains(&k);
+        self.expanding.push(k);
+        let lowered = self.union_inner(ty, hint, site, at, flatten);
+        self.expanding.pop();
+        lowered
+    }
+
+    fn union_inner(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc, flatten: bool) -> Lowered {
         let (direct, null, _undefined) = ty.strip_null();
+        if direct.iter().any(|t| computed(t)) {
+            // `typeof A | typeof B`, `keyof T | 'x'`: what they stand for, then the union.
+            let mut members = Vec::new();
+            for t in direct {
+                if computed(t) {
+                    members.extend(self.types.members(t, 0)?);
+                } else {
+                    members.push(t.clone());
+                }
+            }
+            if null {
+                members.push(Ty::Null);
+            }
+            return self.union(&Ty::Union(members), hint, site, at);
+        }
+        let direct: Vec<&Ty> = direct
+            .into_iter()
+            .filter(|t| !matches!(t, Ty::Never | Ty::Conflict { .. }))
+            .collect();
         // Members that are aliases of unions are flattened (`G | Feature`, `type G = A | B`);
         // the owned copies live in `flat`.
         let flat: Vec<Ty> = direct
             .iter()
-            .flat_map(|t| self.union_members(t, 0))
+            .flat_map(|t| self.types.union_members(t, 0))
             .collect();
         let flattened = flat.len() != direct.len();
-        let mut rest: Vec<&Ty> = if flattened && flat.iter().all(|t| self.is_object(t)) {
-            flat.iter().collect()
-        } else {
-            direct
-        };
+        let mut rest: Vec<&Ty> =
+            if flatten && flattened && flat.iter().all(|t| self.types.is_object(t)) {
+                flat.iter().collect()
+            } else {
+                direct
+            };
         if rest.iter().any(|t| matches!(t, Ty::Any | Ty::Unknown)) {
             return Ok(json!({}));
         }
@@ -713,7 +666,7 @@ impl<'a> Lowerer<'a> {
                 Site::Root => schema,
                 Site::Inner => self.hoist(hint, schema, at, false),
             }
-        } else if rest.iter().all(|t| self.is_object(t)) {
+        } else if rest.iter().all(|t| self.types.is_object(t)) {
             let schema = self.object_union(&rest, hint, at)?;
             match inner_site {
                 Site::Root => schema,
@@ -736,36 +689,13 @@ impl<'a> Lowerer<'a> {
         Ok(if null { nullable(schema) } else { schema })
     }
 
-    /// Is `ty` an object type (possibly through references)?
-    fn is_object(&self, ty: &Ty) -> bool {
-        self.is_object_depth(ty, 0)
-    }
-
-    fn is_object_depth(&self, ty: &Ty, depth: usize) -> bool {
-        if depth > 32 {
-            return false;
-        }
-        match ty {
-            Ty::Object(_) | Ty::Intersection(_) => true,
-            Ty::Ref { name, .. } => match name.as_str() {
-                "Partial" | "Required" | "Readonly" | "Pick" | "Omit" => true,
-                _ => match self.decls.get(name.as_str()).map(|d| &d.kind) {
-                    Some(DeclKind::Interface { .. }) => true,
-                    Some(DeclKind::Alias(t)) => self.is_object_depth(t, depth + 1),
-                    _ => false,
-                },
-            },
-            _ => false,
-        }
-    }
-
     /// An object union: tagged by a literal property when every member has one with distinct
     /// values (string tags become typify's `#[serde(tag)]` enums; boolean and number tags are
     /// split by the normaliser into our own enum), else untagged.
     fn object_union(&mut self, members: &[&Ty], hint: &str, at: Loc) -> Lowered {
         let mut shapes = Vec::new();
         for m in members {
-            shapes.push(self.shape(m, 0)?);
+            shapes.push(self.types.shape(m, 0)?);
         }
         if let Some((tag, values)) = discriminant(&shapes) {
             let mut branches = Vec::new();
@@ -808,202 +738,14 @@ impl<'a> Lowerer<'a> {
         Ok(json!({ "oneOf": branches }))
     }
 
-    /// The members of an object type, `extends` and intersections flattened.
-    fn shape(&mut self, ty: &Ty, depth: usize) -> Result<Shape, Problem> {
-        if depth > 64 {
-            return Err(Problem::error(
-                self.loc_of(ty),
-                "this type refers to itself through `extends` or `&` without end",
-                "break the cycle: an interface cannot extend itself",
-            ));
-        }
-        match ty {
-            Ty::Object(obj) => {
-                for (at, what) in &obj.skipped {
-                    self.warn(
-                        *at,
-                        format!("{what} in an object type describes no JSON data; left out"),
-                    );
-                }
-                Ok(Shape {
-                    members: obj.members.clone(),
-                    index: obj.index.as_deref().cloned(),
-                })
-            }
-            Ty::Intersection(parts) => {
-                let mut shape = Shape::default();
-                for part in parts {
-                    let next = self.shape(part, depth + 1)?;
-                    self.merge(&mut shape, next, false)?;
-                }
-                Ok(shape)
-            }
-            Ty::Ref { name, args, at } => {
-                let at = *at;
-                match (name.as_str(), args.as_slice()) {
-                    ("Partial" | "Required" | "Readonly", [inner]) => {
-                        let mut shape = self.shape(inner, depth + 1)?;
-                        for m in &mut shape.members {
-                            match name.as_str() {
-                                "Partial" => m.optional = true,
-                                "Required" => m.optional = false,
-                                _ => {}
-                            }
-                        }
-                        return Ok(shape);
-                    }
-                    ("Pick" | "Omit", [inner, keys]) => {
-                        let mut shape = self.shape(inner, depth + 1)?;
-                        let (keys, _, _) = keys.strip_null();
-                        let keys: Vec<&str> = keys
-                            .iter()
-                            .filter_map(|k| match k {
-                                Ty::Lit(Lit::Str(s)) => Some(s.as_str()),
-                                _ => None,
-                            })
-                            .collect();
-                        let pick = name == "Pick";
-                        shape
-                            .members
-                            .retain(|m| keys.contains(&m.name.as_str()) == pick);
-                        return Ok(shape);
-                    }
-                    _ => {}
-                }
-                let Some(decl) = self.decls.get(name.as_str()).copied() else {
-                    return Err(Problem::error(
-                        at,
-                        format!("`{name}` is not declared in the contract files"),
-                        "declare it in one of the server's contract files (imports are not followed)",
-                    ));
-                };
-                let args = self.arguments(decl, args, at)?;
-                let map: HashMap<String, Ty> = decl
-                    .params
-                    .iter()
-                    .zip(args)
-                    .map(|(p, a)| (p.name.clone(), a))
-                    .collect();
-                let owner = self.rust_names.get(name).cloned();
-                let mut shape = match &decl.kind {
-                    DeclKind::Interface { .. } => self.interface_shape(decl, &map, depth + 1)?,
-                    DeclKind::Alias(ty) => {
-                        let ty = substitute(ty, &map);
-                        self.shape(&ty, depth + 1)?
-                    }
-                    _ => {
-                        return Err(Problem::error(
-                            at,
-                            format!(
-                                "`{name}` is not an object type, so it cannot be merged into one"
-                            ),
-                            "intersections (`A & B`) and `extends` merge object types only",
-                        ));
-                    }
-                };
-                for m in &mut shape.members {
-                    if m.owner.is_none() {
-                        m.owner.clone_from(&owner);
-                    }
-                }
-                Ok(shape)
-            }
-            other => Err(Problem::error(
-                self.loc_of(other),
-                "only object types can be merged (`A & B`, `extends`)",
-                "write the intersection as an object type, or use a union",
-            )),
-        }
-    }
-
-    fn loc_of(&self, ty: &Ty) -> Loc {
-        match ty {
-            Ty::Ref { at, .. } | Ty::Unsupported { at, .. } | Ty::Indexed { at, .. } => *at,
-            Ty::Object(obj) => obj
-                .members
-                .first()
-                .map_or(Loc { file: 0, offset: 0 }, |m| m.at),
-            Ty::Intersection(items) | Ty::Union(items) | Ty::Tuple(items) => items
-                .first()
-                .map_or(Loc { file: 0, offset: 0 }, |t| self.loc_of(t)),
-            Ty::Array(inner) => self.loc_of(inner),
-            _ => Loc { file: 0, offset: 0 },
-        }
-    }
-
-    /// The members of an interface declaration (all merged declarations of that name), with
-    /// those of the interfaces it extends first.
-    fn interface_shape(
-        &mut self,
-        decl: &Decl,
-        map: &HashMap<String, Ty>,
-        depth: usize,
-    ) -> Result<Shape, Problem> {
-        let mut shape = Shape::default();
-        let same: Vec<&Decl> = self
-            .contracts
-            .decls
-            .iter()
-            .filter(|d| d.name == decl.name && matches!(d.kind, DeclKind::Interface { .. }))
-            .collect();
-        for part in same {
-            let DeclKind::Interface { extends, body } = &part.kind else {
-                continue;
-            };
-            for base in extends {
-                let base = substitute(base, map);
-                let next = self.shape(&base, depth + 1)?;
-                self.merge(&mut shape, next, true)?;
-            }
-            let own = self.shape(&Ty::Object(substitute_obj(body, map)), depth + 1)?;
-            self.merge(&mut shape, own, true)?;
-        }
-        Ok(shape)
-    }
-
-    /// Adds `next`'s members to `shape`. With `replace` (an interface redeclaring an inherited
-    /// member) the later one wins; in an intersection, two different types for one member are
-    /// an error.
-    fn merge(&mut self, shape: &mut Shape, next: Shape, replace: bool) -> Result<(), Problem> {
-        for member in next.members {
-            match shape.members.iter_mut().find(|m| m.name == member.name) {
-                Some(existing) if replace => *existing = member,
-                Some(existing) => {
-                    if let Some(narrower) = narrower(&existing.ty, &member.ty) {
-                        existing.ty = narrower;
-                    } else if self.is_object(&existing.ty) && self.is_object(&member.ty) {
-                        // Object members of an intersection intersect in turn.
-                        existing.ty =
-                            Ty::Intersection(vec![existing.ty.clone(), member.ty.clone()]);
-                    } else {
-                        return Err(Problem::error(
-                            member.at,
-                            format!(
-                                "`{}` is in both parts of an intersection, with different types",
-                                member.name
-                            ),
-                            "give the member one type in both parts, or declare the merged object type yourself",
-                        ));
-                    }
-                    existing.optional &= member.optional;
-                    if existing.doc.is_none() {
-                        existing.doc = member.doc;
-                    }
-                }
-                None => shape.members.push(member),
-            }
-        }
-        if next.index.is_some() {
-            shape.index = next.index;
-        }
-        Ok(())
-    }
-
     /// An object schema for `shape`; nested constructs are named `{name}{Field}`.
     fn object(&mut self, shape: &Shape, name: &str) -> Lowered {
         let mut properties = Map::new();
         let mut required = Vec::new();
         for m in &shape.members {
+            if m.optional && matches!(m.ty, Ty::Never | Ty::Conflict { .. }) {
+                continue; // `f?: never`: never present, so no field
+            }
             let (_, _, undefined) = m.ty.strip_null();
             let parent = m.owner.as_deref().unwrap_or(name);
             let hint = format!("{parent}{}", naming::type_name(&m.name));
@@ -1021,47 +763,11 @@ impl<'a> Lowerer<'a> {
             out.insert("required".into(), Value::Array(required));
         }
         if let Some(index) = &shape.index {
-            let at = self.loc_of(index);
+            let at = self.types.loc_of(index);
             let items = self.lower(index, &format!("{name}Value"), Site::Inner, at)?;
             out.insert("additionalProperties".into(), items);
         }
         Ok(Value::Object(out))
-    }
-
-    /// The type arguments for a use of `decl`: those written, then defaults.
-    fn arguments(&mut self, decl: &Decl, args: &[Ty], at: Loc) -> Result<Vec<Ty>, Problem> {
-        if args.len() > decl.params.len() {
-            return Err(Problem::error(
-                at,
-                format!(
-                    "`{}` takes {} type argument(s), {} given",
-                    decl.name,
-                    decl.params.len(),
-                    args.len()
-                ),
-                "remove the extra type arguments",
-            ));
-        }
-        let mut out = args.to_vec();
-        for param in &decl.params[args.len()..] {
-            match &param.default {
-                Some(default) => out.push(default.clone()),
-                None => {
-                    return Err(Problem::error(
-                        at,
-                        format!(
-                            "`{}` needs a type argument for `{}`, which has no default",
-                            decl.name, param.name
-                        ),
-                        &format!(
-                            "write `{}<..>` with every argument, or give `{}` a default (`{} = unknown`)",
-                            decl.name, param.name, param.name
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(out)
     }
 
     fn reference(&mut self, name: &str, args: &[Ty], hint: &str, site: Site, at: Loc) -> Lowered {
@@ -1070,8 +776,21 @@ impl<'a> Lowerer<'a> {
                 let items = self.lower(inner, &format!("{hint}Item"), Site::Inner, at)?;
                 return Ok(json!({"type": "array", "items": items}));
             }
+            ("Readonly", [inner]) if !self.types.is_object(inner) => {
+                // `Readonly<T[]>` is the array.
+                return self.lower(inner, hint, site, at);
+            }
             ("Record", [key_ty, value]) => {
-                let (keys, _, _) = key_ty.strip_null();
+                let mut keys = self.types.members(key_ty, 0)?;
+                keys.retain(|k| !matches!(k, Ty::Null | Ty::Undefined));
+                let keys: Vec<Ty> = keys
+                    .into_iter()
+                    .map(|k| match k {
+                        // Object keys are strings: `Record<1 | 2, T>` has members "1" and "2".
+                        Ty::Lit(Lit::Num(n)) => Ty::Lit(Lit::Str(number(n).to_string())),
+                        other => other,
+                    })
+                    .collect();
                 if keys.iter().all(|k| matches!(k, Ty::String | Ty::Number)) {
                     let value = self.lower(value, &format!("{hint}Value"), Site::Inner, at)?;
                     return Ok(json!({"type": "object", "additionalProperties": value}));
@@ -1101,7 +820,7 @@ impl<'a> Lowerer<'a> {
                 return self.unsupported("a `Record` whose keys are not strings", at, site);
             }
             ("Partial" | "Required" | "Readonly" | "Pick" | "Omit", _) => {
-                let shape = self.shape(
+                let shape = self.types.shape(
                     &Ty::Ref {
                         name: name.to_owned(),
                         args: args.to_vec(),
@@ -1115,14 +834,39 @@ impl<'a> Lowerer<'a> {
                     Site::Inner => self.hoist(hint, schema, at, true),
                 });
             }
-            ("NonNullable", [inner]) => {
-                let (rest, _, _) = inner.strip_null();
-                let ty = Ty::Union(rest.into_iter().cloned().collect());
+            ("NonNullable", [_]) | ("Exclude" | "Extract", [_, _]) => {
+                let ty = self.types.resolve(
+                    &Ty::Ref {
+                        name: name.to_owned(),
+                        args: args.to_vec(),
+                        at,
+                    },
+                    0,
+                )?;
                 return self.lower(&ty, hint, site, at);
             }
             _ => {}
         }
-        let Some(decl) = self.decls.get(name).copied() else {
+        if self.types.degraded.contains_key(name) {
+            return match site {
+                Site::Root => Err(Problem::error(
+                    at,
+                    format!("`{name}` is left out (see the warning at its declaration)"),
+                    "give that declaration a JSON form, or override it in the manifest",
+                )),
+                Site::Inner => {
+                    self.warn(
+                        at,
+                        format!("`{name}` is left out (see the warning at its declaration); typed as serde_json::Value"),
+                    );
+                    Ok(json!({}))
+                }
+            };
+        }
+        if !self.types.decls.contains_key(name) && self.types.constant(name).is_some() {
+            return self.unsupported(&format!("`{name}` (a value, not a type)"), at, site);
+        }
+        let Some(decl) = self.types.decls.get(name).copied() else {
             let what = format!(
                 "`{name}`, which is not declared in the contract files (imports are not followed),"
             );
@@ -1138,9 +882,6 @@ impl<'a> Lowerer<'a> {
                 }
             };
         };
-        if matches!(decl.kind, DeclKind::Const(_)) {
-            return self.unsupported(&format!("`{name}` (a value, not a type)"), at, site);
-        }
         if let DeclKind::Alias(
             target @ (Ty::String
             | Ty::Number
@@ -1163,9 +904,9 @@ impl<'a> Lowerer<'a> {
                     "remove the type arguments",
                 ));
             }
-            return Ok(reference(&self.rust_names[name]));
+            return Ok(reference(&self.types.rust_names[name]));
         }
-        let args = self.arguments(decl, args, at)?;
+        let args = self.types.arguments(decl, args, at)?;
         let instance_key = Self::instance_key(name, &args);
         if let Some(existing) = self.instances.get(&instance_key) {
             return Ok(reference(existing));
@@ -1184,14 +925,26 @@ impl<'a> Lowerer<'a> {
     /// A type written in the manifest (a result type): a declared type by name, or a new
     /// definition `name` for anything else.
     pub(crate) fn setting(&mut self, ty: &Ty, name: &str, at: Loc) -> Result<String, Problem> {
+        if let Ty::Ref { name: declared, .. } = ty
+            && let Some(problem) = self.types.degraded.get(declared)
+        {
+            // A result type must be typed: what left it out is the error, where it is.
+            let mut problem = problem.clone();
+            problem.message = format!(
+                "the result type `{declared}` has no Rust type: {}",
+                problem.message
+            );
+            return Err(problem);
+        }
         if let Ty::Ref {
             name: declared,
             args,
             ..
         } = ty
             && args.is_empty()
-            && let Some(rust) = self.rust_names.get(declared)
+            && let Some(rust) = self.types.rust_names.get(declared)
             && self
+                .types
                 .decls
                 .get(declared.as_str())
                 .is_some_and(|d| d.params.iter().all(|p| p.default.is_some()))
@@ -1204,85 +957,6 @@ impl<'a> Lowerer<'a> {
         self.out.defs.push((def.clone(), schema));
         Ok(def)
     }
-}
-
-/// The narrower of two member types merged by an intersection (`'a' | 'b'` and `'a'` → `'a'`;
-/// `string` and `'x'` → `'x'`; `T | null` and `T` → `T`), when one contains the other.
-fn narrower(a: &Ty, b: &Ty) -> Option<Ty> {
-    if key(a) == key(b) {
-        return Some(a.clone());
-    }
-    let within = |small: &Ty, big: &Ty| {
-        let flat = |t: &Ty| -> Vec<Ty> {
-            match t {
-                Ty::Union(_) => {
-                    let (rest, null, undefined) = t.strip_null();
-                    let mut out: Vec<Ty> = rest.into_iter().cloned().collect();
-                    if null {
-                        out.push(Ty::Null);
-                    }
-                    if undefined {
-                        out.push(Ty::Undefined);
-                    }
-                    out
-                }
-                other => vec![other.clone()],
-            }
-        };
-        let big = flat(big);
-        flat(small).iter().all(|s| {
-            big.iter().any(|b| {
-                key(s) == key(b)
-                    || matches!(
-                        (s, b),
-                        (Ty::Lit(Lit::Str(_)), Ty::String)
-                            | (Ty::Lit(Lit::Num(_)), Ty::Number)
-                            | (Ty::Lit(Lit::Bool(_)), Ty::Boolean)
-                            | (_, Ty::Any | Ty::Unknown)
-                    )
-            })
-        })
-    };
-    if within(b, a) {
-        Some(b.clone())
-    } else if within(a, b) {
-        Some(a.clone())
-    } else {
-        None
-    }
-}
-
-/// A property every shape has, required, with a literal type of one kind and a different
-/// value in each: the union's tag.
-fn discriminant(shapes: &[Shape]) -> Option<(String, Vec<Lit>)> {
-    let first = shapes.first()?;
-    'candidates: for candidate in &first.members {
-        let mut values: Vec<Lit> = Vec::new();
-        for shape in shapes {
-            let Some(member) = shape.members.iter().find(|m| m.name == candidate.name) else {
-                continue 'candidates;
-            };
-            let Ty::Lit(lit) = &member.ty else {
-                continue 'candidates;
-            };
-            if member.optional
-                || values.contains(lit)
-                || values
-                    .first()
-                    .is_some_and(|v| std::mem::discriminant(v) != std::mem::discriminant(lit))
-            {
-                continue 'candidates;
-            }
-            if let Lit::Num(n) = lit
-                && !is_integer(*n)
-            {
-                continue 'candidates;
-            }
-            values.push(lit.clone());
-        }
-        return Some((candidate.name.clone(), values));
-    }
-    None
 }
 
 #[cfg(test)]

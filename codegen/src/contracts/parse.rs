@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    BindingPattern, Declaration, Expression, PropertyKey, Statement, TSEnumMemberName, TSLiteral,
-    TSSignature, TSTupleElement, TSType, TSTypeName, TSTypeOperatorOperator, UnaryOperator,
+    BindingPattern, Declaration, Expression, ObjectPropertyKind, PropertyKey, Statement,
+    TSEnumMemberName, TSLiteral, TSNamespaceDeclarationBody, TSSignature, TSTupleElement, TSType,
+    TSTypeName, TSTypeOperatorOperator, UnaryOperator,
 };
 use oxc_parser::Parser;
 use oxc_span::{GetSpan, SourceType};
@@ -59,10 +60,13 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<Parsed, SyntaxError>
         docs,
         out: Parsed::default(),
         depth: std::cell::Cell::new(0),
+        scope: Vec::new(),
+        scopes: Vec::new(),
     };
     for statement in &ret.program.body {
         walker.statement(statement);
     }
+    walker.qualify();
     Ok(walker.out)
 }
 
@@ -84,6 +88,8 @@ pub(crate) fn parse_type(file: usize, text: &str) -> Result<Ty, SyntaxError> {
         docs: HashMap::new(),
         out: Parsed::default(),
         depth: std::cell::Cell::new(0),
+        scope: Vec::new(),
+        scopes: Vec::new(),
     };
     match ret.program.body.first() {
         Some(Statement::TSTypeAliasDeclaration(alias)) if ret.program.body.len() == 1 => {
@@ -105,9 +111,19 @@ fn shift_locs(ty: &mut Ty, by: u32) {
             args.iter_mut().for_each(|a| shift_locs(a, by));
         }
         Ty::Unsupported { at, .. } => at.offset = at.offset.saturating_sub(by),
-        Ty::Indexed { object, at, .. } => {
+        Ty::Indexed { object, index, at } => {
             at.offset = at.offset.saturating_sub(by);
             shift_locs(object, by);
+            shift_locs(index, by);
+        }
+        Ty::KeyOf { object, at } => {
+            at.offset = at.offset.saturating_sub(by);
+            shift_locs(object, by);
+        }
+        Ty::TypeOf { at, .. } => at.offset = at.offset.saturating_sub(by),
+        Ty::Conflict { at, other, .. } => {
+            at.offset = at.offset.saturating_sub(by);
+            other.offset = other.offset.saturating_sub(by);
         }
         Ty::Array(inner) => shift_locs(inner, by),
         Ty::Tuple(items) | Ty::Union(items) | Ty::Intersection(items) => {
@@ -154,6 +170,10 @@ struct Walker {
     docs: HashMap<u32, String>,
     out: Parsed,
     depth: std::cell::Cell<usize>,
+    /// The namespaces around the statement being read, outermost first.
+    scope: Vec<String>,
+    /// Index of each declaration in `out.decls` → the namespace it was declared in.
+    scopes: Vec<(usize, Vec<String>)>,
 }
 
 impl Walker {
@@ -200,7 +220,79 @@ impl Walker {
         }
     }
 
+    /// `namespace N { .. }`: its declarations are read as `N.Name` (and `N.M.Name` for nested
+    /// ones), as TypeScript names them from outside.
+    fn namespace(&mut self, namespace: &oxc_ast::ast::TSNamespaceDeclaration<'_>) {
+        self.scope.push(namespace.id.name.to_string());
+        match &namespace.body {
+            TSNamespaceDeclarationBody::TSModuleBlock(block) => {
+                for statement in &block.body {
+                    self.statement(statement);
+                }
+            }
+            TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => self.namespace(inner),
+        }
+        self.scope.pop();
+    }
+
+    /// Qualifies the names declared in namespaces, and the references inside a namespace to
+    /// its own declarations (`Document` in `namespace OpenAPIV3` is `OpenAPIV3.Document`).
+    fn qualify(&mut self) {
+        let scopes = std::mem::take(&mut self.scopes);
+        for (i, scope) in &scopes {
+            let decl = &mut self.out.decls[*i];
+            decl.name = format!("{}.{}", scope.join("."), decl.name);
+        }
+        let declared: std::collections::HashSet<String> =
+            self.out.decls.iter().map(|d| d.name.clone()).collect();
+        for (i, scope) in &scopes {
+            let decl = &mut self.out.decls[*i];
+            let params: Vec<String> = decl.params.iter().map(|p| p.name.clone()).collect();
+            let resolve = |name: &mut String| {
+                if params.contains(name) {
+                    return;
+                }
+                for depth in (1..=scope.len()).rev() {
+                    let qualified = format!("{}.{name}", scope[..depth].join("."));
+                    if declared.contains(&qualified) {
+                        *name = qualified;
+                        return;
+                    }
+                }
+            };
+            match &mut decl.kind {
+                DeclKind::Interface { extends, body } => {
+                    extends.iter_mut().for_each(|t| rename_refs(t, &resolve));
+                    for m in &mut body.members {
+                        rename_refs(&mut m.ty, &resolve);
+                    }
+                    if let Some(index) = &mut body.index {
+                        rename_refs(index, &resolve);
+                    }
+                }
+                DeclKind::Alias(ty) => rename_refs(ty, &resolve),
+                DeclKind::Const(_, Some(ty)) => rename_refs(ty, &resolve),
+                DeclKind::Const(_, None) | DeclKind::Enum(_) => {}
+            }
+            for p in &mut decl.params {
+                if let Some(default) = &mut p.default {
+                    rename_refs(default, &resolve);
+                }
+            }
+        }
+    }
+
     fn declaration(&mut self, declaration: &Declaration<'_>, doc_at: u32) {
+        let before = self.out.decls.len();
+        self.declaration_inner(declaration, doc_at);
+        if !self.scope.is_empty() {
+            for i in before..self.out.decls.len() {
+                self.scopes.push((i, self.scope.clone()));
+            }
+        }
+    }
+
+    fn declaration_inner(&mut self, declaration: &Declaration<'_>, doc_at: u32) {
         let doc = self.doc(doc_at);
         match declaration {
             Declaration::TSInterfaceDeclaration(interface) => {
@@ -248,6 +340,10 @@ impl Walker {
                             .as_ref()
                             .and_then(|t| const_type(&t.type_annotation, &self.docs))
                     });
+                    let annotation = declarator
+                        .type_annotation
+                        .as_ref()
+                        .map(|t| self.ty(&t.type_annotation));
                     self.out.decls.push(Decl {
                         name: id.name.to_string(),
                         at: self.loc(id.span.start),
@@ -257,7 +353,7 @@ impl Walker {
                             self.doc(declarator.span.start)
                         },
                         params: Vec::new(),
-                        kind: DeclKind::Const(value),
+                        kind: DeclKind::Const(value, annotation),
                     });
                 }
             }
@@ -287,6 +383,9 @@ impl Walker {
                     kind: DeclKind::Enum(members),
                 });
             }
+            // A namespace's functions are the usual companions of the interface of its name
+            // (`namespace Position { function create(..) }`): left out without a word.
+            Declaration::FunctionDeclaration(_) if !self.scope.is_empty() => {}
             Declaration::FunctionDeclaration(f) => {
                 self.skip(f.span.start, "a function declaration (behaviour, not data)")
             }
@@ -294,9 +393,7 @@ impl Walker {
                 c.span.start,
                 "a class declaration (declare its data as an interface to use it)",
             ),
-            Declaration::TSNamespaceDeclaration(n) => {
-                self.skip(n.span.start, "a namespace (its declarations are not read)")
-            }
+            Declaration::TSNamespaceDeclaration(n) => self.namespace(n),
             Declaration::TSExternalModuleDeclaration(m) => {
                 self.skip(m.span.start, "a `declare module` block (not read)")
             }
@@ -428,7 +525,10 @@ impl Walker {
             TSType::TSParenthesizedType(p) => self.ty(&p.type_annotation),
             TSType::TSTypeOperatorType(op) => match op.operator {
                 TSTypeOperatorOperator::Readonly => self.ty(&op.type_annotation),
-                TSTypeOperatorOperator::Keyof => self.unsupported(start, "`keyof`"),
+                TSTypeOperatorOperator::Keyof => Ty::KeyOf {
+                    object: Box::new(self.ty(&op.type_annotation)),
+                    at: self.loc(start),
+                },
                 TSTypeOperatorOperator::Unique => self.unsupported(start, "`unique symbol`"),
             },
             TSType::TSLiteralType(lit) => match &lit.literal {
@@ -464,21 +564,21 @@ impl Walker {
             TSType::TSFunctionType(_) => self.unsupported(start, "a function type"),
             TSType::TSConstructorType(_) => self.unsupported(start, "a constructor type"),
             TSType::TSImportType(_) => self.unsupported(start, "an `import(..)` type"),
-            TSType::TSIndexedAccessType(access) => match &access.index_type {
-                TSType::TSLiteralType(lit) => match &lit.literal {
-                    TSLiteral::StringLiteral(key) => Ty::Indexed {
-                        object: Box::new(self.ty(&access.object_type)),
-                        key: key.value.to_string(),
-                        at: self.loc(start),
-                    },
-                    _ => self.unsupported(start, "an indexed access type with a non-string key"),
-                },
-                _ => self.unsupported(start, "an indexed access type with a computed key"),
+            TSType::TSIndexedAccessType(access) => Ty::Indexed {
+                object: Box::new(self.ty(&access.object_type)),
+                index: Box::new(self.ty(&access.index_type)),
+                at: self.loc(start),
             },
             TSType::TSInferType(_) => self.unsupported(start, "an `infer` type"),
             TSType::TSTemplateLiteralType(_) => self.unsupported(start, "a template literal type"),
             TSType::TSTypePredicate(_) => self.unsupported(start, "a type predicate"),
-            TSType::TSTypeQuery(_) => self.unsupported(start, "`typeof`"),
+            TSType::TSTypeQuery(query) => match query.expr_name.as_ts_type_name() {
+                Some(name) if query.type_arguments.is_none() => Ty::TypeOf {
+                    path: type_name(name).split('.').map(str::to_owned).collect(),
+                    at: self.loc(start),
+                },
+                _ => self.unsupported(start, "`typeof import(..)`"),
+            },
             TSType::JSDocNullableType(_)
             | TSType::JSDocNonNullableType(_)
             | TSType::JSDocUnknownType(_) => self.unsupported(start, "a JSDoc type"),
@@ -498,6 +598,44 @@ impl Walker {
                 None => Err(self.unsupported(other.span().start, "a tuple element")),
             },
         }
+    }
+}
+
+/// Renames every reference in `ty` with `resolve` (type names and `typeof` roots).
+fn rename_refs(ty: &mut Ty, resolve: &dyn Fn(&mut String)) {
+    match ty {
+        Ty::Ref { name, args, .. } => {
+            resolve(name);
+            args.iter_mut().for_each(|a| rename_refs(a, resolve));
+        }
+        Ty::TypeOf { path, .. } => {
+            // `typeof X.y` inside a namespace: `X` may be one of its constants.
+            let mut root = path[0].clone();
+            resolve(&mut root);
+            if root != path[0] {
+                let mut qualified: Vec<String> = root.split('.').map(str::to_owned).collect();
+                qualified.extend(path.drain(1..));
+                *path = qualified;
+            }
+        }
+        Ty::Array(inner) => rename_refs(inner, resolve),
+        Ty::Tuple(items) | Ty::Union(items) | Ty::Intersection(items) => {
+            items.iter_mut().for_each(|t| rename_refs(t, resolve));
+        }
+        Ty::Object(obj) => {
+            for m in &mut obj.members {
+                rename_refs(&mut m.ty, resolve);
+            }
+            if let Some(index) = &mut obj.index {
+                rename_refs(index, resolve);
+            }
+        }
+        Ty::Indexed { object, index, .. } => {
+            rename_refs(object, resolve);
+            rename_refs(index, resolve);
+        }
+        Ty::KeyOf { object, .. } => rename_refs(object, resolve),
+        _ => {}
     }
 }
 
@@ -534,6 +672,26 @@ fn const_expr(expr: &Expression<'_>) -> Option<ConstValue> {
             _ => None,
         },
         Expression::ParenthesizedExpression(p) => const_expr(&p.expression),
+        // `{ .. } as const`: every member keeps its literal type.
+        Expression::TSAsExpression(cast) => match (&cast.expression, &cast.type_annotation) {
+            (Expression::ObjectExpression(object), TSType::TSTypeReference(r)) if matches!(&r.type_name, TSTypeName::IdentifierReference(id) if id.name == "const") =>
+            {
+                let mut fields = Vec::new();
+                for property in &object.properties {
+                    let ObjectPropertyKind::ObjectProperty(p) = property else {
+                        return None;
+                    };
+                    let value = match &p.value {
+                        Expression::ObjectExpression(_) => return None,
+                        other => const_expr(other)?,
+                    };
+                    fields.push((property_name(&p.key)?, value, None));
+                }
+                Some(ConstValue::Object(fields))
+            }
+            (inner, _) => const_expr(inner),
+        },
+        Expression::TSSatisfiesExpression(s) => const_expr(&s.expression),
         _ => None,
     }
 }
@@ -604,11 +762,11 @@ mod tests {
         assert_eq!(body.skipped.len(), 1);
         assert!(matches!(
             &parsed.decls[1].kind,
-            DeclKind::Const(Some(ConstValue::Object(fields))) if fields[0].0 == "width"
+            DeclKind::Const(Some(ConstValue::Object(fields)), _) if fields[0].0 == "width"
         ));
         assert!(matches!(
             &parsed.decls[2].kind,
-            DeclKind::Const(Some(ConstValue::Lit(Lit::Num(n)))) if *n == -3.0
+            DeclKind::Const(Some(ConstValue::Lit(Lit::Num(n))), _) if *n == -3.0
         ));
     }
 

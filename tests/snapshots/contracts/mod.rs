@@ -29,3 +29,11 @@ pub mod consts;
 pub mod enums;
 #[rustfmt::skip]
 pub mod unsupported_members;
+#[rustfmt::skip]
+pub mod builtins;
+#[rustfmt::skip]
+pub mod type_queries;
+#[rustfmt::skip]
+pub mod narrowing;
+#[rustfmt::skip]
+pub mod left_out;

@@ -13,7 +13,7 @@ pub mod types {
         /// The `imported` field.
         pub imported: ::serde_json::Value,
         /// The `keys` field.
-        pub keys: ::serde_json::Value,
+        pub keys: MixedKeys,
         /// The `mapped` field.
         pub mapped: ::serde_json::Value,
         /// The `name` field.
@@ -21,6 +21,78 @@ pub mod types {
         ///A function has no JSON form: Value, with a warning.
         #[serde(rename = "onChange")]
         pub on_change: ::serde_json::Value,
+    }
+    ///`MixedKeys`
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum MixedKeys {
+        /// `"name"`
+        #[serde(rename = "name")]
+        Name,
+        /// `"onChange"`
+        #[serde(rename = "onChange")]
+        OnChange,
+        /// `"keys"`
+        #[serde(rename = "keys")]
+        Keys,
+        /// `"mapped"`
+        #[serde(rename = "mapped")]
+        Mapped,
+        /// `"imported"`
+        #[serde(rename = "imported")]
+        Imported,
+    }
+    impl ::std::fmt::Display for MixedKeys {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Name => f.write_str("name"),
+                Self::OnChange => f.write_str("onChange"),
+                Self::Keys => f.write_str("keys"),
+                Self::Mapped => f.write_str("mapped"),
+                Self::Imported => f.write_str("imported"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for MixedKeys {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "name" => Ok(Self::Name),
+                "onChange" => Ok(Self::OnChange),
+                "keys" => Ok(Self::Keys),
+                "mapped" => Ok(Self::Mapped),
+                "imported" => Ok(Self::Imported),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for MixedKeys {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for MixedKeys {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     /// Error types.
     pub mod error {
@@ -58,8 +130,8 @@ pub mod types {
 
 // Warnings:
 // unsupported_members.d.ts:4:15: a function type has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
-// unsupported_members.d.ts:5:11: `keyof` has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
 // unsupported_members.d.ts:6:13: a mapped type has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
+// unsupported_members.d.ts:7:5: a method in an object type describes no JSON data; left out
 // unsupported_members.d.ts:7:5: a method in an object type describes no JSON data; left out
 // unsupported_members.d.ts:8:15: `ImportedFromElsewhere`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
 // unsupported_members.d.ts:10:8: a function declaration (behaviour, not data) describes no JSON data; no type is generated for it

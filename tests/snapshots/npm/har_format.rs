@@ -2866,17 +2866,17 @@ http://www.softwareishard.com/blog/har-12-spec/#postData*/
     #[serde(untagged)]
     pub enum PostData {
         /// `Variant0`
-        Variant0(PostDataVariant0),
+        Variant0(RequestPostDataVariant0),
         /// `Variant1`
-        Variant1(PostDataVariant1),
+        Variant1(RequestPostDataVariant1),
     }
-    impl ::std::convert::From<PostDataVariant0> for PostData {
-        fn from(value: PostDataVariant0) -> Self {
+    impl ::std::convert::From<RequestPostDataVariant0> for PostData {
+        fn from(value: RequestPostDataVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<PostDataVariant1> for PostData {
-        fn from(value: PostDataVariant1) -> Self {
+    impl ::std::convert::From<RequestPostDataVariant1> for PostData {
+        fn from(value: RequestPostDataVariant1) -> Self {
             Self::Variant1(value)
         }
     }
@@ -2902,36 +2902,6 @@ http://www.softwareishard.com/blog/har-12-spec/#postData*/
     ///Post data with `text` specified.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct PostDataText {
-        ///_`params` and `text` fields are mutually exclusive._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub params: ::std::option::Option<::serde_json::Value>,
-        ///Plain text posted data
-        pub text: ::std::string::String,
-    }
-    ///`PostDataVariant0`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct PostDataVariant0 {
-        ///A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
-        ///Mime type of posted data.
-        #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
-        ///List of posted parameters (in case of URL encoded parameters).
-        pub params: ::std::vec::Vec<Param>,
-        ///_`params` and `text` fields are mutually exclusive._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::serde_json::Value>,
-    }
-    ///`PostDataVariant1`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct PostDataVariant1 {
-        ///A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
-        ///Mime type of posted data.
-        #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
         ///_`params` and `text` fields are mutually exclusive._
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub params: ::std::option::Option<::serde_json::Value>,
@@ -2987,12 +2957,61 @@ Set to `-1` if the info is not available.*/
             rename = "postData",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub post_data: ::std::option::Option<PostData>,
+        pub post_data: ::std::option::Option<RequestPostData>,
         ///List of query parameter objects.
         #[serde(rename = "queryString")]
         pub query_string: ::std::vec::Vec<QueryString>,
         ///Absolute URL of the request (fragments are not included).
         pub url: ::std::string::String,
+    }
+    ///`RequestPostData`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(untagged)]
+    pub enum RequestPostData {
+        /// `Variant0`
+        Variant0(RequestPostDataVariant0),
+        /// `Variant1`
+        Variant1(RequestPostDataVariant1),
+    }
+    impl ::std::convert::From<RequestPostDataVariant0> for RequestPostData {
+        fn from(value: RequestPostDataVariant0) -> Self {
+            Self::Variant0(value)
+        }
+    }
+    impl ::std::convert::From<RequestPostDataVariant1> for RequestPostData {
+        fn from(value: RequestPostDataVariant1) -> Self {
+            Self::Variant1(value)
+        }
+    }
+    ///`RequestPostDataVariant0`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct RequestPostDataVariant0 {
+        ///A comment provided by the user or the application
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub comment: ::std::option::Option<::std::string::String>,
+        ///Mime type of posted data.
+        #[serde(rename = "mimeType")]
+        pub mime_type: ::std::string::String,
+        ///List of posted parameters (in case of URL encoded parameters).
+        pub params: ::std::vec::Vec<Param>,
+        ///_`params` and `text` fields are mutually exclusive._
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub text: ::std::option::Option<::serde_json::Value>,
+    }
+    ///`RequestPostDataVariant1`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct RequestPostDataVariant1 {
+        ///A comment provided by the user or the application
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub comment: ::std::option::Option<::std::string::String>,
+        ///Mime type of posted data.
+        #[serde(rename = "mimeType")]
+        pub mime_type: ::std::string::String,
+        ///_`params` and `text` fields are mutually exclusive._
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub params: ::std::option::Option<::serde_json::Value>,
+        ///Plain text posted data
+        pub text: ::std::string::String,
     }
     /**This object contains detailed info about the response.
 

@@ -47595,6 +47595,7 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
+        Copy,
         Debug,
         Eq,
         Hash,
@@ -47602,33 +47603,386 @@ For a list of built-in patterns, see "[Secret scanning patterns](https://docs.gi
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
-    pub struct WebhookEventName(pub ::std::string::String);
-    impl ::std::ops::Deref for WebhookEventName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<WebhookEventName> for ::std::string::String {
-        fn from(value: WebhookEventName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<::std::string::String> for WebhookEventName {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
+    pub enum WebhookEventName {
+        /// `"branch_protection_configuration"`
+        #[serde(rename = "branch_protection_configuration")]
+        BranchProtectionConfiguration,
+        /// `"branch_protection_rule"`
+        #[serde(rename = "branch_protection_rule")]
+        BranchProtectionRule,
+        /// `"check_run"`
+        #[serde(rename = "check_run")]
+        CheckRun,
+        /// `"check_suite"`
+        #[serde(rename = "check_suite")]
+        CheckSuite,
+        /// `"code_scanning_alert"`
+        #[serde(rename = "code_scanning_alert")]
+        CodeScanningAlert,
+        /// `"commit_comment"`
+        #[serde(rename = "commit_comment")]
+        CommitComment,
+        /// `"create"`
+        #[serde(rename = "create")]
+        Create,
+        /// `"custom_property"`
+        #[serde(rename = "custom_property")]
+        CustomProperty,
+        /// `"custom_property_values"`
+        #[serde(rename = "custom_property_values")]
+        CustomPropertyValues,
+        /// `"delete"`
+        #[serde(rename = "delete")]
+        Delete,
+        /// `"dependabot_alert"`
+        #[serde(rename = "dependabot_alert")]
+        DependabotAlert,
+        /// `"deploy_key"`
+        #[serde(rename = "deploy_key")]
+        DeployKey,
+        /// `"deployment"`
+        #[serde(rename = "deployment")]
+        Deployment,
+        /// `"deployment_protection_rule"`
+        #[serde(rename = "deployment_protection_rule")]
+        DeploymentProtectionRule,
+        /// `"deployment_review"`
+        #[serde(rename = "deployment_review")]
+        DeploymentReview,
+        /// `"deployment_status"`
+        #[serde(rename = "deployment_status")]
+        DeploymentStatus,
+        /// `"discussion"`
+        #[serde(rename = "discussion")]
+        Discussion,
+        /// `"discussion_comment"`
+        #[serde(rename = "discussion_comment")]
+        DiscussionComment,
+        /// `"fork"`
+        #[serde(rename = "fork")]
+        Fork,
+        /// `"github_app_authorization"`
+        #[serde(rename = "github_app_authorization")]
+        GithubAppAuthorization,
+        /// `"gollum"`
+        #[serde(rename = "gollum")]
+        Gollum,
+        /// `"installation"`
+        #[serde(rename = "installation")]
+        Installation,
+        /// `"installation_repositories"`
+        #[serde(rename = "installation_repositories")]
+        InstallationRepositories,
+        /// `"installation_target"`
+        #[serde(rename = "installation_target")]
+        InstallationTarget,
+        /// `"issue_comment"`
+        #[serde(rename = "issue_comment")]
+        IssueComment,
+        /// `"issues"`
+        #[serde(rename = "issues")]
+        Issues,
+        /// `"label"`
+        #[serde(rename = "label")]
+        Label,
+        /// `"marketplace_purchase"`
+        #[serde(rename = "marketplace_purchase")]
+        MarketplacePurchase,
+        /// `"member"`
+        #[serde(rename = "member")]
+        Member,
+        /// `"membership"`
+        #[serde(rename = "membership")]
+        Membership,
+        /// `"merge_group"`
+        #[serde(rename = "merge_group")]
+        MergeGroup,
+        /// `"meta"`
+        #[serde(rename = "meta")]
+        Meta,
+        /// `"milestone"`
+        #[serde(rename = "milestone")]
+        Milestone,
+        /// `"org_block"`
+        #[serde(rename = "org_block")]
+        OrgBlock,
+        /// `"organization"`
+        #[serde(rename = "organization")]
+        Organization,
+        /// `"package"`
+        #[serde(rename = "package")]
+        Package,
+        /// `"page_build"`
+        #[serde(rename = "page_build")]
+        PageBuild,
+        /// `"ping"`
+        #[serde(rename = "ping")]
+        Ping,
+        /// `"project"`
+        #[serde(rename = "project")]
+        Project,
+        /// `"project_card"`
+        #[serde(rename = "project_card")]
+        ProjectCard,
+        /// `"project_column"`
+        #[serde(rename = "project_column")]
+        ProjectColumn,
+        /// `"projects_v2_item"`
+        #[serde(rename = "projects_v2_item")]
+        ProjectsV2Item,
+        /// `"public"`
+        #[serde(rename = "public")]
+        Public,
+        /// `"pull_request"`
+        #[serde(rename = "pull_request")]
+        PullRequest,
+        /// `"pull_request_review"`
+        #[serde(rename = "pull_request_review")]
+        PullRequestReview,
+        /// `"pull_request_review_comment"`
+        #[serde(rename = "pull_request_review_comment")]
+        PullRequestReviewComment,
+        /// `"pull_request_review_thread"`
+        #[serde(rename = "pull_request_review_thread")]
+        PullRequestReviewThread,
+        /// `"push"`
+        #[serde(rename = "push")]
+        Push,
+        /// `"registry_package"`
+        #[serde(rename = "registry_package")]
+        RegistryPackage,
+        /// `"release"`
+        #[serde(rename = "release")]
+        Release,
+        /// `"repository"`
+        #[serde(rename = "repository")]
+        Repository,
+        /// `"repository_dispatch"`
+        #[serde(rename = "repository_dispatch")]
+        RepositoryDispatch,
+        /// `"repository_import"`
+        #[serde(rename = "repository_import")]
+        RepositoryImport,
+        /// `"repository_vulnerability_alert"`
+        #[serde(rename = "repository_vulnerability_alert")]
+        RepositoryVulnerabilityAlert,
+        /// `"secret_scanning_alert"`
+        #[serde(rename = "secret_scanning_alert")]
+        SecretScanningAlert,
+        /// `"secret_scanning_alert_location"`
+        #[serde(rename = "secret_scanning_alert_location")]
+        SecretScanningAlertLocation,
+        /// `"security_advisory"`
+        #[serde(rename = "security_advisory")]
+        SecurityAdvisory,
+        /// `"sponsorship"`
+        #[serde(rename = "sponsorship")]
+        Sponsorship,
+        /// `"star"`
+        #[serde(rename = "star")]
+        Star,
+        /// `"status"`
+        #[serde(rename = "status")]
+        Status,
+        /// `"team"`
+        #[serde(rename = "team")]
+        Team,
+        /// `"team_add"`
+        #[serde(rename = "team_add")]
+        TeamAdd,
+        /// `"watch"`
+        #[serde(rename = "watch")]
+        Watch,
+        /// `"workflow_dispatch"`
+        #[serde(rename = "workflow_dispatch")]
+        WorkflowDispatch,
+        /// `"workflow_job"`
+        #[serde(rename = "workflow_job")]
+        WorkflowJob,
+        /// `"workflow_run"`
+        #[serde(rename = "workflow_run")]
+        WorkflowRun,
     }
     impl ::std::fmt::Display for WebhookEventName {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
+            match *self {
+                Self::BranchProtectionConfiguration => {
+                    f.write_str("branch_protection_configuration")
+                }
+                Self::BranchProtectionRule => f.write_str("branch_protection_rule"),
+                Self::CheckRun => f.write_str("check_run"),
+                Self::CheckSuite => f.write_str("check_suite"),
+                Self::CodeScanningAlert => f.write_str("code_scanning_alert"),
+                Self::CommitComment => f.write_str("commit_comment"),
+                Self::Create => f.write_str("create"),
+                Self::CustomProperty => f.write_str("custom_property"),
+                Self::CustomPropertyValues => f.write_str("custom_property_values"),
+                Self::Delete => f.write_str("delete"),
+                Self::DependabotAlert => f.write_str("dependabot_alert"),
+                Self::DeployKey => f.write_str("deploy_key"),
+                Self::Deployment => f.write_str("deployment"),
+                Self::DeploymentProtectionRule => {
+                    f.write_str("deployment_protection_rule")
+                }
+                Self::DeploymentReview => f.write_str("deployment_review"),
+                Self::DeploymentStatus => f.write_str("deployment_status"),
+                Self::Discussion => f.write_str("discussion"),
+                Self::DiscussionComment => f.write_str("discussion_comment"),
+                Self::Fork => f.write_str("fork"),
+                Self::GithubAppAuthorization => f.write_str("github_app_authorization"),
+                Self::Gollum => f.write_str("gollum"),
+                Self::Installation => f.write_str("installation"),
+                Self::InstallationRepositories => {
+                    f.write_str("installation_repositories")
+                }
+                Self::InstallationTarget => f.write_str("installation_target"),
+                Self::IssueComment => f.write_str("issue_comment"),
+                Self::Issues => f.write_str("issues"),
+                Self::Label => f.write_str("label"),
+                Self::MarketplacePurchase => f.write_str("marketplace_purchase"),
+                Self::Member => f.write_str("member"),
+                Self::Membership => f.write_str("membership"),
+                Self::MergeGroup => f.write_str("merge_group"),
+                Self::Meta => f.write_str("meta"),
+                Self::Milestone => f.write_str("milestone"),
+                Self::OrgBlock => f.write_str("org_block"),
+                Self::Organization => f.write_str("organization"),
+                Self::Package => f.write_str("package"),
+                Self::PageBuild => f.write_str("page_build"),
+                Self::Ping => f.write_str("ping"),
+                Self::Project => f.write_str("project"),
+                Self::ProjectCard => f.write_str("project_card"),
+                Self::ProjectColumn => f.write_str("project_column"),
+                Self::ProjectsV2Item => f.write_str("projects_v2_item"),
+                Self::Public => f.write_str("public"),
+                Self::PullRequest => f.write_str("pull_request"),
+                Self::PullRequestReview => f.write_str("pull_request_review"),
+                Self::PullRequestReviewComment => {
+                    f.write_str("pull_request_review_comment")
+                }
+                Self::PullRequestReviewThread => {
+                    f.write_str("pull_request_review_thread")
+                }
+                Self::Push => f.write_str("push"),
+                Self::RegistryPackage => f.write_str("registry_package"),
+                Self::Release => f.write_str("release"),
+                Self::Repository => f.write_str("repository"),
+                Self::RepositoryDispatch => f.write_str("repository_dispatch"),
+                Self::RepositoryImport => f.write_str("repository_import"),
+                Self::RepositoryVulnerabilityAlert => {
+                    f.write_str("repository_vulnerability_alert")
+                }
+                Self::SecretScanningAlert => f.write_str("secret_scanning_alert"),
+                Self::SecretScanningAlertLocation => {
+                    f.write_str("secret_scanning_alert_location")
+                }
+                Self::SecurityAdvisory => f.write_str("security_advisory"),
+                Self::Sponsorship => f.write_str("sponsorship"),
+                Self::Star => f.write_str("star"),
+                Self::Status => f.write_str("status"),
+                Self::Team => f.write_str("team"),
+                Self::TeamAdd => f.write_str("team_add"),
+                Self::Watch => f.write_str("watch"),
+                Self::WorkflowDispatch => f.write_str("workflow_dispatch"),
+                Self::WorkflowJob => f.write_str("workflow_job"),
+                Self::WorkflowRun => f.write_str("workflow_run"),
+            }
         }
     }
     impl ::std::str::FromStr for WebhookEventName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            Ok(Self(value.to_string()))
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "branch_protection_configuration" => {
+                    Ok(Self::BranchProtectionConfiguration)
+                }
+                "branch_protection_rule" => Ok(Self::BranchProtectionRule),
+                "check_run" => Ok(Self::CheckRun),
+                "check_suite" => Ok(Self::CheckSuite),
+                "code_scanning_alert" => Ok(Self::CodeScanningAlert),
+                "commit_comment" => Ok(Self::CommitComment),
+                "create" => Ok(Self::Create),
+                "custom_property" => Ok(Self::CustomProperty),
+                "custom_property_values" => Ok(Self::CustomPropertyValues),
+                "delete" => Ok(Self::Delete),
+                "dependabot_alert" => Ok(Self::DependabotAlert),
+                "deploy_key" => Ok(Self::DeployKey),
+                "deployment" => Ok(Self::Deployment),
+                "deployment_protection_rule" => Ok(Self::DeploymentProtectionRule),
+                "deployment_review" => Ok(Self::DeploymentReview),
+                "deployment_status" => Ok(Self::DeploymentStatus),
+                "discussion" => Ok(Self::Discussion),
+                "discussion_comment" => Ok(Self::DiscussionComment),
+                "fork" => Ok(Self::Fork),
+                "github_app_authorization" => Ok(Self::GithubAppAuthorization),
+                "gollum" => Ok(Self::Gollum),
+                "installation" => Ok(Self::Installation),
+                "installation_repositories" => Ok(Self::InstallationRepositories),
+                "installation_target" => Ok(Self::InstallationTarget),
+                "issue_comment" => Ok(Self::IssueComment),
+                "issues" => Ok(Self::Issues),
+                "label" => Ok(Self::Label),
+                "marketplace_purchase" => Ok(Self::MarketplacePurchase),
+                "member" => Ok(Self::Member),
+                "membership" => Ok(Self::Membership),
+                "merge_group" => Ok(Self::MergeGroup),
+                "meta" => Ok(Self::Meta),
+                "milestone" => Ok(Self::Milestone),
+                "org_block" => Ok(Self::OrgBlock),
+                "organization" => Ok(Self::Organization),
+                "package" => Ok(Self::Package),
+                "page_build" => Ok(Self::PageBuild),
+                "ping" => Ok(Self::Ping),
+                "project" => Ok(Self::Project),
+                "project_card" => Ok(Self::ProjectCard),
+                "project_column" => Ok(Self::ProjectColumn),
+                "projects_v2_item" => Ok(Self::ProjectsV2Item),
+                "public" => Ok(Self::Public),
+                "pull_request" => Ok(Self::PullRequest),
+                "pull_request_review" => Ok(Self::PullRequestReview),
+                "pull_request_review_comment" => Ok(Self::PullRequestReviewComment),
+                "pull_request_review_thread" => Ok(Self::PullRequestReviewThread),
+                "push" => Ok(Self::Push),
+                "registry_package" => Ok(Self::RegistryPackage),
+                "release" => Ok(Self::Release),
+                "repository" => Ok(Self::Repository),
+                "repository_dispatch" => Ok(Self::RepositoryDispatch),
+                "repository_import" => Ok(Self::RepositoryImport),
+                "repository_vulnerability_alert" => {
+                    Ok(Self::RepositoryVulnerabilityAlert)
+                }
+                "secret_scanning_alert" => Ok(Self::SecretScanningAlert),
+                "secret_scanning_alert_location" => Ok(Self::SecretScanningAlertLocation),
+                "security_advisory" => Ok(Self::SecurityAdvisory),
+                "sponsorship" => Ok(Self::Sponsorship),
+                "star" => Ok(Self::Star),
+                "status" => Ok(Self::Status),
+                "team" => Ok(Self::Team),
+                "team_add" => Ok(Self::TeamAdd),
+                "watch" => Ok(Self::Watch),
+                "workflow_dispatch" => Ok(Self::WorkflowDispatch),
+                "workflow_job" => Ok(Self::WorkflowJob),
+                "workflow_run" => Ok(Self::WorkflowRun),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for WebhookEventName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for WebhookEventName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
         }
     }
     ///`WebhookEvents`

@@ -1,0 +1,1046 @@
+//! The type algebra of the contracts: what TypeScript computes from declarations before
+//! anything is emitted. Object shapes (`extends`, intersections and the utility types
+//! flattened into members), union members through aliases, indexed access, distribution of
+//! an intersection over a union, instantiation of generics, the narrowing of a member two
+//! parts of an intersection both declare. No JSON Schema here: `lower.rs` emits it.
+
+use std::collections::HashMap;
+
+use super::Problem;
+use super::ir::{ConstValue, Decl, DeclKind, Lit, Loc, Member, Obj, Ty};
+
+/// An object type with its members resolved (`extends` and intersections flattened).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Shape {
+    pub members: Vec<Member>,
+    pub index: Option<Ty>,
+}
+
+/// The declarations every type is resolved against.
+pub(crate) struct Types<'a> {
+    /// Every declaration of the contract files (interfaces of one name merge).
+    all: &'a [Decl],
+    /// Declared name → declaration.
+    pub decls: HashMap<&'a str, &'a Decl>,
+    /// Declared name → Rust definition name (members remember the declaration they come
+    /// from, to name their inline types after it).
+    pub rust_names: HashMap<String, String>,
+    /// Located warnings, in the order found (the emitter adds its own).
+    pub warnings: Vec<(Loc, String)>,
+    /// Declarations left out, and why: references to them are `serde_json::Value`.
+    pub degraded: HashMap<String, Problem>,
+}
+
+impl<'a> Types<'a> {
+    pub(crate) fn new(all: &'a [Decl]) -> Self {
+        Types {
+            all,
+            // Types only: a value may share a type's name (`const X = ..; type X = ..`).
+            decls: all
+                .iter()
+                .filter(|d| !matches!(d.kind, DeclKind::Const(..)))
+                .map(|d| (d.name.as_str(), d))
+                .collect(),
+            rust_names: HashMap::new(),
+            warnings: Vec::new(),
+            degraded: HashMap::new(),
+        }
+    }
+
+    /// The `declare const` named `name`.
+    pub(crate) fn constant(&self, name: &str) -> Option<&'a Decl> {
+        self.all
+            .iter()
+            .find(|d| d.name == name && matches!(d.kind, DeclKind::Const(..)))
+    }
+
+    /// The array type an interface extends (`interface List extends Array<Item> {}`, or an
+    /// interface that does), as `Item[]`.
+    pub(crate) fn array_base(&self, name: &str) -> Option<Ty> {
+        self.array_base_depth(name, 0)
+    }
+
+    fn array_base_depth(&self, name: &str, depth: usize) -> Option<Ty> {
+        if depth > 16 {
+            return None;
+        }
+        self.all
+            .iter()
+            .filter(|d| d.name == name)
+            .find_map(|d| match &d.kind {
+                DeclKind::Interface { extends, .. } => extends.iter().find_map(|base| match base {
+                    Ty::Ref { name, args, .. }
+                        if matches!(name.as_str(), "Array" | "ReadonlyArray")
+                            && args.len() == 1 =>
+                    {
+                        Some(Ty::Array(Box::new(args[0].clone())))
+                    }
+                    Ty::Ref { name, .. } => self.array_base_depth(name, depth + 1),
+                    _ => None,
+                }),
+                _ => None,
+            })
+    }
+
+    fn is_array_base(&self, base: &Ty, depth: usize) -> bool {
+        match base {
+            Ty::Ref { name, args, .. } => {
+                (matches!(name.as_str(), "Array" | "ReadonlyArray") && args.len() == 1)
+                    || self.array_base_depth(name, depth + 1).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// What `typeof`, `keyof`, `T[K]` and the utility types that compute a type from others
+    /// (`NonNullable`, `Exclude`, `Extract`) stand for; any other type as it is.
+    pub(crate) fn resolve(&mut self, ty: &Ty, depth: usize) -> Result<Ty, Problem> {
+        if depth > 32 {
+            return Err(Problem::error(
+                self.loc_of(ty),
+                "this type is computed from itself without end",
+                "declare the type it stands for",
+            ));
+        }
+        match ty {
+            Ty::TypeOf { path, at } => self.type_of(path, *at, depth),
+            Ty::KeyOf { object, at } => self.key_of(object, *at, depth),
+            Ty::Indexed { object, index, at } => self.indexed(object, index, *at, depth),
+            Ty::Ref { name, args, .. } => match (name.as_str(), args.as_slice()) {
+                ("NonNullable", [inner]) => {
+                    let mut members = self.members(inner, depth + 1)?;
+                    members.retain(|m| !matches!(m, Ty::Null | Ty::Undefined));
+                    Ok(union_of(members))
+                }
+                ("Exclude" | "Extract", [from, by]) => {
+                    let keep = name == "Extract";
+                    let members = self.members(from, depth + 1)?;
+                    let by = self.members(by, depth + 1)?;
+                    let members = members
+                        .into_iter()
+                        .filter(|m| by.iter().any(|b| assignable(m, b)) == keep)
+                        .collect();
+                    Ok(union_of(members))
+                }
+                _ => Ok(ty.clone()),
+            },
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// The members of a union with what they stand for resolved, through aliases of unions and
+    /// literals; object types stay as written (by name).
+    pub(crate) fn members(&mut self, ty: &Ty, depth: usize) -> Result<Vec<Ty>, Problem> {
+        if depth > 32 {
+            return Ok(vec![ty.clone()]);
+        }
+        match ty {
+            Ty::Union(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    for m in self.members(item, depth + 1)? {
+                        if !out.iter().any(|o| key(o) == key(&m)) {
+                            out.push(m);
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => {
+                let resolved = self.resolve(ty, depth + 1)?;
+                self.members(&resolved, depth + 1)
+            }
+            Ty::Ref { name, args, .. } => {
+                if matches!(name.as_str(), "NonNullable" | "Exclude" | "Extract") {
+                    let resolved = self.resolve(ty, depth + 1)?;
+                    return self.members(&resolved, depth + 1);
+                }
+                if self.is_object(ty) {
+                    return Ok(vec![ty.clone()]);
+                }
+                match self.decls.get(name.as_str()).copied() {
+                    Some(decl) if matches!(decl.kind, DeclKind::Alias(_)) => {
+                        let DeclKind::Alias(target) = &decl.kind else {
+                            return Ok(vec![ty.clone()]);
+                        };
+                        let args = self.arguments(decl, args, self.loc_of(ty))?;
+                        let map: HashMap<String, Ty> = decl
+                            .params
+                            .iter()
+                            .zip(args)
+                            .map(|(p, a)| (p.name.clone(), a))
+                            .collect();
+                        self.members(&substitute(target, &map), depth + 1)
+                    }
+                    _ => Ok(vec![ty.clone()]),
+                }
+            }
+            other => Ok(vec![other.clone()]),
+        }
+    }
+
+    /// `typeof NAME.a.b`: the literal type of a declared constant (an object of literal
+    /// members for an object), or its declared type.
+    fn type_of(&mut self, path: &[String], at: Loc, depth: usize) -> Result<Ty, Problem> {
+        // The longest prefix that names a constant (`typeof Severity.Error` in a namespace).
+        let found = (1..=path.len()).rev().find_map(|n| {
+            let name = path[..n].join(".");
+            self.constant(&name).map(|decl| (decl, n))
+        });
+        let name = path.join(".");
+        let Some((decl, used)) = found else {
+            return Err(Problem::error(
+                at,
+                format!("`typeof {name}`: no `declare const {name}` in the contract files"),
+                "declare the constant in one of the server's contract files, or write its type",
+            ));
+        };
+        let DeclKind::Const(value, annotation) = &decl.kind else {
+            unreachable!("constant() finds constants only")
+        };
+        let mut ty = match (value, annotation) {
+            (Some(value), _) => const_type(value, decl.at),
+            (None, Some(annotation)) => annotation.clone(),
+            (None, None) => {
+                return Err(Problem::error(
+                    at,
+                    format!("`{name}` declares neither a literal value nor a type"),
+                    "give the constant a literal value or a type annotation",
+                ));
+            }
+        };
+        for segment in &path[used..] {
+            ty = self.indexed(&ty, &Ty::Lit(Lit::Str(segment.clone())), at, depth + 1)?;
+        }
+        Ok(ty)
+    }
+
+    /// `keyof T`: the union of `T`'s member names (`string` when `T` has an index signature).
+    fn key_of(&mut self, object: &Ty, at: Loc, depth: usize) -> Result<Ty, Problem> {
+        let object = self.resolve(object, depth + 1)?;
+        let shape = self.shape(&object, depth + 1).map_err(|e| {
+            Problem::error(
+                at,
+                format!(
+                    "`keyof` needs an object type with known members: {}",
+                    e.message
+                ),
+                "apply `keyof` to a declared interface or object type alias",
+            )
+        })?;
+        if shape.index.is_some() {
+            return Ok(Ty::String);
+        }
+        Ok(union_of(
+            shape
+                .members
+                .into_iter()
+                .map(|m| Ty::Lit(Lit::Str(m.name)))
+                .collect(),
+        ))
+    }
+
+    /// `object[index]`: the type of the members `index` names (a string literal or a union
+    /// of them, `keyof`, `string` for an index signature, `number` for an array's element), or
+    /// the union of it over a union's members.
+    pub(crate) fn indexed(
+        &mut self,
+        object: &Ty,
+        index: &Ty,
+        at: Loc,
+        depth: usize,
+    ) -> Result<Ty, Problem> {
+        let object = self.resolve(object, depth + 1)?;
+        let keys = self.members(index, depth + 1)?;
+        let objects = self.union_members(&object, 0);
+        let mut found: Vec<Ty> = Vec::new();
+        for key in &keys {
+            for member in &objects {
+                match key {
+                    Ty::Lit(Lit::Str(key)) => {
+                        let shape = self.shape(member, depth + 1)?;
+                        match shape.members.iter().find(|m| &m.name == key) {
+                            Some(m) if m.optional => {
+                                found.push(m.ty.clone());
+                                found.push(Ty::Undefined);
+                            }
+                            Some(m) => found.push(m.ty.clone()),
+                            None => match shape.index {
+                                Some(index) => found.push(index),
+                                None => {
+                                    return Err(Problem::error(
+                                        at,
+                                        format!("this type has no member `{key}`"),
+                                        "index an object type (or a union of them) by one of its members",
+                                    ));
+                                }
+                            },
+                        }
+                    }
+                    Ty::String => match self.shape(member, depth + 1)?.index {
+                        Some(index) => found.push(index),
+                        None => {
+                            return Err(Problem::error(
+                                at,
+                                "`[string]` indexes an object type with an index signature only",
+                                "index the object type by one of its members",
+                            ));
+                        }
+                    },
+                    Ty::Number | Ty::Lit(Lit::Num(_)) => match self.element(member, depth + 1) {
+                        Some(element) => found.push(element),
+                        None => {
+                            return Err(Problem::error(
+                                at,
+                                "`[number]` indexes an array or a tuple only",
+                                "index an array type, or an object type by one of its members",
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(Problem::error(
+                            at,
+                            "an index that is not a member name (a string literal, a union of them, `keyof T`) or `number`",
+                            "index the object type by one of its members",
+                        ));
+                    }
+                }
+            }
+        }
+        // `T['x' | 'y']` with two `number` members is `number`.
+        let mut unique: Vec<Ty> = Vec::new();
+        for ty in found {
+            if !unique.iter().any(|u| key(u) == key(&ty)) {
+                unique.push(ty);
+            }
+        }
+        Ok(union_of(unique))
+    }
+
+    /// The element type of an array or tuple type (through aliases and `extends Array<T>`).
+    fn element(&mut self, ty: &Ty, depth: usize) -> Option<Ty> {
+        if depth > 32 {
+            return None;
+        }
+        match ty {
+            Ty::Array(inner) => Some((**inner).clone()),
+            Ty::Tuple(items) => Some(union_of(items.clone())),
+            Ty::Ref { name, args, .. } => match (name.as_str(), args.as_slice()) {
+                ("Array" | "ReadonlyArray" | "Readonly", [inner]) => match name.as_str() {
+                    "Readonly" => self.element(inner, depth + 1),
+                    _ => Some(inner.clone()),
+                },
+                _ => {
+                    if let Some(base) = self.array_base(name) {
+                        return self.element(&base, depth + 1);
+                    }
+                    let decl = self.decls.get(name.as_str()).copied()?;
+                    let DeclKind::Alias(target) = &decl.kind else {
+                        return None;
+                    };
+                    let args = self.arguments(decl, args, self.loc_of(ty)).ok()?;
+                    let map: HashMap<String, Ty> = decl
+                        .params
+                        .iter()
+                        .zip(args)
+                        .map(|(p, a)| (p.name.clone(), a))
+                        .collect();
+                    self.element(&substitute(target, &map), depth + 1)
+                }
+            },
+            Ty::TypeOf { .. } | Ty::Indexed { .. } => {
+                let resolved = self.resolve(ty, depth + 1).ok()?;
+                self.element(&resolved, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The type of a member both parts of an intersection declare, as TypeScript computes it:
+    /// the narrower when one contains the other, the merged object for two object types, the
+    /// values both allow for unions and literals (`number & -32042` is `-32042`); `None` when
+    /// they share no value (`never`).
+    pub(crate) fn intersect(&mut self, a: &Ty, b: &Ty) -> Result<Option<Ty>, Problem> {
+        if matches!(a, Ty::Conflict { .. }) {
+            return Ok(Some(a.clone()));
+        }
+        if matches!(b, Ty::Conflict { .. }) {
+            return Ok(Some(b.clone()));
+        }
+        if let Some(narrower) = narrower(a, b) {
+            return Ok(Some(narrower));
+        }
+        if self.is_object(a) && self.is_object(b) {
+            // Object members of an intersection intersect in turn.
+            return Ok(Some(Ty::Intersection(vec![a.clone(), b.clone()])));
+        }
+        let left = self.members(a, 0)?;
+        let right = self.members(b, 0)?;
+        let mut out: Vec<Ty> = Vec::new();
+        for x in &left {
+            for y in &right {
+                let meet = if key(x) == key(y) {
+                    Some(x.clone())
+                } else {
+                    match (x, y) {
+                        (Ty::Any | Ty::Unknown, other) | (other, Ty::Any | Ty::Unknown) => {
+                            Some(other.clone())
+                        }
+                        (lit @ Ty::Lit(Lit::Str(_)), Ty::String)
+                        | (Ty::String, lit @ Ty::Lit(Lit::Str(_)))
+                        | (lit @ Ty::Lit(Lit::Num(_)), Ty::Number)
+                        | (Ty::Number, lit @ Ty::Lit(Lit::Num(_)))
+                        | (lit @ Ty::Lit(Lit::Bool(_)), Ty::Boolean)
+                        | (Ty::Boolean, lit @ Ty::Lit(Lit::Bool(_))) => Some(lit.clone()),
+                        (Ty::ObjectKeyword, other) | (other, Ty::ObjectKeyword)
+                            if self.is_object(other) =>
+                        {
+                            Some(other.clone())
+                        }
+                        _ if self.is_object(x) && self.is_object(y) => {
+                            Some(Ty::Intersection(vec![x.clone(), y.clone()]))
+                        }
+                        // A branded primitive (`string & { __brand: 'Id' }`) is the primitive on
+                        // the wire.
+                        (scalar @ (Ty::String | Ty::Number | Ty::Boolean | Ty::Lit(_)), other)
+                        | (other, scalar @ (Ty::String | Ty::Number | Ty::Boolean | Ty::Lit(_)))
+                            if self.is_object(other) =>
+                        {
+                            Some(scalar.clone())
+                        }
+                        _ => None,
+                    }
+                };
+                if let Some(meet) = meet
+                    && !out.iter().any(|o| key(o) == key(&meet))
+                {
+                    out.push(meet);
+                }
+            }
+        }
+        Ok((!out.is_empty()).then(|| union_of(out)))
+    }
+
+    pub(crate) fn warn(&mut self, at: Loc, message: impl Into<String>) {
+        self.warnings.push((at, message.into()));
+    }
+
+    /// The members of a union, through aliases; anything else is one member.
+    pub(crate) fn union_members(&self, ty: &Ty, depth: usize) -> Vec<Ty> {
+        if depth > 32 {
+            return vec![ty.clone()];
+        }
+        match ty {
+            Ty::Union(items) => items
+                .iter()
+                .flat_map(|t| self.union_members(t, depth + 1))
+                .collect(),
+            Ty::Ref { name, args, .. } => match self.decls.get(name.as_str()) {
+                Some(decl) if matches!(decl.kind, DeclKind::Alias(Ty::Union(_))) => {
+                    let DeclKind::Alias(target) = &decl.kind else {
+                        return vec![ty.clone()];
+                    };
+                    // Arguments as written, then defaults; without them it stays whole.
+                    let mut map = HashMap::new();
+                    for (i, param) in decl.params.iter().enumerate() {
+                        match args.get(i).or(param.default.as_ref()) {
+                            Some(arg) => map.insert(param.name.clone(), arg.clone()),
+                            None => return vec![ty.clone()],
+                        };
+                    }
+                    self.union_members(&substitute(target, &map), depth + 1)
+                }
+                // `type P = Base & (A | B)` is `(Base & A) | (Base & B)`.
+                Some(decl)
+                    if decl.params.is_empty()
+                        && matches!(decl.kind, DeclKind::Alias(Ty::Intersection(_))) =>
+                {
+                    let DeclKind::Alias(Ty::Intersection(parts)) = &decl.kind else {
+                        return vec![ty.clone()];
+                    };
+                    let mut flat = Vec::new();
+                    self.intersection_parts(parts, &mut flat, depth + 1);
+                    let splits = flat.iter().any(|p| {
+                        let members = self.union_members(p, depth + 1);
+                        members.len() > 1 && members.iter().all(|m| self.is_object(m))
+                    });
+                    if splits {
+                        self.union_members(&self.distribute_flat(&flat, depth + 1), depth + 1)
+                    } else {
+                        vec![ty.clone()]
+                    }
+                }
+                _ => vec![ty.clone()],
+            },
+            other => vec![other.clone()],
+        }
+    }
+
+    /// Does an intersection have a union of object types among its parts (or among those of
+    /// an alias of an intersection it contains)?
+    pub(crate) fn distributes(&self, parts: &[Ty]) -> bool {
+        self.distributable(parts).is_some()
+    }
+
+    fn has_object_union(&self, parts: &[Ty]) -> bool {
+        parts.iter().any(|p| {
+            let members = self.union_members(p, 0);
+            members.len() > 1 && members.iter().all(|m| self.is_object(m))
+        })
+    }
+
+    /// The parts to distribute over: as written, or with aliases of intersections opened
+    /// (`type P = Base & (A | B)`, `P & { in: 'query' }`) when the union is inside one.
+    fn distributable(&self, parts: &[Ty]) -> Option<Vec<Ty>> {
+        if self.has_object_union(parts) {
+            return Some(parts.to_vec());
+        }
+        let mut flat = Vec::new();
+        self.intersection_parts(parts, &mut flat, 0);
+        (flat.len() != parts.len() && self.has_object_union(&flat)).then_some(flat)
+    }
+
+    fn intersection_parts(&self, parts: &[Ty], out: &mut Vec<Ty>, depth: usize) {
+        for part in parts {
+            match part {
+                Ty::Intersection(inner) if depth < 32 => {
+                    self.intersection_parts(inner, out, depth + 1)
+                }
+                Ty::Ref { name, args, .. } if depth < 32 => {
+                    match self.decls.get(name.as_str()).map(|d| (d, &d.kind)) {
+                        Some((decl, DeclKind::Alias(Ty::Intersection(inner))))
+                            if decl.params.len() == args.len() =>
+                        {
+                            let map: HashMap<String, Ty> = decl
+                                .params
+                                .iter()
+                                .zip(args)
+                                .map(|(p, a)| (p.name.clone(), a.clone()))
+                                .collect();
+                            let inner: Vec<Ty> =
+                                inner.iter().map(|t| substitute(t, &map)).collect();
+                            self.intersection_parts(&inner, out, depth + 1);
+                        }
+                        _ => out.push(part.clone()),
+                    }
+                }
+                other => out.push(other.clone()),
+            }
+        }
+    }
+
+    /// `A & (B | C)` → `(A & B) | (A & C)`, over every union part.
+    pub(crate) fn distribute(&self, parts: &[Ty]) -> Ty {
+        let flat = self.distributable(parts);
+        self.distribute_flat(flat.as_deref().unwrap_or(parts), 0)
+    }
+
+    fn distribute_flat(&self, parts: &[Ty], depth: usize) -> Ty {
+        let mut alternatives: Vec<Vec<Ty>> = vec![Vec::new()];
+        for part in parts {
+            let members = self.union_members(part, depth);
+            if members.len() > 1 && members.iter().all(|m| self.is_object(m)) {
+                alternatives = alternatives
+                    .into_iter()
+                    .flat_map(|prefix| {
+                        members.iter().map(move |m| {
+                            let mut next = prefix.clone();
+                            next.push(m.clone());
+                            next
+                        })
+                    })
+                    .collect();
+            } else {
+                for alternative in &mut alternatives {
+                    alternative.push(part.clone());
+                }
+            }
+        }
+        Ty::Union(alternatives.into_iter().map(Ty::Intersection).collect())
+    }
+
+    /// Is `ty` an object type (possibly through references)?
+    pub(crate) fn is_object(&self, ty: &Ty) -> bool {
+        self.is_object_depth(ty, 0)
+    }
+
+    fn is_object_depth(&self, ty: &Ty, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        match ty {
+            Ty::Object(_) | Ty::Intersection(_) => true,
+            Ty::Ref { name, .. } => match name.as_str() {
+                "Partial" | "Required" | "Readonly" | "Pick" | "Omit" => true,
+                _ => match self.decls.get(name.as_str()).map(|d| &d.kind) {
+                    Some(DeclKind::Interface { .. }) => self.array_base(name).is_none(),
+                    Some(DeclKind::Alias(t)) => self.is_object_depth(t, depth + 1),
+                    _ => false,
+                },
+            },
+            _ => false,
+        }
+    }
+
+    /// The members of an object type, `extends` and intersections flattened.
+    pub(crate) fn shape(&mut self, ty: &Ty, depth: usize) -> Result<Shape, Problem> {
+        if depth > 64 {
+            return Err(Problem::error(
+                self.loc_of(ty),
+                "this type refers to itself through `extends` or `&` without end",
+                "break the cycle: an interface cannot extend itself",
+            ));
+        }
+        match ty {
+            Ty::Object(obj) => {
+                for (at, what) in &obj.skipped {
+                    self.warn(
+                        *at,
+                        format!("{what} in an object type describes no JSON data; left out"),
+                    );
+                }
+                Ok(Shape {
+                    members: obj.members.clone(),
+                    index: obj.index.as_deref().cloned(),
+                })
+            }
+            Ty::Intersection(parts) => {
+                let mut shape = Shape::default();
+                for part in parts {
+                    let next = self.shape(part, depth + 1)?;
+                    self.merge(&mut shape, next, false)?;
+                }
+                Ok(shape)
+            }
+            Ty::Ref { name, args, at } => {
+                let at = *at;
+                match (name.as_str(), args.as_slice()) {
+                    ("Partial" | "Required" | "Readonly", [inner]) => {
+                        let mut shape = self.shape(inner, depth + 1)?;
+                        for m in &mut shape.members {
+                            match name.as_str() {
+                                "Partial" => m.optional = true,
+                                "Required" => m.optional = false,
+                                _ => {}
+                            }
+                        }
+                        return Ok(shape);
+                    }
+                    ("Pick" | "Omit", [inner, keys]) => {
+                        let mut shape = self.shape(inner, depth + 1)?;
+                        let keys = self.members(keys, depth + 1)?;
+                        let keys: Vec<&str> = keys
+                            .iter()
+                            .filter_map(|k| match k {
+                                Ty::Lit(Lit::Str(s)) => Some(s.as_str()),
+                                _ => None,
+                            })
+                            .collect();
+                        let pick = name == "Pick";
+                        shape
+                            .members
+                            .retain(|m| keys.contains(&m.name.as_str()) == pick);
+                        return Ok(shape);
+                    }
+                    ("NonNullable" | "Exclude" | "Extract", _) => {
+                        let resolved = self.resolve(ty, depth + 1)?;
+                        return self.shape(&resolved, depth + 1);
+                    }
+                    _ => {}
+                }
+                if let Some(problem) = self.degraded.get(name) {
+                    return Err(Problem::error(
+                        at,
+                        format!("`{name}` is left out ({})", problem.message),
+                        "see the warning at its declaration",
+                    ));
+                }
+                let Some(decl) = self.decls.get(name.as_str()).copied() else {
+                    return Err(Problem::error(
+                        at,
+                        format!("`{name}` is not declared in the contract files"),
+                        "declare it in one of the server's contract files (imports are not followed)",
+                    ));
+                };
+                let args = self.arguments(decl, args, at)?;
+                let map: HashMap<String, Ty> = decl
+                    .params
+                    .iter()
+                    .zip(args)
+                    .map(|(p, a)| (p.name.clone(), a))
+                    .collect();
+                let owner = self.rust_names.get(name).cloned();
+                let mut shape = match &decl.kind {
+                    DeclKind::Interface { .. } => self.interface_shape(decl, &map, depth + 1)?,
+                    DeclKind::Alias(ty) => {
+                        let ty = substitute(ty, &map);
+                        self.shape(&ty, depth + 1)?
+                    }
+                    _ => {
+                        return Err(Problem::error(
+                            at,
+                            format!(
+                                "`{name}` is not an object type, so it cannot be merged into one"
+                            ),
+                            "intersections (`A & B`) and `extends` merge object types only",
+                        ));
+                    }
+                };
+                for m in &mut shape.members {
+                    if m.owner.is_none() {
+                        m.owner.clone_from(&owner);
+                    }
+                }
+                Ok(shape)
+            }
+            Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => {
+                let resolved = self.resolve(ty, depth + 1)?;
+                self.shape(&resolved, depth + 1)
+            }
+            other => Err(Problem::error(
+                self.loc_of(other),
+                "only object types can be merged (`A & B`, `extends`)",
+                "write the intersection as an object type, or use a union",
+            )),
+        }
+    }
+
+    pub(crate) fn loc_of(&self, ty: &Ty) -> Loc {
+        match ty {
+            Ty::Ref { at, .. } | Ty::Unsupported { at, .. } | Ty::Indexed { at, .. } => *at,
+            Ty::Object(obj) => obj
+                .members
+                .first()
+                .map_or(Loc { file: 0, offset: 0 }, |m| m.at),
+            Ty::Intersection(items) | Ty::Union(items) | Ty::Tuple(items) => items
+                .first()
+                .map_or(Loc { file: 0, offset: 0 }, |t| self.loc_of(t)),
+            Ty::Array(inner) => self.loc_of(inner),
+            _ => Loc { file: 0, offset: 0 },
+        }
+    }
+
+    /// The members of an interface declaration (all merged declarations of that name), with
+    /// those of the interfaces it extends first (an array base has none).
+    pub(crate) fn interface_shape(
+        &mut self,
+        decl: &Decl,
+        map: &HashMap<String, Ty>,
+        depth: usize,
+    ) -> Result<Shape, Problem> {
+        let mut shape = Shape::default();
+        let same: Vec<&Decl> = self
+            .all
+            .iter()
+            .filter(|d| d.name == decl.name && matches!(d.kind, DeclKind::Interface { .. }))
+            .collect();
+        for part in same {
+            let DeclKind::Interface { extends, body } = &part.kind else {
+                continue;
+            };
+            for base in extends {
+                if self.is_array_base(base, 0) {
+                    continue;
+                }
+                let base = substitute(base, map);
+                let next = self.shape(&base, depth + 1)?;
+                self.merge(&mut shape, next, true)?;
+            }
+            let own = self.shape(&Ty::Object(substitute_obj(body, map)), depth + 1)?;
+            self.merge(&mut shape, own, true)?;
+        }
+        Ok(shape)
+    }
+
+    /// Adds `next`'s members to `shape`. With `replace` (an interface redeclaring an inherited
+    /// member) the later one wins; in an intersection, two different types for one member are
+    /// an error.
+    fn merge(&mut self, shape: &mut Shape, next: Shape, replace: bool) -> Result<(), Problem> {
+        for member in next.members {
+            match shape.members.iter_mut().find(|m| m.name == member.name) {
+                Some(existing) if replace => *existing = member,
+                Some(existing) => {
+                    let contained = narrower(&existing.ty, &member.ty).is_some();
+                    existing.ty = match self.intersect(&existing.ty, &member.ty)? {
+                        Some(ty) => ty,
+                        // `never`: an error only where an emitted type needs the member.
+                        None => Ty::Conflict {
+                            member: member.name.clone(),
+                            at: member.at,
+                            other: existing.at,
+                        },
+                    };
+                    if !contained && !matches!(existing.ty, Ty::Intersection(_)) {
+                        // A type neither part wrote (`number & -32042`): named after the part
+                        // that narrowed it.
+                        existing.owner.clone_from(&member.owner);
+                    }
+                    existing.optional &= member.optional;
+                    if existing.doc.is_none() {
+                        existing.doc = member.doc;
+                    }
+                }
+                None => shape.members.push(member),
+            }
+        }
+        if next.index.is_some() {
+            shape.index = next.index;
+        }
+        Ok(())
+    }
+
+    /// The type arguments for a use of `decl`: those written, then defaults.
+    pub(crate) fn arguments(
+        &mut self,
+        decl: &Decl,
+        args: &[Ty],
+        at: Loc,
+    ) -> Result<Vec<Ty>, Problem> {
+        if args.len() > decl.params.len() {
+            return Err(Problem::error(
+                at,
+                format!(
+                    "`{}` takes {} type argument(s), {} given",
+                    decl.name,
+                    decl.params.len(),
+                    args.len()
+                ),
+                "remove the extra type arguments",
+            ));
+        }
+        let mut out = args.to_vec();
+        for param in &decl.params[args.len()..] {
+            match &param.default {
+                Some(default) => out.push(default.clone()),
+                None => {
+                    return Err(Problem::error(
+                        at,
+                        format!(
+                            "`{}` needs a type argument for `{}`, which has no default",
+                            decl.name, param.name
+                        ),
+                        &format!(
+                            "write `{}<..>` with every argument, or give `{}` a default (`{} = unknown`)",
+                            decl.name, param.name, param.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Is `n` an integer that a JSON number (an f64) holds exactly?
+pub(crate) fn is_integer(n: f64) -> bool {
+    n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15
+}
+
+/// A structural key for a type (locations left out), to recognise an instantiation.
+pub(crate) fn key(ty: &Ty) -> String {
+    match ty {
+        Ty::Ref { name, args, .. } => format!(
+            "{name}<{}>",
+            args.iter().map(key).collect::<Vec<_>>().join(",")
+        ),
+        Ty::Array(inner) => format!("{}[]", key(inner)),
+        Ty::Tuple(items) => format!("[{}]", items.iter().map(key).collect::<Vec<_>>().join(",")),
+        Ty::Union(items) => items.iter().map(key).collect::<Vec<_>>().join("|"),
+        Ty::Intersection(items) => items.iter().map(key).collect::<Vec<_>>().join("&"),
+        Ty::Object(obj) => format!(
+            "{{{}}}",
+            obj.members
+                .iter()
+                .map(|m| format!(
+                    "{}{}:{}",
+                    m.name,
+                    if m.optional { "?" } else { "" },
+                    key(&m.ty)
+                ))
+                .collect::<Vec<_>>()
+                .join(";")
+        ),
+        Ty::Lit(l) => format!("{l:?}"),
+        Ty::Indexed { object, index, .. } => format!("{}[{}]", key(object), key(index)),
+        Ty::TypeOf { path, .. } => format!("typeof {}", path.join(".")),
+        Ty::KeyOf { object, .. } => format!("keyof {}", key(object)),
+        Ty::Conflict { member, .. } => format!("never({member})"),
+        Ty::Unsupported { what, .. } => format!("unsupported({what})"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Replaces type parameters by their arguments.
+pub(crate) fn substitute(ty: &Ty, map: &HashMap<String, Ty>) -> Ty {
+    if map.is_empty() {
+        return ty.clone();
+    }
+    match ty {
+        Ty::Ref { name, args, at } => {
+            if args.is_empty()
+                && let Some(arg) = map.get(name)
+            {
+                return arg.clone();
+            }
+            Ty::Ref {
+                name: name.clone(),
+                args: args.iter().map(|a| substitute(a, map)).collect(),
+                at: *at,
+            }
+        }
+        Ty::Array(inner) => Ty::Array(Box::new(substitute(inner, map))),
+        Ty::Tuple(items) => Ty::Tuple(items.iter().map(|t| substitute(t, map)).collect()),
+        Ty::Union(items) => Ty::Union(items.iter().map(|t| substitute(t, map)).collect()),
+        Ty::Intersection(items) => {
+            Ty::Intersection(items.iter().map(|t| substitute(t, map)).collect())
+        }
+        Ty::Object(obj) => Ty::Object(substitute_obj(obj, map)),
+        Ty::Indexed { object, index, at } => Ty::Indexed {
+            object: Box::new(substitute(object, map)),
+            index: Box::new(substitute(index, map)),
+            at: *at,
+        },
+        Ty::KeyOf { object, at } => Ty::KeyOf {
+            object: Box::new(substitute(object, map)),
+            at: *at,
+        },
+        other => other.clone(),
+    }
+}
+
+pub(crate) fn substitute_obj(obj: &Obj, map: &HashMap<String, Ty>) -> Obj {
+    Obj {
+        members: obj
+            .members
+            .iter()
+            .map(|m| Member {
+                ty: substitute(&m.ty, map),
+                ..m.clone()
+            })
+            .collect(),
+        index: obj.index.as_ref().map(|t| Box::new(substitute(t, map))),
+        skipped: obj.skipped.clone(),
+    }
+}
+
+/// The narrower of two member types merged by an intersection (`'a' | 'b'` and `'a'` → `'a'`;
+/// `string` and `'x'` → `'x'`; `T | null` and `T` → `T`), when one contains the other.
+pub(crate) fn narrower(a: &Ty, b: &Ty) -> Option<Ty> {
+    if key(a) == key(b) {
+        return Some(a.clone());
+    }
+    let within = |small: &Ty, big: &Ty| {
+        let flat = |t: &Ty| -> Vec<Ty> {
+            match t {
+                Ty::Union(_) => {
+                    let (rest, null, undefined) = t.strip_null();
+                    let mut out: Vec<Ty> = rest.into_iter().cloned().collect();
+                    if null {
+                        out.push(Ty::Null);
+                    }
+                    if undefined {
+                        out.push(Ty::Undefined);
+                    }
+                    out
+                }
+                other => vec![other.clone()],
+            }
+        };
+        let big = flat(big);
+        flat(small).iter().all(|s| {
+            big.iter().any(|b| {
+                key(s) == key(b)
+                    || matches!(
+                        (s, b),
+                        (Ty::Lit(Lit::Str(_)), Ty::String)
+                            | (Ty::Lit(Lit::Num(_)), Ty::Number)
+                            | (Ty::Lit(Lit::Bool(_)), Ty::Boolean)
+                            | (_, Ty::Any | Ty::Unknown)
+                    )
+            })
+        })
+    };
+    if within(b, a) {
+        Some(b.clone())
+    } else if within(a, b) {
+        Some(a.clone())
+    } else {
+        None
+    }
+}
+
+/// A property every shape has, required, with a literal type of one kind and a different
+/// value in each: the union's tag.
+pub(crate) fn discriminant(shapes: &[Shape]) -> Option<(String, Vec<Lit>)> {
+    let first = shapes.first()?;
+    'candidates: for candidate in &first.members {
+        let mut values: Vec<Lit> = Vec::new();
+        for shape in shapes {
+            let Some(member) = shape.members.iter().find(|m| m.name == candidate.name) else {
+                continue 'candidates;
+            };
+            let Ty::Lit(lit) = &member.ty else {
+                continue 'candidates;
+            };
+            if member.optional
+                || values.contains(lit)
+                || values
+                    .first()
+                    .is_some_and(|v| std::mem::discriminant(v) != std::mem::discriminant(lit))
+            {
+                continue 'candidates;
+            }
+            if let Lit::Num(n) = lit
+                && !is_integer(*n)
+            {
+                continue 'candidates;
+            }
+            values.push(lit.clone());
+        }
+        return Some((candidate.name.clone(), values));
+    }
+    None
+}
+
+/// One type for a list of union members: the member alone, `never` for none.
+pub(crate) fn union_of(mut members: Vec<Ty>) -> Ty {
+    match members.len() {
+        0 => Ty::Never,
+        1 => members.remove(0),
+        _ => Ty::Union(members),
+    }
+}
+
+/// Is every value of `small` a value of `big` (for `Exclude` and `Extract`)?
+fn assignable(small: &Ty, big: &Ty) -> bool {
+    key(small) == key(big)
+        || matches!(
+            (small, big),
+            (Ty::Lit(Lit::Str(_)), Ty::String)
+                | (Ty::Lit(Lit::Num(_)), Ty::Number)
+                | (Ty::Lit(Lit::Bool(_)), Ty::Boolean)
+                | (_, Ty::Any | Ty::Unknown)
+        )
+}
+
+/// The type of a constant's value: its literal, or an object of literal members.
+fn const_type(value: &ConstValue, at: Loc) -> Ty {
+    match value {
+        ConstValue::Lit(lit) => Ty::Lit(lit.clone()),
+        ConstValue::Object(fields) => Ty::Object(Obj {
+            members: fields
+                .iter()
+                .map(|(name, value, doc)| Member {
+                    name: name.clone(),
+                    optional: false,
+                    ty: const_type(value, at),
+                    doc: doc.clone(),
+                    at,
+                    owner: None,
+                })
+                .collect(),
+            index: None,
+            skipped: Vec::new(),
+        }),
+    }
+}
