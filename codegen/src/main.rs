@@ -27,25 +27,15 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Captures a live server's tools/list: `capture --url URL [--bearer-env VAR] -o FILE`
-    /// (Streamable HTTP) or `capture -o FILE -- COMMAND [ARGS...]` (stdio).
-    #[command(group(clap::ArgGroup::new("server").required(true).args(["url", "command"])))]
+    /// Captures a live server's tools/list: `capture --url URL [--bearer-env VAR] [--cacert
+    /// FILE] -o FILE` (Streamable HTTP, http:// or https://) or `capture -o FILE -- COMMAND
+    /// [ARGS...]` (stdio).
     Capture {
-        /// The server's Streamable HTTP endpoint (`http://127.0.0.1:7100/mcp`).
-        #[arg(long, value_name = "URL")]
-        url: Option<String>,
-        /// The environment variable holding a bearer token (never put it in the URL).
-        #[arg(long, value_name = "VAR", requires = "url")]
-        bearer_env: Option<String>,
-        /// Client capabilities to declare in `initialize`, as JSON (default `{}`).
-        #[arg(long, value_name = "JSON")]
-        client_capabilities: Option<String>,
+        #[command(flatten)]
+        live: mcp_bindgen_codegen::live::LiveArgs,
         /// Where to write the capture.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
-        /// The stdio server to start, after `--`.
-        #[arg(last = true, value_name = "COMMAND")]
-        command: Vec<String>,
     },
     /// Generates one self-contained module (types and client) from a capture and agent
     /// contracts; with contracts alone, only their types.
@@ -88,13 +78,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Regenerate { manifest, check } => regenerate(manifest, check),
-        Command::Capture {
-            url,
-            bearer_env,
-            client_capabilities,
-            output,
-            command,
-        } => capture(url, bearer_env, client_capabilities, &output, &command),
+        Command::Capture { live, output } => capture(&live, &output),
         Command::Generate {
             tools,
             contracts,
@@ -172,53 +156,19 @@ fn parse_pair(text: &str) -> Result<(String, String), String> {
 }
 
 fn capture(
-    url: Option<String>,
-    bearer_env: Option<String>,
-    client_capabilities: Option<String>,
+    live: &mcp_bindgen_codegen::live::LiveArgs,
     output: &std::path::Path,
-    command: &[String],
 ) -> Result<ExitCode, Error> {
-    use mcp_bindgen_codegen::live::{LiveOptions, capture_http, capture_stdio};
-    let mut options = LiveOptions::default();
-    if let Some(json) = client_capabilities {
-        options.client_capabilities = match serde_json::from_str(&json) {
-            Ok(value @ serde_json::Value::Object(_)) => value,
-            _ => {
-                eprintln!(
-                    "error: --client-capabilities takes a JSON object, e.g. '{{\"sampling\": {{}}}}'"
-                );
-                return Ok(ExitCode::from(2));
-            }
-        };
-    }
-    if let Some(var) = bearer_env {
-        match std::env::var(&var) {
-            Ok(token) if !token.is_empty() => options.bearer_token = Some(token),
-            _ => {
-                eprintln!("error: --bearer-env {var}: the environment variable {var} is not set");
-                return Ok(ExitCode::from(2));
-            }
-        }
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: PathBuf::from("(tokio runtime)"),
-            source,
-        })?;
-    let (what, result) = match (&url, command.split_first()) {
-        (Some(url), _) => (url.clone(), runtime.block_on(capture_http(url, &options))),
-        (None, Some((program, args))) => (
-            command.join(" "),
-            runtime.block_on(capture_stdio(program, args, &options)),
-        ),
-        (None, None) => {
-            eprintln!("error: give --url URL, or the server command after --");
+    // The client runs its I/O on its own thread: any executor does to wait for it.
+    let options = match live.options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("error: {message}");
             return Ok(ExitCode::from(2));
         }
     };
+    let what = live.server();
+    let result = pollster::block_on(live.capture(&options));
     let document = match result {
         Ok(document) => document,
         Err(e) => {
