@@ -186,6 +186,7 @@ impl HttpClientBuilder {
             bearer,
             session: Session::new(self.settings),
             session_id: Mutex::new(None),
+            listener: Mutex::new(None),
         });
         let timeout = inner.session.settings.timeout;
         let negotiating = inner.clone();
@@ -276,6 +277,17 @@ struct Inner {
     session: Session,
     /// The legacy era's `Mcp-Session-Id`.
     session_id: Mutex<Option<String>>,
+    /// The legacy era's GET stream, on which the server sends requests and notifications
+    /// that belong to no request.
+    listener: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(listener) = lock(&self.listener).take() {
+            listener.abort();
+        }
+    }
 }
 
 impl HttpClient {
@@ -875,11 +887,59 @@ async fn initialize(inner: &Arc<Inner>, version: &str, timeout: Duration) -> Res
     let posting = post(inner, &message, None, &context, negotiated.as_ref());
     match tokio::time::timeout(timeout, posting).await {
         Ok(Ok(Answer::Refused { status, body, .. })) => Err(http_error(&inner.url, status, &body)),
-        Ok(Ok(_)) => Ok(()),
+        Ok(Ok(_)) => {
+            let task = tokio::spawn(listen(Arc::downgrade(inner)));
+            *lock(&inner.listener) = Some(task.abort_handle());
+            Ok(())
+        }
         Ok(Err(e)) => Err(e),
         Err(_) => Err(Error::Timeout {
             message: "notifications/initialized".into(),
             after: timeout,
         }),
+    }
+}
+
+/// The legacy era's standalone GET stream: the server's requests are answered and its
+/// notifications go to the log handler. Ends quietly when the server has no such stream
+/// (405), when it closes it, or when the client is dropped.
+async fn listen(inner: std::sync::Weak<Inner>) {
+    let (http, url, mut headers) = {
+        let Some(inner) = inner.upgrade() else { return };
+        let negotiated = inner.session.negotiated();
+        (
+            inner.http.clone(),
+            inner.url.clone(),
+            headers(&inner, &Value::Null, negotiated.as_ref()),
+        )
+    };
+    headers.remove(header::CONTENT_TYPE);
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    let Ok(mut response) = http.get(url).headers(headers).send().await else {
+        return;
+    };
+    if !response.status().is_success() {
+        return;
+    }
+    let mut parser = SseParser::default();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        for data in parser.push(&chunk) {
+            let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                continue;
+            };
+            let Some(inner) = inner.upgrade() else { return };
+            if message.get("method").is_none() {
+                continue;
+            }
+            if message.get("id").is_some() {
+                let negotiated = inner.session.negotiated();
+                answer_server_request(inner, message, negotiated);
+            } else {
+                inner.session.notify(&message, &CallContext::default());
+            }
+        }
     }
 }

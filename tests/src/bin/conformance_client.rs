@@ -84,7 +84,20 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), mcp_bindg
     for (tool, reason) in &list.rejected {
         eprintln!("left out {tool}: {reason}");
     }
+    let focal = list
+        .tools
+        .iter()
+        .find(|t| t["name"] == "json_schema_2020_12_tool");
     let calls: Vec<(String, Map<String, Value>)> = match context["toolCalls"].as_array() {
+        // json-schema-2020-12-preservation: the focal tool's schema, as received, echoed back.
+        _ if focal.is_some() => {
+            let mut arguments = Map::new();
+            arguments.insert(
+                "schema".into(),
+                focal.map_or(Value::Null, |t| t["inputSchema"].clone()),
+            );
+            vec![("json_schema_echo".to_owned(), arguments)]
+        }
         Some(calls) => calls
             .iter()
             .map(|c| {
