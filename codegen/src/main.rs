@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_bindgen_codegen::manifest::{self, FileStatus};
+use mcp_bindgen_codegen::live::LiveArgs;
 use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture, diff};
 
 /// Typed Rust bindings for MCP tool servers.
@@ -13,29 +14,6 @@ use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture, diff};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// How to reach a live server (shared by `capture` and `diff`).
-#[derive(Debug, clap::Args)]
-struct LiveServer {
-    /// The server's Streamable HTTP endpoint (`http://127.0.0.1:7100/mcp`).
-    #[arg(long, value_name = "URL")]
-    url: Option<String>,
-    /// The environment variable holding a bearer token (never put it in the URL).
-    #[arg(long, value_name = "VAR", requires = "url")]
-    bearer_env: Option<String>,
-    /// Client capabilities to declare in `initialize`, as JSON (default `{}`).
-    #[arg(long, value_name = "JSON")]
-    client_capabilities: Option<String>,
-    /// The stdio server to start, after `--`.
-    #[arg(last = true, value_name = "COMMAND")]
-    command: Vec<String>,
-}
-
-impl LiveServer {
-    fn given(&self) -> bool {
-        self.url.is_some() || !self.command.is_empty()
-    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -55,7 +33,7 @@ enum Command {
     #[command(group(clap::ArgGroup::new("server").required(true).args(["url", "command"])))]
     Capture {
         #[command(flatten)]
-        server: LiveServer,
+        server: LiveArgs,
         /// Where to write the capture.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
@@ -68,7 +46,7 @@ enum Command {
         #[arg(value_names = ["OLD", "NEW"], num_args = 1..=2, required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
-        server: LiveServer,
+        server: LiveArgs,
         /// `text` (grouped by tool, breaking first), `markdown` (a pull-request comment) or
         /// `json` (`{"changes": [{"rule", "severity", "tool", "pointer", "message"}],
         /// "summary": {..}}`).
@@ -209,52 +187,21 @@ fn parse_pair(text: &str) -> Result<(String, String), String> {
 
 /// Captures the live server `server` names: `(what, document)`, or the exit code after the
 /// error is printed.
-fn capture_live(server: &LiveServer) -> Result<(String, serde_json::Value), ExitCode> {
-    use mcp_bindgen_codegen::live::{LiveOptions, capture_http, capture_stdio};
-    let mut options = LiveOptions::default();
-    if let Some(json) = &server.client_capabilities {
-        options.client_capabilities = match serde_json::from_str(json) {
-            Ok(value @ serde_json::Value::Object(_)) => value,
-            _ => {
-                eprintln!(
-                    "error: --client-capabilities takes a JSON object, e.g. '{{\"sampling\": {{}}}}'"
-                );
-                return Err(ExitCode::from(2));
-            }
-        };
+fn capture_live(server: &LiveArgs) -> Result<(String, serde_json::Value), ExitCode> {
+    if !server.given() {
+        eprintln!("error: give --url URL, or the server command after --");
+        return Err(ExitCode::from(2));
     }
-    if let Some(var) = &server.bearer_env {
-        match std::env::var(var) {
-            Ok(token) if !token.is_empty() => options.bearer_token = Some(token),
-            _ => {
-                eprintln!("error: --bearer-env {var}: the environment variable {var} is not set");
-                return Err(ExitCode::from(2));
-            }
-        }
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("error: starting the tokio runtime: {e}");
+    let options = match server.options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("error: {message}");
             return Err(ExitCode::from(2));
         }
     };
-    let (what, result) = match (&server.url, server.command.split_first()) {
-        (Some(url), _) => (url.clone(), runtime.block_on(capture_http(url, &options))),
-        (None, Some((program, args))) => (
-            server.command.join(" "),
-            runtime.block_on(capture_stdio(program, args, &options)),
-        ),
-        (None, None) => {
-            eprintln!("error: give --url URL, or the server command after --");
-            return Err(ExitCode::from(2));
-        }
-    };
-    match result {
+    let what = server.server();
+    // The client runs its I/O on a runtime of its own: any executor can wait for it.
+    match pollster::block_on(server.capture(&options)) {
         Ok(document) => Ok((what, document)),
         Err(e) => {
             eprintln!("error: capturing {what}: {e}");
@@ -263,7 +210,7 @@ fn capture_live(server: &LiveServer) -> Result<(String, serde_json::Value), Exit
     }
 }
 
-fn capture(server: &LiveServer, output: &std::path::Path) -> Result<ExitCode, Error> {
+fn capture(server: &LiveArgs, output: &std::path::Path) -> Result<ExitCode, Error> {
     let (what, document) = match capture_live(server) {
         Ok(captured) => captured,
         Err(code) => return Ok(code),
@@ -304,7 +251,7 @@ fn parse_level(text: &str) -> Result<diff::Level, String> {
 
 fn diff(
     files: &[PathBuf],
-    server: &LiveServer,
+    server: &LiveArgs,
     format: diff::Format,
     fail_on: diff::Severity,
     level: diff::Level,

@@ -61,6 +61,161 @@ pub mod code {
     /// The requested protocol version is not supported; `data.supported` lists those that are
     /// (HTTP 400).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+    /// Whether `code` is one of the errors only a modern-era server sends: over HTTP, a 400
+    /// carrying one of these means "modern server, fix the request" rather than "legacy server,
+    /// fall back to `initialize`".
+    pub fn is_modern(code: i64) -> bool {
+        matches!(
+            code,
+            HEADER_MISMATCH | MISSING_REQUIRED_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION
+        )
+    }
+}
+
+/// The `resultType` of a modern-era result (absent means [`result_type::COMPLETE`]).
+pub mod result_type {
+    /// The request is answered.
+    pub const COMPLETE: &str = "complete";
+    /// The server needs input (`inputRequests`); the client retries the request with
+    /// `inputResponses` and the `requestState` it was given (multi round-trip requests).
+    pub const INPUT_REQUIRED: &str = "input_required";
+}
+
+/// Header values of the Streamable HTTP transport (`Mcp-Name`, `Mcp-Param-*`): plain when the
+/// value is header-safe, else the Base64 sentinel form `=?base64?…?=` (2026-07-28,
+/// `basic/transports/streamable-http`, "Value Encoding").
+pub mod header_value {
+    const PREFIX: &str = "=?base64?";
+    const SUFFIX: &str = "?=";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    /// Whether `value` can be sent as it is: visible ASCII and inner spaces or tabs only, no
+    /// leading or trailing whitespace, and not itself of the sentinel form.
+    pub fn is_plain(value: &str) -> bool {
+        value
+            .bytes()
+            .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
+            && !value.starts_with([' ', '\t'])
+            && !value.ends_with([' ', '\t'])
+            && (!value.starts_with(PREFIX) || !value.ends_with(SUFFIX))
+    }
+
+    /// The header value for `value`: itself when [`is_plain`], else `=?base64?{base64}?=`.
+    ///
+    /// ```
+    /// use mcp_bindgen::era::header_value::encode;
+    /// assert_eq!(encode("us-west1"), "us-west1");
+    /// assert_eq!(encode("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+    /// ```
+    pub fn encode(value: &str) -> String {
+        if is_plain(value) {
+            return value.to_owned();
+        }
+        let bytes = value.as_bytes();
+        let mut out = String::with_capacity(PREFIX.len() + bytes.len().div_ceil(3) * 4 + 2);
+        out.push_str(PREFIX);
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out.push_str(SUFFIX);
+        out
+    }
+
+    /// The value a header carries: the decoded text of a sentinel-form value, else the value
+    /// itself. `None` when the sentinel form holds invalid Base64 or bytes that are not UTF-8.
+    ///
+    /// ```
+    /// use mcp_bindgen::era::header_value::decode;
+    /// assert_eq!(decode("=?base64?IHBhZGRlZCA=?=").as_deref(), Some(" padded "));
+    /// assert_eq!(decode("us-west1").as_deref(), Some("us-west1"));
+    /// ```
+    pub fn decode(header: &str) -> Option<String> {
+        let Some(inner) = header
+            .strip_prefix(PREFIX)
+            .and_then(|rest| rest.strip_suffix(SUFFIX))
+        else {
+            return Some(header.to_owned());
+        };
+        let inner = inner.as_bytes();
+        if inner.len() % 4 != 0 {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(inner.len() / 4 * 3);
+        for (index, chunk) in inner.chunks(4).enumerate() {
+            let last = index + 1 == inner.len() / 4;
+            let pad = chunk.iter().rev().take_while(|&&b| b == b'=').count();
+            if pad > 2 || (pad > 0 && !last) {
+                return None;
+            }
+            let mut n = 0u32;
+            for (i, &b) in chunk[..4 - pad].iter().enumerate() {
+                let digit = ALPHABET.iter().position(|&a| a == b)? as u32;
+                n |= digit << (18 - 6 * i);
+            }
+            let produced = 3 - pad;
+            for i in 0..produced {
+                bytes.push((n >> (16 - 8 * i)) as u8);
+            }
+        }
+        String::from_utf8(bytes).ok()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The examples of the specification's "Value Encoding" table.
+        #[test]
+        fn the_specification_examples() {
+            for (value, header) in [
+                ("us-west1", "us-west1"),
+                ("us west 1", "us west 1"),
+                ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+                (" padded ", "=?base64?IHBhZGRlZCA=?="),
+                ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+                ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+                ("\tindented", "=?base64?CWluZGVudGVk?="),
+                ("", ""),
+            ] {
+                assert_eq!(encode(value), header, "{value:?}");
+                assert_eq!(decode(header).as_deref(), Some(value), "{header:?}");
+            }
+        }
+
+        #[test]
+        fn every_length_round_trips() {
+            let text = "ab\u{e9}\u{4e16}\u{1f600}xyz\r\n";
+            for end in text.char_indices().map(|(i, _)| i).chain([text.len()]) {
+                let value = format!(" {}", &text[..end]);
+                assert_eq!(decode(&encode(&value)).as_deref(), Some(value.as_str()));
+            }
+        }
+
+        #[test]
+        fn invalid_sentinels_are_refused() {
+            for header in [
+                "=?base64?abc?=",
+                "=?base64?ab=c?=",
+                "=?base64?a===?=",
+                "=?base64?AA==AAAA?=",
+                "=?base64?/w==?=",
+                "=?base64?ab.c?=",
+            ] {
+                assert_eq!(decode(header), None, "{header}");
+            }
+        }
+    }
 }
 
 /// Every version this crate speaks, newest first: what `server/discover` lists as

@@ -8,9 +8,10 @@ use crate::CallToolResult;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The call never produced a JSON-RPC answer: connection refused or closed, HTTP status,
-    /// timeout, unreadable response.
-    #[error("transport error: {message}")]
+    /// The call never produced a JSON-RPC answer: connection refused or closed, TLS failure,
+    /// HTTP status, unreadable response. `Display` includes the underlying reason; `source()`
+    /// returns it.
+    #[error("transport error: {message}{}", Causes(source.as_deref()))]
     Transport {
         /// What went wrong, for a person.
         message: String,
@@ -18,13 +19,23 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
     },
-    /// The server refused the credentials (HTTP 401 or 403), or none were configured for a
-    /// server that needs them.
+    /// No answer came in time: the request was cancelled on the server (see
+    /// [`Error::is_timeout`]).
+    #[error("{message} timed out after {after:?}")]
+    Timeout {
+        /// What timed out (`tools/call echo`, `initialize`, ...).
+        message: String,
+        /// The time that was allowed.
+        after: std::time::Duration,
+    },
+    /// The server refused the credentials (HTTP 401 or 403), or the client refused to send
+    /// the request: no credentials for a server that needs them, or a bearer token that would
+    /// travel in cleartext.
     #[error("authentication failed: {message}")]
     Auth {
-        /// The HTTP status (401: missing or invalid token; 403: insufficient scope); 0 when the
-        /// client refused to connect without credentials.
-        status: u16,
+        /// The HTTP status (401: missing or invalid token; 403: insufficient scope); `None`
+        /// when the client refused before sending anything.
+        status: Option<u16>,
         /// What went wrong.
         message: String,
         /// The server's `WWW-Authenticate` header (`Bearer error="insufficient_scope", ..`).
@@ -77,6 +88,29 @@ pub enum Error {
     },
 }
 
+/// `": cause: its cause: ..."` for every error in a source chain.
+struct Causes<'a>(Option<&'a (dyn std::error::Error + Send + Sync + 'static)>);
+
+impl fmt::Display for Causes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut next: Option<&(dyn std::error::Error + 'static)> = match self.0 {
+            Some(e) => Some(e),
+            None => None,
+        };
+        let mut last = String::new();
+        while let Some(error) = next {
+            let text = error.to_string();
+            // Wrappers often repeat their inner error's text; say each reason once.
+            if !text.is_empty() && !last.contains(&text) {
+                write!(f, ": {text}")?;
+            }
+            last = text;
+            next = error.source();
+        }
+        Ok(())
+    }
+}
+
 fn display_pointer(pointer: &str) -> impl fmt::Display + '_ {
     struct P<'a>(&'a str);
     impl fmt::Display for P<'_> {
@@ -111,13 +145,46 @@ impl Error {
         }
     }
 
+    /// Whether the request ran out of time (the client's timeout, or a timeout reported by
+    /// the I/O layer underneath).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Timeout { .. } => true,
+            Error::Transport {
+                source: Some(source),
+                ..
+            } => {
+                let mut next: Option<&(dyn std::error::Error + 'static)> = Some(source.as_ref());
+                while let Some(error) = next {
+                    if let Some(io) = error.downcast_ref::<std::io::Error>()
+                        && io.kind() == std::io::ErrorKind::TimedOut
+                    {
+                        return true;
+                    }
+                    #[cfg(feature = "client")]
+                    if let Some(http) = error.downcast_ref::<reqwest::Error>()
+                        && http.is_timeout()
+                    {
+                        return true;
+                    }
+                    next = error.source();
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
     /// The tool's name, for errors that concern one tool.
     pub fn tool(&self) -> Option<&str> {
         match self {
             Error::Tool { tool, .. }
             | Error::Decode { tool, .. }
             | Error::InvalidArguments { tool, .. } => Some(tool),
-            Error::Transport { .. } | Error::Protocol { .. } | Error::Auth { .. } => None,
+            Error::Transport { .. }
+            | Error::Timeout { .. }
+            | Error::Protocol { .. }
+            | Error::Auth { .. } => None,
         }
     }
 
@@ -128,5 +195,39 @@ impl Error {
             Error::Protocol { code, .. } => Some(code.to_string()),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn transport_errors_show_and_chain_their_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let error = Error::transport_source("could not reach http://127.0.0.1:9/mcp", io);
+        assert_eq!(
+            error.to_string(),
+            "transport error: could not reach http://127.0.0.1:9/mcp: connection refused"
+        );
+        assert_eq!(
+            error.source().map(ToString::to_string).as_deref(),
+            Some("connection refused")
+        );
+        assert!(!error.is_timeout());
+        let timed_out = Error::transport_source(
+            "reading the answer",
+            std::io::Error::new(std::io::ErrorKind::TimedOut, "deadline"),
+        );
+        assert!(timed_out.is_timeout());
+        assert!(
+            Error::Timeout {
+                message: "tools/call x".into(),
+                after: std::time::Duration::from_secs(1)
+            }
+            .is_timeout()
+        );
+        assert!(!Error::transport("plain").is_timeout());
     }
 }

@@ -46,13 +46,17 @@ pub use protocol::{
 pub use schema::{CompiledSchema, ToolSchema, Violation, validate_value};
 
 #[cfg(feature = "client")]
-pub mod http_client;
+pub mod client;
+/// The HTTP client transport's former path; see [`client::http`].
 #[cfg(feature = "client")]
-pub use http_client::HttpClient;
+#[doc(hidden)]
+pub use client::http as http_client;
+/// The stdio client transport's former path; see [`client::stdio`].
 #[cfg(feature = "client")]
-pub mod stdio_client;
+#[doc(hidden)]
+pub use client::stdio as stdio_client;
 #[cfg(feature = "client")]
-pub use stdio_client::StdioClient;
+pub use client::{CallOptions, HttpClient, Protocol, StdioClient};
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]

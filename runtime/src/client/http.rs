@@ -1,0 +1,945 @@
+//! The Streamable HTTP client transport, on reqwest with rustls (the ring provider) and the
+//! system's CA certificates (`SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured; more roots with
+//! [`HttpClientBuilder::add_root_certificate`]). `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`
+//! are honoured.
+//!
+//! Modern era (2026-07-28): one POST per request with `_meta` and the `MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers, no session. Legacy era (2025-03-26 to
+//! 2025-11-25): `initialize` and `notifications/initialized`, `Mcp-Session-Id` when the server
+//! sets one, `MCP-Protocol-Version` on every later request, and a reconnection with
+//! `Last-Event-ID` when the server closes an event stream before answering. Both: JSON or SSE
+//! answers (read as a stream), `Authorization: Bearer` when configured.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{StatusCode, Url};
+use serde_json::{Map, Value, json};
+
+use super::io::{self, IoTask};
+use super::sse::SseParser;
+use super::{
+    CallContext, CallOptions, Exchange, Negotiated, Protocol, Session, Settings, ToolList, lock,
+};
+use crate::era::{self, header as h};
+use crate::{CallToolResult, Error, ToolCaller};
+
+/// Pooled connections idle longer than this are not reused: servers close idle keep-alive
+/// connections (ours and Node's after 5 s).
+const POOL_IDLE: Duration = Duration::from_secs(2);
+
+/// How many times a legacy-era event stream that closed before its answer is resumed.
+const RECONNECTS: usize = 5;
+
+/// Resolves a bearer token, once, at connect.
+pub type TokenProvider =
+    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<String, Error>> + Send>> + Send + Sync>;
+
+/// Settings for [`HttpClient::connect`]. Credentials follow the WorldForge SDK's rule: an API
+/// key, else a JWT, else a token provider (resolved once, at connect), sent as
+/// `Authorization: Bearer` on every request and never in the URL.
+#[derive(Clone)]
+pub struct HttpClientBuilder {
+    url: String,
+    api_key: Option<String>,
+    jwt: Option<String>,
+    token_provider: Option<TokenProvider>,
+    auth_required: bool,
+    allow_insecure_http: bool,
+    roots: Vec<Vec<u8>>,
+    settings: Settings,
+}
+
+impl std::fmt::Debug for HttpClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print credentials.
+        f.debug_struct("HttpClientBuilder")
+            .field("url", &self.url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("jwt", &self.jwt.as_ref().map(|_| "<set>"))
+            .field(
+                "token_provider",
+                &self.token_provider.as_ref().map(|_| "<set>"),
+            )
+            .field("auth_required", &self.auth_required)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("extra_roots", &self.roots.len())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl HttpClientBuilder {
+    /// An API key (first in precedence).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// A JWT (used when no API key is set).
+    pub fn jwt(mut self, token: impl Into<String>) -> Self {
+        self.jwt = Some(token.into());
+        self
+    }
+
+    /// Same as [`HttpClientBuilder::api_key`]: a static bearer token.
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.api_key(token)
+    }
+
+    /// A function that fetches a token (used when neither an API key nor a JWT is set); it is
+    /// called once, at connect.
+    pub fn token_provider<F, Fut>(mut self, provider: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Error>> + Send + 'static,
+    {
+        self.token_provider = Some(Arc::new(move || Box::pin(provider())));
+        self
+    }
+
+    /// The server needs credentials: connecting without any is an error, before anything is
+    /// sent.
+    pub fn auth_required(mut self) -> Self {
+        self.auth_required = true;
+        self
+    }
+
+    /// Trusts the CA certificate(s) of a PEM file's text as well as the system's (a private
+    /// CA, a test CA). Checked at connect.
+    pub fn add_root_certificate(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.roots.push(pem.as_ref().to_vec());
+        self
+    }
+
+    /// Allows sending the bearer token over plain `http://` to a host that is not loopback
+    /// (a trusted private network). Without it such a connect is refused with
+    /// [`Error::Auth`] before anything is sent.
+    pub fn allow_insecure_http(mut self) -> Self {
+        self.allow_insecure_http = true;
+        self
+    }
+
+    super::settings_methods!();
+
+    /// Connects: resolves the credentials, then finds the protocol era (a modern
+    /// `server/discover`, or the legacy `initialize` handshake; see [`Protocol`]).
+    pub async fn connect(self) -> Result<HttpClient, Error> {
+        let bearer = match (&self.api_key, &self.jwt, &self.token_provider) {
+            (Some(key), _, _) => Some(key.clone()),
+            (None, Some(jwt), _) => Some(jwt.clone()),
+            (None, None, Some(provider)) => Some(provider().await?),
+            (None, None, None) if self.auth_required => {
+                return Err(Error::Auth {
+                    status: None,
+                    message: format!(
+                        "{} needs credentials: set an API key, a JWT or a token provider",
+                        self.url
+                    ),
+                    www_authenticate: None,
+                });
+            }
+            (None, None, None) => None,
+        };
+        let url = Url::parse(&self.url)
+            .map_err(|e| Error::transport_source(format!("invalid URL {:?}", self.url), e))?;
+        let https = match url.scheme() {
+            "https" => true,
+            "http" => false,
+            other => {
+                return Err(Error::transport(format!(
+                    "{:?}: the Streamable HTTP transport takes http:// or https:// URLs, not {other}://",
+                    self.url
+                )));
+            }
+        };
+        if bearer.is_some() && !https && !self.allow_insecure_http && !is_loopback(&url) {
+            return Err(Error::Auth {
+                status: None,
+                message: format!(
+                    "refusing to send the bearer token in cleartext to {}: use an https:// URL, \
+                     or allow_insecure_http() on a network you trust",
+                    url.host_str().unwrap_or("the server")
+                ),
+                www_authenticate: None,
+            });
+        }
+        let tls = tls_config(&self.roots, https)?;
+        let runtime = io::handle()?;
+        let http = {
+            let _entered = runtime.enter();
+            reqwest::Client::builder()
+                .tls_backend_preconfigured(tls)
+                .pool_idle_timeout(POOL_IDLE)
+                .connect_timeout(self.settings.timeout)
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("mcp-bindgen/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| Error::transport_source("could not set up the HTTP client", e))?
+        };
+        let inner = Arc::new(Inner {
+            http,
+            url,
+            bearer,
+            session: Session::new(self.settings),
+            session_id: Mutex::new(None),
+            listener: Mutex::new(None),
+        });
+        let timeout = inner.session.settings.timeout;
+        let negotiating = inner.clone();
+        IoTask::spawn(async move { negotiate(&negotiating, timeout).await }, None).await?;
+        Ok(HttpClient { inner })
+    }
+}
+
+/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`.
+fn is_loopback(url: &Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => {
+            let host = host.to_ascii_lowercase();
+            host == "localhost" || host.ends_with(".localhost")
+        }
+    }
+}
+
+/// The rustls configuration: the ring provider, the system's roots plus `roots`.
+fn tls_config(roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConfig, Error> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut extra = Vec::new();
+    for (index, pem) in roots.iter().enumerate() {
+        let before = extra.len();
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            extra.push(cert.map_err(|e| {
+                Error::transport_source(
+                    format!(
+                        "root certificate #{}: not a readable PEM certificate",
+                        index + 1
+                    ),
+                    e,
+                )
+            })?);
+        }
+        if extra.len() == before {
+            return Err(Error::transport(format!(
+                "root certificate #{}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
+                index + 1
+            )));
+        }
+    }
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::transport_source("could not set up TLS", e))?;
+    let mut config = if https {
+        let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider)
+            .map_err(|e| {
+                Error::transport_source(
+                    "could not load CA certificates (install the system's CA certificates, set \
+                     SSL_CERT_FILE, or add one with add_root_certificate)",
+                    e,
+                )
+            })?;
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth()
+    } else {
+        // Plain HTTP: never used for a handshake (redirects are not followed).
+        builder
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth()
+    };
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+/// An MCP client over Streamable HTTP; a [`ToolCaller`]. Cheap to clone (shared connection
+/// pool and session). Works from any executor (its I/O runs on the crate's own runtime).
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    http: reqwest::Client,
+    url: Url,
+    bearer: Option<String>,
+    session: Session,
+    /// The legacy era's `Mcp-Session-Id`.
+    session_id: Mutex<Option<String>>,
+    /// The legacy era's GET stream, on which the server sends requests and notifications
+    /// that belong to no request.
+    listener: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(listener) = lock(&self.listener).take() {
+            listener.abort();
+        }
+    }
+}
+
+impl HttpClient {
+    /// Settings for a server at `url` (`https://example.com/mcp`, `http://127.0.0.1:7100/mcp`).
+    pub fn builder(url: impl Into<String>) -> HttpClientBuilder {
+        HttpClientBuilder {
+            url: url.into(),
+            api_key: None,
+            jwt: None,
+            token_provider: None,
+            auth_required: false,
+            allow_insecure_http: false,
+            roots: Vec::new(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// Connects with the default settings.
+    pub async fn connect(url: impl Into<String>) -> Result<Self, Error> {
+        HttpClient::builder(url).connect().await
+    }
+
+    /// The protocol version in use (`"2026-07-28"`, `"2025-11-25"`, ...).
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner.session.protocol_version()
+    }
+
+    /// The server's `serverInfo` (name, version, ...), `null` when it sent none.
+    pub fn server_info(&self) -> Value {
+        self.inner.session.server_info()
+    }
+
+    /// `tools/list`, every page, as the server sent the tools (less those with invalid
+    /// `x-mcp-header` annotations, see [`HttpClient::tool_list`]).
+    pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
+        Ok(self.tool_list().await?.tools)
+    }
+
+    /// `tools/list`, every page, with its caching hints and the tools left out.
+    pub async fn tool_list(&self) -> Result<ToolList, Error> {
+        super::tool_list(self, true).await
+    }
+
+    /// Sends one JSON-RPC request and returns its `result`.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        super::request(self, method, params, &CallOptions::default()).await
+    }
+
+    /// Sends one JSON-RPC request with per-call options (progress and log handlers, a
+    /// timeout) and returns its `result`.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: &CallOptions,
+    ) -> Result<Value, Error> {
+        super::request(self, method, params, options).await
+    }
+
+    /// Calls a tool with per-call options (progress and log handlers, a timeout).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, Error> {
+        let result = super::request(
+            self,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+            options,
+        )
+        .await?;
+        super::call_tool_result(result)
+    }
+}
+
+impl Exchange for HttpClient {
+    fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    fn exchange(
+        &self,
+        id: u64,
+        method: &str,
+        message: Value,
+        context: CallContext,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Value, Error>> + Send {
+        let inner = self.inner.clone();
+        let negotiated = inner.session.negotiated();
+        let legacy = !negotiated.as_ref().is_some_and(|n| n.modern);
+        let what = describe(method, &message);
+        // Modern era: dropping the task closes the response stream, which cancels the request.
+        let on_cancel: Option<Box<dyn FnOnce() + Send>> = legacy.then(|| {
+            let inner = inner.clone();
+            let cancel: Box<dyn FnOnce() + Send> =
+                Box::new(move || cancel(inner, id, "the caller stopped waiting"));
+            cancel
+        });
+        IoTask::spawn(
+            async move {
+                let posting = post(&inner, &message, Some(id), &context, negotiated.as_ref());
+                match tokio::time::timeout(timeout, posting).await {
+                    Ok(Ok(Answer::Response(answer))) => Ok(answer),
+                    Ok(Ok(Answer::Accepted)) => Err(Error::transport(format!(
+                        "{what}: the server sent no response"
+                    ))),
+                    Ok(Ok(Answer::Refused {
+                        error: Some(error), ..
+                    })) => Ok(error),
+                    Ok(Ok(Answer::Refused { status, body, .. })) => {
+                        Err(http_error(&inner.url, status, &body))
+                    }
+                    Ok(Err(e)) => Err(e),
+                    Err(_) => {
+                        if legacy {
+                            cancel(inner, id, "timed out");
+                        }
+                        Err(Error::Timeout {
+                            message: what,
+                            after: timeout,
+                        })
+                    }
+                }
+            },
+            on_cancel,
+        )
+    }
+}
+
+impl ToolCaller for HttpClient {
+    async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Error> {
+        self.call_tool_with(name, arguments, &CallOptions::default())
+            .await
+    }
+}
+
+/// `tools/call echo`, `initialize`: what a request is, for messages.
+fn describe(method: &str, message: &Value) -> String {
+    match message["params"]["name"].as_str() {
+        Some(name) if method == "tools/call" || method == "prompts/get" => {
+            format!("{method} {name}")
+        }
+        _ => method.to_owned(),
+    }
+}
+
+fn http_error(url: &Url, status: StatusCode, body: &str) -> Error {
+    let mut message = format!("{url} answered HTTP {status}");
+    if !body.trim().is_empty() {
+        let body = body.trim();
+        let cut: String = body.chars().take(500).collect();
+        message.push_str(&format!(": {cut}"));
+    }
+    Error::transport(message)
+}
+
+/// Sends `notifications/cancelled` for request `id` (legacy era), in the background.
+fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {
+    let Ok(runtime) = io::handle() else { return };
+    runtime.spawn(async move {
+        let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": reason}});
+        let negotiated = inner.session.negotiated();
+        let _ = tokio::time::timeout(
+            Duration::from_secs(10),
+            post(
+                &inner,
+                &message,
+                None,
+                &CallContext::default(),
+                negotiated.as_ref(),
+            ),
+        )
+        .await;
+    });
+}
+
+/// What one POST produced.
+#[derive(Debug)]
+enum Answer {
+    /// 202, or a 2xx to a notification.
+    Accepted,
+    /// The JSON-RPC response to the request.
+    Response(Value),
+    /// An HTTP error status; `error` is the JSON-RPC error response in the body, if any.
+    Refused {
+        status: StatusCode,
+        body: String,
+        error: Option<Value>,
+    },
+}
+
+fn reach_error(url: &Url, e: reqwest::Error) -> Error {
+    if e.is_timeout() {
+        return Error::transport_source(format!("{url} did not answer in time"), e);
+    }
+    Error::transport_source(format!("could not reach {url}"), e)
+}
+
+/// The headers of a request in the negotiated era.
+fn headers(inner: &Inner, message: &Value, negotiated: Option<&Negotiated>) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("application/json, text/event-stream"),
+    );
+    if let Some(token) = &inner.bearer
+        && let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}"))
+    {
+        value.set_sensitive(true);
+        headers.insert(header::AUTHORIZATION, value);
+    }
+    let Some(negotiated) = negotiated else {
+        return headers;
+    };
+    if let Ok(version) = HeaderValue::from_str(&negotiated.version) {
+        headers.insert(HeaderName::from_static(h::PROTOCOL_VERSION), version);
+    }
+    if !negotiated.modern {
+        if let Some(session) = lock(&inner.session_id).clone()
+            && let Ok(value) = HeaderValue::from_str(&session)
+        {
+            headers.insert(HeaderName::from_static(h::SESSION_ID), value);
+        }
+        return headers;
+    }
+    let Some(method) = message["method"].as_str() else {
+        return headers;
+    };
+    let mut put = |name: &str, value: &str| {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            headers.insert(name, value);
+        }
+    };
+    put(h::METHOD, &era::header_value::encode(method));
+    let params = &message["params"];
+    let name = match method {
+        "tools/call" | "prompts/get" => params["name"].as_str(),
+        "resources/read" => params["uri"].as_str(),
+        _ => None,
+    };
+    if let Some(name) = name {
+        put(h::NAME, &era::header_value::encode(name));
+    }
+    if method == "tools/call"
+        && let Some(tool) = params["name"].as_str()
+        && let Some(params_of_tool) = inner.session.header_params(tool)
+    {
+        for (header_name, path) in params_of_tool {
+            if let Some(value) = super::header_param_value(&params["arguments"], &path) {
+                put(&format!("{}{header_name}", h::PARAM_PREFIX), &value);
+            }
+        }
+    }
+    headers
+}
+
+/// POSTs one message; returns the response with id `id` (from a JSON body or an SSE stream,
+/// read as it arrives), or what the server said instead.
+async fn post(
+    inner: &Arc<Inner>,
+    message: &Value,
+    id: Option<u64>,
+    context: &CallContext,
+    negotiated: Option<&Negotiated>,
+) -> Result<Answer, Error> {
+    let response = inner
+        .http
+        .post(inner.url.clone())
+        .headers(headers(inner, message, negotiated))
+        .body(message.to_string())
+        .send()
+        .await
+        .map_err(|e| reach_error(&inner.url, e))?;
+    if let Some(session) = response
+        .headers()
+        .get(h::SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        && !negotiated.is_some_and(|n| n.modern)
+    {
+        *lock(&inner.session_id) = Some(session.to_owned());
+    }
+    let status = response.status();
+    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        return Err(Error::Auth {
+            status: Some(status.as_u16()),
+            message: format!("{} answered HTTP {status}", inner.url),
+            www_authenticate: response
+                .headers()
+                .get(header::WWW_AUTHENTICATE)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+        });
+    }
+    if status == StatusCode::ACCEPTED {
+        return Ok(Answer::Accepted);
+    }
+    let is_sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        let error = serde_json::from_str::<Value>(&body)
+            .ok()
+            .filter(|v| v.get("error").is_some());
+        return Ok(Answer::Refused {
+            status,
+            body,
+            error,
+        });
+    }
+    let Some(id) = id else {
+        return Ok(Answer::Accepted);
+    };
+    if is_sse {
+        return read_events(inner, response, id, context, negotiated).await;
+    }
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| Error::transport_source("the response body broke off", e))?;
+    let value: Value = serde_json::from_slice(&body).map_err(|e| {
+        Error::transport_source("the server answered with something that is not JSON", e)
+    })?;
+    if value.get("id").and_then(Value::as_u64) != Some(id) {
+        return Err(Error::transport(format!(
+            "the server answered a different request (expected id {id})"
+        )));
+    }
+    Ok(Answer::Response(value))
+}
+
+/// Reads an SSE answer as it arrives: notifications to `context`, the server's requests
+/// answered (legacy era), until the response to `id`. A legacy-era stream that ends first is
+/// resumed with `Last-Event-ID` after the server's `retry` delay.
+async fn read_events(
+    inner: &Arc<Inner>,
+    mut response: reqwest::Response,
+    id: u64,
+    context: &CallContext,
+    negotiated: Option<&Negotiated>,
+) -> Result<Answer, Error> {
+    let mut parser = SseParser::default();
+    let mut reconnects = 0;
+    loop {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| Error::transport_source("the event stream broke off", e))?
+        {
+            for data in parser.push(&chunk) {
+                let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                    continue;
+                };
+                if message.get("method").is_some() {
+                    if message.get("id").is_some() {
+                        answer_server_request(inner.clone(), message, negotiated.cloned());
+                    } else {
+                        inner.session.notify(&message, context);
+                    }
+                } else if message.get("id").and_then(Value::as_u64) == Some(id) {
+                    return Ok(Answer::Response(message));
+                }
+            }
+        }
+        let legacy = !negotiated.is_some_and(|n| n.modern);
+        let Some(last_id) = parser.last_id.clone().filter(|_| legacy) else {
+            break;
+        };
+        if reconnects == RECONNECTS {
+            break;
+        }
+        reconnects += 1;
+        tokio::time::sleep(Duration::from_millis(parser.retry.unwrap_or(1000))).await;
+        let mut headers = headers(inner, &Value::Null, negotiated);
+        headers.remove(header::CONTENT_TYPE);
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        if let Ok(value) = HeaderValue::from_str(&last_id) {
+            headers.insert(HeaderName::from_static("last-event-id"), value);
+        }
+        response = inner
+            .http
+            .get(inner.url.clone())
+            .headers(headers)
+            .send()
+            .await
+            .map_err(|e| reach_error(&inner.url, e))?;
+        if !response.status().is_success() {
+            let status = response.status();
+            let body = response.text().await.unwrap_or_default();
+            return Err(http_error(&inner.url, status, &body));
+        }
+    }
+    Err(Error::transport(format!(
+        "the event stream ended without the response to request {id}"
+    )))
+}
+
+/// Answers a request the server sent on an event stream (legacy era), in the background.
+fn answer_server_request(inner: Arc<Inner>, message: Value, negotiated: Option<Negotiated>) {
+    tokio::spawn(async move {
+        let answering = inner.clone();
+        let Ok(reply) =
+            tokio::task::spawn_blocking(move || answering.session.response_to(&message)).await
+        else {
+            return;
+        };
+        let _ = tokio::time::timeout(
+            Duration::from_secs(30),
+            post(
+                &inner,
+                &reply,
+                None,
+                &CallContext::default(),
+                negotiated.as_ref(),
+            ),
+        )
+        .await;
+    });
+}
+
+/// Finds the era: a modern `server/discover` first (unless a legacy version is pinned), the
+/// legacy `initialize` where the 2026-07-28 dual-era rules say to fall back.
+async fn negotiate(inner: &Arc<Inner>, timeout: Duration) -> Result<(), Error> {
+    let protocol = inner.session.settings.protocol.clone();
+    let (mut version, modern) = protocol.first();
+    if !modern {
+        return initialize(inner, &version, timeout).await;
+    }
+    for _ in 0..3 {
+        let id = inner.session.next_id();
+        let negotiated = Negotiated {
+            version: version.clone(),
+            modern: true,
+        };
+        let message =
+            inner
+                .session
+                .message(id, "server/discover", &json!({}), Some(&negotiated), None);
+        let context = CallContext::default();
+        let posting = post(inner, &message, Some(id), &context, Some(&negotiated));
+        let answer =
+            tokio::time::timeout(timeout, posting)
+                .await
+                .map_err(|_| Error::Timeout {
+                    message: "server/discover".into(),
+                    after: timeout,
+                })??;
+        let (response, status) = match answer {
+            Answer::Response(response) => (response, StatusCode::OK),
+            Answer::Refused {
+                status,
+                error: Some(error),
+                ..
+            } => (error, status),
+            Answer::Refused {
+                status,
+                body,
+                error: None,
+            } if status.is_client_error() => {
+                let reason = format!("HTTP {status}: {}", body.trim());
+                return fall_back(inner, &protocol, &version, &reason, timeout).await;
+            }
+            Answer::Refused { status, body, .. } => {
+                return Err(http_error(&inner.url, status, &body));
+            }
+            Answer::Accepted => {
+                let reason = "a 202 to a request";
+                return fall_back(inner, &protocol, &version, reason, timeout).await;
+            }
+        };
+        let next = match super::response_result("server/discover", response) {
+            Ok(result) => {
+                let Some(supported) = result.get("supportedVersions").filter(|v| v.is_array())
+                else {
+                    let reason = "server/discover answered without supportedVersions";
+                    return fall_back(inner, &protocol, &version, reason, timeout).await;
+                };
+                if supported
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|v| v == version.as_str()))
+                {
+                    inner.session.set_negotiated(version, true);
+                    inner
+                        .session
+                        .set_server_info(super::discover_server_info(&result));
+                    return Ok(());
+                }
+                protocol.pick(supported)
+            }
+            Err(Error::Protocol { code, data, .. })
+                if code == era::code::UNSUPPORTED_PROTOCOL_VERSION =>
+            {
+                data.as_ref().and_then(|d| protocol.pick(&d["supported"]))
+            }
+            Err(e @ Error::Protocol { code, .. }) if era::code::is_modern(code) => return Err(e),
+            Err(Error::Protocol { code, .. })
+                if code == -32601 && status == StatusCode::NOT_FOUND =>
+            {
+                // A modern server that does not implement server/discover.
+                inner.session.set_negotiated(version, true);
+                return Ok(());
+            }
+            Err(Error::Protocol { code, message, .. }) => {
+                let reason = format!("server/discover answered {code} {message}");
+                return fall_back(inner, &protocol, &version, &reason, timeout).await;
+            }
+            Err(e) => return Err(e),
+        };
+        match next {
+            Some(next) if era::is_modern(&next) => version = next,
+            Some(legacy) => return initialize(inner, &legacy, timeout).await,
+            None => {
+                return Err(Error::transport(format!(
+                    "{} supports no protocol version this client speaks ({protocol:?})",
+                    inner.url
+                )));
+            }
+        }
+    }
+    Err(Error::transport(format!(
+        "{}: no protocol version agreed after 3 tries",
+        inner.url
+    )))
+}
+
+async fn fall_back(
+    inner: &Arc<Inner>,
+    protocol: &Protocol,
+    version: &str,
+    reason: &str,
+    timeout: Duration,
+) -> Result<(), Error> {
+    if protocol.may_fall_back() {
+        return initialize(inner, era::LATEST_LEGACY, timeout).await;
+    }
+    Err(Error::transport(format!(
+        "{} does not speak MCP {version} ({reason}); it may speak a legacy version: use \
+         Protocol::Auto or Protocol::Legacy",
+        inner.url
+    )))
+}
+
+/// The legacy handshake: `initialize` asking for `version`, then `notifications/initialized`.
+async fn initialize(inner: &Arc<Inner>, version: &str, timeout: Duration) -> Result<(), Error> {
+    let id = inner.session.next_id();
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": inner.session.initialize_params(version)});
+    let context = CallContext::default();
+    let posting = post(inner, &message, Some(id), &context, None);
+    let answer = tokio::time::timeout(timeout, posting)
+        .await
+        .map_err(|_| Error::Timeout {
+            message: "initialize".into(),
+            after: timeout,
+        })??;
+    let response = match answer {
+        Answer::Response(response) => response,
+        Answer::Refused {
+            error: Some(error), ..
+        } => error,
+        Answer::Refused { status, body, .. } => return Err(http_error(&inner.url, status, &body)),
+        Answer::Accepted => {
+            return Err(Error::transport("initialize: the server sent no response"));
+        }
+    };
+    let result = super::response_result("initialize", response)?;
+    let agreed = result
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(version)
+        .to_owned();
+    inner.session.set_negotiated(agreed, false);
+    inner
+        .session
+        .set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
+    let negotiated = inner.session.negotiated();
+    let message = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let posting = post(inner, &message, None, &context, negotiated.as_ref());
+    match tokio::time::timeout(timeout, posting).await {
+        Ok(Ok(Answer::Refused { status, body, .. })) => Err(http_error(&inner.url, status, &body)),
+        Ok(Ok(_)) => {
+            let task = tokio::spawn(listen(Arc::downgrade(inner)));
+            *lock(&inner.listener) = Some(task.abort_handle());
+            Ok(())
+        }
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(Error::Timeout {
+            message: "notifications/initialized".into(),
+            after: timeout,
+        }),
+    }
+}
+
+/// The legacy era's standalone GET stream: the server's requests are answered and its
+/// notifications go to the log handler. Ends quietly when the server has no such stream
+/// (405), when it closes it, or when the client is dropped.
+async fn listen(inner: std::sync::Weak<Inner>) {
+    let (http, url, mut headers) = {
+        let Some(inner) = inner.upgrade() else { return };
+        let negotiated = inner.session.negotiated();
+        (
+            inner.http.clone(),
+            inner.url.clone(),
+            headers(&inner, &Value::Null, negotiated.as_ref()),
+        )
+    };
+    headers.remove(header::CONTENT_TYPE);
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    let Ok(mut response) = http.get(url).headers(headers).send().await else {
+        return;
+    };
+    if !response.status().is_success() {
+        return;
+    }
+    let mut parser = SseParser::default();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        for data in parser.push(&chunk) {
+            let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                continue;
+            };
+            let Some(inner) = inner.upgrade() else { return };
+            if message.get("method").is_none() {
+                continue;
+            }
+            if message.get("id").is_some() {
+                let negotiated = inner.session.negotiated();
+                answer_server_request(inner, message, negotiated);
+            } else {
+                inner.session.notify(&message, &CallContext::default());
+            }
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! The stdio client transport: spawns the server, speaks newline-delimited JSON-RPC on its
+//! stdin/stdout, passes its stderr through, and ends it when the client is dropped. The era is
+//! found with a `server/discover` probe (modern), falling back to `initialize` (legacy) on any
+//! error that is not a modern one.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdout, Command};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::io::{self, IoTask};
+use super::{CallContext, CallOptions, Exchange, Negotiated, Session, Settings, ToolList, lock};
+use crate::era;
+use crate::{CallToolResult, Error, ToolCaller};
+
+/// A request waiting for its response.
+struct Pending {
+    tx: oneshot::Sender<Value>,
+    context: CallContext,
+}
+
+/// What the reader task and the callers share.
+struct Shared {
+    session: Session,
+    pending: Mutex<HashMap<u64, Pending>>,
+    writer: mpsc::UnboundedSender<String>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("session", &self.session)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    fn write(&self, message: &Value) -> Result<(), Error> {
+        self.writer
+            .send(format!("{message}\n"))
+            .map_err(|_| Error::transport("could not write to the server: it has exited"))
+    }
+
+    fn cancel(&self, id: u64, reason: &str) {
+        lock(&self.pending).remove(&id);
+        let _ = self.write(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": reason}}),
+        );
+    }
+}
+
+/// Settings for [`StdioClient::spawn`].
+#[derive(Debug)]
+pub struct StdioClientBuilder {
+    command: Command,
+    settings: Settings,
+}
+
+impl StdioClientBuilder {
+    super::settings_methods!();
+
+    /// Starts the server and finds the protocol era (a `server/discover` probe, else the
+    /// legacy `initialize` handshake; see [`super::Protocol`]).
+    pub async fn spawn(mut self) -> Result<StdioClient, Error> {
+        let program = self
+            .command
+            .as_std()
+            .get_program()
+            .to_string_lossy()
+            .into_owned();
+        let runtime = io::handle()?;
+        let mut child = {
+            // The pipes belong to the I/O runtime, whichever executor calls this.
+            let _entered = runtime.enter();
+            self.command
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| Error::transport_source(format!("could not start {program}"), e))?
+        };
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| Error::transport("the server's stdin is not available"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| Error::transport("the server's stdout is not available"))?;
+        let (writer, mut lines) = mpsc::unbounded_channel::<String>();
+        let shared = Arc::new(Shared {
+            session: Session::new(self.settings),
+            pending: Mutex::new(HashMap::new()),
+            writer,
+        });
+        let writer_task = runtime.spawn(async move {
+            while let Some(line) = lines.recv().await {
+                if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let reader = runtime.spawn(read_loop(stdout, shared.clone()));
+        let client = StdioClient {
+            inner: Arc::new(Inner {
+                shared,
+                reader,
+                writer: writer_task,
+                child: Mutex::new(child),
+            }),
+        };
+        negotiate(&client).await?;
+        Ok(client)
+    }
+}
+
+/// An MCP client over a child process's stdio; a [`ToolCaller`]. The child is ended when the
+/// last clone is dropped. Works from any executor (its I/O runs on the crate's own runtime).
+#[derive(Debug, Clone)]
+pub struct StdioClient {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    shared: Arc<Shared>,
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+    child: Mutex<Child>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.reader.abort();
+        self.writer.abort();
+        let _ = lock(&self.child).start_kill();
+    }
+}
+
+impl StdioClient {
+    /// Settings for running `command` (a `tokio::process::Command` or a
+    /// `std::process::Command`).
+    pub fn builder(command: impl Into<Command>) -> StdioClientBuilder {
+        StdioClientBuilder {
+            command: command.into(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// Starts `command` with the default settings.
+    pub async fn spawn(command: impl Into<Command>) -> Result<Self, Error> {
+        StdioClient::builder(command).spawn().await
+    }
+
+    /// The protocol version in use (`"2026-07-28"`, `"2025-11-25"`, ...).
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner.shared.session.protocol_version()
+    }
+
+    /// The server's `serverInfo` (name, version, ...), `null` when it sent none.
+    pub fn server_info(&self) -> Value {
+        self.inner.shared.session.server_info()
+    }
+
+    /// `tools/list`, every page, as the server sent the tools.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
+        Ok(self.tool_list().await?.tools)
+    }
+
+    /// `tools/list`, every page, with its caching hints.
+    pub async fn tool_list(&self) -> Result<ToolList, Error> {
+        super::tool_list(self, false).await
+    }
+
+    /// Sends one JSON-RPC request and returns its `result`.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
+        super::request(self, method, params, &CallOptions::default()).await
+    }
+
+    /// Sends one JSON-RPC request with per-call options (progress and log handlers, a
+    /// timeout) and returns its `result`.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: &CallOptions,
+    ) -> Result<Value, Error> {
+        super::request(self, method, params, options).await
+    }
+
+    /// Calls a tool with per-call options (progress and log handlers, a timeout).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, Error> {
+        let result = super::request(
+            self,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+            options,
+        )
+        .await?;
+        super::call_tool_result(result)
+    }
+}
+
+impl Exchange for StdioClient {
+    fn session(&self) -> &Session {
+        &self.inner.shared.session
+    }
+
+    fn exchange(
+        &self,
+        id: u64,
+        method: &str,
+        message: Value,
+        context: CallContext,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Value, Error>> + Send {
+        let shared = self.inner.shared.clone();
+        let cancelling = shared.clone();
+        let what = match message["params"]["name"].as_str() {
+            Some(name) if method == "tools/call" => format!("{method} {name}"),
+            _ => method.to_owned(),
+        };
+        IoTask::spawn(
+            async move {
+                let (tx, rx) = oneshot::channel();
+                lock(&shared.pending).insert(id, Pending { tx, context });
+                if let Err(e) = shared.write(&message) {
+                    lock(&shared.pending).remove(&id);
+                    return Err(e);
+                }
+                match tokio::time::timeout(timeout, rx).await {
+                    Ok(Ok(answer)) => Ok(answer),
+                    Ok(Err(_)) => Err(Error::transport(format!(
+                        "{what}: the server closed its output before answering"
+                    ))),
+                    Err(_) => {
+                        shared.cancel(id, "timed out");
+                        Err(Error::Timeout {
+                            message: what,
+                            after: timeout,
+                        })
+                    }
+                }
+            },
+            Some(Box::new(move || {
+                cancelling.cancel(id, "the caller stopped waiting");
+            })),
+        )
+    }
+}
+
+impl ToolCaller for StdioClient {
+    async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Error> {
+        self.call_tool_with(name, arguments, &CallOptions::default())
+            .await
+    }
+}
+
+/// The era: a `server/discover` probe (unless a legacy version is pinned); any answer that is
+/// not a discover result or a modern error means legacy, and `initialize`.
+async fn negotiate(client: &StdioClient) -> Result<(), Error> {
+    let session = &client.inner.shared.session;
+    let protocol = session.settings.protocol.clone();
+    let timeout = session.settings.timeout;
+    let (mut version, modern) = protocol.first();
+    let mut legacy_version = (!modern).then(|| version.clone());
+    if modern {
+        for _ in 0..3 {
+            let id = session.next_id();
+            let negotiated = Negotiated {
+                version: version.clone(),
+                modern: true,
+            };
+            let message =
+                session.message(id, "server/discover", &json!({}), Some(&negotiated), None);
+            let answer = client
+                .exchange(
+                    id,
+                    "server/discover",
+                    message,
+                    CallContext::default(),
+                    timeout,
+                )
+                .await;
+            let reason = match answer.and_then(|a| super::response_result("server/discover", a)) {
+                Ok(result) => match result.get("supportedVersions") {
+                    Some(supported) if supported.is_array() => {
+                        if supported
+                            .as_array()
+                            .is_some_and(|s| s.iter().any(|v| v == version.as_str()))
+                        {
+                            session.set_negotiated(version, true);
+                            session.set_server_info(super::discover_server_info(&result));
+                            return Ok(());
+                        }
+                        match protocol.pick(supported) {
+                            Some(next) if era::is_modern(&next) => {
+                                version = next;
+                                continue;
+                            }
+                            Some(legacy) => {
+                                legacy_version = Some(legacy);
+                                break;
+                            }
+                            None => {
+                                return Err(Error::transport(format!(
+                                    "the server supports no protocol version this client speaks ({protocol:?})"
+                                )));
+                            }
+                        }
+                    }
+                    _ => "server/discover answered without supportedVersions".to_owned(),
+                },
+                Err(Error::Protocol { code, data, .. })
+                    if code == era::code::UNSUPPORTED_PROTOCOL_VERSION =>
+                {
+                    match data.as_ref().and_then(|d| protocol.pick(&d["supported"])) {
+                        Some(next) if era::is_modern(&next) => {
+                            version = next;
+                            continue;
+                        }
+                        Some(legacy) => {
+                            legacy_version = Some(legacy);
+                            break;
+                        }
+                        None => {
+                            return Err(Error::transport(format!(
+                                "the server supports no protocol version this client speaks ({protocol:?})"
+                            )));
+                        }
+                    }
+                }
+                Err(e @ Error::Protocol { code, .. }) if era::code::is_modern(code) => {
+                    return Err(e);
+                }
+                Err(Error::Protocol { code, message, .. }) => {
+                    format!("server/discover answered {code} {message}")
+                }
+                Err(e @ Error::Timeout { .. }) => e.to_string(),
+                Err(e) => return Err(e),
+            };
+            if !protocol.may_fall_back() {
+                return Err(Error::transport(format!(
+                    "the server does not speak MCP {version} ({reason}); it may speak a legacy \
+                     version: use Protocol::Auto or Protocol::Legacy"
+                )));
+            }
+            legacy_version = Some(era::LATEST_LEGACY.to_owned());
+            break;
+        }
+    }
+    let Some(version) = legacy_version else {
+        return Err(Error::transport("no protocol version agreed after 3 tries"));
+    };
+    let id = session.next_id();
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": session.initialize_params(&version)});
+    let answer = client
+        .exchange(id, "initialize", message, CallContext::default(), timeout)
+        .await?;
+    let result = super::response_result("initialize", answer)?;
+    session.set_negotiated(
+        result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or(&version)
+            .to_owned(),
+        false,
+    );
+    session.set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
+    client
+        .inner
+        .shared
+        .write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+}
+
+/// Routes responses to their requests and notifications to their handlers; answers the
+/// server's own requests; skips lines that are not JSON.
+async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
+    let mut lines = BufReader::new(stdout).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if let Some(method) = message.get("method").and_then(Value::as_str) {
+            if message.get("id").is_some() {
+                let answering = shared.clone();
+                tokio::spawn(async move {
+                    let replying = answering.clone();
+                    if let Ok(reply) =
+                        tokio::task::spawn_blocking(move || replying.session.response_to(&message))
+                            .await
+                    {
+                        let _ = answering.write(&reply);
+                    }
+                });
+            } else if method == "notifications/progress" {
+                let token = message["params"]["progressToken"].as_u64();
+                let context =
+                    token.and_then(|t| lock(&shared.pending).get(&t).map(|p| p.context.clone()));
+                if let Some(context) = context {
+                    shared.session.notify(&message, &context);
+                }
+            } else {
+                let contexts: Vec<CallContext> = lock(&shared.pending)
+                    .values()
+                    .filter(|p| p.context.log.is_some())
+                    .map(|p| p.context.clone())
+                    .collect();
+                if contexts.is_empty() {
+                    shared.session.notify(&message, &CallContext::default());
+                }
+                for context in contexts {
+                    shared.session.notify(&message, &context);
+                }
+            }
+            continue;
+        }
+        if let Some(id) = message.get("id").and_then(Value::as_u64)
+            && let Some(pending) = lock(&shared.pending).remove(&id)
+        {
+            let _ = pending.tx.send(message);
+        }
+    }
+    // The server is gone: every waiting request fails now rather than at its timeout.
+    lock(&shared.pending).clear();
+}
