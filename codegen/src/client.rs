@@ -11,8 +11,9 @@ use std::collections::BTreeSet;
 
 use crate::contracts::{self, Contracts, Lowered, Source};
 use crate::diagnostic::{Diagnostic, Warning};
+use crate::fault::{Fault, Stage};
 use crate::model::{Capture, Tool};
-use crate::normalise::{self, Names, Own};
+use crate::normalise::{self, Names, Normalised, Own};
 use crate::types::{self, Extra, Unit};
 use crate::{Error, Module, ServerConfig, naming};
 
@@ -57,6 +58,7 @@ pub(crate) fn generate(
     config: &ServerConfig,
     capture: Option<&Capture>,
     sources: Vec<Source>,
+    faults: &[Fault],
 ) -> Result<Module, Error> {
     let has_client = capture.is_some();
     let empty;
@@ -243,13 +245,25 @@ pub(crate) fn generate(
             continue;
         }
         let schema_diag = |p: &str, m: String, h: &str| diag(&format!("{input_pointer}{p}"), m, h);
-        let normalised = normalise::normalise(
+        let forced = has_fault(faults, tool, Stage::Normalise);
+        let normalised = match normalise_guarded(
             &tool.input_schema,
-            &args_name,
-            &stem,
+            (&args_name, &stem),
             &mut names,
             &schema_diag,
-        )?;
+            forced,
+        )? {
+            Ok(normalised) => normalised,
+            Err(reason) => {
+                warn(
+                    tool,
+                    input_pointer,
+                    format!("{reason}; arguments typed as a JSON object"),
+                );
+                plan.args = Args::Map(args_name);
+                continue;
+            }
+        };
         for (p, m) in normalised.warnings {
             warn(tool, format!("{input_pointer}{p}"), m);
         }
@@ -274,8 +288,23 @@ pub(crate) fn generate(
             let output_name = format!("{stem}Output");
             let schema_diag =
                 |p: &str, m: String, h: &str| diag(&format!("{output_pointer}{p}"), m, h);
-            let normalised =
-                normalise::normalise(output, &output_name, &stem, &mut names, &schema_diag)?;
+            let normalised = match normalise_guarded(
+                output,
+                (&output_name, &stem),
+                &mut names,
+                &schema_diag,
+                false,
+            )? {
+                Ok(normalised) => normalised,
+                Err(reason) => {
+                    warn(
+                        tool,
+                        output_pointer,
+                        format!("{reason}; result typed as serde_json::Value"),
+                    );
+                    continue;
+                }
+            };
             for (p, m) in normalised.warnings {
                 warn(tool, format!("{output_pointer}{p}"), m);
             }
@@ -316,7 +345,8 @@ pub(crate) fn generate(
         js_numbers = &contracts.js_numbers;
         consts = contracts.lowered.consts.clone();
     }
-    let generated = types::generate(
+    let forced = unit_faults(faults, &plans);
+    let mut generated = types::generate(
         &units,
         &Extra {
             substitutions: &substitutions,
@@ -324,8 +354,10 @@ pub(crate) fn generate(
             three_state,
             js_numbers,
             consts: &consts,
+            faults: &forced,
         },
     );
+    missing_names(&plans, &mut generated);
     if let Some(contracts) = &contract_types {
         for (name, reason) in &generated.failed {
             if contracts.unit.defs.iter().any(|(def, _)| def == name) {
@@ -396,6 +428,75 @@ pub(crate) fn generate(
         tools: plans.len(),
         types: generated.count,
     })
+}
+
+/// Normalises one of a tool's schemas (as the type `root.0`, nested names starting with
+/// `root.1`) under a guard: a panic in the normaliser (or a `forced` one) costs that schema
+/// its type, with the reason, instead of costing the whole server. The outer error is an input
+/// error that stops generation (an unknown dialect).
+fn normalise_guarded(
+    schema: &Value,
+    (root, prefix): (&str, &str),
+    names: &mut Names,
+    diag: &dyn Fn(&str, String, &str) -> Diagnostic,
+    forced: bool,
+) -> Result<Result<Normalised, String>, Error> {
+    let result = types::guarded(|| {
+        if forced {
+            panic!("{}", crate::fault::INJECTED);
+        }
+        normalise::normalise(schema, root, prefix, names, diag)
+    });
+    match result {
+        Ok(normalised) => normalised.map(Ok),
+        Err(message) => Ok(Err(format!("normaliser panicked: {message}"))),
+    }
+}
+
+fn has_fault(faults: &[Fault], tool: &Tool, stage: Stage) -> bool {
+    faults
+        .iter()
+        .any(|f| f.tool == tool.name && f.stage == stage)
+}
+
+/// The forced failures of the type layer, by the unit root they hit.
+fn unit_faults(faults: &[Fault], plans: &[Plan<'_>]) -> BTreeMap<String, Stage> {
+    let mut out = BTreeMap::new();
+    for plan in plans {
+        for fault in faults.iter().filter(|f| f.tool == plan.tool.name) {
+            let stem = naming::type_name(&plan.method);
+            match fault.stage {
+                Stage::Typify | Stage::Render | Stage::PostPass => {
+                    out.insert(format!("{stem}Args"), fault.stage);
+                }
+                Stage::Output => {
+                    out.insert(format!("{stem}Output"), Stage::Typify);
+                }
+                Stage::Normalise => {}
+            }
+        }
+    }
+    out
+}
+
+/// The last check before the client is written: every type the client names is in `types`.
+/// One that is not (whatever stage lost it) is reported as failed, so that its tool degrades
+/// instead of the module not compiling.
+fn missing_names(plans: &[Plan<'_>], generated: &mut types::Types) {
+    let defined = types::defined_names(&generated.items);
+    for plan in plans {
+        let args = match &plan.args {
+            Args::Typed(name) => Some(name),
+            _ => None,
+        };
+        for name in args.into_iter().chain(plan.output.as_ref()) {
+            if !defined.contains(name) {
+                generated.failed.entry(name.clone()).or_insert_with(|| {
+                    format!("self-consistency check: `{name}` is not in the generated types")
+                });
+            }
+        }
+    }
 }
 
 /// The capture as named in the config (or as read, when it was passed in).

@@ -32,6 +32,7 @@ mod client;
 mod contracts;
 mod diagnostic;
 pub mod diff;
+mod fault;
 #[cfg(feature = "cli")]
 pub mod live;
 mod locate;
@@ -46,6 +47,8 @@ use std::path::{Path, PathBuf};
 
 pub use builder::Builder;
 pub use diagnostic::{Diagnostic, LineCol, Warning};
+#[doc(hidden)]
+pub use fault::{Fault, Stage};
 
 /// Everything that stops generation.
 #[derive(Debug, thiserror::Error)]
@@ -312,6 +315,7 @@ fn no_generator_thread<T>() -> T {
 #[derive(Debug, Clone, Default)]
 pub struct Generator {
     base: Option<PathBuf>,
+    faults: Vec<Fault>,
 }
 
 impl Generator {
@@ -324,6 +328,17 @@ impl Generator {
     /// still name them as written.
     pub fn with_base(mut self, base: impl Into<PathBuf>) -> Self {
         self.base = Some(base.into());
+        self
+    }
+
+    /// Makes tool `tool` fail at `stage`, for tests of how one tool's failure degrades it
+    /// alone.
+    #[doc(hidden)]
+    pub fn with_fault(mut self, tool: impl Into<String>, stage: Stage) -> Self {
+        self.faults.push(Fault {
+            tool: tool.into(),
+            stage,
+        });
         self
     }
 
@@ -417,6 +432,6 @@ impl Generator {
                 text: self.read(path)?,
             });
         }
-        client::generate(config, capture, sources)
+        client::generate(config, capture, sources, &self.faults)
     }
 }

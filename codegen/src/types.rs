@@ -5,6 +5,7 @@
 //! losing the whole server. A tool is first tried in a scratch `TypeSpace`, so that a panic
 //! never leaves the server's space half-built.
 
+mod consistent;
 mod own;
 
 use std::cell::RefCell;
@@ -20,6 +21,7 @@ use syn::visit_mut::VisitMut;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::contracts::Const;
+use crate::fault::Stage;
 use crate::normalise::{Own, Substitution};
 
 /// A set of definitions to add as one unit (one tool's arguments, or its output, or a
@@ -50,6 +52,8 @@ pub(crate) struct Extra<'a> {
     pub js_numbers: &'a BTreeSet<String>,
     /// Contract constants.
     pub consts: &'a [Const],
+    /// Failures forced by tests, by unit root.
+    pub faults: &'a BTreeMap<String, Stage>,
 }
 
 /// What typify made of the units.
@@ -77,16 +81,25 @@ fn settings(own: &[Own]) -> TypeSpaceSettings {
 
 /// Adds every unit to one type space; units that fail are left out and reported (for split
 /// units, the failing definitions, which become `serde_json::Value`).
+///
+/// Each unit is first checked alone, through typify and the writing of its Rust, in a scratch
+/// space; then all together. Whatever fails, the failure is one unit's: the module that comes
+/// out is self-consistent (every type an item names is in it), which [`consistent`] checks
+/// last.
 pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     let settings = || settings(extra.own);
+    let check = |unit: &Unit| -> Result<(), String> {
+        let mut scratch = TypeSpace::new(&settings());
+        add(&mut scratch, unit, extra.faults)?;
+        render(&scratch, &[unit], extra.faults).map(drop)
+    };
     let mut failed = BTreeMap::new();
     let mut owned: Vec<Unit> = Vec::new();
     for unit in units {
-        let mut scratch = TypeSpace::new(&settings());
-        match add(&mut scratch, unit) {
+        match check(unit) {
             Ok(()) => owned.push(unit.clone()),
             Err(_) if unit.split => {
-                let (fixed, failures) = split(unit, &settings);
+                let (fixed, failures) = split(unit, &check);
                 failed.extend(failures);
                 owned.push(fixed);
             }
@@ -99,38 +112,28 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     // Each unit worked alone; together they should too (names are unique by construction).
     // If one does not, leave it out and start again, so the result never depends on a space
     // typify left half-built.
-    let space = loop {
-        let mut space = TypeSpace::new(&settings());
-        let mut broken = None;
-        for (i, unit) in ok.iter().enumerate() {
-            if let Err(reason) = add(&mut space, unit) {
-                broken = Some((i, reason));
-                break;
-            }
-        }
-        match broken {
-            None => break space,
-            Some((i, reason)) => {
+    let (space, mut file) = loop {
+        let space = match space_of(&ok, &settings, extra.faults) {
+            Ok(space) => space,
+            Err((i, reason)) => {
                 let unit = ok.remove(i);
                 failed.insert(unit.root.clone(), reason);
+                continue;
+            }
+        };
+        match render(&space, &ok, extra.faults) {
+            Ok(file) => break (space, file),
+            Err(reason) => {
+                let i = first_unwritable(&ok, &settings, extra.faults);
+                let unit = ok.remove(i);
+                failed.insert(
+                    unit.root.clone(),
+                    format!("{reason} (beside the other tools' types)"),
+                );
             }
         }
     };
     let count = space.iter_types().filter(|t| !t.name().is_empty()).count();
-    let tokens = guarded(|| space.to_stream()).unwrap_or_else(|_| TokenStream::new());
-    let mut file: syn::File = match syn::parse2(tokens) {
-        Ok(file) => file,
-        Err(e) => {
-            // Not expected: typify's output always parses. Report it on every unit.
-            for unit in ok {
-                failed.insert(
-                    unit.root.clone(),
-                    format!("typify produced invalid Rust: {e}"),
-                );
-            }
-            syn::parse_quote!()
-        }
-    };
     let mut extra_items = TokenStream::new();
     for own in extra.own {
         extra_items.extend(own::emit(own));
@@ -144,7 +147,7 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
             for own in extra.own {
                 failed.insert(
                     own.name().to_owned(),
-                    format!("internal error: generated Rust does not parse: {e}"),
+                    format!("post-pass: internal error: generated Rust does not parse: {e}"),
                 );
             }
         }
@@ -171,12 +174,101 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
         file.items.push(item);
     }
     prune_defaults(&mut file);
+    break_for_test(&mut file, extra.faults);
+    for (name, missing) in consistent::retain_consistent(&mut file.items) {
+        failed.entry(name.clone()).or_insert_with(|| {
+            format!(
+                "self-consistency check: the generated `{name}` names `{missing}`, which is not in the module"
+            )
+        });
+    }
     Types {
         items: file.items,
         failed,
         count: count + extra.own.len(),
     }
 }
+
+/// One space with every unit of `units`, or the index of the first that typify refuses
+/// beside the others, and why.
+fn space_of(
+    units: &[&Unit],
+    settings: &dyn Fn() -> TypeSpaceSettings,
+    faults: &BTreeMap<String, Stage>,
+) -> Result<TypeSpace, (usize, String)> {
+    let mut space = TypeSpace::new(&settings());
+    for (i, unit) in units.iter().enumerate() {
+        add(&mut space, unit, faults).map_err(|reason| (i, reason))?;
+    }
+    Ok(space)
+}
+
+/// The unit whose types typify cannot write beside the ones before it: the last of the
+/// shortest prefix of `units` that does not render (bisected; the whole list does not).
+fn first_unwritable(
+    units: &[&Unit],
+    settings: &dyn Fn() -> TypeSpaceSettings,
+    faults: &BTreeMap<String, Stage>,
+) -> usize {
+    let (mut lo, mut hi) = (1, units.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let renders = space_of(&units[..mid], settings, faults)
+            .is_ok_and(|space| render(&space, &units[..mid], faults).is_ok());
+        if renders {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo.saturating_sub(1)
+}
+
+/// typify's Rust for `space` (holding `units`), parsed.
+fn render(
+    space: &TypeSpace,
+    units: &[&Unit],
+    faults: &BTreeMap<String, Stage>,
+) -> Result<syn::File, String> {
+    // A forced failure shows only after other units, so that it passes the check of its unit
+    // alone and has to be found among the others.
+    let forced = units
+        .iter()
+        .skip(1)
+        .any(|u| faults.get(&u.root) == Some(&Stage::Render));
+    let tokens = guarded(|| {
+        if forced {
+            panic!("{}", crate::fault::INJECTED);
+        }
+        space.to_stream()
+    })
+    .map_err(|message| format!("typify panicked writing the types: {message}"))?;
+    syn::parse2(tokens).map_err(|e| format!("typify wrote Rust that does not parse: {e}"))
+}
+
+/// A forced post-pass failure ([`Stage::PostPass`]): the unit's root type is made to name a
+/// type that does not exist, as a post-pass bug would.
+fn break_for_test(file: &mut syn::File, faults: &BTreeMap<String, Stage>) {
+    for (root, stage) in faults {
+        if *stage != Stage::PostPass {
+            continue;
+        }
+        let ident = quote::format_ident!("{root}");
+        for item in &mut file.items {
+            let named = match item {
+                syn::Item::Struct(s) => s.ident == ident,
+                syn::Item::Enum(e) => e.ident == ident,
+                syn::Item::Type(t) => t.ident == ident,
+                _ => false,
+            };
+            if named {
+                *item = syn::parse_quote!(pub type #ident = McpBindgenForcedFailure;);
+            }
+        }
+    }
+}
+
+pub(crate) use consistent::defined_names;
 
 /// The definitions `name` refers to, itself included, transitively.
 fn closure<'a>(defs: &'a BTreeMap<&'a str, &'a Value>, name: &'a str) -> BTreeSet<&'a str> {
@@ -209,7 +301,10 @@ fn closure<'a>(defs: &'a BTreeMap<&'a str, &'a Value>, name: &'a str) -> BTreeSe
 
 /// A unit typify failed on, with each definition it fails on (tried with what it refers to,
 /// smallest first) replaced by `{}`; and those failures.
-fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(String, String)>) {
+fn split(
+    unit: &Unit,
+    check: &dyn Fn(&Unit) -> Result<(), String>,
+) -> (Unit, Vec<(String, String)>) {
     let mut defs: BTreeMap<String, Value> = unit.defs.iter().cloned().collect();
     let mut order: Vec<(usize, String)> = {
         let view: BTreeMap<&str, &Value> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -233,8 +328,7 @@ fn split(unit: &Unit, settings: &dyn Fn() -> TypeSpaceSettings) -> (Unit, Vec<(S
                 split: false,
             }
         };
-        let mut scratch = TypeSpace::new(&settings());
-        if let Err(reason) = add(&mut scratch, &trial) {
+        if let Err(reason) = check(&trial) {
             let description = defs.get(&name).and_then(|v| v.get("description")).cloned();
             let mut replacement = serde_json::Map::new();
             if let Some(d) = description {
@@ -288,14 +382,21 @@ fn prune_defaults(file: &mut syn::File) {
     }
 }
 
-fn add(space: &mut TypeSpace, unit: &Unit) -> Result<(), String> {
+fn add(space: &mut TypeSpace, unit: &Unit, faults: &BTreeMap<String, Stage>) -> Result<(), String> {
+    if faults.get(&unit.root) == Some(&Stage::Typify) {
+        return Err(format!("typify: {}", crate::fault::INJECTED));
+    }
     let mut defs = Vec::with_capacity(unit.defs.len());
     for (name, schema) in &unit.defs {
-        let schema: schemars08::schema::Schema = serde_json::from_value(schema.clone())
-            .map_err(|e| format!("schema of {name} is not a JSON Schema typify reads: {e}"))?;
+        let schema: schemars08::schema::Schema =
+            serde_json::from_value(schema.clone()).map_err(|e| {
+                format!("typify: the schema of {name} is not a JSON Schema it reads: {e}")
+            })?;
         defs.push((name.clone(), schema));
     }
-    guarded(|| space.add_ref_types(defs))?.map_err(|e| e.to_string())?;
+    guarded(|| space.add_ref_types(defs))
+        .map_err(|m| format!("typify panicked: {m}"))?
+        .map_err(|e| format!("typify: {e}"))?;
     if !unit.defs.iter().any(|(name, _)| *name == unit.root) {
         return Ok(()); // every definition is a root (contracts)
     }
@@ -303,7 +404,9 @@ fn add(space: &mut TypeSpace, unit: &Unit) -> Result<(), String> {
         serde_json::json!({ "$ref": format!("#/definitions/{}", unit.root) }),
     )
     .map_err(|e| e.to_string())?;
-    guarded(|| space.add_type(&reference))?.map_err(|e| e.to_string())?;
+    guarded(|| space.add_type(&reference))
+        .map_err(|m| format!("typify panicked: {m}"))?
+        .map_err(|e| format!("typify: {e}"))?;
     Ok(())
 }
 
@@ -311,8 +414,8 @@ thread_local! {
     static GUARDED: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// Runs `f`, turning a panic into `Err(message)` without printing it.
-fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+/// Runs `f`, turning a panic into `Err(message)` (its first line) without printing it.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -336,7 +439,7 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let message = GUARDED.with(|g| g.borrow_mut().take()).unwrap_or_default();
     result.map_err(|_| {
         // "panicked at file:line:col:\nmessage"; keep the message's first line.
-        let message = message
+        message
             .split_once('\n')
             .map_or(message.as_str(), |(_, rest)| rest)
             .lines()
@@ -344,8 +447,7 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .unwrap_or_default()
             .trim()
             .trim_end_matches(':')
-            .to_owned();
-        format!("typify panicked: {message}")
+            .to_owned()
     })
 }
 

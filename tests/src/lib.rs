@@ -37,6 +37,28 @@ pub mod sequential_thinking;
 #[path = "../snapshots/time.rs"]
 pub mod time;
 
+/// The time capture with `convert_time` made to fail at each stage of the generator
+/// (`tests/snapshots.rs`): each still compiles.
+#[rustfmt::skip]
+#[path = "../snapshots/forced/forced_normalise.rs"]
+pub mod forced_normalise;
+
+#[rustfmt::skip]
+#[path = "../snapshots/forced/forced_typify.rs"]
+pub mod forced_typify;
+
+#[rustfmt::skip]
+#[path = "../snapshots/forced/forced_render.rs"]
+pub mod forced_render;
+
+#[rustfmt::skip]
+#[path = "../snapshots/forced/forced_post_pass.rs"]
+pub mod forced_post_pass;
+
+#[rustfmt::skip]
+#[path = "../snapshots/forced/forced_output.rs"]
+pub mod forced_output;
+
 /// Modules generated from the agent-contract snippets of `tests/contracts.rs`, one per mapping
 /// rule.
 #[path = "../snapshots/contracts/mod.rs"]

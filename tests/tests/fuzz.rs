@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use mcp_bindgen::server::{Handler, McpTool, Registry, ToolError};
-use mcp_bindgen_codegen::{Generator, ServerConfig, capture};
+use mcp_bindgen_codegen::{Generator, ServerConfig, Stage, capture};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -159,6 +159,104 @@ proptest! {
             match Generator::new().generate_capture(&ServerConfig::new("fuzz", "fuzz.json"), &parsed) {
                 Ok(module) => { let _ = module.to_module_file("fuzz"); }
                 Err(e) => { let _ = e.to_string(); }
+            }
+        }
+    }
+}
+
+/// The names the module's code uses as `types::Name` that no `pub struct`, `pub enum` or
+/// `pub type` defines.
+fn undefined_type_names(code: &str) -> Vec<String> {
+    let word = |rest: &str| -> String {
+        rest.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut defined = std::collections::BTreeSet::new();
+    for kind in ["pub struct ", "pub enum ", "pub type "] {
+        for (i, _) in code.match_indices(kind) {
+            defined.insert(word(&code[i + kind.len()..]));
+        }
+    }
+    let mut missing: Vec<String> = code
+        .match_indices("types::")
+        .map(|(i, _)| word(&code[i + "types::".len()..]))
+        .filter(|name| !defined.contains(name))
+        .collect();
+    missing.dedup();
+    missing
+}
+
+/// The fixture captures, read.
+fn fixture_captures() -> Vec<mcp_bindgen_codegen::model::Capture> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/captures");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures/captures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".tools.json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).expect("fixture");
+            capture::parse(p, text).expect("fixture parses")
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(generator_cases()))]
+
+    /// Self-consistency as a property of the generator: whichever tool of a real capture is
+    /// made to fail, at whichever stage, generation succeeds, only that tool is warned about,
+    /// and every type the client names is in `types` (the five modules of
+    /// `snapshots/forced/` are compiled).
+    #[test]
+    fn a_failure_forced_at_any_stage_leaves_the_module_consistent(
+        which in any::<prop::sample::Index>(),
+        tool in any::<prop::sample::Index>(),
+        stage in prop::sample::select(Stage::ALL.to_vec()),
+    ) {
+        let captures = fixture_captures();
+        let capture = which.get(&captures);
+        let tool = tool.get(&capture.tools).name.clone();
+        let module = Generator::new()
+            .with_fault(tool.clone(), stage)
+            .generate_capture(&ServerConfig::new("fuzz", "fuzz.json"), capture)
+            .expect("a forced failure never stops generation");
+        let code = module.to_module_file("fuzz");
+        let missing = undefined_type_names(&code);
+        prop_assert!(missing.is_empty(), "{tool} at {stage:?}: missing {missing:?}");
+        for warning in &module.warnings {
+            prop_assert!(
+                warning.tool.as_deref() == Some(tool.as_str())
+                    || !warning.message.contains("forced"),
+                "a forced failure of {tool} warned about another tool: {warning}"
+            );
+        }
+    }
+
+    /// The same on capture-shaped noise: whatever survives parsing, with any tool failing at
+    /// any stage, yields a consistent module or a located error, never a panic.
+    #[test]
+    fn a_failure_forced_on_noise_leaves_the_module_consistent(
+        value in capture_like(),
+        tool in any::<prop::sample::Index>(),
+        stage in prop::sample::select(Stage::ALL.to_vec()),
+    ) {
+        let text = serde_json::to_string_pretty(&value).expect("json");
+        if let Ok(parsed) = capture::parse(Path::new("fuzz.json"), text)
+            && !parsed.tools.is_empty()
+        {
+            let tool = tool.get(&parsed.tools).name.clone();
+            let generated = Generator::new()
+                .with_fault(tool.clone(), stage)
+                .generate_capture(&ServerConfig::new("fuzz", "fuzz.json"), &parsed);
+            if let Ok(module) = generated {
+                let missing = undefined_type_names(&module.to_module_file("fuzz"));
+                prop_assert!(missing.is_empty(), "{tool} at {stage:?}: missing {missing:?}");
             }
         }
     }

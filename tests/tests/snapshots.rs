@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_bindgen_codegen::{Generator, ServerConfig};
+use mcp_bindgen_codegen::{Generator, ServerConfig, Stage};
 
 const COMMAND: &str = "UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests --test snapshots";
 
@@ -70,4 +70,40 @@ fn edge_case_warnings() {
     let text: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
     expect_test::expect_file!["../snapshots/edge_cases.warnings.txt"]
         .assert_eq(&(text.join("\n") + "\n"));
+}
+
+/// A tool that fails at any stage of the generator degrades alone, and the module still
+/// compiles: `convert_time` of the time capture is made to fail at each stage in turn, and
+/// each module is compiled with the others (`src/lib.rs`).
+#[test]
+fn a_failure_at_each_stage_still_yields_a_module_that_compiles() {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("src/lib.rs");
+    for (stage, name) in [
+        (Stage::Normalise, "normalise"),
+        (Stage::Typify, "typify"),
+        (Stage::Render, "render"),
+        (Stage::PostPass, "post_pass"),
+        (Stage::Output, "output"),
+    ] {
+        let module = format!("forced_{name}");
+        let config = ServerConfig::new(&module, "fixtures/captures/time.tools.json");
+        let generated = Generator::new()
+            .with_base(root())
+            .with_fault("convert_time", stage)
+            .generate(&config)
+            .expect("generates");
+        let tools: Vec<Option<&str>> = generated
+            .warnings
+            .iter()
+            .map(|w| w.tool.as_deref())
+            .collect();
+        assert_eq!(tools, vec![Some("convert_time")], "{stage:?}");
+        let snapshot = root().join("snapshots/forced").join(format!("{module}.rs"));
+        expect_test::expect_file![snapshot].assert_eq(&generated.to_module_file(COMMAND));
+        let line = format!("#[path = \"../snapshots/forced/{module}.rs\"]");
+        assert!(
+            lib.contains(&line),
+            "add `{line} pub mod {module};` to tests/src/lib.rs"
+        );
+    }
 }
