@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use mcp_bindgen_codegen::manifest::{self, FileStatus};
 use mcp_bindgen_codegen::live::LiveArgs;
+use mcp_bindgen_codegen::manifest::{self, FileStatus};
 use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture, diff};
 
 /// Typed Rust bindings for MCP tool servers.

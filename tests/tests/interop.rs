@@ -203,16 +203,16 @@ fn conformance_client_requirements(revision: &str, scenarios: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut c = conformance_02();
     c.args([
-            "client",
-            "--command",
-            env!("CARGO_BIN_EXE_conformance_client"),
-            "--requirements",
-            revision,
-            "--timeout",
-            "60000",
-            "-o",
-        ])
-        .arg(dir.path());
+        "client",
+        "--command",
+        env!("CARGO_BIN_EXE_conformance_client"),
+        "--requirements",
+        revision,
+        "--timeout",
+        "60000",
+        "-o",
+    ])
+    .arg(dir.path());
     let out = c.output().expect("runs the conformance suite");
     let mut results = Vec::new();
     for entry in std::fs::read_dir(dir.path()).expect("results").flatten() {
