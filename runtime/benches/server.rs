@@ -70,26 +70,32 @@ const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":
 
 const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
 
+/// Parse the request text into a `Value`, serialize the same response.
+fn serde_floor(text: &str) -> String {
+    let request: Value = serde_json::from_str(text).expect("json");
+    let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
+        + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
+    let structured = json!({ "sum": sum });
+    let response = json!({
+        "jsonrpc": "2.0",
+        "id": request["id"],
+        "result": {
+            "content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured,
+            "isError": false,
+        }
+    });
+    response.to_string()
+}
+
 fn dispatch(c: &mut Criterion) {
     let mut group = c.benchmark_group("dispatch_tools_call");
-    group.bench_function("serde_floor", |b| {
-        b.iter(|| {
-            let request: Value = serde_json::from_str(black_box(REQUEST)).expect("json");
-            let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
-                + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
-            let structured = json!({ "sum": sum });
-            let response = json!({
-                "jsonrpc": "2.0",
-                "id": request["id"],
-                "result": {
-                    "content": [{"type": "text", "text": structured.to_string()}],
-                    "structuredContent": structured,
-                    "isError": false,
-                }
-            });
-            black_box(response.to_string())
-        })
-    });
+    for (name, text) in [
+        ("serde_floor", REQUEST),
+        ("serde_floor_2026_07_28", MODERN_REQUEST),
+    ] {
+        group.bench_function(name, |b| b.iter(|| black_box(serde_floor(black_box(text)))));
+    }
     let mut registry = registry();
     group.bench_function("registry_dispatch", |b| {
         b.iter(|| black_box(registry.dispatch(&mut Game, black_box(REQUEST))))

@@ -252,7 +252,7 @@ impl<Ctx> Server<Ctx> {
     pub fn poll(&mut self, ctx: &mut Ctx) -> bool {
         self.expire();
         self.next().is_some_and(|job| {
-            self.registry.run(ctx, job);
+            self.run(ctx, job);
             true
         })
     }
@@ -272,7 +272,7 @@ impl<Ctx> Server<Ctx> {
         let mut before = started;
         while stats.calls == 0 || before.duration_since(started) < budget {
             let Some(job) = self.next() else { break };
-            self.registry.run(ctx, job);
+            self.run(ctx, job);
             let after = Instant::now();
             let took = after.duration_since(before);
             stats.calls += 1;
@@ -283,6 +283,16 @@ impl<Ctx> Server<Ctx> {
         stats.queued = self.queued();
         stats.deferred = self.registry.deferred_calls();
         stats
+    }
+
+    fn run(&mut self, ctx: &mut Ctx, job: Incoming) {
+        let outlet = job.outlet.clone();
+        if let Some(reply) = self.registry.run(ctx, job)
+            && let Some(outlet) = outlet
+        {
+            // The client may have gone meanwhile; nothing to do then.
+            let _ = outlet.send(Out::Done(reply));
+        }
     }
 
     fn expire(&mut self) {
@@ -298,7 +308,7 @@ impl<Ctx> Server<Ctx> {
             match running.jobs.try_recv() {
                 Ok(job) => {
                     running.queued.fetch_sub(1, Ordering::Relaxed);
-                    if job.outlet.is_closed() {
+                    if job.outlet.as_ref().is_none_or(|o| o.is_closed()) {
                         continue;
                     }
                     return Some(job);
@@ -685,7 +695,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     match state.jobs.try_send(Incoming {
         request,
         era,
-        outlet,
+        outlet: Some(outlet),
         streamable,
         param_headers: Some(headers.params),
     }) {

@@ -390,7 +390,9 @@ pub(crate) type Outlet = mpsc::UnboundedSender<Out>;
 pub(crate) struct Incoming {
     pub request: Request,
     pub era: Era,
-    pub outlet: Outlet,
+    /// Where notifications and a deferred answer go; `None` when the caller takes the answer
+    /// from `run`'s return value and the tool answers before `run` returns.
+    pub outlet: Option<Outlet>,
     /// Whether the transport can carry notifications before the answer (an SSE answer, or
     /// stdio lines).
     pub streamable: bool,
@@ -662,8 +664,14 @@ impl<Ctx> Registry<Ctx> {
             Ok(era) => era,
             Err(rejection) => return Some(rejection.text()),
         };
-        let (outlet, mut replies) = mpsc::unbounded_channel();
-        self.run(
+        // A channel only for the tools that answer through one.
+        let (outlet, mut replies) = if self.answers_through_call(&request) {
+            let (outlet, replies) = mpsc::unbounded_channel();
+            (Some(outlet), Some(replies))
+        } else {
+            (None, None)
+        };
+        let reply = self.run(
             ctx,
             Incoming {
                 request,
@@ -673,6 +681,12 @@ impl<Ctx> Registry<Ctx> {
                 param_headers: None,
             },
         );
+        let Some(replies) = &mut replies else {
+            return reply.map(|r| r.text);
+        };
+        if let Some(reply) = reply {
+            return Some(reply.text);
+        }
         loop {
             match replies.try_recv() {
                 Ok(Out::Note(text)) => note(text),
@@ -695,10 +709,22 @@ impl<Ctx> Registry<Ctx> {
         }
     }
 
-    /// Runs one framed, classified request; its answer (and any notifications before it) go
-    /// to `incoming.outlet`, now or, for a deferred call, on a later frame. Returns whether a
-    /// tool handler ran.
-    pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> bool {
+    /// Whether `request` calls a [`CallHandler`] tool.
+    fn answers_through_call(&self, request: &Request) -> bool {
+        request.method == "tools/call"
+            && request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .and_then(|name| self.index.get(name))
+                .is_some_and(|&i| matches!(self.entries[i].run, Run::Call(..)))
+    }
+
+    /// Runs one framed, classified request. Returns its answer when it has one now; a
+    /// [`CallHandler`] call answers through `incoming.outlet` instead (with any notifications
+    /// before), now or on a later frame, and needs one.
+    pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
         let Incoming {
             request,
             era,
@@ -708,20 +734,15 @@ impl<Ctx> Registry<Ctx> {
         } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
-        let (text, status, ran) = match (era, request.method.as_str()) {
-            (Era::Legacy, "initialize") => {
-                (self.initialize(id, request.params.as_ref()), 200, false)
-            }
-            (Era::Legacy, "ping") => (respond(id, &Map::new()), 200, false),
-            (Era::Legacy, "logging/setLevel") => {
-                let (text, status) = self.set_level(id, request.params.as_ref());
-                (text, status, false)
-            }
-            (Era::Modern, "server/discover") => (self.discover(id), 200, false),
-            (Era::Modern, "prompts/list") => (self.empty_list(id, "prompts"), 200, false),
-            (Era::Modern, "resources/list") => (self.empty_list(id, "resources"), 200, false),
+        let (text, status) = match (era, request.method.as_str()) {
+            (Era::Legacy, "initialize") => (self.initialize(id, request.params.as_ref()), 200),
+            (Era::Legacy, "ping") => (respond(id, &Map::new()), 200),
+            (Era::Legacy, "logging/setLevel") => self.set_level(id, request.params.as_ref()),
+            (Era::Modern, "server/discover") => (self.discover(id), 200),
+            (Era::Modern, "prompts/list") => (self.empty_list(id, "prompts"), 200),
+            (Era::Modern, "resources/list") => (self.empty_list(id, "resources"), 200),
             (Era::Modern, "resources/templates/list") => {
-                (self.empty_list(id, "resourceTemplates"), 200, false)
+                (self.empty_list(id, "resourceTemplates"), 200)
             }
             (Era::Modern, "resources/read") => {
                 let uri = request
@@ -736,11 +757,11 @@ impl<Ctx> Registry<Ctx> {
                     &format!("Resource not found: {uri}"),
                     Some(&serde_json::json!({ "uri": uri })),
                 );
-                (text, 200, false)
+                (text, 200)
             }
             (_, "tools/list") => {
                 let text = self.list(id, request.params.as_ref(), modern);
-                (text, 200, false)
+                (text, 200)
             }
             (_, "tools/call") => {
                 return self.call(ctx, request, modern, outlet, streamable, param_headers);
@@ -748,11 +769,9 @@ impl<Ctx> Registry<Ctx> {
             (_, other) => (
                 error(id, -32601, &format!("Method not found: {other}")),
                 if modern { 404 } else { 200 },
-                false,
             ),
         };
-        let _ = outlet.send(Out::Done(Reply { text, status }));
-        ran
+        Some(Reply { text, status })
     }
 
     fn initialize(&self, id: &Value, params: Option<&Value>) -> String {
@@ -873,16 +892,14 @@ impl<Ctx> Registry<Ctx> {
         ctx: &mut Ctx,
         request: Request,
         modern: bool,
-        outlet: Outlet,
+        outlet: Option<Outlet>,
         streamable: bool,
         param_headers: Option<Vec<(String, String)>>,
-    ) -> bool {
+    ) -> Option<Reply> {
         let Request { id, params, .. } = request;
-        let done = |text: String, status: u16| {
-            let _ = outlet.send(Out::Done(Reply { text, status }));
-        };
+        let done = |text: String, status: u16| Some(Reply { text, status });
         let Some(Value::Object(mut params)) = params else {
-            done(
+            return done(
                 error(
                     &id,
                     -32602,
@@ -890,36 +907,30 @@ impl<Ctx> Registry<Ctx> {
                 ),
                 200,
             );
-            return false;
         };
         let Some(Value::String(name)) = params.remove("name") else {
-            done(
+            return done(
                 error(&id, -32602, "Invalid params: tools/call needs a tool name"),
                 200,
             );
-            return false;
         };
         let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => {
-                done(
+                return done(
                     error(&id, -32602, "Invalid params: arguments must be an object"),
                     200,
                 );
-                return false;
             }
         };
         let Some(&index) = self.index.get(&name) else {
-            done(error(&id, -32602, &format!("Unknown tool: {name}")), 200);
-            return false;
+            return done(error(&id, -32602, &format!("Unknown tool: {name}")), 200);
         };
         let meta = params.get("_meta").and_then(Value::as_object);
         let entry = &mut self.entries[index];
         let result_type = modern.then_some("complete");
-        let answer = |result: CallResult| {
-            done(respond(&id, &result.typed(result_type)), 200);
-        };
+        let answer = |result: CallResult| done(respond(&id, &result.typed(result_type)), 200);
         if modern && !entry.requires.is_empty() {
             let declared = meta
                 .and_then(|m| m.get(era::meta::CLIENT_CAPABILITIES))
@@ -932,7 +943,7 @@ impl<Ctx> Registry<Ctx> {
                 .collect();
             if !missing.is_empty() {
                 let names: Vec<&String> = missing.keys().collect();
-                done(
+                return done(
                     error_with(
                         &id,
                         era::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -945,14 +956,13 @@ impl<Ctx> Registry<Ctx> {
                     ),
                     400,
                 );
-                return false;
             }
         }
         if modern
             && let Some(headers) = &param_headers
             && let Err(what) = check_param_headers(&entry.def.input_schema, &arguments, headers)
         {
-            done(
+            return done(
                 error(
                     &id,
                     era::code::HEADER_MISMATCH,
@@ -960,26 +970,23 @@ impl<Ctx> Registry<Ctx> {
                 ),
                 400,
             );
-            return false;
         }
         if let Some(traceback) = &self.crashed
             && !entry.def.when_crashed
         {
             let failure = ToolError::new(traceback.clone()).with_code("crashed");
-            answer(CallResult::failure(&failure));
-            return false;
+            return answer(CallResult::failure(&failure));
         }
         // SEP-1303: arguments that do not fit are a tool error the model can correct.
         if let Err(violation) = entry.input.validate(&arguments) {
             let failure = ToolError::new(format!("invalid arguments for {name}: {violation}"))
                 .with_code("invalid_arguments");
-            answer(CallResult::failure(&failure));
-            return false;
+            return answer(CallResult::failure(&failure));
         }
         match &mut entry.run {
             Run::Now(run) => {
                 let outcome = catch_unwind(AssertUnwindSafe(|| run(ctx, arguments)));
-                answer(match outcome {
+                return answer(match outcome {
                     Ok(Ok(value)) => CallResult::success(value),
                     Ok(Err(failure)) => CallResult::failure(&failure),
                     Err(panic) => panicked(&name, panic),
@@ -1003,7 +1010,7 @@ impl<Ctx> Registry<Ctx> {
                     timeout,
                     result_type,
                     state: Mutex::new(SlotState {
-                        outlet: Some(outlet.clone()),
+                        outlet: outlet.clone(),
                         id,
                         streamable,
                         progress_token: progress_token.filter(|_| streamable),
@@ -1023,12 +1030,14 @@ impl<Ctx> Registry<Ctx> {
                     }
                 }
                 if !slot.is_finished() {
-                    let _ = outlet.send(Out::Deferred(timeout));
+                    if let Some(outlet) = &outlet {
+                        let _ = outlet.send(Out::Deferred(timeout));
+                    }
                     self.outstanding.push(slot);
                 }
+                None
             }
         }
-        true
     }
 }
 
