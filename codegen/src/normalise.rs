@@ -420,6 +420,8 @@ impl Walker<'_> {
         if let Some(reference) = object.get("$ref") {
             return self.reference(object, reference, pointer);
         }
+        let collapsed = const_union(object);
+        let object = collapsed.as_ref().unwrap_or(object);
         let mut out = Map::new();
         // Properties whose field names collided: (wire name, placeholder).
         let mut renamed: Vec<(String, String)> = Vec::new();
@@ -530,6 +532,7 @@ impl Walker<'_> {
                 out.remove("allOf");
             }
         }
+        self.check_default(&mut out, pointer);
         let root = if depth == 0 { self.root.clone() } else { None };
         self.consts_and_enums(&mut out, object, root.as_deref());
         self.prefix_items(&mut out, pointer);
@@ -542,6 +545,24 @@ impl Walker<'_> {
                 out.insert("additionalProperties".into(), value_schema);
             }
             out.remove("patternProperties");
+        }
+        if out.remove("nullable") == Some(Value::Bool(true)) {
+            // OpenAPI 3.0's `nullable: true`: JSON Schema's `type: [T, "null"]`.
+            match out.get("type").cloned() {
+                Some(Value::String(t)) if t != "null" => {
+                    out.insert("type".into(), json!([t, "null"]));
+                }
+                Some(Value::Array(mut types)) if !types.contains(&json!("null")) => {
+                    types.push(json!("null"));
+                    out.insert("type".into(), Value::Array(types));
+                }
+                _ => {}
+            }
+            if let Some(Value::Array(values)) = out.get_mut("enum")
+                && !values.contains(&Value::Null)
+            {
+                values.push(Value::Null);
+            }
         }
         if let Some(Value::Array(types)) = out.get("type") {
             if types.is_empty() {
@@ -688,6 +709,28 @@ impl Walker<'_> {
         Value::Object(out)
     }
 
+    /// A `default` that does not fit its schema is dropped: typify refuses the whole type
+    /// otherwise. `default: null` on a type that is not nullable (pydantic's `x: str | None =
+    /// None` as some servers pass it on) means "optional, no default": dropped silently, since
+    /// leaving the field out sends what the server expects; any other misfit with a warning.
+    fn check_default(&mut self, out: &mut Map<String, Value>, pointer: &str) {
+        let Some(default) = out.get("default") else {
+            return;
+        };
+        let mut schema = out.clone();
+        schema.remove("default");
+        if fits(default, &Value::Object(schema)) {
+            return;
+        }
+        let default = out.remove("default").unwrap_or_default();
+        if !default.is_null() {
+            self.warn(
+                pointer,
+                format!("the default {default} does not fit the schema; dropped"),
+            );
+        }
+    }
+
     /// `const` → one-value `enum`; infer `type` from enum values; split `null` out of an enum;
     /// name string variants that typify would collide on.
     fn consts_and_enums(
@@ -802,6 +845,153 @@ impl Walker<'_> {
             out.insert("items".into(), json!({}));
         }
     }
+}
+
+/// An `anyOf` / `oneOf` whose branches are each one value (`const`, or a one-value `enum`,
+/// with or without `type`, `title`, `description`), or `{"type": "null"}`: how zod writes a
+/// union of literals and pydantic a `Literal[..]`. It is the `enum` of those values (typify
+/// would otherwise see an untagged union of unit types, and refuse a `default`).
+fn const_union(object: &Map<String, Value>) -> Option<Map<String, Value>> {
+    const ONLY: &[&str] = &[
+        "const",
+        "enum",
+        "type",
+        "title",
+        "description",
+        "$comment",
+        "examples",
+        "deprecated",
+    ];
+    if object.contains_key("enum") || object.contains_key("const") {
+        return None;
+    }
+    let key = ["anyOf", "oneOf"]
+        .into_iter()
+        .find(|k| object.contains_key(*k))?;
+    let branches = object.get(key)?.as_array()?;
+    let mut values = Vec::new();
+    let mut types = BTreeSet::new();
+    for branch in branches {
+        let branch = branch.as_object()?;
+        if branch.keys().any(|k| !ONLY.contains(&k.as_str())) {
+            return None;
+        }
+        let value = match (branch.get("const"), branch.get("enum")) {
+            (Some(value), None) => value.clone(),
+            (None, Some(Value::Array(one))) if one.len() == 1 => one[0].clone(),
+            (None, None) if branch.get("type") == Some(&json!("null")) => Value::Null,
+            _ => return None,
+        };
+        if let Some(t) = branch.get("type") {
+            let t = t.as_str()?;
+            if t != "null" {
+                types.insert(t.to_owned());
+            }
+        }
+        if !values.contains(&value) {
+            values.push(value);
+        }
+    }
+    if values.iter().all(Value::is_null) || types.len() > 1 {
+        return None;
+    }
+    let mut out = object.clone();
+    out.remove(key);
+    if !out.contains_key("type")
+        && let Some(t) = types.into_iter().next()
+    {
+        out.insert("type".into(), Value::String(t));
+    }
+    out.insert("enum".into(), Value::Array(values));
+    Some(out)
+}
+
+/// Whether `value` could be valid against `schema`: its type, `enum` / `const`, bounds,
+/// lengths, and (recursively) properties, items and `anyOf` / `oneOf` branches. What this does
+/// not look at (`$ref`, patterns, formats) counts as fitting.
+fn fits(value: &Value, schema: &Value) -> bool {
+    let Value::Object(schema) = schema else {
+        return schema != &Value::Bool(false);
+    };
+    if let Some(Value::Array(values)) = schema.get("enum")
+        && !values.contains(value)
+    {
+        return false;
+    }
+    if let Some(constant) = schema.get("const")
+        && constant != value
+    {
+        return false;
+    }
+    let kind = json_type(value);
+    let type_ok = |t: &Value| match t.as_str() {
+        Some("number") => kind == "number" || kind == "integer",
+        Some(t) => t == kind,
+        None => true,
+    };
+    match schema.get("type") {
+        Some(Value::Array(types)) if !types.iter().any(type_ok) => return false,
+        Some(t @ Value::String(_)) if !type_ok(t) => return false,
+        _ => {}
+    }
+    if let Some(n) = value.as_f64() {
+        let bound = |k: &str| schema.get(k).and_then(Value::as_f64);
+        if bound("minimum").is_some_and(|m| n < m)
+            || bound("maximum").is_some_and(|m| n > m)
+            || bound("exclusiveMinimum").is_some_and(|m| n <= m)
+            || bound("exclusiveMaximum").is_some_and(|m| n >= m)
+        {
+            return false;
+        }
+    }
+    let length = |k: &str| schema.get(k).and_then(Value::as_u64);
+    if let Some(s) = value.as_str() {
+        let n = s.chars().count() as u64;
+        if length("minLength").is_some_and(|m| n < m) || length("maxLength").is_some_and(|m| n > m)
+        {
+            return false;
+        }
+    }
+    if let Some(items) = value.as_array() {
+        let n = items.len() as u64;
+        if length("minItems").is_some_and(|m| n < m) || length("maxItems").is_some_and(|m| n > m) {
+            return false;
+        }
+        if let Some(item) = schema.get("items").filter(|i| i.is_object())
+            && !items.iter().all(|v| fits(v, item))
+        {
+            return false;
+        }
+    }
+    if let Some(fields) = value.as_object() {
+        if let Some(Value::Array(required)) = schema.get("required")
+            && required
+                .iter()
+                .any(|r| r.as_str().is_some_and(|r| !fields.contains_key(r)))
+        {
+            return false;
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties")
+            && fields
+                .iter()
+                .any(|(k, v)| properties.get(k).is_some_and(|p| !fits(v, p)))
+        {
+            return false;
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key)
+            && !branches.iter().any(|b| fits(value, b))
+        {
+            return false;
+        }
+    }
+    if let Some(Value::Array(all)) = schema.get("allOf")
+        && !all.iter().all(|b| fits(value, b))
+    {
+        return false;
+    }
+    true
 }
 
 /// The property that tells `branches` apart when it is a boolean or integer: required in

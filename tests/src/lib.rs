@@ -10,6 +10,10 @@ pub mod edge_cases;
 pub mod hostile;
 
 #[rustfmt::skip]
+#[path = "../snapshots/idioms.rs"]
+pub mod idioms;
+
+#[rustfmt::skip]
 #[path = "../snapshots/everything.rs"]
 pub mod everything;
 

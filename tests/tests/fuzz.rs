@@ -207,7 +207,8 @@ fn fixture_captures() -> Vec<mcp_bindgen_codegen::model::Capture> {
 }
 
 proptest! {
-    #![proptest_config(config(generator_cases()))]
+    // A fifth of the generator cases: each generates a whole fixture capture.
+    #![proptest_config(config(generator_cases() / 5))]
 
     /// Self-consistency as a property of the generator: whichever tool of a real capture is
     /// made to fail, at whichever stage, generation succeeds, only that tool is warned about,
@@ -237,6 +238,10 @@ proptest! {
             );
         }
     }
+}
+
+proptest! {
+    #![proptest_config(config(generator_cases()))]
 
     /// The same on capture-shaped noise: whatever survives parsing, with any tool failing at
     /// any stage, yields a consistent module or a located error, never a panic.
