@@ -283,6 +283,23 @@ fn declarations() -> impl Strategy<Value = String> {
         Just("A".to_owned()),
         Just("B<string>".to_owned()),
         Just("keyof A".to_owned()),
+        Just("keyof typeof OBJ".to_owned()),
+        Just("typeof MAX".to_owned()),
+        Just("typeof OBJ.x".to_owned()),
+        Just("A['x']".to_owned()),
+        Just("A[keyof A]".to_owned()),
+        Just("C[number]".to_owned()),
+        Just("Partial<A>".to_owned()),
+        Just("Required<C>".to_owned()),
+        Just("Pick<A, 'x' | 'y'>".to_owned()),
+        Just("Omit<A, keyof C>".to_owned()),
+        Just("Record<keyof A, number>".to_owned()),
+        Just("Exclude<'a' | 'b' | 'c', 'a'>".to_owned()),
+        Just("Extract<A, { x: string }>".to_owned()),
+        Just("NonNullable<A | null>".to_owned()),
+        Just("Readonly<string[]>".to_owned()),
+        Just("string & { __brand: 'x' }".to_owned()),
+        Just("N.T".to_owned()),
         Just("(x: number) => void".to_owned()),
         Just("{ [K in 'x']: number }".to_owned()),
         Just("A extends B ? 1 : 2".to_owned()),
@@ -313,7 +330,7 @@ fn declarations() -> impl Strategy<Value = String> {
             .prop_map(|(n, t)| format!("export type {n} = {t};")),
         (
             prop_oneof![Just("A"), Just("C extends A")],
-            prop::collection::vec(("[a-z]{1,5}", any::<bool>(), ty), 0..5)
+            prop::collection::vec(("[a-z]{1,5}", any::<bool>(), ty.clone()), 0..5)
         )
             .prop_map(|(n, members)| {
                 let body: Vec<String> = members
@@ -325,6 +342,14 @@ fn declarations() -> impl Strategy<Value = String> {
                 format!("export interface {n} {{\n{}\n}}", body.join("\n"))
             }),
         any::<i32>().prop_map(|v| format!("export declare const MAX = {v};")),
+        Just("export declare const OBJ: { readonly x: 1; readonly y: 'y' };".to_owned()),
+        prop_oneof![Just("A"), Just("C"), Just("D")]
+            .prop_map(|n| format!("export interface {n} extends Array<A> {{}}")),
+        (prop_oneof![Just("A"), Just("C")], ty.clone()).prop_map(|(n, t)| format!(
+            "export namespace N {{ export type T = {t}; export interface {n} {{ t: T }} }}"
+        )),
+        (ty.clone(), ty.clone())
+            .prop_map(|(a, b)| format!("export type D = {{ x: {a}; y?: never }} & {{ x: {b} }};")),
     ];
     prop::collection::vec(decl, 1..5).prop_map(|d| d.join("\n"))
 }

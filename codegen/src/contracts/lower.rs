@@ -43,6 +43,9 @@ pub(crate) struct Lowerer<'a> {
     /// Keys of the inline object types and intersections being lowered, outermost first: one
     /// that contains itself (`interface A { x: A & { y: string } }`) would expand without end.
     expanding: Vec<String>,
+    /// How many computed types (`T[K]`, `typeof`, `keyof`) are being resolved and lowered in
+    /// turn: one that resolves to itself (`A { x: A['x'] }`) would go on without end.
+    resolving: usize,
     out: Output,
 }
 
@@ -155,6 +158,7 @@ impl<'a> Lowerer<'a> {
             hoisted: HashMap::new(),
             instances: HashMap::new(),
             expanding: Vec::new(),
+            resolving: 0,
             out: Output::default(),
         }
     }
@@ -469,8 +473,14 @@ impl<'a> Lowerer<'a> {
                 json!({"type": "array", "prefixItems": prefix, "items": false, "minItems": n, "maxItems": n})
             }
             Ty::Indexed { at, .. } | Ty::TypeOf { at, .. } | Ty::KeyOf { at, .. } => {
+                if self.resolving > 16 {
+                    return self.unsupported("a type computed from itself", *at, site);
+                }
                 let resolved = self.types.resolve(ty, 0)?;
-                return self.lower(&resolved, hint, site, *at);
+                self.resolving += 1;
+                let lowered = self.lower(&resolved, hint, site, *at);
+                self.resolving -= 1;
+                return lowered;
             }
             Ty::Conflict { member, at, other } => {
                 return Err(Problem::error(
@@ -577,7 +587,13 @@ impl<'a> Lowerer<'a> {
             if null {
                 members.push(Ty::Null);
             }
-            return self.union(&Ty::Union(members), hint, site, at);
+            if self.resolving > 16 {
+                return self.unsupported("a type computed from itself", at, site);
+            }
+            self.resolving += 1;
+            let lowered = self.union(&Ty::Union(members), hint, site, at);
+            self.resolving -= 1;
+            return lowered;
         }
         let direct: Vec<&Ty> = direct
             .into_iter()
@@ -596,6 +612,9 @@ impl<'a> Lowerer<'a> {
             } else {
                 direct
             };
+        // `'body' | 'query' | 'body'` (as published) is two values.
+        let mut seen = HashSet::new();
+        rest.retain(|t| seen.insert(key(t)));
         if rest.iter().any(|t| matches!(t, Ty::Any | Ty::Unknown)) {
             return Ok(json!({}));
         }
@@ -820,15 +839,28 @@ impl<'a> Lowerer<'a> {
                 return self.unsupported("a `Record` whose keys are not strings", at, site);
             }
             ("Partial" | "Required" | "Readonly" | "Pick" | "Omit", _) => {
-                let shape = self.types.shape(
-                    &Ty::Ref {
-                        name: name.to_owned(),
-                        args: args.to_vec(),
+                let ty = Ty::Ref {
+                    name: name.to_owned(),
+                    args: args.to_vec(),
+                    at,
+                };
+                // `interface C { x: Partial<C> }`: the second `Partial<C>` inside the first
+                // would expand without end.
+                let k = key(&ty);
+                if self.expanding.contains(&k) {
+                    self.warn(
                         at,
-                    },
-                    0,
-                )?;
-                let schema = self.object(&shape, hint)?;
+                        format!("`{name}<..>` contains itself; typed as serde_json::Value: give it a name with a type alias to type it"),
+                    );
+                    return Ok(json!({}));
+                }
+                self.expanding.push(k);
+                let lowered = self
+                    .types
+                    .shape(&ty, 0)
+                    .and_then(|shape| self.object(&shape, hint));
+                self.expanding.pop();
+                let schema = lowered?;
                 return Ok(match site {
                     Site::Root => schema,
                     Site::Inner => self.hoist(hint, schema, at, true),

@@ -15,12 +15,17 @@
 //! | `Record<string, T>`, `[k: string]: T` | `additionalProperties` (→ map, or a flattened map next to fields) |
 //! | `unknown`, `any` | `{}` (→ `serde_json::Value`) |
 //! | `G<T = X>` | instantiated where used (`GArg`), with defaults alone as `G` |
+//! | `interface L extends Array<T> {}` | array definition `L` (→ `struct L(Vec<T>)`) |
+//! | `Partial`, `Required`, `Readonly`, `Pick`, `Omit`, `Record<K, T>` | object definitions (keys through aliases and `keyof`) |
+//! | `NonNullable`, `Exclude`, `Extract`, `T[K]`, `typeof CONST`, `keyof T` | what TypeScript computes (`shape.rs`), then lowered |
+//! | `namespace N { type T }` | declaration `N.T` (→ `NT`) |
 //! | `declare const MAX = 320`, `GRID: { readonly w: 64 }` | Rust constants |
 //! | JSDoc | `description` (→ doc comments) |
 //!
-//! Conditional and mapped types, `keyof`, `typeof`, function types and the like have no JSON
-//! form: as a declaration's type they are an error (file:line:column, the line, what to do);
-//! as a member's type they become `serde_json::Value` with a located warning.
+//! Conditional and generic mapped types, function types and the like have no JSON form: a
+//! declaration of one is left out alone with a located warning (and is an error only where a
+//! manifest result type names it); as a member's type, or a reference to a left-out
+//! declaration, they become `serde_json::Value` with a located warning.
 
 mod ir;
 mod lower;
