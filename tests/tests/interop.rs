@@ -330,3 +330,253 @@ fn server_everything_over_stdio() {
 fn server_everything_over_streamable_http() {
     everything("http", true);
 }
+
+/// A CA and certificates made for one test: `ca.pem`, a valid `localhost` certificate, an
+/// expired one, and a second CA that signed nothing the servers use.
+struct Pki {
+    dir: tempfile::TempDir,
+}
+
+impl Pki {
+    fn new() -> Self {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: String| {
+            std::fs::write(dir.path().join(name), text).expect("writes");
+        };
+        let ca = |name: &str| {
+            let key = KeyPair::generate().expect("key");
+            let mut params = CertificateParams::new(Vec::<String>::new()).expect("params");
+            params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            params
+                .distinguished_name
+                .push(DnType::CommonName, format!("mcp-bindgen test {name}"));
+            let cert = params.self_signed(&key).expect("CA");
+            (cert, Issuer::new(params, key))
+        };
+        let (ca_cert, issuer) = ca("CA");
+        write("ca.pem", ca_cert.pem());
+        let (other_ca, _) = ca("other CA");
+        write("other-ca.pem", other_ca.pem());
+        for (name, expired) in [("server", false), ("expired", true)] {
+            let key = KeyPair::generate().expect("key");
+            let mut params = CertificateParams::new(vec!["localhost".to_owned()]).expect("params");
+            if expired {
+                params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+                params.not_after = rcgen::date_time_ymd(2021, 1, 1);
+            }
+            let cert = params.signed_by(&key, &issuer).expect("signs");
+            write(&format!("{name}.pem"), cert.pem());
+            write(&format!("{name}-key.pem"), key.serialize_pem());
+        }
+        Pki { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn pem(&self, name: &str) -> Vec<u8> {
+        std::fs::read(self.path(name)).expect("pem")
+    }
+}
+
+/// The TypeScript SDK v2 server fixture over HTTPS; its stdout lines after the URL are events.
+struct TlsPeer {
+    child: Child,
+    url: String,
+    events: std::sync::mpsc::Receiver<String>,
+}
+
+const TOKEN: &str = "interop-token";
+
+impl TlsPeer {
+    fn typescript(pki: &Pki, cert: &str) -> Self {
+        let mut child = Command::new(node())
+            .arg(interop().join("ts_tls_server.mjs"))
+            .arg(pki.path(&format!("{cert}.pem")))
+            .arg(pki.path(&format!("{cert}-key.pem")))
+            .arg(TOKEN)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starts node");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let url = lines
+            .next()
+            .and_then(Result::ok)
+            .expect("prints its URL")
+            .trim()
+            .to_owned();
+        let (tx, events) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        TlsPeer { child, url, events }
+    }
+}
+
+impl Drop for TlsPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tls_client(url: &str, pki: &Pki, protocol: mcp_bindgen::Protocol) -> mcp_bindgen::HttpClient {
+    pollster::block_on(
+        mcp_bindgen::HttpClient::builder(url)
+            .bearer_token(TOKEN)
+            .add_root_certificate(pki.pem("ca.pem"))
+            .protocol(protocol)
+            .connect(),
+    )
+    .unwrap_or_else(|e| panic!("connects to {url}: {e}"))
+}
+
+/// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:
+/// both eras, pinned and negotiated; `capture` with `--cacert` records the negotiated version;
+/// tools called; progress in order before the result; a dropped call cancelled on the server.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn typescript_v2_server_over_https_both_eras() {
+    use mcp_bindgen::client::{CallOptions, Progress};
+    use mcp_bindgen::{Protocol, ToolCaller};
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript(&pki, "server");
+
+    // Negotiated: modern; pinned: each era.
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Modern, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let client = tls_client(&peer.url, &pki, protocol.clone());
+        assert_eq!(
+            client.protocol_version().as_deref(),
+            Some(expected),
+            "{protocol:?}"
+        );
+        let tools = pollster::block_on(client.list_tools()).expect("tools/list");
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["add", "count", "slow"], "{protocol:?}");
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("a".into(), 2.into());
+        arguments.insert("b".into(), 3.5.into());
+        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"sum": 5.5})),
+            "{protocol:?}"
+        );
+
+        // Progress reaches the handler in order, before the result.
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
+        let sink = seen.clone();
+        let options = CallOptions::new().on_progress(move |p: Progress| {
+            sink.lock().expect("lock").push(p.progress);
+        });
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("n".into(), 5.into());
+        let result =
+            pollster::block_on(client.call_tool_with("count", arguments, &options)).expect("count");
+        assert_eq!(
+            result.texts().collect::<Vec<_>>(),
+            ["counted to 5"],
+            "{protocol:?}"
+        );
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            [1.0, 2.0, 3.0, 4.0, 5.0],
+            "{protocol:?}: progress in order, all before the result"
+        );
+
+        // A call that times out is cancelled on the server.
+        let options = CallOptions::new().timeout(std::time::Duration::from_secs(2));
+        let err =
+            pollster::block_on(client.call_tool_with("slow", serde_json::Map::new(), &options))
+                .expect_err("times out");
+        assert!(err.is_timeout(), "{protocol:?}: {err}");
+        let event = peer
+            .events
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{protocol:?}: the server saw no cancellation"));
+        assert!(event.contains("aborted"), "{protocol:?}: {event}");
+    }
+
+    // A dropped call's future cancels it too (modern: the stream closes).
+    let client = tls_client(&peer.url, &pki, Protocol::Auto);
+    {
+        let call = client.call_tool("slow", serde_json::Map::new());
+        let mut call = std::pin::pin!(call);
+        // Poll once so the request is sent, then drop it.
+        let waker = std::task::Waker::noop();
+        let _ =
+            std::future::Future::poll(call.as_mut(), &mut std::task::Context::from_waker(waker));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let event = peer
+        .events
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the server saw the dropped call's cancellation");
+    assert!(event.contains("aborted"), "{event}");
+
+    // capture's flags (--url, --cacert) record the negotiated version.
+    let live = mcp_bindgen_codegen::live::LiveArgs {
+        url: Some(peer.url.clone()),
+        cacert: Some(pki.path("ca.pem")),
+        ..Default::default()
+    };
+    let mut options = live.options().expect("reads the CA file");
+    options.bearer_token = Some(TOKEN.to_owned());
+    let captured = pollster::block_on(live.capture(&options)).expect("captures");
+    assert_eq!(captured["protocolVersion"], "2026-07-28");
+    assert_eq!(captured["serverInfo"]["name"], "ts-v2-tls");
+    assert_eq!(captured["tools"].as_array().map(Vec::len), Some(3));
+}
+
+/// Wrong CA, expired certificate, wrong host name: each a clear error naming the reason.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn tls_failures_are_clear_errors() {
+    let pki = Pki::new();
+    let good = TlsPeer::typescript(&pki, "server");
+    let expired = TlsPeer::typescript(&pki, "expired");
+    let connect = |url: &str, ca: &str| {
+        pollster::block_on(
+            mcp_bindgen::HttpClient::builder(url)
+                .bearer_token(TOKEN)
+                .add_root_certificate(pki.pem(ca))
+                .connect(),
+        )
+        .expect_err("refused")
+        .to_string()
+    };
+    let wrong_ca = connect(&good.url, "other-ca.pem");
+    assert!(
+        wrong_ca.contains("invalid peer certificate: UnknownIssuer"),
+        "{wrong_ca}"
+    );
+    let expired = connect(&expired.url, "ca.pem");
+    assert!(expired.contains("certificate expired"), "{expired}");
+    let wrong_host = connect(&good.url.replace("localhost", "127.0.0.1"), "ca.pem");
+    assert!(
+        wrong_host.contains("certificate not valid for name"),
+        "{wrong_host}"
+    );
+    // Cleartext to a host that is not loopback: refused before anything is sent.
+    let cleartext = pollster::block_on(
+        mcp_bindgen::HttpClient::builder("http://mcp.example/mcp")
+            .bearer_token(TOKEN)
+            .connect(),
+    )
+    .expect_err("refused");
+    assert!(
+        matches!(cleartext, mcp_bindgen::Error::Auth { status: None, .. })
+            && cleartext.to_string().contains("cleartext"),
+        "{cleartext}"
+    );
+}
