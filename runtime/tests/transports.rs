@@ -352,8 +352,8 @@ fn http_client_works_from_pollster_without_a_tokio_runtime() {
             "no runtime on this thread"
         );
         let client = pollster::block_on(HttpClient::connect(&url)).expect("connects");
-        let result = pollster::block_on(client.call_tool("echo", args("from pollster")))
-            .expect("calls");
+        let result =
+            pollster::block_on(client.call_tool("echo", args("from pollster"))).expect("calls");
         assert_eq!(
             result.structured_content,
             Some(serde_json::json!({"text": "from pollster"}))
