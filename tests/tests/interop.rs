@@ -392,8 +392,19 @@ const TOKEN: &str = "interop-token";
 
 impl TlsPeer {
     fn typescript(pki: &Pki, cert: &str) -> Self {
-        let mut child = Command::new(node())
-            .arg(interop().join("ts_tls_server.mjs"))
+        let mut command = Command::new(node());
+        command.arg(interop().join("ts_tls_server.mjs"));
+        TlsPeer::start(command, pki, cert)
+    }
+
+    fn python(pki: &Pki) -> Self {
+        let mut command = Command::new(interop().join(".venv/bin/python"));
+        command.arg(interop().join("py_tls_server.py"));
+        TlsPeer::start(command, pki, "server")
+    }
+
+    fn start(mut command: Command, pki: &Pki, cert: &str) -> Self {
+        let mut child = command
             .arg(pki.path(&format!("{cert}.pem")))
             .arg(pki.path(&format!("{cert}-key.pem")))
             .arg(TOKEN)
@@ -536,6 +547,67 @@ fn typescript_v2_server_over_https_both_eras() {
     assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["serverInfo"]["name"], "ts-v2-tls");
     assert_eq!(captured["tools"].as_array().map(Vec::len), Some(3));
+}
+
+/// The official Python SDK (`mcp` 2.3.0) server behind TLS and a Bearer token: both eras,
+/// tools called typed through their structured results, progress in order before the result,
+/// and capture's flags.
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_server_over_https_both_eras() {
+    use mcp_bindgen::client::{CallOptions, Progress};
+    use mcp_bindgen::{Protocol, ToolCaller};
+    let pki = Pki::new();
+    let peer = TlsPeer::python(&pki);
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let client = tls_client(&peer.url, &pki, protocol.clone());
+        assert_eq!(
+            client.protocol_version().as_deref(),
+            Some(expected),
+            "{protocol:?}"
+        );
+        let tools = pollster::block_on(client.list_tools()).expect("tools/list");
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["add", "count"], "{protocol:?}");
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("a".into(), 2.into());
+        arguments.insert("b".into(), 3.5.into());
+        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+        #[derive(serde::Deserialize)]
+        struct Sum {
+            sum: f64,
+        }
+        let sum: Sum = mcp_bindgen::decode_result("add", result).expect("typed");
+        assert_eq!(sum.sum, 5.5, "{protocol:?}");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
+        let sink = seen.clone();
+        let options = CallOptions::new().on_progress(move |p: Progress| {
+            sink.lock().expect("lock").push(p.progress);
+        });
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("n".into(), 4.into());
+        let result =
+            pollster::block_on(client.call_tool_with("count", arguments, &options)).expect("count");
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            [1.0, 2.0, 3.0, 4.0],
+            "{protocol:?}: progress in order, all before the result ({:?})",
+            result.texts().collect::<Vec<_>>()
+        );
+    }
+    let live = mcp_bindgen_codegen::live::LiveArgs {
+        url: Some(peer.url.clone()),
+        cacert: Some(pki.path("ca.pem")),
+        ..Default::default()
+    };
+    let mut options = live.options().expect("reads the CA file");
+    options.bearer_token = Some(TOKEN.to_owned());
+    let captured = pollster::block_on(live.capture(&options)).expect("captures");
+    assert_eq!(captured["protocolVersion"], "2026-07-28");
+    assert_eq!(captured["serverInfo"]["name"], "py-tls");
 }
 
 /// Wrong CA, expired certificate, wrong host name: each a clear error naming the reason.
