@@ -2,7 +2,8 @@
 // both protocol eras (createMcpHandler: 2026-07-28, and stateless 2025 serving as fallback)
 // over HTTPS on 127.0.0.1 with a Bearer token, for the client's interop tests.
 //
-// Usage: node ts_tls_server.mjs CERT.pem KEY.pem TOKEN
+// Usage: node ts_tls_server.mjs CERT.pem KEY.pem TOKEN [modern-only]
+// (`modern-only`: the legacy handshake is refused, `createMcpHandler`'s `legacy: 'reject'`.)
 // Prints its URL (https://localhost:PORT/mcp) on the first line of stdout, then one JSON line
 // per event the tests observe ({"event":"aborted","tool":"slow"} when a call is cancelled).
 import https from 'node:https';
@@ -10,7 +11,7 @@ import fs from 'node:fs';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
-const [cert, key, token] = process.argv.slice(2);
+const [cert, key, token, mode] = process.argv.slice(2);
 
 function factory() {
   const server = new McpServer({ name: 'ts-v2-tls', version: '2.4.0' });
@@ -65,7 +66,7 @@ function factory() {
   return server;
 }
 
-const handler = createMcpHandler(factory);
+const handler = createMcpHandler(factory, mode === 'modern-only' ? { legacy: 'reject' } : {});
 
 const server = https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) }, async (req, res) => {
   if (req.headers.authorization !== `Bearer ${token}`) {

@@ -394,23 +394,28 @@ impl TlsPeer {
     fn typescript(pki: &Pki, cert: &str) -> Self {
         let mut command = Command::new(node());
         command.arg(interop().join("ts_tls_server.mjs"));
-        TlsPeer::start(command, pki, cert)
+        TlsPeer::start(command, pki, cert, None)
+    }
+
+    /// The TypeScript server that refuses the legacy handshake.
+    fn typescript_modern_only(pki: &Pki) -> Self {
+        let mut command = Command::new(node());
+        command.arg(interop().join("ts_tls_server.mjs"));
+        TlsPeer::start(command, pki, "server", Some("modern-only"))
     }
 
     fn python(pki: &Pki) -> Self {
         let mut command = Command::new(interop().join(".venv/bin/python"));
         command.arg(interop().join("py_tls_server.py"));
-        TlsPeer::start(command, pki, "server")
+        TlsPeer::start(command, pki, "server", None)
     }
 
-    fn start(mut command: Command, pki: &Pki, cert: &str) -> Self {
-        let mut child = command
-            .arg(pki.path(&format!("{cert}.pem")))
-            .arg(pki.path(&format!("{cert}-key.pem")))
-            .arg(TOKEN)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("starts node");
+    fn start(mut command: Command, pki: &Pki, cert: &str, mode: Option<&str>) -> Self {
+        command.arg(pki.path(&format!("{cert}.pem")));
+        command.arg(pki.path(&format!("{cert}-key.pem")));
+        command.arg(TOKEN);
+        command.args(mode);
+        let mut child = command.stdout(Stdio::piped()).spawn().expect("starts node");
         let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
         let url = lines
             .next()
@@ -608,6 +613,44 @@ fn python_server_over_https_both_eras() {
     let captured = pollster::block_on(live.capture(&options)).expect("captures");
     assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["serverInfo"]["name"], "py-tls");
+}
+
+/// A server that refuses the legacy handshake: the default negotiation speaks modern to it,
+/// and a client pinned to the legacy era gets a clear error instead of a hang.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn modern_only_server_negotiates_modern() {
+    use mcp_bindgen::{Protocol, ToolCaller};
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript_modern_only(&pki);
+    let client = tls_client(&peer.url, &pki, Protocol::Auto);
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("a".into(), 1.into());
+    arguments.insert("b".into(), 2.into());
+    let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+    assert_eq!(
+        result.structured_content,
+        Some(serde_json::json!({"sum": 3}))
+    );
+    let refused = pollster::block_on(
+        mcp_bindgen::HttpClient::builder(&peer.url)
+            .bearer_token(TOKEN)
+            .add_root_certificate(pki.pem("ca.pem"))
+            .protocol(Protocol::Legacy)
+            .connect(),
+    )
+    .expect_err("the legacy handshake is refused");
+    // The server names the versions it speaks.
+    match &refused {
+        mcp_bindgen::Error::Protocol {
+            code: -32022, data, ..
+        } => assert_eq!(
+            data.as_ref().map(|d| &d["supported"]),
+            Some(&serde_json::json!(["2026-07-28"]))
+        ),
+        other => panic!("expected -32022 naming the supported versions, got {other:?}"),
+    }
 }
 
 /// Wrong CA, expired certificate, wrong host name: each a clear error naming the reason.
