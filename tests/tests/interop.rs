@@ -695,3 +695,39 @@ fn tls_failures_are_clear_errors() {
         "{cleartext}"
     );
 }
+
+/// The Python SDK's stdio server: the `server/discover` probe finds the modern era, the legacy
+/// pin the handshake; a tool is called in both.
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_server_over_stdio_both_eras() {
+    use mcp_bindgen::{Protocol, StdioClient, ToolCaller};
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let mut command = Command::new(interop().join(".venv/bin/python"));
+        command.arg(interop().join("py_stdio_server.py"));
+        let client = pollster::block_on(
+            StdioClient::builder(command)
+                .protocol(protocol.clone())
+                .spawn(),
+        )
+        .unwrap_or_else(|e| panic!("{protocol:?}: {e}"));
+        assert_eq!(
+            client.protocol_version().as_deref(),
+            Some(expected),
+            "{protocol:?}"
+        );
+        assert_eq!(client.server_info()["name"], "py-stdio", "{protocol:?}");
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("a".into(), 1.into());
+        arguments.insert("b".into(), 2.5.into());
+        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"sum": 3.5})),
+            "{protocol:?}"
+        );
+    }
+}
