@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 /// `--cacert`, `--allow-insecure-http`) or a stdio command after `--`, and `--protocol`,
 /// `--client-capabilities`, `--timeout`. Flatten it into any subcommand that reaches a live
 /// server (`#[command(flatten)]`).
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("server").args(["url", "command"])))]
 pub struct LiveArgs {
     /// The server's Streamable HTTP endpoint (`https://example.com/mcp`,
@@ -46,6 +46,22 @@ pub struct LiveArgs {
     /// The stdio server to start, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+impl Default for LiveArgs {
+    /// No server, and the defaults of the flags (`--protocol auto`, `--timeout 60`).
+    fn default() -> Self {
+        LiveArgs {
+            url: None,
+            bearer_env: None,
+            cacert: None,
+            allow_insecure_http: false,
+            protocol: Protocol::Auto,
+            client_capabilities: None,
+            timeout: 60,
+            command: Vec::new(),
+        }
+    }
 }
 
 fn parse_protocol(text: &str) -> Result<Protocol, String> {

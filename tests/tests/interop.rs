@@ -436,3 +436,404 @@ fn server_everything_over_stdio() {
 fn server_everything_over_streamable_http() {
     everything("http", true);
 }
+
+/// A CA and certificates made for one test: `ca.pem`, a valid `localhost` certificate, an
+/// expired one, and a second CA that signed nothing the servers use.
+struct Pki {
+    dir: tempfile::TempDir,
+}
+
+impl Pki {
+    fn new() -> Self {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write = |name: &str, text: String| {
+            std::fs::write(dir.path().join(name), text).expect("writes");
+        };
+        let ca = |name: &str| {
+            let key = KeyPair::generate().expect("key");
+            let mut params = CertificateParams::new(Vec::<String>::new()).expect("params");
+            params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            params
+                .distinguished_name
+                .push(DnType::CommonName, format!("mcp-bindgen test {name}"));
+            let cert = params.self_signed(&key).expect("CA");
+            (cert, Issuer::new(params, key))
+        };
+        let (ca_cert, issuer) = ca("CA");
+        write("ca.pem", ca_cert.pem());
+        let (other_ca, _) = ca("other CA");
+        write("other-ca.pem", other_ca.pem());
+        for (name, expired) in [("server", false), ("expired", true)] {
+            let key = KeyPair::generate().expect("key");
+            let mut params = CertificateParams::new(vec!["localhost".to_owned()]).expect("params");
+            if expired {
+                params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+                params.not_after = rcgen::date_time_ymd(2021, 1, 1);
+            }
+            let cert = params.signed_by(&key, &issuer).expect("signs");
+            write(&format!("{name}.pem"), cert.pem());
+            write(&format!("{name}-key.pem"), key.serialize_pem());
+        }
+        Pki { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn pem(&self, name: &str) -> Vec<u8> {
+        std::fs::read(self.path(name)).expect("pem")
+    }
+}
+
+/// The TypeScript SDK v2 server fixture over HTTPS; its stdout lines after the URL are events.
+struct TlsPeer {
+    child: Child,
+    url: String,
+    events: std::sync::mpsc::Receiver<String>,
+}
+
+const TOKEN: &str = "interop-token";
+
+impl TlsPeer {
+    fn typescript(pki: &Pki, cert: &str) -> Self {
+        let mut command = Command::new(node());
+        command.arg(interop().join("ts_tls_server.mjs"));
+        TlsPeer::start(command, pki, cert, None)
+    }
+
+    /// The TypeScript server that refuses the legacy handshake.
+    fn typescript_modern_only(pki: &Pki) -> Self {
+        let mut command = Command::new(node());
+        command.arg(interop().join("ts_tls_server.mjs"));
+        TlsPeer::start(command, pki, "server", Some("modern-only"))
+    }
+
+    fn python(pki: &Pki) -> Self {
+        let mut command = Command::new(interop().join(".venv/bin/python"));
+        command.arg(interop().join("py_tls_server.py"));
+        TlsPeer::start(command, pki, "server", None)
+    }
+
+    fn start(mut command: Command, pki: &Pki, cert: &str, mode: Option<&str>) -> Self {
+        command.arg(pki.path(&format!("{cert}.pem")));
+        command.arg(pki.path(&format!("{cert}-key.pem")));
+        command.arg(TOKEN);
+        command.args(mode);
+        let mut child = command.stdout(Stdio::piped()).spawn().expect("starts node");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let url = lines
+            .next()
+            .and_then(Result::ok)
+            .expect("prints its URL")
+            .trim()
+            .to_owned();
+        let (tx, events) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        TlsPeer { child, url, events }
+    }
+}
+
+impl Drop for TlsPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tls_client(url: &str, pki: &Pki, protocol: mcp_bindgen::Protocol) -> mcp_bindgen::HttpClient {
+    pollster::block_on(
+        mcp_bindgen::HttpClient::builder(url)
+            .bearer_token(TOKEN)
+            .add_root_certificate(pki.pem("ca.pem"))
+            .protocol(protocol)
+            .connect(),
+    )
+    .unwrap_or_else(|e| panic!("connects to {url}: {e}"))
+}
+
+/// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:
+/// both eras, pinned and negotiated; `capture` with `--cacert` records the negotiated version;
+/// tools called; progress in order before the result; a dropped call cancelled on the server.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn typescript_v2_server_over_https_both_eras() {
+    use mcp_bindgen::client::{CallOptions, Progress};
+    use mcp_bindgen::{Protocol, ToolCaller};
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript(&pki, "server");
+
+    // Negotiated: modern; pinned: each era.
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Modern, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let client = tls_client(&peer.url, &pki, protocol.clone());
+        assert_eq!(
+            client.protocol_version().as_deref(),
+            Some(expected),
+            "{protocol:?}"
+        );
+        let tools = pollster::block_on(client.list_tools()).expect("tools/list");
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["add", "count", "slow"], "{protocol:?}");
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("a".into(), 2.into());
+        arguments.insert("b".into(), 3.5.into());
+        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"sum": 5.5})),
+            "{protocol:?}"
+        );
+
+        // Progress reaches the handler in order, before the result.
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
+        let sink = seen.clone();
+        let options = CallOptions::new().on_progress(move |p: Progress| {
+            sink.lock().expect("lock").push(p.progress);
+        });
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("n".into(), 5.into());
+        let result =
+            pollster::block_on(client.call_tool_with("count", arguments, &options)).expect("count");
+        assert_eq!(
+            result.texts().collect::<Vec<_>>(),
+            ["counted to 5"],
+            "{protocol:?}"
+        );
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            [1.0, 2.0, 3.0, 4.0, 5.0],
+            "{protocol:?}: progress in order, all before the result"
+        );
+
+        // A call that times out is cancelled on the server.
+        let options = CallOptions::new().timeout(std::time::Duration::from_secs(2));
+        let err =
+            pollster::block_on(client.call_tool_with("slow", serde_json::Map::new(), &options))
+                .expect_err("times out");
+        assert!(err.is_timeout(), "{protocol:?}: {err}");
+        let event = peer
+            .events
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{protocol:?}: the server saw no cancellation"));
+        assert!(event.contains("aborted"), "{protocol:?}: {event}");
+    }
+
+    // A dropped call's future cancels it too (modern: the stream closes).
+    let client = tls_client(&peer.url, &pki, Protocol::Auto);
+    {
+        let call = client.call_tool("slow", serde_json::Map::new());
+        let mut call = std::pin::pin!(call);
+        // Poll once so the request is sent, then drop it.
+        let waker = std::task::Waker::noop();
+        let _ =
+            std::future::Future::poll(call.as_mut(), &mut std::task::Context::from_waker(waker));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let event = peer
+        .events
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the server saw the dropped call's cancellation");
+    assert!(event.contains("aborted"), "{event}");
+
+    // capture's flags (--url, --cacert) record the negotiated version.
+    let live = mcp_bindgen_codegen::live::LiveArgs {
+        url: Some(peer.url.clone()),
+        cacert: Some(pki.path("ca.pem")),
+        ..Default::default()
+    };
+    let mut options = live.options().expect("reads the CA file");
+    options.bearer_token = Some(TOKEN.to_owned());
+    let captured = pollster::block_on(live.capture(&options)).expect("captures");
+    assert_eq!(captured["protocolVersion"], "2026-07-28");
+    assert_eq!(captured["serverInfo"]["name"], "ts-v2-tls");
+    assert_eq!(captured["tools"].as_array().map(Vec::len), Some(3));
+}
+
+/// The official Python SDK (`mcp` 2.3.0) server behind TLS and a Bearer token: both eras,
+/// tools called typed through their structured results, progress in order before the result,
+/// and capture's flags.
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_server_over_https_both_eras() {
+    use mcp_bindgen::client::{CallOptions, Progress};
+    use mcp_bindgen::{Protocol, ToolCaller};
+    let pki = Pki::new();
+    let peer = TlsPeer::python(&pki);
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let client = tls_client(&peer.url, &pki, protocol.clone());
+        assert_eq!(
+            client.protocol_version().as_deref(),
+            Some(expected),
+            "{protocol:?}"
+        );
+        let tools = pollster::block_on(client.list_tools()).expect("tools/list");
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["add", "count"], "{protocol:?}");
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("a".into(), 2.into());
+        arguments.insert("b".into(), 3.5.into());
+        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+        #[derive(serde::Deserialize)]
+        struct Sum {
+            sum: f64,
+        }
+        let sum: Sum = mcp_bindgen::decode_result("add", result).expect("typed");
+        assert_eq!(sum.sum, 5.5, "{protocol:?}");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
+        let sink = seen.clone();
+        let options = CallOptions::new().on_progress(move |p: Progress| {
+            sink.lock().expect("lock").push(p.progress);
+        });
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("n".into(), 4.into());
+        let result =
+            pollster::block_on(client.call_tool_with("count", arguments, &options)).expect("count");
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            [1.0, 2.0, 3.0, 4.0],
+            "{protocol:?}: progress in order, all before the result ({:?})",
+            result.texts().collect::<Vec<_>>()
+        );
+    }
+    let live = mcp_bindgen_codegen::live::LiveArgs {
+        url: Some(peer.url.clone()),
+        cacert: Some(pki.path("ca.pem")),
+        ..Default::default()
+    };
+    let mut options = live.options().expect("reads the CA file");
+    options.bearer_token = Some(TOKEN.to_owned());
+    let captured = pollster::block_on(live.capture(&options)).expect("captures");
+    assert_eq!(captured["protocolVersion"], "2026-07-28");
+    assert_eq!(captured["serverInfo"]["name"], "py-tls");
+}
+
+/// A server that refuses the legacy handshake: the default negotiation speaks modern to it,
+/// and a client pinned to the legacy era gets a clear error instead of a hang.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn modern_only_server_negotiates_modern() {
+    use mcp_bindgen::{Protocol, ToolCaller};
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript_modern_only(&pki);
+    let client = tls_client(&peer.url, &pki, Protocol::Auto);
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("a".into(), 1.into());
+    arguments.insert("b".into(), 2.into());
+    let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+    assert_eq!(
+        result.structured_content,
+        Some(serde_json::json!({"sum": 3}))
+    );
+    let refused = pollster::block_on(
+        mcp_bindgen::HttpClient::builder(&peer.url)
+            .bearer_token(TOKEN)
+            .add_root_certificate(pki.pem("ca.pem"))
+            .protocol(Protocol::Legacy)
+            .connect(),
+    )
+    .expect_err("the legacy handshake is refused");
+    // The server names the versions it speaks.
+    match &refused {
+        mcp_bindgen::Error::Protocol {
+            code: -32022, data, ..
+        } => assert_eq!(
+            data.as_ref().map(|d| &d["supported"]),
+            Some(&serde_json::json!(["2026-07-28"]))
+        ),
+        other => panic!("expected -32022 naming the supported versions, got {other:?}"),
+    }
+}
+
+/// Wrong CA, expired certificate, wrong host name: each a clear error naming the reason.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn tls_failures_are_clear_errors() {
+    let pki = Pki::new();
+    let good = TlsPeer::typescript(&pki, "server");
+    let expired = TlsPeer::typescript(&pki, "expired");
+    let connect = |url: &str, ca: &str| {
+        pollster::block_on(
+            mcp_bindgen::HttpClient::builder(url)
+                .bearer_token(TOKEN)
+                .add_root_certificate(pki.pem(ca))
+                .connect(),
+        )
+        .expect_err("refused")
+        .to_string()
+    };
+    let wrong_ca = connect(&good.url, "other-ca.pem");
+    assert!(
+        wrong_ca.contains("invalid peer certificate: UnknownIssuer"),
+        "{wrong_ca}"
+    );
+    let expired = connect(&expired.url, "ca.pem");
+    assert!(expired.contains("certificate expired"), "{expired}");
+    let wrong_host = connect(&good.url.replace("localhost", "127.0.0.1"), "ca.pem");
+    assert!(
+        wrong_host.contains("certificate not valid for name"),
+        "{wrong_host}"
+    );
+    // Cleartext to a host that is not loopback: refused before anything is sent.
+    let cleartext = pollster::block_on(
+        mcp_bindgen::HttpClient::builder("http://mcp.example/mcp")
+            .bearer_token(TOKEN)
+            .connect(),
+    )
+    .expect_err("refused");
+    assert!(
+        matches!(cleartext, mcp_bindgen::Error::Auth { status: None, .. })
+            && cleartext.to_string().contains("cleartext"),
+        "{cleartext}"
+    );
+}
+
+/// The Python SDK's stdio server: the `server/discover` probe finds the modern era, the legacy
+/// pin the handshake; a tool is called in both.
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_server_over_stdio_both_eras() {
+    use mcp_bindgen::{Protocol, StdioClient, ToolCaller};
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let mut command = Command::new(interop().join(".venv/bin/python"));
+        command.arg(interop().join("py_stdio_server.py"));
+        let client = pollster::block_on(
+            StdioClient::builder(command)
+                .protocol(protocol.clone())
+                .spawn(),
+        )
+        .unwrap_or_else(|e| panic!("{protocol:?}: {e}"));
+        assert_eq!(
+            client.protocol_version().as_deref(),
+            Some(expected),
+            "{protocol:?}"
+        );
+        assert_eq!(client.server_info()["name"], "py-stdio", "{protocol:?}");
+        let mut arguments = serde_json::Map::new();
+        arguments.insert("a".into(), 1.into());
+        arguments.insert("b".into(), 2.5.into());
+        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"sum": 3.5})),
+            "{protocol:?}"
+        );
+    }
+}

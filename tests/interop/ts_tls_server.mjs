@@ -1,0 +1,108 @@
+// An MCP server on the official TypeScript SDK v2 (@modelcontextprotocol/server), serving
+// both protocol eras (createMcpHandler: 2026-07-28, and stateless 2025 serving as fallback)
+// over HTTPS on 127.0.0.1 with a Bearer token, for the client's interop tests.
+//
+// Usage: node ts_tls_server.mjs CERT.pem KEY.pem TOKEN [modern-only]
+// (`modern-only`: the legacy handshake is refused, `createMcpHandler`'s `legacy: 'reject'`.)
+// Prints its URL (https://localhost:PORT/mcp) on the first line of stdout, then one JSON line
+// per event the tests observe ({"event":"aborted","tool":"slow"} when a call is cancelled).
+import https from 'node:https';
+import fs from 'node:fs';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+
+const [cert, key, token, mode] = process.argv.slice(2);
+
+function factory() {
+  const server = new McpServer({ name: 'ts-v2-tls', version: '2.4.0' });
+  server.registerTool(
+    'add',
+    {
+      description: 'Adds two numbers.',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      outputSchema: z.object({ sum: z.number() }),
+    },
+    async ({ a, b }) => ({
+      content: [{ type: 'text', text: JSON.stringify({ sum: a + b }) }],
+      structuredContent: { sum: a + b },
+    }),
+  );
+  server.registerTool(
+    'count',
+    {
+      description: 'Counts to n, with a progress notification per step.',
+      inputSchema: z.object({ n: z.number().int() }),
+    },
+    async ({ n }, ctx) => {
+      const meta = ctx?.mcpReq?._meta ?? ctx?.mcpReq?.meta ?? {};
+      const progressToken = meta.progressToken;
+      for (let i = 1; i <= n; i++) {
+        if (progressToken !== undefined) {
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken, progress: i, total: n, message: `step ${i}` },
+          });
+        }
+      }
+      return { content: [{ type: 'text', text: `counted to ${n}` }] };
+    },
+  );
+  server.registerTool(
+    'slow',
+    { description: 'Waits until cancelled (at most 60 s).', inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      const signal = ctx?.mcpReq?.signal;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 60000);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          console.log(JSON.stringify({ event: 'aborted', tool: 'slow' }));
+          resolve();
+        });
+      });
+      return { content: [{ type: 'text', text: 'finished' }] };
+    },
+  );
+  return server;
+}
+
+const handler = createMcpHandler(factory, mode === 'modern-only' ? { legacy: 'reject' } : {});
+
+const server = https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) }, async (req, res) => {
+  if (req.headers.authorization !== `Bearer ${token}`) {
+    res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="mcp"' });
+    res.end();
+    return;
+  }
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  const request = new Request(`https://localhost${req.url}`, {
+    method: req.method,
+    headers: req.headers,
+    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks),
+    signal: abort.signal,
+  });
+  let response;
+  try {
+    response = await handler.fetch(request);
+  } catch (e) {
+    res.writeHead(500);
+    res.end(String(e));
+    return;
+  }
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) {
+    try {
+      for await (const chunk of response.body) res.write(chunk);
+    } catch {
+      // the client went away
+    }
+  }
+  res.end();
+});
+
+server.listen(0, '127.0.0.1', () => {
+  console.log(`https://localhost:${server.address().port}/mcp`);
+});
