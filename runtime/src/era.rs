@@ -233,56 +233,6 @@ pub fn is_supported(version: &str) -> bool {
     ALL_VERSIONS.contains(&version)
 }
 
-/// Decodes an `Mcp-Name` / `Mcp-Param-*` header value: the value itself, or the text inside
-/// the sentinel form `=?base64?<standard base64 of the UTF-8 bytes>?=` that values which are not
-/// header-safe use. `None` when a sentinel's payload is not base64 of UTF-8 text.
-pub fn decode_header_value(value: &str) -> Option<String> {
-    let value = value.trim_matches([' ', '\t']);
-    let Some(payload) = value
-        .strip_prefix("=?base64?")
-        .and_then(|rest| rest.strip_suffix("?="))
-    else {
-        return Some(value.to_owned());
-    };
-    String::from_utf8(base64_decode(payload)?).ok()
-}
-
-/// Standard base64 (RFC 4648 section 4), padded to a multiple of four characters.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(4) {
-        return None;
-    }
-    fn sextet(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    }
-    let bytes = text.trim_end_matches('=').as_bytes();
-    if bytes.len() % 4 == 1 || text.len() - bytes.len() > 2 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            n |= sextet(c)? << (18 - 6 * i);
-        }
-        out.push((n >> 16) as u8);
-        if chunk.len() > 2 {
-            out.push((n >> 8) as u8);
-        }
-        if chunk.len() > 3 {
-            out.push(n as u8);
-        }
-    }
-    Some(out)
-}
-
 /// The eight `notifications/message` severities, least severe first (RFC 5424 order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
@@ -341,35 +291,37 @@ mod tests {
 
     #[test]
     fn header_values_decode_plain_and_sentinel_forms() {
-        assert_eq!(decode_header_value("add").as_deref(), Some("add"));
-        assert_eq!(decode_header_value(" add\t").as_deref(), Some("add"));
+        assert_eq!(header_value::decode("add").as_deref(), Some("add"));
         // "héllo wörld" in standard base64, with and without padding.
         assert_eq!(
-            decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA==?=").as_deref(),
+            header_value::decode("=?base64?aMOpbGxvIHfDtnJsZA==?=").as_deref(),
             Some("héllo wörld")
         );
         // Padding is required (SEP-2243's test table rejects "SGVsbG8").
-        assert_eq!(decode_header_value("=?base64?aMOpbGxvIHfDtnJsZA?="), None);
-        assert_eq!(decode_header_value("=?base64?SGVsbG8?="), None);
-        assert_eq!(decode_header_value("=?base64?SGVs!!!bG8=?="), None);
+        assert_eq!(header_value::decode("=?base64?aMOpbGxvIHfDtnJsZA?="), None);
+        assert_eq!(header_value::decode("=?base64?SGVsbG8?="), None);
+        assert_eq!(header_value::decode("=?base64?SGVs!!!bG8=?="), None);
         // Without the whole wrapper, a value is literal.
         assert_eq!(
-            decode_header_value("=?base64?SGVsbG8=").as_deref(),
+            header_value::decode("=?base64?SGVsbG8=").as_deref(),
             Some("=?base64?SGVsbG8=")
         );
-        assert_eq!(decode_header_value("=?base64?YQ==?=").as_deref(), Some("a"));
         assert_eq!(
-            decode_header_value("=?base64?YWI=?=").as_deref(),
+            header_value::decode("=?base64?YQ==?=").as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            header_value::decode("=?base64?YWI=?=").as_deref(),
             Some("ab")
         );
         assert_eq!(
-            decode_header_value("=?base64?YWJj?=").as_deref(),
+            header_value::decode("=?base64?YWJj?=").as_deref(),
             Some("abc")
         );
-        assert_eq!(decode_header_value("=?base64?not*base64?="), None);
-        assert_eq!(decode_header_value("=?base64?Y?="), None);
+        assert_eq!(header_value::decode("=?base64?not*base64?="), None);
+        assert_eq!(header_value::decode("=?base64?Y?="), None);
         // Valid base64 of bytes that are not UTF-8.
-        assert_eq!(decode_header_value("=?base64?/w==?="), None);
+        assert_eq!(header_value::decode("=?base64?/w==?="), None);
     }
 
     #[test]

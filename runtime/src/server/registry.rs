@@ -329,7 +329,7 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
                          absent"
                     )));
                 }
-                Some(raw) => match era::decode_header_value(raw) {
+                Some(raw) => match era::header_value::decode(raw) {
                     None => {
                         return Err(mismatch(
                             "the Mcp-Name header carries an invalid =?base64?...?= value".into(),
@@ -1074,7 +1074,7 @@ fn check_param_headers(
                 ));
             }
             (Some(body), Some(raw)) => {
-                let Some(decoded) = era::decode_header_value(raw) else {
+                let Some(decoded) = era::header_value::decode(raw) else {
                     return Err(format!(
                         "the Mcp-Param-{name} header carries an invalid =?base64?...?= value"
                     ));
