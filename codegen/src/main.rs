@@ -30,7 +30,7 @@ enum Command {
     },
     /// Captures a live server's tools/list: `capture --url URL [--bearer-env VAR] -o FILE`
     /// (Streamable HTTP) or `capture -o FILE -- COMMAND [ARGS...]` (stdio).
-    #[command(group(clap::ArgGroup::new("server").required(true).args(["url", "command"])))]
+    #[command(group(clap::ArgGroup::new("capture_server").required(true).args(["url", "command"])))]
     Capture {
         #[command(flatten)]
         server: LiveArgs,

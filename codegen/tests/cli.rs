@@ -322,7 +322,8 @@ fn capture_over_http_with_a_bearer_token() {
         captured["serverInfo"],
         serde_json::json!({"name": "greeter", "version": "3.1.4"})
     );
-    assert_eq!(captured["protocolVersion"], "2025-11-25");
+    // Our server speaks both eras, and the client tries the modern one first.
+    assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["tools"][0]["name"], "hello");
     assert_eq!(captured["tools"][0]["description"], "Says hello.");
 
