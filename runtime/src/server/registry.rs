@@ -986,11 +986,11 @@ impl<Ctx> Registry<Ctx> {
         match &mut entry.run {
             Run::Now(run) => {
                 let outcome = catch_unwind(AssertUnwindSafe(|| run(ctx, arguments)));
-                return answer(match outcome {
+                answer(match outcome {
                     Ok(Ok(value)) => CallResult::success(value),
                     Ok(Err(failure)) => CallResult::failure(&failure),
                     Err(panic) => panicked(&name, panic),
-                });
+                })
             }
             Run::Call(start, timeout, wrap) => {
                 let (timeout, wrap) = (*timeout, *wrap);
