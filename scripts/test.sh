@@ -18,3 +18,6 @@ cargo test --workspace --all-targets
 cargo test --workspace --doc
 # Interop with the official peers installed above (ignored by a plain `cargo test`).
 cargo test -p mcp-bindgen-tests --test interop -- --ignored
+# The TypeScript compiler (the typescript package installed above) against the Rust generated
+# from the published declaration files: every property, with `?:` and `| null` told apart.
+cargo test -p mcp-bindgen-tests --test npm_contracts -- --ignored

@@ -159,7 +159,29 @@ fn clean_jsdoc(raw: &str) -> Option<String> {
         .collect();
     let start = lines.iter().position(|l| !l.is_empty())?;
     let end = lines.iter().rposition(|l| !l.is_empty())?;
-    Some(lines[start..=end].join("\n"))
+    // A line right after a list item that is not one itself (nor indented) starts a paragraph:
+    // Markdown would run it into the item (rustdoc's lazy continuation).
+    let mut out: Vec<&str> = Vec::new();
+    for line in &lines[start..=end] {
+        if let Some(previous) = out.last()
+            && is_list_item(previous)
+            && !line.is_empty()
+            && !is_list_item(line)
+            && !line.starts_with(' ')
+        {
+            out.push("");
+        }
+        out.push(line);
+    }
+    Some(out.join("\n"))
+}
+
+/// `- item`, `+ item`, `1. item`.
+fn is_list_item(line: &str) -> bool {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    line.starts_with("- ")
+        || line.starts_with("+ ")
+        || (digits > 0 && line[digits..].starts_with(". "))
 }
 
 /// Types nested deeper than this become unsupported (bounds recursion here and later).
@@ -743,6 +765,11 @@ mod tests {
             Some("First.\n\nSecond.")
         );
         assert_eq!(clean_jsdoc("/** */"), None);
+        // A paragraph right after a list is not run into its last item.
+        assert_eq!(
+            clean_jsdoc("/**\n * Means:\n * - a\n * - b\n * After.\n */").as_deref(),
+            Some("Means:\n- a\n- b\n\nAfter.")
+        );
     }
 
     #[test]

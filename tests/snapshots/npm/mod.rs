@@ -7,3 +7,17 @@ pub mod geojson;
 pub mod har_format;
 #[rustfmt::skip]
 pub mod webhooks_types;
+#[rustfmt::skip]
+pub mod estree;
+#[rustfmt::skip]
+pub mod unist;
+#[rustfmt::skip]
+pub mod json_schema;
+#[rustfmt::skip]
+pub mod sarif;
+#[rustfmt::skip]
+pub mod swagger_schema_official;
+#[rustfmt::skip]
+pub mod vscode_languageserver_types;
+#[rustfmt::skip]
+pub mod open_rpc_meta_schema;
