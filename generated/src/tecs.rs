@@ -245,7 +245,7 @@ mod schemas {
     );
     /// The input schema of `run_frames`, as the server sent it.
     pub(super) static RUN_FRAMES: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"type":"object","properties":{"frames":{"type":"integer","maximum":3600,"minimum":1,"description":"Frames to run, 1 to 3600."}},"required":["frames"]}"#,
+        r#"{"properties":{"frames":{"description":"Frames to run, 1 to 3600.","maximum":3600,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"}"#,
     );
 }
 /// The tools this module was generated for, in the server's order.
