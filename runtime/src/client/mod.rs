@@ -771,8 +771,21 @@ pub(crate) fn response_result(method: &str, mut answer: Value) -> Result<Value, 
         .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
 }
 
-/// A `tools/call` result as the runtime's lenient [`CallToolResult`].
-pub(crate) fn call_tool_result(result: Value) -> Result<CallToolResult, Error> {
+/// `tools/call` over `client`, its result read as the runtime's lenient [`CallToolResult`]:
+/// what both transports' `call_tool_with` do.
+pub(crate) async fn call_tool<T: Exchange>(
+    client: &T,
+    name: &str,
+    arguments: Map<String, Value>,
+    options: &CallOptions,
+) -> Result<CallToolResult, Error> {
+    let result = request(
+        client,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+        options,
+    )
+    .await?;
     serde_json::from_value(result).map_err(|e| {
         Error::transport_source(
             "tools/call answered with a result that is not a CallToolResult",
@@ -802,25 +815,28 @@ mod tests {
             "nested": {"type": "object", "properties": {
                 "n": {"type": "integer", "x-mcp-header": "N"}}},
             "plain": {"type": "number"}}});
-        let params = header_params(&schema).expect("valid");
+        // Sorted: the schema's key order depends on serde_json's `preserve_order`, which this
+        // crate does not turn on (a workspace build unifies it in from the generator).
+        let mut params = header_params(&schema).expect("valid");
+        params.sort();
         assert_eq!(
             params,
             vec![
-                ("Region".to_owned(), vec!["region".to_owned()]),
                 ("N".to_owned(), vec!["nested".to_owned(), "n".to_owned()]),
+                ("Region".to_owned(), vec!["region".to_owned()]),
             ]
         );
         let arguments = json!({"region": " padded ", "nested": {"n": 42}});
         assert_eq!(
-            header_param_value(&arguments, &params[0].1).as_deref(),
+            header_param_value(&arguments, &params[1].1).as_deref(),
             Some("=?base64?IHBhZGRlZCA=?=")
         );
         assert_eq!(
-            header_param_value(&arguments, &params[1].1).as_deref(),
+            header_param_value(&arguments, &params[0].1).as_deref(),
             Some("42")
         );
         assert_eq!(
-            header_param_value(&json!({"region": null}), &params[0].1),
+            header_param_value(&json!({"region": null}), &params[1].1),
             None
         );
         for bad in [

@@ -204,14 +204,7 @@ impl StdioClient {
         arguments: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let result = super::request(
-            self,
-            "tools/call",
-            json!({"name": name, "arguments": arguments}),
-            options,
-        )
-        .await?;
-        super::call_tool_result(result)
+        super::call_tool(self, name, arguments, options).await
     }
 }
 
