@@ -62,13 +62,14 @@ pub mod server;
 #[cfg(feature = "server")]
 pub use server::{Handler, McpTool, Registry, Server, ToolError};
 
-/// Crates that generated code reaches through this one, so that a crate holding generated
-/// bindings needs only `mcp-bindgen`, `serde` and `serde_json` as dependencies.
+mod support;
+
+/// What generated code reaches through this crate: the crates it names (so that a crate
+/// holding generated bindings needs only `mcp-bindgen`, `serde` and `serde_json` as
+/// dependencies), its conversion error, serde helpers and default values.
 ///
 /// Not part of the stable API: use the crates directly in your own code.
 #[doc(hidden)]
 pub mod __private {
-    pub use chrono;
-    pub use regress;
-    pub use uuid;
+    pub use crate::support::*;
 }
