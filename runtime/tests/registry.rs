@@ -172,13 +172,14 @@ fn tools_list_sends_every_record_field() {
             "name": "placed_count",
             "description": "Count entities that carry a Transform2D",
             "inputSchema": {"type": "object"},
-            "outputSchema": {"type": "object", "properties": {"count": {"type": "integer", "minimum": 0}}, "required": ["count"]},
+            "outputSchema": {"type": "object", "properties": {"count": {"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u32}}, "required": ["count"]},
             "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
         })
     );
     // "Optional; nil is sent as an empty string rather than omitted."
     assert_eq!(tools[2]["description"], "");
-    // Portable profile: no $schema, Option as not-required with a plain type, no uint32 format.
+    // Portable profile: no $schema, Option as not-required with a plain type, no uint32 format
+    // but its bounds (a `u32` stays a `u32` in a client generated from the capture).
     assert_eq!(
         tools[2]["inputSchema"],
         json!({"type": "object", "properties": {"code": {"type": "string"}}})

@@ -101,6 +101,12 @@ fn portable(value: &mut Value) {
             if let Some(Value::String(format)) = object.get("format")
                 && !STANDARD_FORMATS.contains(&format.as_str())
             {
+                // The width of an `i32` field survives as its bounds, which a client's
+                // generator reads back as `i32`.
+                if let Some((min, max)) = integer_bounds(format) {
+                    tighten(object, "minimum", min, |new, old| new > old);
+                    tighten(object, "maximum", max, |new, old| new < old);
+                }
                 object.remove("format");
             }
             // `Option<T>` of a field that is not required: the plain type.
@@ -125,6 +131,30 @@ fn portable(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(portable),
         _ => {}
+    }
+}
+
+/// The range of schemars' integer formats narrower than 64 bits.
+fn integer_bounds(format: &str) -> Option<(i64, i64)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "uint8" => (0, u8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// Sets `key` to `bound` unless the schema already has one at least as tight.
+fn tighten(object: &mut Map<String, Value>, key: &str, bound: i64, tighter: fn(f64, f64) -> bool) {
+    let keep = object
+        .get(key)
+        .and_then(Value::as_f64)
+        .is_some_and(|old| !tighter(bound as f64, old));
+    if !keep {
+        object.insert(key.into(), Value::from(bound));
     }
 }
 
