@@ -17,6 +17,9 @@ use crate::normalise::{self, Names, Normalised, Own};
 use crate::types::{self, Extra, Unit};
 use crate::{Error, Module, ServerConfig, naming};
 
+/// Why contracts cannot be read in a build without the `contracts` feature.
+pub(crate) const NO_CONTRACTS: &str = "the TypeScript parser, which this build of mcp-bindgen-codegen leaves out (its `contracts` feature is off)";
+
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
 const RESERVED: &[&str] = &["new", "caller", "into_inner"];
 
@@ -196,6 +199,17 @@ pub(crate) fn generate(
     }
     let contract_types = if sources.is_empty() && config.results.is_empty() {
         None
+    } else if !cfg!(feature = "contracts") {
+        let what = match config.contracts.first() {
+            Some(path) => format!("the contract `{}`", path.display()),
+            None => "result types written in TypeScript".to_owned(),
+        };
+        return Err(Diagnostic::new(
+            format!("[servers.{}]", config.module),
+            format!("{what} needs {NO_CONTRACTS}"),
+        )
+        .help("turn the feature on: mcp-bindgen-codegen = { version = \"..\", features = [\"contracts\"] } (it is on by default)")
+        .into());
     } else {
         let stems: BTreeMap<&str, String> = plans
             .iter()

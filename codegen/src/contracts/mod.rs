@@ -27,9 +27,16 @@
 //! manifest result type names it); as a member's type, or a reference to a left-out
 //! declaration, they become `serde_json::Value` with a located warning.
 
+// Without the `contracts` feature nothing is parsed, so the IR is never built.
+#![cfg_attr(not(feature = "contracts"), allow(dead_code))]
+
 mod ir;
 mod lower;
 mod overrides;
+#[cfg(feature = "contracts")]
+mod parse;
+#[cfg(not(feature = "contracts"))]
+#[path = "../contracts_off.rs"]
 mod parse;
 mod shape;
 
