@@ -360,6 +360,16 @@ pub(crate) fn generate(
         consts = contracts.lowered.consts.clone();
     }
     let forced = unit_faults(faults, &plans);
+    let mut root_docs = BTreeMap::new();
+    for plan in &plans {
+        let tool = &plan.tool.name;
+        if let Args::Typed(name) = &plan.args {
+            root_docs.insert(name.clone(), format!("The arguments of `{tool}`."));
+        }
+        if let Some(name) = plan.output.as_ref().filter(|_| !plan.from_contracts) {
+            root_docs.insert(name.clone(), format!("The result of `{tool}`."));
+        }
+    }
     let mut generated = types::generate(
         &units,
         &Extra {
@@ -369,6 +379,7 @@ pub(crate) fn generate(
             js_numbers,
             consts: &consts,
             faults: &forced,
+            root_docs: &root_docs,
         },
     );
     missing_names(&plans, &mut generated);
@@ -641,20 +652,12 @@ fn is_object_schema(schema: &Value) -> bool {
 
 /// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
 fn doc(text: &str) -> TokenStream {
-    let lines: Vec<String> = text
-        .trim()
-        .lines()
-        .map(|l| format!(" {}", l.trim_end()))
-        .collect();
+    let lines = types::tidy::doc_lines(text);
     quote! { #(#[doc = #lines])* }
 }
 
 fn inner_doc(text: &str) -> TokenStream {
-    let lines: Vec<String> = text
-        .trim()
-        .lines()
-        .map(|l| format!(" {}", l.trim_end()))
-        .collect();
+    let lines = types::tidy::doc_lines(text);
     quote! { #(#![doc = #lines])* }
 }
 
@@ -833,8 +836,9 @@ fn emit(
     } else {
         quote! {
             #types_doc
-            // typify writes `Default` for enums by hand, and keeps variants' fields inline.
-            #[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+            // typify writes `Default` for enums by hand, and keeps variants' fields inline;
+            // what a schema does not describe has no doc comment.
+            #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
             pub mod types {
                 #(#arg_aliases)*
                 #(#type_items)*
@@ -899,8 +903,9 @@ fn emit_types_only(
         #module_doc
 
         /// The agent contracts' types and constants.
-        // typify writes `Default` for enums by hand, and keeps variants' fields inline.
-        #[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+        // typify writes `Default` for enums by hand, and keeps variants' fields inline;
+        // what a contract does not describe has no doc comment.
+        #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
         pub mod types {
             #(#type_items)*
         }

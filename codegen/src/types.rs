@@ -7,6 +7,7 @@
 
 mod consistent;
 mod own;
+pub(crate) mod tidy;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +55,8 @@ pub(crate) struct Extra<'a> {
     pub consts: &'a [Const],
     /// Failures forced by tests, by unit root.
     pub faults: &'a BTreeMap<String, Stage>,
+    /// Doc comments of unit roots that their schema does not describe (`Arguments of ..`).
+    pub root_docs: &'a BTreeMap<String, String>,
 }
 
 /// What typify made of the units.
@@ -165,14 +168,10 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
             .collect(),
         three_state: extra.three_state,
         js_numbers: extra.js_numbers,
-        helpers: BTreeSet::new(),
     };
     fix.visit_file_mut(&mut file);
-    if !fix.helpers.is_empty()
-        && let Ok(item) = syn::parse2::<syn::Item>(own::helpers(&fix.helpers))
-    {
-        file.items.push(item);
-    }
+    let roots: BTreeSet<&str> = units.iter().map(|u| u.root.as_str()).collect();
+    let merged = tidy::tidy(&mut file.items, &roots, extra.root_docs);
     prune_defaults(&mut file);
     break_for_test(&mut file, extra.faults);
     for (name, missing) in consistent::retain_consistent(&mut file.items) {
@@ -185,7 +184,7 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     Types {
         items: file.items,
         failed,
-        count: count + extra.own.len(),
+        count: count + extra.own.len() - merged,
     }
 }
 
@@ -459,8 +458,6 @@ struct Fix<'a> {
     idents: BTreeMap<String, String>,
     three_state: &'a BTreeSet<(String, String)>,
     js_numbers: &'a BTreeSet<String>,
-    /// The `serde_helpers` functions the rewritten fields use.
-    helpers: BTreeSet<&'static str>,
 }
 
 const REEXPORTED: &[&str] = &["chrono", "regress", "uuid"];
@@ -473,13 +470,11 @@ impl VisitMut for Fix<'_> {
                 let Some(ident) = &field.ident else { continue };
                 let wire = serde_rename(&field.attrs).unwrap_or_else(|| ident.unraw().to_string());
                 let key = (name.clone(), wire);
-                if self.three_state.contains(&key) && three_state(field) {
-                    self.helpers.insert("present");
+                if self.three_state.contains(&key) {
+                    three_state(field);
                 }
-                if self.js_numbers.contains(&name)
-                    && let Some(helper) = js_number(field)
-                {
-                    self.helpers.insert(helper);
+                if self.js_numbers.contains(&name) {
+                    js_number(field);
                 }
             }
         }
@@ -491,11 +486,7 @@ impl VisitMut for Fix<'_> {
         if self.js_numbers.contains(&item.ident.to_string()) {
             for variant in &mut item.variants {
                 if let syn::Fields::Named(fields) = &mut variant.fields {
-                    for field in &mut fields.named {
-                        if let Some(helper) = js_number(field) {
-                            self.helpers.insert(helper);
-                        }
-                    }
+                    fields.named.iter_mut().for_each(js_number);
                 }
             }
         }
@@ -532,9 +523,6 @@ impl VisitMut for Fix<'_> {
     fn visit_field_mut(&mut self, field: &mut syn::Field) {
         syn::visit_mut::visit_field_mut(self, field);
         optional_collection(field);
-        if matches!(field.vis, syn::Visibility::Public(_)) {
-            document_field(field);
-        }
     }
 
     fn visit_variant_mut(&mut self, variant: &mut syn::Variant) {
@@ -547,15 +535,6 @@ impl VisitMut for Fix<'_> {
                 .push(syn::parse_quote!(#[serde(rename = #value)]));
         }
         syn::visit_mut::visit_variant_mut(self, variant);
-        // Fields of enum variants are as public as the enum.
-        variant.fields.iter_mut().for_each(document_field);
-        if !has_doc(&variant.attrs) {
-            let text = match serde_rename(&variant.attrs) {
-                Some(wire) => format!(" `{wire:?}`"),
-                None => format!(" `{}`", variant.ident),
-            };
-            variant.attrs.insert(0, syn::parse_quote!(#[doc = #text]));
-        }
     }
 
     /// `#[serde(rename = "..")]` keeps its arguments as tokens, which the other visits do not
@@ -611,21 +590,6 @@ fn optional_collection(field: &mut syn::Field) {
     field.ty = syn::parse_quote!(::std::option::Option<#ty>);
 }
 
-/// Every public item has a doc comment: a field without a description gets its wire name.
-fn document_field(field: &mut syn::Field) {
-    if let Some(ident) = &field.ident
-        && !has_doc(&field.attrs)
-    {
-        let name = serde_rename(&field.attrs).unwrap_or_else(|| ident.unraw().to_string());
-        let text = format!(" The `{name}` field.");
-        field.attrs.insert(0, syn::parse_quote!(#[doc = #text]));
-    }
-}
-
-fn has_doc(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| a.path().is_ident("doc"))
-}
-
 /// The value of `#[serde(rename = "..")]`, the name on the wire.
 fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
     let mut found = None;
@@ -643,25 +607,24 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
     found
 }
 
-/// An `f64` or `Option<f64>` field written through `serde_helpers::number` /
-/// `optional_number`; the helper used, if any.
-fn js_number(field: &mut syn::Field) -> Option<&'static str> {
+/// An `f64` or `Option<f64>` field is written through the runtime's `number` /
+/// `optional_number`.
+fn js_number(field: &mut syn::Field) {
     let ty = &field.ty;
     let text = quote!(#ty).to_string().replace(' ', "");
     let helper = match text.as_str() {
         "f64" => "number",
         "::std::option::Option<f64>" => "optional_number",
-        _ => return None,
+        _ => return,
     };
-    let path = format!("serde_helpers::{helper}");
+    let path = format!("::mcp_bindgen::__private::{helper}");
     field
         .attrs
         .push(syn::parse_quote!(#[serde(serialize_with = #path)]));
-    Some(helper)
 }
 
-/// `Option<T>` + `skip_serializing_if` → `Option<Option<T>>` read through
-/// `serde_helpers::present`: absent is `None`, `null` is `Some(None)`.
+/// `Option<T>` + `skip_serializing_if` → `Option<Option<T>>` read through the runtime's
+/// `present`: absent is `None`, `null` is `Some(None)`.
 fn three_state(field: &mut syn::Field) -> bool {
     let syn::Type::Path(path) = &field.ty else {
         return false;
@@ -683,12 +646,12 @@ fn three_state(field: &mut syn::Field) -> bool {
             rename = #rename,
             default,
             skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "serde_helpers::present"
+            deserialize_with = "::mcp_bindgen::__private::present"
         )]),
         None => syn::parse_quote!(#[serde(
             default,
             skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "serde_helpers::present"
+            deserialize_with = "::mcp_bindgen::__private::present"
         )]),
     };
     field.attrs.push(attr);

@@ -31,8 +31,7 @@ use std::time::{Duration, Instant};
 use mcp_bindgen::{CallToolResult, ToolCaller};
 use mcp_bindings::scape::Client;
 use mcp_bindings::scape::types::{
-    AgentMovementStatus, AgentObservationSelf, ScapeMoveToArgs, ScapeMoveToArgsFloor,
-    ScapeObserveArgs,
+    AgentMovementStatus, AgentObservationSelf, Floor, ScapeMoveToArgs, ScapeObserveArgs,
 };
 use serde_json::{Map, Value, json};
 
@@ -137,7 +136,7 @@ pub async fn move_and_confirm<C: ToolCaller>(
         }
     };
     let session = observation.session_id.clone();
-    let floor = ScapeMoveToArgsFloor::try_from(*me.floor).map_err(|e| {
+    let floor = Floor::try_from(*me.floor).map_err(|e| {
         mcp_bindgen::Error::transport(format!("floor {} is not a Scape floor: {e}", *me.floor))
     })?;
     let result = client

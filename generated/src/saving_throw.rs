@@ -7,41 +7,36 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools, and the agent contracts' types and constants.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    /**`get_batch`: "Returns the batch document with run_counts by state (pending, running,
-completed, failed)."*/
+    /// `get_batch`: "Returns the batch document with run_counts by state (pending, running,
+    /// completed, failed)."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Batch {
-        /// The `batch_id` field.
         pub batch_id: ::std::string::String,
-        /// The `run_counts` field.
         pub run_counts: RunCounts,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    /**`copy_scenario`: "Returns {"scenario_id": "<new_id>"} — use the returned scenario_id in
-create_batch."*/
+    /// `copy_scenario`: "Returns {"scenario_id": "<new_id>"} — use the returned scenario_id in
+    /// create_batch."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CopiedScenario {
-        /// The `scenario_id` field.
         pub scenario_id: ::std::string::String,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///`CopyScenarioArgs`
+    /// The arguments of `copy_scenario`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CopyScenarioArgs {
-        ///Display name for the copied scenario
+        /// Display name for the copied scenario
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<CopyScenarioArgsName>,
-        ///24-char hex ObjectId from list_scenarios
-        pub scenario_id: CopyScenarioArgsScenarioId,
+        /// 24-char hex ObjectId from list_scenarios
+        pub scenario_id: ObjectId,
     }
-    ///Display name for the copied scenario
+    /// Display name for the copied scenario
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct CopyScenarioArgsName(::std::string::String);
@@ -57,29 +52,35 @@ create_batch."*/
         }
     }
     impl ::std::str::FromStr for CopyScenarioArgsName {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             if value.chars().count() > 120usize {
-                return Err("longer than 120 characters".into());
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "CopyScenarioArgsName",
+                        &value,
+                        "longer than 120 characters",
+                    ),
+                );
             }
             Ok(Self(value.to_string()))
         }
     }
     impl ::std::convert::TryFrom<&str> for CopyScenarioArgsName {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for CopyScenarioArgsName {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -90,427 +91,15 @@ create_batch."*/
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
-                .map_err(|e: self::error::ConversionError| {
+                .map_err(|e: ::mcp_bindgen::__private::ConversionError| {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
         }
     }
-    ///24-char hex ObjectId from list_scenarios
+    /// A 24-character hex ObjectId ("24-char hex ObjectId"), as the tools take and return it.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct CopyScenarioArgsScenarioId(::std::string::String);
-    impl ::std::ops::Deref for CopyScenarioArgsScenarioId {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CopyScenarioArgsScenarioId> for ::std::string::String {
-        fn from(value: CopyScenarioArgsScenarioId) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CopyScenarioArgsScenarioId {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 24usize {
-                return Err("longer than 24 characters".into());
-            }
-            if value.chars().count() < 24usize {
-                return Err("shorter than 24 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<
-                ::mcp_bindgen::__private::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CopyScenarioArgsScenarioId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CopyScenarioArgsScenarioId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CopyScenarioArgsScenarioId {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`CreateBatchArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct CreateBatchArgs {
-        ///Repetitions per scenario, 1-10
-        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 1>")]
-        pub reps_per_scenario: ::std::num::NonZeroU64,
-        ///24-char hex ObjectId strings from list_scenarios
-        pub scenario_ids: ::std::vec::Vec<CreateBatchArgsScenarioIdsItem>,
-    }
-    ///`CreateBatchArgsScenarioIdsItem`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct CreateBatchArgsScenarioIdsItem(::std::string::String);
-    impl ::std::ops::Deref for CreateBatchArgsScenarioIdsItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CreateBatchArgsScenarioIdsItem> for ::std::string::String {
-        fn from(value: CreateBatchArgsScenarioIdsItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CreateBatchArgsScenarioIdsItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 24usize {
-                return Err("longer than 24 characters".into());
-            }
-            if value.chars().count() < 24usize {
-                return Err("shorter than 24 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<
-                ::mcp_bindgen::__private::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CreateBatchArgsScenarioIdsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for CreateBatchArgsScenarioIdsItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CreateBatchArgsScenarioIdsItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    /**`create_batch`: "Returns a batch document with batch_id and initial run counts." The prose
-does not name the counts' field; when it is `run_counts`, it is read as in `get_batch`.*/
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct CreatedBatch {
-        /// The `batch_id` field.
-        pub batch_id: ::std::string::String,
-        /// The `run_counts` field.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub run_counts: ::std::option::Option<RunCounts>,
-        /// The `extra` field.
-        #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    }
-    ///`submit_to_benchmark`: "Returns a submission document with submission_id and initial status."
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct CreatedSubmission {
-        /// The `status` field.
-        pub status: ::serde_json::Value,
-        /// The `submission_id` field.
-        pub submission_id: ::std::string::String,
-        /// The `extra` field.
-        #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    }
-    /**"Degradation fields: when the backend cannot reach dm-service, the response includes:
-degraded: true — indicates a transient enrichment failure; retry_after_seconds — suggested
-wait time before retrying (platform-configured, typically 5)".*/
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-    pub struct Degradation {
-        /// The `degraded` field.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub degraded: ::std::option::Option<bool>,
-        /// The `retry_after_seconds` field.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "serde_helpers::optional_number")]
-        pub retry_after_seconds: ::std::option::Option<f64>,
-    }
-    ///`GetBatchArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetBatchArgs {
-        ///24-char hex ObjectId from create_batch
-        pub batch_id: GetBatchArgsBatchId,
-    }
-    ///24-char hex ObjectId from create_batch
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct GetBatchArgsBatchId(::std::string::String);
-    impl ::std::ops::Deref for GetBatchArgsBatchId {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetBatchArgsBatchId> for ::std::string::String {
-        fn from(value: GetBatchArgsBatchId) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetBatchArgsBatchId {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 24usize {
-                return Err("longer than 24 characters".into());
-            }
-            if value.chars().count() < 24usize {
-                return Err("shorter than 24 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<
-                ::mcp_bindgen::__private::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetBatchArgsBatchId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetBatchArgsBatchId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetBatchArgsBatchId {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetCoachingArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetCoachingArgs {
-        ///The eval run ID
-        pub run_id: ::std::string::String,
-    }
-    ///`GetJoinInfoArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetJoinInfoArgs {
-        ///The eval run ID
-        pub run_id: ::std::string::String,
-    }
-    ///`GetSceneArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetSceneArgs {
-        ///The eval run ID
-        pub run_id: ::std::string::String,
-    }
-    ///`GetScorecardArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetScorecardArgs {
-        ///The eval run ID
-        pub run_id: ::std::string::String,
-    }
-    ///`GetStatusArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetStatusArgs {
-        ///The eval run ID
-        pub run_id: ::std::string::String,
-    }
-    ///`GetSubmissionArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct GetSubmissionArgs {
-        ///24-char hex ObjectId from submit_to_benchmark
-        pub submission_id: GetSubmissionArgsSubmissionId,
-        /// The `suite_key` field.
-        pub suite_key: ::std::string::String,
-        /// The `suite_version` field.
-        pub suite_version: i64,
-    }
-    ///24-char hex ObjectId from submit_to_benchmark
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    pub struct GetSubmissionArgsSubmissionId(::std::string::String);
-    impl ::std::ops::Deref for GetSubmissionArgsSubmissionId {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetSubmissionArgsSubmissionId> for ::std::string::String {
-        fn from(value: GetSubmissionArgsSubmissionId) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetSubmissionArgsSubmissionId {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 24usize {
-                return Err("longer than 24 characters".into());
-            }
-            if value.chars().count() < 24usize {
-                return Err("shorter than 24 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<
-                ::mcp_bindgen::__private::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-fA-F]{24}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetSubmissionArgsSubmissionId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GetSubmissionArgsSubmissionId {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetSubmissionArgsSubmissionId {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    /**`get_join_info`: "Returns ws_url, character_token, session_id, and protocol. The WebSocket
-protocol mirrors the internal player client and may evolve; the REST surface is the stable
-contract."*/
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct JoinInfo {
-        /// The `character_token` field.
-        pub character_token: ::std::string::String,
-        /// The `protocol` field.
-        pub protocol: ::serde_json::Value,
-        /// The `session_id` field.
-        pub session_id: ::serde_json::Value,
-        /// The `ws_url` field.
-        pub ws_url: ::std::string::String,
-        /// The `extra` field.
-        #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    }
-    ///`ListScenariosArgs`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(deny_unknown_fields)]
-    pub struct ListScenariosArgs {
-        ///Page size, 1-100
-        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 50>")]
-        pub limit: ::std::num::NonZeroU64,
-        ///Pagination offset
-        #[serde(default)]
-        pub offset: u64,
-    }
-    impl ::std::default::Default for ListScenariosArgs {
-        fn default() -> Self {
-            Self {
-                limit: defaults::default_nzu64::<::std::num::NonZeroU64, 50>(),
-                offset: Default::default(),
-            }
-        }
-    }
-    ///A 24-character hex ObjectId ("24-char hex ObjectId"), as the tools take and return it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(transparent)]
-    pub struct ObjectId(pub ::std::string::String);
+    pub struct ObjectId(::std::string::String);
     impl ::std::ops::Deref for ObjectId {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
@@ -522,58 +111,221 @@ contract."*/
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ObjectId {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value)
-        }
-    }
-    impl ::std::fmt::Display for ObjectId {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            self.0.fmt(f)
-        }
-    }
     impl ::std::str::FromStr for ObjectId {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        type Err = ::mcp_bindgen::__private::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+            if value.chars().count() > 24usize {
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "ObjectId",
+                        &value,
+                        "longer than 24 characters",
+                    ),
+                );
+            }
+            if value.chars().count() < 24usize {
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "ObjectId",
+                        &value,
+                        "shorter than 24 characters",
+                    ),
+                );
+            }
+            static PATTERN: ::std::sync::LazyLock<
+                ::mcp_bindgen::__private::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$")
+                    .unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "ObjectId",
+                        &value,
+                        "doesn't match pattern \"^[0-9a-fA-F]{24}$\"",
+                    ),
+                );
+            }
             Ok(Self(value.to_string()))
         }
     }
-    ///"a list of runs with run_id, status, and scored flag".
+    impl ::std::convert::TryFrom<&str> for ObjectId {
+        type Error = ::mcp_bindgen::__private::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ObjectId {
+        type Error = ::mcp_bindgen::__private::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ObjectId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: ::mcp_bindgen::__private::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    /// The arguments of `create_batch`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct CreateBatchArgs {
+        /// Repetitions per scenario, 1-10
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<u64, 1>")]
+        pub reps_per_scenario: u64,
+        /// 24-char hex ObjectId strings from list_scenarios
+        pub scenario_ids: ::std::vec::Vec<ObjectId>,
+    }
+    /// `create_batch`: "Returns a batch document with batch_id and initial run counts." The prose
+    /// does not name the counts' field; when it is `run_counts`, it is read as in `get_batch`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct CreatedBatch {
+        pub batch_id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub run_counts: ::std::option::Option<RunCounts>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    }
+    /// `submit_to_benchmark`: "Returns a submission document with submission_id and initial status."
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct CreatedSubmission {
+        pub status: ::serde_json::Value,
+        pub submission_id: ::std::string::String,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    }
+    /// "Degradation fields: when the backend cannot reach dm-service, the response includes:
+    /// degraded: true — indicates a transient enrichment failure; retry_after_seconds — suggested
+    /// wait time before retrying (platform-configured, typically 5)".
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    pub struct Degradation {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub degraded: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
+        pub retry_after_seconds: ::std::option::Option<f64>,
+    }
+    /// The arguments of `get_batch`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetBatchArgs {
+        /// 24-char hex ObjectId from create_batch
+        pub batch_id: ObjectId,
+    }
+    /// The arguments of `get_coaching`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetCoachingArgs {
+        /// The eval run ID
+        pub run_id: ::std::string::String,
+    }
+    /// The arguments of `get_join_info`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetJoinInfoArgs {
+        /// The eval run ID
+        pub run_id: ::std::string::String,
+    }
+    /// The arguments of `get_scene`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetSceneArgs {
+        /// The eval run ID
+        pub run_id: ::std::string::String,
+    }
+    /// The arguments of `get_scorecard`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetScorecardArgs {
+        /// The eval run ID
+        pub run_id: ::std::string::String,
+    }
+    /// The arguments of `get_status`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetStatusArgs {
+        /// The eval run ID
+        pub run_id: ::std::string::String,
+    }
+    /// The arguments of `get_submission`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct GetSubmissionArgs {
+        /// 24-char hex ObjectId from submit_to_benchmark
+        pub submission_id: ObjectId,
+        pub suite_key: ::std::string::String,
+        pub suite_version: i64,
+    }
+    /// `get_join_info`: "Returns ws_url, character_token, session_id, and protocol. The WebSocket
+    /// protocol mirrors the internal player client and may evolve; the REST surface is the stable
+    /// contract."
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct JoinInfo {
+        pub character_token: ::std::string::String,
+        pub protocol: ::serde_json::Value,
+        pub session_id: ::serde_json::Value,
+        pub ws_url: ::std::string::String,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    }
+    /// The arguments of `list_scenarios`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct ListScenariosArgs {
+        /// Page size, 1-100
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<u64, 50>")]
+        pub limit: u64,
+        /// Pagination offset
+        #[serde(default)]
+        pub offset: u64,
+    }
+    impl ::std::default::Default for ListScenariosArgs {
+        fn default() -> Self {
+            Self {
+                limit: 50,
+                offset: Default::default(),
+            }
+        }
+    }
+    /// "a list of runs with run_id, status, and scored flag".
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Run {
-        /// The `run_id` field.
         pub run_id: ::std::string::String,
-        /// The `scored` field.
         pub scored: bool,
-        /// The `status` field.
         pub status: ::serde_json::Value,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///"run_counts by state (pending, running, completed, failed)".
+    /// "run_counts by state (pending, running, completed, failed)".
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RunCounts {
-        /// The `completed` field.
         pub completed: u64,
-        /// The `failed` field.
         pub failed: u64,
-        /// The `pending` field.
         pub pending: u64,
-        /// The `running` field.
         pub running: u64,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    /**`list_runs`: "Returns a list of runs with run_id, status, and scored flag." The prose does not
-say whether the list comes bare or in an object, so both are read.*/
+    /// `list_runs`: "Returns a list of runs with run_id, status, and scored flag." The prose does not
+    /// say whether the list comes bare or in an object, so both are read.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum RunList {
-        /// `Array`
         Array(::std::vec::Vec<Run>),
-        /// `RunListVariant1`
         RunListVariant1(RunListVariant1),
     }
     impl ::std::convert::From<::std::vec::Vec<Run>> for RunList {
@@ -586,107 +338,75 @@ say whether the list comes bare or in an object, so both are read.*/
             Self::RunListVariant1(value)
         }
     }
-    ///`RunListVariant1`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RunListVariant1 {
-        /// The `runs` field.
         pub runs: ::std::vec::Vec<Run>,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    /**`get_status`: "Returns status, session_state, awaiting, combat, turn_count, and scored." With
-dm-service unreachable, "degraded: true and retry_after_seconds are added. The session_state
-is "unknown" in this case."*/
+    /// `get_status`: "Returns status, session_state, awaiting, combat, turn_count, and scored." With
+    /// dm-service unreachable, "degraded: true and retry_after_seconds are added. The session_state
+    /// is "unknown" in this case."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RunStatus {
-        /// The `awaiting` field.
         pub awaiting: ::serde_json::Value,
-        /// The `combat` field.
         pub combat: ::serde_json::Value,
-        /// The `degraded` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub degraded: ::std::option::Option<bool>,
-        /// The `retry_after_seconds` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "serde_helpers::optional_number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
         pub retry_after_seconds: ::std::option::Option<f64>,
-        /// The `scored` field.
         pub scored: bool,
-        /// The `session_state` field.
         pub session_state: SessionState,
-        /// The `status` field.
         pub status: ::serde_json::Value,
-        /// The `turn_count` field.
         pub turn_count: u64,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    /**"Each scenario includes scenario_id, name, description, visibility, traits, slot_count,
-target_count, has_aic_slot, and directly_runnable."*/
+    /// "Each scenario includes scenario_id, name, description, visibility, traits, slot_count,
+    /// target_count, has_aic_slot, and directly_runnable."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Scenario {
-        /// The `description` field.
         pub description: ::serde_json::Value,
-        /**"true for scenarios you own and false for store scenarios (which require copying before
-use in create_batch)."*/
+        /// "true for scenarios you own and false for store scenarios (which require copying before
+        /// use in create_batch)."
         pub directly_runnable: bool,
-        /// The `has_aic_slot` field.
         pub has_aic_slot: ::serde_json::Value,
-        /// The `name` field.
         pub name: ::serde_json::Value,
-        /// The `scenario_id` field.
         pub scenario_id: ::std::string::String,
-        /// The `slot_count` field.
         pub slot_count: ::serde_json::Value,
-        /// The `target_count` field.
         pub target_count: ::serde_json::Value,
-        /// The `traits` field.
         pub traits: ::serde_json::Value,
-        /// The `visibility` field.
         pub visibility: ::serde_json::Value,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///`list_scenarios`: "Returns {"scenarios": [...], "total_returned": N, "offset": N}."
+    /// `list_scenarios`: "Returns {"scenarios": [...], "total_returned": N, "offset": N}."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ScenarioList {
-        /// The `offset` field.
         pub offset: u64,
-        /// The `scenarios` field.
         pub scenarios: ::std::vec::Vec<Scenario>,
-        /// The `total_returned` field.
         pub total_returned: u64,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    /**`get_scene`: "Returns the current scene including narration, recent messages, session_state,
-awaiting, and combat."*/
+    /// `get_scene`: "Returns the current scene including narration, recent messages, session_state,
+    /// awaiting, and combat."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Scene {
-        /// The `awaiting` field.
         pub awaiting: ::serde_json::Value,
-        /// The `combat` field.
         pub combat: ::serde_json::Value,
-        /// The `degraded` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub degraded: ::std::option::Option<bool>,
-        /// The `narration` field.
         pub narration: ::serde_json::Value,
-        /// The `retry_after_seconds` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "serde_helpers::optional_number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
         pub retry_after_seconds: ::std::option::Option<f64>,
-        /// The `session_state` field.
         pub session_state: SessionState,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///"Valid session_state values: "active", "paused", "completed", "unknown"".
+    /// "Valid session_state values: "active", "paused", "completed", "unknown"".
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -700,16 +420,12 @@ awaiting, and combat."*/
         PartialOrd
     )]
     pub enum SessionState {
-        /// `"active"`
         #[serde(rename = "active")]
         Active,
-        /// `"paused"`
         #[serde(rename = "paused")]
         Paused,
-        /// `"completed"`
         #[serde(rename = "completed")]
         Completed,
-        /// `"unknown"`
         #[serde(rename = "unknown")]
         Unknown,
     }
@@ -724,70 +440,73 @@ awaiting, and combat."*/
         }
     }
     impl ::std::str::FromStr for SessionState {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "active" => Ok(Self::Active),
                 "paused" => Ok(Self::Paused),
                 "completed" => Ok(Self::Completed),
                 "unknown" => Ok(Self::Unknown),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "SessionState",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for SessionState {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for SessionState {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    /**`get_submission`: "Returns status, aggregate_result, and leaderboard_visible. Poll until
-status is "complete" or "incomplete"."*/
+    /// `get_submission`: "Returns status, aggregate_result, and leaderboard_visible. Poll until
+    /// status is "complete" or "incomplete"."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SubmissionStatus {
-        /// The `aggregate_result` field.
         pub aggregate_result: ::serde_json::Value,
-        /// The `leaderboard_visible` field.
         pub leaderboard_visible: ::serde_json::Value,
-        ///Final when "complete" or "incomplete"; the prose names no other values.
+        /// Final when "complete" or "incomplete"; the prose names no other values.
         pub status: ::std::string::String,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///`SubmitActionArgs`
+    /// The arguments of `submit_action`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SubmitActionArgs {
-        /// The `action_type` field.
         #[serde(default = "defaults::submit_action_args_action_type")]
         pub action_type: SubmitActionArgsActionType,
-        ///1-based option number, required when action_type is "choice"
+        /// 1-based option number, required when action_type is "choice"
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub choice: ::std::option::Option<::std::num::NonZeroU64>,
-        ///Structured combat payload, required when action_type is "combat_action"
+        pub choice: ::std::option::Option<u64>,
+        /// Structured combat payload, required when action_type is "combat_action"
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub combat: ::std::option::Option<
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
-        ///The action narrative
+        /// The action narrative
         pub content: ::std::string::String,
-        ///The eval run ID
+        /// The eval run ID
         pub run_id: ::std::string::String,
     }
-    ///`SubmitActionArgsActionType`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -801,25 +520,18 @@ status is "complete" or "incomplete"."*/
         PartialOrd
     )]
     pub enum SubmitActionArgsActionType {
-        /// `"speak"`
         #[serde(rename = "speak")]
         Speak,
-        /// `"act"`
         #[serde(rename = "act")]
         Act,
-        /// `"speak_and_act"`
         #[serde(rename = "speak_and_act")]
         SpeakAndAct,
-        /// `"choice"`
         #[serde(rename = "choice")]
         Choice,
-        /// `"vote"`
         #[serde(rename = "vote")]
         Vote,
-        /// `"combat_action"`
         #[serde(rename = "combat_action")]
         CombatAction,
-        /// `"roll"`
         #[serde(rename = "roll")]
         Roll,
     }
@@ -837,10 +549,10 @@ status is "complete" or "incomplete"."*/
         }
     }
     impl ::std::str::FromStr for SubmitActionArgsActionType {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "speak" => Ok(Self::Speak),
                 "act" => Ok(Self::Act),
@@ -849,23 +561,31 @@ status is "complete" or "incomplete"."*/
                 "vote" => Ok(Self::Vote),
                 "combat_action" => Ok(Self::CombatAction),
                 "roll" => Ok(Self::Roll),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "SubmitActionArgsActionType",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for SubmitActionArgsActionType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for SubmitActionArgsActionType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -874,21 +594,21 @@ status is "complete" or "incomplete"."*/
             SubmitActionArgsActionType::Speak
         }
     }
-    ///`SubmitToBenchmarkArgs`
+    /// The arguments of `submit_to_benchmark`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SubmitToBenchmarkArgs {
-        ///Display name (printable ASCII, max 64 chars)
+        /// Display name (printable ASCII, max 64 chars)
         pub agent_label: SubmitToBenchmarkArgsAgentLabel,
-        ///Publish to leaderboard
-        #[serde(default = "defaults::default_bool::<true>")]
+        /// Publish to leaderboard
+        #[serde(default = "::mcp_bindgen::__private::default_bool::<true>")]
         pub publish: bool,
-        ///Suite key from list_suites (e.g. "core")
+        /// Suite key from list_suites (e.g. "core")
         pub suite_key: ::std::string::String,
-        ///Version number from list_suites
+        /// Version number from list_suites
         pub suite_version: i64,
     }
-    ///Display name (printable ASCII, max 64 chars)
+    /// Display name (printable ASCII, max 64 chars)
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct SubmitToBenchmarkArgsAgentLabel(::std::string::String);
@@ -905,12 +625,18 @@ status is "complete" or "incomplete"."*/
         }
     }
     impl ::std::str::FromStr for SubmitToBenchmarkArgsAgentLabel {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             if value.chars().count() > 64usize {
-                return Err("longer than 64 characters".into());
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "SubmitToBenchmarkArgsAgentLabel",
+                        &value,
+                        "longer than 64 characters",
+                    ),
+                );
             }
             static PATTERN: ::std::sync::LazyLock<
                 ::mcp_bindgen::__private::regress::Regex,
@@ -919,25 +645,31 @@ status is "complete" or "incomplete"."*/
                     .unwrap()
             });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[\\x20-\\x7E]*$\"".into());
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "SubmitToBenchmarkArgsAgentLabel",
+                        &value,
+                        "doesn't match pattern \"^[\\x20-\\x7E]*$\"",
+                    ),
+                );
             }
             Ok(Self(value.to_string()))
         }
     }
     impl ::std::convert::TryFrom<&str> for SubmitToBenchmarkArgsAgentLabel {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for SubmitToBenchmarkArgsAgentLabel {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -948,127 +680,38 @@ status is "complete" or "incomplete"."*/
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
-                .map_err(|e: self::error::ConversionError| {
+                .map_err(|e: ::mcp_bindgen::__private::ConversionError| {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
         }
     }
-    /**"Each suite includes suite_key, version, title, description, traits, reps_per_scenario, and
-released_at."*/
+    /// "Each suite includes suite_key, version, title, description, traits, reps_per_scenario, and
+    /// released_at."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct Suite {
-        /// The `description` field.
         pub description: ::serde_json::Value,
-        /// The `released_at` field.
         pub released_at: ::serde_json::Value,
-        /// The `reps_per_scenario` field.
         pub reps_per_scenario: ::serde_json::Value,
-        ///"suite key from list_suites (e.g. "core")"
+        /// "suite key from list_suites (e.g. "core")"
         pub suite_key: ::std::string::String,
-        /// The `title` field.
         pub title: ::serde_json::Value,
-        /// The `traits` field.
         pub traits: ::serde_json::Value,
-        ///"suite_version (int, required) — version number from list_suites"
+        /// "suite_version (int, required) — version number from list_suites"
         pub version: i64,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///`list_suites`: "Returns {"suites": [...]}."
+    /// `list_suites`: "Returns {"suites": [...]}."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SuiteList {
-        /// The `suites` field.
         pub suites: ::std::vec::Vec<Suite>,
-        /// The `extra` field.
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     /// Generation of default values for serde.
-    pub mod defaults {
-        pub(super) fn default_bool<const V: bool>() -> bool {
-            V
-        }
-        pub(super) fn default_nzu64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-            <T as ::std::convert::TryFrom<
-                ::std::num::NonZeroU64,
-            >>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-        }
+    mod defaults {
         pub(super) fn submit_action_args_action_type() -> super::SubmitActionArgsActionType {
             super::SubmitActionArgsActionType::Speak
-        }
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
-    /// Serde helpers of the generated types.
-    mod serde_helpers {
-        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
-        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
-        pub(super) fn number<S: ::serde::Serializer>(
-            value: &f64,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-                serializer.serialize_i64(*value as i64)
-            } else {
-                serializer.serialize_f64(*value)
-            }
-        }
-        /// [`number`] for an optional field.
-        pub(super) fn optional_number<S: ::serde::Serializer>(
-            value: &::std::option::Option<f64>,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            /// An `f64` written by [`number`].
-            struct Number(f64);
-            impl ::serde::Serialize for Number {
-                fn serialize<S: ::serde::Serializer>(
-                    &self,
-                    serializer: S,
-                ) -> ::std::result::Result<S::Ok, S::Error> {
-                    number(&self.0, serializer)
-                }
-            }
-            match value {
-                ::std::option::Option::Some(value) => {
-                    serializer.serialize_some(&Number(*value))
-                }
-                ::std::option::Option::None => serializer.serialize_none(),
-            }
         }
     }
 }

@@ -7,11 +7,11 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools, and the agent contracts' types and constants.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    /**The answer of a tool whose return value the documentation does not spell out (`scape_stop`,
-`scape_interact`): "Success acknowledges the request; movement and pursuit complete through
-subsequent observations." Its fields are kept as sent.*/
+    /// The answer of a tool whose return value the documentation does not spell out (`scape_stop`,
+    /// `scape_interact`): "Success acknowledges the request; movement and pursuit complete through
+    /// subsequent observations." Its fields are kept as sent.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct AgentAcknowledgement(
@@ -40,29 +40,25 @@ subsequent observations." Its fields are kept as sent.*/
             Self(value)
         }
     }
-    ///`AgentEnterResultEntered`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentEnterResultEntered {
-        ///How long the presence may stay idle, in milliseconds ("durations ending in Ms are milliseconds").
+        /// How long the presence may stay idle, in milliseconds ("durations ending in Ms are milliseconds").
         #[serde(rename = "inactivityTimeoutMs")]
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub inactivity_timeout_ms: f64,
-        ///The first observation in the room.
+        /// The first observation in the room.
         pub observation: AgentObservation,
     }
-    ///`AgentEnterResultNotEntered`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentEnterResultNotEntered {
-        ///A machine-readable code, when the gateway sends one.
+        /// A machine-readable code, when the gateway sends one.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<::std::string::String>,
-        ///When the pending request expires, in Unix milliseconds.
+        /// When the pending request expires, in Unix milliseconds.
         #[serde(rename = "expiresAt")]
         pub expires_at: i64,
-        /// The `status` field.
         pub status: AgentEnterResultNotEnteredStatus,
     }
-    ///`AgentEnterResultNotEnteredStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -76,7 +72,6 @@ subsequent observations." Its fields are kept as sent.*/
         PartialOrd
     )]
     pub enum AgentEnterResultNotEnteredStatus {
-        /// `"awaiting_owner_approval"`
         #[serde(rename = "awaiting_owner_approval")]
         AwaitingOwnerApproval,
     }
@@ -88,55 +83,56 @@ subsequent observations." Its fields are kept as sent.*/
         }
     }
     impl ::std::str::FromStr for AgentEnterResultNotEnteredStatus {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "awaiting_owner_approval" => Ok(Self::AwaitingOwnerApproval),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "AgentEnterResultNotEnteredStatus",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for AgentEnterResultNotEnteredStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for AgentEnterResultNotEnteredStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    /**A tool failure: "On a tool failure, isError is true and the text block contains
-{ error: string, code?: string }". The runtime turns it into `mcp_bindgen::Error::Tool`
-(with `message` and `code`); this type is for reading it by hand.*/
+    /// A tool failure: "On a tool failure, isError is true and the text block contains
+    /// { error: string, code?: string }". The runtime turns it into `mcp_bindgen::Error::Tool`
+    /// (with `message` and `code`); this type is for reading it by hand.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentError {
-        /// The `code` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<::std::string::String>,
-        /// The `error` field.
         pub error: ::std::string::String,
     }
-    ///`AgentMovement`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentMovement {
-        /// The `id` field.
         pub id: ::std::string::String,
-        /// The `status` field.
         pub status: AgentMovementStatus,
-        /// The `target` field.
         pub target: AgentPosition,
     }
-    ///`AgentMovementStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -150,22 +146,16 @@ subsequent observations." Its fields are kept as sent.*/
         PartialOrd
     )]
     pub enum AgentMovementStatus {
-        /// `"moving"`
         #[serde(rename = "moving")]
         Moving,
-        /// `"arrived"`
         #[serde(rename = "arrived")]
         Arrived,
-        /// `"stopped"`
         #[serde(rename = "stopped")]
         Stopped,
-        /// `"blocked"`
         #[serde(rename = "blocked")]
         Blocked,
-        /// `"timed_out"`
         #[serde(rename = "timed_out")]
         TimedOut,
-        /// `"disconnected"`
         #[serde(rename = "disconnected")]
         Disconnected,
     }
@@ -182,10 +172,10 @@ subsequent observations." Its fields are kept as sent.*/
         }
     }
     impl ::std::str::FromStr for AgentMovementStatus {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "moving" => Ok(Self::Moving),
                 "arrived" => Ok(Self::Arrived),
@@ -193,247 +183,197 @@ subsequent observations." Its fields are kept as sent.*/
                 "blocked" => Ok(Self::Blocked),
                 "timed_out" => Ok(Self::TimedOut),
                 "disconnected" => Ok(Self::Disconnected),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "AgentMovementStatus",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for AgentMovementStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for AgentMovementStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`AgentObservation`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservation {
-        /// The `appearance` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub appearance: ::std::option::Option<AgentObservationAppearance>,
-        /// The `blocked` field.
         pub blocked: ::std::vec::Vec<AgentObservationBlockedItem>,
-        /// The `interacting` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub interacting: ::std::option::Option<bool>,
-        /// The `limits` field.
         pub limits: AgentObservationLimits,
-        /// The `movement` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub movement: ::std::option::Option<AgentMovement>,
-        /// The `objects` field.
         pub objects: ::std::vec::Vec<AgentObservationObjectsItem>,
-        /// The `observedAt` field.
         #[serde(rename = "observedAt")]
         pub observed_at: i64,
-        /// The `players` field.
         pub players: ::std::vec::Vec<AgentObservationPlayersItem>,
-        /// The `protocol` field.
         pub protocol: AgentObservationProtocol,
-        /// The `pursuit` field.
         #[serde(
             default,
             skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "serde_helpers::present"
+            deserialize_with = "::mcp_bindgen::__private::present"
         )]
         pub pursuit: ::std::option::Option<::std::option::Option<AgentPursuit>>,
-        /// The `revision` field.
         pub revision: i64,
-        /// The `room` field.
         pub room: ::std::string::String,
-        /// The `roster` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub roster: ::std::option::Option<::std::vec::Vec<AgentObservationRosterItem>>,
-        /// The `scene` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scene: ::std::option::Option<AgentScene>,
-        /// The `self` field.
         #[serde(
             rename = "self",
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub self_: ::std::option::Option<AgentObservationSelf>,
-        /// The `sessionId` field.
         #[serde(rename = "sessionId")]
         pub session_id: ::std::string::String,
-        /// The `status` field.
         pub status: ::std::string::String,
     }
-    ///`AgentObservationAppearance`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationAppearance {
-        /// The `emoji` field.
         pub emoji: ::std::string::String,
-        /// The `expression` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub expression: ::std::option::Option<::std::string::String>,
-        /// The `expressions` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub expressions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// The `kind` field.
         pub kind: ::std::string::String,
-        /// The `model` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub model: ::std::option::Option<::std::string::String>,
     }
-    ///`AgentObservationBlockedItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationBlockedItem {
-        /// The `x` field.
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    ///`AgentObservationLimits`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationLimits {
-        /// The `heartbeatMs` field.
         #[serde(rename = "heartbeatMs")]
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub heartbeat_ms: f64,
-        /// The `idleTimeoutMs` field.
         #[serde(rename = "idleTimeoutMs")]
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub idle_timeout_ms: f64,
-        /// The `maxSpeechLength` field.
         #[serde(rename = "maxSpeechLength")]
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub max_speech_length: f64,
-        /// The `radius` field.
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub radius: f64,
     }
-    ///`AgentObservationObjectsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationObjectsItem {
-        /// The `emoji` field.
         pub emoji: ::std::string::String,
-        /// The `floor` field.
-        pub floor: AgentPositionFloor,
-        /// The `text` field.
+        pub floor: Floor,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub text: ::std::option::Option<::std::string::String>,
-        /// The `x` field.
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    ///`AgentObservationPlayersItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationPlayersItem {
-        /// The `floor` field.
-        pub floor: AgentPositionFloor,
-        /// The `id` field.
+        pub floor: Floor,
         pub id: ::std::string::String,
-        /// The `name` field.
         pub name: ::std::string::String,
-        /// The `settled` field.
         pub settled: bool,
-        /// The `text` field.
         pub text: ::std::string::String,
-        /// The `textRevision` field.
         #[serde(rename = "textRevision")]
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub text_revision: f64,
-        /// The `x` field.
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    ///`AgentObservationRosterItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationRosterItem {
-        /// The `encounterKey` field.
         #[serde(
             rename = "encounterKey",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub encounter_key: ::std::option::Option<::std::string::String>,
-        /// The `floor` field.
-        pub floor: AgentPositionFloor,
-        /// The `id` field.
+        pub floor: Floor,
         pub id: ::std::string::String,
-        /// The `name` field.
         pub name: ::std::string::String,
-        /// The `x` field.
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    ///`AgentObservationSelf`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationSelf {
-        /// The `floor` field.
-        pub floor: AgentPositionFloor,
-        /// The `id` field.
+        pub floor: Floor,
         pub id: ::std::string::String,
-        /// The `name` field.
         pub name: ::std::string::String,
-        /// The `text` field.
         pub text: ::std::string::String,
-        /// The `x` field.
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    /**What `scape_move_to` and `scape_step` (and the follow/approach operations) return: "scape_move_to
-and scape_step return { operationId, commandId }. operationId matches movement.id;
-follow/approach operations instead match pursuit.id."*/
+    /// What `scape_move_to` and `scape_step` (and the follow/approach operations) return: "scape_move_to
+    /// and scape_step return { operationId, commandId }. operationId matches movement.id;
+    /// follow/approach operations instead match pursuit.id."
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentOperation {
-        ///"the retry identifier supplied by the caller or generated by the MCP server."
+        /// "the retry identifier supplied by the caller or generated by the MCP server."
         #[serde(rename = "commandId")]
         pub command_id: ::std::string::String,
-        ///Matches `movement.id` (or `pursuit.id` for follow/approach) in later observations.
+        /// Matches `movement.id` (or `pursuit.id` for follow/approach) in later observations.
         #[serde(rename = "operationId")]
         pub operation_id: ::std::string::String,
     }
-    ///Version 1 of the external agent gateway. No account IDs, credentials or raw scene state.
+    /// Version 1 of the external agent gateway. No account IDs, credentials or raw scene state.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentPosition {
-        /// The `floor` field.
-        pub floor: AgentPositionFloor,
-        /// The `x` field.
+        pub floor: Floor,
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    ///`AgentPositionFloor`
+    /// Target floor
     #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct AgentPositionFloor(i64);
-    impl ::std::ops::Deref for AgentPositionFloor {
+    pub struct Floor(i64);
+    impl ::std::ops::Deref for Floor {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<AgentPositionFloor> for i64 {
-        fn from(value: AgentPositionFloor) -> Self {
+    impl ::std::convert::From<Floor> for i64 {
+        fn from(value: Floor) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for AgentPositionFloor {
-        type Error = self::error::ConversionError;
+    impl ::std::convert::TryFrom<i64> for Floor {
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: i64,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             if ![0_i64, 1_i64].contains(&value) {
-                Err("invalid value".into())
+                Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "Floor",
+                        &value,
+                        "not one of its values",
+                    ),
+                )
             } else {
                 Ok(Self(value))
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for AgentPositionFloor {
+    impl<'de> ::serde::Deserialize<'de> for Floor {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -442,22 +382,15 @@ follow/approach operations instead match pursuit.id."*/
                 .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
-    ///`AgentPursuit`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentPursuit {
-        /// The `expiresAt` field.
         #[serde(rename = "expiresAt")]
         pub expires_at: i64,
-        /// The `id` field.
         pub id: ::std::string::String,
-        /// The `mode` field.
         pub mode: AgentPursuitMode,
-        /// The `player` field.
         pub player: ::std::string::String,
-        /// The `status` field.
         pub status: AgentPursuitStatus,
     }
-    ///`AgentPursuitMode`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -471,10 +404,8 @@ follow/approach operations instead match pursuit.id."*/
         PartialOrd
     )]
     pub enum AgentPursuitMode {
-        /// `"follow"`
         #[serde(rename = "follow")]
         Follow,
-        /// `"approach"`
         #[serde(rename = "approach")]
         Approach,
     }
@@ -487,34 +418,41 @@ follow/approach operations instead match pursuit.id."*/
         }
     }
     impl ::std::str::FromStr for AgentPursuitMode {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "follow" => Ok(Self::Follow),
                 "approach" => Ok(Self::Approach),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "AgentPursuitMode",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for AgentPursuitMode {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for AgentPursuitMode {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`AgentPursuitStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -528,25 +466,18 @@ follow/approach operations instead match pursuit.id."*/
         PartialOrd
     )]
     pub enum AgentPursuitStatus {
-        /// `"moving"`
         #[serde(rename = "moving")]
         Moving,
-        /// `"holding"`
         #[serde(rename = "holding")]
         Holding,
-        /// `"arrived"`
         #[serde(rename = "arrived")]
         Arrived,
-        /// `"stopped"`
         #[serde(rename = "stopped")]
         Stopped,
-        /// `"lost"`
         #[serde(rename = "lost")]
         Lost,
-        /// `"blocked"`
         #[serde(rename = "blocked")]
         Blocked,
-        /// `"timed_out"`
         #[serde(rename = "timed_out")]
         TimedOut,
     }
@@ -564,10 +495,10 @@ follow/approach operations instead match pursuit.id."*/
         }
     }
     impl ::std::str::FromStr for AgentPursuitStatus {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "moving" => Ok(Self::Moving),
                 "holding" => Ok(Self::Holding),
@@ -576,53 +507,53 @@ follow/approach operations instead match pursuit.id."*/
                 "lost" => Ok(Self::Lost),
                 "blocked" => Ok(Self::Blocked),
                 "timed_out" => Ok(Self::TimedOut),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "AgentPursuitStatus",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for AgentPursuitStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for AgentPursuitStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`AgentScene`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentScene {
-        /// The `blocked` field.
         pub blocked: ::std::vec::Vec<i64>,
-        /// The `editing` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub editing: ::std::option::Option<AgentSceneEditing>,
-        /// The `floor` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub floor: ::std::option::Option<AgentSceneFloor>,
-        /// The `gameFacts` field.
+        pub floor: ::std::option::Option<Floor>,
         #[serde(
             rename = "gameFacts",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub game_facts: ::std::option::Option<AgentSceneGameFacts>,
-        /// The `hasBasement` field.
         #[serde(
             rename = "hasBasement",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub has_basement: ::std::option::Option<bool>,
-        /// The `objects` field.
         pub objects: ::std::vec::Vec<AgentSceneObject>,
     }
-    ///`AgentSceneEditing`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -636,10 +567,8 @@ follow/approach operations instead match pursuit.id."*/
         PartialOrd
     )]
     pub enum AgentSceneEditing {
-        /// `"everyone"`
         #[serde(rename = "everyone")]
         Everyone,
-        /// `"owner"`
         #[serde(rename = "owner")]
         Owner,
     }
@@ -652,148 +581,101 @@ follow/approach operations instead match pursuit.id."*/
         }
     }
     impl ::std::str::FromStr for AgentSceneEditing {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "everyone" => Ok(Self::Everyone),
                 "owner" => Ok(Self::Owner),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "AgentSceneEditing",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for AgentSceneEditing {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for AgentSceneEditing {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`AgentSceneFloor`
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(transparent)]
-    pub struct AgentSceneFloor(i64);
-    impl ::std::ops::Deref for AgentSceneFloor {
-        type Target = i64;
-        fn deref(&self) -> &i64 {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<AgentSceneFloor> for i64 {
-        fn from(value: AgentSceneFloor) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::TryFrom<i64> for AgentSceneFloor {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if ![0_i64, 1_i64].contains(&value) {
-                Err("invalid value".into())
-            } else {
-                Ok(Self(value))
-            }
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for AgentSceneFloor {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
-        }
-    }
-    ///`AgentSceneGameFacts`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentSceneGameFacts {
-        /// The `gemRefundHours` field.
         #[serde(rename = "gemRefundHours")]
-        #[serde(serialize_with = "serde_helpers::number")]
+        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
         pub gem_refund_hours: f64,
-        /// The `gemsEnabled` field.
         #[serde(rename = "gemsEnabled")]
         pub gems_enabled: bool,
     }
-    ///`AgentSceneObject`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AgentSceneObject {
-        /// The `conveyorEmoji` field.
         #[serde(
             rename = "conveyorEmoji",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub conveyor_emoji: ::std::option::Option<AgentSceneObjectConveyorEmoji>,
-        /// The `emoji` field.
         pub emoji: ::std::string::String,
-        /// The `floor` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub floor: ::std::option::Option<AgentSceneObjectFloor>,
-        /// The `id` field.
+        pub floor: ::std::option::Option<Floor>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        /// The `isEntry` field.
         #[serde(
             rename = "isEntry",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub is_entry: ::std::option::Option<bool>,
-        /// The `linkedRoom` field.
         #[serde(
             rename = "linkedRoom",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub linked_room: ::std::option::Option<bool>,
-        /// The `message` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
-        /// The `pianoNote` field.
         #[serde(
             rename = "pianoNote",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub piano_note: ::std::option::Option<::std::string::String>,
-        /// The `pianoSound` field.
         #[serde(
             rename = "pianoSound",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub piano_sound: ::std::option::Option<::std::string::String>,
-        /// The `portalPairId` field.
         #[serde(
             rename = "portalPairId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub portal_pair_id: ::std::option::Option<::std::string::String>,
-        /// The `radioConfigured` field.
         #[serde(
             rename = "radioConfigured",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub radio_configured: ::std::option::Option<bool>,
-        /// The `targetRoomName` field.
         #[serde(
             rename = "targetRoomName",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub target_room_name: ::std::option::Option<::std::string::String>,
-        /// The `x` field.
         pub x: i64,
-        /// The `y` field.
         pub y: i64,
     }
-    ///`AgentSceneObjectConveyorEmoji`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -807,16 +689,12 @@ follow/approach operations instead match pursuit.id."*/
         PartialOrd
     )]
     pub enum AgentSceneObjectConveyorEmoji {
-        /// `"➡\u{fe0f}"`
         #[serde(rename = "➡\u{fe0f}")]
         Right,
-        /// `"⬇\u{fe0f}"`
         #[serde(rename = "⬇\u{fe0f}")]
         Down,
-        /// `"⬅\u{fe0f}"`
         #[serde(rename = "⬅\u{fe0f}")]
         Left,
-        /// `"⬆\u{fe0f}"`
         #[serde(rename = "⬆\u{fe0f}")]
         Up,
     }
@@ -831,196 +709,130 @@ follow/approach operations instead match pursuit.id."*/
         }
     }
     impl ::std::str::FromStr for AgentSceneObjectConveyorEmoji {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "➡\u{fe0f}" => Ok(Self::Right),
                 "⬇\u{fe0f}" => Ok(Self::Down),
                 "⬅\u{fe0f}" => Ok(Self::Left),
                 "⬆\u{fe0f}" => Ok(Self::Up),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "AgentSceneObjectConveyorEmoji",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for AgentSceneObjectConveyorEmoji {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for AgentSceneObjectConveyorEmoji {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`AgentSceneObjectFloor`
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(transparent)]
-    pub struct AgentSceneObjectFloor(i64);
-    impl ::std::ops::Deref for AgentSceneObjectFloor {
-        type Target = i64;
-        fn deref(&self) -> &i64 {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<AgentSceneObjectFloor> for i64 {
-        fn from(value: AgentSceneObjectFloor) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::TryFrom<i64> for AgentSceneObjectFloor {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if ![0_i64, 1_i64].contains(&value) {
-                Err("invalid value".into())
-            } else {
-                Ok(Self(value))
-            }
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for AgentSceneObjectFloor {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
-        }
-    }
-    ///`ScapeApproachArgs`
+    /// The arguments of `scape_approach`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeApproachArgs {
-        ///Retry identifier chosen by the caller; generated by the server when absent
+        /// Retry identifier chosen by the caller; generated by the server when absent
         #[serde(
             rename = "commandId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub command_id: ::std::option::Option<::std::string::String>,
-        ///Player id from the current observation
+        /// Player id from the current observation
         pub player: ::std::string::String,
     }
-    ///`ScapeFollowArgs`
+    /// The arguments of `scape_follow`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeFollowArgs {
-        ///Retry identifier chosen by the caller; generated by the server when absent
+        /// Retry identifier chosen by the caller; generated by the server when absent
         #[serde(
             rename = "commandId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub command_id: ::std::option::Option<::std::string::String>,
-        ///Player id from the current observation
+        /// Player id from the current observation
         pub player: ::std::string::String,
     }
-    ///`ScapeInteractArgs`
+    /// The arguments of `scape_interact`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeInteractArgs {
-        ///Retry identifier chosen by the caller; generated by the server when absent
+        /// Retry identifier chosen by the caller; generated by the server when absent
         #[serde(
             rename = "commandId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub command_id: ::std::option::Option<::std::string::String>,
-        ///Interaction id from scene.objects
+        /// Interaction id from scene.objects
         #[serde(rename = "objectId")]
         pub object_id: ::std::string::String,
     }
-    ///`ScapeMoveToArgs`
+    /// The arguments of `scape_move_to`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeMoveToArgs {
-        ///Retry identifier chosen by the caller; generated by the server when absent
+        /// Retry identifier chosen by the caller; generated by the server when absent
         #[serde(
             rename = "commandId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub command_id: ::std::option::Option<::std::string::String>,
-        ///Target floor
-        pub floor: ScapeMoveToArgsFloor,
-        ///Target grid column
+        /// Target floor
+        pub floor: Floor,
+        /// Target grid column
         pub x: i64,
-        ///Target grid row
+        /// Target grid row
         pub y: i64,
     }
-    ///Target floor
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(transparent)]
-    pub struct ScapeMoveToArgsFloor(i64);
-    impl ::std::ops::Deref for ScapeMoveToArgsFloor {
-        type Target = i64;
-        fn deref(&self) -> &i64 {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ScapeMoveToArgsFloor> for i64 {
-        fn from(value: ScapeMoveToArgsFloor) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::TryFrom<i64> for ScapeMoveToArgsFloor {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if ![0_i64, 1_i64].contains(&value) {
-                Err("invalid value".into())
-            } else {
-                Ok(Self(value))
-            }
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ScapeMoveToArgsFloor {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
-        }
-    }
-    ///`ScapeObserveArgs`
+    /// The arguments of `scape_observe`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeObserveArgs {
-        ///Wait for an observation newer than this revision
+        /// Wait for an observation newer than this revision
         #[serde(
             rename = "afterRevision",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub after_revision: ::std::option::Option<i64>,
-        ///How long to wait for a newer revision, in milliseconds
+        /// How long to wait for a newer revision, in milliseconds
         #[serde(
             rename = "waitMs",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub wait_ms: ::std::option::Option<u64>,
     }
-    ///`ScapeStepArgs`
+    /// The arguments of `scape_step`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeStepArgs {
-        ///Retry identifier chosen by the caller; generated by the server when absent
+        /// Retry identifier chosen by the caller; generated by the server when absent
         #[serde(
             rename = "commandId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub command_id: ::std::option::Option<::std::string::String>,
-        /// The `direction` field.
         pub direction: ScapeStepArgsDirection,
     }
-    ///`ScapeStepArgsDirection`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -1034,16 +846,12 @@ follow/approach operations instead match pursuit.id."*/
         PartialOrd
     )]
     pub enum ScapeStepArgsDirection {
-        /// `"up"`
         #[serde(rename = "up")]
         Up,
-        /// `"down"`
         #[serde(rename = "down")]
         Down,
-        /// `"left"`
         #[serde(rename = "left")]
         Left,
-        /// `"right"`
         #[serde(rename = "right")]
         Right,
     }
@@ -1058,77 +866,53 @@ follow/approach operations instead match pursuit.id."*/
         }
     }
     impl ::std::str::FromStr for ScapeStepArgsDirection {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "up" => Ok(Self::Up),
                 "down" => Ok(Self::Down),
                 "left" => Ok(Self::Left),
                 "right" => Ok(Self::Right),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ScapeStepArgsDirection",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ScapeStepArgsDirection {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for ScapeStepArgsDirection {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`ScapeStopArgs`
+    /// The arguments of `scape_stop`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ScapeStopArgs {
-        ///Retry identifier chosen by the caller; generated by the server when absent
+        /// Retry identifier chosen by the caller; generated by the server when absent
         #[serde(
             rename = "commandId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub command_id: ::std::option::Option<::std::string::String>,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
     /// Always `1` on the wire: any other value does not decode.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1262,32 +1046,6 @@ follow/approach operations instead match pursuit.id."*/
     }
     /// Canonical external agent contract. Keep this module independent of host packages.
     pub const AGENT_NAME_MAX_LENGTH: u32 = 24;
-    /// Serde helpers of the generated types.
-    mod serde_helpers {
-        /// Reads a field that is present as `Some` (`null` as `Some(None)`), so that an
-        /// absent field (`None`, by `#[serde(default)]`) stays distinct from `null`.
-        pub(super) fn present<'de, D, T>(
-            deserializer: D,
-        ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-            T: ::serde::Deserialize<'de>,
-        {
-            T::deserialize(deserializer).map(::std::option::Option::Some)
-        }
-        /// Writes a TypeScript `number` as JavaScript does: an integral value without a
-        /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
-        pub(super) fn number<S: ::serde::Serializer>(
-            value: &f64,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-                serializer.serialize_i64(*value as i64)
-            } else {
-                serializer.serialize_f64(*value)
-            }
-        }
-    }
 }
 /// Input schemas, checked before each call is sent.
 mod schemas {

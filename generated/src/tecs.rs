@@ -7,217 +7,185 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`ComponentsInfoOutput`
+    /// The result of `components_info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ComponentsInfoOutput {
-        ///Every component type.
+        /// Every component type.
         pub components: ::std::vec::Vec<ComponentsInfoOutputComponentsItem>,
     }
-    ///One component type.
+    /// One component type.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ComponentsInfoOutputComponentsItem {
-        ///Its name, as `query`, `modify` and `set` take it.
+        /// Its name, as `query`, `modify` and `set` take it.
         pub name: ::std::string::String,
-        ///The JSON Schema of its value.
+        /// The JSON Schema of its value.
         pub schema: ::serde_json::Value,
     }
-    ///`ContextOutput`
+    /// The result of `context`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ContextOutput {
-        ///The crash traceback, when gameplay has crashed.
+        /// The crash traceback, when gameplay has crashed.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub crash: ::std::option::Option<::std::string::String>,
-        ///Entities alive.
-        pub entities: u64,
-        ///The frame the game is at.
+        /// Entities alive.
+        pub entities: u32,
+        /// The frame the game is at.
         pub frame: u64,
-        ///Frames per second the loop aims at.
-        pub target_fps: u64,
+        /// Frames per second the loop aims at.
+        pub target_fps: u32,
     }
-    ///`GetLogsArgs`
+    /// The arguments of `get_logs`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetLogsArgs {
-        ///How many lines, newest last (default 50).
+        /// How many lines, newest last (default 50).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub limit: ::std::option::Option<u64>,
+        pub limit: ::std::option::Option<u32>,
     }
-    ///`GetLogsOutput`
+    /// The result of `get_logs`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetLogsOutput {
-        ///Oldest first.
+        /// Oldest first.
         pub lines: ::std::vec::Vec<::std::string::String>,
     }
-    ///`InfoArgs`
+    /// The arguments of `info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct InfoArgs {
-        ///The entity id.
+        /// The entity id.
         pub entity: u64,
     }
-    ///`InfoOutput`
+    /// The result of `info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct InfoOutput {
-        ///Component name → value.
+        /// Component name → value.
         pub components: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///The entity id (`info`, `modify` and `set` take it).
+        /// The entity id (`info`, `modify` and `set` take it).
         pub id: u64,
     }
-    ///`ModifyArgs`
+    /// The arguments of `modify`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ModifyArgs {
-        ///The component name.
+        /// The component name.
         pub component: ::std::string::String,
-        ///The entities (default: every entity that has the component).
+        /// The entities (default: every entity that has the component).
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub entities: ::std::option::Option<::std::vec::Vec<u64>>,
-        ///Fields to overwrite; the others keep their values.
+        /// Fields to overwrite; the others keep their values.
         pub fields: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
-    ///`ModifyOutput`
+    /// The result of `modify`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ModifyOutput {
-        ///Entities updated.
+        /// Entities updated.
         pub modified: ::std::vec::Vec<u64>,
-        ///Entities skipped because they lack the component.
+        /// Entities skipped because they lack the component.
         pub skipped: ::std::vec::Vec<u64>,
     }
-    ///`PingOutput`
+    /// The result of `ping`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct PingOutput {
-        ///The frame the game is at.
+        /// The frame the game is at.
         pub frame: u64,
-        ///Always true.
+        /// Always true.
         pub pong: bool,
     }
-    ///`PlacedCountOutput`
+    /// The result of `placed_count`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct PlacedCountOutput {
-        ///Entities with a Transform2D.
-        pub count: u64,
+        /// Entities with a Transform2D.
+        pub count: u32,
     }
-    ///`QueryArgs`
+    /// The arguments of `query`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct QueryArgs {
-        ///Component names; every entity listed has all of them.
+        /// Component names; every entity listed has all of them.
         pub include: ::std::vec::Vec<::std::string::String>,
-        ///At most this many entities (default 100).
+        /// At most this many entities (default 100).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub limit: ::std::option::Option<u64>,
+        pub limit: ::std::option::Option<u32>,
     }
-    ///`QueryOutput`
+    /// The result of `query`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct QueryOutput {
-        ///The first `limit` of them, by id.
+        /// The first `limit` of them, by id.
         pub entities: ::std::vec::Vec<QueryOutputEntitiesItem>,
-        ///How many entities match in all.
+        /// How many entities match in all.
         pub total: u64,
     }
-    ///One entity and the requested components.
+    /// One entity and the requested components.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct QueryOutputEntitiesItem {
-        ///Component name → value.
+        /// Component name → value.
         pub components: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ///The entity id (`info`, `modify` and `set` take it).
+        /// The entity id (`info`, `modify` and `set` take it).
         pub id: u64,
     }
-    ///`RunFramesArgs`
+    /// The arguments of `run_frames`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RunFramesArgs {
-        ///Frames to run, 1 to 3600.
-        pub frames: ::std::num::NonZeroU64,
-    }
-    ///`RunFramesOutput`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    pub struct RunFramesOutput {
-        ///Entities in the world then.
-        pub entities: u64,
-        ///The frame reached.
-        pub frame: u64,
-        ///Frames run for this call.
+        /// Frames to run, 1 to 3600.
         pub frames: u64,
     }
-    ///`RunLuaArgs`
+    /// The result of `run_frames`.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    pub struct RunFramesOutput {
+        /// Entities in the world then.
+        pub entities: u32,
+        /// The frame reached.
+        pub frame: u64,
+        /// Frames run for this call.
+        pub frames: u32,
+    }
+    /// The arguments of `run_lua`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RunLuaArgs {
-        ///A Lua chunk; its return value is the result.
+        /// A Lua chunk; its return value is the result.
         pub code: ::std::string::String,
     }
-    ///`RunLuaOutput`
+    /// The result of `run_lua`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RunLuaOutput {
-        ///The value, as JSON (`null` when the chunk returns nothing).
+        /// The value, as JSON (`null` when the chunk returns nothing).
         pub value: ::serde_json::Value,
     }
-    ///`SendEventArgs`
+    /// The arguments of `send_event`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SendEventArgs {
-        ///The event name.
+        /// The event name.
         pub name: ::std::string::String,
-        ///Event data.
+        /// Event data.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payload: ::std::option::Option<::serde_json::Value>,
     }
-    ///`SendEventOutput`
+    /// The result of `send_event`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SendEventOutput {
-        ///Its position in the event queue.
+        /// Its position in the event queue.
         pub queued: u64,
     }
-    ///`SetArgs`
+    /// The arguments of `set`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SetArgs {
-        ///The component name.
+        /// The component name.
         pub component: ::std::string::String,
-        ///The entity id.
+        /// The entity id.
         pub entity: u64,
-        ///The whole value.
+        /// The whole value.
         pub value: ::serde_json::Value,
     }
-    ///`SetOutput`
+    /// The result of `set`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SetOutput {
-        ///Whether the component was added (the entity did not have it).
+        /// Whether the component was added (the entity did not have it).
         pub added: bool,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.
 mod schemas {
     /// The input schema of `query`, as the server sent it.
     pub(super) static QUERY: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"properties":{"include":{"description":"Component names; every entity listed has all of them.","items":{"type":"string"},"type":"array"},"limit":{"description":"At most this many entities (default 100).","minimum":0,"type":"integer"}},"required":["include"],"type":"object"}"#,
+        r#"{"properties":{"include":{"description":"Component names; every entity listed has all of them.","items":{"type":"string"},"type":"array"},"limit":{"description":"At most this many entities (default 100).","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["include"],"type":"object"}"#,
     );
     /// The input schema of `info`, as the server sent it.
     pub(super) static INFO: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
@@ -237,7 +205,7 @@ mod schemas {
     );
     /// The input schema of `get_logs`, as the server sent it.
     pub(super) static GET_LOGS: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(
-        r#"{"properties":{"limit":{"description":"How many lines, newest last (default 50).","minimum":0,"type":"integer"}},"type":"object"}"#,
+        r#"{"properties":{"limit":{"description":"How many lines, newest last (default 50).","maximum":4294967295,"minimum":0,"type":"integer"}},"type":"object"}"#,
     );
     /// The input schema of `send_event`, as the server sent it.
     pub(super) static SEND_EVENT: ::mcp_bindgen::ToolSchema = ::mcp_bindgen::ToolSchema::new(

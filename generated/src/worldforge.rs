@@ -7,36 +7,34 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`GetWorldSummaryArgs`
+    /// The arguments of `get_world_summary`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct GetWorldSummaryArgs {
-        ///The world's id
+        /// The world's id
         pub world_id: ::std::string::String,
     }
-    ///`ListLoreArgs`
+    /// The arguments of `list_lore`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListLoreArgs {
-        ///A lore collection
+        /// A lore collection
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub collection: ::std::option::Option<::std::string::String>,
-        ///The world's id
+        /// The world's id
         pub world_id: ::std::string::String,
     }
-    ///`ListWikiPagesArgs`
+    /// The arguments of `list_wiki_pages`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListWikiPagesArgs {
-        /// The `kind` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<ListWikiPagesArgsKind>,
-        ///The world's id
+        /// The world's id
         pub world_id: ::std::string::String,
     }
-    ///`ListWikiPagesArgsKind`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -50,16 +48,12 @@ pub mod types {
         PartialOrd
     )]
     pub enum ListWikiPagesArgsKind {
-        /// `"lore"`
         #[serde(rename = "lore")]
         Lore,
-        /// `"faction"`
         #[serde(rename = "faction")]
         Faction,
-        /// `"place"`
         #[serde(rename = "place")]
         Place,
-        /// `"quest-log"`
         #[serde(rename = "quest-log")]
         QuestLog,
     }
@@ -74,146 +68,102 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for ListWikiPagesArgsKind {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "lore" => Ok(Self::Lore),
                 "faction" => Ok(Self::Faction),
                 "place" => Ok(Self::Place),
                 "quest-log" => Ok(Self::QuestLog),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ListWikiPagesArgsKind",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ListWikiPagesArgsKind {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListWikiPagesArgsKind {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`ProposeLoreArgs`
+    /// The arguments of `propose_lore`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ProposeLoreArgs {
-        ///Changeset to add the proposal to
+        /// Changeset to add the proposal to
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub changeset_id: ::std::option::Option<::std::string::String>,
-        ///What the proposal changes
+        /// What the proposal changes
         pub diff_summary: ::std::string::String,
-        /// The `operations` field.
         pub operations: ::std::vec::Vec<ProposeLoreArgsOperationsItem>,
-        ///The world's id
+        /// The world's id
         pub world_id: ::std::string::String,
     }
-    ///`ProposeLoreArgsOperationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "op", deny_unknown_fields)]
     pub enum ProposeLoreArgsOperationsItem {
-        /// `"upsert"`
         #[serde(rename = "upsert")]
         Upsert {
-            /// The `collection` field.
             collection: ::std::string::String,
-            /// The `entity` field.
             entity: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         },
-        /// `"remove"`
         #[serde(rename = "remove")]
-        Remove {
-            /// The `collection` field.
-            collection: ::std::string::String,
-            /// The `id` field.
-            id: ::std::string::String,
-        },
+        Remove { collection: ::std::string::String, id: ::std::string::String },
     }
-    ///`ReadWorldArgs`
+    /// The arguments of `read_world`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadWorldArgs {
-        ///The world's id
+        /// The world's id
         pub id: ::std::string::String,
     }
-    ///`SearchPoisArgs`
+    /// The arguments of `search_pois`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchPoisArgs {
-        /// The `request` field.
         pub request: SearchPoisArgsRequest,
-        ///The world's id
+        /// The world's id
         pub world_id: ::std::string::String,
     }
-    ///`SearchPoisArgsRequest`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchPoisArgsRequest {
-        /// The `category` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<::std::string::String>,
-        /// The `limit` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub limit: ::std::option::Option<i64>,
-        /// The `name` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
-        /// The `radiusPx` field.
         #[serde(
             rename = "radiusPx",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub radius_px: ::std::option::Option<f64>,
-        /// The `tags` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// The `x` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub x: ::std::option::Option<f64>,
-        /// The `y` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub y: ::std::option::Option<f64>,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

@@ -7,53 +7,39 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`BadPatternArgs`
+    /// The arguments of `bad_pattern`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BadPatternArgs {
-        /// The `code` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<::std::string::String>,
     }
-    ///`BareConstArgs`
+    /// The arguments of `bare_const`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct BareConstArgs {
-        /// The `target` field.
         pub target: BareConstArgsTarget,
     }
-    ///`BareConstArgsTarget`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "kind")]
     pub enum BareConstArgsTarget {
-        /// `"file"`
         #[serde(rename = "file")]
-        File {
-            /// The `path` field.
-            path: ::std::string::String,
-        },
-        /// `"url"`
+        File { path: ::std::string::String },
         #[serde(rename = "url")]
-        Url {
-            /// The `url` field.
-            url: ::std::string::String,
-        },
+        Url { url: ::std::string::String },
     }
-    ///`DanglingRefArgs`
+    /// The arguments of `dangling_ref`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DanglingRefArgs {
-        /// The `x` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub x: ::std::option::Option<::serde_json::Value>,
     }
-    ///`Draft07Args`
+    /// The arguments of `draft07`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Draft07Args {
-        /// The `tags` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<Draft07Tag>>,
     }
-    ///`Draft07Tag`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -67,10 +53,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum Draft07Tag {
-        /// `"x"`
         #[serde(rename = "x")]
         X,
-        /// `"y"`
         #[serde(rename = "y")]
         Y,
     }
@@ -83,41 +67,47 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for Draft07Tag {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "x" => Ok(Self::X),
                 "y" => Ok(Self::Y),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "Draft07Tag",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for Draft07Tag {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for Draft07Tag {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`EmojiEnumArgs`
+    /// The arguments of `emoji_enum`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct EmojiEnumArgs {
-        /// The `arrow` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub arrow: ::std::option::Option<EmojiEnumArgsArrow>,
     }
-    ///`EmojiEnumArgsArrow`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -131,16 +121,12 @@ pub mod types {
         PartialOrd
     )]
     pub enum EmojiEnumArgsArrow {
-        /// `"⬆"`
         #[serde(rename = "⬆")]
         UpwardsBlackArrow,
-        /// `"⬆\u{fe0f}"`
         #[serde(rename = "⬆\u{fe0f}")]
         UpwardsBlackArrowEmoji,
-        /// `"➡\u{fe0f}"`
         #[serde(rename = "➡\u{fe0f}")]
         BlackRightwardsArrow,
-        /// `""`
         #[serde(rename = "")]
         Empty,
     }
@@ -155,63 +141,66 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for EmojiEnumArgsArrow {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "⬆" => Ok(Self::UpwardsBlackArrow),
                 "⬆\u{fe0f}" => Ok(Self::UpwardsBlackArrowEmoji),
                 "➡\u{fe0f}" => Ok(Self::BlackRightwardsArrow),
                 "" => Ok(Self::Empty),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "EmojiEnumArgsArrow",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for EmojiEnumArgsArrow {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for EmojiEnumArgsArrow {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`ExternalRefArgs`
+    /// The arguments of `external_ref`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExternalRefArgs {
-        /// The `x` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub x: ::std::option::Option<::serde_json::Value>,
     }
-    ///`MixedEnumArgs`
+    /// The arguments of `mixed_enum`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct MixedEnumArgs {
-        /// The `value` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
     }
-    ///`NoArgsOutputOutput`
+    /// The result of `no_args_output`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct NoArgsOutputOutput {
-        /// The `ok` field.
         pub ok: bool,
     }
-    ///`NullableEnumArgs`
+    /// The arguments of `nullable_enum`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct NullableEnumArgs {
-        /// The `mode` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub mode: ::std::option::Option<NullableEnumArgsMode>,
     }
-    ///`NullableEnumArgsMode`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -225,10 +214,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum NullableEnumArgsMode {
-        /// `"fast"`
         #[serde(rename = "fast")]
         Fast,
-        /// `"slow"`
         #[serde(rename = "slow")]
         Slow,
     }
@@ -241,41 +228,48 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for NullableEnumArgsMode {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "fast" => Ok(Self::Fast),
                 "slow" => Ok(Self::Slow),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "NullableEnumArgsMode",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for NullableEnumArgsMode {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for NullableEnumArgsMode {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`OpenTupleArgs`
+    /// The arguments of `open_tuple`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct OpenTupleArgs {
-        /// The `row` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub row: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
-    ///`PatternMapArgs`
+    /// The arguments of `pattern_map`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct PatternMapArgs(
@@ -301,14 +295,12 @@ pub mod types {
             Self(value)
         }
     }
-    ///`PunctuationEnumArgs`
+    /// The arguments of `punctuation_enum`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct PunctuationEnumArgs {
-        /// The `order` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub order: ::std::option::Option<PunctuationEnumArgsOrder>,
     }
-    ///`PunctuationEnumArgsOrder`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -322,19 +314,14 @@ pub mod types {
         PartialOrd
     )]
     pub enum PunctuationEnumArgsOrder {
-        /// `"a-b"`
         #[serde(rename = "a-b")]
         AMinusB,
-        /// `"a_b"`
         #[serde(rename = "a_b")]
         AUnderscoreB,
-        /// `"a.b"`
         #[serde(rename = "a.b")]
         ADotB,
-        /// `"+1"`
         #[serde(rename = "+1")]
         Plus1,
-        /// `"-1"`
         #[serde(rename = "-1")]
         Minus1,
     }
@@ -350,134 +337,120 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for PunctuationEnumArgsOrder {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "a-b" => Ok(Self::AMinusB),
                 "a_b" => Ok(Self::AUnderscoreB),
                 "a.b" => Ok(Self::ADotB),
                 "+1" => Ok(Self::Plus1),
                 "-1" => Ok(Self::Minus1),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "PunctuationEnumArgsOrder",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for PunctuationEnumArgsOrder {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for PunctuationEnumArgsOrder {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`RangesArgs`
+    /// The arguments of `ranges`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RangesArgs {
-        /// The `n` field.
-        pub n: ::std::num::NonZeroU64,
-        /// The `xs` field.
+        pub n: u64,
         pub xs: ::std::vec::Vec<i64>,
     }
-    ///`RecursiveArgs`
+    /// The arguments of `recursive`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct RecursiveArgs {
-        /// The `children` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub children: ::std::option::Option<::std::vec::Vec<RecursiveArgs>>,
-        /// The `name` field.
         pub name: ::std::string::String,
     }
-    ///`SharedDefsAArgs`
+    /// The arguments of `shared_defs_a`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SharedDefsAArgs {
-        /// The `options` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub options: ::std::option::Option<SharedDefsAOptions>,
     }
-    ///`SharedDefsAOptions`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SharedDefsAOptions {
-        /// The `verbose` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub verbose: ::std::option::Option<bool>,
     }
-    ///`SharedDefsBArgs`
+    /// The arguments of `shared_defs_b`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SharedDefsBArgs {
-        /// The `options` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub options: ::std::option::Option<SharedDefsBOptions>,
     }
-    ///`SharedDefsBOptions`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SharedDefsBOptions {
-        /// The `depth` field.
         pub depth: i64,
     }
-    ///`TupleArgs`
+    /// The arguments of `tuple`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct TupleArgs {
-        /// The `point` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub point: ::std::option::Option<(f64, f64)>,
     }
-    ///`TypeArgs`
+    /// The arguments of `type`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct TypeArgs {
-        /// The `async` field.
         #[serde(
             rename = "async",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub async_: ::std::option::Option<bool>,
-        /// The `crate` field.
         #[serde(
             rename = "crate",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub crate_: ::std::option::Option<i64>,
-        /// The `gen` field.
         #[serde(rename = "gen", skip_serializing_if = "::std::option::Option::is_none")]
         pub gen_: ::std::option::Option<::std::string::String>,
-        /// The `self` field.
         #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
         pub self_: ::std::option::Option<::std::string::String>,
-        /// The `type` field.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
     }
-    ///`TypeListArgs`
+    /// The arguments of `type_list`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct TypeListArgs {
-        /// The `id` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<TypeListArgsId>,
-        /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
-        /// The `note` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub note: ::std::option::Option<::std::string::String>,
     }
-    ///`TypeListArgsId`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum TypeListArgsId {
-        /// `Integer`
         Integer(i64),
-        /// `String`
         String(::std::string::String),
     }
     impl ::std::fmt::Display for TypeListArgsId {
@@ -493,75 +466,34 @@ pub mod types {
             Self::Integer(value)
         }
     }
-    ///`WithOutputArgs`
+    /// The arguments of `with_output`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct WithOutputArgs {
-        /// The `q` field.
         pub q: ::std::string::String,
     }
-    ///`WithOutputOutput`
+    /// The result of `with_output`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct WithOutputOutput {
-        /// The `hits` field.
         pub hits: i64,
-        /// The `items` field.
         pub items: ::std::vec::Vec<::std::string::String>,
     }
-    ///`ZodRefA`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ZodRefA {
-        /// The `n` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub n: ::std::option::Option<i64>,
     }
-    ///`ZodRefArgs`
+    /// The arguments of `zod_ref`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ZodRefArgs {
-        /// The `a` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub a: ::std::option::Option<ZodRefArgsA>,
-        /// The `b` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub b: ::std::option::Option<ZodRefA>,
     }
-    ///`ZodRefArgsA`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ZodRefArgsA {
-        /// The `n` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub n: ::std::option::Option<i64>,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

@@ -7,25 +7,25 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`EchoArgs`
+    /// The arguments of `echo`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct EchoArgs {
-        ///Message to echo
+        /// Message to echo
         pub message: ::std::string::String,
     }
-    ///`GetAnnotatedMessageArgs`
+    /// The arguments of `get-annotated-message`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetAnnotatedMessageArgs {
-        ///Whether to include an example image
+        /// Whether to include an example image
         #[serde(rename = "includeImage", default)]
         pub include_image: bool,
-        ///Type of message to demonstrate different annotation patterns
+        /// Type of message to demonstrate different annotation patterns
         #[serde(rename = "messageType")]
         pub message_type: GetAnnotatedMessageArgsMessageType,
     }
-    ///Type of message to demonstrate different annotation patterns
+    /// Type of message to demonstrate different annotation patterns
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -39,13 +39,10 @@ pub mod types {
         PartialOrd
     )]
     pub enum GetAnnotatedMessageArgsMessageType {
-        /// `"error"`
         #[serde(rename = "error")]
         Error,
-        /// `"success"`
         #[serde(rename = "success")]
         Success,
-        /// `"debug"`
         #[serde(rename = "debug")]
         Debug,
     }
@@ -59,39 +56,47 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for GetAnnotatedMessageArgsMessageType {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "error" => Ok(Self::Error),
                 "success" => Ok(Self::Success),
                 "debug" => Ok(Self::Debug),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "GetAnnotatedMessageArgsMessageType",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for GetAnnotatedMessageArgsMessageType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for GetAnnotatedMessageArgsMessageType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`GetResourceLinksArgs`
+    /// The arguments of `get-resource-links`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetResourceLinksArgs {
-        ///Number of resource links to return (1-10)
+        /// Number of resource links to return (1-10)
         #[serde(default = "defaults::get_resource_links_args_count")]
         pub count: f64,
     }
@@ -102,16 +107,15 @@ pub mod types {
             }
         }
     }
-    ///`GetResourceReferenceArgs`
+    /// The arguments of `get-resource-reference`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetResourceReferenceArgs {
-        ///ID of the text resource to fetch
+        /// ID of the text resource to fetch
         #[serde(
             rename = "resourceId",
             default = "defaults::get_resource_reference_args_resource_id"
         )]
         pub resource_id: f64,
-        /// The `resourceType` field.
         #[serde(
             rename = "resourceType",
             default = "defaults::get_resource_reference_args_resource_type"
@@ -126,7 +130,6 @@ pub mod types {
             }
         }
     }
-    ///`GetResourceReferenceArgsResourceType`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -140,9 +143,7 @@ pub mod types {
         PartialOrd
     )]
     pub enum GetResourceReferenceArgsResourceType {
-        /// `Text`
         Text,
-        /// `Blob`
         Blob,
     }
     impl ::std::fmt::Display for GetResourceReferenceArgsResourceType {
@@ -154,31 +155,39 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for GetResourceReferenceArgsResourceType {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "Text" => Ok(Self::Text),
                 "Blob" => Ok(Self::Blob),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "GetResourceReferenceArgsResourceType",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for GetResourceReferenceArgsResourceType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for GetResourceReferenceArgsResourceType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -187,13 +196,13 @@ pub mod types {
             GetResourceReferenceArgsResourceType::Text
         }
     }
-    ///`GetStructuredContentArgs`
+    /// The arguments of `get-structured-content`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetStructuredContentArgs {
-        ///Choose city
+        /// Choose city
         pub location: GetStructuredContentArgsLocation,
     }
-    ///Choose city
+    /// Choose city
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -207,12 +216,9 @@ pub mod types {
         PartialOrd
     )]
     pub enum GetStructuredContentArgsLocation {
-        /// `"New York"`
         #[serde(rename = "New York")]
         NewYork,
-        /// `Chicago`
         Chicago,
-        /// `"Los Angeles"`
         #[serde(rename = "Los Angeles")]
         LosAngeles,
     }
@@ -226,64 +232,72 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for GetStructuredContentArgsLocation {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "New York" => Ok(Self::NewYork),
                 "Chicago" => Ok(Self::Chicago),
                 "Los Angeles" => Ok(Self::LosAngeles),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "GetStructuredContentArgsLocation",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for GetStructuredContentArgsLocation {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for GetStructuredContentArgsLocation {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`GetStructuredContentOutput`
+    /// The result of `get-structured-content`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct GetStructuredContentOutput {
-        ///Weather conditions description
+        /// Weather conditions description
         pub conditions: ::std::string::String,
-        ///Humidity percentage
+        /// Humidity percentage
         pub humidity: f64,
-        ///Temperature in celsius
+        /// Temperature in celsius
         pub temperature: f64,
     }
-    ///`GetSumArgs`
+    /// The arguments of `get-sum`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetSumArgs {
-        ///First number
+        /// First number
         pub a: f64,
-        ///Second number
+        /// Second number
         pub b: f64,
     }
-    ///`GzipFileAsResourceArgs`
+    /// The arguments of `gzip-file-as-resource`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GzipFileAsResourceArgs {
-        ///URL or data URI of the file content to compress
+        /// URL or data URI of the file content to compress
         #[serde(default = "defaults::gzip_file_as_resource_args_data")]
         pub data: ::std::string::String,
-        ///Name of the output file
+        /// Name of the output file
         #[serde(default = "defaults::gzip_file_as_resource_args_name")]
         pub name: ::std::string::String,
-        ///How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+        /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
         #[serde(
             rename = "outputType",
             default = "defaults::gzip_file_as_resource_args_output_type"
@@ -299,7 +313,7 @@ pub mod types {
             }
         }
     }
-    ///How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+    /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -313,10 +327,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum GzipFileAsResourceArgsOutputType {
-        /// `"resourceLink"`
         #[serde(rename = "resourceLink")]
         ResourceLink,
-        /// `"resource"`
         #[serde(rename = "resource")]
         Resource,
     }
@@ -329,31 +341,39 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for GzipFileAsResourceArgsOutputType {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "resourceLink" => Ok(Self::ResourceLink),
                 "resource" => Ok(Self::Resource),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "GzipFileAsResourceArgsOutputType",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for GzipFileAsResourceArgsOutputType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for GzipFileAsResourceArgsOutputType {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -362,22 +382,22 @@ pub mod types {
             GzipFileAsResourceArgsOutputType::ResourceLink
         }
     }
-    ///`SimulateResearchQueryArgs`
+    /// The arguments of `simulate-research-query`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SimulateResearchQueryArgs {
-        ///Simulate an ambiguous query that requires clarification (triggers input_required status)
+        /// Simulate an ambiguous query that requires clarification (triggers input_required status)
         #[serde(default)]
         pub ambiguous: bool,
-        ///The research topic to investigate
+        /// The research topic to investigate
         pub topic: ::std::string::String,
     }
-    ///`TriggerLongRunningOperationArgs`
+    /// The arguments of `trigger-long-running-operation`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct TriggerLongRunningOperationArgs {
-        ///Duration of the operation in seconds
+        /// Duration of the operation in seconds
         #[serde(default = "defaults::trigger_long_running_operation_args_duration")]
         pub duration: f64,
-        ///Number of steps in the operation
+        /// Number of steps in the operation
         #[serde(default = "defaults::trigger_long_running_operation_args_steps")]
         pub steps: f64,
     }
@@ -390,7 +410,7 @@ pub mod types {
         }
     }
     /// Generation of default values for serde.
-    pub mod defaults {
+    mod defaults {
         pub(super) fn get_resource_links_args_count() -> f64 {
             3_f64
         }
@@ -415,38 +435,6 @@ pub mod types {
         }
         pub(super) fn trigger_long_running_operation_args_steps() -> f64 {
             5_f64
-        }
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
         }
     }
 }

@@ -7,24 +7,24 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`FetchArgs`
+    /// The arguments of `fetch`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct FetchArgs {
-        ///Maximum number of characters to return.
-        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 5000>")]
-        pub max_length: ::std::num::NonZeroU64,
-        ///Get the actual HTML content of the requested page, without simplification.
+        /// Maximum number of characters to return.
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<u64, 5000>")]
+        pub max_length: u64,
+        /// Get the actual HTML content of the requested page, without simplification.
         #[serde(default)]
         pub raw: bool,
-        ///On return output starting at this character index, useful if a previous fetch was truncated and more context is required.
+        /// On return output starting at this character index, useful if a previous fetch was truncated and more context is required.
         #[serde(default)]
         pub start_index: u64,
-        ///URL to fetch
+        /// URL to fetch
         pub url: FetchUrl,
     }
-    ///URL to fetch
+    /// URL to fetch
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct FetchUrl(::std::string::String);
@@ -40,29 +40,35 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for FetchUrl {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "FetchUrl",
+                        &value,
+                        "shorter than 1 characters",
+                    ),
+                );
             }
             Ok(Self(value.to_string()))
         }
     }
     impl ::std::convert::TryFrom<&str> for FetchUrl {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for FetchUrl {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -73,53 +79,9 @@ pub mod types {
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
-                .map_err(|e: self::error::ConversionError| {
+                .map_err(|e: ::mcp_bindgen::__private::ConversionError| {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
-        }
-    }
-    /// Generation of default values for serde.
-    pub mod defaults {
-        pub(super) fn default_nzu64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-            <T as ::std::convert::TryFrom<
-                ::std::num::NonZeroU64,
-            >>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-        }
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
         }
     }
 }

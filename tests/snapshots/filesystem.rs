@@ -7,25 +7,22 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`CreateDirectoryArgs`
+    /// The arguments of `create_directory`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CreateDirectoryArgs {
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`CreateDirectoryOutput`
+    /// The result of `create_directory`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateDirectoryOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`DirectoryTreeArgs`
+    /// The arguments of `directory_tree`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DirectoryTreeArgs {
-        /// The `excludePatterns` field.
         #[serde(
             rename = "excludePatterns",
             default,
@@ -34,90 +31,78 @@ pub mod types {
         pub exclude_patterns: ::std::option::Option<
             ::std::vec::Vec<::std::string::String>,
         >,
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`DirectoryTreeOutput`
+    /// The result of `directory_tree`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DirectoryTreeOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`EditFileArgs`
+    /// The arguments of `edit_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct EditFileArgs {
-        ///Preview changes using git-style diff format
+        /// Preview changes using git-style diff format
         #[serde(rename = "dryRun", default)]
         pub dry_run: bool,
-        /// The `edits` field.
         pub edits: ::std::vec::Vec<EditFileArgsEditsItem>,
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`EditFileArgsEditsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct EditFileArgsEditsItem {
-        ///Text to replace with
+        /// Text to replace with
         #[serde(rename = "newText")]
         pub new_text: ::std::string::String,
-        ///Text to search for - must match exactly
+        /// Text to search for - must match exactly
         #[serde(rename = "oldText")]
         pub old_text: ::std::string::String,
     }
-    ///`EditFileOutput`
+    /// The result of `edit_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct EditFileOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`GetFileInfoArgs`
+    /// The arguments of `get_file_info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetFileInfoArgs {
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`GetFileInfoOutput`
+    /// The result of `get_file_info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct GetFileInfoOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`ListAllowedDirectoriesOutput`
+    /// The result of `list_allowed_directories`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListAllowedDirectoriesOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`ListDirectoryArgs`
+    /// The arguments of `list_directory`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ListDirectoryArgs {
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`ListDirectoryOutput`
+    /// The result of `list_directory`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListDirectoryOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`ListDirectoryWithSizesArgs`
+    /// The arguments of `list_directory_with_sizes`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ListDirectoryWithSizesArgs {
-        /// The `path` field.
         pub path: ::std::string::String,
-        ///Sort entries by name or size
+        /// Sort entries by name or size
         #[serde(
             rename = "sortBy",
             default = "defaults::list_directory_with_sizes_args_sort_by"
         )]
         pub sort_by: ListDirectoryWithSizesArgsSortBy,
     }
-    ///Sort entries by name or size
+    /// Sort entries by name or size
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -131,10 +116,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum ListDirectoryWithSizesArgsSortBy {
-        /// `"name"`
         #[serde(rename = "name")]
         Name,
-        /// `"size"`
         #[serde(rename = "size")]
         Size,
     }
@@ -147,31 +130,39 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for ListDirectoryWithSizesArgsSortBy {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "name" => Ok(Self::Name),
                 "size" => Ok(Self::Size),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ListDirectoryWithSizesArgsSortBy",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ListDirectoryWithSizesArgsSortBy {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for ListDirectoryWithSizesArgsSortBy {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -180,85 +171,68 @@ pub mod types {
             ListDirectoryWithSizesArgsSortBy::Name
         }
     }
-    ///`ListDirectoryWithSizesOutput`
+    /// The result of `list_directory_with_sizes`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListDirectoryWithSizesOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`MoveFileArgs`
+    /// The arguments of `move_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct MoveFileArgs {
-        /// The `destination` field.
         pub destination: ::std::string::String,
-        /// The `source` field.
         pub source: ::std::string::String,
     }
-    ///`MoveFileOutput`
+    /// The result of `move_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct MoveFileOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`ReadFileArgs`
+    /// The arguments of `read_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ReadFileArgs {
-        ///If provided, returns only the first N lines of the file
+        /// If provided, returns only the first N lines of the file
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub head: ::std::option::Option<f64>,
-        /// The `path` field.
         pub path: ::std::string::String,
-        ///If provided, returns only the last N lines of the file
+        /// If provided, returns only the last N lines of the file
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tail: ::std::option::Option<f64>,
     }
-    ///`ReadFileOutput`
+    /// The result of `read_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadFileOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`ReadMediaFileArgs`
+    /// The arguments of `read_media_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ReadMediaFileArgs {
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`ReadMediaFileOutput`
+    /// The result of `read_media_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMediaFileOutput {
-        /// The `content` field.
         pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
     }
-    ///`ReadMediaFileOutputContentItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged, deny_unknown_fields)]
     pub enum ReadMediaFileOutputContentItem {
-        /// `Variant0`
         Variant0 {
-            /// The `data` field.
             data: ::std::string::String,
-            /// The `mimeType` field.
             #[serde(rename = "mimeType")]
             mime_type: ::std::string::String,
-            /// The `type` field.
             #[serde(rename = "type")]
             type_: ReadMediaFileOutputContentItemVariant0Type,
         },
-        /// `Variant1`
         Variant1 {
-            /// The `resource` field.
             resource: ReadMediaFileOutputContentItemVariant1Resource,
-            /// The `type` field.
             #[serde(rename = "type")]
             type_: ReadMediaFileOutputContentItemVariant1Type,
         },
     }
-    ///`ReadMediaFileOutputContentItemVariant0Type`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -272,10 +246,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum ReadMediaFileOutputContentItemVariant0Type {
-        /// `"image"`
         #[serde(rename = "image")]
         Image,
-        /// `"audio"`
         #[serde(rename = "audio")]
         Audio,
     }
@@ -288,50 +260,53 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for ReadMediaFileOutputContentItemVariant0Type {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "image" => Ok(Self::Image),
                 "audio" => Ok(Self::Audio),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ReadMediaFileOutputContentItemVariant0Type",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ReadMediaFileOutputContentItemVariant0Type {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for ReadMediaFileOutputContentItemVariant0Type {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`ReadMediaFileOutputContentItemVariant1Resource`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMediaFileOutputContentItemVariant1Resource {
-        /// The `blob` field.
         pub blob: ::std::string::String,
-        /// The `mimeType` field.
         #[serde(
             rename = "mimeType",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub mime_type: ::std::option::Option<::std::string::String>,
-        /// The `uri` field.
         pub uri: ::std::string::String,
     }
-    ///`ReadMediaFileOutputContentItemVariant1Type`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -345,7 +320,6 @@ pub mod types {
         PartialOrd
     )]
     pub enum ReadMediaFileOutputContentItemVariant1Type {
-        /// `"resource"`
         #[serde(rename = "resource")]
         Resource,
     }
@@ -357,69 +331,73 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for ReadMediaFileOutputContentItemVariant1Type {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "resource" => Ok(Self::Resource),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ReadMediaFileOutputContentItemVariant1Type",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ReadMediaFileOutputContentItemVariant1Type {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for ReadMediaFileOutputContentItemVariant1Type {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`ReadMultipleFilesArgs`
+    /// The arguments of `read_multiple_files`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ReadMultipleFilesArgs {
-        ///Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
+        /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
         pub paths: ::std::vec::Vec<::std::string::String>,
     }
-    ///`ReadMultipleFilesOutput`
+    /// The result of `read_multiple_files`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMultipleFilesOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`ReadTextFileArgs`
+    /// The arguments of `read_text_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ReadTextFileArgs {
-        ///If provided, returns only the first N lines of the file
+        /// If provided, returns only the first N lines of the file
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub head: ::std::option::Option<f64>,
-        /// The `path` field.
         pub path: ::std::string::String,
-        ///If provided, returns only the last N lines of the file
+        /// If provided, returns only the last N lines of the file
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tail: ::std::option::Option<f64>,
     }
-    ///`ReadTextFileOutput`
+    /// The result of `read_text_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadTextFileOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`SearchFilesArgs`
+    /// The arguments of `search_files`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SearchFilesArgs {
-        /// The `excludePatterns` field.
         #[serde(
             rename = "excludePatterns",
             default,
@@ -428,69 +406,31 @@ pub mod types {
         pub exclude_patterns: ::std::option::Option<
             ::std::vec::Vec<::std::string::String>,
         >,
-        /// The `path` field.
         pub path: ::std::string::String,
-        /// The `pattern` field.
         pub pattern: ::std::string::String,
     }
-    ///`SearchFilesOutput`
+    /// The result of `search_files`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchFilesOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
-    ///`WriteFileArgs`
+    /// The arguments of `write_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct WriteFileArgs {
-        /// The `content` field.
         pub content: ::std::string::String,
-        /// The `path` field.
         pub path: ::std::string::String,
     }
-    ///`WriteFileOutput`
+    /// The result of `write_file`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct WriteFileOutput {
-        /// The `content` field.
         pub content: ::std::string::String,
     }
     /// Generation of default values for serde.
-    pub mod defaults {
+    mod defaults {
         pub(super) fn list_directory_with_sizes_args_sort_by() -> super::ListDirectoryWithSizesArgsSortBy {
             super::ListDirectoryWithSizesArgsSortBy::Name
-        }
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
         }
     }
 }

@@ -7,162 +7,98 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`GitAddArgs`
+    /// The arguments of `git_add`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitAddArgs {
-        /// The `files` field.
         pub files: ::std::vec::Vec<::std::string::String>,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitBranchArgs`
+    /// The arguments of `git_branch`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitBranchArgs {
-        ///Whether to list local branches ('local'), remote branches ('remote') or all branches('all').
+        /// Whether to list local branches ('local'), remote branches ('remote') or all branches('all').
         pub branch_type: ::std::string::String,
-        ///The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified
+        /// The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub contains: ::std::option::Option<::std::string::String>,
-        ///The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified
+        /// The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub not_contains: ::std::option::Option<::std::string::String>,
-        ///The path to the Git repository.
+        /// The path to the Git repository.
         pub repo_path: ::std::string::String,
     }
-    ///`GitCheckoutArgs`
+    /// The arguments of `git_checkout`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitCheckoutArgs {
-        /// The `branch_name` field.
         pub branch_name: ::std::string::String,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitCommitArgs`
+    /// The arguments of `git_commit`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitCommitArgs {
-        /// The `message` field.
         pub message: ::std::string::String,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitCreateBranchArgs`
+    /// The arguments of `git_create_branch`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitCreateBranchArgs {
-        /// The `base_branch` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub base_branch: ::std::option::Option<::std::string::String>,
-        /// The `branch_name` field.
         pub branch_name: ::std::string::String,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitDiffArgs`
+    /// The arguments of `git_diff`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffArgs {
-        /// The `context_lines` field.
-        #[serde(default = "defaults::default_u64::<i64, 3>")]
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<i64, 3>")]
         pub context_lines: i64,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
-        /// The `target` field.
         pub target: ::std::string::String,
     }
-    ///`GitDiffStagedArgs`
+    /// The arguments of `git_diff_staged`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffStagedArgs {
-        /// The `context_lines` field.
-        #[serde(default = "defaults::default_u64::<i64, 3>")]
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<i64, 3>")]
         pub context_lines: i64,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitDiffUnstagedArgs`
+    /// The arguments of `git_diff_unstaged`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffUnstagedArgs {
-        /// The `context_lines` field.
-        #[serde(default = "defaults::default_u64::<i64, 3>")]
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<i64, 3>")]
         pub context_lines: i64,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitLogArgs`
+    /// The arguments of `git_log`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitLogArgs {
-        ///End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
+        /// End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub end_timestamp: ::std::option::Option<::std::string::String>,
-        /// The `max_count` field.
-        #[serde(default = "defaults::default_u64::<i64, 10>")]
+        #[serde(default = "::mcp_bindgen::__private::default_u64::<i64, 10>")]
         pub max_count: i64,
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
-        ///Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
+        /// Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub start_timestamp: ::std::option::Option<::std::string::String>,
     }
-    ///`GitResetArgs`
+    /// The arguments of `git_reset`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitResetArgs {
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
     }
-    ///`GitShowArgs`
+    /// The arguments of `git_show`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitShowArgs {
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
-        /// The `revision` field.
         pub revision: ::std::string::String,
     }
-    ///`GitStatusArgs`
+    /// The arguments of `git_status`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GitStatusArgs {
-        /// The `repo_path` field.
         pub repo_path: ::std::string::String,
-    }
-    /// Generation of default values for serde.
-    pub mod defaults {
-        pub(super) fn default_u64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<u64>,
-            <T as ::std::convert::TryFrom<u64>>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(V).unwrap()
-        }
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

@@ -7,477 +7,308 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`DeepArgs`
+    /// The arguments of `deep`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DeepArgs {
-        /// The `root` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub root: ::std::option::Option<DeepArgsRoot>,
     }
-    ///`DeepArgsRoot`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRoot {
-        /// The `l0` field.
         pub l0: DeepArgsRootL0,
     }
-    ///`DeepArgsRootL0`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0 {
-        /// The `l1` field.
         pub l1: DeepArgsRootL0L1,
     }
-    ///`DeepArgsRootL0L1`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0L1 {
-        /// The `l2` field.
         pub l2: DeepArgsRootL0l1L2,
     }
-    ///`DeepArgsRootL0l1L2`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2 {
-        /// The `l3` field.
         pub l3: DeepArgsRootL0l1L2L3,
     }
-    ///`DeepArgsRootL0l1L2L3`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2L3 {
-        /// The `l4` field.
         pub l4: DeepArgsRootL0l1L2l3L4,
     }
-    ///`DeepArgsRootL0l1L2l3L4`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4 {
-        /// The `l5` field.
         pub l5: DeepArgsRootL0l1L2l3L4L5,
     }
-    ///`DeepArgsRootL0l1L2l3L4L5`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4L5 {
-        /// The `l6` field.
         pub l6: DeepArgsRootL0l1L2l3L4l5L6,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6 {
-        /// The `l7` field.
         pub l7: DeepArgsRootL0l1L2l3L4l5L6L7,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6L7`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6L7 {
-        /// The `l8` field.
         pub l8: DeepArgsRootL0l1L2l3L4l5L6l7L8,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8 {
-        /// The `l9` field.
         pub l9: DeepArgsRootL0l1L2l3L4l5L6l7L8L9,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8L9`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8L9 {
-        /// The `l10` field.
         pub l10: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10 {
-        /// The `l11` field.
         pub l11: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10L11,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10L11`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10L11 {
-        /// The `l12` field.
         pub l12: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12 {
-        /// The `l13` field.
         pub l13: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12L13,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12L13`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12L13 {
-        /// The `l14` field.
         pub l14: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14 {
-        /// The `l15` field.
         pub l15: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14L15,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14L15`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14L15 {
-        /// The `l16` field.
         pub l16: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16 {
-        /// The `l17` field.
         pub l17: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16L17,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16L17`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16L17 {
-        /// The `l18` field.
         pub l18: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18 {
-        /// The `l19` field.
         pub l19: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18L19,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18L19`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18L19 {
-        /// The `l20` field.
         pub l20: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20 {
-        /// The `l21` field.
         pub l21: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20L21,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20L21`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20L21 {
-        /// The `l22` field.
         pub l22: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22 {
-        /// The `l23` field.
         pub l23: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22L23,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22L23`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22L23 {
-        /// The `l24` field.
         pub l24: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24 {
-        /// The `l25` field.
         pub l25: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24L25,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24L25`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24L25 {
-        /// The `l26` field.
         pub l26: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26 {
-        /// The `l27` field.
         pub l27: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26L27,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26L27`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26L27 {
-        /// The `l28` field.
         pub l28: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28 {
-        /// The `l29` field.
         pub l29: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28L29,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28L29`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28L29 {
-        /// The `l30` field.
         pub l30: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30 {
-        /// The `l31` field.
         pub l31: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30L31,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30L31`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30L31 {
-        /// The `l32` field.
         pub l32: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32 {
-        /// The `l33` field.
         pub l33: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32L33,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32L33`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32L33 {
-        /// The `l34` field.
         pub l34: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34 {
-        /// The `l35` field.
         pub l35: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34L35,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34L35`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34L35 {
-        /// The `l36` field.
         pub l36: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36 {
-        /// The `l37` field.
         pub l37: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36L37,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36L37`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36L37 {
-        /// The `l38` field.
         pub l38: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38 {
-        /// The `l39` field.
         pub l39: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38L39,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38L39`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38L39 {
-        /// The `l40` field.
         pub l40: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40 {
-        /// The `l41` field.
         pub l41: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40L41,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40L41`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40L41 {
-        /// The `l42` field.
         pub l42: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42 {
-        /// The `l43` field.
         pub l43: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42L43,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42L43`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42L43 {
-        /// The `l44` field.
         pub l44: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44 {
-        /// The `l45` field.
         pub l45: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44L45,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44L45`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44L45 {
-        /// The `l46` field.
         pub l46: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46 {
-        /// The `l47` field.
         pub l47: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46L47,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46L47`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46L47 {
-        /// The `l48` field.
         pub l48: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48 {
-        /// The `l49` field.
         pub l49: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48L49,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48L49`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48L49 {
-        /// The `l50` field.
         pub l50: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50 {
-        /// The `l51` field.
         pub l51: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50L51,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50L51`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50L51 {
-        /// The `l52` field.
         pub l52: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52 {
-        /// The `l53` field.
         pub l53: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52L53,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52L53`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52L53 {
-        /// The `l54` field.
         pub l54: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54 {
-        /// The `l55` field.
         pub l55: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54L55,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54L55`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54L55 {
-        /// The `l56` field.
         pub l56: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56 {
-        /// The `l57` field.
         pub l57: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56L57,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56L57`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56L57 {
-        /// The `l58` field.
         pub l58: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58 {
-        /// The `l59` field.
         pub l59: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58L59,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58L59`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58L59 {
-        /// The `l60` field.
         pub l60: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60 {
-        /// The `l61` field.
         pub l61: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60L61,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60L61`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60L61 {
-        /// The `l62` field.
         pub l62: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60l61L62,
     }
-    ///`DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60l61L62`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60l61L62 {
-        ///the bottom
+        /// the bottom
         pub l63: ::std::string::String,
     }
-    ///`GetUserArgs`
+    /// The arguments of `getUser`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetUserArgs {
-        /// The `user_id` field.
         #[serde(
             rename = "user_id",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub user_id_2: ::std::option::Option<::std::string::String>,
-        /// The `userId` field.
         #[serde(
             rename = "userId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
-    ///`HugeIntegersArgs`
+    /// The arguments of `huge_integers`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct HugeIntegersArgs {
-        /// The `big` field.
         pub big: u64,
-        /// The `bigger` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub bigger: ::std::option::Option<i64>,
-        /// The `neg` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub neg: ::std::option::Option<i64>,
-        /// The `ratio` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub ratio: ::std::option::Option<f64>,
     }
-    ///`SelfArgs`
+    /// The arguments of `self`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SelfArgs {
-        /// The `crate` field.
         #[serde(
             rename = "crate",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub crate_: ::std::option::Option<::std::string::String>,
-        /// The `gen` field.
         #[serde(rename = "gen", skip_serializing_if = "::std::option::Option::is_none")]
         pub gen_: ::std::option::Option<i64>,
-        /// The `Self` field.
         #[serde(rename = "Self", skip_serializing_if = "::std::option::Option::is_none")]
         pub self_: ::std::option::Option<bool>,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

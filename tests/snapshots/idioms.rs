@@ -7,37 +7,29 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`AnnotationsArgs`
+    /// The arguments of `annotations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AnnotationsArgs {
-        /// The `name` field.
         pub name: ::std::string::String,
-        /// The `nested` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub nested: ::std::option::Option<AnnotationsNestedThing>,
-        /// The `size` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub size: ::std::option::Option<i64>,
     }
-    ///`AnnotationsNestedThing`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct AnnotationsNestedThing {
-        /// The `k` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub k: ::std::option::Option<::std::string::String>,
     }
-    ///`ConstUnionUntypedArgs`
+    /// The arguments of `const_union_untyped`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ConstUnionUntypedArgs {
-        /// The `level` field.
         #[serde(default = "defaults::const_union_untyped_args_level")]
         pub level: ConstUnionUntypedArgsLevel,
-        /// The `mode` field.
         pub mode: ConstUnionUntypedArgsMode,
     }
-    ///`ConstUnionUntypedArgsLevel`
     #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ConstUnionUntypedArgsLevel(i64);
@@ -58,12 +50,18 @@ pub mod types {
         }
     }
     impl ::std::convert::TryFrom<i64> for ConstUnionUntypedArgsLevel {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: i64,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             if ![1_i64, 2_i64, 3_i64].contains(&value) {
-                Err("invalid value".into())
+                Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "ConstUnionUntypedArgsLevel",
+                        &value,
+                        "not one of its values",
+                    ),
+                )
             } else {
                 Ok(Self(value))
             }
@@ -78,7 +76,6 @@ pub mod types {
                 .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
         }
     }
-    ///`ConstUnionUntypedArgsMode`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -92,10 +89,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum ConstUnionUntypedArgsMode {
-        /// `"fast"`
         #[serde(rename = "fast")]
         Fast,
-        /// `"thorough"`
         #[serde(rename = "thorough")]
         Thorough,
     }
@@ -108,44 +103,51 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for ConstUnionUntypedArgsMode {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "fast" => Ok(Self::Fast),
                 "thorough" => Ok(Self::Thorough),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ConstUnionUntypedArgsMode",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ConstUnionUntypedArgsMode {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for ConstUnionUntypedArgsMode {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`ConstUnionWithDefaultArgs`
+    /// The arguments of `const_union_with_default`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ConstUnionWithDefaultArgs {
-        /// The `query` field.
         pub query: ::std::string::String,
-        ///Filter level.
+        /// Filter level.
         #[serde(default = "defaults::const_union_with_default_args_safesearch")]
         pub safesearch: ConstUnionWithDefaultArgsSafesearch,
     }
-    ///Filter level.
+    /// Filter level.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -159,13 +161,10 @@ pub mod types {
         PartialOrd
     )]
     pub enum ConstUnionWithDefaultArgsSafesearch {
-        /// `"off"`
         #[serde(rename = "off")]
         Off,
-        /// `"moderate"`
         #[serde(rename = "moderate")]
         Moderate,
-        /// `"strict"`
         #[serde(rename = "strict")]
         Strict,
     }
@@ -179,32 +178,40 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for ConstUnionWithDefaultArgsSafesearch {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
                 "moderate" => Ok(Self::Moderate),
                 "strict" => Ok(Self::Strict),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "ConstUnionWithDefaultArgsSafesearch",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for ConstUnionWithDefaultArgsSafesearch {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String>
     for ConstUnionWithDefaultArgsSafesearch {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -213,26 +220,20 @@ pub mod types {
             ConstUnionWithDefaultArgsSafesearch::Moderate
         }
     }
-    ///`DefaultMisfitArgs`
+    /// The arguments of `default_misfit`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DefaultMisfitArgs {
-        /// The `color` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub color: ::std::option::Option<DefaultMisfitArgsColor>,
-        /// The `count` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        /// The `keep` field.
         #[serde(default)]
         pub keep: bool,
-        /// The `ratio` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub ratio: ::std::option::Option<f64>,
-        /// The `tags` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
-    ///`DefaultMisfitArgsColor`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -246,10 +247,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum DefaultMisfitArgsColor {
-        /// `"red"`
         #[serde(rename = "red")]
         Red,
-        /// `"green"`
         #[serde(rename = "green")]
         Green,
     }
@@ -262,53 +261,55 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for DefaultMisfitArgsColor {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "red" => Ok(Self::Red),
                 "green" => Ok(Self::Green),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "DefaultMisfitArgsColor",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for DefaultMisfitArgsColor {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for DefaultMisfitArgsColor {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`DefaultNullArgs`
+    /// The arguments of `default_null`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DefaultNullArgs {
-        /// The `issue_key` field.
         pub issue_key: DefaultNullArgsIssueKey,
-        /// The `labels` field.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// The `limit` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub limit: ::std::option::Option<::std::num::NonZeroU64>,
-        /// The `public` field.
+        pub limit: ::std::option::Option<u64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub public: ::std::option::Option<bool>,
-        /// The `visibility` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub visibility: ::std::option::Option<::std::string::String>,
     }
-    ///`DefaultNullArgsIssueKey`
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct DefaultNullArgsIssueKey(::std::string::String);
@@ -324,10 +325,10 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for DefaultNullArgsIssueKey {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<
                 ::mcp_bindgen::__private::regress::Regex,
             > = ::std::sync::LazyLock::new(|| {
@@ -335,24 +336,30 @@ pub mod types {
                     .unwrap()
             });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z][A-Z0-9_]+-\\d+$\"".into());
+                return Err(
+                    ::mcp_bindgen::__private::ConversionError::new(
+                        "DefaultNullArgsIssueKey",
+                        &value,
+                        "doesn't match pattern \"^[A-Z][A-Z0-9_]+-\\d+$\"",
+                    ),
+                );
             }
             Ok(Self(value.to_string()))
         }
     }
     impl ::std::convert::TryFrom<&str> for DefaultNullArgsIssueKey {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for DefaultNullArgsIssueKey {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
@@ -363,58 +370,44 @@ pub mod types {
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
-                .map_err(|e: self::error::ConversionError| {
+                .map_err(|e: ::mcp_bindgen::__private::ConversionError| {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
         }
     }
-    ///`NullableFormsArgs`
+    /// The arguments of `nullable_forms`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct NullableFormsArgs {
-        /// The `a` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub a: ::std::option::Option<::std::string::String>,
-        /// The `b` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub b: ::std::option::Option<i64>,
-        /// The `c` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub c: ::std::option::Option<::std::string::String>,
-        /// The `d` field.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
         pub d: ::std::option::Option<NullableFormsArgsD>,
     }
-    ///`NullableFormsArgsD`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     pub struct NullableFormsArgsD {
-        /// The `x` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub x: ::std::option::Option<i64>,
     }
-    ///`OpenapiRefsArgs`
+    /// The arguments of `openapi_refs`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsArgs {
-        /// The `filter` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub filter: ::std::option::Option<OpenapiRefsArgsFilter>,
-        /// The `page` field.
         pub page: OpenapiRefsPageRef,
     }
-    ///`OpenapiRefsArgsFilter`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsArgsFilter {
-        /// The `created_by` field.
         pub created_by: OpenapiRefsUserRef,
-        /// The `status` field.
         pub status: OpenapiRefsStatus,
     }
-    ///`OpenapiRefsBase`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsBase {
-        /// The `created_by` field.
         pub created_by: OpenapiRefsUserRef,
     }
-    ///`OpenapiRefsPageId`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsPageId(pub OpenapiRefsUuid);
@@ -457,7 +450,6 @@ pub mod types {
             value.parse()
         }
     }
-    ///`OpenapiRefsPageRef`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsPageRef(pub OpenapiRefsPageId);
@@ -500,7 +492,6 @@ pub mod types {
             value.parse()
         }
     }
-    ///`OpenapiRefsStatus`
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -514,10 +505,8 @@ pub mod types {
         PartialOrd
     )]
     pub enum OpenapiRefsStatus {
-        /// `"open"`
         #[serde(rename = "open")]
         Open,
-        /// `"closed"`
         #[serde(rename = "closed")]
         Closed,
     }
@@ -530,43 +519,48 @@ pub mod types {
         }
     }
     impl ::std::str::FromStr for OpenapiRefsStatus {
-        type Err = self::error::ConversionError;
+        type Err = ::mcp_bindgen::__private::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             match value {
                 "open" => Ok(Self::Open),
                 "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
+                _ => {
+                    Err(
+                        ::mcp_bindgen::__private::ConversionError::new(
+                            "OpenapiRefsStatus",
+                            &value,
+                            "not one of its values",
+                        ),
+                    )
+                }
             }
         }
     }
     impl ::std::convert::TryFrom<&str> for OpenapiRefsStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for OpenapiRefsStatus {
-        type Error = self::error::ConversionError;
+        type Error = ::mcp_bindgen::__private::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
             value.parse()
         }
     }
-    ///`OpenapiRefsUser`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsUser {
-        /// The `id` field.
         pub id: OpenapiRefsPageId,
-        /// The `name` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
-    ///Who.
+    /// Who.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsUserRef(pub OpenapiRefsUser);
@@ -586,7 +580,7 @@ pub mod types {
             Self(value)
         }
     }
-    ///An id.
+    /// An id.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsUuid(pub ::mcp_bindgen::__private::uuid::Uuid);
@@ -630,44 +624,12 @@ pub mod types {
         }
     }
     /// Generation of default values for serde.
-    pub mod defaults {
+    mod defaults {
         pub(super) fn const_union_untyped_args_level() -> super::ConstUnionUntypedArgsLevel {
             super::ConstUnionUntypedArgsLevel(2_i64)
         }
         pub(super) fn const_union_with_default_args_safesearch() -> super::ConstUnionWithDefaultArgsSafesearch {
             super::ConstUnionWithDefaultArgsSafesearch::Moderate
-        }
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
         }
     }
 }

@@ -7,321 +7,254 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`AddObservationsArgs`
+    /// The arguments of `add_observations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AddObservationsArgs {
-        /// The `observations` field.
         pub observations: ::std::vec::Vec<AddObservationsArgsObservationsItem>,
     }
-    ///`AddObservationsArgsObservationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct AddObservationsArgsObservationsItem {
-        ///An array of observation contents to add
+        /// An array of observation contents to add
         pub contents: ::std::vec::Vec<::std::string::String>,
-        ///The name of the entity to add the observations to
+        /// The name of the entity to add the observations to
         #[serde(rename = "entityName")]
         pub entity_name: ::std::string::String,
     }
-    ///`AddObservationsOutput`
+    /// The result of `add_observations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AddObservationsOutput {
-        /// The `results` field.
         pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
     }
-    ///`AddObservationsOutputResultsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AddObservationsOutputResultsItem {
-        /// The `addedObservations` field.
         #[serde(rename = "addedObservations")]
         pub added_observations: ::std::vec::Vec<::std::string::String>,
-        /// The `entityName` field.
         #[serde(rename = "entityName")]
         pub entity_name: ::std::string::String,
     }
-    ///`CreateEntitiesArgs`
+    /// The arguments of `create_entities`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CreateEntitiesArgs {
-        /// The `entities` field.
         pub entities: ::std::vec::Vec<CreateEntitiesArgsEntitiesItem>,
     }
-    ///`CreateEntitiesArgsEntitiesItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CreateEntitiesArgsEntitiesItem {
-        ///The type of the entity
+        /// The type of the entity
         #[serde(rename = "entityType")]
         pub entity_type: ::std::string::String,
-        ///The name of the entity
+        /// The name of the entity
         pub name: ::std::string::String,
-        ///An array of observation contents associated with the entity
+        /// An array of observation contents associated with the entity
         pub observations: ::std::vec::Vec<::std::string::String>,
     }
-    ///`CreateEntitiesOutput`
+    /// The result of `create_entities`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateEntitiesOutput {
-        /// The `entities` field.
         pub entities: ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
     }
-    ///`CreateEntitiesOutputEntitiesItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateEntitiesOutputEntitiesItem {
-        ///The type of the entity
+        /// The type of the entity
         #[serde(rename = "entityType")]
         pub entity_type: ::std::string::String,
-        ///The name of the entity
+        /// The name of the entity
         pub name: ::std::string::String,
-        ///An array of observation contents associated with the entity
+        /// An array of observation contents associated with the entity
         pub observations: ::std::vec::Vec<::std::string::String>,
     }
-    ///`CreateRelationsArgs`
+    /// The arguments of `create_relations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CreateRelationsArgs {
-        /// The `relations` field.
         pub relations: ::std::vec::Vec<CreateRelationsArgsRelationsItem>,
     }
-    ///`CreateRelationsArgsRelationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct CreateRelationsArgsRelationsItem {
-        ///The name of the entity where the relation starts
+        /// The name of the entity where the relation starts
         pub from: ::std::string::String,
-        ///The type of the relation
+        /// The type of the relation
         #[serde(rename = "relationType")]
         pub relation_type: ::std::string::String,
-        ///The name of the entity where the relation ends
+        /// The name of the entity where the relation ends
         pub to: ::std::string::String,
     }
-    ///`CreateRelationsOutput`
+    /// The result of `create_relations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateRelationsOutput {
-        /// The `relations` field.
         pub relations: ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
     }
-    ///`CreateRelationsOutputRelationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateRelationsOutputRelationsItem {
-        ///The name of the entity where the relation starts
+        /// The name of the entity where the relation starts
         pub from: ::std::string::String,
-        ///The type of the relation
+        /// The type of the relation
         #[serde(rename = "relationType")]
         pub relation_type: ::std::string::String,
-        ///The name of the entity where the relation ends
+        /// The name of the entity where the relation ends
         pub to: ::std::string::String,
     }
-    ///`DeleteEntitiesArgs`
+    /// The arguments of `delete_entities`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteEntitiesArgs {
-        ///An array of entity names to delete
+        /// An array of entity names to delete
         #[serde(rename = "entityNames")]
         pub entity_names: ::std::vec::Vec<::std::string::String>,
     }
-    ///`DeleteEntitiesOutput`
+    /// The result of `delete_entities`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DeleteEntitiesOutput {
-        /// The `message` field.
         pub message: ::std::string::String,
-        /// The `success` field.
         pub success: bool,
     }
-    ///`DeleteObservationsArgs`
+    /// The arguments of `delete_observations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteObservationsArgs {
-        /// The `deletions` field.
         pub deletions: ::std::vec::Vec<DeleteObservationsArgsDeletionsItem>,
     }
-    ///`DeleteObservationsArgsDeletionsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteObservationsArgsDeletionsItem {
-        ///The name of the entity containing the observations
+        /// The name of the entity containing the observations
         #[serde(rename = "entityName")]
         pub entity_name: ::std::string::String,
-        ///An array of observations to delete
+        /// An array of observations to delete
         pub observations: ::std::vec::Vec<::std::string::String>,
     }
-    ///`DeleteObservationsOutput`
+    /// The result of `delete_observations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DeleteObservationsOutput {
-        /// The `message` field.
         pub message: ::std::string::String,
-        /// The `success` field.
         pub success: bool,
     }
-    ///`DeleteRelationsArgs`
+    /// The arguments of `delete_relations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteRelationsArgs {
-        ///An array of relations to delete
+        /// An array of relations to delete
         pub relations: ::std::vec::Vec<DeleteRelationsArgsRelationsItem>,
     }
-    ///`DeleteRelationsArgsRelationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteRelationsArgsRelationsItem {
-        ///The name of the entity where the relation starts
+        /// The name of the entity where the relation starts
         pub from: ::std::string::String,
-        ///The type of the relation
+        /// The type of the relation
         #[serde(rename = "relationType")]
         pub relation_type: ::std::string::String,
-        ///The name of the entity where the relation ends
+        /// The name of the entity where the relation ends
         pub to: ::std::string::String,
     }
-    ///`DeleteRelationsOutput`
+    /// The result of `delete_relations`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DeleteRelationsOutput {
-        /// The `message` field.
         pub message: ::std::string::String,
-        /// The `success` field.
         pub success: bool,
     }
-    ///`OpenNodesArgs`
+    /// The arguments of `open_nodes`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct OpenNodesArgs {
-        ///An array of entity names to retrieve
+        /// An array of entity names to retrieve
         pub names: ::std::vec::Vec<::std::string::String>,
     }
-    ///`OpenNodesOutput`
+    /// The result of `open_nodes`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct OpenNodesOutput {
-        /// The `entities` field.
         pub entities: ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
-        /// The `relations` field.
         pub relations: ::std::vec::Vec<OpenNodesOutputRelationsItem>,
     }
-    ///`OpenNodesOutputEntitiesItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct OpenNodesOutputEntitiesItem {
-        ///The type of the entity
+        /// The type of the entity
         #[serde(rename = "entityType")]
         pub entity_type: ::std::string::String,
-        ///The name of the entity
+        /// The name of the entity
         pub name: ::std::string::String,
-        ///An array of observation contents associated with the entity
+        /// An array of observation contents associated with the entity
         pub observations: ::std::vec::Vec<::std::string::String>,
     }
-    ///`OpenNodesOutputRelationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct OpenNodesOutputRelationsItem {
-        ///The name of the entity where the relation starts
+        /// The name of the entity where the relation starts
         pub from: ::std::string::String,
-        ///The type of the relation
+        /// The type of the relation
         #[serde(rename = "relationType")]
         pub relation_type: ::std::string::String,
-        ///The name of the entity where the relation ends
+        /// The name of the entity where the relation ends
         pub to: ::std::string::String,
     }
-    ///`ReadGraphOutput`
+    /// The result of `read_graph`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadGraphOutput {
-        /// The `entities` field.
         pub entities: ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
-        /// The `relations` field.
         pub relations: ::std::vec::Vec<ReadGraphOutputRelationsItem>,
     }
-    ///`ReadGraphOutputEntitiesItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadGraphOutputEntitiesItem {
-        ///The type of the entity
+        /// The type of the entity
         #[serde(rename = "entityType")]
         pub entity_type: ::std::string::String,
-        ///The name of the entity
+        /// The name of the entity
         pub name: ::std::string::String,
-        ///An array of observation contents associated with the entity
+        /// An array of observation contents associated with the entity
         pub observations: ::std::vec::Vec<::std::string::String>,
     }
-    ///`ReadGraphOutputRelationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadGraphOutputRelationsItem {
-        ///The name of the entity where the relation starts
+        /// The name of the entity where the relation starts
         pub from: ::std::string::String,
-        ///The type of the relation
+        /// The type of the relation
         #[serde(rename = "relationType")]
         pub relation_type: ::std::string::String,
-        ///The name of the entity where the relation ends
+        /// The name of the entity where the relation ends
         pub to: ::std::string::String,
     }
-    ///`SearchNodesArgs`
+    /// The arguments of `search_nodes`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SearchNodesArgs {
-        ///The search query to match against entity names, types, and observation content
+        /// The search query to match against entity names, types, and observation content
         pub query: ::std::string::String,
     }
-    ///`SearchNodesOutput`
+    /// The result of `search_nodes`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchNodesOutput {
-        /// The `entities` field.
         pub entities: ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
-        /// The `relations` field.
         pub relations: ::std::vec::Vec<SearchNodesOutputRelationsItem>,
     }
-    ///`SearchNodesOutputEntitiesItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchNodesOutputEntitiesItem {
-        ///The type of the entity
+        /// The type of the entity
         #[serde(rename = "entityType")]
         pub entity_type: ::std::string::String,
-        ///The name of the entity
+        /// The name of the entity
         pub name: ::std::string::String,
-        ///An array of observation contents associated with the entity
+        /// An array of observation contents associated with the entity
         pub observations: ::std::vec::Vec<::std::string::String>,
     }
-    ///`SearchNodesOutputRelationsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchNodesOutputRelationsItem {
-        ///The name of the entity where the relation starts
+        /// The name of the entity where the relation starts
         pub from: ::std::string::String,
-        ///The type of the relation
+        /// The type of the relation
         #[serde(rename = "relationType")]
         pub relation_type: ::std::string::String,
-        ///The name of the entity where the relation ends
+        /// The name of the entity where the relation ends
         pub to: ::std::string::String,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

@@ -7,30 +7,30 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    ///`SequentialthinkingArgs`
+    /// The arguments of `sequentialthinking`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct SequentialthinkingArgs {
-        ///Branching point thought number
+        /// Branching point thought number
         #[serde(
             rename = "branchFromThought",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub branch_from_thought: ::std::option::Option<::std::num::NonZeroU64>,
-        ///Branch identifier
+        pub branch_from_thought: ::std::option::Option<u64>,
+        /// Branch identifier
         #[serde(
             rename = "branchId",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub branch_id: ::std::option::Option<::std::string::String>,
-        ///Whether this revises previous thinking
+        /// Whether this revises previous thinking
         #[serde(
             rename = "isRevision",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub is_revision: ::std::option::Option<SequentialthinkingArgsIsRevision>,
-        ///If more thoughts are needed
+        /// If more thoughts are needed
         #[serde(
             rename = "needsMoreThoughts",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -38,31 +38,29 @@ pub mod types {
         pub needs_more_thoughts: ::std::option::Option<
             SequentialthinkingArgsNeedsMoreThoughts,
         >,
-        ///Whether another thought step is needed
+        /// Whether another thought step is needed
         #[serde(rename = "nextThoughtNeeded")]
         pub next_thought_needed: SequentialthinkingArgsNextThoughtNeeded,
-        ///Which thought is being reconsidered
+        /// Which thought is being reconsidered
         #[serde(
             rename = "revisesThought",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub revises_thought: ::std::option::Option<::std::num::NonZeroU64>,
-        ///Your current thinking step
+        pub revises_thought: ::std::option::Option<u64>,
+        /// Your current thinking step
         pub thought: ::std::string::String,
-        ///Current thought number (numeric value, e.g., 1, 2, 3)
+        /// Current thought number (numeric value, e.g., 1, 2, 3)
         #[serde(rename = "thoughtNumber")]
-        pub thought_number: ::std::num::NonZeroU64,
-        ///Estimated total thoughts needed (numeric value, e.g., 5, 10)
+        pub thought_number: u64,
+        /// Estimated total thoughts needed (numeric value, e.g., 5, 10)
         #[serde(rename = "totalThoughts")]
-        pub total_thoughts: ::std::num::NonZeroU64,
+        pub total_thoughts: u64,
     }
-    ///Whether this revises previous thinking
+    /// Whether this revises previous thinking
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SequentialthinkingArgsIsRevision {
-        /// `Boolean`
         Boolean(bool),
-        /// `String`
         String(::std::string::String),
     }
     impl ::std::fmt::Display for SequentialthinkingArgsIsRevision {
@@ -78,13 +76,11 @@ pub mod types {
             Self::Boolean(value)
         }
     }
-    ///If more thoughts are needed
+    /// If more thoughts are needed
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SequentialthinkingArgsNeedsMoreThoughts {
-        /// `Boolean`
         Boolean(bool),
-        /// `String`
         String(::std::string::String),
     }
     impl ::std::fmt::Display for SequentialthinkingArgsNeedsMoreThoughts {
@@ -100,13 +96,11 @@ pub mod types {
             Self::Boolean(value)
         }
     }
-    ///Whether another thought step is needed
+    /// Whether another thought step is needed
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SequentialthinkingArgsNextThoughtNeeded {
-        /// `Boolean`
         Boolean(bool),
-        /// `String`
         String(::std::string::String),
     }
     impl ::std::fmt::Display for SequentialthinkingArgsNextThoughtNeeded {
@@ -122,56 +116,19 @@ pub mod types {
             Self::Boolean(value)
         }
     }
-    ///`SequentialthinkingOutput`
+    /// The result of `sequentialthinking`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SequentialthinkingOutput {
-        /// The `branches` field.
         pub branches: ::std::vec::Vec<::std::string::String>,
-        /// The `nextThoughtNeeded` field.
         #[serde(rename = "nextThoughtNeeded")]
         pub next_thought_needed: bool,
-        /// The `thoughtHistoryLength` field.
         #[serde(rename = "thoughtHistoryLength")]
         pub thought_history_length: f64,
-        /// The `thoughtNumber` field.
         #[serde(rename = "thoughtNumber")]
         pub thought_number: f64,
-        /// The `totalThoughts` field.
         #[serde(rename = "totalThoughts")]
         pub total_thoughts: f64,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

@@ -14,6 +14,10 @@ pub mod hostile;
 pub mod idioms;
 
 #[rustfmt::skip]
+#[path = "../snapshots/shared_ids.rs"]
+pub mod shared_ids;
+
+#[rustfmt::skip]
 #[path = "../snapshots/everything.rs"]
 pub mod everything;
 

@@ -181,7 +181,8 @@ fn what_the_rules_forbid_does_not_decode() {
         err.to_string()
     };
     assert!(
-        refuse(&|v| v["self"]["floor"] = json!(2), "floor is 0 or 1").contains("invalid value")
+        refuse(&|v| v["self"]["floor"] = json!(2), "floor is 0 or 1")
+            .contains("invalid Floor 2: not one of its values")
     );
     assert!(refuse(&|v| v["protocol"] = json!(2), "protocol is 1").contains("expected 1"));
     assert!(
@@ -247,7 +248,7 @@ fn every_method_is_typed() {
     let args = ScapeMoveToArgs {
         x: 8,
         y: 4,
-        floor: ScapeMoveToArgsFloor::try_from(0).expect("floor"),
+        floor: Floor::try_from(0).expect("floor"),
         command_id: Some("t1".into()),
     };
     let op = block_on(scape(json!({"operationId": "t1", "commandId": "t1"})).scape_move_to(&args))

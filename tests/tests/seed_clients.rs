@@ -65,7 +65,7 @@ fn saving_throw_sends_exact_names_and_arguments() {
             Box::new(|c| {
                 block_on(c.create_batch_raw(&CreateBatchArgs {
                     scenario_ids: vec![SCENARIO.parse().expect("valid id")],
-                    reps_per_scenario: std::num::NonZeroU64::MIN,
+                    reps_per_scenario: 1,
                 }))
             }),
         ),
@@ -286,7 +286,7 @@ fn out_of_range_limit_is_refused_before_sending() {
     let mock = recorder();
     let client = saving_throw::Client::new(mock.clone());
     let args = saving_throw::types::ListScenariosArgs {
-        limit: std::num::NonZeroU64::new(101).expect("non-zero"),
+        limit: 101,
         offset: 0,
     };
     let err = block_on(client.list_scenarios(&args)).expect_err("101 is over the maximum");
@@ -304,7 +304,7 @@ fn out_of_range_reps_is_refused_before_sending() {
     let client = saving_throw::Client::new(mock.clone());
     let args = saving_throw::types::CreateBatchArgs {
         scenario_ids: vec![SCENARIO.parse().expect("valid id")],
-        reps_per_scenario: std::num::NonZeroU64::new(11).expect("non-zero"),
+        reps_per_scenario: 11,
     };
     let err = block_on(client.create_batch(&args)).expect_err("11 is over the maximum");
     assert!(
@@ -314,17 +314,19 @@ fn out_of_range_reps_is_refused_before_sending() {
     assert!(mock.calls().is_empty());
 }
 
-/// "scenario_id (string, required) — 24-char hex ObjectId": a 23-char id cannot be built.
+/// "scenario_id (string, required) — 24-char hex ObjectId": a 23-char id cannot be built,
+/// and the error names the type and the value.
 #[test]
 fn malformed_ids_cannot_be_constructed() {
-    use saving_throw::types::CopyScenarioArgsScenarioId;
+    use saving_throw::types::ObjectId;
     let err = "aaaaaaaabbbbbbbbccccccc"
-        .parse::<CopyScenarioArgsScenarioId>()
+        .parse::<ObjectId>()
         .expect_err("23 chars");
-    assert_eq!(err.to_string(), "shorter than 24 characters");
-    let err = "aaaaaaaabbbbbbbbccccccxz"
-        .parse::<CopyScenarioArgsScenarioId>()
-        .expect_err("not hex");
+    assert_eq!(
+        err.to_string(),
+        r#"invalid ObjectId "aaaaaaaabbbbbbbbccccccc": shorter than 24 characters"#
+    );
+    let err = ObjectId::try_from("aaaaaaaabbbbbbbbccccccxz").expect_err("not hex");
     assert!(err.to_string().contains("doesn't match pattern"), "{err}");
     // Nor can it be smuggled in through deserialisation.
     let err = serde_json::from_value::<saving_throw::types::CopyScenarioArgs>(
@@ -332,9 +334,43 @@ fn malformed_ids_cannot_be_constructed() {
     )
     .expect_err("short id");
     assert!(
-        err.to_string().contains("shorter than 24 characters"),
+        err.to_string()
+            .contains(r#"invalid ObjectId "abc": shorter than 24 characters"#),
         "{err}"
     );
+}
+
+/// The four tools that take a 24-hex id (copy_scenario, create_batch, get_batch,
+/// get_submission) take one `ObjectId`, the type the agent contracts name: one type with one
+/// check, not four copies.
+#[test]
+fn every_24_hex_id_is_one_object_id() {
+    use saving_throw::types::*;
+    let id: ObjectId = "aaaaaaaabbbbbbbbcccccccc".try_into().expect("valid id");
+    let copy = CopyScenarioArgs {
+        scenario_id: id.clone(),
+        name: None,
+    };
+    let batch = CreateBatchArgs {
+        scenario_ids: vec![copy.scenario_id.clone()],
+        reps_per_scenario: 1,
+    };
+    let get = GetBatchArgs {
+        batch_id: batch.scenario_ids[0].clone(),
+    };
+    let submission = GetSubmissionArgs {
+        submission_id: get.batch_id,
+        suite_key: "core".into(),
+        suite_version: 3,
+    };
+    assert_eq!(submission.submission_id, id);
+    let module = include_str!("../../generated/src/saving_throw.rs");
+    assert_eq!(
+        module.matches(r#"Regex::new("^[0-9a-fA-F]{24}$")"#).count(),
+        1,
+        "the 24-hex check is written once"
+    );
+    assert_eq!(module.matches("pub struct ObjectId").count(), 1);
 }
 
 /// "agent_label (string, required) — display name (printable ASCII, max 64 chars)"
@@ -367,7 +403,7 @@ fn conditional_requirements_are_checked_before_sending() {
     );
     assert!(mock.calls().is_empty());
     let args = SubmitActionArgs {
-        choice: std::num::NonZeroU64::new(2),
+        choice: Some(2),
         ..args
     };
     block_on(client.submit_action(&args)).expect("valid with a choice");

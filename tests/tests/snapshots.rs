@@ -58,6 +58,35 @@ fn every_snapshot_is_compiled() {
     }
 }
 
+/// Two tools that take the same constrained id (one as a field, one as the items of an array)
+/// share one type, named from the descriptions' `OrderId`; the page size bounded 1..=100 is a
+/// plain integer, checked with the schema before each call.
+#[test]
+fn identical_constrained_ids_are_one_type() {
+    use mcp_bindgen_tests::shared_ids::types::*;
+    let id: OrderId = "0123456789ab".try_into().expect("12 hex digits");
+    let cancel = CancelOrdersArgs {
+        order_ids: vec![id.clone()],
+        reason: None,
+    };
+    let get = GetOrderArgs {
+        order_id: cancel.order_ids[0].clone(),
+        page_size: 20,
+    };
+    assert_eq!(get.order_id, id);
+    let err = OrderId::try_from("0123").expect_err("too short");
+    assert_eq!(
+        err.to_string(),
+        r#"invalid OrderId "0123": shorter than 12 characters"#
+    );
+    let module = std::fs::read_to_string(root().join("snapshots/shared_ids.rs")).expect("snapshot");
+    assert_eq!(
+        module.matches("Regex::new(").count(),
+        1,
+        "one id type, one check"
+    );
+}
+
 /// The warnings for the edge cases are part of the contract too: each names the tool, the
 /// JSON pointer and line:column of the construct, and what became of it.
 #[test]

@@ -1,10 +1,7 @@
 //! Types the type layer writes itself where typify 0.8 would accept values the schema forbids
 //! ([`Own`]): one-value boolean and integer enums (typify gives `bool`, or an `i64` newtype),
 //! and unions tagged by a boolean or integer property (typify gives an untagged enum that never
-//! looks at the tag). Also the contracts' constants, and the serde helper for fields that can
-//! be absent, `null` or a value.
-
-use std::collections::BTreeSet;
+//! looks at the tag). Also the contracts' constants.
 
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 use proc_macro2::{Literal, TokenStream};
@@ -178,64 +175,6 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
 
                 #(#froms)*
             }
-        }
-    }
-}
-
-/// The `serde_helpers` module with the functions in `used`: `present` (for `f?: T | null`
-/// fields, `Option<Option<T>>`) and `number` / `optional_number` (TypeScript numbers written
-/// as JavaScript writes them).
-pub(crate) fn helpers(used: &BTreeSet<&'static str>) -> TokenStream {
-    let mut items = Vec::new();
-    if used.contains("present") {
-        items.push(quote! {
-            /// Reads a field that is present as `Some` (`null` as `Some(None)`), so that an
-            /// absent field (`None`, by `#[serde(default)]`) stays distinct from `null`.
-            pub(super) fn present<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-            where
-                D: ::serde::Deserializer<'de>,
-                T: ::serde::Deserialize<'de>,
-            {
-                T::deserialize(deserializer).map(::std::option::Option::Some)
-            }
-        });
-    }
-    if used.contains("number") || used.contains("optional_number") {
-        items.push(quote! {
-            /// Writes a TypeScript `number` as JavaScript does: an integral value without a
-            /// fraction (`15000`, not `15000.0`), so that it re-encodes as it came.
-            pub(super) fn number<S: ::serde::Serializer>(value: &f64, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                // Integers up to 2^53 are exact in an f64.
-                if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-                    serializer.serialize_i64(*value as i64)
-                } else {
-                    serializer.serialize_f64(*value)
-                }
-            }
-        });
-    }
-    if used.contains("optional_number") {
-        items.push(quote! {
-            /// [`number`] for an optional field.
-            pub(super) fn optional_number<S: ::serde::Serializer>(value: &::std::option::Option<f64>, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                /// An `f64` written by [`number`].
-                struct Number(f64);
-                impl ::serde::Serialize for Number {
-                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                        number(&self.0, serializer)
-                    }
-                }
-                match value {
-                    ::std::option::Option::Some(value) => serializer.serialize_some(&Number(*value)),
-                    ::std::option::Option::None => serializer.serialize_none(),
-                }
-            }
-        });
-    }
-    quote! {
-        /// Serde helpers of the generated types.
-        mod serde_helpers {
-            #(#items)*
         }
     }
 }

@@ -7,84 +7,40 @@
 //!
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
 /// Argument and result types of the tools.
-#[allow(clippy::derivable_impls, clippy::large_enum_variant)]
+#[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     /// Arguments of `convert_time`, as a JSON object: no Rust type could be generated for its schema, which is still checked before each call.
     pub type ConvertTimeArgs = ::serde_json::Map<
         ::std::string::String,
         ::serde_json::Value,
     >;
-    ///`ConvertTimeOutput`
+    /// The result of `convert_time`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ConvertTimeOutput {
-        /// The `source` field.
         pub source: ConvertTimeTimeResult,
-        /// The `target` field.
         pub target: ConvertTimeTimeResult,
-        /// The `time_difference` field.
         pub time_difference: ::std::string::String,
     }
-    ///`ConvertTimeTimeResult`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct ConvertTimeTimeResult {
-        /// The `datetime` field.
         pub datetime: ::std::string::String,
-        /// The `day_of_week` field.
         pub day_of_week: ::std::string::String,
-        /// The `is_dst` field.
         pub is_dst: bool,
-        /// The `timezone` field.
         pub timezone: ::std::string::String,
     }
-    ///`GetCurrentTimeArgs`
+    /// The arguments of `get_current_time`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetCurrentTimeArgs {
-        ///IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
+        /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
         pub timezone: ::std::string::String,
     }
-    ///`GetCurrentTimeOutput`
+    /// The result of `get_current_time`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct GetCurrentTimeOutput {
-        /// The `datetime` field.
         pub datetime: ::std::string::String,
-        /// The `day_of_week` field.
         pub day_of_week: ::std::string::String,
-        /// The `is_dst` field.
         pub is_dst: bool,
-        /// The `timezone` field.
         pub timezone: ::std::string::String,
-    }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
     }
 }
 /// Input schemas, checked before each call is sent.

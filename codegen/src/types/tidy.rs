@@ -1,0 +1,962 @@
+//! The last pass over the `types` module: what a person would have written instead of what
+//! typify writes.
+//!
+//! - Identical constrained newtypes (four tools that each take a 24-hex id) become one type,
+//!   named from their shared description (`ObjectId`), or the words their names end with.
+//! - typify's per-module helpers (`error::ConversionError`, the stock `defaults`) are the
+//!   runtime's (`mcp_bindgen::__private`), written once there.
+//! - Bounded integers are plain integers (`u64`, not `NonZeroU64`): the tool's input schema is
+//!   checked against both bounds before each call, so `limit: 50` is all a caller writes.
+//! - Conversion errors name the type and the value (`invalid ObjectId "abc": shorter than 24
+//!   characters`).
+//! - Doc comments are one `///` line per line of text, with no filler (`The x field.`):
+//!   what a schema does not describe stays undescribed (the `types` module allows
+//!   `missing_docs`), and markdown list and quote continuations are indented so that clippy's
+//!   `doc_lazy_continuation` holds.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
+use quote::quote;
+use syn::visit_mut::VisitMut;
+
+/// The runtime's module for generated code.
+const SUPPORT: &str = "::mcp_bindgen::__private";
+
+/// typify's stock default functions, now the runtime's; `default_nzu64` becomes `default_u64`
+/// with bounded integers plain.
+const STOCK_DEFAULTS: &[(&str, &str)] = &[
+    ("default_bool", "default_bool"),
+    ("default_i64", "default_i64"),
+    ("default_u64", "default_u64"),
+    ("default_nzu64", "default_u64"),
+];
+
+/// Tidies `items` (see the module doc); returns how many types were merged away.
+pub(crate) fn tidy(
+    items: &mut Vec<syn::Item>,
+    roots: &BTreeSet<&str>,
+    root_docs: &BTreeMap<String, String>,
+) -> usize {
+    shared_helpers(items);
+    let merged = merge_identical(items, roots);
+    ConversionErrors::default().visit_items(items);
+    for item in items.iter_mut() {
+        Docs { root_docs }.visit_item_mut(item);
+    }
+    merged
+}
+
+/// Drops `mod error` and the stock defaults, and points their users at the runtime; bounded
+/// integers become plain.
+fn shared_helpers(items: &mut Vec<syn::Item>) {
+    items.retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
+    for item in items.iter_mut() {
+        if let syn::Item::Mod(m) = item
+            && m.ident == "defaults"
+            && let Some((_, inner)) = &mut m.content
+        {
+            inner.retain(|item| {
+                !matches!(item, syn::Item::Fn(f)
+                    if STOCK_DEFAULTS.iter().any(|(stock, _)| f.sig.ident == stock))
+            });
+        }
+    }
+    for item in items.iter_mut() {
+        Helpers.visit_item_mut(item);
+        // Helpers of this module's own types, not for its users.
+        if let syn::Item::Mod(m) = item
+            && m.ident == "defaults"
+        {
+            m.vis = syn::Visibility::Inherited;
+        }
+    }
+}
+
+struct Helpers;
+
+/// `::std::num::NonZeroU64` → `u64`, ...
+fn plain_integer(path: &syn::Path) -> Option<&'static str> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segments.as_slice() {
+        [std, num, ty] if std == "std" && num == "num" => match ty.as_str() {
+            "NonZeroU8" => Some("u8"),
+            "NonZeroU16" => Some("u16"),
+            "NonZeroU32" => Some("u32"),
+            "NonZeroU64" => Some("u64"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The same rewrites in the text of a `#[serde(default = "..")]` path.
+fn helpers_in_text(text: &str) -> String {
+    let mut text = text.to_owned();
+    for (nonzero, plain) in [
+        ("NonZeroU8", "u8"),
+        ("NonZeroU16", "u16"),
+        ("NonZeroU32", "u32"),
+        ("NonZeroU64", "u64"),
+    ] {
+        text = text.replace(&format!("::std::num::{nonzero}"), plain);
+    }
+    for (stock, ours) in STOCK_DEFAULTS {
+        text = text.replace(
+            &format!("defaults::{stock}::<"),
+            &format!("{SUPPORT}::{ours}::<"),
+        );
+    }
+    text
+}
+
+impl VisitMut for Helpers {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty
+            && p.qself.is_none()
+            && let Some(plain) = plain_integer(&p.path)
+        {
+            let plain = Ident::new(plain, proc_macro2::Span::call_site());
+            *ty = syn::parse_quote!(#plain);
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let replacement = match names.as_slice() {
+            [scope, error, ty] if (scope == "self" || scope == "super") && error == "error" => {
+                Some(format!("{SUPPORT}::{ty}"))
+            }
+            [defaults, f] if defaults == "defaults" => STOCK_DEFAULTS
+                .iter()
+                .find(|(stock, _)| f == stock)
+                .map(|(_, ours)| format!("{SUPPORT}::{ours}")),
+            _ => None,
+        };
+        if let Some(replacement) = replacement
+            && let Ok(mut new) = syn::parse_str::<syn::Path>(&replacement)
+        {
+            let arguments = path
+                .segments
+                .last()
+                .map(|s| s.arguments.clone())
+                .unwrap_or_default();
+            if let Some(last) = new.segments.last_mut() {
+                last.arguments = arguments;
+            }
+            *path = new;
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+
+    /// `default_u64::<u64, 50>()` in a `Default` impl is `50`.
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let syn::Expr::Call(call) = expr else {
+            return;
+        };
+        let syn::Expr::Path(func) = &*call.func else {
+            return;
+        };
+        let Some(last) = func.path.segments.last() else {
+            return;
+        };
+        let stock = func.path.segments.len() > 1
+            && matches!(
+                last.ident.to_string().as_str(),
+                "default_bool" | "default_i64" | "default_u64"
+            )
+            && func.path.segments.iter().any(|s| s.ident == "__private");
+        if !stock || !call.args.is_empty() {
+            return;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return;
+        };
+        let primitive = |ty: &syn::Type| {
+            single_ident(ty).is_some_and(|t| {
+                matches!(
+                    t.as_str(),
+                    "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64"
+                )
+            })
+        };
+        let value = match args.args.iter().collect::<Vec<_>>().as_slice() {
+            [syn::GenericArgument::Const(value)] => value.clone(),
+            [
+                syn::GenericArgument::Type(ty),
+                syn::GenericArgument::Const(value),
+            ] if primitive(ty) => value.clone(),
+            _ => return,
+        };
+        if let syn::Expr::Lit(_) | syn::Expr::Unary(_) = value {
+            *expr = value;
+        }
+    }
+
+    fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
+        if attr.path().is_ident("serde")
+            && let syn::Meta::List(list) = &mut attr.meta
+        {
+            list.tokens = map_strings(std::mem::take(&mut list.tokens), &helpers_in_text);
+        }
+    }
+}
+
+/// `tokens` with every string literal passed through `f`.
+fn map_strings(tokens: TokenStream, f: &dyn Fn(&str) -> String) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(g) => {
+                let mut new = Group::new(g.delimiter(), map_strings(g.stream(), f));
+                new.set_span(g.span());
+                TokenTree::Group(new)
+            }
+            TokenTree::Literal(lit) => match syn::parse2::<syn::LitStr>(quote!(#lit)) {
+                Ok(s) => TokenTree::Literal(syn::LitStr::new(&f(&s.value()), s.span()).token()),
+                Err(_) => TokenTree::Literal(lit),
+            },
+            other => other,
+        })
+        .collect()
+}
+
+/// Renames identifiers everywhere, attribute and macro tokens included.
+struct Rename<'a>(&'a BTreeMap<String, String>);
+
+impl Rename<'_> {
+    fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|tree| match tree {
+                TokenTree::Group(g) => {
+                    let mut new = Group::new(g.delimiter(), self.tokens(g.stream()));
+                    new.set_span(g.span());
+                    TokenTree::Group(new)
+                }
+                TokenTree::Ident(mut ident) => {
+                    self.visit_ident_mut(&mut ident);
+                    TokenTree::Ident(ident)
+                }
+                other => other,
+            })
+            .collect()
+    }
+}
+
+impl VisitMut for Rename<'_> {
+    fn visit_ident_mut(&mut self, ident: &mut Ident) {
+        if let Some(to) = self.0.get(&ident.to_string()) {
+            *ident = Ident::new(to, ident.span());
+        }
+    }
+
+    fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
+        if let syn::Meta::List(list) = &mut attr.meta {
+            list.tokens = self.tokens(std::mem::take(&mut list.tokens));
+        }
+        syn::visit_mut::visit_attribute_mut(self, attr);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        mac.tokens = self.tokens(std::mem::take(&mut mac.tokens));
+        syn::visit_mut::visit_macro_mut(self, mac);
+    }
+}
+
+/// The name of the type an item defines.
+fn defined(item: &syn::Item) -> Option<String> {
+    match item {
+        syn::Item::Struct(s) => Some(s.ident.to_string()),
+        syn::Item::Enum(e) => Some(e.ident.to_string()),
+        syn::Item::Type(t) => Some(t.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The one identifier of a path type (`Foo`), if it is one.
+fn single_ident(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            Some(p.path.segments[0].ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The local type an impl belongs to: its self type, or for `impl From<T> for String`, `T`.
+fn subject(item: &syn::Item, local: &BTreeSet<String>) -> Option<String> {
+    let syn::Item::Impl(imp) = item else {
+        return defined(item);
+    };
+    if let Some(own) = single_ident(&imp.self_ty).filter(|n| local.contains(n)) {
+        return Some(own);
+    }
+    let (trait_path, _) = imp.trait_.as_ref()?;
+    let last = trait_path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        syn::GenericArgument::Type(ty) => single_ident(ty).filter(|n| local.contains(n)),
+        _ => None,
+    })
+}
+
+/// The text of an item's doc attributes, joined by newlines.
+fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    (!lines.is_empty()).then(|| {
+        lines
+            .iter()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+/// typify's doc for a type the schema does not describe: its name in backticks (its name
+/// before a merge renamed it, too).
+fn is_filler(text: &str, name: &str) -> bool {
+    let text = text.trim();
+    text == format!("`{name}`")
+        || text
+            .strip_prefix('`')
+            .and_then(|t| t.strip_suffix('`'))
+            .is_some_and(|t| {
+                !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+}
+
+fn strip_docs(item: &mut syn::Item) {
+    let no_docs = |attrs: &mut Vec<syn::Attribute>| attrs.retain(|a| !a.path().is_ident("doc"));
+    match item {
+        syn::Item::Struct(s) => {
+            no_docs(&mut s.attrs);
+            s.fields.iter_mut().for_each(|f| no_docs(&mut f.attrs));
+        }
+        syn::Item::Impl(i) => no_docs(&mut i.attrs),
+        _ => {}
+    }
+}
+
+/// A newtype whose conversions check something (a pattern, a length, a range).
+fn is_constrained(bundle: &[&syn::Item]) -> bool {
+    let is_newtype = bundle.iter().any(|item| {
+        matches!(item, syn::Item::Struct(s) if matches!(&s.fields, syn::Fields::Unnamed(f) if f.unnamed.len() == 1))
+    });
+    let checks = bundle.iter().any(|item| {
+        let text = quote!(#item).to_string();
+        text.contains("ConversionError") && (text.contains("return Err") || text.contains("Err ("))
+    });
+    is_newtype && checks
+}
+
+/// A contract's `type X = string`: a public `String` newtype that converts from any string.
+fn is_plain_string(bundle: &[&syn::Item]) -> bool {
+    let string_newtype = bundle.iter().any(|item| {
+        matches!(item, syn::Item::Struct(s) if matches!(&s.fields, syn::Fields::Unnamed(f)
+            if f.unnamed.len() == 1 && { let ty = &f.unnamed[0].ty; quote!(#ty).to_string().replace(' ', "") == "::std::string::String" }))
+    });
+    string_newtype
+        && !bundle
+            .iter()
+            .any(|item| quote!(#item).to_string().contains("ConversionError"))
+}
+
+/// PascalCase words of a type name (`CopyScenarioArgsScenarioId` → `Copy`, `Scenario`, ..).
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in name.chars() {
+        if c.is_ascii_uppercase() || out.is_empty() {
+            out.push(String::new());
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+    }
+    out
+}
+
+/// A word of prose that names a type (`ObjectId`, not `Id` or `hex`).
+fn type_word(word: &str) -> Option<String> {
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+    let humps = word.chars().filter(char::is_ascii_uppercase).count();
+    let valid = word.starts_with(|c: char| c.is_ascii_uppercase())
+        && word.chars().all(|c| c.is_ascii_alphanumeric())
+        && word.chars().any(|c| c.is_ascii_lowercase())
+        && humps >= 2;
+    valid.then(|| word.to_owned())
+}
+
+/// The longest run of words every description starts with.
+fn common_prefix(descriptions: &[String]) -> Vec<String> {
+    let split: Vec<Vec<&str>> = descriptions
+        .iter()
+        .map(|d| d.split_whitespace().collect())
+        .collect();
+    let Some(first) = split.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, word) in first.iter().enumerate() {
+        if split.iter().all(|s| s.get(i) == Some(word)) {
+            out.push((*word).to_owned());
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// The shared start of several descriptions as a sentence, without a dangling `from`.
+fn sentence(words: &[String]) -> String {
+    const DANGLING: &[&str] = &[
+        "a", "an", "and", "as", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with",
+    ];
+    let mut words = words.to_vec();
+    while words
+        .last()
+        .is_some_and(|w| DANGLING.contains(&w.to_lowercase().as_str()))
+    {
+        words.pop();
+    }
+    let text = words.join(" ");
+    let text = text.trim_end_matches([',', ';', ':', ' ']);
+    if text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// Merges identical constrained newtypes into one type; returns how many types went.
+fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize {
+    let local: BTreeSet<String> = items.iter().filter_map(defined).collect();
+    let subjects: Vec<Option<String>> = items.iter().map(|i| subject(i, &local)).collect();
+    let bundle = |name: &str| -> Vec<usize> {
+        subjects
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.as_deref() == Some(name))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    // Identical bundles (docs aside, the name made neutral), by their text.
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for name in &local {
+        if roots.contains(name.as_str()) {
+            continue;
+        }
+        let indices = bundle(name);
+        let members: Vec<&syn::Item> = indices.iter().map(|&i| &items[i]).collect();
+        if !is_constrained(&members) {
+            continue;
+        }
+        let renames = BTreeMap::from([(name.clone(), "McpBindgenShared".to_owned())]);
+        let key: String = members
+            .iter()
+            .map(|item| {
+                let mut item = (*item).clone();
+                strip_docs(&mut item);
+                Rename(&renames).visit_item_mut(&mut item);
+                quote!(#item).to_string()
+            })
+            .collect();
+        groups.entry(key).or_default().push(name.clone());
+    }
+    let mut taken = local.clone();
+    let mut renames: BTreeMap<String, String> = BTreeMap::new();
+    let mut remove: BTreeSet<usize> = BTreeSet::new();
+    let mut docs: BTreeMap<String, String> = BTreeMap::new();
+    let mut merged = 0;
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let described: Vec<String> = members
+            .iter()
+            .filter_map(|name| {
+                let item = items.iter().find(|i| defined(i).as_deref() == Some(name))?;
+                let syn::Item::Struct(s) = item else {
+                    return None;
+                };
+                doc_text(&s.attrs).filter(|d| !is_filler(d, name))
+            })
+            .collect();
+        let prefix = common_prefix(&described);
+        let from_description = prefix.iter().find_map(|w| type_word(w));
+        let from_names = {
+            let split: Vec<Vec<String>> = members.iter().map(|m| words(m)).collect();
+            let mut suffix: Vec<String> = Vec::new();
+            'outer: for i in 1.. {
+                let mut word = None;
+                for w in &split {
+                    let Some(this) = w.len().checked_sub(i).and_then(|at| w.get(at)) else {
+                        break 'outer;
+                    };
+                    match &word {
+                        None => word = Some(this.clone()),
+                        Some(other) if other == this => {}
+                        Some(_) => break 'outer,
+                    }
+                }
+                suffix.insert(0, word.unwrap_or_default());
+            }
+            // One word names a type when it says what it is (`Floor`), not where (`Item`).
+            const VAGUE: &[&str] = &[
+                "Args", "Data", "Inner", "Item", "Kind", "Output", "Type", "Value", "Variant",
+            ];
+            let specific = match suffix.as_slice() {
+                [] => false,
+                [one] => one.len() >= 4 && !VAGUE.contains(&one.as_str()),
+                _ => true,
+            };
+            specific.then(|| suffix.concat())
+        };
+        let first = members[0].clone();
+        let mut chosen = first.clone();
+        let mut doc = None;
+        for candidate in [from_description, from_names].into_iter().flatten() {
+            if roots.contains(candidate.as_str()) {
+                continue;
+            }
+            if members.contains(&candidate) || !taken.contains(&candidate) {
+                chosen = candidate;
+                break;
+            }
+            // A contract's `type ObjectId = string` is the same id, unchecked: the checked
+            // type takes its place and its doc.
+            let existing = bundle(&candidate);
+            let existing_items: Vec<&syn::Item> = existing.iter().map(|&i| &items[i]).collect();
+            if is_plain_string(&existing_items) && !renames.values().any(|v| v == &candidate) {
+                doc = existing_items.iter().find_map(|item| match item {
+                    syn::Item::Struct(s) => doc_text(&s.attrs),
+                    _ => None,
+                });
+                remove.extend(existing);
+                merged += 1;
+                chosen = candidate;
+                break;
+            }
+        }
+        let doc = doc.or_else(|| match described.as_slice() {
+            [] => None,
+            [one, rest @ ..] if rest.iter().all(|d| d == one) => Some(one.clone()),
+            [one, ..] if sentence(&prefix).split_whitespace().count() < 2 => Some(one.clone()),
+            _ => Some(sentence(&prefix)),
+        });
+        taken.insert(chosen.clone());
+        for member in members {
+            if member != &first {
+                remove.extend(bundle(member));
+                merged += 1;
+            }
+            if member != &chosen {
+                renames.insert(member.clone(), chosen.clone());
+            }
+        }
+        if let Some(doc) = doc {
+            docs.insert(first.clone(), doc);
+        }
+    }
+    if remove.is_empty() && renames.is_empty() {
+        return 0;
+    }
+    let mut index = 0;
+    items.retain(|_| {
+        index += 1;
+        !remove.contains(&(index - 1))
+    });
+    for item in items.iter_mut() {
+        if let syn::Item::Struct(s) = item
+            && let Some(doc) = docs.get(&s.ident.to_string())
+        {
+            s.attrs.retain(|a| !a.path().is_ident("doc"));
+            s.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
+        }
+        Rename(&renames).visit_item_mut(item);
+    }
+    merged
+}
+
+/// `Err("shorter than 24 characters".into())` in a conversion → an error that names the type
+/// and the value.
+#[derive(Default)]
+struct ConversionErrors {
+    /// The type being converted to, inside a `FromStr` / `TryFrom` impl.
+    ty: Option<String>,
+    /// Whether the function being visited has a `value` parameter.
+    has_value: bool,
+}
+
+impl ConversionErrors {
+    fn visit_items(&mut self, items: &mut [syn::Item]) {
+        for item in items {
+            self.visit_item_mut(item);
+        }
+    }
+}
+
+impl VisitMut for ConversionErrors {
+    fn visit_item_impl_mut(&mut self, imp: &mut syn::ItemImpl) {
+        let conversion = imp.trait_.as_ref().is_some_and(|(path, _)| {
+            path.segments
+                .last()
+                .is_some_and(|s| s.ident == "FromStr" || s.ident == "TryFrom")
+        });
+        self.ty = if conversion {
+            single_ident(&imp.self_ty)
+        } else {
+            None
+        };
+        syn::visit_mut::visit_item_impl_mut(self, imp);
+        self.ty = None;
+    }
+
+    fn visit_impl_item_fn_mut(&mut self, f: &mut syn::ImplItemFn) {
+        self.has_value = f.sig.inputs.iter().any(|arg| {
+            matches!(arg, syn::FnArg::Typed(t) if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == "value"))
+        });
+        syn::visit_mut::visit_impl_item_fn_mut(self, f);
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let (Some(ty), true) = (&self.ty, self.has_value)
+            && let syn::Expr::Call(call) = expr
+            && matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+            && call.args.len() == 1
+            && let Some(syn::Expr::MethodCall(into)) = call.args.first()
+            && into.method == "into"
+            && into.args.is_empty()
+        {
+            let reason = match &*into.receiver {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) if s.value() == "invalid value" => quote!("not one of its values"),
+                other => quote!(#other),
+            };
+            *expr = syn::parse_quote!(Err(::mcp_bindgen::__private::ConversionError::new(
+                #ty, &value, #reason
+            )));
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+}
+
+/// Doc comments: no filler, one line per attribute, continuations indented.
+struct Docs<'a> {
+    root_docs: &'a BTreeMap<String, String>,
+}
+
+impl Docs<'_> {
+    fn fix(&self, attrs: &mut Vec<syn::Attribute>, name: Option<&str>) {
+        let text = doc_text(attrs);
+        let Some(at) = attrs.iter().position(|a| a.path().is_ident("doc")) else {
+            if let Some(doc) = name.and_then(|n| self.root_docs.get(n)) {
+                attrs.splice(0..0, doc_attrs(doc));
+            }
+            return;
+        };
+        attrs.retain(|a| !a.path().is_ident("doc"));
+        let text = match (text, name) {
+            (Some(text), Some(name)) if is_filler(&text, name) => match self.root_docs.get(name) {
+                Some(doc) => doc.clone(),
+                None => return,
+            },
+            (Some(text), _) => text,
+            (None, _) => return,
+        };
+        let at = at.min(attrs.len());
+        attrs.splice(at..at, doc_attrs(&text));
+    }
+}
+
+impl VisitMut for Docs<'_> {
+    fn visit_item_mut(&mut self, item: &mut syn::Item) {
+        let name = defined(item);
+        match item {
+            syn::Item::Struct(s) => self.fix(&mut s.attrs, name.as_deref()),
+            syn::Item::Enum(e) => self.fix(&mut e.attrs, name.as_deref()),
+            syn::Item::Type(t) => self.fix(&mut t.attrs, name.as_deref()),
+            syn::Item::Mod(m) => self.fix(&mut m.attrs, None),
+            syn::Item::Const(c) => self.fix(&mut c.attrs, None),
+            syn::Item::Fn(f) => self.fix(&mut f.attrs, None),
+            _ => {}
+        }
+        syn::visit_mut::visit_item_mut(self, item);
+    }
+
+    fn visit_field_mut(&mut self, field: &mut syn::Field) {
+        self.fix(&mut field.attrs, None);
+        syn::visit_mut::visit_field_mut(self, field);
+    }
+
+    fn visit_variant_mut(&mut self, variant: &mut syn::Variant) {
+        self.fix(&mut variant.attrs, None);
+        syn::visit_mut::visit_variant_mut(self, variant);
+    }
+
+    fn visit_impl_item_fn_mut(&mut self, f: &mut syn::ImplItemFn) {
+        self.fix(&mut f.attrs, None);
+        syn::visit_mut::visit_impl_item_fn_mut(self, f);
+    }
+
+    fn visit_impl_item_const_mut(&mut self, c: &mut syn::ImplItemConst) {
+        self.fix(&mut c.attrs, None);
+        syn::visit_mut::visit_impl_item_const_mut(self, c);
+    }
+}
+
+/// `#[doc = " line"]` attributes for `text`, one per line (see [`doc_lines`]).
+fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
+    doc_lines(text)
+        .into_iter()
+        .map(|line| syn::parse_quote!(#[doc = #line]))
+        .collect()
+}
+
+/// The lines of a doc comment for `text`, each with its leading space (`/// text`), so that
+/// the comment reads as markdown the way its author meant it and passes clippy's doc lints:
+/// a line that continues a list item is indented to the item's text, one that continues a
+/// block quote gets its `>`, and a code fence without a language is `text` (not a doc test).
+pub(crate) fn doc_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut item: Option<usize> = None;
+    let mut quoted = false;
+    let mut fence: Option<&str> = None;
+    for line in text.trim().lines() {
+        let line = line.trim_end();
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        if let Some(open) = fence {
+            if marker == Some(open) && trimmed.trim_start_matches(open).trim().is_empty() {
+                fence = None;
+            }
+            out.push(line.to_owned());
+            continue;
+        }
+        if let Some(marker) = marker {
+            fence = Some(marker);
+            item = None;
+            quoted = false;
+            let info = trimmed.trim_start_matches(marker).trim();
+            if info.is_empty() {
+                out.push(format!("{}{marker}text", &line[..indent]));
+            } else {
+                out.push(line.to_owned());
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            item = None;
+            quoted = false;
+            out.push(String::new());
+        } else if let Some(content) = list_item(line) {
+            item = Some(content);
+            quoted = false;
+            out.push(line.to_owned());
+        } else if trimmed.starts_with('>') {
+            quoted = true;
+            item = None;
+            out.push(line.to_owned());
+        } else if quoted {
+            out.push(format!("> {trimmed}"));
+        } else if let Some(content) = item.filter(|&content| indent < content) {
+            out.push(format!("{}{trimmed}", " ".repeat(content)));
+        } else {
+            out.push(line.to_owned());
+        }
+    }
+    out.into_iter()
+        .map(|line| {
+            if line.is_empty() {
+                line
+            } else {
+                format!(" {line}")
+            }
+        })
+        .collect()
+}
+
+/// For a markdown list item line (`- x`, `* x`, `12. x`), the column its text starts at.
+fn list_item(line: &str) -> Option<usize> {
+    let trimmed = line.trim_start();
+    let indent = line.len() - trimmed.len();
+    let marker = if trimmed.starts_with(['-', '*', '+']) {
+        1
+    } else {
+        let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+        let after = trimmed[digits..].chars().next();
+        if (1..=9).contains(&digits) && matches!(after, Some('.' | ')')) {
+            digits + 1
+        } else {
+            return None;
+        }
+    };
+    let rest = &trimmed[marker..];
+    let spaces = rest.len() - rest.trim_start_matches(' ').len();
+    if rest.is_empty() {
+        return Some(indent + marker + 1);
+    }
+    if spaces == 0 {
+        return None;
+    }
+    Some(indent + marker + spaces.min(4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_continuations_are_indented() {
+        let lines = doc_lines("Modes:\n- fast: quick\nbut rough\n- slow\n\nAfter.\n> quoted\nlazy");
+        assert_eq!(
+            lines,
+            [
+                " Modes:",
+                " - fast: quick",
+                "   but rough",
+                " - slow",
+                "",
+                " After.",
+                " > quoted",
+                " > lazy"
+            ]
+        );
+    }
+
+    #[test]
+    fn fences_without_a_language_are_text() {
+        let lines = doc_lines("Example:\n```\n- not a list\n```");
+        assert_eq!(lines, [" Example:", " ```text", " - not a list", " ```"]);
+    }
+
+    #[test]
+    fn numbered_items_indent_to_their_text() {
+        assert_eq!(list_item("12. twelve"), Some(4));
+        assert_eq!(list_item("  - x"), Some(4));
+        assert_eq!(list_item("-1 degrees"), None);
+        assert_eq!(list_item("*bold*"), None);
+    }
+
+    fn merged(code: &str, roots: &[&str]) -> String {
+        let mut items = syn::parse_file(code).expect("parses").items;
+        let roots: BTreeSet<&str> = roots.iter().copied().collect();
+        tidy(&mut items, &roots, &BTreeMap::new());
+        let mut file = syn::parse_file("").expect("an empty file parses");
+        file.items = items;
+        prettyplease::unparse(&file)
+    }
+
+    const ID: &str = r#"
+        #[doc = "24-char hex ObjectId from NAME"]
+        pub struct NAME(::std::string::String);
+        impl ::std::str::FromStr for NAME {
+            type Err = self::error::ConversionError;
+            fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.len() != 24 { return Err("not 24 characters".into()); }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::From<NAME> for ::std::string::String {
+            fn from(value: NAME) -> Self { value.0 }
+        }
+    "#;
+
+    #[test]
+    fn identical_constrained_newtypes_become_one_named_from_their_description() {
+        let code = format!(
+            "{}{}pub struct AArgs {{ pub id: AArgsId }} pub struct BArgs {{ pub ids: Vec<BArgsIdsItem> }}",
+            ID.replace("NAME", "AArgsId"),
+            ID.replace("NAME", "BArgsIdsItem")
+        );
+        let out = merged(&code, &["AArgs", "BArgs"]);
+        assert_eq!(out.matches("pub struct ObjectId(").count(), 1, "{out}");
+        assert!(out.contains("pub id: ObjectId"), "{out}");
+        assert!(out.contains("pub ids: Vec<ObjectId>"), "{out}");
+        assert!(
+            !out.contains("AArgsId") && !out.contains("BArgsIdsItem"),
+            "{out}"
+        );
+        let flat: String = out.split_whitespace().collect();
+        assert!(
+            flat.contains(r#"ConversionError::new("ObjectId",&value,"not24characters",)"#),
+            "{out}"
+        );
+        assert!(out.contains("/// 24-char hex ObjectId.\n"), "{out}");
+    }
+
+    #[test]
+    fn different_constraints_stay_apart() {
+        let other = ID.replace("NAME", "BArgsId").replace("!= 24", "!= 12");
+        let code = format!("{}{other}", ID.replace("NAME", "AArgsId"));
+        let out = merged(&code, &[]);
+        assert!(
+            out.contains("struct AArgsId(") && out.contains("struct BArgsId("),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_contract_alias_of_the_same_name_gives_way_and_its_doc() {
+        let code = format!(
+            "{}{}{}",
+            ID.replace("NAME", "AArgsId"),
+            ID.replace("NAME", "BArgsId"),
+            r#"#[doc = "An id, as the tools take it."] pub struct ObjectId(pub ::std::string::String);
+            impl ::std::str::FromStr for ObjectId {
+                type Err = ::std::convert::Infallible;
+                fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> { Ok(Self(value.to_string())) }
+            }"#
+        );
+        let out = merged(&code, &[]);
+        assert_eq!(out.matches("pub struct ObjectId").count(), 1, "{out}");
+        assert!(out.contains("/// An id, as the tools take it."), "{out}");
+        assert!(
+            out.contains("struct ObjectId(::std::string::String)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn bounded_integers_are_plain_and_helpers_are_the_runtimes() {
+        let out = merged(
+            r#"pub struct A {
+                #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 50>")]
+                pub limit: ::std::num::NonZeroU64,
+            }
+            pub mod defaults {
+                pub(super) fn default_nzu64<T, const V: u64>() -> T { todo!() }
+            }
+            pub mod error { pub struct ConversionError; }"#,
+            &["A"],
+        );
+        assert!(out.contains("pub limit: u64"), "{out}");
+        assert!(
+            out.contains(r#"default = "::mcp_bindgen::__private::default_u64::<u64, 50>""#),
+            "{out}"
+        );
+        assert!(
+            !out.contains("mod error") && !out.contains("fn default_nzu64"),
+            "{out}"
+        );
+    }
+}
