@@ -318,12 +318,23 @@ impl<Ctx> Server<Ctx> {
         }
     }
 
-    /// Stops listening and frees the port. Safe to call more than once. The registry is left
-    /// as it was: `Server::listen(server.into_registry(), port)` serves the same tools again.
+    /// Stops listening and frees the port. Requests still queued are answered 503 (the
+    /// server is shutting down); connections get up to a second to send their answers. Safe to
+    /// call more than once. The registry is left as it was:
+    /// `Server::listen(server.into_registry(), port)` serves the same tools again.
     pub fn destroy(&mut self) {
-        if let Some(mut running) = self.running.take() {
-            let _ = running.shutdown.send(true);
-            if let Some(thread) = running.thread.take() {
+        if let Some(running) = self.running.take() {
+            let Running {
+                jobs,
+                shutdown,
+                thread,
+                ..
+            } = running;
+            // The queued requests will not run: their clients are answered 503 while the
+            // connections wind down.
+            drop(jobs);
+            let _ = shutdown.send(true);
+            if let Some(thread) = thread {
                 let _ = thread.join();
             }
         }
@@ -443,6 +454,8 @@ async fn accept_loop(
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
+    // Every connection task holds a clone; `recv` returns `None` once all have ended.
+    let (open_tx, mut open_rx) = mpsc::channel::<()>(1);
     loop {
         tokio::select! {
             _ = shutdown.changed() => break,
@@ -452,7 +465,9 @@ async fn accept_loop(
                 let Some((id, close)) = state.admit() else { continue };
                 let state = state.clone();
                 let mut shutdown = shutdown.clone();
+                let open = open_tx.clone();
                 tokio::spawn(async move {
+                    let _open = open;
                     let service_state = state.clone();
                     let service = service_fn(move |request| {
                         let state = service_state.clone();
@@ -465,17 +480,28 @@ async fn accept_loop(
                         .timer(TokioTimer::new())
                         .header_read_timeout(state.config.header_timeout)
                         .serve_connection(TokioIo::new(stream), service);
+                    tokio::pin!(connection);
                     tokio::select! {
-                        _ = connection => {}
+                        _ = connection.as_mut() => {}
                         _ = close.notified() => {}
-                        _ = shutdown.changed() => {}
+                        _ = shutdown.changed() => {
+                            // A request in flight gets its answer (503: the queue is gone),
+                            // then the connection closes.
+                            connection.as_mut().graceful_shutdown();
+                            let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
+                        }
                     }
                     state.connections().open.remove(&id);
                 });
             }
         }
     }
+    drop(open_tx);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, open_rx.recv()).await;
 }
+
+/// How long `destroy` lets connections finish their answers.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 /// A response body: one JSON text, or an SSE stream of a call's notifications and answer.
 enum Answer {
