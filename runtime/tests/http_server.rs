@@ -589,7 +589,12 @@ fn hostile_bodies_are_400_and_only_real_notifications_are_202() {
 /// idlest is closed to make room.
 #[test]
 fn idle_connections_do_not_starve_new_ones() {
-    let game = GameLoop::start(ServerBuilder::new().max_connections(4));
+    // Idle connections outlive the test unless the server closes them to make room.
+    let game = GameLoop::start(
+        ServerBuilder::new()
+            .max_connections(4)
+            .header_timeout(Duration::from_secs(600)),
+    );
     let port = game.port;
     let idle: Vec<TcpStream> = (0..12)
         .map(|_| TcpStream::connect(("127.0.0.1", port)).expect("connects"))
