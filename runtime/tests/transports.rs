@@ -239,6 +239,109 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
     client.call_tool("echo", args("fine")).await.expect("works");
 }
 
+/// A fake MCP server over HTTP/1.1 keep-alive: the legacy handshake works (`server/discover`
+/// is a 400, so the client falls back to `initialize`), and every `tools/call` is answered
+/// with `status` and the plain-text `body`.
+fn fake_mcp(status: &'static str, body: &'static str) -> String {
+    use std::io::{BufRead, BufReader};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut writer = stream;
+                loop {
+                    let mut length = 0usize;
+                    let mut line = String::new();
+                    loop {
+                        line.clear();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().expect("length");
+                        }
+                    }
+                    let mut request = vec![0; length];
+                    reader.read_exact(&mut request).expect("body");
+                    // A GET (the client's event stream) has no body: not offered.
+                    let request: serde_json::Value =
+                        serde_json::from_slice(&request).unwrap_or_default();
+                    let (status, kind, answer) =
+                        match (request["method"].as_str(), request.get("id")) {
+                            (None, _) => ("405 Method Not Allowed", "text/plain", String::new()),
+                            (_, None) => ("202 Accepted", "application/json", String::new()),
+                            (Some("initialize"), Some(id)) => (
+                                "200 OK",
+                                "application/json",
+                                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "fake", "version": "0"}}})
+                                .to_string(),
+                            ),
+                            (Some("tools/call"), Some(_)) => {
+                                (status, "text/plain", body.to_owned())
+                            }
+                            _ => ("400 Bad Request", "text/plain", "not here".to_owned()),
+                        };
+                    let written = write!(
+                        writer,
+                        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                    if written.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// A call the server refuses with 403 is `Error::Auth` with that status; any other non-2xx
+/// without a JSON-RPC error is a transport error that names the status and shows the body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_error_statuses_of_a_call_are_typed() {
+    let client = HttpClient::connect(&fake_mcp("403 Forbidden", "no entry"))
+        .await
+        .expect("connects");
+    let err = client.call_tool("echo", args("x")).await.expect_err("403");
+    assert!(
+        matches!(
+            err,
+            Error::Auth {
+                status: Some(403),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    for status in [
+        "500 Internal Server Error",
+        "502 Bad Gateway",
+        "429 Too Many Requests",
+        "404 Not Found",
+    ] {
+        let client = HttpClient::connect(&fake_mcp(status, "the body says why"))
+            .await
+            .expect("connects");
+        let err = client.call_tool("echo", args("x")).await.expect_err(status);
+        let Error::Transport { message, .. } = &err else {
+            panic!("{status}: {err:?}");
+        };
+        assert!(
+            message.contains(&format!("HTTP {status}")) && message.contains("the body says why"),
+            "{status}: {message}"
+        );
+    }
+}
+
 fn misbehaving(mode: &str) -> tokio::process::Command {
     let mut command = tokio::process::Command::new("python3");
     command
