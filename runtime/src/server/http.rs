@@ -30,7 +30,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
-use super::registry::{Era, Framed, Headers, Incoming, Out, classify, error, frame};
+use super::registry::{Era, Framed, Headers, Incoming, Out, Waiters, classify, error, frame};
 use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
@@ -158,6 +158,7 @@ impl ServerBuilder {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let queued = Arc::new(AtomicUsize::new(0));
         let state = Arc::new(State {
+            waiters: registry.waiters.clone(),
             config: self,
             jobs: jobs_tx,
             queued: queued.clone(),
@@ -355,6 +356,8 @@ impl<Ctx> Drop for Server<Ctx> {
 
 struct State {
     config: ServerBuilder,
+    /// Calls waiting for their client's response to a request they sent.
+    waiters: Arc<Waiters>,
     jobs: SyncSender<Incoming>,
     queued: Arc<AtomicUsize>,
     connections: Mutex<Connections>,
@@ -682,6 +685,12 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
         Framed::NoReply => return response(StatusCode::ACCEPTED, None),
+        Framed::Response(answer) => {
+            // A client's response to a request a call sent on its stream: the call picks it
+            // up on a later frame.
+            state.waiters.deliver(answer);
+            return response(StatusCode::ACCEPTED, None);
+        }
         Framed::Request(request) => request,
     };
     let era = match classify(&request, Some(&headers)) {
@@ -698,6 +707,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         outlet: Some(outlet),
         streamable,
         param_headers: Some(headers.params),
+        requests: true,
     }) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);

@@ -47,7 +47,7 @@ use serde_json::{Map, Value};
 pub use crate::era::LogLevel;
 pub use http::{PollStats, Server, ServerBuilder};
 pub use mcp_bindgen_macro::McpTool;
-pub use registry::{Call, Registry};
+pub use registry::{Call, ClientRequest, Registry};
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;

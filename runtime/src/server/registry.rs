@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -39,8 +40,10 @@ pub(crate) struct Request {
 /// What a message body is.
 pub(crate) enum Framed {
     Request(Request),
-    /// A notification or a response: no reply.
+    /// A notification: no reply.
     NoReply,
+    /// A client's response to a request the server sent it (no reply).
+    Response(ClientResponse),
     /// Not a message we can take: the error to answer with (HTTP 400).
     Invalid(Rejection),
 }
@@ -67,6 +70,53 @@ impl Rejection {
     /// The JSON-RPC error response.
     pub(crate) fn text(&self) -> String {
         error_with(&self.id, self.code, &self.message, self.data.as_deref())
+    }
+}
+
+/// A client's JSON-RPC response: its `result`, or its `error` object.
+#[derive(Debug)]
+pub(crate) struct ClientResponse {
+    pub id: Value,
+    pub outcome: Result<Value, Value>,
+}
+
+/// Requests the server sent to clients during calls, waiting for their responses, by id.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<String, std::sync::mpsc::SyncSender<Result<Value, Value>>>>,
+}
+
+impl Waiters {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, std::sync::mpsc::SyncSender<Result<Value, Value>>>>
+    {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A fresh request id and the receiver its response will arrive on.
+    fn wait(&self) -> (String, std::sync::mpsc::Receiver<Result<Value, Value>>) {
+        let id = format!("mcp-bindgen-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.lock().insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    /// Hands a client's response to the call waiting for it; returns whether one was. A
+    /// response nobody waits for (an unknown id, a call already answered) is dropped.
+    pub(crate) fn deliver(&self, response: ClientResponse) -> bool {
+        let Value::String(id) = &response.id else {
+            return false;
+        };
+        let Some(waiter) = self.lock().remove(id) else {
+            return false;
+        };
+        waiter.try_send(response.outcome).is_ok()
     }
 }
 
@@ -143,8 +193,12 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
         }
     };
     if method.is_none() && is_response {
-        // A response to a request we never send.
-        return Framed::NoReply;
+        // A response to a request the server sent during a call (see `Call::request`).
+        let outcome = match (object.remove("result"), object.remove("error")) {
+            (Some(result), _) => Ok(result),
+            (None, error) => Err(error.unwrap_or(Value::Null)),
+        };
+        return Framed::Response(ClientResponse { id, outcome });
     }
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Framed::Invalid(Rejection::new(
@@ -399,6 +453,9 @@ pub(crate) struct Incoming {
     /// The `Mcp-Param-*` headers of an HTTP request, checked against the tool's parameters
     /// marked `x-mcp-header` (modern era); `None` over stdio.
     pub param_headers: Option<Vec<(String, String)>>,
+    /// Whether a call may send requests to the client on its stream and get the responses
+    /// back on later frames (legacy era over HTTP, with an SSE answer).
+    pub requests: bool,
 }
 
 type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
@@ -441,6 +498,8 @@ pub struct Registry<Ctx> {
     log_level: Option<LogLevel>,
     /// Deferred calls not answered yet.
     outstanding: Vec<Arc<Slot>>,
+    /// Requests sent to clients during calls, waiting for their responses.
+    pub(crate) waiters: Arc<Waiters>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -470,6 +529,7 @@ impl<Ctx> Registry<Ctx> {
             list_ttl: Duration::ZERO,
             log_level: None,
             outstanding: Vec::new(),
+            waiters: Arc::default(),
         }
     }
 
@@ -658,6 +718,10 @@ impl<Ctx> Registry<Ctx> {
         let request = match frame(text) {
             Framed::Request(request) => request,
             Framed::NoReply => return None,
+            Framed::Response(response) => {
+                self.waiters.deliver(response);
+                return None;
+            }
             Framed::Invalid(rejection) => return Some(rejection.text()),
         };
         let era = match classify(&request, None) {
@@ -679,6 +743,7 @@ impl<Ctx> Registry<Ctx> {
                 outlet,
                 streamable,
                 param_headers: None,
+                requests: false,
             },
         );
         let Some(replies) = &mut replies else {
@@ -731,6 +796,7 @@ impl<Ctx> Registry<Ctx> {
             outlet,
             streamable,
             param_headers,
+            requests,
         } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
@@ -764,7 +830,15 @@ impl<Ctx> Registry<Ctx> {
                 (text, 200)
             }
             (_, "tools/call") => {
-                return self.call(ctx, request, modern, outlet, streamable, param_headers);
+                let incoming = Incoming {
+                    request,
+                    era,
+                    outlet,
+                    streamable,
+                    param_headers,
+                    requests,
+                };
+                return self.call(ctx, incoming);
             }
             (_, other) => (
                 error(id, -32601, &format!("Method not found: {other}")),
@@ -887,15 +961,18 @@ impl<Ctx> Registry<Ctx> {
         respond(id, &result)
     }
 
-    fn call(
-        &mut self,
-        ctx: &mut Ctx,
-        request: Request,
-        modern: bool,
-        outlet: Option<Outlet>,
-        streamable: bool,
-        param_headers: Option<Vec<(String, String)>>,
-    ) -> Option<Reply> {
+    fn call(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
+        let Incoming {
+            request,
+            era,
+            outlet,
+            streamable,
+            param_headers,
+            requests,
+        } = incoming;
+        let modern = era == Era::Modern;
+        // Requests to the client travel on the call's SSE stream, in the legacy era only.
+        let requests = requests && streamable && !modern;
         let Request { id, params, .. } = request;
         let done = |text: String, status: u16| Some(Reply { text, status });
         let Some(Value::Object(mut params)) = params else {
@@ -1009,6 +1086,8 @@ impl<Ctx> Registry<Ctx> {
                     deadline: Instant::now() + timeout,
                     timeout,
                     result_type,
+                    modern,
+                    waiters: requests.then(|| self.waiters.clone()),
                     state: Mutex::new(SlotState {
                         outlet: outlet.clone(),
                         id,
@@ -1121,6 +1200,10 @@ pub(crate) struct Slot {
     deadline: Instant,
     timeout: Duration,
     result_type: Option<&'static str>,
+    /// A 2026-07-28 call (which cannot send requests to the client).
+    modern: bool,
+    /// Where client responses are routed, when this call may send requests to its client.
+    waiters: Option<Arc<Waiters>>,
     state: Mutex<SlotState>,
 }
 
@@ -1251,6 +1334,68 @@ impl<T: ToolOutput> Call<T> {
         })
     }
 
+    /// Sends a request to the client on this call's stream (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, ...) and returns the handle its response arrives
+    /// on, on a later frame: keep it with the `Call` and check [`ClientRequest::try_response`]
+    /// each frame, then [`Call::complete`].
+    ///
+    /// Only a legacy-era call over HTTP whose client accepts an SSE answer can carry requests
+    /// (stdio and [`Registry::dispatch`] answer within the call, and 2026-07-28 asks the client
+    /// through `input_required` results instead). Otherwise, or when the call is already
+    /// answered or its client has gone, this is an `Err` to answer the call with. The client's
+    /// declared capabilities are not known to a stateless server: a client without the
+    /// capability answers with a JSON-RPC error, which the handle reports.
+    pub fn request(
+        &self,
+        method: &str,
+        params: impl Serialize,
+    ) -> Result<ClientRequest, ToolError> {
+        let unable = |why: &str| {
+            Err(ToolError::new(format!(
+                "{} cannot send {method} to the client: {why}",
+                self.slot.tool
+            ))
+            .with_code("no_client_requests"))
+        };
+        let Some(waiters) = &self.slot.waiters else {
+            return unable(if self.slot.modern {
+                "a 2026-07-28 call cannot carry requests from the server"
+            } else {
+                "only a call over HTTP whose client accepts text/event-stream can carry \
+                 requests from the server"
+            });
+        };
+        let params = match serde_json::to_value(params) {
+            Ok(params) => params,
+            Err(e) => return unable(&format!("the params are not JSON: {e}")),
+        };
+        let (id, response) = waiters.wait();
+        #[derive(Serialize)]
+        struct Request<'a> {
+            jsonrpc: &'static str,
+            id: &'a str,
+            method: &'a str,
+            params: Value,
+        }
+        let text = serde_json::to_string(&Request {
+            jsonrpc: "2.0",
+            id: &id,
+            method,
+            params,
+        })
+        .unwrap_or_default();
+        if !self.slot.note(|_| Some(text)) {
+            waiters.forget(&id);
+            return unable("the call is answered or its client has gone");
+        }
+        Ok(ClientRequest {
+            id,
+            method: method.to_owned(),
+            response,
+            waiters: waiters.clone(),
+        })
+    }
+
     /// Answers the call; returns whether the answer was sent (not when the call was already
     /// answered by its deadline or crash mode, or its client has gone).
     pub fn complete(self, result: Result<T, ToolError>) -> bool {
@@ -1274,6 +1419,58 @@ impl<T> Drop for Call<T> {
         ))
         .with_code("dropped");
         self.slot.answer(&CallResult::failure(&failure));
+    }
+}
+
+/// A request a [`Call`] sent to its client, waiting for the response (see [`Call::request`]).
+/// Dropping it forgets the request; a response that arrives later is ignored.
+pub struct ClientRequest {
+    id: String,
+    method: String,
+    response: std::sync::mpsc::Receiver<Result<Value, Value>>,
+    waiters: Arc<Waiters>,
+}
+
+impl std::fmt::Debug for ClientRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientRequest")
+            .field("id", &self.id)
+            .field("method", &self.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientRequest {
+    /// The JSON-RPC id the request was sent with.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The client's response once it has arrived (never blocks): its `result`, or its
+    /// JSON-RPC error as a tool error (code `client_error`) naming the method. `None` while
+    /// the client has not answered; call it again on a later frame.
+    pub fn try_response(&self) -> Option<Result<Value, ToolError>> {
+        let outcome = self.response.try_recv().ok()?;
+        Some(outcome.map_err(|error| {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), str::to_owned);
+            let code = error
+                .get("code")
+                .map_or_else(String::new, |c| format!(" ({c})"));
+            ToolError::new(format!(
+                "the client refused {}: {message}{code}",
+                self.method
+            ))
+            .with_code("client_error")
+        }))
+    }
+}
+
+impl Drop for ClientRequest {
+    fn drop(&mut self) {
+        self.waiters.forget(&self.id);
     }
 }
 
