@@ -3,7 +3,8 @@
 //!
 //! `cargo build --release --example profile_dispatch`, then
 //! `perf record -g target-peers/release/examples/profile_dispatch MODE [N]`, MODE one of
-//! ours, ours_trivial_schema, validate, floor, rmcp, clone, decode, decode_owned.
+//! ours, ours_trivial_schema, validate, validate_interpreted, floor, rmcp, clone, decode,
+//! decode_owned.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -99,8 +100,18 @@ fn main() {
                 black_box(registry.dispatch(&mut Game, black_box(REQUEST)));
             }
         }
-        // Argument validation alone: the schema walk `dispatch` does before the handler.
+        // Argument validation alone: the compiled check `dispatch` does before the handler
+        // (the registry compiles each input schema once, at `register`).
         "validate" => {
+            let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
+            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            let arguments = json!({"a": 1, "b": 2});
+            for _ in 0..n {
+                black_box(compiled.validate(black_box(&arguments))).expect("valid");
+            }
+        }
+        // The interpreter the compiled form is tested against, for comparison.
+        "validate_interpreted" => {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
             let arguments = json!({"a": 1, "b": 2});
             for _ in 0..n {
