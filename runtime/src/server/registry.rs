@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::{CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
+use super::{Answer, CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
 use crate::era::{self, LogLevel};
 
 /// Legacy protocol versions `initialize` negotiates, newest first.
@@ -458,7 +458,7 @@ pub(crate) struct Incoming {
     pub requests: bool,
 }
 
-type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
+type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<Answer, ToolError> + Send>;
 type Start<Ctx> = Box<dyn FnMut(&mut Ctx, Value, Arc<Slot>) -> Result<(), ToolError> + Send>;
 
 enum Run<Ctx> {
@@ -560,7 +560,7 @@ impl<Ctx> Registry<Ctx> {
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
         let call: Now<Ctx> = Box::new(move |ctx, arguments| {
             let args: T = parse_arguments::<T>(arguments)?;
-            args.call(ctx)?.into_result(wrap)
+            args.call(ctx)?.into_answer(wrap)
         });
         self.insert(def, Run::Now(call))
     }
@@ -598,7 +598,7 @@ impl<Ctx> Registry<Ctx> {
             let Value::Object(arguments) = arguments else {
                 return Err(ToolError::new("arguments must be an object"));
             };
-            handler(ctx, arguments).map(Into::into)
+            handler(ctx, arguments).map(|r| Answer::Result(r.into()))
         });
         self.insert(def, Run::Now(call))
     }
@@ -1007,7 +1007,7 @@ impl<Ctx> Registry<Ctx> {
         let meta = params.get("_meta").and_then(Value::as_object);
         let entry = &mut self.entries[index];
         let result_type = modern.then_some("complete");
-        let answer = |result: CallResult| done(respond(&id, &result.typed(result_type)), 200);
+        let answer = |result: CallResult| done(result.respond(&id, result_type), 200);
         if modern && !entry.requires.is_empty() {
             let declared = meta
                 .and_then(|m| m.get(era::meta::CLIENT_CAPABILITIES))
@@ -1228,7 +1228,7 @@ impl Slot {
             return false;
         }
         state.answered = true;
-        let text = respond(&state.id, &result.typed(self.result_type));
+        let text = result.respond(&state.id, self.result_type);
         match state.outlet.take() {
             Some(outlet) => outlet.send(Out::Done(Reply { text, status: 200 })).is_ok(),
             None => false,
@@ -1399,7 +1399,7 @@ impl<T: ToolOutput> Call<T> {
     /// Answers the call; returns whether the answer was sent (not when the call was already
     /// answered by its deadline or crash mode, or its client has gone).
     pub fn complete(self, result: Result<T, ToolError>) -> bool {
-        let result = match result.and_then(|value| value.into_result(self.slot.wrap)) {
+        let result = match result.and_then(|value| value.into_answer(self.slot.wrap)) {
             Ok(value) => CallResult::success(value),
             Err(failure) => CallResult::failure(&failure),
         };
@@ -1489,13 +1489,16 @@ fn notification(method: &str, params: Map<String, Value>) -> String {
     .unwrap_or_default()
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct CallResult {
     content: Blocks,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: Option<Value>,
+    structured_content: Option<Structured>,
     is_error: bool,
+}
+
+/// `structuredContent`: a handler's `Value`, or the JSON text a typed output was written to.
+enum Structured {
+    Value(Value),
+    Json(String),
 }
 
 /// A call result with the 2026-07-28 `resultType` when there is one.
@@ -1504,7 +1507,7 @@ struct CallResult {
 struct Typed<'a> {
     content: &'a Blocks,
     #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: &'a Option<Value>,
+    structured_content: Option<&'a Value>,
     is_error: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     result_type: Option<&'static str>,
@@ -1538,14 +1541,24 @@ impl Serialize for Blocks {
 }
 
 impl CallResult {
-    fn success(result: ToolResult) -> Self {
+    fn success(answer: Answer) -> Self {
+        let result = match answer {
+            Answer::Json(text) => {
+                return CallResult {
+                    content: Blocks::Text(text.clone()),
+                    structured_content: Some(Structured::Json(text)),
+                    is_error: false,
+                };
+            }
+            Answer::Result(result) => result,
+        };
         let content = match (result.content.is_empty(), &result.structured_content) {
             (true, Some(value)) => Blocks::Text(value.to_string()),
             _ => Blocks::Given(result.content),
         };
         CallResult {
             content,
-            structured_content: result.structured_content,
+            structured_content: result.structured_content.map(Structured::Value),
             is_error: false,
         }
     }
@@ -1561,13 +1574,59 @@ impl CallResult {
         }
     }
 
-    fn typed(&self, result_type: Option<&'static str>) -> Typed<'_> {
-        Typed {
-            content: &self.content,
-            structured_content: &self.structured_content,
-            is_error: self.is_error,
-            result_type,
+    /// The JSON-RPC response carrying this result (with the 2026-07-28 `resultType` when
+    /// there is one). A typed output's JSON text goes in as written, without a `Value`.
+    fn respond(&self, id: &Value, result_type: Option<&'static str>) -> String {
+        let structured_content = match &self.structured_content {
+            Some(Structured::Json(json)) => return self.respond_with_json(id, json, result_type),
+            Some(Structured::Value(value)) => Some(value),
+            None => None,
+        };
+        respond(
+            id,
+            &Typed {
+                content: &self.content,
+                structured_content,
+                is_error: self.is_error,
+                result_type,
+            },
+        )
+    }
+
+    /// `respond` for a typed output: the same bytes `Typed` would write, with the JSON text
+    /// of `structuredContent` spliced in.
+    fn respond_with_json(
+        &self,
+        id: &Value,
+        json: &str,
+        result_type: Option<&'static str>,
+    ) -> String {
+        let mut out = Vec::with_capacity(2 * json.len() + 112);
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        let written = serde_json::to_writer(&mut out, id).and_then(|()| {
+            out.extend_from_slice(br#","result":{"content":"#);
+            serde_json::to_writer(&mut out, &self.content)
+        });
+        if let Err(e) = written {
+            return error(id, -32603, &format!("Internal error: {e}"));
         }
+        out.extend_from_slice(br#","structuredContent":"#);
+        out.extend_from_slice(json.as_bytes());
+        out.extend_from_slice(if self.is_error {
+            br#","isError":true"#
+        } else {
+            br#","isError":false"#
+        });
+        if let Some(result_type) = result_type {
+            out.extend_from_slice(br#","resultType":""#);
+            // A fixed ASCII word ("complete"): no escaping needed.
+            out.extend_from_slice(result_type.as_bytes());
+            out.push(b'"');
+        }
+        out.extend_from_slice(b"}}");
+        // Every piece is UTF-8: JSON from serde_json and the handler's JSON text.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| error(id, -32603, &format!("Internal error: {e}")))
     }
 }
 
