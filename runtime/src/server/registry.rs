@@ -138,22 +138,16 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
             ));
         }
     };
-    let value: Value = match serde_json::from_str(text) {
-        Ok(value) => value,
-        Err(e) => {
-            return Framed::Invalid(Rejection::new(&null, -32700, format!("Parse error: {e}")));
-        }
-    };
-    let mut object = match value {
-        Value::Object(object) => object,
-        Value::Array(items) if items.is_empty() => {
+    let envelope = match serde_json::from_str(text) {
+        Ok(Message::Object(envelope)) => envelope,
+        Ok(Message::EmptyArray) => {
             return Framed::Invalid(Rejection::new(
                 &null,
                 -32600,
                 "Invalid Request: an empty batch; send one JSON-RPC message object per request",
             ));
         }
-        Value::Array(_) => {
+        Ok(Message::Array) => {
             return Framed::Invalid(Rejection::new(
                 &null,
                 -32600,
@@ -161,17 +155,26 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
                  2025-06-18); send one message object per request",
             ));
         }
-        _ => {
+        Ok(Message::Other) => {
             return Framed::Invalid(Rejection::new(
                 &null,
                 -32600,
                 "Invalid Request: a JSON-RPC message is an object",
             ));
         }
+        Err(e) => {
+            return Framed::Invalid(Rejection::new(&null, -32700, format!("Parse error: {e}")));
+        }
     };
-    let id = object.remove("id");
-    let method = object.remove("method");
-    let is_response = object.contains_key("result") || object.contains_key("error");
+    let Envelope {
+        jsonrpc,
+        id,
+        method,
+        params,
+        result,
+        error,
+    } = envelope;
+    let is_response = result.is_some() || error.is_some();
     let id = match id {
         None => {
             return match method {
@@ -194,13 +197,13 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
     };
     if method.is_none() && is_response {
         // A response to a request the server sent during a call (see `Call::request`).
-        let outcome = match (object.remove("result"), object.remove("error")) {
+        let outcome = match (result, error) {
             (Some(result), _) => Ok(result),
             (None, error) => Err(error.unwrap_or(Value::Null)),
         };
         return Framed::Response(ClientResponse { id, outcome });
     }
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Framed::Invalid(Rejection::new(
             &id,
             -32600,
@@ -224,11 +227,128 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
             ));
         }
     };
-    Framed::Request(Request {
-        id,
-        method,
-        params: object.remove("params"),
-    })
+    Framed::Request(Request { id, method, params })
+}
+
+/// A message body as parsed: the members of an object that framing reads, each its own small
+/// `Value` (no `Value` or map for the whole message), or what else the JSON was.
+enum Message {
+    Object(Envelope),
+    EmptyArray,
+    Array,
+    Other,
+}
+
+/// The members of a JSON-RPC message; a member given twice keeps its last value, as a JSON
+/// object parsed into a map does.
+#[derive(Default)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+impl<'de> serde::Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
+
+/// The name of a member, matched without allocating.
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Member;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Member, E> {
+                Ok(match name {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "id" => Member::Id,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let mut envelope = Envelope::default();
+        while let Some(member) = map.next_key::<Member>()? {
+            let slot = match member {
+                Member::Jsonrpc => &mut envelope.jsonrpc,
+                Member::Id => &mut envelope.id,
+                Member::Method => &mut envelope.method,
+                Member::Params => &mut envelope.params,
+                Member::Result => &mut envelope.result,
+                Member::Error => &mut envelope.error,
+                Member::Other => {
+                    // Parsed (and dropped) as a Value, so that what is valid JSON here is
+                    // exactly what it was when the whole message was one Value.
+                    map.next_value::<Value>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value()?);
+        }
+        Ok(Message::Object(envelope))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
+        if seq.next_element::<Value>()?.is_none() {
+            return Ok(Message::EmptyArray);
+        }
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(Message::Array)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
 }
 
 /// The `Mcp-*` headers of an HTTP request, for the era checks (`None` over stdio).
