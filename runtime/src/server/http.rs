@@ -451,6 +451,10 @@ async fn accept_loop(
             _ = shutdown.changed() => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                // An SSE answer is many small writes (one per notification): without
+                // TCP_NODELAY, Nagle's algorithm holds each one back until the client's delayed
+                // ACK, tens of milliseconds per event.
+                let _ = stream.set_nodelay(true);
                 // Over the limit with every connection busy: close at once.
                 let Some((id, close)) = state.admit() else { continue };
                 let state = state.clone();
