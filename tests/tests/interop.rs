@@ -190,6 +190,10 @@ fn conformance_server_2025_11_25() {
             "server-sse-multiple-streams",
             "dns-rebinding-protection",
             "json-schema-2020-12",
+            "tools-call-sampling",
+            "tools-call-elicitation",
+            "elicitation-sep1034-defaults",
+            "elicitation-sep1330-enums",
         ],
     );
 }

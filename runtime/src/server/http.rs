@@ -30,7 +30,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
-use super::registry::{Era, Framed, Headers, Incoming, Out, classify, error, frame};
+use super::registry::{Era, Framed, Headers, Incoming, Out, Waiters, classify, error, frame};
 use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
@@ -158,6 +158,7 @@ impl ServerBuilder {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let queued = Arc::new(AtomicUsize::new(0));
         let state = Arc::new(State {
+            waiters: registry.waiters.clone(),
             config: self,
             jobs: jobs_tx,
             queued: queued.clone(),
@@ -366,6 +367,8 @@ impl<Ctx> Drop for Server<Ctx> {
 
 struct State {
     config: ServerBuilder,
+    /// Calls waiting for their client's response to a request they sent.
+    waiters: Arc<Waiters>,
     jobs: SyncSender<Incoming>,
     queued: Arc<AtomicUsize>,
     connections: Mutex<Connections>,
@@ -461,6 +464,10 @@ async fn accept_loop(
             _ = shutdown.changed() => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                // An SSE answer is many small writes (one per notification): without
+                // TCP_NODELAY, Nagle's algorithm holds each one back until the client's delayed
+                // ACK, tens of milliseconds per event.
+                let _ = stream.set_nodelay(true);
                 // Over the limit with every connection busy: close at once.
                 let Some((id, close)) = state.admit() else { continue };
                 let state = state.clone();
@@ -708,6 +715,12 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
         Framed::NoReply => return response(StatusCode::ACCEPTED, None),
+        Framed::Response(answer) => {
+            // A client's response to a request a call sent on its stream: the call picks it
+            // up on a later frame.
+            state.waiters.deliver(answer);
+            return response(StatusCode::ACCEPTED, None);
+        }
         Framed::Request(request) => request,
     };
     let era = match classify(&request, Some(&headers)) {
@@ -724,6 +737,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         outlet: Some(outlet),
         streamable,
         param_headers: Some(headers.params),
+        requests: true,
     }) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);
