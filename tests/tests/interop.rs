@@ -12,9 +12,13 @@
 //! - the official TypeScript SDK clients (v1 1.32.2, legacy; v2 with auto negotiation, which
 //!   lands on 2026-07-28) and the Python `mcp` client (its legacy session and its auto-negotiating
 //!   `Client`) against our server, progress included;
+//! - the TypeScript SDK v2 server and the Python `mcp` server over HTTPS with a Bearer token,
+//!   both eras, every tool called through the clients generated from their committed captures
+//!   (`fixtures/captures/peers/`, snapshots `ts_v2_tls.rs` and `py_tls.rs`);
 //! - `@modelcontextprotocol/server-everything` over stdio and Streamable HTTP (in a private
 //!   network namespace), every tool called through the generated client, typed.
 
+use mcp_bindgen_tests::{py_tls, ts_v2_tls};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -559,9 +563,158 @@ fn tls_client(url: &str, pki: &Pki, protocol: mcp_bindgen::Protocol) -> mcp_bind
     .unwrap_or_else(|e| panic!("connects to {url}: {e}"))
 }
 
+/// Every tool of the TypeScript v2 server, called through the client generated from its
+/// committed capture (`fixtures/captures/peers/ts_v2_tls.tools.json`), typed, with the values
+/// checked.
+fn call_every_typescript_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindgen::Protocol) {
+    use ts_v2_tls::types::*;
+    let typed = ts_v2_tls::Client::new(client);
+    let mut called = Vec::new();
+
+    let sum = pollster::block_on(typed.add(&AddArgs { a: 2.0, b: 3.5 })).expect("add");
+    assert_eq!(sum, AddOutput { sum: 5.5 }, "{protocol:?}");
+    called.push("add");
+
+    // No output schema: the text, as JSON when it is, else as a string.
+    let counted = pollster::block_on(typed.count(&CountArgs { n: 3 })).expect("count");
+    assert_eq!(counted, "counted to 3", "{protocol:?}");
+    called.push("count");
+
+    let summary = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![2.5, 12.0, 0.5],
+        unit: SummarizeArgsUnit::Km,
+        label: Some("trail".into()),
+    }))
+    .expect("summarize");
+    assert_eq!(
+        summary,
+        SummarizeOutput {
+            count: 3,
+            total: 15.0,
+            unit: SummarizeOutputUnit::Km,
+            label: Some("trail".into()),
+            items: vec![
+                SummarizeOutputItemsItem {
+                    value: 2.5,
+                    size: SummarizeOutputItemsItemSize::Small
+                },
+                SummarizeOutputItemsItem {
+                    value: 12.0,
+                    size: SummarizeOutputItemsItemSize::Large
+                },
+                SummarizeOutputItemsItem {
+                    value: 0.5,
+                    size: SummarizeOutputItemsItemSize::Small
+                },
+            ],
+        },
+        "{protocol:?}"
+    );
+    // The schema's default for `unit`, and an absent optional `label`.
+    let defaults: SummarizeArgs =
+        serde_json::from_value(serde_json::json!({"values": []})).expect("defaults");
+    let summary = pollster::block_on(typed.summarize(&defaults)).expect("summarize");
+    assert_eq!(
+        (
+            summary.count,
+            summary.unit,
+            summary.label,
+            summary.items.len()
+        ),
+        (0, SummarizeOutputUnit::M, None, 0),
+        "{protocol:?}"
+    );
+
+    let slow = pollster::block_on(typed.slow(&SlowArgs { ms: Some(1) })).expect("slow");
+    assert_eq!(slow, "finished", "{protocol:?}");
+    called.push("summarize");
+    called.push("slow");
+    called.sort_unstable();
+    let mut every: Vec<&str> = ts_v2_tls::TOOL_NAMES.to_vec();
+    every.sort_unstable();
+    assert_eq!(called, every, "every tool of the capture was called");
+
+    // Arguments that break the input schema are refused before anything is sent.
+    let refused = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![f64::NAN],
+        unit: SummarizeArgsUnit::M,
+        label: None,
+    }));
+    assert!(
+        matches!(refused, Err(mcp_bindgen::Error::InvalidArguments { .. })),
+        "{protocol:?}: NaN is not a JSON number: {refused:?}"
+    );
+}
+
+/// Every tool of the Python server, called through the client generated from its committed
+/// capture (`fixtures/captures/peers/py_tls.tools.json`), typed, with the values checked.
+fn call_every_python_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindgen::Protocol) {
+    use py_tls::types::*;
+    let typed = py_tls::Client::new(client);
+    let mut called = Vec::new();
+
+    let sum = pollster::block_on(typed.add(&AddArgs { a: 2.0, b: 3.5 })).expect("add");
+    assert_eq!(sum, AddOutput { sum: 5.5 }, "{protocol:?}");
+    called.push("add");
+
+    // A function returning `str`: FastMCP wraps it as `{"result": ...}`.
+    let counted = pollster::block_on(typed.count(&CountArgs { n: 2 })).expect("count");
+    assert_eq!(
+        counted,
+        CountOutput {
+            result: "counted to 2".into()
+        },
+        "{protocol:?}"
+    );
+    called.push("count");
+
+    let summary = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![2.5, 12.0],
+        unit: SummarizeUnit::Km,
+        label: Some("trail".into()),
+    }))
+    .expect("summarize");
+    assert_eq!(
+        summary,
+        SummarizeOutput {
+            count: 2,
+            total: 14.5,
+            unit: SummarizeUnit::Km,
+            label: Some("trail".into()),
+            items: vec![
+                SummarizeItem {
+                    value: 2.5,
+                    size: SummarizeSize::Small
+                },
+                SummarizeItem {
+                    value: 12.0,
+                    size: SummarizeSize::Large
+                },
+            ],
+        },
+        "{protocol:?}"
+    );
+    // `label` is required and nullable in the output: `null` reads as `None`.
+    let defaults: SummarizeArgs =
+        serde_json::from_value(serde_json::json!({"values": [10]})).expect("defaults");
+    let summary = pollster::block_on(typed.summarize(&defaults)).expect("summarize");
+    assert_eq!(
+        (summary.count, summary.total, summary.unit, summary.label),
+        (1, 10.0, SummarizeUnit::M, None),
+        "{protocol:?}"
+    );
+    called.push("summarize");
+    called.sort_unstable();
+    let mut every: Vec<&str> = py_tls::TOOL_NAMES.to_vec();
+    every.sort_unstable();
+    assert_eq!(called, every, "every tool of the capture was called");
+}
+
 /// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:
-/// both eras, pinned and negotiated; `capture` with `--cacert` records the negotiated version;
-/// tools called; progress in order before the result; a dropped call cancelled on the server.
+/// both eras, pinned and negotiated; every tool called through the client generated from the
+/// committed capture, typed; progress in order before the result; a timed-out and a dropped
+/// call cancelled on the server; `capture` with `--cacert` records the negotiated version and
+/// gives the committed capture again.
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn typescript_v2_server_over_https_both_eras() {
@@ -584,16 +737,8 @@ fn typescript_v2_server_over_https_both_eras() {
         );
         let tools = pollster::block_on(client.list_tools()).expect("tools/list");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names, ["add", "count", "slow"], "{protocol:?}");
-        let mut arguments = serde_json::Map::new();
-        arguments.insert("a".into(), 2.into());
-        arguments.insert("b".into(), 3.5.into());
-        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
-        assert_eq!(
-            result.structured_content,
-            Some(serde_json::json!({"sum": 5.5})),
-            "{protocol:?}"
-        );
+        assert_eq!(names, ts_v2_tls::TOOL_NAMES, "{protocol:?}");
+        call_every_typescript_tool(&client, &protocol);
 
         // Progress reaches the handler in order, before the result.
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
@@ -657,21 +802,41 @@ fn typescript_v2_server_over_https_both_eras() {
     let captured = pollster::block_on(live.capture(&options)).expect("captures");
     assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["serverInfo"]["name"], "ts-v2-tls");
-    assert_eq!(captured["tools"].as_array().map(Vec::len), Some(3));
+    assert_capture_is_current(&captured, "ts_v2_tls");
+}
+
+/// What `capture` records from the server now is the committed capture the typed client was
+/// generated from: the server's tools, key for key and in order, its name and version, the
+/// protocol version and the caching hints.
+fn assert_capture_is_current(captured: &Value, module: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures/peers")
+        .join(format!("{module}.tools.json"));
+    let committed = std::fs::read_to_string(&path).expect("the committed capture");
+    // The text the CLI writes (pretty, keys in the server's order), so the order counts too.
+    let now = serde_json::to_string_pretty(captured).expect("json") + "\n";
+    assert!(
+        now == committed,
+        "{}: the server's tools changed; capture it again (see fixtures/captures/README.md) \
+         and refresh the snapshot:\n{now}",
+        path.display()
+    );
 }
 
 /// The official Python SDK (`mcp` 2.3.0) server behind TLS and a Bearer token: both eras,
-/// tools called typed through their structured results, progress in order before the result,
-/// and capture's flags.
+/// pinned and negotiated; every tool called through the client generated from the committed
+/// capture, typed; progress in order before the result; `capture` with `--cacert` gives the
+/// committed capture again.
 #[test]
 #[ignore = "needs the PyPI peer: run scripts/test.sh"]
 fn python_server_over_https_both_eras() {
+    use mcp_bindgen::Protocol;
     use mcp_bindgen::client::{CallOptions, Progress};
-    use mcp_bindgen::{Protocol, ToolCaller};
     let pki = Pki::new();
     let peer = TlsPeer::python(&pki);
     for (protocol, expected) in [
         (Protocol::Auto, "2026-07-28"),
+        (Protocol::Modern, "2026-07-28"),
         (Protocol::Legacy, "2025-11-25"),
     ] {
         let client = tls_client(&peer.url, &pki, protocol.clone());
@@ -682,17 +847,8 @@ fn python_server_over_https_both_eras() {
         );
         let tools = pollster::block_on(client.list_tools()).expect("tools/list");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names, ["add", "count"], "{protocol:?}");
-        let mut arguments = serde_json::Map::new();
-        arguments.insert("a".into(), 2.into());
-        arguments.insert("b".into(), 3.5.into());
-        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
-        #[derive(serde::Deserialize)]
-        struct Sum {
-            sum: f64,
-        }
-        let sum: Sum = mcp_bindgen::decode_result("add", result).expect("typed");
-        assert_eq!(sum.sum, 5.5, "{protocol:?}");
+        assert_eq!(names, py_tls::TOOL_NAMES, "{protocol:?}");
+        call_every_python_tool(&client, &protocol);
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
         let sink = seen.clone();
         let options = CallOptions::new().on_progress(move |p: Progress| {
@@ -719,6 +875,7 @@ fn python_server_over_https_both_eras() {
     let captured = pollster::block_on(live.capture(&options)).expect("captures");
     assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["serverInfo"]["name"], "py-tls");
+    assert_capture_is_current(&captured, "py_tls");
 }
 
 /// A server that refuses the legacy handshake: the default negotiation speaks modern to it,
