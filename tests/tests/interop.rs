@@ -994,3 +994,220 @@ fn python_server_over_stdio_both_eras() {
         );
     }
 }
+
+/// A loopback HTTP proxy for the proxy tests: `CONNECT host:port` is tunnelled, and a request
+/// in absolute form (`POST http://host:port/mcp`) is forwarded (origin form, `Connection:
+/// close`). It records the target of every connection it handled.
+struct LoopbackProxy {
+    url: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl LoopbackProxy {
+    fn start() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    let _ = proxy_connection(stream, &log);
+                });
+            }
+        });
+        LoopbackProxy { url, seen }
+    }
+
+    /// The targets of the connections handled so far (`CONNECT localhost:443`, `POST
+    /// http://127.0.0.1:80/mcp`).
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().expect("lock").clone()
+    }
+}
+
+fn proxy_connection(
+    mut client: std::net::TcpStream,
+    log: &std::sync::Mutex<Vec<String>>,
+) -> std::io::Result<()> {
+    use std::io::{Read, Write};
+    // The request head, byte by byte (nothing of the body is read), at most 64 KiB.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() > 65536 || client.read(&mut byte)? == 0 {
+            return Ok(());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let mut request_line = head.lines().next().unwrap_or("").split(' ');
+    let (method, target) = (
+        request_line.next().unwrap_or(""),
+        request_line.next().unwrap_or(""),
+    );
+    let upstream = if method == "CONNECT" {
+        log.lock().expect("lock").push(format!("CONNECT {target}"));
+        let upstream = std::net::TcpStream::connect(target)?;
+        client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
+        upstream
+    } else {
+        log.lock().expect("lock").push(format!("{method} {target}"));
+        let rest = target.strip_prefix("http://").unwrap_or(target);
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let mut upstream = std::net::TcpStream::connect(authority)?;
+        // One request per forwarded connection: the server closes it after answering.
+        let mut forwarded = head.replacen(target, if path.is_empty() { "/" } else { path }, 1);
+        forwarded.truncate(forwarded.len() - 2);
+        forwarded.push_str("Connection: close\r\n\r\n");
+        upstream.write_all(forwarded.as_bytes())?;
+        upstream
+    };
+    let (mut client_read, mut upstream_write) = (client.try_clone()?, upstream.try_clone()?);
+    let copying = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut client_read, &mut upstream_write);
+        let _ = upstream_write.shutdown(std::net::Shutdown::Write);
+    });
+    let (mut upstream_read, mut client_write) = (upstream, client);
+    let _ = std::io::copy(&mut upstream_read, &mut client_write);
+    let _ = client_write.shutdown(std::net::Shutdown::Both);
+    let _ = copying.join();
+    Ok(())
+}
+
+/// `proxy_call URL ARGS...` with exactly the proxy variables in `env` (the others removed);
+/// returns the tool names it listed.
+fn proxy_call(url: &str, args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_proxy_call"));
+    command.arg(url).args(args);
+    for var in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"] {
+        command.env_remove(var).env_remove(var.to_ascii_lowercase());
+    }
+    command.envs(env.iter().copied());
+    let out = run(command, &format!("proxy_call {url} {args:?} {env:?}"));
+    serde_json::from_str(out.trim()).expect("one JSON line")
+}
+
+/// Proxies: `HTTPS_PROXY` (a `CONNECT` tunnel; TLS and the Bearer token pass through it to the
+/// TypeScript v2 server) and `HTTP_PROXY` (forwarded, to our own server) from the environment
+/// are used, the hosts `NO_PROXY` lists are reached directly, and the builder's `proxy(url)`
+/// and `no_proxy()` override the environment. Each case has a fresh proxy that counts what it
+/// carried; the environment is set per child process (`proxy_call`), so tests running in
+/// parallel are not affected.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn proxies_from_the_environment_and_the_builder() {
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript(&pki, "server");
+    let authority = peer
+        .url
+        .trim_start_matches("https://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let ca = pki.path("ca.pem");
+    let ca = ca.to_str().expect("UTF-8 path");
+    let tls_args = ["--cacert", ca, "--bearer", TOKEN];
+    let mut every: Vec<String> = ts_v2_tls::TOOL_NAMES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    every.sort_unstable();
+    let listed = |mut names: Vec<String>| {
+        names.sort_unstable();
+        assert_eq!(names, every);
+    };
+
+    // HTTPS_PROXY: through a CONNECT tunnel to the server.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("HTTPS_PROXY", &proxy.url)],
+    ));
+    let seen = proxy.seen();
+    assert!(!seen.is_empty(), "HTTPS_PROXY was not used");
+    assert!(
+        seen.iter().all(|s| *s == format!("CONNECT {authority}")),
+        "{seen:?}"
+    );
+    // The lower-case form, as curl and reqwest read it.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("https_proxy", &proxy.url)],
+    ));
+    assert!(!proxy.seen().is_empty(), "https_proxy was not used");
+
+    // NO_PROXY covers the host: straight to the server.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("HTTPS_PROXY", &proxy.url), ("NO_PROXY", "localhost")],
+    ));
+    assert_eq!(
+        proxy.seen(),
+        Vec::<String>::new(),
+        "NO_PROXY was not honoured"
+    );
+    // ... and a NO_PROXY that does not cover it changes nothing.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("HTTPS_PROXY", &proxy.url), ("NO_PROXY", "example.com")],
+    ));
+    assert!(!proxy.seen().is_empty());
+
+    // The builder: no_proxy() ignores the environment; proxy(url) replaces it (NO_PROXY too).
+    let proxy = LoopbackProxy::start();
+    let mut args = tls_args.to_vec();
+    args.push("--no-proxy");
+    listed(proxy_call(&peer.url, &args, &[("HTTPS_PROXY", &proxy.url)]));
+    assert_eq!(
+        proxy.seen(),
+        Vec::<String>::new(),
+        "no_proxy() went through the proxy"
+    );
+    let proxy = LoopbackProxy::start();
+    let unused = LoopbackProxy::start();
+    let mut args = tls_args.to_vec();
+    args.extend(["--proxy", &proxy.url]);
+    listed(proxy_call(
+        &peer.url,
+        &args,
+        &[("HTTPS_PROXY", &unused.url), ("NO_PROXY", "localhost")],
+    ));
+    assert!(!proxy.seen().is_empty(), "proxy(url) was not used");
+    assert_eq!(unused.seen(), Vec::<String>::new());
+
+    // HTTP_PROXY for http:// URLs: the request is forwarded (our own server, plain HTTP);
+    // HTTPS_PROXY alone is not used for them.
+    let host = Host::start();
+    let proxy = LoopbackProxy::start();
+    let names = proxy_call(&host.url, &[], &[("HTTP_PROXY", &proxy.url)]);
+    assert!(names.iter().any(|n| n == "add"), "{names:?}");
+    let seen = proxy.seen();
+    assert!(!seen.is_empty(), "HTTP_PROXY was not used");
+    assert!(
+        seen.iter().all(|s| *s == format!("POST {}", host.url)),
+        "{seen:?}"
+    );
+    let proxy = LoopbackProxy::start();
+    proxy_call(&host.url, &[], &[("HTTPS_PROXY", &proxy.url)]);
+    assert_eq!(proxy.seen(), Vec::<String>::new());
+
+    // A proxy URL that cannot be read is a clear error at connect.
+    let refused = pollster::block_on(
+        mcp_bindgen::HttpClient::builder(&peer.url)
+            .proxy("http://[not a host")
+            .connect(),
+    )
+    .expect_err("refused");
+    assert!(
+        refused.to_string().contains("invalid proxy URL"),
+        "{refused}"
+    );
+}
