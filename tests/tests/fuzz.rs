@@ -4,7 +4,9 @@
 //! answer.
 //!
 //! `FUZZ_CASES` sets the cases per property (default 2,000 for CI; the counts in the closing
-//! notes come from `FUZZ_CASES=1000000`); `FUZZ_GEN_CASES` those of the generator property.
+//! notes come from `FUZZ_CASES=1000000`); `FUZZ_GEN_CASES` those of the generator property;
+//! `FUZZ_SEED` the seed (`random` for a fresh one); `FUZZ_LAST=FILE` keeps each contracts case
+//! in FILE while it runs (an abort or a hang leaves it there).
 
 use std::path::Path;
 
@@ -355,6 +357,11 @@ fn declarations() -> impl Strategy<Value = String> {
 }
 
 fn check_contract(dir: &Path, text: &str) {
+    // A stack overflow aborts before proptest can report the input, and a hang never reports
+    // it: `FUZZ_LAST=FILE` keeps the case being run there, for long runs.
+    if let Some(last) = std::env::var_os("FUZZ_LAST") {
+        std::fs::write(last, text).expect("write FUZZ_LAST");
+    }
     std::fs::write(dir.join("c.d.ts"), text).expect("write");
     let config = ServerConfig::contracts_only("fuzz").with_contract("c.d.ts");
     match Generator::new().with_base(dir).generate(&config) {
