@@ -312,27 +312,3 @@ fn an_unwritable_output_is_an_io_error_naming_it() {
         .expect("writes");
     assert_eq!(written, [dir.path().join("m.rs")]);
 }
-
-/// Found by the contracts fuzzing: an inline type that contains itself through an
-/// intersection with its enclosing type expanded without end (a stack overflow, an abort). It is
-/// now a `Value` with a located warning.
-#[test]
-fn self_containing_inline_type_is_a_value_not_a_stack_overflow() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        dir.path().join("c.d.ts"),
-        "export interface A { x: A & { y: string } }\n",
-    )
-    .expect("write");
-    let module = Generator::new()
-        .with_base(dir.path())
-        .generate(&ServerConfig::contracts_only("c").with_contract("c.d.ts"))
-        .expect("generates");
-    let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("c.d.ts:1:22") && w.contains("contains itself")),
-        "{warnings:?}"
-    );
-}

@@ -28250,7 +28250,7 @@ The property can have up to 200 allowed values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct PackagePublishedEventPackagePackageVersionBodyVariant1 {
         /// The `attributes` field.
-        pub attributes: PackagePublishedEventPackagePackageVersionBodyVariant1Attributes,
+        pub attributes: ::serde_json::Value,
         /// The `_formatted` field.
         #[serde(rename = "_formatted")]
         pub formatted: bool,
@@ -28258,39 +28258,6 @@ The property can have up to 200 allowed values.
         pub info: PackagePublishedEventPackagePackageVersionBodyVariant1Info,
         /// The `repository` field.
         pub repository: PackagePublishedEventPackagePackageVersionBodyVariant1Repository,
-    }
-    ///`PackagePublishedEventPackagePackageVersionBodyVariant1Attributes`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(transparent)]
-    pub struct PackagePublishedEventPackagePackageVersionBodyVariant1Attributes(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref
-    for PackagePublishedEventPackagePackageVersionBodyVariant1Attributes {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<
-        PackagePublishedEventPackagePackageVersionBodyVariant1Attributes,
-    > for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        fn from(
-            value: PackagePublishedEventPackagePackageVersionBodyVariant1Attributes,
-        ) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for PackagePublishedEventPackagePackageVersionBodyVariant1Attributes {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
-            Self(value)
-        }
     }
     ///`PackagePublishedEventPackagePackageVersionBodyVariant1Info`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
