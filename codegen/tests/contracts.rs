@@ -361,3 +361,307 @@ fn manifest_results_win_over_output_schemas() {
         "{typed}"
     );
 }
+
+/// The structs and enums a module declares, without docs, attributes, impls and typify's error
+/// module.
+fn declared_types(module: &Module) -> String {
+    fn walk(items: &[syn::Item], out: &mut Vec<syn::Item>) {
+        for item in items {
+            match item {
+                syn::Item::Mod(m) if m.ident != "error" => {
+                    if let Some((_, inner)) = &m.content {
+                        walk(inner, out);
+                    }
+                }
+                syn::Item::Struct(s) => {
+                    let mut s = s.clone();
+                    s.attrs.clear();
+                    for field in s.fields.iter_mut() {
+                        field.attrs.clear();
+                    }
+                    out.push(syn::Item::Struct(s));
+                }
+                syn::Item::Enum(e) => {
+                    let mut e = e.clone();
+                    e.attrs.clear();
+                    for variant in &mut e.variants {
+                        variant.attrs.clear();
+                    }
+                    out.push(syn::Item::Enum(e));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut items = Vec::new();
+    walk(&module.file.items, &mut items);
+    let mut file: syn::File = syn::parse_quote!();
+    file.items = items;
+    prettyplease::unparse(&file)
+}
+
+/// Inputs the contracts fuzzing found (`tests/fixtures/contracts/fuzz/`), each of which once
+/// overflowed the stack (an abort) or expanded without end (a hang): types that contain
+/// themselves through `NonNullable`, `T[K]`, `Partial`, an intersection or a union. Each is
+/// now a named recursive type as TypeScript means it, or a located warning. Generation runs on
+/// a thread with a generous bound, so a regression to a hang fails instead of waiting.
+#[test]
+fn fuzz_found_self_references_generate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/contracts/fuzz");
+    let check = |file: &str, expected: Expect| {
+        let text = std::fs::read_to_string(dir.join(file)).expect("fixture");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let out =
+                generate(&[("c.d.ts", &text)], ServerConfig::contracts_only("c")).map(|module| {
+                    let warnings: Vec<String> =
+                        module.warnings.iter().map(ToString::to_string).collect();
+                    format!("{}\n--\n{}", warnings.join("\n"), declared_types(&module))
+                });
+            let _ = tx.send(out);
+        });
+        let outcome = rx
+            .recv_timeout(std::time::Duration::from_secs(300))
+            .unwrap_or_else(|_| panic!("{file}: generation did not finish"))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        expected.assert_eq(&outcome);
+    };
+    check(
+        "nonnullable_self_array.d.ts",
+        expect![[r#"
+
+        --
+        pub struct A(pub ::std::vec::Vec<A>);
+    "#]],
+    );
+    check(
+        "nonnullable_self_array_with_namespace.d.ts",
+        expect![[r#"
+
+        --
+        pub struct A(pub ::std::vec::Vec<A>);
+        pub struct Nc {
+            pub t: ::std::string::String,
+        }
+        pub struct Nt(pub ::std::string::String);
+    "#]],
+    );
+    check(
+        "indexed_self_tuples.d.ts",
+        expect![[r#"
+        c.d.ts:1:63: `D` is left out: `x` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`) (the other part: c.d.ts:1:19); give the member types that overlap in both parts, or make it optional where it must be absent. Members that refer to it are serde_json::Value
+        c.d.ts:3:22: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
+        c.d.ts:3:22: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
+        c.d.ts:3:87: `B`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
+        c.d.ts:3:87: `B`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
+        c.d.ts:3:98: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
+        --
+        pub struct A {
+            pub z: ::std::option::Option<
+                ::std::vec::Vec<((AzItem00, ::std::vec::Vec<AzItem00Variant1>), AzItem1)>,
+            >,
+        }
+        pub enum AzItem00 {
+            A(A),
+            AzItem00Variant1(AzItem00Variant1),
+        }
+        pub struct AzItem00Variant1(
+            pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        );
+        pub enum AzItem1 {
+            Variant0(C),
+            Variant1(
+                ::std::vec::Vec<
+                    ((AzItem1Variant1Item00, ::std::vec::Vec<AzItem00Variant1>), AzItem1),
+                >,
+            ),
+            Variant2(::serde_json::Value, AzItem1Variant21),
+        }
+        pub enum AzItem1Variant1Item00 {
+            A(A),
+            AzItem00Variant1(AzItem00Variant1),
+        }
+        pub struct AzItem1Variant21(
+            pub ::std::vec::Vec<
+                (
+                    (AzItem1Variant21Item00, ::std::vec::Vec<AzItem00Variant1>),
+                    AzItem1Variant21ItemItem1,
+                ),
+            >,
+        );
+        pub enum AzItem1Variant21Item00 {
+            A(A),
+            AzItem00Variant1(AzItem00Variant1),
+        }
+        pub enum AzItem1Variant21ItemItem1 {
+            C(C),
+            AzItem1Variant21(AzItem1Variant21),
+            Array(::serde_json::Value, AzItem1Variant21),
+        }
+        pub struct C(pub ::std::vec::Vec<A>);
+    "#]],
+    );
+    check(
+        "indexed_self_array.d.ts",
+        expect![[r#"
+
+        --
+        pub struct A {
+            pub z: ::std::option::Option<::std::vec::Vec<AzItem>>,
+        }
+        pub struct AzItem(pub ::std::vec::Vec<AzItem>);
+    "#]],
+    );
+    check(
+        "indexed_self_only.d.ts",
+        expect![[r#"
+        c.d.ts:1:26: a type computed from itself (it stands for nothing but itself); typed as serde_json::Value
+        --
+        pub struct A {
+            pub z: ::std::option::Option<Az>,
+        }
+        pub struct Az(pub ::serde_json::Value);
+    "#]],
+    );
+    check(
+        "partial_self.d.ts",
+        expect![[r#"
+
+        --
+        pub struct C {
+            pub x: Cx,
+        }
+        pub struct Cx {
+            pub x: ::std::option::Option<::std::boxed::Box<Cx>>,
+        }
+    "#]],
+    );
+    check(
+        "intersection_self.d.ts",
+        expect![[r#"
+
+        --
+        pub struct A {
+            pub x: Ax,
+        }
+        pub struct Ax {
+            pub x: ::std::boxed::Box<Ax>,
+            pub y: ::std::string::String,
+        }
+    "#]],
+    );
+    check(
+        "union_self.d.ts",
+        expect![[r#"
+        c.d.ts:1:13: `U` is left out: `U` stands for nothing but itself; declare what the type is made of. Members that refer to it are serde_json::Value
+        c.d.ts:2:25: `U` is left out (see the warning at its declaration); typed as serde_json::Value
+        --
+        pub struct K {
+            pub u: ::serde_json::Value,
+        }
+    "#]],
+    );
+}
+
+/// A problem with a type that carries no location of its own (`never`, `string`) is located at
+/// what encloses it, in its own file: an index signature at the signature, an impossible
+/// `Partial<string>` at its declaration, a manifest result type at its own text (they once
+/// fell back to the first file's 1:1, or to the last result's text).
+#[test]
+fn problems_without_a_location_of_their_own_are_located_at_what_encloses_them() {
+    let module = generate(
+        &[
+            ("a.d.ts", "export interface Z { a: number }\n"),
+            (
+                "b.d.ts",
+                "export interface A {\n  x: string;\n  [k: string]: never;\n}\nexport type P = Partial<string>;\nexport type I = string['x'];\n",
+            ),
+        ],
+        ServerConfig::contracts_only("x"),
+    )
+    .expect("generates");
+    let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
+    expect![[r#"
+        b.d.ts:3:3: `never` has no JSON form that mcp-bindgen maps; typed as serde_json::Value (override it to choose a type)
+        b.d.ts:5:13: `P` is left out: only object types can be merged (`A & B`, `extends`); write the intersection as an object type, or use a union. Members that refer to it are serde_json::Value
+        b.d.ts:6:13: `I` is left out: only object types can be merged (`A & B`, `extends`); write the intersection as an object type, or use a union. Members that refer to it are serde_json::Value"#]].assert_eq(&warnings.join("\n"));
+    let err = generate(
+        &[("x.d.ts", "export interface A { x: number }\n")],
+        ServerConfig::new("scape", "scape.tools.json")
+            .with_result("scape_enter", "never")
+            .with_result("scape_observe", "A"),
+    )
+    .expect_err("`never` has no Rust type");
+    expect![[r#"
+        [results] scape_enter:1:1: `never` has no JSON form that mcp-bindgen maps
+          |
+        1 | never
+          | ^
+          = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]].assert_eq(&err);
+}
+
+/// Generating inside `on_generator_stack` renders the module where it is made (no hand-over
+/// between threads, so no render and parse in between), and renders exactly what a module
+/// generated outside renders; `to_wrapped` is the same items inside `pub mod NAME { .. }`,
+/// file attributes (`//!` docs) included, as quoting and parsing them again would give.
+#[test]
+fn generator_stack_renders_what_generate_renders() {
+    let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated");
+    let config = ServerConfig::new("scape", generated.join("captures/scape.tools.json"))
+        .with_contract(generated.join("contracts/agent_contracts.d.ts"))
+        .with_result("scape_observe", "AgentObservation");
+    let outside = Generator::new().generate(&config).expect("generates");
+    let (file, wrapped) = mcp_bindgen_codegen::on_generator_stack(|| {
+        let module = Generator::new().generate(&config)?;
+        Ok::<_, mcp_bindgen_codegen::Error>((
+            module.to_module_file("test"),
+            module.to_wrapped("test"),
+        ))
+    })
+    .expect("generates");
+    same(
+        &file,
+        &outside.to_module_file("test"),
+        "to_module_file inside and outside",
+    );
+    same(
+        &wrapped,
+        &outside.to_wrapped("test"),
+        "to_wrapped inside and outside",
+    );
+
+    let attrs = &outside.file.attrs;
+    assert!(!attrs.is_empty(), "the module has `//!` docs");
+    let items = &outside.file.items;
+    let tokens = quote::quote! {
+        pub mod scape {
+            #(#attrs)*
+            #(#items)*
+        }
+    };
+    let reference: syn::File = syn::parse2(tokens).expect("parses");
+    // The `@generated` header ends at the first blank line.
+    let header = &file[..file.find("\n\n").expect("a header") + 2];
+    same(
+        &wrapped,
+        &format!("{header}{}", prettyplease::unparse(&reference)),
+        "to_wrapped and the quoted module",
+    );
+}
+
+/// Fails naming the first line where two renderings differ (they are thousands of lines).
+fn same(left: &str, right: &str, what: &str) {
+    if left != right {
+        let line = left
+            .lines()
+            .zip(right.lines())
+            .position(|(l, r)| l != r)
+            .unwrap_or(left.lines().count().min(right.lines().count()));
+        panic!(
+            "{what} differ at line {}:\n  {:?}\n  {:?}",
+            line + 1,
+            left.lines().nth(line),
+            right.lines().nth(line)
+        );
+    }
+}

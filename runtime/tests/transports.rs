@@ -207,16 +207,24 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
         ),
         ("silent", "timed out"),
     ];
+    let timeout = Duration::from_secs(2);
     for (answer, expected) in cases {
         let url = fake_http(answer);
         let started = Instant::now();
         let err = HttpClient::builder(&url)
-            .timeout(Duration::from_secs(2))
+            .timeout(timeout)
             .connect()
             .await
             .expect_err(answer);
         if answer == "silent" {
-            assert!(err.is_timeout(), "{answer}: {err:?}");
+            // The silent server holds the connection for 30 s and then drops it: only the
+            // client's own timeout gives this error, and not before the time allowed.
+            assert!(
+                matches!(err, Error::Timeout { after, .. } if after == timeout),
+                "{answer}: {err:?}"
+            );
+            let waited = started.elapsed();
+            assert!(waited >= timeout, "{answer}: gave up after {waited:?}");
         } else {
             assert!(matches!(err, Error::Transport { .. }), "{answer}: {err:?}");
         }
@@ -224,15 +232,114 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
             err.to_string().contains(expected) || format!("{err:?}").contains(expected),
             "{answer}: {err}"
         );
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{answer}: bounded"
-        );
     }
     // The next call, on a fresh connection to a real server, works.
     let server = Polled::start(ServerBuilder::new());
     let client = HttpClient::connect(&server.url).await.expect("connects");
     client.call_tool("echo", args("fine")).await.expect("works");
+}
+
+/// A fake MCP server over HTTP/1.1 keep-alive: the legacy handshake works (`server/discover`
+/// is a 400, so the client falls back to `initialize`), and every `tools/call` is answered
+/// with `status` and the plain-text `body`.
+fn fake_mcp(status: &'static str, body: &'static str) -> String {
+    use std::io::{BufRead, BufReader};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut writer = stream;
+                loop {
+                    let mut length = 0usize;
+                    let mut line = String::new();
+                    loop {
+                        line.clear();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().expect("length");
+                        }
+                    }
+                    let mut request = vec![0; length];
+                    reader.read_exact(&mut request).expect("body");
+                    // A GET (the client's event stream) has no body: not offered.
+                    let request: serde_json::Value =
+                        serde_json::from_slice(&request).unwrap_or_default();
+                    let (status, kind, answer) =
+                        match (request["method"].as_str(), request.get("id")) {
+                            (None, _) => ("405 Method Not Allowed", "text/plain", String::new()),
+                            (_, None) => ("202 Accepted", "application/json", String::new()),
+                            (Some("initialize"), Some(id)) => (
+                                "200 OK",
+                                "application/json",
+                                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "fake", "version": "0"}}})
+                                .to_string(),
+                            ),
+                            (Some("tools/call"), Some(_)) => {
+                                (status, "text/plain", body.to_owned())
+                            }
+                            _ => ("400 Bad Request", "text/plain", "not here".to_owned()),
+                        };
+                    let written = write!(
+                        writer,
+                        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                    if written.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// A call the server refuses with 403 is `Error::Auth` with that status; any other non-2xx
+/// without a JSON-RPC error is a transport error that names the status and shows the body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_error_statuses_of_a_call_are_typed() {
+    let client = HttpClient::connect(&fake_mcp("403 Forbidden", "no entry"))
+        .await
+        .expect("connects");
+    let err = client.call_tool("echo", args("x")).await.expect_err("403");
+    assert!(
+        matches!(
+            err,
+            Error::Auth {
+                status: Some(403),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    for status in [
+        "500 Internal Server Error",
+        "502 Bad Gateway",
+        "429 Too Many Requests",
+        "404 Not Found",
+    ] {
+        let client = HttpClient::connect(&fake_mcp(status, "the body says why"))
+            .await
+            .expect("connects");
+        let err = client.call_tool("echo", args("x")).await.expect_err(status);
+        let Error::Transport { message, .. } = &err else {
+            panic!("{status}: {err:?}");
+        };
+        assert!(
+            message.contains(&format!("HTTP {status}")) && message.contains("the body says why"),
+            "{status}: {message}"
+        );
+    }
 }
 
 fn misbehaving(mode: &str) -> tokio::process::Command {
@@ -261,6 +368,7 @@ async fn stdio_calls_and_misbehaviour() {
         .expect_err("-32601");
     assert!(matches!(err, Error::Protocol { code: -32601, .. }));
 
+    let timeout = Duration::from_secs(3);
     for (mode, expected) in [
         ("close", "closed its output"),
         ("garbage", "timed out"),
@@ -268,17 +376,31 @@ async fn stdio_calls_and_misbehaviour() {
         ("silent", "timed out"),
     ] {
         let client = StdioClient::builder(misbehaving(mode))
-            .timeout(Duration::from_secs(3))
+            .timeout(timeout)
             .spawn()
             .await
             .expect("spawns");
         let started = Instant::now();
-        let err = client.call_tool("echo", Map::new()).await.expect_err(mode);
+        // The outer bound only keeps a broken client from hanging the test.
+        let err = tokio::time::timeout(
+            Duration::from_secs(300),
+            client.call_tool("echo", Map::new()),
+        )
+        .await
+        .expect("the call ends")
+        .expect_err(mode);
         assert!(err.to_string().contains(expected), "{mode}: {err}");
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{mode}: bounded"
-        );
+        if expected == "timed out" {
+            // Only the client's own timeout ends these calls, and not before the time allowed.
+            assert!(
+                matches!(err, Error::Timeout { after, .. } if after == timeout),
+                "{mode}: {err:?}"
+            );
+            let waited = started.elapsed();
+            assert!(waited >= timeout, "{mode}: gave up after {waited:?}");
+        } else {
+            assert!(matches!(err, Error::Transport { .. }), "{mode}: {err:?}");
+        }
     }
     // A fresh connection works.
     let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");
@@ -288,29 +410,26 @@ async fn stdio_calls_and_misbehaviour() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_child_is_ended_when_the_client_is_dropped() {
     let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");
-    let pid = {
-        // The child's pid, through /proc: the only python3 child of this test process running
-        // the misbehaving server.
-        let me = std::process::id();
-        std::fs::read_dir("/proc")
-            .expect("proc")
-            .flatten()
-            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
-            .find(|pid| {
-                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-                let cmdline =
-                    std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                stat.split_whitespace().nth(3) == Some(&me.to_string())
-                    && cmdline.contains("misbehaving_server.py")
-            })
-            .expect("the child runs")
-    };
+    // The child says who it is: its own pid, not a guess among this process's children (other
+    // tests spawn the same server meanwhile).
+    let pid = client.server_info()["pid"]
+        .as_u64()
+        .expect("the server's pid");
+    let me = std::process::id().to_string();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the child runs");
+    assert_eq!(
+        stat.split_whitespace().nth(3),
+        Some(me.as_str()),
+        "the server is this process's child"
+    );
     drop(client);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // Gone, or a zombie waiting to be reaped: either way no longer running.
-        if stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z") {
+        // Gone, a zombie waiting to be reaped, or the pid reused by another process: either way
+        // no longer running.
+        let fields: Vec<&str> = stat.split_whitespace().collect();
+        if fields.len() < 4 || fields[2] == "Z" || fields[3] != me {
             break;
         }
         assert!(Instant::now() < deadline, "the child still runs");
@@ -318,26 +437,99 @@ async fn stdio_child_is_ended_when_the_client_is_dropped() {
     }
 }
 
+/// What a [`Proxy`] saw.
+#[derive(Debug, PartialEq)]
+enum Seen {
+    /// A client connection, by number.
+    Opened(usize),
+    /// The server closed that connection (the proxy then closed the client's side).
+    ServerClosed(usize),
+}
+
+/// A TCP proxy in front of a server: reports each connection it accepts and each one the
+/// server closes, so a test can wait for those events instead of sleeping.
+fn proxy(upstream: u16) -> (u16, std::sync::mpsc::Receiver<Seen>) {
+    use std::net::{Shutdown, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(client) = client else { continue };
+            let server = TcpStream::connect(("127.0.0.1", upstream)).expect("upstream");
+            let _ = tx.send(Seen::Opened(n));
+            let (mut from_client, mut to_server) = (
+                client.try_clone().expect("clone"),
+                server.try_clone().expect("clone"),
+            );
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_client, &mut to_server);
+                let _ = to_server.shutdown(Shutdown::Write);
+            });
+            let (mut from_server, mut to_client) = (server, client);
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_server, &mut to_client);
+                let _ = tx.send(Seen::ServerClosed(n));
+                let _ = to_client.shutdown(Shutdown::Both);
+            });
+        }
+    });
+    (port, rx)
+}
+
 /// A connection our server closed for idleness is not reused, even when the client's runtime
-/// did not run in between (a current-thread runtime, blocked while the game sleeps).
+/// did not run in between (a current-thread runtime, blocked while the server closes it).
+/// The server's idle limit (300 ms) is below the client pool's (2 s), so the pool still holds
+/// the connection when the next call comes.
 #[test]
 fn idle_connections_closed_by_the_server_are_not_reused() {
-    let server = Polled::start(ServerBuilder::new().header_timeout(Duration::from_secs(3)));
+    let server = Polled::start(ServerBuilder::new().header_timeout(Duration::from_millis(300)));
+    let upstream: u16 = server
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("port");
+    let (port, seen) = proxy(upstream);
+    let url = format!("http://127.0.0.1:{port}/mcp");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     let client = runtime
-        .block_on(HttpClient::connect(&server.url))
+        .block_on(HttpClient::connect(&url))
         .expect("connects");
     runtime
         .block_on(client.call_tool("echo", args("one")))
         .expect("first call");
-    // The server drops the kept-alive connection after 3 s; nothing runs the client meanwhile.
-    std::thread::sleep(Duration::from_millis(3500));
-    runtime
+    // Wait, with nothing running the client meanwhile, until the server has closed every
+    // connection the client opened.
+    let next = || {
+        seen.recv_timeout(Duration::from_secs(60))
+            .expect("the server closes idle connections")
+    };
+    let mut open = std::collections::HashSet::new();
+    loop {
+        match next() {
+            Seen::Opened(n) => open.insert(n),
+            Seen::ServerClosed(n) => open.remove(&n),
+        };
+        if open.is_empty() {
+            break;
+        }
+    }
+    let result = runtime
         .block_on(client.call_tool("echo", args("two")))
         .expect("the next call opens a new connection");
+    assert_eq!(
+        result.structured_content,
+        Some(serde_json::json!({"text": "two"}))
+    );
+    assert!(
+        matches!(seen.try_recv(), Ok(Seen::Opened(_))),
+        "the second call went over a new connection"
+    );
 }
 
 /// `HttpClient` driven by `pollster::block_on` on a plain thread: no tokio runtime anywhere in

@@ -6,13 +6,15 @@ Usage: py_tls_server.py CERT.pem KEY.pem TOKEN
 Prints its URL (https://localhost:PORT/mcp) on the first line of stdout."""
 import socket
 import sys
-from typing import TypedDict
+from typing import Literal
+
+from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 
 cert, key, token = sys.argv[1:4]
-server = MCPServer("py-tls")
+server = MCPServer("py-tls", version="2.3.0")
 
 
 class Sum(TypedDict):
@@ -31,6 +33,31 @@ async def count(n: int, ctx: Context) -> str:
     for i in range(1, n + 1):
         await ctx.report_progress(i, n, f"step {i}")
     return f"counted to {n}"
+
+
+class Item(TypedDict):
+    value: float
+    size: Literal["small", "large"]
+
+
+class Summary(TypedDict):
+    count: int
+    total: float
+    unit: Literal["m", "km"]
+    label: str | None
+    items: list[Item]
+
+
+@server.tool()
+def summarize(values: list[float], unit: Literal["m", "km"] = "m", label: str | None = None) -> Summary:
+    """Counts and sums lengths, and sorts each into small (under 10) or large."""
+    return {
+        "count": len(values),
+        "total": sum(values),
+        "unit": unit,
+        "label": label,
+        "items": [{"value": v, "size": "small" if v < 10 else "large"} for v in values],
+    }
 
 
 # SSE answers (not json_response): progress notifications travel on the response stream.

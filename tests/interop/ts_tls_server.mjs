@@ -48,12 +48,46 @@ function factory() {
     },
   );
   server.registerTool(
+    'summarize',
+    {
+      description: 'Counts and sums lengths, and sorts each into small (under 10) or large.',
+      inputSchema: z.object({
+        values: z.array(z.number()),
+        unit: z.enum(['m', 'km']).default('m'),
+        label: z.string().optional(),
+      }),
+      outputSchema: z.object({
+        count: z.number().int(),
+        total: z.number(),
+        unit: z.enum(['m', 'km']),
+        label: z.string().optional(),
+        items: z.array(z.object({ value: z.number(), size: z.enum(['small', 'large']) })),
+      }),
+    },
+    async ({ values, unit, label }) => {
+      const summary = {
+        count: values.length,
+        total: values.reduce((a, b) => a + b, 0),
+        unit,
+        ...(label === undefined ? {} : { label }),
+        items: values.map((value) => ({ value, size: value < 10 ? 'small' : 'large' })),
+      };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(summary) }],
+        structuredContent: summary,
+      };
+    },
+  );
+  server.registerTool(
     'slow',
-    { description: 'Waits until cancelled (at most 60 s).', inputSchema: z.object({}) },
-    async (_args, ctx) => {
+    {
+      description: 'Waits ms milliseconds (default 60 s), or until cancelled.',
+      inputSchema: z.object({ ms: z.number().int().optional() }),
+    },
+    async ({ ms }, ctx) => {
       const signal = ctx?.mcpReq?.signal;
       await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 60000);
+        const timer = setTimeout(resolve, ms ?? 60000);
         signal?.addEventListener('abort', () => {
           clearTimeout(timer);
           console.log(JSON.stringify({ event: 'aborted', tool: 'slow' }));

@@ -45,6 +45,18 @@ pub mod sequential_thinking;
 #[path = "../snapshots/time.rs"]
 pub mod time;
 
+/// The official TypeScript SDK v2 server of the interop tests (`interop/ts_tls_server.mjs`),
+/// captured over HTTPS (`fixtures/captures/peers/`).
+#[rustfmt::skip]
+#[path = "../snapshots/ts_v2_tls.rs"]
+pub mod ts_v2_tls;
+
+/// The Python `mcp` 2.3.0 server of the interop tests (`interop/py_tls_server.py`), captured
+/// over HTTPS (`fixtures/captures/peers/`).
+#[rustfmt::skip]
+#[path = "../snapshots/py_tls.rs"]
+pub mod py_tls;
+
 /// The time capture with `convert_time` made to fail at each stage of the generator
 /// (`tests/snapshots.rs`): each still compiles.
 #[rustfmt::skip]

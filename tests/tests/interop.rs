@@ -12,9 +12,13 @@
 //! - the official TypeScript SDK clients (v1 1.32.2, legacy; v2 with auto negotiation, which
 //!   lands on 2026-07-28) and the Python `mcp` client (its legacy session and its auto-negotiating
 //!   `Client`) against our server, progress included;
+//! - the TypeScript SDK v2 server and the Python `mcp` server over HTTPS with a Bearer token,
+//!   both eras, every tool called through the clients generated from their committed captures
+//!   (`fixtures/captures/peers/`, snapshots `ts_v2_tls.rs` and `py_tls.rs`);
 //! - `@modelcontextprotocol/server-everything` over stdio and Streamable HTTP (in a private
 //!   network namespace), every tool called through the generated client, typed.
 
+use mcp_bindgen_tests::{py_tls, ts_v2_tls};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -190,6 +194,10 @@ fn conformance_server_2025_11_25() {
             "server-sse-multiple-streams",
             "dns-rebinding-protection",
             "json-schema-2020-12",
+            "tools-call-sampling",
+            "tools-call-elicitation",
+            "elicitation-sep1034-defaults",
+            "elicitation-sep1330-enums",
         ],
     );
 }
@@ -559,9 +567,158 @@ fn tls_client(url: &str, pki: &Pki, protocol: mcp_bindgen::Protocol) -> mcp_bind
     .unwrap_or_else(|e| panic!("connects to {url}: {e}"))
 }
 
+/// Every tool of the TypeScript v2 server, called through the client generated from its
+/// committed capture (`fixtures/captures/peers/ts_v2_tls.tools.json`), typed, with the values
+/// checked.
+fn call_every_typescript_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindgen::Protocol) {
+    use ts_v2_tls::types::*;
+    let typed = ts_v2_tls::Client::new(client);
+    let mut called = Vec::new();
+
+    let sum = pollster::block_on(typed.add(&AddArgs { a: 2.0, b: 3.5 })).expect("add");
+    assert_eq!(sum, AddOutput { sum: 5.5 }, "{protocol:?}");
+    called.push("add");
+
+    // No output schema: the text, as JSON when it is, else as a string.
+    let counted = pollster::block_on(typed.count(&CountArgs { n: 3 })).expect("count");
+    assert_eq!(counted, "counted to 3", "{protocol:?}");
+    called.push("count");
+
+    let summary = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![2.5, 12.0, 0.5],
+        unit: SummarizeArgsUnit::Km,
+        label: Some("trail".into()),
+    }))
+    .expect("summarize");
+    assert_eq!(
+        summary,
+        SummarizeOutput {
+            count: 3,
+            total: 15.0,
+            unit: SummarizeOutputUnit::Km,
+            label: Some("trail".into()),
+            items: vec![
+                SummarizeOutputItemsItem {
+                    value: 2.5,
+                    size: SummarizeOutputItemsItemSize::Small
+                },
+                SummarizeOutputItemsItem {
+                    value: 12.0,
+                    size: SummarizeOutputItemsItemSize::Large
+                },
+                SummarizeOutputItemsItem {
+                    value: 0.5,
+                    size: SummarizeOutputItemsItemSize::Small
+                },
+            ],
+        },
+        "{protocol:?}"
+    );
+    // The schema's default for `unit`, and an absent optional `label`.
+    let defaults: SummarizeArgs =
+        serde_json::from_value(serde_json::json!({"values": []})).expect("defaults");
+    let summary = pollster::block_on(typed.summarize(&defaults)).expect("summarize");
+    assert_eq!(
+        (
+            summary.count,
+            summary.unit,
+            summary.label,
+            summary.items.len()
+        ),
+        (0, SummarizeOutputUnit::M, None, 0),
+        "{protocol:?}"
+    );
+
+    let slow = pollster::block_on(typed.slow(&SlowArgs { ms: Some(1) })).expect("slow");
+    assert_eq!(slow, "finished", "{protocol:?}");
+    called.push("summarize");
+    called.push("slow");
+    called.sort_unstable();
+    let mut every: Vec<&str> = ts_v2_tls::TOOL_NAMES.to_vec();
+    every.sort_unstable();
+    assert_eq!(called, every, "every tool of the capture was called");
+
+    // Arguments that break the input schema are refused before anything is sent.
+    let refused = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![f64::NAN],
+        unit: SummarizeArgsUnit::M,
+        label: None,
+    }));
+    assert!(
+        matches!(refused, Err(mcp_bindgen::Error::InvalidArguments { .. })),
+        "{protocol:?}: NaN is not a JSON number: {refused:?}"
+    );
+}
+
+/// Every tool of the Python server, called through the client generated from its committed
+/// capture (`fixtures/captures/peers/py_tls.tools.json`), typed, with the values checked.
+fn call_every_python_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindgen::Protocol) {
+    use py_tls::types::*;
+    let typed = py_tls::Client::new(client);
+    let mut called = Vec::new();
+
+    let sum = pollster::block_on(typed.add(&AddArgs { a: 2.0, b: 3.5 })).expect("add");
+    assert_eq!(sum, AddOutput { sum: 5.5 }, "{protocol:?}");
+    called.push("add");
+
+    // A function returning `str`: FastMCP wraps it as `{"result": ...}`.
+    let counted = pollster::block_on(typed.count(&CountArgs { n: 2 })).expect("count");
+    assert_eq!(
+        counted,
+        CountOutput {
+            result: "counted to 2".into()
+        },
+        "{protocol:?}"
+    );
+    called.push("count");
+
+    let summary = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![2.5, 12.0],
+        unit: SummarizeUnit::Km,
+        label: Some("trail".into()),
+    }))
+    .expect("summarize");
+    assert_eq!(
+        summary,
+        SummarizeOutput {
+            count: 2,
+            total: 14.5,
+            unit: SummarizeUnit::Km,
+            label: Some("trail".into()),
+            items: vec![
+                SummarizeItem {
+                    value: 2.5,
+                    size: SummarizeSize::Small
+                },
+                SummarizeItem {
+                    value: 12.0,
+                    size: SummarizeSize::Large
+                },
+            ],
+        },
+        "{protocol:?}"
+    );
+    // `label` is required and nullable in the output: `null` reads as `None`.
+    let defaults: SummarizeArgs =
+        serde_json::from_value(serde_json::json!({"values": [10]})).expect("defaults");
+    let summary = pollster::block_on(typed.summarize(&defaults)).expect("summarize");
+    assert_eq!(
+        (summary.count, summary.total, summary.unit, summary.label),
+        (1, 10.0, SummarizeUnit::M, None),
+        "{protocol:?}"
+    );
+    called.push("summarize");
+    called.sort_unstable();
+    let mut every: Vec<&str> = py_tls::TOOL_NAMES.to_vec();
+    every.sort_unstable();
+    assert_eq!(called, every, "every tool of the capture was called");
+}
+
 /// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:
-/// both eras, pinned and negotiated; `capture` with `--cacert` records the negotiated version;
-/// tools called; progress in order before the result; a dropped call cancelled on the server.
+/// both eras, pinned and negotiated; every tool called through the client generated from the
+/// committed capture, typed; progress in order before the result; a timed-out and a dropped
+/// call cancelled on the server; `capture` with `--cacert` records the negotiated version and
+/// gives the committed capture again.
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn typescript_v2_server_over_https_both_eras() {
@@ -584,16 +741,8 @@ fn typescript_v2_server_over_https_both_eras() {
         );
         let tools = pollster::block_on(client.list_tools()).expect("tools/list");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names, ["add", "count", "slow"], "{protocol:?}");
-        let mut arguments = serde_json::Map::new();
-        arguments.insert("a".into(), 2.into());
-        arguments.insert("b".into(), 3.5.into());
-        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
-        assert_eq!(
-            result.structured_content,
-            Some(serde_json::json!({"sum": 5.5})),
-            "{protocol:?}"
-        );
+        assert_eq!(names, ts_v2_tls::TOOL_NAMES, "{protocol:?}");
+        call_every_typescript_tool(&client, &protocol);
 
         // Progress reaches the handler in order, before the result.
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
@@ -657,21 +806,41 @@ fn typescript_v2_server_over_https_both_eras() {
     let captured = pollster::block_on(live.capture(&options)).expect("captures");
     assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["serverInfo"]["name"], "ts-v2-tls");
-    assert_eq!(captured["tools"].as_array().map(Vec::len), Some(3));
+    assert_capture_is_current(&captured, "ts_v2_tls");
+}
+
+/// What `capture` records from the server now is the committed capture the typed client was
+/// generated from: the server's tools, key for key and in order, its name and version, the
+/// protocol version and the caching hints.
+fn assert_capture_is_current(captured: &Value, module: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures/peers")
+        .join(format!("{module}.tools.json"));
+    let committed = std::fs::read_to_string(&path).expect("the committed capture");
+    // The text the CLI writes (pretty, keys in the server's order), so the order counts too.
+    let now = serde_json::to_string_pretty(captured).expect("json") + "\n";
+    assert!(
+        now == committed,
+        "{}: the server's tools changed; capture it again (see fixtures/captures/README.md) \
+         and refresh the snapshot:\n{now}",
+        path.display()
+    );
 }
 
 /// The official Python SDK (`mcp` 2.3.0) server behind TLS and a Bearer token: both eras,
-/// tools called typed through their structured results, progress in order before the result,
-/// and capture's flags.
+/// pinned and negotiated; every tool called through the client generated from the committed
+/// capture, typed; progress in order before the result; `capture` with `--cacert` gives the
+/// committed capture again.
 #[test]
 #[ignore = "needs the PyPI peer: run scripts/test.sh"]
 fn python_server_over_https_both_eras() {
+    use mcp_bindgen::Protocol;
     use mcp_bindgen::client::{CallOptions, Progress};
-    use mcp_bindgen::{Protocol, ToolCaller};
     let pki = Pki::new();
     let peer = TlsPeer::python(&pki);
     for (protocol, expected) in [
         (Protocol::Auto, "2026-07-28"),
+        (Protocol::Modern, "2026-07-28"),
         (Protocol::Legacy, "2025-11-25"),
     ] {
         let client = tls_client(&peer.url, &pki, protocol.clone());
@@ -682,17 +851,8 @@ fn python_server_over_https_both_eras() {
         );
         let tools = pollster::block_on(client.list_tools()).expect("tools/list");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names, ["add", "count"], "{protocol:?}");
-        let mut arguments = serde_json::Map::new();
-        arguments.insert("a".into(), 2.into());
-        arguments.insert("b".into(), 3.5.into());
-        let result = pollster::block_on(client.call_tool("add", arguments)).expect("add");
-        #[derive(serde::Deserialize)]
-        struct Sum {
-            sum: f64,
-        }
-        let sum: Sum = mcp_bindgen::decode_result("add", result).expect("typed");
-        assert_eq!(sum.sum, 5.5, "{protocol:?}");
+        assert_eq!(names, py_tls::TOOL_NAMES, "{protocol:?}");
+        call_every_python_tool(&client, &protocol);
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<f64>::new()));
         let sink = seen.clone();
         let options = CallOptions::new().on_progress(move |p: Progress| {
@@ -719,6 +879,7 @@ fn python_server_over_https_both_eras() {
     let captured = pollster::block_on(live.capture(&options)).expect("captures");
     assert_eq!(captured["protocolVersion"], "2026-07-28");
     assert_eq!(captured["serverInfo"]["name"], "py-tls");
+    assert_capture_is_current(&captured, "py_tls");
 }
 
 /// A server that refuses the legacy handshake: the default negotiation speaks modern to it,
@@ -836,4 +997,221 @@ fn python_server_over_stdio_both_eras() {
             "{protocol:?}"
         );
     }
+}
+
+/// A loopback HTTP proxy for the proxy tests: `CONNECT host:port` is tunnelled, and a request
+/// in absolute form (`POST http://host:port/mcp`) is forwarded (origin form, `Connection:
+/// close`). It records the target of every connection it handled.
+struct LoopbackProxy {
+    url: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl LoopbackProxy {
+    fn start() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    let _ = proxy_connection(stream, &log);
+                });
+            }
+        });
+        LoopbackProxy { url, seen }
+    }
+
+    /// The targets of the connections handled so far (`CONNECT localhost:443`, `POST
+    /// http://127.0.0.1:80/mcp`).
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().expect("lock").clone()
+    }
+}
+
+fn proxy_connection(
+    mut client: std::net::TcpStream,
+    log: &std::sync::Mutex<Vec<String>>,
+) -> std::io::Result<()> {
+    use std::io::{Read, Write};
+    // The request head, byte by byte (nothing of the body is read), at most 64 KiB.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() > 65536 || client.read(&mut byte)? == 0 {
+            return Ok(());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let mut request_line = head.lines().next().unwrap_or("").split(' ');
+    let (method, target) = (
+        request_line.next().unwrap_or(""),
+        request_line.next().unwrap_or(""),
+    );
+    let upstream = if method == "CONNECT" {
+        log.lock().expect("lock").push(format!("CONNECT {target}"));
+        let upstream = std::net::TcpStream::connect(target)?;
+        client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")?;
+        upstream
+    } else {
+        log.lock().expect("lock").push(format!("{method} {target}"));
+        let rest = target.strip_prefix("http://").unwrap_or(target);
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let mut upstream = std::net::TcpStream::connect(authority)?;
+        // One request per forwarded connection: the server closes it after answering.
+        let mut forwarded = head.replacen(target, if path.is_empty() { "/" } else { path }, 1);
+        forwarded.truncate(forwarded.len() - 2);
+        forwarded.push_str("Connection: close\r\n\r\n");
+        upstream.write_all(forwarded.as_bytes())?;
+        upstream
+    };
+    let (mut client_read, mut upstream_write) = (client.try_clone()?, upstream.try_clone()?);
+    let copying = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut client_read, &mut upstream_write);
+        let _ = upstream_write.shutdown(std::net::Shutdown::Write);
+    });
+    let (mut upstream_read, mut client_write) = (upstream, client);
+    let _ = std::io::copy(&mut upstream_read, &mut client_write);
+    let _ = client_write.shutdown(std::net::Shutdown::Both);
+    let _ = copying.join();
+    Ok(())
+}
+
+/// `proxy_call URL ARGS...` with exactly the proxy variables in `env` (the others removed);
+/// returns the tool names it listed.
+fn proxy_call(url: &str, args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_proxy_call"));
+    command.arg(url).args(args);
+    for var in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"] {
+        command.env_remove(var).env_remove(var.to_ascii_lowercase());
+    }
+    command.envs(env.iter().copied());
+    let out = run(command, &format!("proxy_call {url} {args:?} {env:?}"));
+    serde_json::from_str(out.trim()).expect("one JSON line")
+}
+
+/// Proxies: `HTTPS_PROXY` (a `CONNECT` tunnel; TLS and the Bearer token pass through it to the
+/// TypeScript v2 server) and `HTTP_PROXY` (forwarded, to our own server) from the environment
+/// are used, the hosts `NO_PROXY` lists are reached directly, and the builder's `proxy(url)`
+/// and `no_proxy()` override the environment. Each case has a fresh proxy that counts what it
+/// carried; the environment is set per child process (`proxy_call`), so tests running in
+/// parallel are not affected.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn proxies_from_the_environment_and_the_builder() {
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript(&pki, "server");
+    let authority = peer
+        .url
+        .trim_start_matches("https://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let ca = pki.path("ca.pem");
+    let ca = ca.to_str().expect("UTF-8 path");
+    let tls_args = ["--cacert", ca, "--bearer", TOKEN];
+    let mut every: Vec<String> = ts_v2_tls::TOOL_NAMES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    every.sort_unstable();
+    let listed = |mut names: Vec<String>| {
+        names.sort_unstable();
+        assert_eq!(names, every);
+    };
+
+    // HTTPS_PROXY: through a CONNECT tunnel to the server.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("HTTPS_PROXY", &proxy.url)],
+    ));
+    let seen = proxy.seen();
+    assert!(!seen.is_empty(), "HTTPS_PROXY was not used");
+    assert!(
+        seen.iter().all(|s| *s == format!("CONNECT {authority}")),
+        "{seen:?}"
+    );
+    // The lower-case form, as curl and reqwest read it.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("https_proxy", &proxy.url)],
+    ));
+    assert!(!proxy.seen().is_empty(), "https_proxy was not used");
+
+    // NO_PROXY covers the host: straight to the server.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("HTTPS_PROXY", &proxy.url), ("NO_PROXY", "localhost")],
+    ));
+    assert_eq!(
+        proxy.seen(),
+        Vec::<String>::new(),
+        "NO_PROXY was not honoured"
+    );
+    // ... and a NO_PROXY that does not cover it changes nothing.
+    let proxy = LoopbackProxy::start();
+    listed(proxy_call(
+        &peer.url,
+        &tls_args,
+        &[("HTTPS_PROXY", &proxy.url), ("NO_PROXY", "example.com")],
+    ));
+    assert!(!proxy.seen().is_empty());
+
+    // The builder: no_proxy() ignores the environment; proxy(url) replaces it (NO_PROXY too).
+    let proxy = LoopbackProxy::start();
+    let mut args = tls_args.to_vec();
+    args.push("--no-proxy");
+    listed(proxy_call(&peer.url, &args, &[("HTTPS_PROXY", &proxy.url)]));
+    assert_eq!(
+        proxy.seen(),
+        Vec::<String>::new(),
+        "no_proxy() went through the proxy"
+    );
+    let proxy = LoopbackProxy::start();
+    let unused = LoopbackProxy::start();
+    let mut args = tls_args.to_vec();
+    args.extend(["--proxy", &proxy.url]);
+    listed(proxy_call(
+        &peer.url,
+        &args,
+        &[("HTTPS_PROXY", &unused.url), ("NO_PROXY", "localhost")],
+    ));
+    assert!(!proxy.seen().is_empty(), "proxy(url) was not used");
+    assert_eq!(unused.seen(), Vec::<String>::new());
+
+    // HTTP_PROXY for http:// URLs: the request is forwarded (our own server, plain HTTP);
+    // HTTPS_PROXY alone is not used for them.
+    let host = Host::start();
+    let proxy = LoopbackProxy::start();
+    let names = proxy_call(&host.url, &[], &[("HTTP_PROXY", &proxy.url)]);
+    assert!(names.iter().any(|n| n == "add"), "{names:?}");
+    let seen = proxy.seen();
+    assert!(!seen.is_empty(), "HTTP_PROXY was not used");
+    assert!(
+        seen.iter().all(|s| *s == format!("POST {}", host.url)),
+        "{seen:?}"
+    );
+    let proxy = LoopbackProxy::start();
+    proxy_call(&host.url, &[], &[("HTTPS_PROXY", &proxy.url)]);
+    assert_eq!(proxy.seen(), Vec::<String>::new());
+
+    // A proxy URL that cannot be read is a clear error at connect.
+    let refused = pollster::block_on(
+        mcp_bindgen::HttpClient::builder(&peer.url)
+            .proxy("http://[not a host")
+            .connect(),
+    )
+    .expect_err("refused");
+    assert!(
+        refused.to_string().contains("invalid proxy URL"),
+        "{refused}"
+    );
 }

@@ -16,7 +16,11 @@ fn root() -> PathBuf {
 /// Every capture under fixtures/, with the module name its snapshot gets.
 fn fixtures() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    for dir in ["fixtures/captures", "fixtures/edge"] {
+    for dir in [
+        "fixtures/captures",
+        "fixtures/captures/peers",
+        "fixtures/edge",
+    ] {
         let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
             continue;
         };

@@ -3,25 +3,37 @@
 //!
 //! The same tool everywhere: `add {a: i64, b: i64} -> {sum}` with structured output.
 //!
-//! 1. `dispatch_tools_call`: our `Registry::dispatch` vs the serde floor (parse the request into
-//!    a `Value`, build and serialize the same response) vs rmcp's in-process round trip (an rmcp
-//!    server on a `tokio::io::duplex` pipe: write the request line, read the response line).
+//! 1. `dispatch_tools_call`: our `Registry::dispatch` (legacy and 2026-07-28) vs the serde floor
+//!    (the least work any server must do: a borrowed typed parse of the envelope and arguments,
+//!    a typed write of the response), vs the `Value` path (parse the request into a `Value`,
+//!    build the response with `json!`), vs rmcp's in-process round trip (an rmcp server on a
+//!    `tokio::io::duplex` pipe: write the request line, read the response line), and ours
+//!    through the same pipe and task (like for like with rmcp).
 //! 2. `idle_poll`: `Server::poll` with nothing queued.
 //! 3. `loopback_http`: one call over loopback HTTP with our `HttpClient`, to our `Server` (game
-//!    thread polling in a tight loop) and to rmcp's `StreamableHttpService` (stateless, JSON
-//!    responses, served by hyper); `loopback_http_8_clients`: 8 concurrent clients.
-//! 4. `decode_agent_observation_200_players`: the generated Scape type vs `serde_json::Value`.
-//! 5. `generator`: parse + generate + format for a 1000-tool capture.
+//!    thread polling in a tight loop, or a 60 Hz game loop calling `poll_for(1 ms)` once a
+//!    frame) and to rmcp's `StreamableHttpService` (stateless, JSON responses, served by hyper);
+//!    a call streaming 10 progress notifications vs the same call plain;
+//!    `loopback_http_8_clients`: 8 concurrent clients.
+//! 4. `frame_budget_32_clients`: 32 HTTP clients against a 60 Hz game loop, `poll()` once a
+//!    frame vs `poll_for(1 ms)` once a frame: calls/s, plus (printed) latency percentiles and the
+//!    worst frame.
+//! 5. `streamed_call_stdio`: a call with 10 progress notifications vs the same call plain, in
+//!    process through `serve_stdio`.
+//! 6. `decode_agent_observation_200_players`: the generated Scape type vs `serde_json::Value`.
+//! 7. `generator`: parse + generate + format for a 1000-tool capture.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
-use mcp_bindgen::{HttpClient, ToolCaller};
+use mcp_bindgen::server::{
+    Call, CallHandler, Handler, McpTool, Registry, Server, ToolError, serve_stdio,
+};
+use mcp_bindgen::{CallOptions, HttpClient, Protocol, ToolCaller};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{ServiceExt, tool, tool_handler, tool_router};
@@ -57,9 +69,24 @@ impl Handler<Game> for Add {
     }
 }
 
+/// Reports progress ten times (when asked to), then answers.
+#[derive(McpTool, Deserialize, schemars::JsonSchema)]
+struct Steps {}
+
+impl CallHandler<Game> for Steps {
+    type Output = Sum;
+    fn start(self, _: &mut Game, call: Call<Sum>) {
+        for i in 0..10 {
+            call.progress(f64::from(i), Some(10.0), None);
+        }
+        call.complete(Ok(Sum { sum: 10 }));
+    }
+}
+
 fn registry() -> Registry<Game> {
     let mut r = Registry::new("bench", "0");
-    r.register::<Add>();
+    r.register::<Add>()
+        .register_call::<Steps>(Duration::from_secs(60));
     r
 }
 
@@ -110,7 +137,74 @@ fn current_thread() -> Runtime {
         .expect("runtime")
 }
 
+const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
+
+/// The floor: the least work any server must do for this call. A borrowed, typed parse of the
+/// envelope and the arguments (the id kept as JSON, since it may be a string or a number), the
+/// sum, and a typed write of the response (the text block carries the JSON of the structured
+/// result, so that is written twice, as every server must).
 fn serde_floor(text: &str) -> String {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        id: Value,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow)]
+        params: Params<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: &'a str,
+        arguments: AddArgs,
+    }
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: CallResult<'a>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CallResult<'a> {
+        content: [TextBlock<'a>; 1],
+        structured_content: &'a Sum,
+        is_error: bool,
+    }
+    #[derive(Serialize)]
+    struct TextBlock<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'a str,
+    }
+    let request: Envelope = serde_json::from_str(text).expect("json");
+    assert!(
+        request.jsonrpc == "2.0" && request.method == "tools/call" && request.params.name == "add"
+    );
+    let sum = Sum {
+        sum: request.params.arguments.a + request.params.arguments.b,
+    };
+    let structured = serde_json::to_string(&sum).expect("json");
+    serde_json::to_string(&Response {
+        jsonrpc: "2.0",
+        id: &request.id,
+        result: CallResult {
+            content: [TextBlock {
+                kind: "text",
+                text: &structured,
+            }],
+            structured_content: &sum,
+            is_error: false,
+        },
+    })
+    .expect("json")
+}
+
+/// The `Value` path (the floor of earlier runs): parse the request into a `Value`, build the
+/// response with `json!` and serialize it.
+fn serde_value(text: &str) -> String {
     let request: Value = serde_json::from_str(text).expect("json");
     let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
         + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
@@ -125,6 +219,38 @@ fn serde_floor(text: &str) -> String {
         }
     });
     response.to_string()
+}
+
+/// Our registry behind the same kind of pipe and task as rmcp's in-process server: a task
+/// reads request lines from a `tokio::io::duplex` pipe, runs `Registry::dispatch`, and writes
+/// the response line back.
+fn spawn_ours_on_pipe() -> RmcpInProcess {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let mut registry = registry();
+        let (reader, mut writer) = tokio::io::split(theirs);
+        let mut reader = BufReader::new(reader);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match reader.read_line(&mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if let Some(mut reply) = registry.dispatch(&mut Game, line.trim_end()) {
+                reply.push('\n');
+                if writer.write_all(reply.as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let (reader, writer) = tokio::io::split(ours);
+    RmcpInProcess {
+        writer,
+        reader: BufReader::new(reader),
+        line: String::new(),
+    }
 }
 
 /// An rmcp server on an in-memory pipe, initialized; `call` writes one line and reads one.
@@ -173,17 +299,23 @@ impl RmcpInProcess {
 
 fn dispatch(c: &mut Criterion) {
     let floor = serde_floor(REQUEST);
+    let value = serde_value(REQUEST);
     let mut registry = registry();
     let ours = registry.dispatch(&mut Game, REQUEST).expect("reply");
+    let modern = registry.dispatch(&mut Game, MODERN_REQUEST).expect("reply");
     let runtime = current_thread();
     let mut rmcp = runtime.block_on(RmcpInProcess::start());
     let theirs = runtime.block_on(rmcp.call(REQUEST)).to_owned();
-    for reply in [&floor, &ours, &theirs] {
+    let mut piped = runtime.block_on(async { spawn_ours_on_pipe() });
+    let ours_piped = runtime.block_on(piped.call(REQUEST)).to_owned();
+    for reply in [&floor, &value, &ours, &modern, &theirs, &ours_piped] {
         assert!(
             reply.contains(r#""structuredContent":{"sum":3}"#),
             "not the expected answer: {reply}"
         );
     }
+    assert_eq!(floor, ours, "the floor writes exactly our legacy response");
+    assert!(modern.contains(r#""resultType":"complete""#), "{modern}");
     // The same id again and again is fine for rmcp too (each call completes before the next).
     for _ in 0..1000 {
         let again = runtime.block_on(rmcp.call(REQUEST));
@@ -193,9 +325,11 @@ fn dispatch(c: &mut Criterion) {
         );
     }
     eprintln!(
-        "reply sizes: floor {} B, ours {} B, rmcp {} B",
+        "reply sizes: floor {} B, value path {} B, ours {} B (2026-07-28: {} B), rmcp {} B",
         floor.len(),
+        value.len(),
         ours.len(),
+        modern.len(),
         theirs.len()
     );
 
@@ -203,12 +337,54 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("serde_floor", |b| {
         b.iter(|| serde_floor(black_box(REQUEST)))
     });
+    group.bench_function("serde_value", |b| {
+        b.iter(|| serde_value(black_box(REQUEST)))
+    });
     group.bench_function("registry_dispatch", |b| {
         b.iter(|| registry.dispatch(&mut Game, black_box(REQUEST)))
+    });
+    group.bench_function("registry_dispatch_2026_07_28", |b| {
+        b.iter(|| registry.dispatch(&mut Game, black_box(MODERN_REQUEST)))
     });
     group.bench_function("rmcp_in_process", |b| {
         b.iter(|| runtime.block_on(async { rmcp.call(black_box(REQUEST)).await.len() }))
     });
+    group.bench_function("registry_duplex_pipe", |b| {
+        b.iter(|| runtime.block_on(async { piped.call(black_box(REQUEST)).await.len() }))
+    });
+    group.finish();
+}
+
+/// A call that streams 10 progress notifications before its answer vs the same call without a
+/// `progressToken`, through `serve_stdio` in process (no network).
+fn streamed(c: &mut Criterion) {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+    let plain = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta}}}}}}}"#
+    );
+    let asked = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"steps",{meta},"progressToken":"p"}}}}}}"#
+    );
+    let mut registry = registry();
+    let mut group = c.benchmark_group("streamed_call_stdio");
+    for (name, line) in [("plain", plain), ("ten_progress_notifications", asked)] {
+        let input = format!("{line}\n");
+        let mut output = Vec::with_capacity(4096);
+        serve_stdio(&mut registry, &mut Game, input.as_bytes(), &mut output).expect("serves");
+        let lines = output
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        assert_eq!(lines, if name == "plain" { 1 } else { 11 }, "{name}");
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                output.clear();
+                serve_stdio(&mut registry, &mut Game, input.as_bytes(), &mut output)
+                    .expect("serves");
+                black_box(output.len())
+            })
+        });
+    }
     group.finish();
 }
 
@@ -224,24 +400,91 @@ fn idle_poll(c: &mut Criterion) {
 // ---------------------------------------------------------------------------------------------
 // 3. loopback HTTP
 
-/// Our server with its game thread polling in a tight loop.
+/// How our game thread serves the queue.
+#[derive(Debug, Clone, Copy)]
+enum Polling {
+    /// `poll()` in a tight loop (`yield_now()` when nothing was queued): the machinery alone.
+    Spin,
+    /// A 60 Hz game loop calling `poll()` once a frame (at most one call per frame).
+    PollPerFrame,
+    /// A 60 Hz game loop calling `poll_for(budget)` once a frame.
+    PollFor(Duration),
+}
+
+const FRAME: Duration = Duration::from_nanos(1_000_000_000 / 60);
+const BUDGET: Duration = Duration::from_millis(1);
+
+/// What the game loop did, frame by frame (frames with nothing queued included).
+#[derive(Debug, Default, Clone)]
+struct FrameLog {
+    frames: u64,
+    calls: u64,
+    /// The most calls one frame served.
+    most_calls: usize,
+    /// The longest time one frame spent in `poll`/`poll_for`.
+    worst: Duration,
+    /// Frames that spent more than the budget plus their longest call.
+    over_budget: u64,
+}
+
+/// Our server with its game thread serving as `polling` says.
 struct OurServer {
     port: u16,
     stop: Arc<AtomicBool>,
+    log: Arc<Mutex<FrameLog>>,
     game: Option<std::thread::JoinHandle<()>>,
 }
 
 impl OurServer {
-    fn start() -> Self {
+    fn start(polling: Polling) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
+        let log = Arc::new(Mutex::new(FrameLog::default()));
+        let (flag, frames) = (stop.clone(), log.clone());
         let (tx, rx) = std::sync::mpsc::channel();
         let game = std::thread::spawn(move || {
             let mut server = Server::listen(registry(), 0).expect("listens");
             tx.send(server.port()).expect("port");
+            let mut next = Instant::now();
             while !flag.load(Ordering::Relaxed) {
-                if !server.poll(&mut Game) {
-                    std::thread::yield_now();
+                let (calls, took, longest) = match polling {
+                    Polling::Spin => {
+                        if !server.poll(&mut Game) {
+                            std::thread::yield_now();
+                        }
+                        continue;
+                    }
+                    Polling::PollPerFrame => {
+                        let started = Instant::now();
+                        let served = server.poll(&mut Game);
+                        let took = started.elapsed();
+                        (usize::from(served), took, took)
+                    }
+                    Polling::PollFor(budget) => {
+                        let started = Instant::now();
+                        let stats = server.poll_for(&mut Game, budget);
+                        (stats.calls, started.elapsed(), stats.longest)
+                    }
+                };
+                {
+                    let mut log = frames.lock().expect("log");
+                    log.frames += 1;
+                    log.calls += calls as u64;
+                    log.most_calls = log.most_calls.max(calls);
+                    log.worst = log.worst.max(took);
+                    if let Polling::PollFor(budget) = polling
+                        && calls > 0
+                        && took > budget + longest
+                    {
+                        log.over_budget += 1;
+                    }
+                }
+                // The rest of the frame is the game's: sleep to the next frame boundary.
+                next += FRAME;
+                let now = Instant::now();
+                if next > now {
+                    std::thread::sleep(next - now);
+                } else {
+                    next = now;
                 }
             }
             server.destroy();
@@ -250,8 +493,14 @@ impl OurServer {
         OurServer {
             port,
             stop,
+            log,
             game: Some(game),
         }
+    }
+
+    /// The frame log so far, and a fresh one from now on.
+    fn take_log(&self) -> FrameLog {
+        std::mem::take(&mut *self.log.lock().expect("log"))
     }
 }
 
@@ -355,38 +604,59 @@ fn call_once(runtime: &Runtime, client: &HttpClient, arguments: &Map<String, Val
     assert!(!result.is_error());
 }
 
-/// `CLIENTS` tasks, each with its own client (its own connection), each making
-/// `CALLS_PER_CLIENT` calls.
-fn burst(runtime: &Runtime, clients: &[HttpClient], arguments: &Map<String, Value>) {
+/// `clients.len()` tasks, each with its own client (its own connection), each making `calls`
+/// calls; returns each call's latency.
+fn burst(
+    runtime: &Runtime,
+    clients: &[HttpClient],
+    arguments: &Map<String, Value>,
+    calls: usize,
+) -> Vec<Duration> {
     runtime.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
         for client in clients {
             let client = client.clone();
             let arguments = arguments.clone();
             tasks.spawn(async move {
-                for _ in 0..CALLS_PER_CLIENT {
+                let mut latencies = Vec::with_capacity(calls);
+                for _ in 0..calls {
+                    let started = Instant::now();
                     let result = client
                         .call_tool("add", arguments.clone())
                         .await
                         .expect("call");
+                    latencies.push(started.elapsed());
                     assert!(!result.is_error());
                 }
+                latencies
             });
         }
+        let mut latencies = Vec::with_capacity(clients.len() * calls);
         while let Some(done) = tasks.join_next().await {
-            done.expect("client task");
+            latencies.extend(done.expect("client task"));
         }
-    });
+        latencies
+    })
 }
 
-fn connect(runtime: &Runtime, port: u16, n: usize) -> Vec<HttpClient> {
+/// `n` clients of the server on `port`, each with its own connection, in the legacy era
+/// (as rmcp's server speaks) unless `protocol` says otherwise.
+fn connect_with(runtime: &Runtime, port: u16, n: usize, protocol: Protocol) -> Vec<HttpClient> {
     (0..n)
         .map(|_| {
             runtime
-                .block_on(HttpClient::connect(format!("http://127.0.0.1:{port}/mcp")))
+                .block_on(
+                    HttpClient::builder(format!("http://127.0.0.1:{port}/mcp"))
+                        .protocol(protocol.clone())
+                        .connect(),
+                )
                 .expect("connects")
         })
         .collect()
+}
+
+fn connect(runtime: &Runtime, port: u16, n: usize) -> Vec<HttpClient> {
+    connect_with(runtime, port, n, Protocol::Legacy)
 }
 
 /// One call, then 8 clients at once, against the server on `port`.
@@ -413,16 +683,72 @@ fn http_benches(c: &mut Criterion, runtime: &Runtime, port: u16, name: &str) {
     group.throughput(Throughput::Elements((CLIENTS * CALLS_PER_CLIENT) as u64));
     group.sample_size(20);
     group.bench_function(BenchmarkId::new(name, CLIENTS * CALLS_PER_CLIENT), |b| {
-        b.iter(|| burst(runtime, &clients, &arguments))
+        b.iter(|| burst(runtime, &clients, &arguments, CALLS_PER_CLIENT))
     });
+    group.finish();
+}
+
+/// The call to `steps` (10 progress notifications before the answer, as SSE) vs the same call
+/// without a progress handler (plain JSON), on the server on `port`.
+fn streamed_http(c: &mut Criterion, runtime: &Runtime, port: u16) {
+    let client = connect_with(runtime, port, 1, Protocol::Auto).remove(0);
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = seen.clone();
+    let asked = CallOptions::new().on_progress(move |_| {
+        counter.fetch_add(1, Ordering::Relaxed);
+    });
+    let plain = CallOptions::new();
+    for options in [&plain, &asked] {
+        let result = runtime
+            .block_on(client.call_tool_with("steps", Map::new(), options))
+            .expect("call");
+        assert_eq!(result.structured_content, Some(json!({"sum": 10})));
+    }
+    assert_eq!(
+        seen.load(Ordering::Relaxed),
+        10,
+        "progress notifications received"
+    );
+    eprintln!("streamed calls: protocol {:?}", client.protocol_version());
+    let mut group = c.benchmark_group("loopback_http");
+    for (name, options) in [
+        ("ours_steps_plain", &plain),
+        ("ours_steps_ten_progress_notifications", &asked),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                runtime
+                    .block_on(client.call_tool_with("steps", Map::new(), options))
+                    .expect("call")
+            })
+        });
+    }
     group.finish();
 }
 
 fn loopback_http(c: &mut Criterion) {
     let runtime = current_thread();
     // One server at a time: ours (and its spinning game thread) is gone before rmcp's starts.
-    let ours = OurServer::start();
+    let ours = OurServer::start(Polling::Spin);
     http_benches(c, &runtime, ours.port, "ours");
+    // The same server in the 2026-07-28 era (what an auto-negotiating client lands on).
+    {
+        let arguments = arguments();
+        let client = connect_with(&runtime, ours.port, 1, Protocol::Auto).remove(0);
+        assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+        let mut group = c.benchmark_group("loopback_http");
+        group.bench_function("ours_2026_07_28", |b| {
+            b.iter(|| call_once(&runtime, &client, &arguments))
+        });
+        group.finish();
+    }
+    streamed_http(c, &runtime, ours.port);
+    drop(ours);
+    // The realistic case: a 60 Hz game loop calling `poll_for(1 ms)` once a frame.
+    let ours = OurServer::start(Polling::PollFor(BUDGET));
+    http_benches(c, &runtime, ours.port, "ours_60hz_poll_for_1ms");
+    let log = ours.take_log();
+    eprintln!("ours_60hz_poll_for_1ms frames: {log:?}");
     drop(ours);
     let theirs = RmcpServer::start();
     http_benches(c, &runtime, theirs.port, "rmcp");
@@ -430,7 +756,80 @@ fn loopback_http(c: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. typed decode
+// 4. frame budget
+
+const FRAME_CLIENTS: usize = 32;
+
+/// The `q`-quantile of sorted durations.
+fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i]
+}
+
+/// 32 HTTP clients (each its own connection) against a 60 Hz game loop: one iteration is one
+/// round in which each client makes one call (32 calls). `poll()` once a frame serves one call
+/// per frame; `poll_for(1 ms)` once a frame serves what fits in the budget. Calls/s come from
+/// criterion; latency percentiles, calls per frame and the worst frame are printed (and cover
+/// warm-up and measurement).
+fn frame_budget(c: &mut Criterion) {
+    let runtime = current_thread();
+    let arguments = arguments();
+    let mut group = c.benchmark_group("frame_budget_32_clients");
+    group
+        .throughput(Throughput::Elements(FRAME_CLIENTS as u64))
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(8))
+        .sampling_mode(criterion::SamplingMode::Flat);
+    for (name, polling) in [
+        ("poll_once_per_frame", Polling::PollPerFrame),
+        ("poll_for_1ms_per_frame", Polling::PollFor(BUDGET)),
+    ] {
+        let server = OurServer::start(polling);
+        let clients = connect(&runtime, server.port, FRAME_CLIENTS);
+        // Connecting took frames too; measure from here.
+        let _ = server.take_log();
+        let latencies = Mutex::new(Vec::new());
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let started = Instant::now();
+                for _ in 0..iters {
+                    let round = burst(&runtime, &clients, &arguments, 1);
+                    latencies.lock().expect("latencies").extend(round);
+                }
+                started.elapsed()
+            })
+        });
+        let log = server.take_log();
+        let mut latencies = latencies.into_inner().expect("latencies");
+        latencies.sort();
+        let busy_frames = log.frames.max(1);
+        eprintln!(
+            "frame_budget_32_clients/{name}: {} calls in {} frames ({:.2} calls per frame, at \
+             most {} in one frame); latency p50 {:?}, p99 {:?}, max {:?} (a frame is {:?}); \
+             worst frame spent {:?} in poll; frames over budget + one call: {}",
+            log.calls,
+            log.frames,
+            log.calls as f64 / busy_frames as f64,
+            log.most_calls,
+            quantile(&latencies, 0.5),
+            quantile(&latencies, 0.99),
+            latencies.last().copied().unwrap_or_default(),
+            FRAME,
+            log.worst,
+            log.over_budget,
+        );
+        drop(clients);
+        drop(server);
+    }
+    group.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. typed decode
 
 /// A connected observation per the Scape seed, with `players` players around the agent.
 fn observation(players: usize) -> Value {
@@ -535,7 +934,7 @@ fn decode(c: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. generator
+// 7. generator
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -616,6 +1015,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = dispatch, idle_poll, loopback_http, decode, generator
+    targets = dispatch, streamed, idle_poll, loopback_http, frame_budget, decode, generator
 }
 criterion_main!(benches);

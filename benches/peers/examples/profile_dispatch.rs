@@ -3,7 +3,8 @@
 //!
 //! `cargo build --release --example profile_dispatch`, then
 //! `perf record -g target-peers/release/examples/profile_dispatch MODE [N]`, MODE one of
-//! ours, ours_trivial_schema, validate, floor, rmcp, clone, decode, decode_owned.
+//! ours, ours_modern, ours_trivial_schema, validate, validate_interpreted, floor (the `Value`
+//! path), floor_typed, rmcp, clone, decode, decode_owned.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -65,6 +66,7 @@ impl RmcpAdd {
 impl rmcp::ServerHandler for RmcpAdd {}
 
 const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
 
 fn floor(text: &str) -> String {
@@ -84,6 +86,65 @@ fn floor(text: &str) -> String {
     .to_string()
 }
 
+/// The typed floor of `benches/peers.rs` (`dispatch_tools_call/serde_floor`).
+fn floor_typed(text: &str) -> String {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        id: Value,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow)]
+        params: Params<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: &'a str,
+        arguments: AddArgs,
+    }
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: CallResult<'a>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CallResult<'a> {
+        content: [TextBlock<'a>; 1],
+        structured_content: &'a Sum,
+        is_error: bool,
+    }
+    #[derive(Serialize)]
+    struct TextBlock<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'a str,
+    }
+    let request: Envelope = serde_json::from_str(text).expect("json");
+    assert!(request.jsonrpc == "2.0" && request.method == "tools/call");
+    assert!(request.params.name == "add");
+    let sum = Sum {
+        sum: request.params.arguments.a + request.params.arguments.b,
+    };
+    let structured = serde_json::to_string(&sum).expect("json");
+    serde_json::to_string(&Response {
+        jsonrpc: "2.0",
+        id: &request.id,
+        result: CallResult {
+            content: [TextBlock {
+                kind: "text",
+                text: &structured,
+            }],
+            structured_content: &sum,
+            is_error: false,
+        },
+    })
+    .expect("json")
+}
+
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "ours".into());
     let n: usize = std::env::args()
@@ -99,8 +160,18 @@ fn main() {
                 black_box(registry.dispatch(&mut Game, black_box(REQUEST)));
             }
         }
-        // Argument validation alone: the schema walk `dispatch` does before the handler.
+        // Argument validation alone: the compiled check `dispatch` does before the handler
+        // (the registry compiles each input schema once, at `register`).
         "validate" => {
+            let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
+            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            let arguments = json!({"a": 1, "b": 2});
+            for _ in 0..n {
+                black_box(compiled.validate(black_box(&arguments))).expect("valid");
+            }
+        }
+        // The interpreter the compiled form is tested against, for comparison.
+        "validate_interpreted" => {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
             let arguments = json!({"a": 1, "b": 2});
             for _ in 0..n {
@@ -127,6 +198,18 @@ fn main() {
             );
             for _ in 0..n {
                 black_box(registry.dispatch(&mut Game, black_box(REQUEST)));
+            }
+        }
+        "ours_modern" => {
+            let mut registry = Registry::new("bench", "0");
+            registry.register::<Add>();
+            for _ in 0..n {
+                black_box(registry.dispatch(&mut Game, black_box(MODERN_REQUEST)));
+            }
+        }
+        "floor_typed" => {
+            for _ in 0..n {
+                black_box(floor_typed(black_box(REQUEST)));
             }
         }
         "floor" => {

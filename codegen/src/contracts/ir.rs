@@ -63,6 +63,8 @@ pub(crate) struct Obj {
     pub members: Vec<Member>,
     /// `[key: string]: T`.
     pub index: Option<Box<Ty>>,
+    /// Where the index signature is.
+    pub index_at: Option<Loc>,
     /// Methods, call and construct signatures: what they are and where.
     pub skipped: Vec<(Loc, &'static str)>,
 }

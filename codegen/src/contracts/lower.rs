@@ -40,14 +40,39 @@ pub(crate) struct Lowerer<'a> {
     hoisted: HashMap<(String, String), String>,
     /// Generic instantiation key → definition name.
     instances: HashMap<String, String>,
-    /// Keys of the inline object types and intersections being lowered, outermost first: one
-    /// that contains itself (`interface A { x: A & { y: string } }`) would expand without end.
+    /// Keys of the unions being lowered, outermost first: a union whose member contains it
+    /// again keeps its aliases by name the second time.
     expanding: Vec<String>,
-    /// How many computed types (`T[K]`, `typeof`, `keyof`) are being resolved and lowered in
-    /// turn: one that resolves to itself (`A { x: A['x'] }`) would go on without end.
-    resolving: usize,
+    /// The types being lowered by what they stand for rather than by a name (computed types,
+    /// `Partial<..>` and the like, inline objects and intersections), outermost first. One that
+    /// contains itself (`A { x: A & { y: string } }`, `type A = NonNullable<A | null>[]`,
+    /// `A { z?: A[keyof A][] }`) becomes a named recursive definition.
+    open: Vec<Open>,
+    /// Key of a type that contains itself → the definition that names it, so that every later
+    /// use is a reference (each use expanded anew is exponential in the nesting).
+    recursive: HashMap<String, String>,
+    /// Types lowered for the current declaration, against [`BUDGET`].
+    steps: usize,
     out: Output,
 }
+
+/// A type being expanded (see [`Lowerer::open`]).
+struct Open {
+    key: String,
+    /// The name its expansion gets (made unique) when a use inside it needs one.
+    hint: String,
+    site: Site,
+    /// The definition name, once a use inside its own expansion asked for one.
+    name: Option<String>,
+}
+
+/// How many types one declaration may lower (its members, their members, every instantiation
+/// and expansion): a bound on the work of a declaration that expands beyond any real file (the
+/// published files the tests generate come out the same with it).
+pub(crate) const BUDGET: usize = 200_000;
+
+/// How many expansions may nest (types whose keys grow, `type B<T> = { x: B<T[]>['x'] }`).
+const MAX_OPEN: usize = 64;
 
 type Lowered = Result<Value, Problem>;
 
@@ -93,6 +118,15 @@ fn lit_schema(lit: &Lit) -> Value {
         Lit::Num(n) => json!({"type": "number", "enum": [n]}),
         Lit::Bool(b) => json!({"type": "boolean", "enum": [b]}),
     }
+}
+
+/// The error of a declaration that needs more than [`BUDGET`] steps.
+pub(crate) fn over_budget(at: Loc) -> Problem {
+    Problem::error(
+        at,
+        format!("this declaration expands to more than {BUDGET} types"),
+        "name the types it repeats (type aliases, interfaces) instead of writing them out",
+    )
 }
 
 fn reference(name: &str) -> Value {
@@ -158,7 +192,9 @@ impl<'a> Lowerer<'a> {
             hoisted: HashMap::new(),
             instances: HashMap::new(),
             expanding: Vec::new(),
-            resolving: 0,
+            open: Vec::new(),
+            recursive: HashMap::new(),
+            steps: 0,
             out: Output::default(),
         }
     }
@@ -245,6 +281,9 @@ impl<'a> Lowerer<'a> {
             if self.types.degraded.contains_key(&decl.name) {
                 continue;
             }
+            self.steps = 0;
+            self.types.steps = 0;
+            self.types.at = decl.at;
             let result = match &decl.kind {
                 DeclKind::Const(value, _) => {
                     self.constant(decl, value.as_ref());
@@ -285,6 +324,14 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers `decl` with `args` for its parameters as the definition `name`.
     fn instance(&mut self, decl: &Decl, name: &str, args: &[Ty]) -> Result<(), Problem> {
+        // Problems without a location of their own are the instantiated declaration's.
+        let outer = std::mem::replace(&mut self.types.at, decl.at);
+        let made = self.instance_of(decl, name, args);
+        self.types.at = outer;
+        made
+    }
+
+    fn instance_of(&mut self, decl: &Decl, name: &str, args: &[Ty]) -> Result<(), Problem> {
         self.out.locations.insert(name.to_owned(), decl.at);
         let map: HashMap<String, Ty> = decl
             .params
@@ -316,7 +363,16 @@ impl<'a> Lowerer<'a> {
             },
             DeclKind::Alias(ty) => {
                 let ty = substitute(ty, &map);
-                self.lower(&ty, name, Site::Root, decl.at)?
+                let schema = self.lower(&ty, name, Site::Root, decl.at)?;
+                if schema == reference(name) {
+                    // `type U = U | U`: TypeScript refuses it too.
+                    return Err(Problem::error(
+                        decl.at,
+                        format!("`{}` stands for nothing but itself", decl.name),
+                        "declare what the type is made of",
+                    ));
+                }
+                schema
             }
             _ => return Ok(()),
         };
@@ -413,6 +469,10 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers a type found at `at`; `hint` names what it hoists.
     fn lower(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
+        self.steps += 1;
+        if self.steps > BUDGET {
+            return Err(over_budget(at));
+        }
         Ok(match ty {
             Ty::Any | Ty::Unknown => json!({}),
             Ty::String => json!({"type": "string"}),
@@ -473,14 +533,7 @@ impl<'a> Lowerer<'a> {
                 json!({"type": "array", "prefixItems": prefix, "items": false, "minItems": n, "maxItems": n})
             }
             Ty::Indexed { at, .. } | Ty::TypeOf { at, .. } | Ty::KeyOf { at, .. } => {
-                if self.resolving > 16 {
-                    return self.unsupported("a type computed from itself", *at, site);
-                }
-                let resolved = self.types.resolve(ty, 0)?;
-                self.resolving += 1;
-                let lowered = self.lower(&resolved, hint, site, *at);
-                self.resolving -= 1;
-                return lowered;
+                return self.computed(ty, hint, site, *at);
             }
             Ty::Conflict { member, at, other } => {
                 return Err(Problem::error(
@@ -517,29 +570,114 @@ impl<'a> Lowerer<'a> {
                 let distributed = self.types.distribute(parts);
                 return self.lower(&distributed, hint, site, at);
             }
-            Ty::Object(_) | Ty::Intersection(_) => {
-                let k = key(ty);
-                if self.expanding.contains(&k) {
-                    self.warn(
-                        at,
-                        "this inline type contains itself (through an intersection with an enclosing type); typed as serde_json::Value: give it a name with a type alias to type it",
-                    );
-                    return Ok(json!({}));
-                }
-                self.expanding.push(k);
-                let lowered = self
-                    .types
-                    .shape(ty, 0)
-                    .and_then(|shape| self.object(&shape, hint));
-                self.expanding.pop();
-                let schema = lowered?;
-                match site {
-                    Site::Root => schema,
-                    Site::Inner => self.hoist(hint, schema, at, true),
-                }
+            // `{}` is any value but `null` and `undefined` (TypeScript's meaning), not an object.
+            Ty::Object(obj)
+                if obj.members.is_empty() && obj.index.is_none() && obj.skipped.is_empty() =>
+            {
+                json!({})
             }
+            Ty::Object(_) | Ty::Intersection(_) => return self.object_type(ty, hint, site, at),
             Ty::Union(_) => return self.union(ty, hint, site, at),
             Ty::Ref { name, args, at } => return self.reference(name, args, hint, site, *at),
+        })
+    }
+
+    /// A computed type (`T[K]`, `typeof`, `keyof`, `NonNullable<..>`, ..): what it stands for,
+    /// lowered; a reference to a named definition where it contains itself.
+    fn computed(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
+        self.expand(key(ty), hint, site, at, |this| {
+            let resolved = this.types.resolve(ty, 0)?;
+            this.lower(&resolved, hint, site, at)
+        })
+    }
+
+    /// An object type lowered by its members (an inline object, an intersection, `Partial<..>`
+    /// and the like): hoisted as `hint` inside another type, a reference to a named definition
+    /// where it contains itself.
+    fn object_type(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
+        let schema = self.expand(key(ty), hint, site, at, |this| {
+            let shape = this.types.shape(ty, 0)?;
+            this.object(&shape, hint)
+        })?;
+        // A recursive one is a reference to its definition already.
+        let named = schema.get("$ref").is_some();
+        Ok(match site {
+            Site::Inner if !named => self.hoist(hint, schema, at, true),
+            _ => schema,
+        })
+    }
+
+    /// Is `ty` being expanded (so that lowering it again is a reference)?
+    fn is_open(&self, ty: &Ty) -> bool {
+        let k = key(ty);
+        self.recursive.contains_key(&k) || self.open.iter().any(|o| o.key == k)
+    }
+
+    /// Lowers a type by what it stands for with `lower`, `k` its structural key. A use of the
+    /// same type inside that expansion is a reference to a definition named after the outer
+    /// use (at the root, the declaration's own); the expansion is that definition.
+    fn expand(
+        &mut self,
+        k: String,
+        hint: &str,
+        site: Site,
+        at: Loc,
+        lower: impl FnOnce(&mut Self) -> Lowered,
+    ) -> Lowered {
+        if let Some(name) = self.recursive.get(&k) {
+            return Ok(reference(name));
+        }
+        if let Some(i) = self.open.iter().position(|o| o.key == k) {
+            let name = match &self.open[i].name {
+                Some(name) => name.clone(),
+                None => {
+                    let name = match self.open[i].site {
+                        // The root's hint is the name of the definition being made.
+                        Site::Root => self.open[i].hint.clone(),
+                        Site::Inner => (self.taken)(&self.open[i].hint),
+                    };
+                    self.open[i].name = Some(name.clone());
+                    name
+                }
+            };
+            return Ok(reference(&name));
+        }
+        if self.open.len() >= MAX_OPEN {
+            return self.unsupported("a type that expands without end", at, site);
+        }
+        self.open.push(Open {
+            key: k.clone(),
+            hint: hint.to_owned(),
+            site,
+            name: None,
+        });
+        let lowered = lower(self);
+        let open = self.open.pop().expect("pushed above");
+        let schema = lowered?;
+        let Some(name) = open.name else {
+            return Ok(schema);
+        };
+        if schema == reference(&name) {
+            // `A { x: A['x'] }`: a type that is nothing but itself (TypeScript refuses it too).
+            if site == Site::Root {
+                return self.unsupported("a type computed from itself", at, site);
+            }
+            self.warn(
+                at,
+                "a type computed from itself (it stands for nothing but itself); typed as serde_json::Value",
+            );
+            self.out.locations.insert(name.clone(), at);
+            self.out.defs.push((name.clone(), json!({})));
+            return Ok(reference(&name));
+        }
+        self.recursive.insert(k, name.clone());
+        Ok(match site {
+            Site::Root => schema,
+            Site::Inner => {
+                self.out.locations.insert(name.clone(), at);
+                self.out.defs.push((name.clone(), schema));
+                reference(&name)
+            }
         })
     }
 
@@ -574,11 +712,12 @@ impl<'a> Lowerer<'a> {
 
     fn union_inner(&mut self, ty: &Ty, hint: &str, site: Site, at: Loc, flatten: bool) -> Lowered {
         let (direct, null, _undefined) = ty.strip_null();
-        if direct.iter().any(|t| computed(t)) {
-            // `typeof A | typeof B`, `keyof T | 'x'`: what they stand for, then the union.
+        if direct.iter().any(|t| computed(t) && !self.is_open(t)) {
+            // `typeof A | typeof B`, `keyof T | 'x'`: what they stand for, then the union (a
+            // member being expanded already stays, to become a reference to its definition).
             let mut members = Vec::new();
             for t in direct {
-                if computed(t) {
+                if computed(t) && !self.is_open(t) {
                     members.extend(self.types.members(t, 0)?);
                 } else {
                     members.push(t.clone());
@@ -587,13 +726,10 @@ impl<'a> Lowerer<'a> {
             if null {
                 members.push(Ty::Null);
             }
-            if self.resolving > 16 {
-                return self.unsupported("a type computed from itself", at, site);
-            }
-            self.resolving += 1;
-            let lowered = self.union(&Ty::Union(members), hint, site, at);
-            self.resolving -= 1;
-            return lowered;
+            let computed_union = Ty::Union(members);
+            return self.expand(format!("|{}", key(ty)), hint, site, at, |this| {
+                this.union(&computed_union, hint, site, at)
+            });
         }
         let direct: Vec<&Ty> = direct
             .into_iter()
@@ -782,7 +918,7 @@ impl<'a> Lowerer<'a> {
             out.insert("required".into(), Value::Array(required));
         }
         if let Some(index) = &shape.index {
-            let at = self.types.loc_of(index);
+            let at = shape.index_at.unwrap_or_else(|| self.types.loc_of(index));
             let items = self.lower(index, &format!("{name}Value"), Site::Inner, at)?;
             out.insert("additionalProperties".into(), items);
         }
@@ -832,6 +968,7 @@ impl<'a> Lowerer<'a> {
                     let ty = Ty::Object(Obj {
                         members,
                         index: None,
+                        index_at: None,
                         skipped: Vec::new(),
                     });
                     return self.lower(&ty, hint, site, at);
@@ -839,43 +976,22 @@ impl<'a> Lowerer<'a> {
                 return self.unsupported("a `Record` whose keys are not strings", at, site);
             }
             ("Partial" | "Required" | "Readonly" | "Pick" | "Omit", _) => {
+                // `interface C { x: Partial<C> }`: the `Partial<C>` inside the first is a
+                // reference to it.
                 let ty = Ty::Ref {
                     name: name.to_owned(),
                     args: args.to_vec(),
                     at,
                 };
-                // `interface C { x: Partial<C> }`: the second `Partial<C>` inside the first
-                // would expand without end.
-                let k = key(&ty);
-                if self.expanding.contains(&k) {
-                    self.warn(
-                        at,
-                        format!("`{name}<..>` contains itself; typed as serde_json::Value: give it a name with a type alias to type it"),
-                    );
-                    return Ok(json!({}));
-                }
-                self.expanding.push(k);
-                let lowered = self
-                    .types
-                    .shape(&ty, 0)
-                    .and_then(|shape| self.object(&shape, hint));
-                self.expanding.pop();
-                let schema = lowered?;
-                return Ok(match site {
-                    Site::Root => schema,
-                    Site::Inner => self.hoist(hint, schema, at, true),
-                });
+                return self.object_type(&ty, hint, site, at);
             }
             ("NonNullable", [_]) | ("Exclude" | "Extract", [_, _]) => {
-                let ty = self.types.resolve(
-                    &Ty::Ref {
-                        name: name.to_owned(),
-                        args: args.to_vec(),
-                        at,
-                    },
-                    0,
-                )?;
-                return self.lower(&ty, hint, site, at);
+                let ty = Ty::Ref {
+                    name: name.to_owned(),
+                    args: args.to_vec(),
+                    at,
+                };
+                return self.computed(&ty, hint, site, at);
             }
             _ => {}
         }
@@ -984,6 +1100,9 @@ impl<'a> Lowerer<'a> {
             return Ok(rust.clone());
         }
         let def = (self.taken)(name);
+        self.steps = 0;
+        self.types.steps = 0;
+        self.types.at = at;
         let schema = self.lower(ty, &def, Site::Root, at)?;
         self.out.locations.insert(def.clone(), at);
         self.out.defs.push((def.clone(), schema));

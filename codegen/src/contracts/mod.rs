@@ -236,8 +236,9 @@ impl Contracts {
         }
         let mut results = Vec::new();
         for (tool, name, text) in &settings.results {
+            let file = self.sources.len();
             let ty = self.setting_type(&format!("[results] {tool}"), text)?;
-            results.push((tool.clone(), name.clone(), ty));
+            results.push((tool.clone(), name.clone(), ty, file));
         }
         let decls = self.decls.clone();
         let mut lowerer = lower::Lowerer::new(&decls, reserve);
@@ -248,11 +249,12 @@ impl Contracts {
         lowerer
             .declarations(&decls)
             .map_err(|p| Error::from(self.diagnostic(&p)))?;
-        for (tool, name, ty) in &results {
+        for (tool, name, ty, file) in &results {
             let at = match ty {
                 Ty::Ref { at, .. } | Ty::Unsupported { at, .. } => *at,
+                // The start of the type as written in the manifest.
                 _ => Loc {
-                    file: self.sources.len() - 1,
+                    file: *file,
                     offset: 0,
                 },
             };

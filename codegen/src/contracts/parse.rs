@@ -137,6 +137,9 @@ fn shift_locs(ty: &mut Ty, by: u32) {
             if let Some(index) = &mut obj.index {
                 shift_locs(index, by);
             }
+            if let Some(at) = &mut obj.index_at {
+                at.offset = at.offset.saturating_sub(by);
+            }
         }
         _ => {}
     }
@@ -468,6 +471,7 @@ impl Walker {
                     let at = self.loc(index.span.start);
                     if matches!(key, TSType::TSStringKeyword(_)) {
                         obj.index = Some(Box::new(self.ty(&index.type_annotation.type_annotation)));
+                        obj.index_at = Some(at);
                     } else {
                         obj.skipped
                             .push((at, "an index signature whose key is not `string`"));

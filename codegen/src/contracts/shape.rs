@@ -14,6 +14,8 @@ use super::ir::{ConstValue, Decl, DeclKind, Lit, Loc, Member, Obj, Ty};
 pub(crate) struct Shape {
     pub members: Vec<Member>,
     pub index: Option<Ty>,
+    /// Where the index signature is written.
+    pub index_at: Option<Loc>,
 }
 
 /// The declarations every type is resolved against.
@@ -29,6 +31,15 @@ pub(crate) struct Types<'a> {
     pub warnings: Vec<(Loc, String)>,
     /// Declarations left out, and why: references to them are `serde_json::Value`.
     pub degraded: HashMap<String, Problem>,
+    /// The declaration being lowered: where a problem with a type that carries no location of
+    /// its own (`string`, `never`, a literal) is reported.
+    pub at: Loc,
+    /// Computed types being resolved, outermost first: one met again inside its own
+    /// resolution is computed from itself.
+    resolving: Vec<String>,
+    /// Shapes, members and resolutions computed for the current declaration, against the
+    /// lowering's budget.
+    pub steps: usize,
 }
 
 impl<'a> Types<'a> {
@@ -44,6 +55,9 @@ impl<'a> Types<'a> {
             rust_names: HashMap::new(),
             warnings: Vec::new(),
             degraded: HashMap::new(),
+            at: Loc { file: 0, offset: 0 },
+            resolving: Vec::new(),
+            steps: 0,
         }
     }
 
@@ -95,13 +109,31 @@ impl<'a> Types<'a> {
     /// What `typeof`, `keyof`, `T[K]` and the utility types that compute a type from others
     /// (`NonNullable`, `Exclude`, `Extract`) stand for; any other type as it is.
     pub(crate) fn resolve(&mut self, ty: &Ty, depth: usize) -> Result<Ty, Problem> {
-        if depth > 32 {
+        self.step(ty)?;
+        let k = key(ty);
+        if depth > 32 || self.resolving.contains(&k) {
             return Err(Problem::error(
                 self.loc_of(ty),
                 "this type is computed from itself without end",
                 "declare the type it stands for",
             ));
         }
+        self.resolving.push(k);
+        let resolved = self.resolve_once(ty, depth);
+        self.resolving.pop();
+        resolved
+    }
+
+    /// One more step of the current declaration's work; past the budget, an error.
+    fn step(&mut self, ty: &Ty) -> Result<(), Problem> {
+        self.steps += 1;
+        if self.steps > super::lower::BUDGET {
+            return Err(super::lower::over_budget(self.loc_of(ty)));
+        }
+        Ok(())
+    }
+
+    fn resolve_once(&mut self, ty: &Ty, depth: usize) -> Result<Ty, Problem> {
         match ty {
             Ty::TypeOf { path, at } => self.type_of(path, *at, depth),
             Ty::KeyOf { object, at } => self.key_of(object, *at, depth),
@@ -131,6 +163,7 @@ impl<'a> Types<'a> {
     /// The members of a union with what they stand for resolved, through aliases of unions and
     /// literals; object types stay as written (by name).
     pub(crate) fn members(&mut self, ty: &Ty, depth: usize) -> Result<Vec<Ty>, Problem> {
+        self.step(ty)?;
         if depth > 32 {
             return Ok(vec![ty.clone()]);
         }
@@ -146,12 +179,21 @@ impl<'a> Types<'a> {
                 }
                 Ok(out)
             }
+            // One being resolved already stays as it is (a union that contains itself).
+            Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. }
+                if self.resolving.contains(&key(ty)) =>
+            {
+                Ok(vec![ty.clone()])
+            }
             Ty::TypeOf { .. } | Ty::KeyOf { .. } | Ty::Indexed { .. } => {
                 let resolved = self.resolve(ty, depth + 1)?;
                 self.members(&resolved, depth + 1)
             }
             Ty::Ref { name, args, .. } => {
                 if matches!(name.as_str(), "NonNullable" | "Exclude" | "Extract") {
+                    if self.resolving.contains(&key(ty)) {
+                        return Ok(vec![ty.clone()]);
+                    }
                     let resolved = self.resolve(ty, depth + 1)?;
                     return self.members(&resolved, depth + 1);
                 }
@@ -170,7 +212,14 @@ impl<'a> Types<'a> {
                             .zip(args)
                             .map(|(p, a)| (p.name.clone(), a))
                             .collect();
-                        self.members(&substitute(target, &map), depth + 1)
+                        let members = self.members(&substitute(target, &map), depth + 1)?;
+                        // An alias of one array, tuple or object type keeps its name
+                        // (`NonNullable<A | null>` is `A`, and `type A = NonNullable<A | null>[]`
+                        // refers to itself by it).
+                        Ok(match members.as_slice() {
+                            [one] if !leaf(one) => vec![ty.clone()],
+                            _ => members,
+                        })
                     }
                     _ => Ok(vec![ty.clone()]),
                 }
@@ -431,10 +480,19 @@ impl<'a> Types<'a> {
             return vec![ty.clone()];
         }
         match ty {
-            Ty::Union(items) => items
-                .iter()
-                .flat_map(|t| self.union_members(t, depth + 1))
-                .collect(),
+            Ty::Union(items) => {
+                // Each distinct member once (`type U = V | V` would double the work per level).
+                let mut out: Vec<Ty> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for item in items.iter().filter(|t| seen.insert(key(t))) {
+                    for m in self.union_members(item, depth + 1) {
+                        if !out.iter().any(|o| key(o) == key(&m)) {
+                            out.push(m);
+                        }
+                    }
+                }
+                out
+            }
             Ty::Ref { name, args, .. } => match self.decls.get(name.as_str()) {
                 Some(decl) if matches!(decl.kind, DeclKind::Alias(Ty::Union(_))) => {
                     let DeclKind::Alias(target) = &decl.kind else {
@@ -584,6 +642,7 @@ impl<'a> Types<'a> {
 
     /// The members of an object type, `extends` and intersections flattened.
     pub(crate) fn shape(&mut self, ty: &Ty, depth: usize) -> Result<Shape, Problem> {
+        self.step(ty)?;
         if depth > 64 {
             return Err(Problem::error(
                 self.loc_of(ty),
@@ -602,6 +661,7 @@ impl<'a> Types<'a> {
                 Ok(Shape {
                     members: obj.members.clone(),
                     index: obj.index.as_deref().cloned(),
+                    index_at: obj.index_at,
                 })
             }
             Ty::Intersection(parts) => {
@@ -705,19 +765,10 @@ impl<'a> Types<'a> {
         }
     }
 
+    /// Where `ty` is written, or (for a type that carries no location, like `string`) the
+    /// declaration being lowered.
     pub(crate) fn loc_of(&self, ty: &Ty) -> Loc {
-        match ty {
-            Ty::Ref { at, .. } | Ty::Unsupported { at, .. } | Ty::Indexed { at, .. } => *at,
-            Ty::Object(obj) => obj
-                .members
-                .first()
-                .map_or(Loc { file: 0, offset: 0 }, |m| m.at),
-            Ty::Intersection(items) | Ty::Union(items) | Ty::Tuple(items) => items
-                .first()
-                .map_or(Loc { file: 0, offset: 0 }, |t| self.loc_of(t)),
-            Ty::Array(inner) => self.loc_of(inner),
-            _ => Loc { file: 0, offset: 0 },
-        }
+        own_loc(ty).unwrap_or(self.at)
     }
 
     /// The members of an interface declaration (all merged declarations of that name), with
@@ -785,6 +836,7 @@ impl<'a> Types<'a> {
         }
         if next.index.is_some() {
             shape.index = next.index;
+            shape.index_at = next.index_at;
         }
         Ok(())
     }
@@ -845,20 +897,26 @@ pub(crate) fn key(ty: &Ty) -> String {
         ),
         Ty::Array(inner) => format!("{}[]", key(inner)),
         Ty::Tuple(items) => format!("[{}]", items.iter().map(key).collect::<Vec<_>>().join(",")),
-        Ty::Union(items) => items.iter().map(key).collect::<Vec<_>>().join("|"),
-        Ty::Intersection(items) => items.iter().map(key).collect::<Vec<_>>().join("&"),
+        // Parenthesised: `(A|B)[]` and `A|B[]` are different types.
+        Ty::Union(items) => format!("({})", items.iter().map(key).collect::<Vec<_>>().join("|")),
+        Ty::Intersection(items) => {
+            format!("({})", items.iter().map(key).collect::<Vec<_>>().join("&"))
+        }
         Ty::Object(obj) => format!(
-            "{{{}}}",
+            "{{{}{}}}",
             obj.members
                 .iter()
                 .map(|m| format!(
-                    "{}{}:{}",
+                    "{:?}{}:{};",
                     m.name,
                     if m.optional { "?" } else { "" },
                     key(&m.ty)
                 ))
-                .collect::<Vec<_>>()
-                .join(";")
+                .collect::<String>(),
+            obj.index
+                .as_ref()
+                .map(|index| format!("[string]:{}", key(index)))
+                .unwrap_or_default()
         ),
         Ty::Lit(l) => format!("{l:?}"),
         Ty::Indexed { object, index, .. } => format!("{}[{}]", key(object), key(index)),
@@ -919,6 +977,7 @@ pub(crate) fn substitute_obj(obj: &Obj, map: &HashMap<String, Ty>) -> Obj {
             })
             .collect(),
         index: obj.index.as_ref().map(|t| Box::new(substitute(t, map))),
+        index_at: obj.index_at,
         skipped: obj.skipped.clone(),
     }
 }
@@ -1011,6 +1070,43 @@ pub(crate) fn union_of(mut members: Vec<Ty>) -> Ty {
     }
 }
 
+/// Where `ty` (or the first of its parts that knows) is written.
+fn own_loc(ty: &Ty) -> Option<Loc> {
+    match ty {
+        Ty::Ref { at, .. }
+        | Ty::Unsupported { at, .. }
+        | Ty::Indexed { at, .. }
+        | Ty::TypeOf { at, .. }
+        | Ty::KeyOf { at, .. }
+        | Ty::Conflict { at, .. } => Some(*at),
+        Ty::Object(obj) => obj.members.first().map(|m| m.at).or(obj.index_at),
+        Ty::Intersection(items) | Ty::Union(items) | Ty::Tuple(items) => {
+            items.iter().find_map(own_loc)
+        }
+        Ty::Array(inner) => own_loc(inner),
+        _ => None,
+    }
+}
+
+/// Is `ty` a literal or a keyword type (what a union of them is made of)?
+fn leaf(ty: &Ty) -> bool {
+    matches!(
+        ty,
+        Ty::Lit(_)
+            | Ty::String
+            | Ty::Number
+            | Ty::Boolean
+            | Ty::Null
+            | Ty::Undefined
+            | Ty::Any
+            | Ty::Unknown
+            | Ty::Never
+            | Ty::ObjectKeyword
+            | Ty::Int(_)
+            | Ty::F32
+    )
+}
+
 /// Is every value of `small` a value of `big` (for `Exclude` and `Extract`)?
 fn assignable(small: &Ty, big: &Ty) -> bool {
     key(small) == key(big)
@@ -1040,6 +1136,7 @@ fn const_type(value: &ConstValue, at: Loc) -> Ty {
                 })
                 .collect(),
             index: None,
+            index_at: None,
             skipped: Vec::new(),
         }),
     }

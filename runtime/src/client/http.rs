@@ -1,7 +1,8 @@
 //! The Streamable HTTP client transport, on reqwest with rustls (the ring provider) and the
 //! system's CA certificates (`SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured; more roots with
-//! [`HttpClientBuilder::add_root_certificate`]). `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`
-//! are honoured.
+//! [`HttpClientBuilder::add_root_certificate`]). `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
+//! `NO_PROXY` are honoured, unless [`HttpClientBuilder::proxy`] or
+//! [`HttpClientBuilder::no_proxy`] says otherwise.
 //!
 //! Modern era (2026-07-28): one POST per request with `_meta` and the `MCP-Protocol-Version`,
 //! `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers, no session. Legacy era (2025-03-26 to
@@ -50,7 +51,37 @@ pub struct HttpClientBuilder {
     auth_required: bool,
     allow_insecure_http: bool,
     roots: Vec<Vec<u8>>,
+    proxy: ProxySetting,
     settings: Settings,
+}
+
+/// Where requests go: through the environment's proxies, one given proxy, or straight.
+#[derive(Clone, PartialEq, Eq)]
+enum ProxySetting {
+    /// `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` (and their lower-case forms).
+    Environment,
+    /// [`HttpClientBuilder::proxy`].
+    Url(String),
+    /// [`HttpClientBuilder::no_proxy`].
+    Direct,
+}
+
+impl std::fmt::Debug for ProxySetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProxySetting::Environment => f.write_str("Environment"),
+            // The URL may hold a password: the host alone.
+            ProxySetting::Url(url) => {
+                let host = Url::parse(url).ok().and_then(|u| {
+                    Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?))
+                });
+                f.debug_tuple("Url")
+                    .field(&host.as_deref().unwrap_or("<unreadable>"))
+                    .finish()
+            }
+            ProxySetting::Direct => f.write_str("Direct"),
+        }
+    }
 }
 
 impl std::fmt::Debug for HttpClientBuilder {
@@ -67,6 +98,7 @@ impl std::fmt::Debug for HttpClientBuilder {
             .field("auth_required", &self.auth_required)
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("extra_roots", &self.roots.len())
+            .field("proxy", &self.proxy)
             .field("settings", &self.settings)
             .finish()
     }
@@ -123,6 +155,23 @@ impl HttpClientBuilder {
         self
     }
 
+    /// Sends every request through the HTTP proxy at `url` (`http://proxy.internal:3128`;
+    /// `http://user:password@…` for basic authentication): `https://` servers through a
+    /// `CONNECT` tunnel (TLS stays end to end), `http://` ones forwarded. This replaces the
+    /// proxies of the environment, which are used otherwise: `HTTPS_PROXY` for `https://`
+    /// URLs, `HTTP_PROXY` for `http://` ones, `ALL_PROXY` for both, and none for the hosts
+    /// `NO_PROXY` lists (`localhost,.internal,10.0.0.0/8`). The URL is checked at connect.
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy = ProxySetting::Url(url.into());
+        self
+    }
+
+    /// Connects straight to the server, ignoring the proxies of the environment.
+    pub fn no_proxy(mut self) -> Self {
+        self.proxy = ProxySetting::Direct;
+        self
+    }
+
     super::settings_methods!();
 
     /// Connects: resolves the credentials, then finds the protocol era (a modern
@@ -171,8 +220,22 @@ impl HttpClientBuilder {
         let runtime = io::handle()?;
         let http = {
             let _entered = runtime.enter();
-            reqwest::Client::builder()
-                .tls_backend_preconfigured(tls)
+            let mut http = reqwest::Client::builder();
+            match &self.proxy {
+                ProxySetting::Environment => {}
+                ProxySetting::Url(proxy) => {
+                    let proxy = reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
+                        Error::transport_source(
+                            "invalid proxy URL (expected http://host:port or \
+                             http://user:password@host:port)",
+                            e,
+                        )
+                    })?;
+                    http = http.proxy(proxy);
+                }
+                ProxySetting::Direct => http = http.no_proxy(),
+            }
+            http.tls_backend_preconfigured(tls)
                 .pool_idle_timeout(POOL_IDLE)
                 .connect_timeout(self.settings.timeout)
                 .redirect(reqwest::redirect::Policy::none())
@@ -301,6 +364,7 @@ impl HttpClient {
             auth_required: false,
             allow_insecure_http: false,
             roots: Vec::new(),
+            proxy: ProxySetting::Environment,
             settings: Settings::default(),
         }
     }
@@ -934,5 +998,25 @@ async fn listen(inner: std::sync::Weak<Inner>) {
                 inner.session.notify(&message, &CallContext::default());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The builder's `Debug` names the proxy's host, never its password.
+    #[test]
+    fn debug_hides_the_proxy_password() {
+        let builder = HttpClient::builder("https://mcp.example/mcp")
+            .proxy("http://user:s3cret@proxy.internal:3128");
+        let text = format!("{builder:?}");
+        assert!(text.contains("proxy.internal:3128"), "{text}");
+        assert!(!text.contains("s3cret"), "{text}");
+        let direct = format!(
+            "{:?}",
+            HttpClient::builder("https://mcp.example/mcp").no_proxy()
+        );
+        assert!(direct.contains("proxy: Direct"), "{direct}");
     }
 }

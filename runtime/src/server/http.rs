@@ -30,7 +30,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
-use super::registry::{Era, Framed, Headers, Incoming, Out, classify, error, frame};
+use super::registry::{Era, Framed, Headers, Incoming, Out, Waiters, classify, error, frame};
 use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
@@ -158,6 +158,7 @@ impl ServerBuilder {
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let queued = Arc::new(AtomicUsize::new(0));
         let state = Arc::new(State {
+            waiters: registry.waiters.clone(),
             config: self,
             jobs: jobs_tx,
             queued: queued.clone(),
@@ -318,12 +319,23 @@ impl<Ctx> Server<Ctx> {
         }
     }
 
-    /// Stops listening and frees the port. Safe to call more than once. The registry is left
-    /// as it was: `Server::listen(server.into_registry(), port)` serves the same tools again.
+    /// Stops listening and frees the port. Requests still queued are answered 503 (the
+    /// server is shutting down); connections get up to a second to send their answers. Safe to
+    /// call more than once. The registry is left as it was:
+    /// `Server::listen(server.into_registry(), port)` serves the same tools again.
     pub fn destroy(&mut self) {
-        if let Some(mut running) = self.running.take() {
-            let _ = running.shutdown.send(true);
-            if let Some(thread) = running.thread.take() {
+        if let Some(running) = self.running.take() {
+            let Running {
+                jobs,
+                shutdown,
+                thread,
+                ..
+            } = running;
+            // The queued requests will not run: their clients are answered 503 while the
+            // connections wind down.
+            drop(jobs);
+            let _ = shutdown.send(true);
+            if let Some(thread) = thread {
                 let _ = thread.join();
             }
         }
@@ -355,6 +367,8 @@ impl<Ctx> Drop for Server<Ctx> {
 
 struct State {
     config: ServerBuilder,
+    /// Calls waiting for their client's response to a request they sent.
+    waiters: Arc<Waiters>,
     jobs: SyncSender<Incoming>,
     queued: Arc<AtomicUsize>,
     connections: Mutex<Connections>,
@@ -443,16 +457,24 @@ async fn accept_loop(
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
+    // Every connection task holds a clone; `recv` returns `None` once all have ended.
+    let (open_tx, mut open_rx) = mpsc::channel::<()>(1);
     loop {
         tokio::select! {
             _ = shutdown.changed() => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                // An SSE answer is many small writes (one per notification): without
+                // TCP_NODELAY, Nagle's algorithm holds each one back until the client's delayed
+                // ACK, tens of milliseconds per event.
+                let _ = stream.set_nodelay(true);
                 // Over the limit with every connection busy: close at once.
                 let Some((id, close)) = state.admit() else { continue };
                 let state = state.clone();
                 let mut shutdown = shutdown.clone();
+                let open = open_tx.clone();
                 tokio::spawn(async move {
+                    let _open = open;
                     let service_state = state.clone();
                     let service = service_fn(move |request| {
                         let state = service_state.clone();
@@ -465,17 +487,28 @@ async fn accept_loop(
                         .timer(TokioTimer::new())
                         .header_read_timeout(state.config.header_timeout)
                         .serve_connection(TokioIo::new(stream), service);
+                    tokio::pin!(connection);
                     tokio::select! {
-                        _ = connection => {}
+                        _ = connection.as_mut() => {}
                         _ = close.notified() => {}
-                        _ = shutdown.changed() => {}
+                        _ = shutdown.changed() => {
+                            // A request in flight gets its answer (503: the queue is gone),
+                            // then the connection closes.
+                            connection.as_mut().graceful_shutdown();
+                            let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
+                        }
                     }
                     state.connections().open.remove(&id);
                 });
             }
         }
     }
+    drop(open_tx);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, open_rx.recv()).await;
 }
+
+/// How long `destroy` lets connections finish their answers.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 /// A response body: one JSON text, or an SSE stream of a call's notifications and answer.
 enum Answer {
@@ -682,6 +715,12 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
         Framed::NoReply => return response(StatusCode::ACCEPTED, None),
+        Framed::Response(answer) => {
+            // A client's response to a request a call sent on its stream: the call picks it
+            // up on a later frame.
+            state.waiters.deliver(answer);
+            return response(StatusCode::ACCEPTED, None);
+        }
         Framed::Request(request) => request,
     };
     let era = match classify(&request, Some(&headers)) {
@@ -698,6 +737,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         outlet: Some(outlet),
         streamable,
         param_headers: Some(headers.params),
+        requests: true,
     }) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);

@@ -47,7 +47,7 @@ use serde_json::{Map, Value};
 pub use crate::era::LogLevel;
 pub use http::{PollStats, Server, ServerBuilder};
 pub use mcp_bindgen_macro::McpTool;
-pub use registry::{Call, Registry};
+pub use registry::{Call, ClientRequest, Registry};
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;
@@ -154,6 +154,26 @@ pub trait ToolOutput {
     fn output_schema() -> Option<(Map<String, Value>, bool)>;
     /// The call result.
     fn into_result(self, wrap: bool) -> Result<ToolResult, ToolError>;
+
+    /// The call result as the registry writes it: for a typed output, its JSON text written
+    /// straight from the value (no intermediate `Value`).
+    #[doc(hidden)]
+    fn into_answer(self, wrap: bool) -> Result<Answer, ToolError>
+    where
+        Self: Sized,
+    {
+        self.into_result(wrap).map(Answer::Result)
+    }
+}
+
+/// What a handler's output becomes (see [`ToolOutput::into_answer`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Answer {
+    /// A result with content blocks.
+    Result(ToolResult),
+    /// The JSON text of `structuredContent` (already wrapped; also the text block).
+    Json(String),
 }
 
 impl<T: Serialize + schemars::JsonSchema> ToolOutput for T {
@@ -162,11 +182,24 @@ impl<T: Serialize + schemars::JsonSchema> ToolOutput for T {
     }
 
     fn into_result(self, wrap: bool) -> Result<ToolResult, ToolError> {
-        let value = serde_json::to_value(self).map_err(|e| {
-            ToolError::new(format!("the result is not JSON: {e}")).with_code("internal")
-        })?;
+        let value = serde_json::to_value(self).map_err(not_json)?;
         Ok(ToolResult::structured(structured(value, wrap)))
     }
+
+    fn into_answer(self, wrap: bool) -> Result<Answer, ToolError> {
+        let text = serde_json::to_string(&self).map_err(not_json)?;
+        Ok(Answer::Json(if text == "null" {
+            "{}".to_owned()
+        } else if wrap {
+            format!("{{\"result\":{text}}}")
+        } else {
+            text
+        }))
+    }
+}
+
+fn not_json(e: serde_json::Error) -> ToolError {
+    ToolError::new(format!("the result is not JSON: {e}")).with_code("internal")
 }
 
 impl ToolOutput for ToolResult {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::{CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
+use super::{Answer, CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
 use crate::era::{self, LogLevel};
 
 /// Legacy protocol versions `initialize` negotiates, newest first.
@@ -39,8 +40,10 @@ pub(crate) struct Request {
 /// What a message body is.
 pub(crate) enum Framed {
     Request(Request),
-    /// A notification or a response: no reply.
+    /// A notification: no reply.
     NoReply,
+    /// A client's response to a request the server sent it (no reply).
+    Response(ClientResponse),
     /// Not a message we can take: the error to answer with (HTTP 400).
     Invalid(Rejection),
 }
@@ -70,6 +73,53 @@ impl Rejection {
     }
 }
 
+/// A client's JSON-RPC response: its `result`, or its `error` object.
+#[derive(Debug)]
+pub(crate) struct ClientResponse {
+    pub id: Value,
+    pub outcome: Result<Value, Value>,
+}
+
+/// Requests the server sent to clients during calls, waiting for their responses, by id.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<String, std::sync::mpsc::SyncSender<Result<Value, Value>>>>,
+}
+
+impl Waiters {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, std::sync::mpsc::SyncSender<Result<Value, Value>>>>
+    {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A fresh request id and the receiver its response will arrive on.
+    fn wait(&self) -> (String, std::sync::mpsc::Receiver<Result<Value, Value>>) {
+        let id = format!("mcp-bindgen-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.lock().insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    /// Hands a client's response to the call waiting for it; returns whether one was. A
+    /// response nobody waits for (an unknown id, a call already answered) is dropped.
+    pub(crate) fn deliver(&self, response: ClientResponse) -> bool {
+        let Value::String(id) = &response.id else {
+            return false;
+        };
+        let Some(waiter) = self.lock().remove(id) else {
+            return false;
+        };
+        waiter.try_send(response.outcome).is_ok()
+    }
+}
+
 /// Frames one message: checks UTF-8, JSON, and the JSON-RPC shape. Batches are refused (MCP
 /// 2025-06-18 removed them), as is anything that is neither a request, a notification (a
 /// `method` and no `id`) nor a response (an `id` with a `result` or an `error`).
@@ -88,22 +138,16 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
             ));
         }
     };
-    let value: Value = match serde_json::from_str(text) {
-        Ok(value) => value,
-        Err(e) => {
-            return Framed::Invalid(Rejection::new(&null, -32700, format!("Parse error: {e}")));
-        }
-    };
-    let mut object = match value {
-        Value::Object(object) => object,
-        Value::Array(items) if items.is_empty() => {
+    let envelope = match serde_json::from_str(text) {
+        Ok(Message::Object(envelope)) => envelope,
+        Ok(Message::EmptyArray) => {
             return Framed::Invalid(Rejection::new(
                 &null,
                 -32600,
                 "Invalid Request: an empty batch; send one JSON-RPC message object per request",
             ));
         }
-        Value::Array(_) => {
+        Ok(Message::Array) => {
             return Framed::Invalid(Rejection::new(
                 &null,
                 -32600,
@@ -111,17 +155,26 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
                  2025-06-18); send one message object per request",
             ));
         }
-        _ => {
+        Ok(Message::Other) => {
             return Framed::Invalid(Rejection::new(
                 &null,
                 -32600,
                 "Invalid Request: a JSON-RPC message is an object",
             ));
         }
+        Err(e) => {
+            return Framed::Invalid(Rejection::new(&null, -32700, format!("Parse error: {e}")));
+        }
     };
-    let id = object.remove("id");
-    let method = object.remove("method");
-    let is_response = object.contains_key("result") || object.contains_key("error");
+    let Envelope {
+        jsonrpc,
+        id,
+        method,
+        params,
+        result,
+        error,
+    } = envelope;
+    let is_response = result.is_some() || error.is_some();
     let id = match id {
         None => {
             return match method {
@@ -143,10 +196,14 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
         }
     };
     if method.is_none() && is_response {
-        // A response to a request we never send.
-        return Framed::NoReply;
+        // A response to a request the server sent during a call (see `Call::request`).
+        let outcome = match (result, error) {
+            (Some(result), _) => Ok(result),
+            (None, error) => Err(error.unwrap_or(Value::Null)),
+        };
+        return Framed::Response(ClientResponse { id, outcome });
     }
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Framed::Invalid(Rejection::new(
             &id,
             -32600,
@@ -170,11 +227,135 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
             ));
         }
     };
-    Framed::Request(Request {
-        id,
-        method,
-        params: object.remove("params"),
-    })
+    Framed::Request(Request { id, method, params })
+}
+
+/// A message body as parsed: the members of an object that framing reads, each its own small
+/// `Value` (no `Value` or map for the whole message), or what else the JSON was.
+// Built on the stack once per message and taken apart at once: boxing the envelope would add an
+// allocation per request. (The variant is only large when another crate in the build turns on
+// serde_json's `preserve_order`, as the workspace's generator does.)
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a per-message temporary; a Box would allocate on every request"
+)]
+enum Message {
+    Object(Envelope),
+    EmptyArray,
+    Array,
+    Other,
+}
+
+/// The members of a JSON-RPC message; a member given twice keeps its last value, as a JSON
+/// object parsed into a map does.
+#[derive(Default)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+impl<'de> serde::Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
+
+/// The name of a member, matched without allocating.
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Member;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Member, E> {
+                Ok(match name {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "id" => Member::Id,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let mut envelope = Envelope::default();
+        while let Some(member) = map.next_key::<Member>()? {
+            let slot = match member {
+                Member::Jsonrpc => &mut envelope.jsonrpc,
+                Member::Id => &mut envelope.id,
+                Member::Method => &mut envelope.method,
+                Member::Params => &mut envelope.params,
+                Member::Result => &mut envelope.result,
+                Member::Error => &mut envelope.error,
+                Member::Other => {
+                    // Parsed (and dropped) as a Value, so that what is valid JSON here is
+                    // exactly what it was when the whole message was one Value.
+                    map.next_value::<Value>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value()?);
+        }
+        Ok(Message::Object(envelope))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
+        if seq.next_element::<Value>()?.is_none() {
+            return Ok(Message::EmptyArray);
+        }
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(Message::Array)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
 }
 
 /// The `Mcp-*` headers of an HTTP request, for the era checks (`None` over stdio).
@@ -399,9 +580,12 @@ pub(crate) struct Incoming {
     /// The `Mcp-Param-*` headers of an HTTP request, checked against the tool's parameters
     /// marked `x-mcp-header` (modern era); `None` over stdio.
     pub param_headers: Option<Vec<(String, String)>>,
+    /// Whether a call may send requests to the client on its stream and get the responses
+    /// back on later frames (legacy era over HTTP, with an SSE answer).
+    pub requests: bool,
 }
 
-type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<ToolResult, ToolError> + Send>;
+type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<Answer, ToolError> + Send>;
 type Start<Ctx> = Box<dyn FnMut(&mut Ctx, Value, Arc<Slot>) -> Result<(), ToolError> + Send>;
 
 enum Run<Ctx> {
@@ -441,6 +625,8 @@ pub struct Registry<Ctx> {
     log_level: Option<LogLevel>,
     /// Deferred calls not answered yet.
     outstanding: Vec<Arc<Slot>>,
+    /// Requests sent to clients during calls, waiting for their responses.
+    pub(crate) waiters: Arc<Waiters>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -470,6 +656,7 @@ impl<Ctx> Registry<Ctx> {
             list_ttl: Duration::ZERO,
             log_level: None,
             outstanding: Vec::new(),
+            waiters: Arc::default(),
         }
     }
 
@@ -500,7 +687,7 @@ impl<Ctx> Registry<Ctx> {
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
         let call: Now<Ctx> = Box::new(move |ctx, arguments| {
             let args: T = parse_arguments::<T>(arguments)?;
-            args.call(ctx)?.into_result(wrap)
+            args.call(ctx)?.into_answer(wrap)
         });
         self.insert(def, Run::Now(call))
     }
@@ -538,7 +725,7 @@ impl<Ctx> Registry<Ctx> {
             let Value::Object(arguments) = arguments else {
                 return Err(ToolError::new("arguments must be an object"));
             };
-            handler(ctx, arguments).map(Into::into)
+            handler(ctx, arguments).map(|r| Answer::Result(r.into()))
         });
         self.insert(def, Run::Now(call))
     }
@@ -658,6 +845,10 @@ impl<Ctx> Registry<Ctx> {
         let request = match frame(text) {
             Framed::Request(request) => request,
             Framed::NoReply => return None,
+            Framed::Response(response) => {
+                self.waiters.deliver(response);
+                return None;
+            }
             Framed::Invalid(rejection) => return Some(rejection.text()),
         };
         let era = match classify(&request, None) {
@@ -679,6 +870,7 @@ impl<Ctx> Registry<Ctx> {
                 outlet,
                 streamable,
                 param_headers: None,
+                requests: false,
             },
         );
         let Some(replies) = &mut replies else {
@@ -725,13 +917,10 @@ impl<Ctx> Registry<Ctx> {
     /// [`CallHandler`] call answers through `incoming.outlet` instead (with any notifications
     /// before), now or on a later frame, and needs one.
     pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
-        let Incoming {
-            request,
-            era,
-            outlet,
-            streamable,
-            param_headers,
-        } = incoming;
+        if incoming.request.method == "tools/call" {
+            return self.call(ctx, incoming);
+        }
+        let Incoming { request, era, .. } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
         let (text, status) = match (era, request.method.as_str()) {
@@ -762,9 +951,6 @@ impl<Ctx> Registry<Ctx> {
             (_, "tools/list") => {
                 let text = self.list(id, request.params.as_ref(), modern);
                 (text, 200)
-            }
-            (_, "tools/call") => {
-                return self.call(ctx, request, modern, outlet, streamable, param_headers);
             }
             (_, other) => (
                 error(id, -32601, &format!("Method not found: {other}")),
@@ -887,15 +1073,18 @@ impl<Ctx> Registry<Ctx> {
         respond(id, &result)
     }
 
-    fn call(
-        &mut self,
-        ctx: &mut Ctx,
-        request: Request,
-        modern: bool,
-        outlet: Option<Outlet>,
-        streamable: bool,
-        param_headers: Option<Vec<(String, String)>>,
-    ) -> Option<Reply> {
+    fn call(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
+        let Incoming {
+            request,
+            era,
+            outlet,
+            streamable,
+            param_headers,
+            requests,
+        } = incoming;
+        let modern = era == Era::Modern;
+        // Requests to the client travel on the call's SSE stream, in the legacy era only.
+        let requests = requests && streamable && !modern;
         let Request { id, params, .. } = request;
         let done = |text: String, status: u16| Some(Reply { text, status });
         let Some(Value::Object(mut params)) = params else {
@@ -930,7 +1119,7 @@ impl<Ctx> Registry<Ctx> {
         let meta = params.get("_meta").and_then(Value::as_object);
         let entry = &mut self.entries[index];
         let result_type = modern.then_some("complete");
-        let answer = |result: CallResult| done(respond(&id, &result.typed(result_type)), 200);
+        let answer = |result: CallResult| done(result.respond(&id, result_type), 200);
         if modern && !entry.requires.is_empty() {
             let declared = meta
                 .and_then(|m| m.get(era::meta::CLIENT_CAPABILITIES))
@@ -1009,6 +1198,8 @@ impl<Ctx> Registry<Ctx> {
                     deadline: Instant::now() + timeout,
                     timeout,
                     result_type,
+                    modern,
+                    waiters: requests.then(|| self.waiters.clone()),
                     state: Mutex::new(SlotState {
                         outlet: outlet.clone(),
                         id,
@@ -1121,6 +1312,10 @@ pub(crate) struct Slot {
     deadline: Instant,
     timeout: Duration,
     result_type: Option<&'static str>,
+    /// A 2026-07-28 call (which cannot send requests to the client).
+    modern: bool,
+    /// Where client responses are routed, when this call may send requests to its client.
+    waiters: Option<Arc<Waiters>>,
     state: Mutex<SlotState>,
 }
 
@@ -1145,7 +1340,7 @@ impl Slot {
             return false;
         }
         state.answered = true;
-        let text = respond(&state.id, &result.typed(self.result_type));
+        let text = result.respond(&state.id, self.result_type);
         match state.outlet.take() {
             Some(outlet) => outlet.send(Out::Done(Reply { text, status: 200 })).is_ok(),
             None => false,
@@ -1251,10 +1446,72 @@ impl<T: ToolOutput> Call<T> {
         })
     }
 
+    /// Sends a request to the client on this call's stream (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, ...) and returns the handle its response arrives
+    /// on, on a later frame: keep it with the `Call` and check [`ClientRequest::try_response`]
+    /// each frame, then [`Call::complete`].
+    ///
+    /// Only a legacy-era call over HTTP whose client accepts an SSE answer can carry requests
+    /// (stdio and [`Registry::dispatch`] answer within the call, and 2026-07-28 asks the client
+    /// through `input_required` results instead). Otherwise, or when the call is already
+    /// answered or its client has gone, this is an `Err` to answer the call with. The client's
+    /// declared capabilities are not known to a stateless server: a client without the
+    /// capability answers with a JSON-RPC error, which the handle reports.
+    pub fn request(
+        &self,
+        method: &str,
+        params: impl Serialize,
+    ) -> Result<ClientRequest, ToolError> {
+        let unable = |why: &str| {
+            Err(ToolError::new(format!(
+                "{} cannot send {method} to the client: {why}",
+                self.slot.tool
+            ))
+            .with_code("no_client_requests"))
+        };
+        let Some(waiters) = &self.slot.waiters else {
+            return unable(if self.slot.modern {
+                "a 2026-07-28 call cannot carry requests from the server"
+            } else {
+                "only a call over HTTP whose client accepts text/event-stream can carry \
+                 requests from the server"
+            });
+        };
+        let params = match serde_json::to_value(params) {
+            Ok(params) => params,
+            Err(e) => return unable(&format!("the params are not JSON: {e}")),
+        };
+        let (id, response) = waiters.wait();
+        #[derive(Serialize)]
+        struct Request<'a> {
+            jsonrpc: &'static str,
+            id: &'a str,
+            method: &'a str,
+            params: Value,
+        }
+        let text = serde_json::to_string(&Request {
+            jsonrpc: "2.0",
+            id: &id,
+            method,
+            params,
+        })
+        .unwrap_or_default();
+        if !self.slot.note(|_| Some(text)) {
+            waiters.forget(&id);
+            return unable("the call is answered or its client has gone");
+        }
+        Ok(ClientRequest {
+            id,
+            method: method.to_owned(),
+            response,
+            waiters: waiters.clone(),
+        })
+    }
+
     /// Answers the call; returns whether the answer was sent (not when the call was already
     /// answered by its deadline or crash mode, or its client has gone).
     pub fn complete(self, result: Result<T, ToolError>) -> bool {
-        let result = match result.and_then(|value| value.into_result(self.slot.wrap)) {
+        let result = match result.and_then(|value| value.into_answer(self.slot.wrap)) {
             Ok(value) => CallResult::success(value),
             Err(failure) => CallResult::failure(&failure),
         };
@@ -1277,6 +1534,58 @@ impl<T> Drop for Call<T> {
     }
 }
 
+/// A request a [`Call`] sent to its client, waiting for the response (see [`Call::request`]).
+/// Dropping it forgets the request; a response that arrives later is ignored.
+pub struct ClientRequest {
+    id: String,
+    method: String,
+    response: std::sync::mpsc::Receiver<Result<Value, Value>>,
+    waiters: Arc<Waiters>,
+}
+
+impl std::fmt::Debug for ClientRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientRequest")
+            .field("id", &self.id)
+            .field("method", &self.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientRequest {
+    /// The JSON-RPC id the request was sent with.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The client's response once it has arrived (never blocks): its `result`, or its
+    /// JSON-RPC error as a tool error (code `client_error`) naming the method. `None` while
+    /// the client has not answered; call it again on a later frame.
+    pub fn try_response(&self) -> Option<Result<Value, ToolError>> {
+        let outcome = self.response.try_recv().ok()?;
+        Some(outcome.map_err(|error| {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), str::to_owned);
+            let code = error
+                .get("code")
+                .map_or_else(String::new, |c| format!(" ({c})"));
+            ToolError::new(format!(
+                "the client refused {}: {message}{code}",
+                self.method
+            ))
+            .with_code("client_error")
+        }))
+    }
+}
+
+impl Drop for ClientRequest {
+    fn drop(&mut self) {
+        self.waiters.forget(&self.id);
+    }
+}
+
 fn notification(method: &str, params: Map<String, Value>) -> String {
     #[derive(Serialize)]
     struct Notification<'a> {
@@ -1292,13 +1601,16 @@ fn notification(method: &str, params: Map<String, Value>) -> String {
     .unwrap_or_default()
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct CallResult {
     content: Blocks,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: Option<Value>,
+    structured_content: Option<Structured>,
     is_error: bool,
+}
+
+/// `structuredContent`: a handler's `Value`, or the JSON text a typed output was written to.
+enum Structured {
+    Value(Value),
+    Json(String),
 }
 
 /// A call result with the 2026-07-28 `resultType` when there is one.
@@ -1307,7 +1619,7 @@ struct CallResult {
 struct Typed<'a> {
     content: &'a Blocks,
     #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: &'a Option<Value>,
+    structured_content: Option<&'a Value>,
     is_error: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     result_type: Option<&'static str>,
@@ -1341,14 +1653,24 @@ impl Serialize for Blocks {
 }
 
 impl CallResult {
-    fn success(result: ToolResult) -> Self {
+    fn success(answer: Answer) -> Self {
+        let result = match answer {
+            Answer::Json(text) => {
+                return CallResult {
+                    content: Blocks::Text(text.clone()),
+                    structured_content: Some(Structured::Json(text)),
+                    is_error: false,
+                };
+            }
+            Answer::Result(result) => result,
+        };
         let content = match (result.content.is_empty(), &result.structured_content) {
             (true, Some(value)) => Blocks::Text(value.to_string()),
             _ => Blocks::Given(result.content),
         };
         CallResult {
             content,
-            structured_content: result.structured_content,
+            structured_content: result.structured_content.map(Structured::Value),
             is_error: false,
         }
     }
@@ -1364,13 +1686,59 @@ impl CallResult {
         }
     }
 
-    fn typed(&self, result_type: Option<&'static str>) -> Typed<'_> {
-        Typed {
-            content: &self.content,
-            structured_content: &self.structured_content,
-            is_error: self.is_error,
-            result_type,
+    /// The JSON-RPC response carrying this result (with the 2026-07-28 `resultType` when
+    /// there is one). A typed output's JSON text goes in as written, without a `Value`.
+    fn respond(&self, id: &Value, result_type: Option<&'static str>) -> String {
+        let structured_content = match &self.structured_content {
+            Some(Structured::Json(json)) => return self.respond_with_json(id, json, result_type),
+            Some(Structured::Value(value)) => Some(value),
+            None => None,
+        };
+        respond(
+            id,
+            &Typed {
+                content: &self.content,
+                structured_content,
+                is_error: self.is_error,
+                result_type,
+            },
+        )
+    }
+
+    /// `respond` for a typed output: the same bytes `Typed` would write, with the JSON text
+    /// of `structuredContent` spliced in.
+    fn respond_with_json(
+        &self,
+        id: &Value,
+        json: &str,
+        result_type: Option<&'static str>,
+    ) -> String {
+        let mut out = Vec::with_capacity(2 * json.len() + 112);
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        let written = serde_json::to_writer(&mut out, id).and_then(|()| {
+            out.extend_from_slice(br#","result":{"content":"#);
+            serde_json::to_writer(&mut out, &self.content)
+        });
+        if let Err(e) = written {
+            return error(id, -32603, &format!("Internal error: {e}"));
         }
+        out.extend_from_slice(br#","structuredContent":"#);
+        out.extend_from_slice(json.as_bytes());
+        out.extend_from_slice(if self.is_error {
+            br#","isError":true"#
+        } else {
+            br#","isError":false"#
+        });
+        if let Some(result_type) = result_type {
+            out.extend_from_slice(br#","resultType":""#);
+            // A fixed ASCII word ("complete"): no escaping needed.
+            out.extend_from_slice(result_type.as_bytes());
+            out.push(b'"');
+        }
+        out.extend_from_slice(b"}}");
+        // Every piece is UTF-8: JSON from serde_json and the handler's JSON text.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| error(id, -32603, &format!("Internal error: {e}")))
     }
 }
 

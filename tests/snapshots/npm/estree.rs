@@ -2926,8 +2926,15 @@ pub mod types {
         pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub range: ::std::option::Option<(f64, f64)>,
-        #[serde(rename = "superClass", default)]
-        pub super_class: ::std::boxed::Box<::std::option::Option<Expression>>,
+        #[serde(
+            rename = "superClass",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::mcp_bindgen::__private::present"
+        )]
+        pub super_class: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Expression>>,
+        >,
         #[serde(
             rename = "trailingComments",
             default,
@@ -6059,8 +6066,14 @@ pub mod types {
             deserialize_with = "::mcp_bindgen::__private::present"
         )]
         pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(default)]
-        pub options: ::std::boxed::Box<::std::option::Option<Expression>>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::mcp_bindgen::__private::present"
+        )]
+        pub options: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Expression>>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub range: ::std::option::Option<(f64, f64)>,
         pub source: ::std::boxed::Box<Expression>,
@@ -11563,8 +11576,14 @@ pub mod types {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct YieldExpression {
-        #[serde(default)]
-        pub argument: ::std::boxed::Box<::std::option::Option<Expression>>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::mcp_bindgen::__private::present"
+        )]
+        pub argument: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Expression>>,
+        >,
         pub delegate: bool,
         #[serde(
             rename = "leadingComments",

@@ -26820,43 +26820,11 @@ pub mod types {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct PackagePublishedEventPackagePackageVersionBodyVariant1 {
-        pub attributes: PackagePublishedEventPackagePackageVersionBodyVariant1Attributes,
+        pub attributes: ::serde_json::Value,
         #[serde(rename = "_formatted")]
         pub formatted: bool,
         pub info: PackagePublishedEventPackagePackageVersionBodyVariant1Info,
         pub repository: PackagePublishedEventPackagePackageVersionBodyVariant1Repository,
-    }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-    #[serde(transparent)]
-    pub struct PackagePublishedEventPackagePackageVersionBodyVariant1Attributes(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref
-    for PackagePublishedEventPackagePackageVersionBodyVariant1Attributes {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<
-        PackagePublishedEventPackagePackageVersionBodyVariant1Attributes,
-    > for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        fn from(
-            value: PackagePublishedEventPackagePackageVersionBodyVariant1Attributes,
-        ) -> Self {
-            value.0
-        }
-    }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for PackagePublishedEventPackagePackageVersionBodyVariant1Attributes {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
-            Self(value)
-        }
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct PackagePublishedEventPackagePackageVersionBodyVariant1Info {

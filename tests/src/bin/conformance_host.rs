@@ -1,26 +1,68 @@
 //! The fixture host the MCP conformance suite's server scenarios run against: the tools those
 //! scenarios call, declared with `#[derive(McpTool)]` and served by `mcp_bindgen::Server` on
 //! 127.0.0.1, polled with a 1 ms budget once per ~1 ms "frame". Both protocol eras are served
-//! on the one port; the tools that report progress or log lines answer over several frames.
+//! on the one port; the tools that report progress or log lines, or ask the client for sampling
+//! or elicitation (legacy era), answer over several frames.
 //!
 //! `conformance_host [PORT]` prints `http://127.0.0.1:PORT/mcp` once it listens.
 
 use std::time::{Duration, Instant};
 
 use mcp_bindgen::server::{
-    Call, CallHandler, Handler, LogLevel, McpTool, Registry, Server, ToolDefinition, ToolError,
-    ToolResult,
+    Call, CallHandler, ClientRequest, Handler, LogLevel, McpTool, Registry, Server, ToolDefinition,
+    ToolError, ToolResult,
 };
 use mcp_bindgen::{AudioContent, Content, EmbeddedResource, ImageContent, ResourceContents};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Map;
+use serde_json::{Map, Value, json};
 
 /// The host's state: calls served, and the calls that finish on a later frame.
 #[derive(Debug, Default)]
 struct Host {
     calls: u64,
     running: Vec<Steps>,
+    asking: Vec<Asking>,
+}
+
+/// A call waiting for its client's response to a request it sent (sampling, elicitation).
+#[derive(Debug)]
+struct Asking {
+    call: Call<ToolResult>,
+    request: ClientRequest,
+    /// Turns the client's result into the tool's text.
+    answer: fn(&Value) -> String,
+}
+
+impl Asking {
+    /// Sends `method` to the client; the answer comes on a later frame (see `Host::update`).
+    fn start(
+        host: &mut Host,
+        call: Call<ToolResult>,
+        method: &str,
+        params: Value,
+        answer: fn(&Value) -> String,
+    ) {
+        match call.request(method, params) {
+            Ok(request) => host.asking.push(Asking {
+                call,
+                request,
+                answer,
+            }),
+            Err(e) => {
+                call.complete(Err(e));
+            }
+        }
+    }
+}
+
+/// "action=..., content={...}" of an elicitation result.
+fn elicited(result: &Value) -> String {
+    format!(
+        "action={}, content={}",
+        result.get("action").and_then(Value::as_str).unwrap_or("?"),
+        result.get("content").unwrap_or(&Value::Null)
+    )
 }
 
 /// A call that reports three times, ~50 ms apart, then answers.
@@ -41,6 +83,17 @@ impl Host {
                 report(steps);
                 steps.step += 1;
             }
+        }
+        self.asking.retain(|a| !a.call.is_abandoned());
+        let mut i = 0;
+        while i < self.asking.len() {
+            let Some(response) = self.asking[i].request.try_response() else {
+                i += 1;
+                continue;
+            };
+            let asking = self.asking.swap_remove(i);
+            let result = response.map(|r| ToolResult::text((asking.answer)(&r)));
+            asking.call.complete(result);
         }
         for steps in self
             .running
@@ -137,8 +190,8 @@ impl Handler<Host> for MissingCapability {
     }
 }
 
-/// The scenario that checks a response stream carries no server-to-client requests calls this
-/// name; this server never sends such requests, and answers with text.
+/// The 2026-07-28 scenario that checks a response stream carries no server-to-client requests
+/// calls this name; a modern call cannot send such requests, and this answers with text.
 #[derive(Debug, McpTool, Deserialize, JsonSchema)]
 #[mcp(name = "test_streaming_elicitation", read_only)]
 struct StreamingElicitation {}
@@ -147,8 +200,133 @@ impl Handler<Host> for StreamingElicitation {
     type Output = ToolResult;
     fn call(self, _: &mut Host) -> Result<ToolResult, ToolError> {
         Ok(ToolResult::text(
-            "no elicitation: this server sends no requests",
+            "no elicitation: a 2026-07-28 call sends no requests",
         ))
+    }
+}
+
+/// Asks the client to sample an LLM (`sampling/createMessage`) and answers with its text.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_sampling")]
+struct Sampling {
+    /// The prompt to send to the LLM.
+    prompt: String,
+}
+
+impl CallHandler<Host> for Sampling {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        let params = json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": self.prompt}}],
+            "maxTokens": 100,
+        });
+        Asking::start(host, call, "sampling/createMessage", params, |result| {
+            let text = result
+                .pointer("/content/text")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            format!("LLM response: {text}")
+        });
+    }
+}
+
+/// Asks the user for a name and an email (`elicitation/create`).
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_elicitation")]
+struct Elicitation {
+    /// The message to show the user.
+    message: String,
+}
+
+impl CallHandler<Host> for Elicitation {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        let params = json!({
+            "message": self.message,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "username": {"type": "string", "description": "User's response"},
+                    "email": {"type": "string", "description": "User's email address"},
+                },
+                "required": ["username", "email"],
+            },
+        });
+        Asking::start(host, call, "elicitation/create", params, |result| {
+            format!("User response: {}", elicited(result))
+        });
+    }
+}
+
+/// Elicits with a default for every primitive type (SEP-1034).
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_elicitation_sep1034_defaults")]
+struct ElicitationDefaults {}
+
+impl CallHandler<Host> for ElicitationDefaults {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        let params = json!({
+            "message": "Please review your details",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "default": "John Doe"},
+                    "age": {"type": "integer", "default": 30},
+                    "score": {"type": "number", "default": 95.5},
+                    "status": {
+                        "type": "string",
+                        "enum": ["active", "inactive", "pending"],
+                        "default": "active"
+                    },
+                    "verified": {"type": "boolean", "default": true},
+                },
+            },
+        });
+        Asking::start(host, call, "elicitation/create", params, |result| {
+            format!("Elicitation completed: {}", elicited(result))
+        });
+    }
+}
+
+/// Elicits with the five enum forms (SEP-1330).
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_elicitation_sep1330_enums")]
+struct ElicitationEnums {}
+
+impl CallHandler<Host> for ElicitationEnums {
+    type Output = ToolResult;
+    fn start(self, host: &mut Host, call: Call<ToolResult>) {
+        let params = json!({
+            "message": "Please pick your options",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                    "titledSingle": {"type": "string", "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"}
+                    ]},
+                    "legacyEnum": {
+                        "type": "string",
+                        "enum": ["opt1", "opt2", "opt3"],
+                        "enumNames": ["Option One", "Option Two", "Option Three"]
+                    },
+                    "untitledMulti": {"type": "array", "items": {
+                        "type": "string", "enum": ["option1", "option2", "option3"]
+                    }},
+                    "titledMulti": {"type": "array", "items": {"anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}
+                    ]}},
+                },
+            },
+        });
+        Asking::start(host, call, "elicitation/create", params, |result| {
+            format!("Elicitation completed: {}", elicited(result))
+        });
     }
 }
 
@@ -351,7 +529,11 @@ fn main() -> std::process::ExitCode {
         .register::<StreamingElicitation>()
         .register_call::<WithProgress>(Duration::from_secs(30))
         .register_call::<WithLogging>(Duration::from_secs(30))
-        .register_call::<LoggingTool>(Duration::from_secs(30));
+        .register_call::<LoggingTool>(Duration::from_secs(30))
+        .register_call::<Sampling>(Duration::from_secs(30))
+        .register_call::<Elicitation>(Duration::from_secs(30))
+        .register_call::<ElicitationDefaults>(Duration::from_secs(30))
+        .register_call::<ElicitationEnums>(Duration::from_secs(30));
     registry.require_client_capability("test_missing_capability", "sampling");
     // A JSON Schema 2020-12 input schema, sent verbatim ($schema, $defs with $anchor, allOf,
     // if/then/else, additionalProperties).
