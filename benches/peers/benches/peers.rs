@@ -920,6 +920,30 @@ fn decode(c: &mut Criterion) {
     group.bench_function("typed", |b| {
         b.iter(|| serde_json::from_str::<AgentObservation>(black_box(&text)).expect("typed"))
     });
+    // The response body as it comes off the wire (a JSON answer, the text copy in `content`
+    // as servers send it), through what `HttpClient` and the generated method do with it: the
+    // body parsed into the JSON-RPC message, its id checked, `result` taken, read as a
+    // `CallToolResult` (`resultType` absent: complete), then `decode_result`.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "result": {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": value,
+    }})
+    .to_string()
+    .into_bytes();
+    let client_bytes = |body: &[u8]| -> AgentObservation {
+        let mut message: Value = serde_json::from_slice(body).expect("json");
+        assert_eq!(message.get("id").and_then(Value::as_u64), Some(7));
+        assert!(message.get("error").is_none());
+        let result = message.get_mut("result").map(Value::take).expect("result");
+        assert!(result.get("resultType").is_none());
+        let result: mcp_bindgen::CallToolResult =
+            serde_json::from_value(result).expect("CallToolResult");
+        mcp_bindgen::decode_result("scape_observe", result).expect("typed")
+    };
+    assert_eq!(client_bytes(&body), typed);
+    group.bench_function("client_bytes", |b| {
+        b.iter(|| client_bytes(black_box(&body)))
+    });
     group.bench_function("typed_decode_result_from_value", |b| {
         b.iter_batched(
             || result.clone(),
