@@ -225,7 +225,9 @@ fn rmcp_client(
         http,
         StreamableHttpClientTransportConfig::with_uri(url.to_owned()),
     );
-    runtime.block_on(().serve(transport)).expect("rmcp connects")
+    runtime
+        .block_on(().serve(transport))
+        .expect("rmcp connects")
 }
 
 fn round_trips(c: &mut Criterion) {

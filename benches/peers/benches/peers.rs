@@ -920,10 +920,16 @@ fn decode(c: &mut Criterion) {
     group.bench_function("typed", |b| {
         b.iter(|| serde_json::from_str::<AgentObservation>(black_box(&text)).expect("typed"))
     });
+    // The same bytes with `from_slice`: the yardstick for `client_bytes`.
+    group.bench_function("typed_from_slice", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<AgentObservation>(black_box(text.as_bytes())).expect("typed")
+        })
+    });
     // The response body as it comes off the wire (a JSON answer, the text copy in `content`
-    // as servers send it), through what `HttpClient` and the generated method do with it: the
-    // body parsed into the JSON-RPC message, its id checked, `result` taken, read as a
-    // `CallToolResult` (`resultType` absent: complete), then `decode_result`.
+    // first, as servers send it), through exactly what `HttpClient` and `StdioClient` do with
+    // it for a generated method (`ToolCaller::call_tool_decoded`): the runtime's own decoder,
+    // straight from the bytes.
     let body = json!({"jsonrpc": "2.0", "id": 7, "result": {
         "content": [{"type": "text", "text": text}],
         "structuredContent": value,
@@ -931,6 +937,17 @@ fn decode(c: &mut Criterion) {
     .to_string()
     .into_bytes();
     let client_bytes = |body: &[u8]| -> AgentObservation {
+        mcp_bindgen::client::decode_tool_response("scape_observe", 7, body).expect("typed")
+    };
+    assert_eq!(client_bytes(&body), typed);
+    eprintln!("tools/call response: {} bytes", body.len());
+    group.bench_function("client_bytes", |b| {
+        b.iter(|| client_bytes(black_box(&body)))
+    });
+    // What the client did with the same body before it decoded from bytes: the message parsed
+    // into a `Value`, its id checked, `result` taken, read as a `CallToolResult`, then
+    // `decode_result`.
+    let via_value = |body: &[u8]| -> AgentObservation {
         let mut message: Value = serde_json::from_slice(body).expect("json");
         assert_eq!(message.get("id").and_then(Value::as_u64), Some(7));
         assert!(message.get("error").is_none());
@@ -940,9 +957,9 @@ fn decode(c: &mut Criterion) {
             serde_json::from_value(result).expect("CallToolResult");
         mcp_bindgen::decode_result("scape_observe", result).expect("typed")
     };
-    assert_eq!(client_bytes(&body), typed);
-    group.bench_function("client_bytes", |b| {
-        b.iter(|| client_bytes(black_box(&body)))
+    assert_eq!(via_value(&body), typed);
+    group.bench_function("client_bytes_via_value", |b| {
+        b.iter(|| via_value(black_box(&body)))
     });
     group.bench_function("typed_decode_result_from_value", |b| {
         b.iter_batched(

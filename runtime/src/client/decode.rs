@@ -1,0 +1,493 @@
+//! Responses decoded from the bytes they came in: a JSON-RPC response to `tools/call` goes
+//! straight into the tool's result type, without a `Value` of the message, and the text copy of
+//! `structuredContent` in `content` is skipped, not parsed. Anything unusual (an error, `isError`,
+//! no `structuredContent`, a `resultType`, a value that does not fit) takes the general path,
+//! which gives the same results and errors as decoding the message into a `Value` first.
+
+use std::marker::PhantomData;
+
+use bytes::Bytes;
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::era;
+use crate::{CallToolResult, Error};
+
+/// One JSON-RPC response as it came off the wire.
+#[derive(Debug, Clone)]
+pub(crate) struct Response {
+    /// The message's bytes: an HTTP body, an SSE event's data, a line of stdout.
+    pub(crate) body: Bytes,
+    /// Whether the response may carry any id: the JSON-RPC error in the body of an HTTP error
+    /// status (often with `"id": null`). Otherwise its id must be the request's.
+    pub(crate) any_id: bool,
+}
+
+impl Response {
+    /// A response whose id must be the request's.
+    pub(crate) fn new(body: impl Into<Bytes>) -> Self {
+        Response {
+            body: body.into(),
+            any_id: false,
+        }
+    }
+
+    /// The `result` of the response to request `id` of `method` as a `Value`, or its `error`
+    /// as [`Error::Protocol`].
+    pub(crate) fn result(&self, method: &str, id: u64) -> Result<Value, Error> {
+        response_value(method, (!self.any_id).then_some(id), &self.body)
+    }
+}
+
+/// What a response came to.
+#[derive(Debug)]
+pub(crate) enum Step<R> {
+    /// The result (`resultType` absent or `complete`).
+    Done(R),
+    /// An `input_required` result, as sent.
+    InputRequired(Value),
+}
+
+/// Turns the bytes of one JSON-RPC response into what the caller wants. JSON-RPC errors are
+/// [`Error::Protocol`].
+pub(crate) trait Decoder: Sync {
+    type Output: Send;
+
+    /// Decodes the response to request `id` (`None`: any id) of `method`.
+    fn decode(
+        &self,
+        method: &str,
+        id: Option<u64>,
+        body: &[u8],
+    ) -> Result<Step<Self::Output>, Error>;
+}
+
+/// The result as a `Value`.
+pub(crate) struct ValueResult;
+
+impl Decoder for ValueResult {
+    type Output = Value;
+
+    fn decode(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<Value>, Error> {
+        classify(method, response_value(method, id, body)?)
+    }
+}
+
+/// The `result` of a response as a `Value`, or its `error` as [`Error::Protocol`] (the rules of
+/// [`super::response_result`]).
+pub(crate) fn response_value(method: &str, id: Option<u64>, body: &[u8]) -> Result<Value, Error> {
+    let answer: Value = serde_json::from_slice(body).map_err(not_json)?;
+    if let Some(id) = id
+        && answer.get("id").and_then(Value::as_u64) != Some(id)
+    {
+        return Err(different_request(id));
+    }
+    super::response_result(method, answer)
+}
+
+fn not_json(e: serde_json::Error) -> Error {
+    Error::transport_source("the server answered with something that is not JSON", e)
+}
+
+fn different_request(id: u64) -> Error {
+    Error::transport(format!(
+        "the server answered a different request (expected id {id})"
+    ))
+}
+
+/// `Done` for a complete result, `InputRequired` for `input_required`, an error for a
+/// `resultType` this client does not know.
+fn classify(method: &str, result: Value) -> Result<Step<Value>, Error> {
+    match result.get("resultType").and_then(Value::as_str) {
+        None | Some(era::result_type::COMPLETE) => Ok(Step::Done(result)),
+        Some(era::result_type::INPUT_REQUIRED) => Ok(Step::InputRequired(result)),
+        Some(other) => Err(Error::transport(format!(
+            "{method}: the server answered with an unknown resultType {other:?}"
+        ))),
+    }
+}
+
+/// A `tools/call` result decoded into `T` by the envelope rules.
+pub(crate) struct Typed<T> {
+    tool: String,
+    output: PhantomData<fn() -> T>,
+}
+
+impl<T> Typed<T> {
+    pub(crate) fn new(tool: &str) -> Self {
+        Typed {
+            tool: tool.to_owned(),
+            output: PhantomData,
+        }
+    }
+}
+
+/// A present field, `null` included, as its raw text (`Option<&RawValue>` alone reads `null`
+/// as absent).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// The response as the fast path reads it: the id, that there is an error, and the result.
+#[derive(Deserialize)]
+#[serde(bound = "T: DeserializeOwned")]
+struct FastEnvelope<'a, T> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    result: Option<FastResult<'a, T>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// A `CallToolResult` as the fast path reads it: `structuredContent` straight into `T`, the
+/// flags that send it to the general path, and nothing else (the text blocks are skipped).
+#[derive(Deserialize)]
+#[serde(bound = "T: DeserializeOwned", rename_all = "camelCase")]
+struct FastResult<'a, T> {
+    #[serde(default = "none")]
+    structured_content: Option<T>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result_type: Option<&'a RawValue>,
+}
+
+fn none<T>() -> Option<T> {
+    None
+}
+
+/// The raw text of `structuredContent` in a result.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StructuredText<'a> {
+    #[serde(borrow, default)]
+    structured_content: Option<&'a RawValue>,
+}
+
+/// A response's `id`, `result` and `error`, as raw text.
+#[derive(Deserialize)]
+struct RawEnvelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// What serde said, without serde_json's `at line 1 column 30`: the position would be in the
+/// text of `structuredContent`, not of the response (the path says where).
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&position) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
+}
+
+/// Whether a message is a JSON object (serde reads a struct from an array too).
+fn is_object(message: &[u8]) -> bool {
+    message.trim_ascii_start().first() == Some(&b'{')
+}
+
+fn id_is(raw: Option<&RawValue>, id: u64) -> bool {
+    raw.and_then(|raw| serde_json::from_str::<u64>(raw.get()).ok()) == Some(id)
+}
+
+impl<T: DeserializeOwned + Send> Decoder for Typed<T> {
+    type Output = T;
+
+    fn decode(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
+        if is_object(body)
+            && let Ok(FastEnvelope {
+                id: got,
+                result:
+                    Some(FastResult {
+                        structured_content: Some(value),
+                        is_error: None | Some(false),
+                        result_type: None,
+                    }),
+                error: None,
+            }) = serde_json::from_slice::<FastEnvelope<'_, T>>(body)
+            && id.is_none_or(|id| id_is(got, id))
+        {
+            return Ok(Step::Done(value));
+        }
+        self.general(method, id, body)
+    }
+}
+
+impl<T: DeserializeOwned> Typed<T> {
+    /// What the fast path does not take: every rule of [`crate::decode_result`], with
+    /// `structuredContent` decoded from its bytes (so [`Error::Decode`] names the path in the
+    /// text the server sent).
+    fn general(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
+        let no_result = || {
+            // An error, no result, not an object: the rules of `response_result`.
+            Err(response_value(method, id, body)
+                .err()
+                .unwrap_or_else(|| Error::transport(format!("{method}: no result"))))
+        };
+        if !is_object(body) {
+            return no_result();
+        }
+        let envelope: RawEnvelope<'_> = serde_json::from_slice(body).map_err(not_json)?;
+        if let Some(id) = id
+            && !id_is(envelope.id, id)
+        {
+            return Err(different_request(id));
+        }
+        let Some(result) = envelope.result.filter(|_| envelope.error.is_none()) else {
+            return no_result();
+        };
+        let value: Value = serde_json::from_str(result.get()).map_err(not_json)?;
+        let value = match classify(method, value)? {
+            Step::Done(value) => value,
+            Step::InputRequired(value) => return Ok(Step::InputRequired(value)),
+        };
+        let call: CallToolResult = serde_json::from_value(value).map_err(|e| {
+            Error::transport_source(
+                "tools/call answered with a result that is not a CallToolResult",
+                e,
+            )
+        })?;
+        let structured = match &call.structured_content {
+            Some(structured) if !structured.is_null() && !call.is_error() => {
+                serde_json::from_str::<StructuredText<'_>>(result.get())
+                    .ok()
+                    .and_then(|s| s.structured_content)
+            }
+            _ => None,
+        };
+        let Some(structured) = structured else {
+            return crate::decode_result(&self.tool, call).map(Step::Done);
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(structured.get());
+        serde_path_to_error::deserialize(&mut deserializer)
+            .map(Step::Done)
+            .map_err(|e| Error::Decode {
+                tool: self.tool.clone(),
+                path: e.path().to_string(),
+                message: without_position(&e.into_inner()),
+                value: Box::new(call.structured_content.unwrap_or_default()),
+            })
+    }
+}
+
+/// What the generated client does with the bytes of a `tools/call` response: `T` decoded by
+/// the envelope rules, exactly as [`crate::HttpClient`] and [`crate::StdioClient`] do. For
+/// benches and tests; not part of the stable API.
+#[doc(hidden)]
+pub fn decode_tool_response<T: DeserializeOwned + Send>(
+    tool: &str,
+    id: u64,
+    body: &[u8],
+) -> Result<T, Error> {
+    match Typed::<T>::new(tool).decode("tools/call", Some(id), body)? {
+        Step::Done(value) => Ok(value),
+        Step::InputRequired(_) => Err(Error::transport(
+            "tools/call: the server asked for input (answered by the client's request loop)",
+        )),
+    }
+}
+
+/// How a message on a stream is routed: its `id` and whether it has a `method`, read without
+/// a `Value` of the message.
+#[derive(Deserialize)]
+pub(crate) struct Route<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+}
+
+impl Route<'_> {
+    /// Reads `message`; `None` when it is not a JSON object.
+    pub(crate) fn of(message: &[u8]) -> Option<Route<'_>> {
+        if !is_object(message) {
+            return None;
+        }
+        serde_json::from_slice(message).ok()
+    }
+
+    /// A request or a notification (it has a `method`).
+    pub(crate) fn has_method(&self) -> bool {
+        self.method.is_some()
+    }
+
+    /// Its `method` is a string.
+    pub(crate) fn has_string_method(&self) -> bool {
+        self.method.is_some_and(|raw| raw.get().starts_with('"'))
+    }
+
+    /// It has an `id` (with a `method`: a request).
+    pub(crate) fn has_id(&self) -> bool {
+        self.id.is_some()
+    }
+
+    /// Its `id`, when it is an unsigned integer.
+    pub(crate) fn id(&self) -> Option<u64> {
+        self.id
+            .and_then(|raw| serde_json::from_str::<u64>(raw.get()).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Player {
+        x: i64,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Observation {
+        players: Vec<Player>,
+    }
+
+    fn body(message: Value) -> Vec<u8> {
+        message.to_string().into_bytes()
+    }
+
+    /// What decoding through a `Value` of the message gives (the client before this module).
+    fn via_value<T: DeserializeOwned>(message: &[u8], id: u64) -> Result<T, Error> {
+        let result = response_value("tools/call", Some(id), message)?;
+        let call: CallToolResult = serde_json::from_value(result).map_err(|e| {
+            Error::transport_source(
+                "tools/call answered with a result that is not a CallToolResult",
+                e,
+            )
+        })?;
+        crate::decode_result("observe", call)
+    }
+
+    #[test]
+    fn decode_errors_name_the_path_in_the_bytes() {
+        let structured = json!({"players": [{"x": 1}, {"x": "far"}]});
+        let message = body(json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured,
+        }}));
+        let err = decode_tool_response::<Observation>("observe", 3, &message).unwrap_err();
+        match &err {
+            Error::Decode {
+                tool,
+                path,
+                message,
+                value,
+            } => {
+                assert_eq!(tool, "observe");
+                assert_eq!(path, "players[1].x");
+                assert!(
+                    message.contains("invalid type: string \"far\""),
+                    "{message}"
+                );
+                assert_eq!(**value, structured);
+            }
+            other => panic!("expected Error::Decode, got {other:?}"),
+        }
+        // The same error as decoding through a `Value`.
+        let old = via_value::<Observation>(&message, 3).unwrap_err();
+        assert_eq!(err.to_string(), old.to_string());
+    }
+
+    #[test]
+    fn bytes_and_values_decode_alike() {
+        let good = json!({"players": [{"x": 1}, {"x": 2}]});
+        let text = good.to_string();
+        let cases = [
+            // The fast path: structuredContent after its text copy, and before it.
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "content": [{"type": "text", "text": text}], "structuredContent": good}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "structuredContent": good, "isError": false,
+                "content": [{"type": "text", "text": text}]}}),
+            // No structuredContent, or null: the text block.
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "content": [{"type": "text", "text": text}]}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "content": [{"type": "text", "text": text}], "structuredContent": null}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "content": [{"type": "text", "text": "not json"}]}}),
+            // isError after a structuredContent that fits.
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "structuredContent": {"players": []}, "isError": true,
+                "content": [{"type": "text", "text": "boom"}]}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "structuredContent": {"error": "no room", "code": "E1"}, "isError": true}}),
+            // JSON-RPC errors, an error beside a result, an explicit null error.
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "bad"}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good},
+                "error": {"code": -32000, "message": "both"}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good},
+                "error": null}),
+            // Another request's answer, no result, a result that is not a CallToolResult.
+            json!({"jsonrpc": "2.0", "id": 6, "result": {"structuredContent": good}}),
+            json!({"jsonrpc": "2.0", "id": "5", "result": {"structuredContent": good}}),
+            json!({"jsonrpc": "2.0", "id": 5}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": null}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good,
+                "isError": "yes"}}),
+            // resultType complete; a value that does not fit at the top.
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good,
+                "resultType": "complete"}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": [1, 2]}}),
+            // Not an object (serde reads a struct from an array too).
+            json!([5, {"structuredContent": good}]),
+            json!(5),
+        ];
+        for case in cases {
+            let message = body(case.clone());
+            let new = decode_tool_response::<Observation>("observe", 5, &message);
+            let old = via_value::<Observation>(&message, 5);
+            match (&new, &old) {
+                (Ok(new), Ok(old)) => assert_eq!(new, old, "{case}"),
+                (Err(new), Err(old)) => assert_eq!(new.to_string(), old.to_string(), "{case}"),
+                _ => panic!("{case}: bytes gave {new:?}, a Value {old:?}"),
+            }
+        }
+        let not_json =
+            decode_tool_response::<Observation>("observe", 5, b"{\"id\": 5,").unwrap_err();
+        assert!(not_json.to_string().contains("not JSON"), "{not_json}");
+    }
+
+    #[test]
+    fn input_required_and_unknown_result_types_leave_the_fast_path() {
+        let message = body(json!({"jsonrpc": "2.0", "id": 9, "result": {
+            "resultType": "input_required", "inputRequests": {"a": {"method": "ping"}},
+            "structuredContent": {"players": []}}}));
+        let step = Typed::<Observation>::new("observe")
+            .decode("tools/call", Some(9), &message)
+            .expect("decodes");
+        assert!(
+            matches!(&step, Step::InputRequired(result) if result["inputRequests"]["a"]["method"] == "ping"),
+            "{step:?}"
+        );
+        let message = body(json!({"jsonrpc": "2.0", "id": 9, "result": {
+            "resultType": "later", "structuredContent": {"players": []}}}));
+        let err = decode_tool_response::<Observation>("observe", 9, &message).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown resultType \"later\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn routes_read_id_and_method() {
+        let route =
+            Route::of(br#"{"jsonrpc":"2.0","id":12,"result":{"big":[1,2,3]}}"#).expect("an object");
+        assert_eq!((route.id(), route.has_method()), (Some(12), false));
+        let route = Route::of(br#"{"method":"ping","id":"a"}"#).expect("an object");
+        assert!(route.has_method() && route.has_string_method() && route.has_id());
+        assert_eq!(route.id(), None);
+        let route = Route::of(br#"{"method":null}"#).expect("an object");
+        assert!(route.has_method() && !route.has_string_method() && !route.has_id());
+        assert!(Route::of(b"[1]").is_none() && Route::of(b"not json").is_none());
+    }
+}
