@@ -687,7 +687,7 @@ fn emit(
     }
     if let Some(server) = &capture.server {
         about.push_str(&format!(", server `{}`", server.name));
-        if let Some(version) = &server.version {
+        if let Some(version) = server.version.as_deref().filter(|v| !v.is_empty()) {
             about.push_str(&format!(" {version}"));
         }
     }

@@ -661,17 +661,27 @@ fn js_number(field: &mut syn::Field) -> Option<&'static str> {
 }
 
 /// `Option<T>` + `skip_serializing_if` → `Option<Option<T>>` read through
-/// `serde_helpers::present`: absent is `None`, `null` is `Some(None)`.
+/// `serde_helpers::present`: absent is `None`, `null` is `Some(None)`. typify writes a member
+/// of a recursive type as `Box<Option<T>>` (absent and `null` both `None`): it becomes
+/// `Option<Box<Option<T>>>` the same way.
 fn three_state(field: &mut syn::Field) -> bool {
-    let syn::Type::Path(path) = &field.ty else {
+    fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+        match ty {
+            syn::Type::Path(path) => path.path.segments.last(),
+            _ => None,
+        }
+    }
+    let Some(last) = last_segment(&field.ty) else {
         return false;
     };
-    let is_option = path
-        .path
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "Option");
-    if !is_option {
+    let boxed_option = || match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if last.ident == "Box" => {
+            matches!(args.args.first(), Some(syn::GenericArgument::Type(inner))
+                if last_segment(inner).is_some_and(|s| s.ident == "Option"))
+        }
+        _ => false,
+    };
+    if last.ident != "Option" && !boxed_option() {
         return false;
     }
     let inner = field.ty.clone();

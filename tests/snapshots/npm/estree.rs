@@ -3396,8 +3396,15 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub range: ::std::option::Option<(f64, f64)>,
         /// The `superClass` field.
-        #[serde(rename = "superClass", default)]
-        pub super_class: ::std::boxed::Box<::std::option::Option<Expression>>,
+        #[serde(
+            rename = "superClass",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "serde_helpers::present"
+        )]
+        pub super_class: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Expression>>,
+        >,
         /// The `trailingComments` field.
         #[serde(
             rename = "trailingComments",
@@ -6938,8 +6945,14 @@ pub mod types {
         )]
         pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
         /// The `options` field.
-        #[serde(default)]
-        pub options: ::std::boxed::Box<::std::option::Option<Expression>>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "serde_helpers::present"
+        )]
+        pub options: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Expression>>,
+        >,
         /// The `range` field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub range: ::std::option::Option<(f64, f64)>,
@@ -12948,8 +12961,14 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     pub struct YieldExpression {
         /// The `argument` field.
-        #[serde(default)]
-        pub argument: ::std::boxed::Box<::std::option::Option<Expression>>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "serde_helpers::present"
+        )]
+        pub argument: ::std::option::Option<
+            ::std::boxed::Box<::std::option::Option<Expression>>,
+        >,
         /// The `delegate` field.
         pub delegate: bool,
         /// The `leadingComments` field.
