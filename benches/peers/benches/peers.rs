@@ -958,6 +958,57 @@ fn decode(c: &mut Criterion) {
         mcp_bindgen::decode_result("scape_observe", result).expect("typed")
     };
     assert_eq!(via_value(&body), typed);
+    // `DECODE_ROUNDS=N`: the yardstick and `client_bytes` timed in turn, N rounds of 200 calls
+    // each, best round of each printed: a ratio that holds on a loaded machine.
+    if let Some(rounds) = std::env::var("DECODE_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        let time = |f: &dyn Fn()| {
+            let start = std::time::Instant::now();
+            for _ in 0..200 {
+                f();
+            }
+            start.elapsed() / 200
+        };
+        let (mut slice, mut client) = (std::time::Duration::MAX, std::time::Duration::MAX);
+        for _ in 0..rounds {
+            slice = slice.min(time(&|| {
+                black_box(
+                    serde_json::from_slice::<AgentObservation>(black_box(text.as_bytes()))
+                        .expect("typed"),
+                );
+            }));
+            client = client.min(time(&|| {
+                black_box(client_bytes(black_box(&body)));
+            }));
+        }
+        eprintln!(
+            "best of {rounds} rounds: from_slice {slice:?}, client_bytes {client:?}, ratio {:.3}",
+            client.as_secs_f64() / slice.as_secs_f64()
+        );
+        let escaped = serde_json::to_string(&text).expect("a string");
+        let mut skip = std::time::Duration::MAX;
+        let mut skip_value = std::time::Duration::MAX;
+        for _ in 0..rounds {
+            skip = skip.min(time(&|| {
+                black_box(
+                    serde_json::from_slice::<serde::de::IgnoredAny>(black_box(escaped.as_bytes()))
+                        .expect("skips"),
+                );
+            }));
+            skip_value = skip_value.min(time(&|| {
+                black_box(
+                    serde_json::from_slice::<serde::de::IgnoredAny>(black_box(text.as_bytes()))
+                        .expect("skips"),
+                );
+            }));
+        }
+        eprintln!(
+            "skipping the text copy ({} bytes): {skip:?}; skipping the value: {skip_value:?}",
+            escaped.len()
+        );
+    }
     group.bench_function("client_bytes_via_value", |b| {
         b.iter(|| via_value(black_box(&body)))
     });

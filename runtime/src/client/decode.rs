@@ -130,35 +130,6 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// The response as the fast path reads it: the id, that there is an error, and the result.
-#[derive(Deserialize)]
-#[serde(bound = "T: DeserializeOwned")]
-struct FastEnvelope<'a, T> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default)]
-    result: Option<FastResult<'a, T>>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    error: Option<&'a RawValue>,
-}
-
-/// A `CallToolResult` as the fast path reads it: `structuredContent` straight into `T`, the
-/// flags that send it to the general path, and nothing else (the text blocks are skipped).
-#[derive(Deserialize)]
-#[serde(bound = "T: DeserializeOwned", rename_all = "camelCase")]
-struct FastResult<'a, T> {
-    #[serde(default = "none")]
-    structured_content: Option<T>,
-    #[serde(default)]
-    is_error: Option<bool>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    result_type: Option<&'a RawValue>,
-}
-
-fn none<T>() -> Option<T> {
-    None
-}
-
 /// The raw text of `structuredContent` in a result.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -202,22 +173,200 @@ impl<T: DeserializeOwned + Send> Decoder for Typed<T> {
     type Output = T;
 
     fn decode(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
-        if is_object(body)
-            && let Ok(FastEnvelope {
-                id: got,
-                result:
-                    Some(FastResult {
-                        structured_content: Some(value),
-                        is_error: None | Some(false),
-                        result_type: None,
-                    }),
-                error: None,
-            }) = serde_json::from_slice::<FastEnvelope<'_, T>>(body)
-            && id.is_none_or(|id| id_is(got, id))
-        {
-            return Ok(Step::Done(value));
+        match Scan::new(body).response(id) {
+            Some(value) => Ok(Step::Done(value)),
+            None => self.general(method, id, body),
         }
-        self.general(method, id, body)
+    }
+}
+
+/// The fast path: a forward scan of the response's structure that reads `structuredContent`
+/// into `T` where it stands (serde_json, from the bytes) and skips everything else, the text
+/// copy included, at the cost of finding where each skipped value ends. Any surprise (an
+/// escaped key, an error, `isError` not false, a `resultType`, a duplicate, a value that does
+/// not fit) gives `None`, and the general path decides.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Scan { bytes, at: 0 }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+        self.bytes.get(self.at).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// An object key without escapes.
+    fn key(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let start = self.at;
+        loop {
+            match *self.bytes.get(self.at)? {
+                b'"' => break,
+                b'\\' => return None,
+                _ => self.at += 1,
+            }
+        }
+        let key = &self.bytes[start..self.at];
+        self.at += 1;
+        self.eat(b':')?;
+        Some(key)
+    }
+
+    /// Past a string, at its opening quote. Eight bytes at a time where there is neither a
+    /// quote nor a backslash (the text copy of a result is most of a response).
+    fn string(&mut self) -> Option<()> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        // The lowest byte equal to `byte` has its high bit set in the result (higher bytes may
+        // be false positives; only the lowest is used).
+        fn equal(word: u64, byte: u8) -> u64 {
+            let x = word ^ (ONES * u64::from(byte));
+            x.wrapping_sub(ONES) & !x & HIGH
+        }
+        self.at += 1;
+        loop {
+            if let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
+                let word = u64::from_le_bytes(chunk.try_into().ok()?);
+                let found = equal(word, b'"') | equal(word, b'\\');
+                if found == 0 {
+                    self.at += 8;
+                    continue;
+                }
+                self.at += (found.trailing_zeros() / 8) as usize;
+            }
+            match *self.bytes.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                b'\\' => self.at += 2,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// Past one value; its bytes.
+    fn value(&mut self) -> Option<&'a [u8]> {
+        let start = self.at;
+        match self.peek()? {
+            b'"' => self.string()?,
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match *self.bytes.get(self.at)? {
+                        b'"' => self.string()?,
+                        b'{' | b'[' => {
+                            depth += 1;
+                            self.at += 1;
+                        }
+                        b'}' | b']' => {
+                            depth -= 1;
+                            self.at += 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => self.at += 1,
+                    }
+                }
+            }
+            _ => {
+                let scalar = self.at;
+                while let Some(byte) = self.bytes.get(self.at)
+                    && !matches!(byte, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+                {
+                    self.at += 1;
+                }
+                if self.at == scalar {
+                    return None;
+                }
+            }
+        }
+        Some(self.bytes[start..self.at].trim_ascii_start())
+    }
+
+    /// The members of an object, each handed to `member` (which reads its value); `None` if
+    /// `member` gives up or the object is malformed.
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.key()?;
+            member(self, key)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A whole response to request `id` whose result has a `structuredContent` that fits `T`.
+    fn response<T: DeserializeOwned>(mut self, id: Option<u64>) -> Option<T> {
+        let (mut got_id, mut value) = (None, None);
+        self.object(|scan, key| match key {
+            b"id" => {
+                got_id = Some(scan.value()?);
+                Some(())
+            }
+            b"result" if value.is_none() => {
+                value = Some(scan.result::<T>()?);
+                Some(())
+            }
+            b"result" | b"error" => None,
+            _ => scan.value().map(drop),
+        })?;
+        if self.peek().is_some() {
+            return None;
+        }
+        if let Some(id) = id {
+            // Digits only, as JSON writes an unsigned integer (`u64::from_str` takes `+5`).
+            let got = got_id?;
+            let digits = got.iter().all(u8::is_ascii_digit) && (got.len() == 1 || got[0] != b'0');
+            if !digits || std::str::from_utf8(got).ok()?.parse::<u64>().ok()? != id {
+                return None;
+            }
+        }
+        value
+    }
+
+    /// A `CallToolResult`: `structuredContent` decoded into `T` where it stands.
+    fn result<T: DeserializeOwned>(&mut self) -> Option<T> {
+        let mut value = None;
+        self.object(|scan, key| match key {
+            b"structuredContent" if value.is_none() => {
+                // `null` means "no structured result": the text rules.
+                if scan.peek()? == b'n' {
+                    return None;
+                }
+                let mut values =
+                    serde_json::Deserializer::from_slice(&scan.bytes[scan.at..]).into_iter::<T>();
+                value = Some(values.next()?.ok()?);
+                scan.at += values.byte_offset();
+                Some(())
+            }
+            b"isError" => matches!(scan.value()?, b"false" | b"null").then_some(()),
+            b"structuredContent" | b"resultType" => None,
+            _ => scan.value().map(drop),
+        })?;
+        value
     }
 }
 
@@ -226,35 +375,28 @@ impl<T: DeserializeOwned> Typed<T> {
     /// `structuredContent` decoded from its bytes (so [`Error::Decode`] names the path in the
     /// text the server sent).
     fn general(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
-        let no_result = || {
-            // An error, no result, not an object: the rules of `response_result`.
-            Err(response_value(method, id, body)
-                .err()
-                .unwrap_or_else(|| Error::transport(format!("{method}: no result"))))
+        // Not an object, keys twice, an error, no result: through a `Value` of the message, as
+        // before this module, for the same answers and errors.
+        let Some(envelope) = is_object(body)
+            .then(|| serde_json::from_slice::<RawEnvelope<'_>>(body).ok())
+            .flatten()
+        else {
+            return self.via_value(method, id, body);
         };
-        if !is_object(body) {
-            return no_result();
-        }
-        let envelope: RawEnvelope<'_> = serde_json::from_slice(body).map_err(not_json)?;
         if let Some(id) = id
             && !id_is(envelope.id, id)
         {
             return Err(different_request(id));
         }
         let Some(result) = envelope.result.filter(|_| envelope.error.is_none()) else {
-            return no_result();
+            return self.via_value(method, id, body);
         };
         let value: Value = serde_json::from_str(result.get()).map_err(not_json)?;
         let value = match classify(method, value)? {
             Step::Done(value) => value,
             Step::InputRequired(value) => return Ok(Step::InputRequired(value)),
         };
-        let call: CallToolResult = serde_json::from_value(value).map_err(|e| {
-            Error::transport_source(
-                "tools/call answered with a result that is not a CallToolResult",
-                e,
-            )
-        })?;
+        let call = call_tool_result(value)?;
         let structured = match &call.structured_content {
             Some(structured) if !structured.is_null() && !call.is_error() => {
                 serde_json::from_str::<StructuredText<'_>>(result.get())
@@ -276,6 +418,29 @@ impl<T: DeserializeOwned> Typed<T> {
                 value: Box::new(call.structured_content.unwrap_or_default()),
             })
     }
+}
+
+impl<T: DeserializeOwned> Typed<T> {
+    /// The client before this module: the message parsed into a `Value`, then
+    /// [`crate::decode_result`].
+    fn via_value(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
+        match classify(method, response_value(method, id, body)?)? {
+            Step::Done(value) => {
+                crate::decode_result(&self.tool, call_tool_result(value)?).map(Step::Done)
+            }
+            Step::InputRequired(value) => Ok(Step::InputRequired(value)),
+        }
+    }
+}
+
+/// A `tools/call` result read as the lenient [`CallToolResult`].
+pub(crate) fn call_tool_result(value: Value) -> Result<CallToolResult, Error> {
+    serde_json::from_value(value).map_err(|e| {
+        Error::transport_source(
+            "tools/call answered with a result that is not a CallToolResult",
+            e,
+        )
+    })
 }
 
 /// What the generated client does with the bytes of a `tools/call` response: `T` decoded by
@@ -452,9 +617,72 @@ mod tests {
                 _ => panic!("{case}: bytes gave {new:?}, a Value {old:?}"),
             }
         }
+        // Written by hand: escapes, brackets in strings, escaped keys, odd ids, layout.
+        let raw_cases: [&[u8]; 12] = [
+            br#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"a \"}]\\\" {[ b"}],"structuredContent":{"players":[{"x":1}]}}}"#,
+            br#"{"id":5,"result":{"structured\u0043ontent":{"players":[{"x":1}]}}}"#,
+            br#"{"id":5,"result":{"structuredContent":{"players":[{"x":1}]},"structuredContent":{"players":[]}}}"#,
+            br#"{"id":5,"result":{"structuredContent":{"players":[]}},"result":{"structuredContent":{"players":[{"x":1}]}}}"#,
+            br#"{"id":05,"result":{"structuredContent":{"players":[]}}}"#,
+            br#"{"id":+5,"result":{"structuredContent":{"players":[]}}}"#,
+            br#"{"id":5.0,"result":{"structuredContent":{"players":[]}}}"#,
+            br#"{"id":5,"result":{"structuredContent":{"players":[]}}} trailing"#,
+            br#"{"id":5,"result":{"structuredContent":{"players":[]}x}}"#,
+            b"{\n  \"id\" : 5 ,\n  \"result\" : {\n    \"isError\" : false ,\n    \"structuredContent\" : { \"players\" : [ { \"x\" : 1 } ] }\n  }\n}\n",
+            br#"{"id":5,"result":{"structuredContent":{"players":[{"x":1}]},"isError":null,"_meta":{"a":[1,{"b":"}"}]}}}"#,
+            br#"{"id":5,"result":{"structuredContent":{"players":[{"x":1}]},"content":[{"type":"text","text":"unterminated}]}}"#,
+        ];
+        for message in raw_cases {
+            let new = decode_tool_response::<Observation>("observe", 5, message);
+            let old = via_value::<Observation>(message, 5);
+            let case = String::from_utf8_lossy(message);
+            match (&new, &old) {
+                (Ok(new), Ok(old)) => assert_eq!(new, old, "{case}"),
+                (Err(new), Err(old)) => assert_eq!(new.to_string(), old.to_string(), "{case}"),
+                _ => panic!("{case}: bytes gave {new:?}, a Value {old:?}"),
+            }
+        }
         let not_json =
             decode_tool_response::<Observation>("observe", 5, b"{\"id\": 5,").unwrap_err();
         assert!(not_json.to_string().contains("not JSON"), "{not_json}");
+    }
+
+    /// The fast path takes the usual answers (else they would be right, but slow) and leaves
+    /// the rest to the general path.
+    #[test]
+    fn the_fast_path_takes_what_it_should() {
+        let good = json!({"players": [{"x": 1}, {"x": 2}]});
+        let taken = [
+            body(json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "content": [{"type": "text", "text": good.to_string()}], "structuredContent": good}})),
+            body(
+                json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good,
+                "content": [{"type": "text", "text": "a \\\" {[ \\\\\" ]} \u{e9}"}],
+                "isError": false, "_meta": {"k": [1, true, null, -2.5e3, {"s": "}"}]}}}),
+            ),
+            serde_json::to_vec_pretty(&json!({"jsonrpc": "2.0", "id": 5, "result": {
+                "structuredContent": good, "isError": null}}))
+            .expect("json"),
+        ];
+        for message in taken {
+            let case = String::from_utf8_lossy(&message).into_owned();
+            let fast = Scan::new(&message).response::<Observation>(Some(5));
+            assert_eq!(fast.map(|o| o.players.len()), Some(2), "{case}");
+        }
+        let left = [
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good, "isError": true}}),
+            json!({"jsonrpc": "2.0", "id": 6, "result": {"structuredContent": good}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": null}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"content": []}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": good,
+                "resultType": "complete"}}),
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": {"players": 1}}}),
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": 1, "message": "m"}}),
+        ];
+        for message in left {
+            let fast = Scan::new(&body(message.clone())).response::<Observation>(Some(5));
+            assert!(fast.is_none(), "{message}");
+        }
     }
 
     #[test]
