@@ -67,6 +67,11 @@ impl Builder {
 
     /// Generates every server; returns the files written.
     pub fn generate(self) -> Result<Vec<PathBuf>, Error> {
+        // Generating and rendering on the generator's thread saves handing each module across.
+        crate::with_big_stack(|| self.generate_on_this_stack())
+    }
+
+    fn generate_on_this_stack(self) -> Result<Vec<PathBuf>, Error> {
         let env_out = std::env::var_os("OUT_DIR").map(PathBuf::from);
         let emit = self.emit_cargo.unwrap_or(env_out.is_some());
         let out_dir = self.out_dir.or(env_out).ok_or_else(|| Error::Io {

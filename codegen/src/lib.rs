@@ -9,7 +9,8 @@
 //!   ([`manifest`]) and rewrites the crate's sources; `--check` fails on drift.
 //! - **one file**: `mcp-bindgen generate --tools capture.json -o client.rs`.
 //!
-//! All three share [`ServerConfig`] (what to generate for one server) and [`Generator`].
+//! All three share [`ServerConfig`] (what to generate for one server) and [`Generator`]. To
+//! generate large inputs faster, generate and render inside [`on_generator_stack`].
 //!
 //! ```no_run
 //! use mcp_bindgen_codegen::{Generator, ServerConfig};
@@ -248,17 +249,23 @@ impl Module {
 
     /// The module wrapped as `pub mod {name} { .. }`, for `include!` (build.rs, `generate`).
     pub fn to_wrapped(&self, command: &str) -> String {
-        let name = naming::ident(&self.name);
-        let attrs = &self.file.attrs;
-        let items = &self.file.items;
-        let inner: Vec<_> = attrs.iter().collect();
-        let tokens = quote::quote! {
-            pub mod #name {
-                #(#inner)*
-                #(#items)*
-            }
+        // Built as syntax, not as tokens to parse again: the module's items are already syn's.
+        let wrapped = syn::ItemMod {
+            // A file's attributes are inner ones (`#![..]`): they go inside the braces.
+            attrs: self.file.attrs.clone(),
+            vis: syn::Visibility::Public(Default::default()),
+            unsafety: None,
+            mod_token: Default::default(),
+            ident: naming::ident(&self.name),
+            content: Some((Default::default(), self.file.items.clone())),
+            semi: None,
         };
-        let file: syn::File = syn::parse2(tokens).unwrap_or_else(|_| self.file.clone());
+        let file = syn::File {
+            shebang: None,
+            frontmatter: None,
+            attrs: Vec::new(),
+            items: vec![syn::Item::Mod(wrapped)],
+        };
         format!("{}{}", self.header(command), prettyplease::unparse(&file))
     }
 
@@ -289,13 +296,25 @@ struct Parts {
     types: usize,
 }
 
-/// Runs `f` on a scoped thread with [`GENERATOR_STACK`]; a panic in `f` is resumed here.
+thread_local! {
+    /// Whether this thread was started by [`with_big_stack`].
+    static ON_GENERATOR_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with [`GENERATOR_STACK`]: on a scoped thread, or right here when this thread is
+/// already one of those. A panic in `f` is resumed here.
 pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if ON_GENERATOR_STACK.get() {
+        return f();
+    }
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("mcp-bindgen-generator".into())
             .stack_size(GENERATOR_STACK)
-            .spawn_scoped(scope, f);
+            .spawn_scoped(scope, || {
+                ON_GENERATOR_STACK.set(true);
+                f()
+            });
         match handle {
             Ok(handle) => handle
                 .join()
@@ -304,6 +323,30 @@ pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
             Err(_) => no_generator_thread(),
         }
     })
+}
+
+/// Runs `f` on a thread with the generator's stack (256 MiB reserved, only touched pages
+/// committed) and returns what it returns; a panic in `f` is resumed here.
+///
+/// [`Generator::generate`] runs its deeply recursive stages on such a thread anyway. Called
+/// outside one, it has to hand the module back across threads (syn's syntax trees are not
+/// `Send`), which costs rendering the module's code and parsing it again: about a quarter of
+/// the time for a large input. Called inside `f`, it runs directly. Do there everything that
+/// needs the [`Module`] (rendering it, writing it) and return what is `Send`:
+///
+/// ```no_run
+/// use mcp_bindgen_codegen::{Generator, ServerConfig, on_generator_stack};
+///
+/// let config = ServerConfig::new("big", "captures/big.tools.json");
+/// let code = on_generator_stack(|| {
+///     let module = Generator::new().generate(&config)?;
+///     Ok::<_, mcp_bindgen_codegen::Error>(module.to_module_file("mcp-bindgen regenerate"))
+/// })?;
+/// std::fs::write("src/big.rs", code)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn on_generator_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    with_big_stack(f)
 }
 
 #[cold]
@@ -380,8 +423,11 @@ impl Generator {
         config: &ServerConfig,
         capture: Option<&model::Capture>,
     ) -> Result<Module, Error> {
+        if ON_GENERATOR_STACK.get() {
+            return self.generate_on_this_stack(config, capture);
+        }
         // `syn::File` is not `Send`: the generator thread hands back the rendered code, which
-        // is parsed again here.
+        // is parsed again here ([`on_generator_stack`] avoids this).
         let (parts, code) = with_big_stack(|| {
             self.generate_on_this_stack(config, capture).map(|m| {
                 let code = prettyplease::unparse(&m.file);

@@ -175,6 +175,11 @@ impl Report {
 /// Generates every server of `manifest` and `lib.rs`. With `check`, writes nothing and reports
 /// files that differ as [`FileStatus::Stale`].
 pub fn regenerate(manifest: &Manifest, check: bool) -> Result<Report, Error> {
+    // Generating and rendering on the generator's thread saves handing each module across.
+    crate::with_big_stack(|| regenerate_on_this_stack(manifest, check))
+}
+
+fn regenerate_on_this_stack(manifest: &Manifest, check: bool) -> Result<Report, Error> {
     let generator = Generator::new().with_base(&manifest.dir);
     let mut report = Report::default();
     let src = manifest.src.clone();

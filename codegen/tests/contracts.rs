@@ -599,3 +599,69 @@ fn problems_without_a_location_of_their_own_are_located_at_what_encloses_them() 
           | ^
           = help: declare the data as interfaces, type aliases and literal unions; or override this type in the manifest ([servers.NAME.overrides] "Type" = "unknown") or with ServerConfig::with_override"#]].assert_eq(&err);
 }
+
+/// Generating inside `on_generator_stack` renders the module where it is made (no hand-over
+/// between threads, so no render and parse in between), and renders exactly what a module
+/// generated outside renders; `to_wrapped` is the same items inside `pub mod NAME { .. }`,
+/// file attributes (`//!` docs) included, as quoting and parsing them again would give.
+#[test]
+fn generator_stack_renders_what_generate_renders() {
+    let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated");
+    let config = ServerConfig::new("scape", generated.join("captures/scape.tools.json"))
+        .with_contract(generated.join("contracts/agent_contracts.d.ts"))
+        .with_result("scape_observe", "AgentObservation");
+    let outside = Generator::new().generate(&config).expect("generates");
+    let (file, wrapped) = mcp_bindgen_codegen::on_generator_stack(|| {
+        let module = Generator::new().generate(&config)?;
+        Ok::<_, mcp_bindgen_codegen::Error>((
+            module.to_module_file("test"),
+            module.to_wrapped("test"),
+        ))
+    })
+    .expect("generates");
+    same(
+        &file,
+        &outside.to_module_file("test"),
+        "to_module_file inside and outside",
+    );
+    same(
+        &wrapped,
+        &outside.to_wrapped("test"),
+        "to_wrapped inside and outside",
+    );
+
+    let attrs = &outside.file.attrs;
+    assert!(!attrs.is_empty(), "the module has `//!` docs");
+    let items = &outside.file.items;
+    let tokens = quote::quote! {
+        pub mod scape {
+            #(#attrs)*
+            #(#items)*
+        }
+    };
+    let reference: syn::File = syn::parse2(tokens).expect("parses");
+    // The `@generated` header ends at the first blank line.
+    let header = &file[..file.find("\n\n").expect("a header") + 2];
+    same(
+        &wrapped,
+        &format!("{header}{}", prettyplease::unparse(&reference)),
+        "to_wrapped and the quoted module",
+    );
+}
+
+/// Fails naming the first line where two renderings differ (they are thousands of lines).
+fn same(left: &str, right: &str, what: &str) {
+    if left != right {
+        let line = left
+            .lines()
+            .zip(right.lines())
+            .position(|(l, r)| l != r)
+            .unwrap_or(left.lines().count().min(right.lines().count()));
+        panic!(
+            "{what} differ at line {}:\n  {:?}\n  {:?}",
+            line + 1,
+            left.lines().nth(line),
+            right.lines().nth(line)
+        );
+    }
+}

@@ -232,6 +232,13 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
 
 /// A message body as parsed: the members of an object that framing reads, each its own small
 /// `Value` (no `Value` or map for the whole message), or what else the JSON was.
+// Built on the stack once per message and taken apart at once: boxing the envelope would add an
+// allocation per request. (The variant is only large when another crate in the build turns on
+// serde_json's `preserve_order`, as the workspace's generator does.)
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a per-message temporary; a Box would allocate on every request"
+)]
 enum Message {
     Object(Envelope),
     EmptyArray,
@@ -910,14 +917,10 @@ impl<Ctx> Registry<Ctx> {
     /// [`CallHandler`] call answers through `incoming.outlet` instead (with any notifications
     /// before), now or on a later frame, and needs one.
     pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
-        let Incoming {
-            request,
-            era,
-            outlet,
-            streamable,
-            param_headers,
-            requests,
-        } = incoming;
+        if incoming.request.method == "tools/call" {
+            return self.call(ctx, incoming);
+        }
+        let Incoming { request, era, .. } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
         let (text, status) = match (era, request.method.as_str()) {
@@ -948,17 +951,6 @@ impl<Ctx> Registry<Ctx> {
             (_, "tools/list") => {
                 let text = self.list(id, request.params.as_ref(), modern);
                 (text, 200)
-            }
-            (_, "tools/call") => {
-                let incoming = Incoming {
-                    request,
-                    era,
-                    outlet,
-                    streamable,
-                    param_headers,
-                    requests,
-                };
-                return self.call(ctx, incoming);
             }
             (_, other) => (
                 error(id, -32601, &format!("Method not found: {other}")),
