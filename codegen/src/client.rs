@@ -753,10 +753,6 @@ fn emit(
                 )
             }
         };
-        let call_args = match plan.args {
-            Args::None => quote!(),
-            _ => quote!(args),
-        };
         let mut text = tool
             .description
             .clone()
@@ -784,8 +780,8 @@ fn emit(
         methods.push(quote! {
             #method_doc
             pub async fn #method(&self #params) -> ::std::result::Result<#output, ::mcp_bindgen::Error> {
-                let result = self.#raw(#call_args).await?;
-                ::mcp_bindgen::decode_result(#name, result)
+                #encode
+                ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, #name, arguments).await
             }
 
             #raw_doc

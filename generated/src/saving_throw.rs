@@ -812,8 +812,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListScenariosArgs,
     ) -> ::std::result::Result<types::ScenarioList, ::mcp_bindgen::Error> {
-        let result = self.list_scenarios_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_scenarios", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_scenarios",
+            args,
+            Some(&schemas::LIST_SCENARIOS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_scenarios",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_scenarios` like [`Self::list_scenarios`], without unwrapping the result envelope.
     ///
@@ -836,8 +845,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CopyScenarioArgs,
     ) -> ::std::result::Result<types::CopiedScenario, ::mcp_bindgen::Error> {
-        let result = self.copy_scenario_raw(args).await?;
-        ::mcp_bindgen::decode_result("copy_scenario", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "copy_scenario",
+            args,
+            Some(&schemas::COPY_SCENARIO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "copy_scenario",
+                arguments,
+            )
+            .await
     }
     /// Calls `copy_scenario` like [`Self::copy_scenario`], without unwrapping the result envelope.
     ///
@@ -859,8 +877,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_suites(
         &self,
     ) -> ::std::result::Result<types::SuiteList, ::mcp_bindgen::Error> {
-        let result = self.list_suites_raw().await?;
-        ::mcp_bindgen::decode_result("list_suites", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_suites",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_suites` like [`Self::list_suites`], without unwrapping the result envelope.
     ///
@@ -878,8 +901,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateBatchArgs,
     ) -> ::std::result::Result<types::CreatedBatch, ::mcp_bindgen::Error> {
-        let result = self.create_batch_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_batch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_batch",
+            args,
+            Some(&schemas::CREATE_BATCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_batch",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_batch` like [`Self::create_batch`], without unwrapping the result envelope.
     ///
@@ -902,8 +934,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetBatchArgs,
     ) -> ::std::result::Result<types::Batch, ::mcp_bindgen::Error> {
-        let result = self.get_batch_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_batch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_batch",
+            args,
+            Some(&schemas::GET_BATCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_batch",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_batch` like [`Self::get_batch`], without unwrapping the result envelope.
     ///
@@ -926,8 +967,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SubmitToBenchmarkArgs,
     ) -> ::std::result::Result<types::CreatedSubmission, ::mcp_bindgen::Error> {
-        let result = self.submit_to_benchmark_raw(args).await?;
-        ::mcp_bindgen::decode_result("submit_to_benchmark", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "submit_to_benchmark",
+            args,
+            Some(&schemas::SUBMIT_TO_BENCHMARK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "submit_to_benchmark",
+                arguments,
+            )
+            .await
     }
     /// Calls `submit_to_benchmark` like [`Self::submit_to_benchmark`], without unwrapping the result envelope.
     ///
@@ -950,8 +1000,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetSubmissionArgs,
     ) -> ::std::result::Result<types::SubmissionStatus, ::mcp_bindgen::Error> {
-        let result = self.get_submission_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_submission", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_submission",
+            args,
+            Some(&schemas::GET_SUBMISSION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_submission",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_submission` like [`Self::get_submission`], without unwrapping the result envelope.
     ///
@@ -973,8 +1032,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_runs(
         &self,
     ) -> ::std::result::Result<types::RunList, ::mcp_bindgen::Error> {
-        let result = self.list_runs_raw().await?;
-        ::mcp_bindgen::decode_result("list_runs", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_runs",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_runs` like [`Self::list_runs`], without unwrapping the result envelope.
     ///
@@ -992,8 +1056,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetSceneArgs,
     ) -> ::std::result::Result<types::Scene, ::mcp_bindgen::Error> {
-        let result = self.get_scene_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_scene", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_scene",
+            args,
+            Some(&schemas::GET_SCENE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_scene",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_scene` like [`Self::get_scene`], without unwrapping the result envelope.
     ///
@@ -1016,8 +1089,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SubmitActionArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.submit_action_raw(args).await?;
-        ::mcp_bindgen::decode_result("submit_action", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "submit_action",
+            args,
+            Some(&schemas::SUBMIT_ACTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "submit_action",
+                arguments,
+            )
+            .await
     }
     /// Calls `submit_action` like [`Self::submit_action`], without unwrapping the result envelope.
     ///
@@ -1040,8 +1122,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetStatusArgs,
     ) -> ::std::result::Result<types::RunStatus, ::mcp_bindgen::Error> {
-        let result = self.get_status_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_status", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_status",
+            args,
+            Some(&schemas::GET_STATUS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_status",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_status` like [`Self::get_status`], without unwrapping the result envelope.
     ///
@@ -1064,8 +1155,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetScorecardArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_scorecard_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_scorecard", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_scorecard",
+            args,
+            Some(&schemas::GET_SCORECARD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_scorecard",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_scorecard` like [`Self::get_scorecard`], without unwrapping the result envelope.
     ///
@@ -1088,8 +1188,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetCoachingArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_coaching_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_coaching", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_coaching",
+            args,
+            Some(&schemas::GET_COACHING),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_coaching",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_coaching` like [`Self::get_coaching`], without unwrapping the result envelope.
     ///
@@ -1112,8 +1221,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetJoinInfoArgs,
     ) -> ::std::result::Result<types::JoinInfo, ::mcp_bindgen::Error> {
-        let result = self.get_join_info_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_join_info", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_join_info",
+            args,
+            Some(&schemas::GET_JOIN_INFO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_join_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_join_info` like [`Self::get_join_info`], without unwrapping the result envelope.
     ///

@@ -1117,8 +1117,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn scape_enter(
         &self,
     ) -> ::std::result::Result<types::AgentEnterResult, ::mcp_bindgen::Error> {
-        let result = self.scape_enter_raw().await?;
-        ::mcp_bindgen::decode_result("scape_enter", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_enter",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_enter` like [`Self::scape_enter`], without unwrapping the result envelope.
     ///
@@ -1136,8 +1141,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeObserveArgs,
     ) -> ::std::result::Result<types::AgentObservation, ::mcp_bindgen::Error> {
-        let result = self.scape_observe_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_observe", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_observe",
+            args,
+            Some(&schemas::SCAPE_OBSERVE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_observe",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_observe` like [`Self::scape_observe`], without unwrapping the result envelope.
     ///
@@ -1160,8 +1174,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeMoveToArgs,
     ) -> ::std::result::Result<types::AgentOperation, ::mcp_bindgen::Error> {
-        let result = self.scape_move_to_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_move_to", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_move_to",
+            args,
+            Some(&schemas::SCAPE_MOVE_TO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_move_to",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_move_to` like [`Self::scape_move_to`], without unwrapping the result envelope.
     ///
@@ -1184,8 +1207,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeStepArgs,
     ) -> ::std::result::Result<types::AgentOperation, ::mcp_bindgen::Error> {
-        let result = self.scape_step_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_step", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_step",
+            args,
+            Some(&schemas::SCAPE_STEP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_step",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_step` like [`Self::scape_step`], without unwrapping the result envelope.
     ///
@@ -1208,8 +1240,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeFollowArgs,
     ) -> ::std::result::Result<types::AgentOperation, ::mcp_bindgen::Error> {
-        let result = self.scape_follow_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_follow", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_follow",
+            args,
+            Some(&schemas::SCAPE_FOLLOW),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_follow",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_follow` like [`Self::scape_follow`], without unwrapping the result envelope.
     ///
@@ -1232,8 +1273,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeApproachArgs,
     ) -> ::std::result::Result<types::AgentOperation, ::mcp_bindgen::Error> {
-        let result = self.scape_approach_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_approach", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_approach",
+            args,
+            Some(&schemas::SCAPE_APPROACH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_approach",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_approach` like [`Self::scape_approach`], without unwrapping the result envelope.
     ///
@@ -1256,8 +1306,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeStopArgs,
     ) -> ::std::result::Result<types::AgentAcknowledgement, ::mcp_bindgen::Error> {
-        let result = self.scape_stop_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_stop", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_stop",
+            args,
+            Some(&schemas::SCAPE_STOP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_stop",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_stop` like [`Self::scape_stop`], without unwrapping the result envelope.
     ///
@@ -1280,8 +1339,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScapeInteractArgs,
     ) -> ::std::result::Result<types::AgentAcknowledgement, ::mcp_bindgen::Error> {
-        let result = self.scape_interact_raw(args).await?;
-        ::mcp_bindgen::decode_result("scape_interact", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "scape_interact",
+            args,
+            Some(&schemas::SCAPE_INTERACT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "scape_interact",
+                arguments,
+            )
+            .await
     }
     /// Calls `scape_interact` like [`Self::scape_interact`], without unwrapping the result envelope.
     ///

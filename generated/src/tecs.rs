@@ -259,8 +259,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn components_info(
         &self,
     ) -> ::std::result::Result<types::ComponentsInfoOutput, ::mcp_bindgen::Error> {
-        let result = self.components_info_raw().await?;
-        ::mcp_bindgen::decode_result("components_info", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "components_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `components_info` like [`Self::components_info`], without unwrapping the result envelope.
     ///
@@ -278,8 +283,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryArgs,
     ) -> ::std::result::Result<types::QueryOutput, ::mcp_bindgen::Error> {
-        let result = self.query_raw(args).await?;
-        ::mcp_bindgen::decode_result("query", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query",
+            args,
+            Some(&schemas::QUERY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "query", arguments)
+            .await
     }
     /// Calls `query` like [`Self::query`], without unwrapping the result envelope.
     ///
@@ -302,8 +312,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::InfoArgs,
     ) -> ::std::result::Result<types::InfoOutput, ::mcp_bindgen::Error> {
-        let result = self.info_raw(args).await?;
-        ::mcp_bindgen::decode_result("info", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "info",
+            args,
+            Some(&schemas::INFO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "info", arguments)
+            .await
     }
     /// Calls `info` like [`Self::info`], without unwrapping the result envelope.
     ///
@@ -327,8 +342,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ModifyArgs,
     ) -> ::std::result::Result<types::ModifyOutput, ::mcp_bindgen::Error> {
-        let result = self.modify_raw(args).await?;
-        ::mcp_bindgen::decode_result("modify", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "modify",
+            args,
+            Some(&schemas::MODIFY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "modify", arguments)
+            .await
     }
     /// Calls `modify` like [`Self::modify`], without unwrapping the result envelope.
     ///
@@ -351,8 +371,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SetArgs,
     ) -> ::std::result::Result<types::SetOutput, ::mcp_bindgen::Error> {
-        let result = self.set_raw(args).await?;
-        ::mcp_bindgen::decode_result("set", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "set",
+            args,
+            Some(&schemas::SET),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "set", arguments)
+            .await
     }
     /// Calls `set` like [`Self::set`], without unwrapping the result envelope.
     ///
@@ -377,8 +402,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RunLuaArgs,
     ) -> ::std::result::Result<types::RunLuaOutput, ::mcp_bindgen::Error> {
-        let result = self.run_lua_raw(args).await?;
-        ::mcp_bindgen::decode_result("run_lua", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "run_lua",
+            args,
+            Some(&schemas::RUN_LUA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "run_lua", arguments)
+            .await
     }
     /// Calls `run_lua` like [`Self::run_lua`], without unwrapping the result envelope.
     ///
@@ -400,8 +430,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn ping(
         &self,
     ) -> ::std::result::Result<types::PingOutput, ::mcp_bindgen::Error> {
-        let result = self.ping_raw().await?;
-        ::mcp_bindgen::decode_result("ping", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "ping", arguments)
+            .await
     }
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///
@@ -418,8 +449,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn context(
         &self,
     ) -> ::std::result::Result<types::ContextOutput, ::mcp_bindgen::Error> {
-        let result = self.context_raw().await?;
-        ::mcp_bindgen::decode_result("context", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "context", arguments)
+            .await
     }
     /// Calls `context` like [`Self::context`], without unwrapping the result envelope.
     ///
@@ -437,8 +469,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetLogsArgs,
     ) -> ::std::result::Result<types::GetLogsOutput, ::mcp_bindgen::Error> {
-        let result = self.get_logs_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_logs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_logs",
+            args,
+            Some(&schemas::GET_LOGS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "get_logs", arguments)
+            .await
     }
     /// Calls `get_logs` like [`Self::get_logs`], without unwrapping the result envelope.
     ///
@@ -462,8 +499,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SendEventArgs,
     ) -> ::std::result::Result<types::SendEventOutput, ::mcp_bindgen::Error> {
-        let result = self.send_event_raw(args).await?;
-        ::mcp_bindgen::decode_result("send_event", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "send_event",
+            args,
+            Some(&schemas::SEND_EVENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "send_event",
+                arguments,
+            )
+            .await
     }
     /// Calls `send_event` like [`Self::send_event`], without unwrapping the result envelope.
     ///
@@ -485,8 +531,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn placed_count(
         &self,
     ) -> ::std::result::Result<types::PlacedCountOutput, ::mcp_bindgen::Error> {
-        let result = self.placed_count_raw().await?;
-        ::mcp_bindgen::decode_result("placed_count", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "placed_count",
+                arguments,
+            )
+            .await
     }
     /// Calls `placed_count` like [`Self::placed_count`], without unwrapping the result envelope.
     ///
@@ -505,8 +556,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RunFramesArgs,
     ) -> ::std::result::Result<types::RunFramesOutput, ::mcp_bindgen::Error> {
-        let result = self.run_frames_raw(args).await?;
-        ::mcp_bindgen::decode_result("run_frames", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "run_frames",
+            args,
+            Some(&schemas::RUN_FRAMES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "run_frames",
+                arguments,
+            )
+            .await
     }
     /// Calls `run_frames` like [`Self::run_frames`], without unwrapping the result envelope.
     ///

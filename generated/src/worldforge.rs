@@ -231,8 +231,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadWorldArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_world_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_world", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_world",
+            args,
+            Some(&schemas::READ_WORLD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_world",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_world` like [`Self::read_world`], without unwrapping the result envelope.
     ///
@@ -255,8 +264,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetWorldSummaryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_world_summary_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_world_summary", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_world_summary",
+            args,
+            Some(&schemas::GET_WORLD_SUMMARY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_world_summary",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_world_summary` like [`Self::get_world_summary`], without unwrapping the result envelope.
     ///
@@ -279,8 +297,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListLoreArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_lore_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_lore", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_lore",
+            args,
+            Some(&schemas::LIST_LORE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_lore",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_lore` like [`Self::list_lore`], without unwrapping the result envelope.
     ///
@@ -303,8 +330,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ProposeLoreArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.propose_lore_raw(args).await?;
-        ::mcp_bindgen::decode_result("propose_lore", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "propose_lore",
+            args,
+            Some(&schemas::PROPOSE_LORE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "propose_lore",
+                arguments,
+            )
+            .await
     }
     /// Calls `propose_lore` like [`Self::propose_lore`], without unwrapping the result envelope.
     ///
@@ -327,8 +363,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListWikiPagesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_wiki_pages_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_wiki_pages", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_wiki_pages",
+            args,
+            Some(&schemas::LIST_WIKI_PAGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_wiki_pages",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_wiki_pages` like [`Self::list_wiki_pages`], without unwrapping the result envelope.
     ///
@@ -351,8 +396,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchPoisArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_pois_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_pois", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_pois",
+            args,
+            Some(&schemas::SEARCH_POIS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_pois",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_pois` like [`Self::search_pois`], without unwrapping the result envelope.
     ///

@@ -1,6 +1,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::{CallToolResult, Error};
@@ -33,6 +34,24 @@ pub trait ToolCaller {
         name: &str,
         arguments: Map<String, Value>,
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send;
+
+    /// Calls the tool `name` and decodes its result into `T` by the envelope rules, as
+    /// [`decode_result`](crate::decode_result) does: a result with `isError: true` is
+    /// [`Error::Tool`], a value that does not fit is [`Error::Decode`] naming the JSON path of
+    /// the first field that does not. What generated methods call.
+    ///
+    /// The default calls [`ToolCaller::call_tool`] and decodes the `CallToolResult`.
+    /// [`HttpClient`](crate::HttpClient) and [`StdioClient`](crate::StdioClient) decode
+    /// straight from the response's bytes instead: no `Value` of the message, and the text
+    /// copy of `structuredContent` is not parsed.
+    fn call_tool_decoded<T: DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<T, Error>> + Send {
+        let calling = self.call_tool(name, arguments);
+        async move { crate::decode_result(name, calling.await?) }
+    }
 }
 
 impl<T: ToolCaller + ?Sized + Sync> ToolCaller for &T {
@@ -42,6 +61,14 @@ impl<T: ToolCaller + ?Sized + Sync> ToolCaller for &T {
         arguments: Map<String, Value>,
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
         (**self).call_tool(name, arguments)
+    }
+
+    fn call_tool_decoded<R: DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<R, Error>> + Send {
+        (**self).call_tool_decoded(name, arguments)
     }
 }
 
@@ -53,6 +80,14 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Box<T> {
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
         (**self).call_tool(name, arguments)
     }
+
+    fn call_tool_decoded<R: DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<R, Error>> + Send {
+        (**self).call_tool_decoded(name, arguments)
+    }
 }
 
 impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
@@ -62,5 +97,13 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
         arguments: Map<String, Value>,
     ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
         (**self).call_tool(name, arguments)
+    }
+
+    fn call_tool_decoded<R: DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<R, Error>> + Send {
+        (**self).call_tool_decoded(name, arguments)
     }
 }

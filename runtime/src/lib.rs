@@ -12,6 +12,11 @@
 //! 3. [`decode_result`] applies the envelope rules and deserialises the value into the result
 //!    type, reporting the JSON path of the first field that does not fit.
 //!
+//! The typed methods take steps 2 and 3 in one, [`ToolCaller::call_tool_decoded`]: by default
+//! `call_tool` then `decode_result`, while the client transports decode the result type
+//! straight from the response's bytes (same rules, same errors). The `_raw` methods are steps 1
+//! and 2.
+//!
 //! The envelope rules, in order (see [`envelope_value`]):
 //!
 //! 1. A transport failure or JSON-RPC error is [`Error::Transport`] / [`Error::Protocol`].

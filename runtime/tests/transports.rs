@@ -243,6 +243,12 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
 /// is a 400, so the client falls back to `initialize`), and every `tools/call` is answered
 /// with `status` and the plain-text `body`.
 fn fake_mcp(status: &'static str, body: &'static str) -> String {
+    fake_mcp_answering(status, "text/plain", body)
+}
+
+/// [`fake_mcp`] answering `tools/call` with `body` as `kind`, `{id}` replaced by the request's
+/// id.
+fn fake_mcp_answering(status: &'static str, kind: &'static str, body: &'static str) -> String {
     use std::io::{BufRead, BufReader};
     let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
     let port = listener.local_addr().expect("addr").port();
@@ -284,8 +290,8 @@ fn fake_mcp(status: &'static str, body: &'static str) -> String {
                                 "serverInfo": {"name": "fake", "version": "0"}}})
                                 .to_string(),
                             ),
-                            (Some("tools/call"), Some(_)) => {
-                                (status, "text/plain", body.to_owned())
+                            (Some("tools/call"), Some(id)) => {
+                                (status, kind, body.replace("{id}", &id.to_string()))
                             }
                             _ => ("400 Bad Request", "text/plain", "not here".to_owned()),
                         };
@@ -560,4 +566,108 @@ fn http_client_works_from_pollster_without_a_tokio_runtime() {
     })
     .join()
     .expect("no panic");
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Player {
+    x: i64,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Players {
+    players: Vec<Player>,
+}
+
+#[derive(Debug, Deserialize)]
+struct EchoedText {
+    text: String,
+}
+
+/// Typed calls (what generated methods do) decode from the response's bytes on every
+/// transport and kind of answer, and a value that does not fit is `Error::Decode` naming the
+/// path of the first bad field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_calls_decode_from_the_bytes_on_every_transport() {
+    fn assert_decode_error(err: Error, path: &str) {
+        match err {
+            Error::Decode {
+                tool,
+                path: got,
+                value,
+                ..
+            } => {
+                assert_eq!((tool.as_str(), got.as_str()), ("echo", path));
+                assert!(value.is_object(), "{value}");
+            }
+            other => panic!("expected Error::Decode at {path}, got {other:?}"),
+        }
+    }
+    // Our server over HTTP, both eras: a JSON answer.
+    let server = Polled::start(ServerBuilder::new());
+    for protocol in [mcp_bindgen::Protocol::Auto, mcp_bindgen::Protocol::Legacy] {
+        let client = HttpClient::builder(&server.url)
+            .protocol(protocol.clone())
+            .connect()
+            .await
+            .expect("connects");
+        let echoed: EchoedText = client
+            .call_tool_decoded("echo", args("typed"))
+            .await
+            .expect("decodes");
+        assert_eq!(echoed.text, "typed", "{protocol:?}");
+        let err = client
+            .call_tool_decoded::<Players>("echo", args("typed"))
+            .await
+            .expect_err("does not fit");
+        // A missing field is the object's fault.
+        assert_decode_error(err, ".");
+    }
+    // An SSE answer: a notification, then the response.
+    let sse = fake_mcp_answering(
+        "200 OK",
+        "text/event-stream",
+        concat!(
+            "event: message\n",
+            r#"data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#,
+            "\n\nevent: message\n",
+            r#"data: {"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"{}"}],"#,
+            r#""structuredContent":{"players":[{"x":1},{"x":"far"}]}}}"#,
+            "\n\n"
+        ),
+    );
+    let client = HttpClient::connect(&sse).await.expect("connects");
+    let err = client
+        .call_tool_decoded::<Players>("echo", Map::new())
+        .await
+        .expect_err("does not fit");
+    assert_decode_error(err, "players[1].x");
+    let value: serde_json::Value = client
+        .call_tool_decoded("echo", Map::new())
+        .await
+        .expect("any JSON fits a Value");
+    assert_eq!(value["players"][1]["x"], "far");
+    // Stdio.
+    let client = StdioClient::spawn(misbehaving("structured"))
+        .await
+        .expect("spawns");
+    let players = serde_json::json!({"players": [{"x": 1}, {"x": 2}]});
+    let arguments = players.as_object().cloned().expect("an object");
+    let decoded: Players = client
+        .call_tool_decoded("echo", arguments)
+        .await
+        .expect("decodes");
+    assert_eq!(decoded.players, [Player { x: 1 }, Player { x: 2 }]);
+    let bad = serde_json::json!({"players": [{"x": 1}, {"x": 2}, {"y": 3}]});
+    let err = client
+        .call_tool_decoded::<Players>("echo", bad.as_object().cloned().expect("an object"))
+        .await
+        .expect_err("does not fit");
+    assert_decode_error(err, "players[2]");
+    // A result with text only goes by the text rules.
+    let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");
+    let text: String = client
+        .call_tool_decoded("echo", Map::new())
+        .await
+        .expect("decodes");
+    assert_eq!(text, "ok");
 }

@@ -633,8 +633,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SharedDefsAArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.shared_defs_a_raw(args).await?;
-        ::mcp_bindgen::decode_result("shared_defs_a", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "shared_defs_a",
+            args,
+            Some(&schemas::SHARED_DEFS_A),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "shared_defs_a",
+                arguments,
+            )
+            .await
     }
     /// Calls `shared_defs_a` like [`Self::shared_defs_a`], without unwrapping the result envelope.
     ///
@@ -657,8 +666,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SharedDefsBArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.shared_defs_b_raw(args).await?;
-        ::mcp_bindgen::decode_result("shared_defs_b", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "shared_defs_b",
+            args,
+            Some(&schemas::SHARED_DEFS_B),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "shared_defs_b",
+                arguments,
+            )
+            .await
     }
     /// Calls `shared_defs_b` like [`Self::shared_defs_b`], without unwrapping the result envelope.
     ///
@@ -681,8 +699,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BareConstArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.bare_const_raw(args).await?;
-        ::mcp_bindgen::decode_result("bare_const", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "bare_const",
+            args,
+            Some(&schemas::BARE_CONST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "bare_const",
+                arguments,
+            )
+            .await
     }
     /// Calls `bare_const` like [`Self::bare_const`], without unwrapping the result envelope.
     ///
@@ -705,8 +732,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PunctuationEnumArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.punctuation_enum_raw(args).await?;
-        ::mcp_bindgen::decode_result("punctuation_enum", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "punctuation_enum",
+            args,
+            Some(&schemas::PUNCTUATION_ENUM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "punctuation_enum",
+                arguments,
+            )
+            .await
     }
     /// Calls `punctuation_enum` like [`Self::punctuation_enum`], without unwrapping the result envelope.
     ///
@@ -729,8 +765,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::EmojiEnumArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.emoji_enum_raw(args).await?;
-        ::mcp_bindgen::decode_result("emoji_enum", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "emoji_enum",
+            args,
+            Some(&schemas::EMOJI_ENUM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "emoji_enum",
+                arguments,
+            )
+            .await
     }
     /// Calls `emoji_enum` like [`Self::emoji_enum`], without unwrapping the result envelope.
     ///
@@ -753,8 +798,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::NullableEnumArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.nullable_enum_raw(args).await?;
-        ::mcp_bindgen::decode_result("nullable_enum", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "nullable_enum",
+            args,
+            Some(&schemas::NULLABLE_ENUM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "nullable_enum",
+                arguments,
+            )
+            .await
     }
     /// Calls `nullable_enum` like [`Self::nullable_enum`], without unwrapping the result envelope.
     ///
@@ -777,8 +831,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::MixedEnumArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.mixed_enum_raw(args).await?;
-        ::mcp_bindgen::decode_result("mixed_enum", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "mixed_enum",
+            args,
+            Some(&schemas::MIXED_ENUM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "mixed_enum",
+                arguments,
+            )
+            .await
     }
     /// Calls `mixed_enum` like [`Self::mixed_enum`], without unwrapping the result envelope.
     ///
@@ -801,8 +864,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TupleArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.tuple_raw(args).await?;
-        ::mcp_bindgen::decode_result("tuple", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "tuple",
+            args,
+            Some(&schemas::TUPLE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "tuple", arguments)
+            .await
     }
     /// Calls `tuple` like [`Self::tuple`], without unwrapping the result envelope.
     ///
@@ -825,8 +893,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::OpenTupleArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.open_tuple_raw(args).await?;
-        ::mcp_bindgen::decode_result("open_tuple", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "open_tuple",
+            args,
+            Some(&schemas::OPEN_TUPLE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "open_tuple",
+                arguments,
+            )
+            .await
     }
     /// Calls `open_tuple` like [`Self::open_tuple`], without unwrapping the result envelope.
     ///
@@ -849,8 +926,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ZodRefArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.zod_ref_raw(args).await?;
-        ::mcp_bindgen::decode_result("zod_ref", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "zod_ref",
+            args,
+            Some(&schemas::ZOD_REF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "zod_ref", arguments)
+            .await
     }
     /// Calls `zod_ref` like [`Self::zod_ref`], without unwrapping the result envelope.
     ///
@@ -873,8 +955,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RecursiveArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.recursive_raw(args).await?;
-        ::mcp_bindgen::decode_result("recursive", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "recursive",
+            args,
+            Some(&schemas::RECURSIVE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "recursive",
+                arguments,
+            )
+            .await
     }
     /// Calls `recursive` like [`Self::recursive`], without unwrapping the result envelope.
     ///
@@ -897,8 +988,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DanglingRefArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.dangling_ref_raw(args).await?;
-        ::mcp_bindgen::decode_result("dangling_ref", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "dangling_ref",
+            args,
+            Some(&schemas::DANGLING_REF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "dangling_ref",
+                arguments,
+            )
+            .await
     }
     /// Calls `dangling_ref` like [`Self::dangling_ref`], without unwrapping the result envelope.
     ///
@@ -921,8 +1021,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ExternalRefArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.external_ref_raw(args).await?;
-        ::mcp_bindgen::decode_result("external_ref", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "external_ref",
+            args,
+            Some(&schemas::EXTERNAL_REF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "external_ref",
+                arguments,
+            )
+            .await
     }
     /// Calls `external_ref` like [`Self::external_ref`], without unwrapping the result envelope.
     ///
@@ -945,8 +1054,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PatternMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.pattern_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("pattern_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "pattern_map",
+            args,
+            Some(&schemas::PATTERN_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "pattern_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `pattern_map` like [`Self::pattern_map`], without unwrapping the result envelope.
     ///
@@ -969,8 +1087,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TypeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.type_raw(args).await?;
-        ::mcp_bindgen::decode_result("type", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "type",
+            args,
+            Some(&schemas::TYPE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "type", arguments)
+            .await
     }
     /// Calls `type` like [`Self::type`], without unwrapping the result envelope.
     ///
@@ -992,8 +1115,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn new_tool(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.new_tool_raw().await?;
-        ::mcp_bindgen::decode_result("new", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "new", arguments)
+            .await
     }
     /// Calls `new` like [`Self::new_tool`], without unwrapping the result envelope.
     ///
@@ -1011,8 +1135,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TypeListArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.type_list_raw(args).await?;
-        ::mcp_bindgen::decode_result("type_list", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "type_list",
+            args,
+            Some(&schemas::TYPE_LIST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "type_list",
+                arguments,
+            )
+            .await
     }
     /// Calls `type_list` like [`Self::type_list`], without unwrapping the result envelope.
     ///
@@ -1035,8 +1168,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BadPatternArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.bad_pattern_raw(args).await?;
-        ::mcp_bindgen::decode_result("bad_pattern", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "bad_pattern",
+            args,
+            Some(&schemas::BAD_PATTERN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "bad_pattern",
+                arguments,
+            )
+            .await
     }
     /// Calls `bad_pattern` like [`Self::bad_pattern`], without unwrapping the result envelope.
     ///
@@ -1059,8 +1201,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WithOutputArgs,
     ) -> ::std::result::Result<types::WithOutputOutput, ::mcp_bindgen::Error> {
-        let result = self.with_output_raw(args).await?;
-        ::mcp_bindgen::decode_result("with_output", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "with_output",
+            args,
+            Some(&schemas::WITH_OUTPUT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "with_output",
+                arguments,
+            )
+            .await
     }
     /// Calls `with_output` like [`Self::with_output`], without unwrapping the result envelope.
     ///
@@ -1082,8 +1233,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn no_args_output(
         &self,
     ) -> ::std::result::Result<types::NoArgsOutputOutput, ::mcp_bindgen::Error> {
-        let result = self.no_args_output_raw().await?;
-        ::mcp_bindgen::decode_result("no_args_output", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "no_args_output",
+                arguments,
+            )
+            .await
     }
     /// Calls `no_args_output` like [`Self::no_args_output`], without unwrapping the result envelope.
     ///
@@ -1101,8 +1257,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::Draft07Args,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.draft07_raw(args).await?;
-        ::mcp_bindgen::decode_result("draft07", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "draft07",
+            args,
+            Some(&schemas::DRAFT07),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "draft07", arguments)
+            .await
     }
     /// Calls `draft07` like [`Self::draft07`], without unwrapping the result envelope.
     ///
@@ -1125,8 +1286,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RangesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.ranges_raw(args).await?;
-        ::mcp_bindgen::decode_result("ranges", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "ranges",
+            args,
+            Some(&schemas::RANGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "ranges", arguments)
+            .await
     }
     /// Calls `ranges` like [`Self::ranges`], without unwrapping the result envelope.
     ///

@@ -522,8 +522,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::EchoArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.echo_raw(args).await?;
-        ::mcp_bindgen::decode_result("echo", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "echo",
+            args,
+            Some(&schemas::ECHO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "echo", arguments)
+            .await
     }
     /// Calls `echo` like [`Self::echo`], without unwrapping the result envelope.
     ///
@@ -546,8 +551,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetAnnotatedMessageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_annotated_message_raw(args).await?;
-        ::mcp_bindgen::decode_result("get-annotated-message", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get-annotated-message",
+            args,
+            Some(&schemas::GET_ANNOTATED_MESSAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get-annotated-message",
+                arguments,
+            )
+            .await
     }
     /// Calls `get-annotated-message` like [`Self::get_annotated_message`], without unwrapping the result envelope.
     ///
@@ -570,8 +584,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn get_env(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_env_raw().await?;
-        ::mcp_bindgen::decode_result("get-env", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "get-env", arguments)
+            .await
     }
     /// Calls `get-env` like [`Self::get_env`], without unwrapping the result envelope.
     ///
@@ -589,8 +604,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetResourceLinksArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_resource_links_raw(args).await?;
-        ::mcp_bindgen::decode_result("get-resource-links", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get-resource-links",
+            args,
+            Some(&schemas::GET_RESOURCE_LINKS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get-resource-links",
+                arguments,
+            )
+            .await
     }
     /// Calls `get-resource-links` like [`Self::get_resource_links`], without unwrapping the result envelope.
     ///
@@ -613,8 +637,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetResourceReferenceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_resource_reference_raw(args).await?;
-        ::mcp_bindgen::decode_result("get-resource-reference", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get-resource-reference",
+            args,
+            Some(&schemas::GET_RESOURCE_REFERENCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get-resource-reference",
+                arguments,
+            )
+            .await
     }
     /// Calls `get-resource-reference` like [`Self::get_resource_reference`], without unwrapping the result envelope.
     ///
@@ -638,8 +671,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetStructuredContentArgs,
     ) -> ::std::result::Result<types::GetStructuredContentOutput, ::mcp_bindgen::Error> {
-        let result = self.get_structured_content_raw(args).await?;
-        ::mcp_bindgen::decode_result("get-structured-content", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get-structured-content",
+            args,
+            Some(&schemas::GET_STRUCTURED_CONTENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get-structured-content",
+                arguments,
+            )
+            .await
     }
     /// Calls `get-structured-content` like [`Self::get_structured_content`], without unwrapping the result envelope.
     ///
@@ -663,8 +705,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetSumArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_sum_raw(args).await?;
-        ::mcp_bindgen::decode_result("get-sum", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get-sum",
+            args,
+            Some(&schemas::GET_SUM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "get-sum", arguments)
+            .await
     }
     /// Calls `get-sum` like [`Self::get_sum`], without unwrapping the result envelope.
     ///
@@ -686,8 +733,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn get_tiny_image(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_tiny_image_raw().await?;
-        ::mcp_bindgen::decode_result("get-tiny-image", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get-tiny-image",
+                arguments,
+            )
+            .await
     }
     /// Calls `get-tiny-image` like [`Self::get_tiny_image`], without unwrapping the result envelope.
     ///
@@ -705,8 +757,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GzipFileAsResourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.gzip_file_as_resource_raw(args).await?;
-        ::mcp_bindgen::decode_result("gzip-file-as-resource", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "gzip-file-as-resource",
+            args,
+            Some(&schemas::GZIP_FILE_AS_RESOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "gzip-file-as-resource",
+                arguments,
+            )
+            .await
     }
     /// Calls `gzip-file-as-resource` like [`Self::gzip_file_as_resource`], without unwrapping the result envelope.
     ///
@@ -729,8 +790,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn toggle_simulated_logging(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.toggle_simulated_logging_raw().await?;
-        ::mcp_bindgen::decode_result("toggle-simulated-logging", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "toggle-simulated-logging",
+                arguments,
+            )
+            .await
     }
     /// Calls `toggle-simulated-logging` like [`Self::toggle_simulated_logging`], without unwrapping the result envelope.
     ///
@@ -748,8 +814,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn toggle_subscriber_updates(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.toggle_subscriber_updates_raw().await?;
-        ::mcp_bindgen::decode_result("toggle-subscriber-updates", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "toggle-subscriber-updates",
+                arguments,
+            )
+            .await
     }
     /// Calls `toggle-subscriber-updates` like [`Self::toggle_subscriber_updates`], without unwrapping the result envelope.
     ///
@@ -768,8 +839,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TriggerLongRunningOperationArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.trigger_long_running_operation_raw(args).await?;
-        ::mcp_bindgen::decode_result("trigger-long-running-operation", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "trigger-long-running-operation",
+            args,
+            Some(&schemas::TRIGGER_LONG_RUNNING_OPERATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "trigger-long-running-operation",
+                arguments,
+            )
+            .await
     }
     /// Calls `trigger-long-running-operation` like [`Self::trigger_long_running_operation`], without unwrapping the result envelope.
     ///
@@ -797,8 +877,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SimulateResearchQueryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.simulate_research_query_raw(args).await?;
-        ::mcp_bindgen::decode_result("simulate-research-query", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "simulate-research-query",
+            args,
+            Some(&schemas::SIMULATE_RESEARCH_QUERY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "simulate-research-query",
+                arguments,
+            )
+            .await
     }
     /// Calls `simulate-research-query` like [`Self::simulate_research_query`], without unwrapping the result envelope.
     ///

@@ -125,8 +125,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FetchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.fetch_raw(args).await?;
-        ::mcp_bindgen::decode_result("fetch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "fetch",
+            args,
+            Some(&schemas::FETCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "fetch", arguments)
+            .await
     }
     /// Calls `fetch` like [`Self::fetch`], without unwrapping the result envelope.
     ///

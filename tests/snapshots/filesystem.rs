@@ -535,8 +535,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadFileArgs,
     ) -> ::std::result::Result<types::ReadFileOutput, ::mcp_bindgen::Error> {
-        let result = self.read_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_file",
+            args,
+            Some(&schemas::READ_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_file` like [`Self::read_file`], without unwrapping the result envelope.
     ///
@@ -559,8 +568,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadTextFileArgs,
     ) -> ::std::result::Result<types::ReadTextFileOutput, ::mcp_bindgen::Error> {
-        let result = self.read_text_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_text_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_text_file",
+            args,
+            Some(&schemas::READ_TEXT_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_text_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_text_file` like [`Self::read_text_file`], without unwrapping the result envelope.
     ///
@@ -583,8 +601,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadMediaFileArgs,
     ) -> ::std::result::Result<types::ReadMediaFileOutput, ::mcp_bindgen::Error> {
-        let result = self.read_media_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_media_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_media_file",
+            args,
+            Some(&schemas::READ_MEDIA_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_media_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_media_file` like [`Self::read_media_file`], without unwrapping the result envelope.
     ///
@@ -607,8 +634,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadMultipleFilesArgs,
     ) -> ::std::result::Result<types::ReadMultipleFilesOutput, ::mcp_bindgen::Error> {
-        let result = self.read_multiple_files_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_multiple_files", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_multiple_files",
+            args,
+            Some(&schemas::READ_MULTIPLE_FILES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_multiple_files",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_multiple_files` like [`Self::read_multiple_files`], without unwrapping the result envelope.
     ///
@@ -631,8 +667,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WriteFileArgs,
     ) -> ::std::result::Result<types::WriteFileOutput, ::mcp_bindgen::Error> {
-        let result = self.write_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("write_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "write_file",
+            args,
+            Some(&schemas::WRITE_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "write_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `write_file` like [`Self::write_file`], without unwrapping the result envelope.
     ///
@@ -655,8 +700,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::EditFileArgs,
     ) -> ::std::result::Result<types::EditFileOutput, ::mcp_bindgen::Error> {
-        let result = self.edit_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("edit_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "edit_file",
+            args,
+            Some(&schemas::EDIT_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "edit_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `edit_file` like [`Self::edit_file`], without unwrapping the result envelope.
     ///
@@ -679,8 +733,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateDirectoryArgs,
     ) -> ::std::result::Result<types::CreateDirectoryOutput, ::mcp_bindgen::Error> {
-        let result = self.create_directory_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_directory", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_directory",
+            args,
+            Some(&schemas::CREATE_DIRECTORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_directory",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_directory` like [`Self::create_directory`], without unwrapping the result envelope.
     ///
@@ -703,8 +766,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListDirectoryArgs,
     ) -> ::std::result::Result<types::ListDirectoryOutput, ::mcp_bindgen::Error> {
-        let result = self.list_directory_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_directory", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_directory",
+            args,
+            Some(&schemas::LIST_DIRECTORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_directory",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_directory` like [`Self::list_directory`], without unwrapping the result envelope.
     ///
@@ -730,8 +802,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ListDirectoryWithSizesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.list_directory_with_sizes_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_directory_with_sizes", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_directory_with_sizes",
+            args,
+            Some(&schemas::LIST_DIRECTORY_WITH_SIZES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_directory_with_sizes",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_directory_with_sizes` like [`Self::list_directory_with_sizes`], without unwrapping the result envelope.
     ///
@@ -755,8 +836,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DirectoryTreeArgs,
     ) -> ::std::result::Result<types::DirectoryTreeOutput, ::mcp_bindgen::Error> {
-        let result = self.directory_tree_raw(args).await?;
-        ::mcp_bindgen::decode_result("directory_tree", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "directory_tree",
+            args,
+            Some(&schemas::DIRECTORY_TREE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "directory_tree",
+                arguments,
+            )
+            .await
     }
     /// Calls `directory_tree` like [`Self::directory_tree`], without unwrapping the result envelope.
     ///
@@ -779,8 +869,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::MoveFileArgs,
     ) -> ::std::result::Result<types::MoveFileOutput, ::mcp_bindgen::Error> {
-        let result = self.move_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("move_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "move_file",
+            args,
+            Some(&schemas::MOVE_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "move_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `move_file` like [`Self::move_file`], without unwrapping the result envelope.
     ///
@@ -803,8 +902,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchFilesArgs,
     ) -> ::std::result::Result<types::SearchFilesOutput, ::mcp_bindgen::Error> {
-        let result = self.search_files_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_files", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_files",
+            args,
+            Some(&schemas::SEARCH_FILES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_files",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_files` like [`Self::search_files`], without unwrapping the result envelope.
     ///
@@ -827,8 +935,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetFileInfoArgs,
     ) -> ::std::result::Result<types::GetFileInfoOutput, ::mcp_bindgen::Error> {
-        let result = self.get_file_info_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_file_info", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_file_info",
+            args,
+            Some(&schemas::GET_FILE_INFO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_file_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_file_info` like [`Self::get_file_info`], without unwrapping the result envelope.
     ///
@@ -853,8 +970,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ListAllowedDirectoriesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.list_allowed_directories_raw().await?;
-        ::mcp_bindgen::decode_result("list_allowed_directories", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_allowed_directories",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_allowed_directories` like [`Self::list_allowed_directories`], without unwrapping the result envelope.
     ///

@@ -196,8 +196,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitStatusArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_status_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_status", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_status",
+            args,
+            Some(&schemas::GIT_STATUS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_status",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_status` like [`Self::git_status`], without unwrapping the result envelope.
     ///
@@ -220,8 +229,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitDiffUnstagedArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_diff_unstaged_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_diff_unstaged", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_diff_unstaged",
+            args,
+            Some(&schemas::GIT_DIFF_UNSTAGED),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_diff_unstaged",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_diff_unstaged` like [`Self::git_diff_unstaged`], without unwrapping the result envelope.
     ///
@@ -244,8 +262,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitDiffStagedArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_diff_staged_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_diff_staged", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_diff_staged",
+            args,
+            Some(&schemas::GIT_DIFF_STAGED),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_diff_staged",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_diff_staged` like [`Self::git_diff_staged`], without unwrapping the result envelope.
     ///
@@ -268,8 +295,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitDiffArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_diff_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_diff", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_diff",
+            args,
+            Some(&schemas::GIT_DIFF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "git_diff", arguments)
+            .await
     }
     /// Calls `git_diff` like [`Self::git_diff`], without unwrapping the result envelope.
     ///
@@ -292,8 +324,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitCommitArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_commit_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_commit", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_commit",
+            args,
+            Some(&schemas::GIT_COMMIT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_commit",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_commit` like [`Self::git_commit`], without unwrapping the result envelope.
     ///
@@ -316,8 +357,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitAddArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_add_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_add", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_add",
+            args,
+            Some(&schemas::GIT_ADD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "git_add", arguments)
+            .await
     }
     /// Calls `git_add` like [`Self::git_add`], without unwrapping the result envelope.
     ///
@@ -340,8 +386,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitResetArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_reset_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_reset", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_reset",
+            args,
+            Some(&schemas::GIT_RESET),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_reset",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_reset` like [`Self::git_reset`], without unwrapping the result envelope.
     ///
@@ -364,8 +419,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitLogArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_log_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_log", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_log",
+            args,
+            Some(&schemas::GIT_LOG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "git_log", arguments)
+            .await
     }
     /// Calls `git_log` like [`Self::git_log`], without unwrapping the result envelope.
     ///
@@ -388,8 +448,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitCreateBranchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_create_branch_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_create_branch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_create_branch",
+            args,
+            Some(&schemas::GIT_CREATE_BRANCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_create_branch",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_create_branch` like [`Self::git_create_branch`], without unwrapping the result envelope.
     ///
@@ -412,8 +481,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitCheckoutArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_checkout_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_checkout", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_checkout",
+            args,
+            Some(&schemas::GIT_CHECKOUT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_checkout",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_checkout` like [`Self::git_checkout`], without unwrapping the result envelope.
     ///
@@ -436,8 +514,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitShowArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_show_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_show", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_show",
+            args,
+            Some(&schemas::GIT_SHOW),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "git_show", arguments)
+            .await
     }
     /// Calls `git_show` like [`Self::git_show`], without unwrapping the result envelope.
     ///
@@ -460,8 +543,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GitBranchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.git_branch_raw(args).await?;
-        ::mcp_bindgen::decode_result("git_branch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "git_branch",
+            args,
+            Some(&schemas::GIT_BRANCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "git_branch",
+                arguments,
+            )
+            .await
     }
     /// Calls `git_branch` like [`Self::git_branch`], without unwrapping the result envelope.
     ///

@@ -361,8 +361,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeepArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.deep_raw(args).await?;
-        ::mcp_bindgen::decode_result("deep", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "deep",
+            args,
+            Some(&schemas::DEEP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "deep", arguments)
+            .await
     }
     /// Calls `deep` like [`Self::deep`], without unwrapping the result envelope.
     ///
@@ -385,8 +390,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::HugeIntegersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.huge_integers_raw(args).await?;
-        ::mcp_bindgen::decode_result("huge_integers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "huge_integers",
+            args,
+            Some(&schemas::HUGE_INTEGERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "huge_integers",
+                arguments,
+            )
+            .await
     }
     /// Calls `huge_integers` like [`Self::huge_integers`], without unwrapping the result envelope.
     ///
@@ -409,8 +423,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SelfArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.self_raw(args).await?;
-        ::mcp_bindgen::decode_result("self", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "self",
+            args,
+            Some(&schemas::SELF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "self", arguments)
+            .await
     }
     /// Calls `self` like [`Self::self`], without unwrapping the result envelope.
     ///
@@ -433,8 +452,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetUserArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_user_raw(args).await?;
-        ::mcp_bindgen::decode_result("getUser", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "getUser",
+            args,
+            Some(&schemas::GET_USER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "getUser", arguments)
+            .await
     }
     /// Calls `getUser` like [`Self::get_user`], without unwrapping the result envelope.
     ///

@@ -703,8 +703,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConstUnionWithDefaultArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.const_union_with_default_raw(args).await?;
-        ::mcp_bindgen::decode_result("const_union_with_default", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "const_union_with_default",
+            args,
+            Some(&schemas::CONST_UNION_WITH_DEFAULT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "const_union_with_default",
+                arguments,
+            )
+            .await
     }
     /// Calls `const_union_with_default` like [`Self::const_union_with_default`], without unwrapping the result envelope.
     ///
@@ -728,8 +737,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConstUnionUntypedArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.const_union_untyped_raw(args).await?;
-        ::mcp_bindgen::decode_result("const_union_untyped", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "const_union_untyped",
+            args,
+            Some(&schemas::CONST_UNION_UNTYPED),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "const_union_untyped",
+                arguments,
+            )
+            .await
     }
     /// Calls `const_union_untyped` like [`Self::const_union_untyped`], without unwrapping the result envelope.
     ///
@@ -752,8 +770,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DefaultNullArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.default_null_raw(args).await?;
-        ::mcp_bindgen::decode_result("default_null", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "default_null",
+            args,
+            Some(&schemas::DEFAULT_NULL),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "default_null",
+                arguments,
+            )
+            .await
     }
     /// Calls `default_null` like [`Self::default_null`], without unwrapping the result envelope.
     ///
@@ -776,8 +803,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DefaultMisfitArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.default_misfit_raw(args).await?;
-        ::mcp_bindgen::decode_result("default_misfit", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "default_misfit",
+            args,
+            Some(&schemas::DEFAULT_MISFIT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "default_misfit",
+                arguments,
+            )
+            .await
     }
     /// Calls `default_misfit` like [`Self::default_misfit`], without unwrapping the result envelope.
     ///
@@ -800,8 +836,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::NullableFormsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.nullable_forms_raw(args).await?;
-        ::mcp_bindgen::decode_result("nullable_forms", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "nullable_forms",
+            args,
+            Some(&schemas::NULLABLE_FORMS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "nullable_forms",
+                arguments,
+            )
+            .await
     }
     /// Calls `nullable_forms` like [`Self::nullable_forms`], without unwrapping the result envelope.
     ///
@@ -824,8 +869,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AnnotationsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.annotations_raw(args).await?;
-        ::mcp_bindgen::decode_result("annotations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "annotations",
+            args,
+            Some(&schemas::ANNOTATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "annotations",
+                arguments,
+            )
+            .await
     }
     /// Calls `annotations` like [`Self::annotations`], without unwrapping the result envelope.
     ///
@@ -848,8 +902,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::OpenapiRefsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.openapi_refs_raw(args).await?;
-        ::mcp_bindgen::decode_result("openapi_refs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "openapi_refs",
+            args,
+            Some(&schemas::OPENAPI_REFS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "openapi_refs",
+                arguments,
+            )
+            .await
     }
     /// Calls `openapi_refs` like [`Self::openapi_refs`], without unwrapping the result envelope.
     ///

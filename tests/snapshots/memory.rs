@@ -333,8 +333,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateEntitiesArgs,
     ) -> ::std::result::Result<types::CreateEntitiesOutput, ::mcp_bindgen::Error> {
-        let result = self.create_entities_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_entities", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_entities",
+            args,
+            Some(&schemas::CREATE_ENTITIES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_entities",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_entities` like [`Self::create_entities`], without unwrapping the result envelope.
     ///
@@ -357,8 +366,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateRelationsArgs,
     ) -> ::std::result::Result<types::CreateRelationsOutput, ::mcp_bindgen::Error> {
-        let result = self.create_relations_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_relations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_relations",
+            args,
+            Some(&schemas::CREATE_RELATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_relations",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_relations` like [`Self::create_relations`], without unwrapping the result envelope.
     ///
@@ -381,8 +399,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AddObservationsArgs,
     ) -> ::std::result::Result<types::AddObservationsOutput, ::mcp_bindgen::Error> {
-        let result = self.add_observations_raw(args).await?;
-        ::mcp_bindgen::decode_result("add_observations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "add_observations",
+            args,
+            Some(&schemas::ADD_OBSERVATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "add_observations",
+                arguments,
+            )
+            .await
     }
     /// Calls `add_observations` like [`Self::add_observations`], without unwrapping the result envelope.
     ///
@@ -405,8 +432,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteEntitiesArgs,
     ) -> ::std::result::Result<types::DeleteEntitiesOutput, ::mcp_bindgen::Error> {
-        let result = self.delete_entities_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete_entities", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete_entities",
+            args,
+            Some(&schemas::DELETE_ENTITIES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete_entities",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete_entities` like [`Self::delete_entities`], without unwrapping the result envelope.
     ///
@@ -429,8 +465,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteObservationsArgs,
     ) -> ::std::result::Result<types::DeleteObservationsOutput, ::mcp_bindgen::Error> {
-        let result = self.delete_observations_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete_observations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete_observations",
+            args,
+            Some(&schemas::DELETE_OBSERVATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete_observations",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete_observations` like [`Self::delete_observations`], without unwrapping the result envelope.
     ///
@@ -453,8 +498,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteRelationsArgs,
     ) -> ::std::result::Result<types::DeleteRelationsOutput, ::mcp_bindgen::Error> {
-        let result = self.delete_relations_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete_relations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete_relations",
+            args,
+            Some(&schemas::DELETE_RELATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete_relations",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete_relations` like [`Self::delete_relations`], without unwrapping the result envelope.
     ///
@@ -476,8 +530,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn read_graph(
         &self,
     ) -> ::std::result::Result<types::ReadGraphOutput, ::mcp_bindgen::Error> {
-        let result = self.read_graph_raw().await?;
-        ::mcp_bindgen::decode_result("read_graph", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_graph",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_graph` like [`Self::read_graph`], without unwrapping the result envelope.
     ///
@@ -495,8 +554,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchNodesArgs,
     ) -> ::std::result::Result<types::SearchNodesOutput, ::mcp_bindgen::Error> {
-        let result = self.search_nodes_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_nodes", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_nodes",
+            args,
+            Some(&schemas::SEARCH_NODES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_nodes",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_nodes` like [`Self::search_nodes`], without unwrapping the result envelope.
     ///
@@ -519,8 +587,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::OpenNodesArgs,
     ) -> ::std::result::Result<types::OpenNodesOutput, ::mcp_bindgen::Error> {
-        let result = self.open_nodes_raw(args).await?;
-        ::mcp_bindgen::decode_result("open_nodes", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "open_nodes",
+            args,
+            Some(&schemas::OPEN_NODES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "open_nodes",
+                arguments,
+            )
+            .await
     }
     /// Calls `open_nodes` like [`Self::open_nodes`], without unwrapping the result envelope.
     ///

@@ -236,8 +236,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AddArgs,
     ) -> ::std::result::Result<types::AddOutput, ::mcp_bindgen::Error> {
-        let result = self.add_raw(args).await?;
-        ::mcp_bindgen::decode_result("add", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "add",
+            args,
+            Some(&schemas::ADD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "add", arguments)
+            .await
     }
     /// Calls `add` like [`Self::add`], without unwrapping the result envelope.
     ///
@@ -260,8 +265,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CountArgs,
     ) -> ::std::result::Result<types::CountOutput, ::mcp_bindgen::Error> {
-        let result = self.count_raw(args).await?;
-        ::mcp_bindgen::decode_result("count", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "count",
+            args,
+            Some(&schemas::COUNT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "count", arguments)
+            .await
     }
     /// Calls `count` like [`Self::count`], without unwrapping the result envelope.
     ///
@@ -284,8 +294,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SummarizeArgs,
     ) -> ::std::result::Result<types::SummarizeOutput, ::mcp_bindgen::Error> {
-        let result = self.summarize_raw(args).await?;
-        ::mcp_bindgen::decode_result("summarize", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "summarize",
+            args,
+            Some(&schemas::SUMMARIZE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "summarize",
+                arguments,
+            )
+            .await
     }
     /// Calls `summarize` like [`Self::summarize`], without unwrapping the result envelope.
     ///

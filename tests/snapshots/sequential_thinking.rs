@@ -222,8 +222,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SequentialthinkingArgs,
     ) -> ::std::result::Result<types::SequentialthinkingOutput, ::mcp_bindgen::Error> {
-        let result = self.sequentialthinking_raw(args).await?;
-        ::mcp_bindgen::decode_result("sequentialthinking", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "sequentialthinking",
+            args,
+            Some(&schemas::SEQUENTIALTHINKING),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "sequentialthinking",
+                arguments,
+            )
+            .await
     }
     /// Calls `sequentialthinking` like [`Self::sequentialthinking`], without unwrapping the result envelope.
     ///

@@ -213,8 +213,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetOrderArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_order_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_order", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_order",
+            args,
+            Some(&schemas::GET_ORDER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_order",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_order` like [`Self::get_order`], without unwrapping the result envelope.
     ///
@@ -237,8 +246,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CancelOrdersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.cancel_orders_raw(args).await?;
-        ::mcp_bindgen::decode_result("cancel_orders", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "cancel_orders",
+            args,
+            Some(&schemas::CANCEL_ORDERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "cancel_orders",
+                arguments,
+            )
+            .await
     }
     /// Calls `cancel_orders` like [`Self::cancel_orders`], without unwrapping the result envelope.
     ///

@@ -307,8 +307,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AddArgs,
     ) -> ::std::result::Result<types::AddOutput, ::mcp_bindgen::Error> {
-        let result = self.add_raw(args).await?;
-        ::mcp_bindgen::decode_result("add", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "add",
+            args,
+            Some(&schemas::ADD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "add", arguments)
+            .await
     }
     /// Calls `add` like [`Self::add`], without unwrapping the result envelope.
     ///
@@ -331,8 +336,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CountArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.count_raw(args).await?;
-        ::mcp_bindgen::decode_result("count", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "count",
+            args,
+            Some(&schemas::COUNT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "count", arguments)
+            .await
     }
     /// Calls `count` like [`Self::count`], without unwrapping the result envelope.
     ///
@@ -355,8 +365,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SummarizeArgs,
     ) -> ::std::result::Result<types::SummarizeOutput, ::mcp_bindgen::Error> {
-        let result = self.summarize_raw(args).await?;
-        ::mcp_bindgen::decode_result("summarize", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "summarize",
+            args,
+            Some(&schemas::SUMMARIZE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "summarize",
+                arguments,
+            )
+            .await
     }
     /// Calls `summarize` like [`Self::summarize`], without unwrapping the result envelope.
     ///
@@ -379,8 +398,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlowArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slow_raw(args).await?;
-        ::mcp_bindgen::decode_result("slow", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slow",
+            args,
+            Some(&schemas::SLOW),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "slow", arguments)
+            .await
     }
     /// Calls `slow` like [`Self::slow`], without unwrapping the result envelope.
     ///

@@ -920,6 +920,98 @@ fn decode(c: &mut Criterion) {
     group.bench_function("typed", |b| {
         b.iter(|| serde_json::from_str::<AgentObservation>(black_box(&text)).expect("typed"))
     });
+    // The same bytes with `from_slice`: the yardstick for `client_bytes`.
+    group.bench_function("typed_from_slice", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<AgentObservation>(black_box(text.as_bytes())).expect("typed")
+        })
+    });
+    // The response body as it comes off the wire (a JSON answer, the text copy in `content`
+    // first, as servers send it), through exactly what `HttpClient` and `StdioClient` do with
+    // it for a generated method (`ToolCaller::call_tool_decoded`): the runtime's own decoder,
+    // straight from the bytes.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "result": {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": value,
+    }})
+    .to_string()
+    .into_bytes();
+    let client_bytes = |body: &[u8]| -> AgentObservation {
+        mcp_bindgen::client::decode_tool_response("scape_observe", 7, body).expect("typed")
+    };
+    assert_eq!(client_bytes(&body), typed);
+    eprintln!("tools/call response: {} bytes", body.len());
+    group.bench_function("client_bytes", |b| {
+        b.iter(|| client_bytes(black_box(&body)))
+    });
+    // What the client did with the same body before it decoded from bytes: the message parsed
+    // into a `Value`, its id checked, `result` taken, read as a `CallToolResult`, then
+    // `decode_result`.
+    let via_value = |body: &[u8]| -> AgentObservation {
+        let mut message: Value = serde_json::from_slice(body).expect("json");
+        assert_eq!(message.get("id").and_then(Value::as_u64), Some(7));
+        assert!(message.get("error").is_none());
+        let result = message.get_mut("result").map(Value::take).expect("result");
+        assert!(result.get("resultType").is_none());
+        let result: mcp_bindgen::CallToolResult =
+            serde_json::from_value(result).expect("CallToolResult");
+        mcp_bindgen::decode_result("scape_observe", result).expect("typed")
+    };
+    assert_eq!(via_value(&body), typed);
+    // `DECODE_ROUNDS=N`: the yardstick and `client_bytes` timed in turn, N rounds of 200 calls
+    // each, best round of each printed: a ratio that holds on a loaded machine.
+    if let Some(rounds) = std::env::var("DECODE_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        let time = |f: &dyn Fn()| {
+            let start = std::time::Instant::now();
+            for _ in 0..200 {
+                f();
+            }
+            start.elapsed() / 200
+        };
+        let (mut slice, mut client) = (std::time::Duration::MAX, std::time::Duration::MAX);
+        for _ in 0..rounds {
+            slice = slice.min(time(&|| {
+                black_box(
+                    serde_json::from_slice::<AgentObservation>(black_box(text.as_bytes()))
+                        .expect("typed"),
+                );
+            }));
+            client = client.min(time(&|| {
+                black_box(client_bytes(black_box(&body)));
+            }));
+        }
+        eprintln!(
+            "best of {rounds} rounds: from_slice {slice:?}, client_bytes {client:?}, ratio {:.3}",
+            client.as_secs_f64() / slice.as_secs_f64()
+        );
+        let escaped = serde_json::to_string(&text).expect("a string");
+        let mut skip = std::time::Duration::MAX;
+        let mut skip_value = std::time::Duration::MAX;
+        for _ in 0..rounds {
+            skip = skip.min(time(&|| {
+                black_box(
+                    serde_json::from_slice::<serde::de::IgnoredAny>(black_box(escaped.as_bytes()))
+                        .expect("skips"),
+                );
+            }));
+            skip_value = skip_value.min(time(&|| {
+                black_box(
+                    serde_json::from_slice::<serde::de::IgnoredAny>(black_box(text.as_bytes()))
+                        .expect("skips"),
+                );
+            }));
+        }
+        eprintln!(
+            "skipping the text copy ({} bytes): {skip:?}; skipping the value: {skip_value:?}",
+            escaped.len()
+        );
+    }
+    group.bench_function("client_bytes_via_value", |b| {
+        b.iter(|| via_value(black_box(&body)))
+    });
     group.bench_function("typed_decode_result_from_value", |b| {
         b.iter_batched(
             || result.clone(),

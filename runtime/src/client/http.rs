@@ -23,7 +23,8 @@ use serde_json::{Map, Value, json};
 use super::io::{self, IoTask};
 use super::sse::SseParser;
 use super::{
-    CallContext, CallOptions, Exchange, Negotiated, Protocol, Session, Settings, ToolList, lock,
+    CallContext, CallOptions, Exchange, Negotiated, Protocol, Response, Route, Session, Settings,
+    ToolList, lock,
 };
 use crate::era::{self, header as h};
 use crate::{CallToolResult, Error, ToolCaller};
@@ -434,7 +435,7 @@ impl Exchange for HttpClient {
         message: Value,
         context: CallContext,
         timeout: Duration,
-    ) -> impl Future<Output = Result<Value, Error>> + Send {
+    ) -> impl Future<Output = Result<Response, Error>> + Send {
         let inner = self.inner.clone();
         let negotiated = inner.session.negotiated();
         let legacy = !negotiated.as_ref().is_some_and(|n| n.modern);
@@ -486,6 +487,14 @@ impl ToolCaller for HttpClient {
         self.call_tool_with(name, arguments, &CallOptions::default())
             .await
     }
+
+    async fn call_tool_decoded<T: serde::de::DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<T, Error> {
+        super::call_tool_decoded(self, name, arguments).await
+    }
 }
 
 /// `tools/call echo`, `initialize`: what a request is, for messages.
@@ -534,13 +543,13 @@ fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {
 enum Answer {
     /// 202, or a 2xx to a notification.
     Accepted,
-    /// The JSON-RPC response to the request.
-    Response(Value),
+    /// The JSON-RPC response to the request, as it came.
+    Response(Response),
     /// An HTTP error status; `error` is the JSON-RPC error response in the body, if any.
     Refused {
         status: StatusCode,
         body: String,
-        error: Option<Value>,
+        error: Option<Response>,
     },
 }
 
@@ -664,7 +673,11 @@ async fn post(
         let body = response.text().await.unwrap_or_default();
         let error = serde_json::from_str::<Value>(&body)
             .ok()
-            .filter(|v| v.get("error").is_some());
+            .filter(|v| v.get("error").is_some())
+            .map(|_| Response {
+                body: body.clone().into(),
+                any_id: true,
+            });
         return Ok(Answer::Refused {
             status,
             body,
@@ -681,15 +694,8 @@ async fn post(
         .bytes()
         .await
         .map_err(|e| Error::transport_source("the response body broke off", e))?;
-    let value: Value = serde_json::from_slice(&body).map_err(|e| {
-        Error::transport_source("the server answered with something that is not JSON", e)
-    })?;
-    if value.get("id").and_then(Value::as_u64) != Some(id) {
-        return Err(Error::transport(format!(
-            "the server answered a different request (expected id {id})"
-        )));
-    }
-    Ok(Answer::Response(value))
+    // Checked and decoded by the caller, from these bytes (see `super::decode`).
+    Ok(Answer::Response(Response::new(body)))
 }
 
 /// Reads an SSE answer as it arrives: notifications to `context`, the server's requests
@@ -711,17 +717,20 @@ async fn read_events(
             .map_err(|e| Error::transport_source("the event stream broke off", e))?
         {
             for data in parser.push(&chunk) {
-                let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                let Some(route) = Route::of(data.as_bytes()) else {
                     continue;
                 };
-                if message.get("method").is_some() {
-                    if message.get("id").is_some() {
+                if route.has_method() {
+                    let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                        continue;
+                    };
+                    if route.has_id() {
                         answer_server_request(inner.clone(), message, negotiated.cloned());
                     } else {
                         inner.session.notify(&message, context);
                     }
-                } else if message.get("id").and_then(Value::as_u64) == Some(id) {
-                    return Ok(Answer::Response(message));
+                } else if route.id() == Some(id) {
+                    return Ok(Answer::Response(Response::new(data)));
                 }
             }
         }
@@ -834,7 +843,7 @@ async fn negotiate(inner: &Arc<Inner>, timeout: Duration) -> Result<(), Error> {
                 return fall_back(inner, &protocol, &version, reason, timeout).await;
             }
         };
-        let next = match super::response_result("server/discover", response) {
+        let next = match response.result("server/discover", id) {
             Ok(result) => {
                 let Some(supported) = result.get("supportedVersions").filter(|v| v.is_array())
                 else {
@@ -929,7 +938,7 @@ async fn initialize(inner: &Arc<Inner>, version: &str, timeout: Duration) -> Res
             return Err(Error::transport("initialize: the server sent no response"));
         }
     };
-    let result = super::response_result("initialize", response)?;
+    let result = response.result("initialize", id)?;
     let agreed = result
         .get("protocolVersion")
         .and_then(Value::as_str)

@@ -16,6 +16,7 @@
 //! `inputRequests` of an `input_required` result in the modern one) are answered by the
 //! handler set with `on_request` on the builders, `ping` always, anything else with `-32601`.
 
+mod decode;
 pub mod http;
 mod io;
 mod sse;
@@ -31,6 +32,11 @@ use serde_json::{Map, Value, json};
 
 use crate::era::{self, meta};
 use crate::{CallToolResult, Error};
+
+#[doc(hidden)]
+pub use decode::decode_tool_response;
+use decode::{Decoder, Step, Typed, ValueResult};
+pub(crate) use decode::{Response, Route};
 
 pub use http::{HttpClient, HttpClientBuilder, TokenProvider};
 pub use stdio::{StdioClient, StdioClientBuilder};
@@ -502,7 +508,7 @@ pub(crate) trait Exchange: Sync {
         message: Value,
         context: CallContext,
         timeout: Duration,
-    ) -> impl Future<Output = Result<Value, Error>> + Send;
+    ) -> impl Future<Output = Result<Response, Error>> + Send;
 }
 
 /// Sends one request through `transport` and returns its `result`, with the rules of both
@@ -515,7 +521,7 @@ pub(crate) async fn request<T: Exchange>(
     options: &CallOptions,
 ) -> Result<Value, Error> {
     let refresh = || async { tool_list(transport, true).await.map(|_| ()) };
-    request_loop(transport, method, params, options, refresh).await
+    request_loop(transport, method, params, options, refresh, &ValueResult).await
 }
 
 /// [`request`] without the tool-list refresh (which itself sends requests).
@@ -526,20 +532,22 @@ async fn request_plain<T: Exchange>(
     options: &CallOptions,
 ) -> Result<Value, Error> {
     let refresh = || std::future::ready(Ok(()));
-    request_loop(transport, method, params, options, refresh).await
+    request_loop(transport, method, params, options, refresh, &ValueResult).await
 }
 
-async fn request_loop<T, R, F>(
+async fn request_loop<T, R, F, D>(
     transport: &T,
     method: &str,
     params: Value,
     options: &CallOptions,
     refresh: R,
-) -> Result<Value, Error>
+    decoder: &D,
+) -> Result<D::Output, Error>
 where
     T: Exchange,
     R: Fn() -> F,
     F: Future<Output = Result<(), Error>>,
+    D: Decoder,
 {
     let session = transport.session();
     let mut params = params;
@@ -559,7 +567,10 @@ where
             .exchange(id, method, message, context.clone(), timeout)
             .await?;
         let modern = negotiated.as_ref().is_some_and(|n| n.modern);
-        match response_result(method, answer) {
+        let expected = (!answer.any_id).then_some(id);
+        let decoded = decoder.decode(method, expected, &answer.body);
+        drop(answer);
+        match decoded {
             Err(Error::Protocol { code, data, .. })
                 if modern
                     && code == era::code::UNSUPPORTED_PROTOCOL_VERSION
@@ -586,23 +597,16 @@ where
                 refresh().await?;
             }
             Err(e) => return Err(e),
-            Ok(result) => match result.get("resultType").and_then(Value::as_str) {
-                None | Some(era::result_type::COMPLETE) => return Ok(result),
-                Some(era::result_type::INPUT_REQUIRED) => {
-                    let responses = session.input_responses(&result["inputRequests"])?;
-                    let map = params_object(&mut params);
-                    map.insert("inputResponses".into(), responses);
-                    match result.get("requestState") {
-                        Some(state) => map.insert("requestState".into(), state.clone()),
-                        None => map.remove("requestState"),
-                    };
-                }
-                Some(other) => {
-                    return Err(Error::transport(format!(
-                        "{method}: the server answered with an unknown resultType {other:?}"
-                    )));
-                }
-            },
+            Ok(Step::Done(result)) => return Ok(result),
+            Ok(Step::InputRequired(result)) => {
+                let responses = session.input_responses(&result["inputRequests"])?;
+                let map = params_object(&mut params);
+                map.insert("inputResponses".into(), responses);
+                match result.get("requestState") {
+                    Some(state) => map.insert("requestState".into(), state.clone()),
+                    None => map.remove("requestState"),
+                };
+            }
         }
     }
     Err(Error::transport(format!(
@@ -792,6 +796,20 @@ pub(crate) async fn call_tool<T: Exchange>(
             e,
         )
     })
+}
+
+/// `tools/call` over `client`, its result decoded into `T` straight from the response's bytes
+/// (see [`decode`]): what both transports' `call_tool_decoded` do.
+pub(crate) async fn call_tool_decoded<C: Exchange, T: serde::de::DeserializeOwned + Send>(
+    client: &C,
+    name: &str,
+    arguments: Map<String, Value>,
+) -> Result<T, Error> {
+    let refresh = || async { tool_list(client, true).await.map(|_| ()) };
+    let params = json!({"name": name, "arguments": arguments});
+    let options = CallOptions::default();
+    let decoder = Typed::<T>::new(name);
+    request_loop(client, "tools/call", params, &options, refresh, &decoder).await
 }
 
 /// The `serverInfo` of a `server/discover` result.

@@ -16,13 +16,16 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::io::{self, IoTask};
-use super::{CallContext, CallOptions, Exchange, Negotiated, Session, Settings, ToolList, lock};
+use super::{
+    CallContext, CallOptions, Exchange, Negotiated, Response, Route, Session, Settings, ToolList,
+    lock,
+};
 use crate::era;
 use crate::{CallToolResult, Error, ToolCaller};
 
 /// A request waiting for its response.
 struct Pending {
-    tx: oneshot::Sender<Value>,
+    tx: oneshot::Sender<Response>,
     context: CallContext,
 }
 
@@ -220,7 +223,7 @@ impl Exchange for StdioClient {
         message: Value,
         context: CallContext,
         timeout: Duration,
-    ) -> impl Future<Output = Result<Value, Error>> + Send {
+    ) -> impl Future<Output = Result<Response, Error>> + Send {
         let shared = self.inner.shared.clone();
         let cancelling = shared.clone();
         let what = match message["params"]["name"].as_str() {
@@ -265,6 +268,14 @@ impl ToolCaller for StdioClient {
         self.call_tool_with(name, arguments, &CallOptions::default())
             .await
     }
+
+    async fn call_tool_decoded<T: serde::de::DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<T, Error> {
+        super::call_tool_decoded(self, name, arguments).await
+    }
 }
 
 /// The era: a `server/discover` probe (unless a legacy version is pinned); any answer that is
@@ -293,7 +304,7 @@ async fn negotiate(client: &StdioClient) -> Result<(), Error> {
                     timeout,
                 )
                 .await;
-            let reason = match answer.and_then(|a| super::response_result("server/discover", a)) {
+            let reason = match answer.and_then(|a| a.result("server/discover", id)) {
                 Ok(result) => match result.get("supportedVersions") {
                     Some(supported) if supported.is_array() => {
                         if supported
@@ -369,7 +380,7 @@ async fn negotiate(client: &StdioClient) -> Result<(), Error> {
     let answer = client
         .exchange(id, "initialize", message, CallContext::default(), timeout)
         .await?;
-    let result = super::response_result("initialize", answer)?;
+    let result = answer.result("initialize", id)?;
     session.set_negotiated(
         result
             .get("protocolVersion")
@@ -390,6 +401,18 @@ async fn negotiate(client: &StdioClient) -> Result<(), Error> {
 async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
     let mut lines = BufReader::new(stdout).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        let Some(route) = Route::of(line.as_bytes()) else {
+            continue;
+        };
+        if !route.has_string_method() {
+            // A response: its bytes go to the request, decoded there (see `super::decode`).
+            if let Some(id) = route.id()
+                && let Some(pending) = lock(&shared.pending).remove(&id)
+            {
+                let _ = pending.tx.send(Response::new(line));
+            }
+            continue;
+        }
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
@@ -425,12 +448,6 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
                     shared.session.notify(&message, &context);
                 }
             }
-            continue;
-        }
-        if let Some(id) = message.get("id").and_then(Value::as_u64)
-            && let Some(pending) = lock(&shared.pending).remove(&id)
-        {
-            let _ = pending.tx.send(message);
         }
     }
     // The server is gone: every waiting request fails now rather than at its timeout.

@@ -846,8 +846,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListRecordsArgs,
     ) -> ::std::result::Result<types::ListRecordsOutput, ::mcp_bindgen::Error> {
-        let result = self.list_records_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_records", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_records",
+            args,
+            Some(&schemas::LIST_RECORDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_records",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_records` like [`Self::list_records`], without unwrapping the result envelope.
     ///
@@ -870,8 +879,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchRecordsArgs,
     ) -> ::std::result::Result<types::SearchRecordsOutput, ::mcp_bindgen::Error> {
-        let result = self.search_records_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_records", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_records",
+            args,
+            Some(&schemas::SEARCH_RECORDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_records",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_records` like [`Self::search_records`], without unwrapping the result envelope.
     ///
@@ -893,8 +911,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_bases(
         &self,
     ) -> ::std::result::Result<types::ListBasesOutput, ::mcp_bindgen::Error> {
-        let result = self.list_bases_raw().await?;
-        ::mcp_bindgen::decode_result("list_bases", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_bases",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_bases` like [`Self::list_bases`], without unwrapping the result envelope.
     ///
@@ -912,8 +935,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListTablesArgs,
     ) -> ::std::result::Result<types::ListTablesOutput, ::mcp_bindgen::Error> {
-        let result = self.list_tables_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_tables", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_tables",
+            args,
+            Some(&schemas::LIST_TABLES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_tables",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_tables` like [`Self::list_tables`], without unwrapping the result envelope.
     ///
@@ -936,8 +968,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DescribeTableArgs,
     ) -> ::std::result::Result<types::DescribeTableOutput, ::mcp_bindgen::Error> {
-        let result = self.describe_table_raw(args).await?;
-        ::mcp_bindgen::decode_result("describe_table", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "describe_table",
+            args,
+            Some(&schemas::DESCRIBE_TABLE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "describe_table",
+                arguments,
+            )
+            .await
     }
     /// Calls `describe_table` like [`Self::describe_table`], without unwrapping the result envelope.
     ///
@@ -960,8 +1001,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetRecordArgs,
     ) -> ::std::result::Result<types::GetRecordOutput, ::mcp_bindgen::Error> {
-        let result = self.get_record_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_record", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_record",
+            args,
+            Some(&schemas::GET_RECORD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_record",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_record` like [`Self::get_record`], without unwrapping the result envelope.
     ///
@@ -984,8 +1034,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateRecordArgs,
     ) -> ::std::result::Result<types::CreateRecordOutput, ::mcp_bindgen::Error> {
-        let result = self.create_record_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_record", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_record",
+            args,
+            Some(&schemas::CREATE_RECORD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_record",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_record` like [`Self::create_record`], without unwrapping the result envelope.
     ///
@@ -1008,8 +1067,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateRecordsArgs,
     ) -> ::std::result::Result<types::UpdateRecordsOutput, ::mcp_bindgen::Error> {
-        let result = self.update_records_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_records", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_records",
+            args,
+            Some(&schemas::UPDATE_RECORDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_records",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_records` like [`Self::update_records`], without unwrapping the result envelope.
     ///
@@ -1032,8 +1100,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteRecordsArgs,
     ) -> ::std::result::Result<types::DeleteRecordsOutput, ::mcp_bindgen::Error> {
-        let result = self.delete_records_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete_records", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete_records",
+            args,
+            Some(&schemas::DELETE_RECORDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete_records",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete_records` like [`Self::delete_records`], without unwrapping the result envelope.
     ///
@@ -1056,8 +1133,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateTableArgs,
     ) -> ::std::result::Result<types::CreateTableOutput, ::mcp_bindgen::Error> {
-        let result = self.create_table_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_table", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_table",
+            args,
+            Some(&schemas::CREATE_TABLE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_table",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_table` like [`Self::create_table`], without unwrapping the result envelope.
     ///
@@ -1080,8 +1166,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateTableArgs,
     ) -> ::std::result::Result<types::UpdateTableOutput, ::mcp_bindgen::Error> {
-        let result = self.update_table_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_table", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_table",
+            args,
+            Some(&schemas::UPDATE_TABLE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_table",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_table` like [`Self::update_table`], without unwrapping the result envelope.
     ///
@@ -1104,8 +1199,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateFieldArgs,
     ) -> ::std::result::Result<types::CreateFieldOutput, ::mcp_bindgen::Error> {
-        let result = self.create_field_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_field", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_field",
+            args,
+            Some(&schemas::CREATE_FIELD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_field",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_field` like [`Self::create_field`], without unwrapping the result envelope.
     ///
@@ -1128,8 +1232,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateFieldArgs,
     ) -> ::std::result::Result<types::UpdateFieldOutput, ::mcp_bindgen::Error> {
-        let result = self.update_field_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_field", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_field",
+            args,
+            Some(&schemas::UPDATE_FIELD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_field",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_field` like [`Self::update_field`], without unwrapping the result envelope.
     ///
@@ -1152,8 +1265,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateCommentArgs,
     ) -> ::std::result::Result<types::CreateCommentOutput, ::mcp_bindgen::Error> {
-        let result = self.create_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_comment",
+            args,
+            Some(&schemas::CREATE_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_comment` like [`Self::create_comment`], without unwrapping the result envelope.
     ///
@@ -1176,8 +1298,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListCommentsArgs,
     ) -> ::std::result::Result<types::ListCommentsOutput, ::mcp_bindgen::Error> {
-        let result = self.list_comments_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_comments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_comments",
+            args,
+            Some(&schemas::LIST_COMMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_comments",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_comments` like [`Self::list_comments`], without unwrapping the result envelope.
     ///
@@ -1200,8 +1331,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UploadAttachmentArgs,
     ) -> ::std::result::Result<types::UploadAttachmentOutput, ::mcp_bindgen::Error> {
-        let result = self.upload_attachment_raw(args).await?;
-        ::mcp_bindgen::decode_result("upload_attachment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "upload_attachment",
+            args,
+            Some(&schemas::UPLOAD_ATTACHMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "upload_attachment",
+                arguments,
+            )
+            .await
     }
     /// Calls `upload_attachment` like [`Self::upload_attachment`], without unwrapping the result envelope.
     ///

@@ -5794,8 +5794,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateAreaChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_area_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_area_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_area_chart",
+            args,
+            Some(&schemas::GENERATE_AREA_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_area_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_area_chart` like [`Self::generate_area_chart`], without unwrapping the result envelope.
     ///
@@ -5818,8 +5827,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateBarChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_bar_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_bar_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_bar_chart",
+            args,
+            Some(&schemas::GENERATE_BAR_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_bar_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_bar_chart` like [`Self::generate_bar_chart`], without unwrapping the result envelope.
     ///
@@ -5842,8 +5860,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateBoxplotChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_boxplot_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_boxplot_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_boxplot_chart",
+            args,
+            Some(&schemas::GENERATE_BOXPLOT_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_boxplot_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_boxplot_chart` like [`Self::generate_boxplot_chart`], without unwrapping the result envelope.
     ///
@@ -5867,8 +5894,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateColumnChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_column_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_column_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_column_chart",
+            args,
+            Some(&schemas::GENERATE_COLUMN_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_column_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_column_chart` like [`Self::generate_column_chart`], without unwrapping the result envelope.
     ///
@@ -5892,8 +5928,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateDistrictMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_district_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_district_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_district_map",
+            args,
+            Some(&schemas::GENERATE_DISTRICT_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_district_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_district_map` like [`Self::generate_district_map`], without unwrapping the result envelope.
     ///
@@ -5917,8 +5962,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateDualAxesChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_dual_axes_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_dual_axes_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_dual_axes_chart",
+            args,
+            Some(&schemas::GENERATE_DUAL_AXES_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_dual_axes_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_dual_axes_chart` like [`Self::generate_dual_axes_chart`], without unwrapping the result envelope.
     ///
@@ -5942,8 +5996,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateFishboneDiagramArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_fishbone_diagram_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_fishbone_diagram", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_fishbone_diagram",
+            args,
+            Some(&schemas::GENERATE_FISHBONE_DIAGRAM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_fishbone_diagram",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_fishbone_diagram` like [`Self::generate_fishbone_diagram`], without unwrapping the result envelope.
     ///
@@ -5967,8 +6030,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateFlowDiagramArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_flow_diagram_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_flow_diagram", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_flow_diagram",
+            args,
+            Some(&schemas::GENERATE_FLOW_DIAGRAM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_flow_diagram",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_flow_diagram` like [`Self::generate_flow_diagram`], without unwrapping the result envelope.
     ///
@@ -5992,8 +6064,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateFunnelChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_funnel_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_funnel_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_funnel_chart",
+            args,
+            Some(&schemas::GENERATE_FUNNEL_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_funnel_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_funnel_chart` like [`Self::generate_funnel_chart`], without unwrapping the result envelope.
     ///
@@ -6017,8 +6098,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateHistogramChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_histogram_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_histogram_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_histogram_chart",
+            args,
+            Some(&schemas::GENERATE_HISTOGRAM_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_histogram_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_histogram_chart` like [`Self::generate_histogram_chart`], without unwrapping the result envelope.
     ///
@@ -6042,8 +6132,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateLineChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_line_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_line_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_line_chart",
+            args,
+            Some(&schemas::GENERATE_LINE_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_line_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_line_chart` like [`Self::generate_line_chart`], without unwrapping the result envelope.
     ///
@@ -6066,8 +6165,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateLiquidChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_liquid_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_liquid_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_liquid_chart",
+            args,
+            Some(&schemas::GENERATE_LIQUID_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_liquid_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_liquid_chart` like [`Self::generate_liquid_chart`], without unwrapping the result envelope.
     ///
@@ -6091,8 +6199,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateMindMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_mind_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_mind_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_mind_map",
+            args,
+            Some(&schemas::GENERATE_MIND_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_mind_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_mind_map` like [`Self::generate_mind_map`], without unwrapping the result envelope.
     ///
@@ -6115,8 +6232,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateNetworkGraphArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_network_graph_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_network_graph", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_network_graph",
+            args,
+            Some(&schemas::GENERATE_NETWORK_GRAPH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_network_graph",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_network_graph` like [`Self::generate_network_graph`], without unwrapping the result envelope.
     ///
@@ -6140,8 +6266,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateOrganizationChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_organization_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_organization_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_organization_chart",
+            args,
+            Some(&schemas::GENERATE_ORGANIZATION_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_organization_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_organization_chart` like [`Self::generate_organization_chart`], without unwrapping the result envelope.
     ///
@@ -6169,8 +6304,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GeneratePathMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_path_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_path_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_path_map",
+            args,
+            Some(&schemas::GENERATE_PATH_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_path_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_path_map` like [`Self::generate_path_map`], without unwrapping the result envelope.
     ///
@@ -6193,8 +6337,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GeneratePieChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_pie_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_pie_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_pie_chart",
+            args,
+            Some(&schemas::GENERATE_PIE_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_pie_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_pie_chart` like [`Self::generate_pie_chart`], without unwrapping the result envelope.
     ///
@@ -6217,8 +6370,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GeneratePinMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_pin_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_pin_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_pin_map",
+            args,
+            Some(&schemas::GENERATE_PIN_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_pin_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_pin_map` like [`Self::generate_pin_map`], without unwrapping the result envelope.
     ///
@@ -6241,8 +6403,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateRadarChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_radar_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_radar_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_radar_chart",
+            args,
+            Some(&schemas::GENERATE_RADAR_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_radar_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_radar_chart` like [`Self::generate_radar_chart`], without unwrapping the result envelope.
     ///
@@ -6266,8 +6437,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateSankeyChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_sankey_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_sankey_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_sankey_chart",
+            args,
+            Some(&schemas::GENERATE_SANKEY_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_sankey_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_sankey_chart` like [`Self::generate_sankey_chart`], without unwrapping the result envelope.
     ///
@@ -6291,8 +6471,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateScatterChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_scatter_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_scatter_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_scatter_chart",
+            args,
+            Some(&schemas::GENERATE_SCATTER_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_scatter_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_scatter_chart` like [`Self::generate_scatter_chart`], without unwrapping the result envelope.
     ///
@@ -6316,8 +6505,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateTreemapChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_treemap_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_treemap_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_treemap_chart",
+            args,
+            Some(&schemas::GENERATE_TREEMAP_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_treemap_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_treemap_chart` like [`Self::generate_treemap_chart`], without unwrapping the result envelope.
     ///
@@ -6341,8 +6539,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateVennChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_venn_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_venn_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_venn_chart",
+            args,
+            Some(&schemas::GENERATE_VENN_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_venn_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_venn_chart` like [`Self::generate_venn_chart`], without unwrapping the result envelope.
     ///
@@ -6365,8 +6572,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateViolinChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_violin_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_violin_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_violin_chart",
+            args,
+            Some(&schemas::GENERATE_VIOLIN_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_violin_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_violin_chart` like [`Self::generate_violin_chart`], without unwrapping the result envelope.
     ///
@@ -6390,8 +6606,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateWaterfallChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_waterfall_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_waterfall_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_waterfall_chart",
+            args,
+            Some(&schemas::GENERATE_WATERFALL_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_waterfall_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_waterfall_chart` like [`Self::generate_waterfall_chart`], without unwrapping the result envelope.
     ///
@@ -6415,8 +6640,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateWordCloudChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_word_cloud_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_word_cloud_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_word_cloud_chart",
+            args,
+            Some(&schemas::GENERATE_WORD_CLOUD_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_word_cloud_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_word_cloud_chart` like [`Self::generate_word_cloud_chart`], without unwrapping the result envelope.
     ///
@@ -6440,8 +6674,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateSpreadsheetArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_spreadsheet_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_spreadsheet", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_spreadsheet",
+            args,
+            Some(&schemas::GENERATE_SPREADSHEET),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_spreadsheet",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_spreadsheet` like [`Self::generate_spreadsheet`], without unwrapping the result envelope.
     ///

@@ -647,8 +647,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchPapersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_papers_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_papers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_papers",
+            args,
+            Some(&schemas::SEARCH_PAPERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_papers",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_papers` like [`Self::search_papers`], without unwrapping the result envelope.
     ///
@@ -671,8 +680,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DownloadPaperArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.download_paper_raw(args).await?;
-        ::mcp_bindgen::decode_result("download_paper", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "download_paper",
+            args,
+            Some(&schemas::DOWNLOAD_PAPER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "download_paper",
+                arguments,
+            )
+            .await
     }
     /// Calls `download_paper` like [`Self::download_paper`], without unwrapping the result envelope.
     ///
@@ -695,8 +713,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPapersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_papers_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_papers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_papers",
+            args,
+            Some(&schemas::LIST_PAPERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_papers",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_papers` like [`Self::list_papers`], without unwrapping the result envelope.
     ///
@@ -719,8 +746,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadPaperArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_paper_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_paper", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_paper",
+            args,
+            Some(&schemas::READ_PAPER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_paper",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_paper` like [`Self::read_paper`], without unwrapping the result envelope.
     ///
@@ -743,8 +779,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetAbstractArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_abstract_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_abstract", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_abstract",
+            args,
+            Some(&schemas::GET_ABSTRACT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_abstract",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_abstract` like [`Self::get_abstract`], without unwrapping the result envelope.
     ///
@@ -767,8 +812,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SemanticSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.semantic_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("semantic_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "semantic_search",
+            args,
+            Some(&schemas::SEMANTIC_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "semantic_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `semantic_search` like [`Self::semantic_search`], without unwrapping the result envelope.
     ///
@@ -791,8 +845,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReindexArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.reindex_raw(args).await?;
-        ::mcp_bindgen::decode_result("reindex", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "reindex",
+            args,
+            Some(&schemas::REINDEX),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "reindex", arguments)
+            .await
     }
     /// Calls `reindex` like [`Self::reindex`], without unwrapping the result envelope.
     ///
@@ -815,8 +874,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CitationGraphArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.citation_graph_raw(args).await?;
-        ::mcp_bindgen::decode_result("citation_graph", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "citation_graph",
+            args,
+            Some(&schemas::CITATION_GRAPH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "citation_graph",
+                arguments,
+            )
+            .await
     }
     /// Calls `citation_graph` like [`Self::citation_graph`], without unwrapping the result envelope.
     ///
@@ -839,8 +907,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ExportCitationsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.export_citations_raw(args).await?;
-        ::mcp_bindgen::decode_result("export_citations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "export_citations",
+            args,
+            Some(&schemas::EXPORT_CITATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "export_citations",
+                arguments,
+            )
+            .await
     }
     /// Calls `export_citations` like [`Self::export_citations`], without unwrapping the result envelope.
     ///
@@ -863,8 +940,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WatchTopicArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.watch_topic_raw(args).await?;
-        ::mcp_bindgen::decode_result("watch_topic", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "watch_topic",
+            args,
+            Some(&schemas::WATCH_TOPIC),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "watch_topic",
+                arguments,
+            )
+            .await
     }
     /// Calls `watch_topic` like [`Self::watch_topic`], without unwrapping the result envelope.
     ///
@@ -887,8 +973,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CheckAlertsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.check_alerts_raw(args).await?;
-        ::mcp_bindgen::decode_result("check_alerts", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "check_alerts",
+            args,
+            Some(&schemas::CHECK_ALERTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "check_alerts",
+                arguments,
+            )
+            .await
     }
     /// Calls `check_alerts` like [`Self::check_alerts`], without unwrapping the result envelope.
     ///
@@ -910,8 +1005,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_watches(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_watches_raw().await?;
-        ::mcp_bindgen::decode_result("list_watches", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_watches",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_watches` like [`Self::list_watches`], without unwrapping the result envelope.
     ///
@@ -929,8 +1029,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UnwatchTopicArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.unwatch_topic_raw(args).await?;
-        ::mcp_bindgen::decode_result("unwatch_topic", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "unwatch_topic",
+            args,
+            Some(&schemas::UNWATCH_TOPIC),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "unwatch_topic",
+                arguments,
+            )
+            .await
     }
     /// Calls `unwatch_topic` like [`Self::unwatch_topic`], without unwrapping the result envelope.
     ///
@@ -953,8 +1062,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPaperLatexArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_paper_latex_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_paper_latex", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_paper_latex",
+            args,
+            Some(&schemas::GET_PAPER_LATEX),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_paper_latex",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_paper_latex` like [`Self::get_paper_latex`], without unwrapping the result envelope.
     ///
@@ -977,8 +1095,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPaperLatexSectionsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_paper_latex_sections_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_paper_latex_sections", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_paper_latex_sections",
+            args,
+            Some(&schemas::LIST_PAPER_LATEX_SECTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_paper_latex_sections",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_paper_latex_sections` like [`Self::list_paper_latex_sections`], without unwrapping the result envelope.
     ///
@@ -1002,8 +1129,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPaperLatexSectionArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_paper_latex_section_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_paper_latex_section", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_paper_latex_section",
+            args,
+            Some(&schemas::GET_PAPER_LATEX_SECTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_paper_latex_section",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_paper_latex_section` like [`Self::get_paper_latex_section`], without unwrapping the result envelope.
     ///
@@ -1027,8 +1163,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPaperOutlineArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_paper_outline_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_paper_outline", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_paper_outline",
+            args,
+            Some(&schemas::GET_PAPER_OUTLINE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_paper_outline",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_paper_outline` like [`Self::get_paper_outline`], without unwrapping the result envelope.
     ///
@@ -1051,8 +1196,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadPaperSectionArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_paper_section_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_paper_section", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_paper_section",
+            args,
+            Some(&schemas::READ_PAPER_SECTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_paper_section",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_paper_section` like [`Self::read_paper_section`], without unwrapping the result envelope.
     ///
@@ -1075,8 +1229,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchPaperTextArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_paper_text_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_paper_text", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_paper_text",
+            args,
+            Some(&schemas::SEARCH_PAPER_TEXT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_paper_text",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_paper_text` like [`Self::search_paper_text`], without unwrapping the result envelope.
     ///

@@ -2596,8 +2596,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetUserProfileArgs,
     ) -> ::std::result::Result<types::JiraGetUserProfileOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_user_profile_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_user_profile", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_user_profile",
+            args,
+            Some(&schemas::JIRA_GET_USER_PROFILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_user_profile",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_user_profile` like [`Self::jira_get_user_profile`], without unwrapping the result envelope.
     ///
@@ -2637,8 +2646,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraSearchAssignableUsersOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_search_assignable_users_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_search_assignable_users", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_search_assignable_users",
+            args,
+            Some(&schemas::JIRA_SEARCH_ASSIGNABLE_USERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_search_assignable_users",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_search_assignable_users` like [`Self::jira_search_assignable_users`], without unwrapping the result envelope.
     ///
@@ -2666,8 +2684,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetIssueWatchersArgs,
     ) -> ::std::result::Result<types::JiraGetIssueWatchersOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_issue_watchers_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue_watchers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue_watchers",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE_WATCHERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue_watchers",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue_watchers` like [`Self::jira_get_issue_watchers`], without unwrapping the result envelope.
     ///
@@ -2691,8 +2718,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraAddWatcherArgs,
     ) -> ::std::result::Result<types::JiraAddWatcherOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_add_watcher_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_add_watcher", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_add_watcher",
+            args,
+            Some(&schemas::JIRA_ADD_WATCHER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_add_watcher",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_add_watcher` like [`Self::jira_add_watcher`], without unwrapping the result envelope.
     ///
@@ -2715,8 +2751,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraRemoveWatcherArgs,
     ) -> ::std::result::Result<types::JiraRemoveWatcherOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_remove_watcher_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_remove_watcher", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_remove_watcher",
+            args,
+            Some(&schemas::JIRA_REMOVE_WATCHER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_remove_watcher",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_remove_watcher` like [`Self::jira_remove_watcher`], without unwrapping the result envelope.
     ///
@@ -2744,8 +2789,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetIssueArgs,
     ) -> ::std::result::Result<types::JiraGetIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue` like [`Self::jira_get_issue`], without unwrapping the result envelope.
     ///
@@ -2768,8 +2822,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraSearchArgs,
     ) -> ::std::result::Result<types::JiraSearchOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_search",
+            args,
+            Some(&schemas::JIRA_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_search` like [`Self::jira_search`], without unwrapping the result envelope.
     ///
@@ -2792,8 +2855,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraSearchFieldsArgs,
     ) -> ::std::result::Result<types::JiraSearchFieldsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_search_fields_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_search_fields", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_search_fields",
+            args,
+            Some(&schemas::JIRA_SEARCH_FIELDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_search_fields",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_search_fields` like [`Self::jira_search_fields`], without unwrapping the result envelope.
     ///
@@ -2825,8 +2897,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetFieldOptionsArgs,
     ) -> ::std::result::Result<types::JiraGetFieldOptionsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_field_options_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_field_options", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_field_options",
+            args,
+            Some(&schemas::JIRA_GET_FIELD_OPTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_field_options",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_field_options` like [`Self::jira_get_field_options`], without unwrapping the result envelope.
     ///
@@ -2850,8 +2931,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetProjectIssuesArgs,
     ) -> ::std::result::Result<types::JiraGetProjectIssuesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_project_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_project_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_project_issues",
+            args,
+            Some(&schemas::JIRA_GET_PROJECT_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_project_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_project_issues` like [`Self::jira_get_project_issues`], without unwrapping the result envelope.
     ///
@@ -2875,8 +2965,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetTransitionsArgs,
     ) -> ::std::result::Result<types::JiraGetTransitionsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_transitions_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_transitions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_transitions",
+            args,
+            Some(&schemas::JIRA_GET_TRANSITIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_transitions",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_transitions` like [`Self::jira_get_transitions`], without unwrapping the result envelope.
     ///
@@ -2900,8 +2999,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetWorklogArgs,
     ) -> ::std::result::Result<types::JiraGetWorklogOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_worklog_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_worklog", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_worklog",
+            args,
+            Some(&schemas::JIRA_GET_WORKLOG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_worklog",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_worklog` like [`Self::jira_get_worklog`], without unwrapping the result envelope.
     ///
@@ -2932,8 +3040,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraDownloadAttachmentsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.jira_download_attachments_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_download_attachments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_download_attachments",
+            args,
+            Some(&schemas::JIRA_DOWNLOAD_ATTACHMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_download_attachments",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_download_attachments` like [`Self::jira_download_attachments`], without unwrapping the result envelope.
     ///
@@ -2965,8 +3082,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetIssueImagesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.jira_get_issue_images_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue_images", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue_images",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE_IMAGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue_images",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue_images` like [`Self::jira_get_issue_images`], without unwrapping the result envelope.
     ///
@@ -2990,8 +3116,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetAgileBoardsArgs,
     ) -> ::std::result::Result<types::JiraGetAgileBoardsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_agile_boards_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_agile_boards", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_agile_boards",
+            args,
+            Some(&schemas::JIRA_GET_AGILE_BOARDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_agile_boards",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_agile_boards` like [`Self::jira_get_agile_boards`], without unwrapping the result envelope.
     ///
@@ -3015,8 +3150,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetBoardIssuesArgs,
     ) -> ::std::result::Result<types::JiraGetBoardIssuesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_board_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_board_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_board_issues",
+            args,
+            Some(&schemas::JIRA_GET_BOARD_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_board_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_board_issues` like [`Self::jira_get_board_issues`], without unwrapping the result envelope.
     ///
@@ -3043,8 +3187,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetSprintsFromBoardOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_sprints_from_board_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_sprints_from_board", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_sprints_from_board",
+            args,
+            Some(&schemas::JIRA_GET_SPRINTS_FROM_BOARD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_sprints_from_board",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_sprints_from_board` like [`Self::jira_get_sprints_from_board`], without unwrapping the result envelope.
     ///
@@ -3072,8 +3225,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetSprintIssuesArgs,
     ) -> ::std::result::Result<types::JiraGetSprintIssuesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_sprint_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_sprint_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_sprint_issues",
+            args,
+            Some(&schemas::JIRA_GET_SPRINT_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_sprint_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_sprint_issues` like [`Self::jira_get_sprint_issues`], without unwrapping the result envelope.
     ///
@@ -3097,8 +3259,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetLinkTypesArgs,
     ) -> ::std::result::Result<types::JiraGetLinkTypesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_link_types_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_link_types", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_link_types",
+            args,
+            Some(&schemas::JIRA_GET_LINK_TYPES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_link_types",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_link_types` like [`Self::jira_get_link_types`], without unwrapping the result envelope.
     ///
@@ -3121,8 +3292,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraCreateIssueArgs,
     ) -> ::std::result::Result<types::JiraCreateIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_create_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_create_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_create_issue",
+            args,
+            Some(&schemas::JIRA_CREATE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_create_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_create_issue` like [`Self::jira_create_issue`], without unwrapping the result envelope.
     ///
@@ -3148,8 +3328,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraBatchCreateIssuesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_batch_create_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_batch_create_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_batch_create_issues",
+            args,
+            Some(&schemas::JIRA_BATCH_CREATE_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_batch_create_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_batch_create_issues` like [`Self::jira_batch_create_issues`], without unwrapping the result envelope.
     ///
@@ -3176,8 +3365,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraBatchGetChangelogsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_batch_get_changelogs_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_batch_get_changelogs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_batch_get_changelogs",
+            args,
+            Some(&schemas::JIRA_BATCH_GET_CHANGELOGS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_batch_get_changelogs",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_batch_get_changelogs` like [`Self::jira_batch_get_changelogs`], without unwrapping the result envelope.
     ///
@@ -3201,8 +3399,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraUpdateIssueArgs,
     ) -> ::std::result::Result<types::JiraUpdateIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_update_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_update_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_update_issue",
+            args,
+            Some(&schemas::JIRA_UPDATE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_update_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_update_issue` like [`Self::jira_update_issue`], without unwrapping the result envelope.
     ///
@@ -3228,8 +3435,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraAssignIssueArgs,
     ) -> ::std::result::Result<types::JiraAssignIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_assign_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_assign_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_assign_issue",
+            args,
+            Some(&schemas::JIRA_ASSIGN_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_assign_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_assign_issue` like [`Self::jira_assign_issue`], without unwrapping the result envelope.
     ///
@@ -3252,8 +3468,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraDeleteIssueArgs,
     ) -> ::std::result::Result<types::JiraDeleteIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_delete_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_delete_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_delete_issue",
+            args,
+            Some(&schemas::JIRA_DELETE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_delete_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_delete_issue` like [`Self::jira_delete_issue`], without unwrapping the result envelope.
     ///
@@ -3283,8 +3508,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraMoveIssueArgs,
     ) -> ::std::result::Result<types::JiraMoveIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_move_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_move_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_move_issue",
+            args,
+            Some(&schemas::JIRA_MOVE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_move_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_move_issue` like [`Self::jira_move_issue`], without unwrapping the result envelope.
     ///
@@ -3307,8 +3541,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraAddCommentArgs,
     ) -> ::std::result::Result<types::JiraAddCommentOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_add_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_add_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_add_comment",
+            args,
+            Some(&schemas::JIRA_ADD_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_add_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_add_comment` like [`Self::jira_add_comment`], without unwrapping the result envelope.
     ///
@@ -3331,8 +3574,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraEditCommentArgs,
     ) -> ::std::result::Result<types::JiraEditCommentOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_edit_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_edit_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_edit_comment",
+            args,
+            Some(&schemas::JIRA_EDIT_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_edit_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_edit_comment` like [`Self::jira_edit_comment`], without unwrapping the result envelope.
     ///
@@ -3355,8 +3607,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraAddWorklogArgs,
     ) -> ::std::result::Result<types::JiraAddWorklogOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_add_worklog_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_add_worklog", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_add_worklog",
+            args,
+            Some(&schemas::JIRA_ADD_WORKLOG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_add_worklog",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_add_worklog` like [`Self::jira_add_worklog`], without unwrapping the result envelope.
     ///
@@ -3379,8 +3640,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraLinkToEpicArgs,
     ) -> ::std::result::Result<types::JiraLinkToEpicOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_link_to_epic_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_link_to_epic", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_link_to_epic",
+            args,
+            Some(&schemas::JIRA_LINK_TO_EPIC),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_link_to_epic",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_link_to_epic` like [`Self::jira_link_to_epic`], without unwrapping the result envelope.
     ///
@@ -3403,8 +3673,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraCreateIssueLinkArgs,
     ) -> ::std::result::Result<types::JiraCreateIssueLinkOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_create_issue_link_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_create_issue_link", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_create_issue_link",
+            args,
+            Some(&schemas::JIRA_CREATE_ISSUE_LINK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_create_issue_link",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_create_issue_link` like [`Self::jira_create_issue_link`], without unwrapping the result envelope.
     ///
@@ -3434,8 +3713,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraCreateRemoteIssueLinkOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_create_remote_issue_link_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_create_remote_issue_link", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_create_remote_issue_link",
+            args,
+            Some(&schemas::JIRA_CREATE_REMOTE_ISSUE_LINK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_create_remote_issue_link",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_create_remote_issue_link` like [`Self::jira_create_remote_issue_link`], without unwrapping the result envelope.
     ///
@@ -3463,8 +3751,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraRemoveIssueLinkArgs,
     ) -> ::std::result::Result<types::JiraRemoveIssueLinkOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_remove_issue_link_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_remove_issue_link", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_remove_issue_link",
+            args,
+            Some(&schemas::JIRA_REMOVE_ISSUE_LINK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_remove_issue_link",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_remove_issue_link` like [`Self::jira_remove_issue_link`], without unwrapping the result envelope.
     ///
@@ -3488,8 +3785,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraTransitionIssueArgs,
     ) -> ::std::result::Result<types::JiraTransitionIssueOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_transition_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_transition_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_transition_issue",
+            args,
+            Some(&schemas::JIRA_TRANSITION_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_transition_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_transition_issue` like [`Self::jira_transition_issue`], without unwrapping the result envelope.
     ///
@@ -3513,8 +3819,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraCreateSprintArgs,
     ) -> ::std::result::Result<types::JiraCreateSprintOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_create_sprint_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_create_sprint", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_create_sprint",
+            args,
+            Some(&schemas::JIRA_CREATE_SPRINT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_create_sprint",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_create_sprint` like [`Self::jira_create_sprint`], without unwrapping the result envelope.
     ///
@@ -3537,8 +3852,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraUpdateSprintArgs,
     ) -> ::std::result::Result<types::JiraUpdateSprintOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_update_sprint_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_update_sprint", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_update_sprint",
+            args,
+            Some(&schemas::JIRA_UPDATE_SPRINT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_update_sprint",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_update_sprint` like [`Self::jira_update_sprint`], without unwrapping the result envelope.
     ///
@@ -3564,8 +3888,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraAddIssuesToSprintOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_add_issues_to_sprint_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_add_issues_to_sprint", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_add_issues_to_sprint",
+            args,
+            Some(&schemas::JIRA_ADD_ISSUES_TO_SPRINT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_add_issues_to_sprint",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_add_issues_to_sprint` like [`Self::jira_add_issues_to_sprint`], without unwrapping the result envelope.
     ///
@@ -3592,8 +3925,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraMoveIssuesToBacklogOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_move_issues_to_backlog_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_move_issues_to_backlog", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_move_issues_to_backlog",
+            args,
+            Some(&schemas::JIRA_MOVE_ISSUES_TO_BACKLOG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_move_issues_to_backlog",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_move_issues_to_backlog` like [`Self::jira_move_issues_to_backlog`], without unwrapping the result envelope.
     ///
@@ -3628,8 +3970,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetProjectIssueTypesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_project_issue_types_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_project_issue_types", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_project_issue_types",
+            args,
+            Some(&schemas::JIRA_GET_PROJECT_ISSUE_TYPES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_project_issue_types",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_project_issue_types` like [`Self::jira_get_project_issue_types`], without unwrapping the result envelope.
     ///
@@ -3662,8 +4013,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetCreateFieldsArgs,
     ) -> ::std::result::Result<types::JiraGetCreateFieldsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_create_fields_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_create_fields", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_create_fields",
+            args,
+            Some(&schemas::JIRA_GET_CREATE_FIELDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_create_fields",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_create_fields` like [`Self::jira_get_create_fields`], without unwrapping the result envelope.
     ///
@@ -3690,8 +4050,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetProjectVersionsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_project_versions_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_project_versions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_project_versions",
+            args,
+            Some(&schemas::JIRA_GET_PROJECT_VERSIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_project_versions",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_project_versions` like [`Self::jira_get_project_versions`], without unwrapping the result envelope.
     ///
@@ -3718,8 +4087,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetProjectComponentsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_project_components_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_project_components", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_project_components",
+            args,
+            Some(&schemas::JIRA_GET_PROJECT_COMPONENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_project_components",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_project_components` like [`Self::jira_get_project_components`], without unwrapping the result envelope.
     ///
@@ -3747,8 +4125,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetAllProjectsArgs,
     ) -> ::std::result::Result<types::JiraGetAllProjectsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_all_projects_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_all_projects", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_all_projects",
+            args,
+            Some(&schemas::JIRA_GET_ALL_PROJECTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_all_projects",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_all_projects` like [`Self::jira_get_all_projects`], without unwrapping the result envelope.
     ///
@@ -3775,8 +4162,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraSearchProjectsArgs,
     ) -> ::std::result::Result<types::JiraSearchProjectsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_search_projects_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_search_projects", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_search_projects",
+            args,
+            Some(&schemas::JIRA_SEARCH_PROJECTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_search_projects",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_search_projects` like [`Self::jira_search_projects`], without unwrapping the result envelope.
     ///
@@ -3802,8 +4198,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetProjectFieldsArgs,
     ) -> ::std::result::Result<types::JiraGetProjectFieldsOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_project_fields_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_project_fields", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_project_fields",
+            args,
+            Some(&schemas::JIRA_GET_PROJECT_FIELDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_project_fields",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_project_fields` like [`Self::jira_get_project_fields`], without unwrapping the result envelope.
     ///
@@ -3832,8 +4237,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetServiceDeskForProjectOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_service_desk_for_project_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_service_desk_for_project", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_service_desk_for_project",
+            args,
+            Some(&schemas::JIRA_GET_SERVICE_DESK_FOR_PROJECT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_service_desk_for_project",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_service_desk_for_project` like [`Self::jira_get_service_desk_for_project`], without unwrapping the result envelope.
     ///
@@ -3866,8 +4280,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetServiceDeskQueuesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_service_desk_queues_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_service_desk_queues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_service_desk_queues",
+            args,
+            Some(&schemas::JIRA_GET_SERVICE_DESK_QUEUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_service_desk_queues",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_service_desk_queues` like [`Self::jira_get_service_desk_queues`], without unwrapping the result envelope.
     ///
@@ -3897,8 +4320,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetQueueIssuesArgs,
     ) -> ::std::result::Result<types::JiraGetQueueIssuesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_queue_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_queue_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_queue_issues",
+            args,
+            Some(&schemas::JIRA_GET_QUEUE_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_queue_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_queue_issues` like [`Self::jira_get_queue_issues`], without unwrapping the result envelope.
     ///
@@ -3922,8 +4354,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetRequestTypesArgs,
     ) -> ::std::result::Result<types::JiraGetRequestTypesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_request_types_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_request_types", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_request_types",
+            args,
+            Some(&schemas::JIRA_GET_REQUEST_TYPES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_request_types",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_request_types` like [`Self::jira_get_request_types`], without unwrapping the result envelope.
     ///
@@ -3950,8 +4391,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetRequestTypeFieldsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_request_type_fields_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_request_type_fields", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_request_type_fields",
+            args,
+            Some(&schemas::JIRA_GET_REQUEST_TYPE_FIELDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_request_type_fields",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_request_type_fields` like [`Self::jira_get_request_type_fields`], without unwrapping the result envelope.
     ///
@@ -3982,8 +4432,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraCreateCustomerRequestOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_create_customer_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_create_customer_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_create_customer_request",
+            args,
+            Some(&schemas::JIRA_CREATE_CUSTOMER_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_create_customer_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_create_customer_request` like [`Self::jira_create_customer_request`], without unwrapping the result envelope.
     ///
@@ -4011,8 +4470,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraCreateVersionArgs,
     ) -> ::std::result::Result<types::JiraCreateVersionOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_create_version_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_create_version", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_create_version",
+            args,
+            Some(&schemas::JIRA_CREATE_VERSION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_create_version",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_create_version` like [`Self::jira_create_version`], without unwrapping the result envelope.
     ///
@@ -4038,8 +4506,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraBatchCreateVersionsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_batch_create_versions_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_batch_create_versions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_batch_create_versions",
+            args,
+            Some(&schemas::JIRA_BATCH_CREATE_VERSIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_batch_create_versions",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_batch_create_versions` like [`Self::jira_batch_create_versions`], without unwrapping the result envelope.
     ///
@@ -4071,8 +4548,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraUpdateVersionArgs,
     ) -> ::std::result::Result<types::JiraUpdateVersionOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_update_version_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_update_version", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_update_version",
+            args,
+            Some(&schemas::JIRA_UPDATE_VERSION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_update_version",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_update_version` like [`Self::jira_update_version`], without unwrapping the result envelope.
     ///
@@ -4100,8 +4586,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetIssueProformaFormsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_issue_proforma_forms_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue_proforma_forms", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue_proforma_forms",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE_PROFORMA_FORMS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue_proforma_forms",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue_proforma_forms` like [`Self::jira_get_issue_proforma_forms`], without unwrapping the result envelope.
     ///
@@ -4134,8 +4629,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetProformaFormDetailsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_proforma_form_details_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_proforma_form_details", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_proforma_form_details",
+            args,
+            Some(&schemas::JIRA_GET_PROFORMA_FORM_DETAILS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_proforma_form_details",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_proforma_form_details` like [`Self::jira_get_proforma_form_details`], without unwrapping the result envelope.
     ///
@@ -4211,8 +4715,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraUpdateProformaFormAnswersOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_update_proforma_form_answers_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_update_proforma_form_answers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_update_proforma_form_answers",
+            args,
+            Some(&schemas::JIRA_UPDATE_PROFORMA_FORM_ANSWERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_update_proforma_form_answers",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_update_proforma_form_answers` like [`Self::jira_update_proforma_form_answers`], without unwrapping the result envelope.
     ///
@@ -4243,8 +4756,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetIssueDatesArgs,
     ) -> ::std::result::Result<types::JiraGetIssueDatesOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_issue_dates_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue_dates", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue_dates",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE_DATES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue_dates",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue_dates` like [`Self::jira_get_issue_dates`], without unwrapping the result envelope.
     ///
@@ -4278,8 +4800,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::JiraGetIssueSlaArgs,
     ) -> ::std::result::Result<types::JiraGetIssueSlaOutput, ::mcp_bindgen::Error> {
-        let result = self.jira_get_issue_sla_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue_sla", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue_sla",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE_SLA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue_sla",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue_sla` like [`Self::jira_get_issue_sla`], without unwrapping the result envelope.
     ///
@@ -4309,8 +4840,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetIssueDevelopmentInfoOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_issue_development_info_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issue_development_info", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issue_development_info",
+            args,
+            Some(&schemas::JIRA_GET_ISSUE_DEVELOPMENT_INFO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issue_development_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issue_development_info` like [`Self::jira_get_issue_development_info`], without unwrapping the result envelope.
     ///
@@ -4344,8 +4884,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetIssuesDevelopmentInfoOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_issues_development_info_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_issues_development_info", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_issues_development_info",
+            args,
+            Some(&schemas::JIRA_GET_ISSUES_DEVELOPMENT_INFO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_issues_development_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_issues_development_info` like [`Self::jira_get_issues_development_info`], without unwrapping the result envelope.
     ///
@@ -4382,8 +4931,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetProjectEpicHierarchyOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_project_epic_hierarchy_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_project_epic_hierarchy", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_project_epic_hierarchy",
+            args,
+            Some(&schemas::JIRA_GET_PROJECT_EPIC_HIERARCHY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_project_epic_hierarchy",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_project_epic_hierarchy` like [`Self::jira_get_project_epic_hierarchy`], without unwrapping the result envelope.
     ///
@@ -4419,8 +4977,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::JiraGetCrossProjectDependenciesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.jira_get_cross_project_dependencies_raw(args).await?;
-        ::mcp_bindgen::decode_result("jira_get_cross_project_dependencies", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "jira_get_cross_project_dependencies",
+            args,
+            Some(&schemas::JIRA_GET_CROSS_PROJECT_DEPENDENCIES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "jira_get_cross_project_dependencies",
+                arguments,
+            )
+            .await
     }
     /// Calls `jira_get_cross_project_dependencies` like [`Self::jira_get_cross_project_dependencies`], without unwrapping the result envelope.
     ///
@@ -4448,8 +5015,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceSearchArgs,
     ) -> ::std::result::Result<types::ConfluenceSearchOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_search",
+            args,
+            Some(&schemas::CONFLUENCE_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_search` like [`Self::confluence_search`], without unwrapping the result envelope.
     ///
@@ -4472,8 +5048,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceGetPageArgs,
     ) -> ::std::result::Result<types::ConfluenceGetPageOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_get_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page` like [`Self::confluence_get_page`], without unwrapping the result envelope.
     ///
@@ -4499,8 +5084,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetPageChildrenOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_page_children_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_children", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_children",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_CHILDREN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_children",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_children` like [`Self::confluence_get_page_children`], without unwrapping the result envelope.
     ///
@@ -4537,8 +5131,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetSpacePageTreeOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_space_page_tree_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_space_page_tree", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_space_page_tree",
+            args,
+            Some(&schemas::CONFLUENCE_GET_SPACE_PAGE_TREE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_space_page_tree",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_space_page_tree` like [`Self::confluence_get_space_page_tree`], without unwrapping the result envelope.
     ///
@@ -4569,8 +5172,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetCommentsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_comments_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_comments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_comments",
+            args,
+            Some(&schemas::CONFLUENCE_GET_COMMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_comments",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_comments` like [`Self::confluence_get_comments`], without unwrapping the result envelope.
     ///
@@ -4594,8 +5206,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceGetLabelsArgs,
     ) -> ::std::result::Result<types::ConfluenceGetLabelsOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_get_labels_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_labels", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_labels",
+            args,
+            Some(&schemas::CONFLUENCE_GET_LABELS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_labels",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_labels` like [`Self::confluence_get_labels`], without unwrapping the result envelope.
     ///
@@ -4624,8 +5245,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceAddLabelArgs,
     ) -> ::std::result::Result<types::ConfluenceAddLabelOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_add_label_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_add_label", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_add_label",
+            args,
+            Some(&schemas::CONFLUENCE_ADD_LABEL),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_add_label",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_add_label` like [`Self::confluence_add_label`], without unwrapping the result envelope.
     ///
@@ -4649,8 +5279,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceCreatePageArgs,
     ) -> ::std::result::Result<types::ConfluenceCreatePageOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_create_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_create_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_create_page",
+            args,
+            Some(&schemas::CONFLUENCE_CREATE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_create_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_create_page` like [`Self::confluence_create_page`], without unwrapping the result envelope.
     ///
@@ -4674,8 +5313,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceUpdatePageArgs,
     ) -> ::std::result::Result<types::ConfluenceUpdatePageOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_update_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_update_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_update_page",
+            args,
+            Some(&schemas::CONFLUENCE_UPDATE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_update_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_update_page` like [`Self::confluence_update_page`], without unwrapping the result envelope.
     ///
@@ -4707,8 +5355,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceUpdatePageSectionOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_update_page_section_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_update_page_section", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_update_page_section",
+            args,
+            Some(&schemas::CONFLUENCE_UPDATE_PAGE_SECTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_update_page_section",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_update_page_section` like [`Self::confluence_update_page_section`], without unwrapping the result envelope.
     ///
@@ -4736,8 +5393,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceDeletePageArgs,
     ) -> ::std::result::Result<types::ConfluenceDeletePageOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_delete_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_delete_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_delete_page",
+            args,
+            Some(&schemas::CONFLUENCE_DELETE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_delete_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_delete_page` like [`Self::confluence_delete_page`], without unwrapping the result envelope.
     ///
@@ -4761,8 +5427,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceMovePageArgs,
     ) -> ::std::result::Result<types::ConfluenceMovePageOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_move_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_move_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_move_page",
+            args,
+            Some(&schemas::CONFLUENCE_MOVE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_move_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_move_page` like [`Self::confluence_move_page`], without unwrapping the result envelope.
     ///
@@ -4786,8 +5461,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceAddCommentArgs,
     ) -> ::std::result::Result<types::ConfluenceAddCommentOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_add_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_add_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_add_comment",
+            args,
+            Some(&schemas::CONFLUENCE_ADD_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_add_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_add_comment` like [`Self::confluence_add_comment`], without unwrapping the result envelope.
     ///
@@ -4814,8 +5498,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceReplyToCommentOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_reply_to_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_reply_to_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_reply_to_comment",
+            args,
+            Some(&schemas::CONFLUENCE_REPLY_TO_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_reply_to_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_reply_to_comment` like [`Self::confluence_reply_to_comment`], without unwrapping the result envelope.
     ///
@@ -4846,8 +5539,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetInlineCommentsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_inline_comments_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_inline_comments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_inline_comments",
+            args,
+            Some(&schemas::CONFLUENCE_GET_INLINE_COMMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_inline_comments",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_inline_comments` like [`Self::confluence_get_inline_comments`], without unwrapping the result envelope.
     ///
@@ -4878,8 +5580,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceAddInlineCommentOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_add_inline_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_add_inline_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_add_inline_comment",
+            args,
+            Some(&schemas::CONFLUENCE_ADD_INLINE_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_add_inline_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_add_inline_comment` like [`Self::confluence_add_inline_comment`], without unwrapping the result envelope.
     ///
@@ -4907,8 +5618,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceSearchUserArgs,
     ) -> ::std::result::Result<types::ConfluenceSearchUserOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_search_user_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_search_user", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_search_user",
+            args,
+            Some(&schemas::CONFLUENCE_SEARCH_USER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_search_user",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_search_user` like [`Self::confluence_search_user`], without unwrapping the result envelope.
     ///
@@ -4935,8 +5655,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetPageHistoryOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_page_history_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_history", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_history",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_HISTORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_history",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_history` like [`Self::confluence_get_page_history`], without unwrapping the result envelope.
     ///
@@ -4967,8 +5696,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetPageDiffOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_page_diff_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_diff", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_diff",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_DIFF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_diff",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_diff` like [`Self::confluence_get_page_diff`], without unwrapping the result envelope.
     ///
@@ -4998,8 +5736,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetPageViewsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_page_views_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_views", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_views",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_VIEWS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_views",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_views` like [`Self::confluence_get_page_views`], without unwrapping the result envelope.
     ///
@@ -5037,8 +5784,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceUploadAttachmentOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_upload_attachment_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_upload_attachment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_upload_attachment",
+            args,
+            Some(&schemas::CONFLUENCE_UPLOAD_ATTACHMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_upload_attachment",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_upload_attachment` like [`Self::confluence_upload_attachment`], without unwrapping the result envelope.
     ///
@@ -5077,8 +5833,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceUploadAttachmentsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_upload_attachments_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_upload_attachments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_upload_attachments",
+            args,
+            Some(&schemas::CONFLUENCE_UPLOAD_ATTACHMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_upload_attachments",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_upload_attachments` like [`Self::confluence_upload_attachments`], without unwrapping the result envelope.
     ///
@@ -5126,8 +5891,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetAttachmentsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_attachments_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_attachments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_attachments",
+            args,
+            Some(&schemas::CONFLUENCE_GET_ATTACHMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_attachments",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_attachments` like [`Self::confluence_get_attachments`], without unwrapping the result envelope.
     ///
@@ -5160,8 +5934,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceDownloadAttachmentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.confluence_download_attachment_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_download_attachment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_download_attachment",
+            args,
+            Some(&schemas::CONFLUENCE_DOWNLOAD_ATTACHMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_download_attachment",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_download_attachment` like [`Self::confluence_download_attachment`], without unwrapping the result envelope.
     ///
@@ -5194,8 +5977,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceDownloadContentAttachmentsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.confluence_download_content_attachments_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_download_content_attachments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_download_content_attachments",
+            args,
+            Some(&schemas::CONFLUENCE_DOWNLOAD_CONTENT_ATTACHMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_download_content_attachments",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_download_content_attachments` like [`Self::confluence_download_content_attachments`], without unwrapping the result envelope.
     ///
@@ -5239,8 +6031,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceDeleteAttachmentOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_delete_attachment_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_delete_attachment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_delete_attachment",
+            args,
+            Some(&schemas::CONFLUENCE_DELETE_ATTACHMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_delete_attachment",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_delete_attachment` like [`Self::confluence_delete_attachment`], without unwrapping the result envelope.
     ///
@@ -5276,8 +6077,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceGetPageImagesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.confluence_get_page_images_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_images", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_images",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_IMAGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_images",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_images` like [`Self::confluence_get_page_images`], without unwrapping the result envelope.
     ///
@@ -5312,8 +6122,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceListPageTemplatesOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_list_page_templates_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_list_page_templates", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_list_page_templates",
+            args,
+            Some(&schemas::CONFLUENCE_LIST_PAGE_TEMPLATES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_list_page_templates",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_list_page_templates` like [`Self::confluence_list_page_templates`], without unwrapping the result envelope.
     ///
@@ -5344,8 +6163,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetPageTemplateOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_page_template_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_template", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_template",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_TEMPLATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_template",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_template` like [`Self::confluence_get_page_template`], without unwrapping the result envelope.
     ///
@@ -5380,8 +6208,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceCreatePageFromTemplateOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_create_page_from_template_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_create_page_from_template", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_create_page_from_template",
+            args,
+            Some(&schemas::CONFLUENCE_CREATE_PAGE_FROM_TEMPLATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_create_page_from_template",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_create_page_from_template` like [`Self::confluence_create_page_from_template`], without unwrapping the result envelope.
     ///
@@ -5415,8 +6252,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetPageRestrictionsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_page_restrictions_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_page_restrictions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_page_restrictions",
+            args,
+            Some(&schemas::CONFLUENCE_GET_PAGE_RESTRICTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_page_restrictions",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_page_restrictions` like [`Self::confluence_get_page_restrictions`], without unwrapping the result envelope.
     ///
@@ -5450,8 +6296,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceSetPageRestrictionsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_set_page_restrictions_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_set_page_restrictions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_set_page_restrictions",
+            args,
+            Some(&schemas::CONFLUENCE_SET_PAGE_RESTRICTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_set_page_restrictions",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_set_page_restrictions` like [`Self::confluence_set_page_restrictions`], without unwrapping the result envelope.
     ///
@@ -5483,8 +6338,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConfluenceCopyPageArgs,
     ) -> ::std::result::Result<types::ConfluenceCopyPageOutput, ::mcp_bindgen::Error> {
-        let result = self.confluence_copy_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_copy_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_copy_page",
+            args,
+            Some(&schemas::CONFLUENCE_COPY_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_copy_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_copy_page` like [`Self::confluence_copy_page`], without unwrapping the result envelope.
     ///
@@ -5519,8 +6383,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceCheckContentPermissionsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_check_content_permissions_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_check_content_permissions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_check_content_permissions",
+            args,
+            Some(&schemas::CONFLUENCE_CHECK_CONTENT_PERMISSIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_check_content_permissions",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_check_content_permissions` like [`Self::confluence_check_content_permissions`], without unwrapping the result envelope.
     ///
@@ -5560,8 +6433,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::ConfluenceGetSpacePermissionsOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.confluence_get_space_permissions_raw(args).await?;
-        ::mcp_bindgen::decode_result("confluence_get_space_permissions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "confluence_get_space_permissions",
+            args,
+            Some(&schemas::CONFLUENCE_GET_SPACE_PERMISSIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "confluence_get_space_permissions",
+                arguments,
+            )
+            .await
     }
     /// Calls `confluence_get_space_permissions` like [`Self::confluence_get_space_permissions`], without unwrapping the result envelope.
     ///

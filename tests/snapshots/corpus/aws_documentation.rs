@@ -335,8 +335,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadDocumentationArgs,
     ) -> ::std::result::Result<types::ReadDocumentationOutput, ::mcp_bindgen::Error> {
-        let result = self.read_documentation_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_documentation", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_documentation",
+            args,
+            Some(&schemas::READ_DOCUMENTATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_documentation",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_documentation` like [`Self::read_documentation`], without unwrapping the result envelope.
     ///
@@ -409,8 +418,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadSectionsArgs,
     ) -> ::std::result::Result<types::ReadSectionsOutput, ::mcp_bindgen::Error> {
-        let result = self.read_sections_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_sections", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_sections",
+            args,
+            Some(&schemas::READ_SECTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_sections",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_sections` like [`Self::read_sections`], without unwrapping the result envelope.
     ///
@@ -498,8 +516,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchTableArgs,
     ) -> ::std::result::Result<types::SearchTableOutput, ::mcp_bindgen::Error> {
-        let result = self.search_table_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_table", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_table",
+            args,
+            Some(&schemas::SEARCH_TABLE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_table",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_table` like [`Self::search_table`], without unwrapping the result envelope.
     ///
@@ -572,8 +599,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchDocumentationArgs,
     ) -> ::std::result::Result<types::SearchDocumentationOutput, ::mcp_bindgen::Error> {
-        let result = self.search_documentation_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_documentation", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_documentation",
+            args,
+            Some(&schemas::SEARCH_DOCUMENTATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_documentation",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_documentation` like [`Self::search_documentation`], without unwrapping the result envelope.
     ///
@@ -639,8 +675,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RecommendArgs,
     ) -> ::std::result::Result<types::RecommendOutput, ::mcp_bindgen::Error> {
-        let result = self.recommend_raw(args).await?;
-        ::mcp_bindgen::decode_result("recommend", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "recommend",
+            args,
+            Some(&schemas::RECOMMEND),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "recommend",
+                arguments,
+            )
+            .await
     }
     /// Calls `recommend` like [`Self::recommend`], without unwrapping the result envelope.
     ///

@@ -10695,8 +10695,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveWebSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.brave_web_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_web_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_web_search",
+            args,
+            Some(&schemas::BRAVE_WEB_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_web_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_web_search` like [`Self::brave_web_search`], without unwrapping the result envelope.
     ///
@@ -10726,8 +10735,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveLocalSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.brave_local_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_local_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_local_search",
+            args,
+            Some(&schemas::BRAVE_LOCAL_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_local_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_local_search` like [`Self::brave_local_search`], without unwrapping the result envelope.
     ///
@@ -10756,8 +10774,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveVideoSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.brave_video_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_video_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_video_search",
+            args,
+            Some(&schemas::BRAVE_VIDEO_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_video_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_video_search` like [`Self::brave_video_search`], without unwrapping the result envelope.
     ///
@@ -10781,8 +10808,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveImageSearchArgs,
     ) -> ::std::result::Result<types::BraveImageSearchOutput, ::mcp_bindgen::Error> {
-        let result = self.brave_image_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_image_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_image_search",
+            args,
+            Some(&schemas::BRAVE_IMAGE_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_image_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_image_search` like [`Self::brave_image_search`], without unwrapping the result envelope.
     ///
@@ -10820,8 +10856,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveNewsSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.brave_news_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_news_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_news_search",
+            args,
+            Some(&schemas::BRAVE_NEWS_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_news_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_news_search` like [`Self::brave_news_search`], without unwrapping the result envelope.
     ///
@@ -10855,8 +10900,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveSummarizerArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.brave_summarizer_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_summarizer", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_summarizer",
+            args,
+            Some(&schemas::BRAVE_SUMMARIZER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_summarizer",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_summarizer` like [`Self::brave_summarizer`], without unwrapping the result envelope.
     ///
@@ -10888,8 +10942,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BraveLlmContextArgs,
     ) -> ::std::result::Result<types::BraveLlmContextOutput, ::mcp_bindgen::Error> {
-        let result = self.brave_llm_context_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_llm_context", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_llm_context",
+            args,
+            Some(&schemas::BRAVE_LLM_CONTEXT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_llm_context",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_llm_context` like [`Self::brave_llm_context`], without unwrapping the result envelope.
     ///
@@ -10925,8 +10988,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BravePlaceSearchArgs,
     ) -> ::std::result::Result<types::BravePlaceSearchOutput, ::mcp_bindgen::Error> {
-        let result = self.brave_place_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("brave_place_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "brave_place_search",
+            args,
+            Some(&schemas::BRAVE_PLACE_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "brave_place_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `brave_place_search` like [`Self::brave_place_search`], without unwrapping the result envelope.
     ///

@@ -1952,8 +1952,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ClickArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.click_raw(args).await?;
-        ::mcp_bindgen::decode_result("click", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "click",
+            args,
+            Some(&schemas::CLICK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "click", arguments)
+            .await
     }
     /// Calls `click` like [`Self::click`], without unwrapping the result envelope.
     ///
@@ -1976,8 +1981,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ClosePageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.close_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("close_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "close_page",
+            args,
+            Some(&schemas::CLOSE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "close_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `close_page` like [`Self::close_page`], without unwrapping the result envelope.
     ///
@@ -2000,8 +2014,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DragArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.drag_raw(args).await?;
-        ::mcp_bindgen::decode_result("drag", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "drag",
+            args,
+            Some(&schemas::DRAG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "drag", arguments)
+            .await
     }
     /// Calls `drag` like [`Self::drag`], without unwrapping the result envelope.
     ///
@@ -2024,8 +2043,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::EmulateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.emulate_raw(args).await?;
-        ::mcp_bindgen::decode_result("emulate", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "emulate",
+            args,
+            Some(&schemas::EMULATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "emulate", arguments)
+            .await
     }
     /// Calls `emulate` like [`Self::emulate`], without unwrapping the result envelope.
     ///
@@ -2048,8 +2072,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::EvaluateScriptArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.evaluate_script_raw(args).await?;
-        ::mcp_bindgen::decode_result("evaluate_script", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "evaluate_script",
+            args,
+            Some(&schemas::EVALUATE_SCRIPT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "evaluate_script",
+                arguments,
+            )
+            .await
     }
     /// Calls `evaluate_script` like [`Self::evaluate_script`], without unwrapping the result envelope.
     ///
@@ -2072,8 +2105,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FillArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.fill_raw(args).await?;
-        ::mcp_bindgen::decode_result("fill", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "fill",
+            args,
+            Some(&schemas::FILL),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "fill", arguments)
+            .await
     }
     /// Calls `fill` like [`Self::fill`], without unwrapping the result envelope.
     ///
@@ -2096,8 +2134,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FillFormArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.fill_form_raw(args).await?;
-        ::mcp_bindgen::decode_result("fill_form", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "fill_form",
+            args,
+            Some(&schemas::FILL_FORM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "fill_form",
+                arguments,
+            )
+            .await
     }
     /// Calls `fill_form` like [`Self::fill_form`], without unwrapping the result envelope.
     ///
@@ -2120,8 +2167,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetConsoleMessageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_console_message_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_console_message", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_console_message",
+            args,
+            Some(&schemas::GET_CONSOLE_MESSAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_console_message",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_console_message` like [`Self::get_console_message`], without unwrapping the result envelope.
     ///
@@ -2147,8 +2203,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetCssStylesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_css_styles_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_css_styles", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_css_styles",
+            args,
+            Some(&schemas::GET_CSS_STYLES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_css_styles",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_css_styles` like [`Self::get_css_styles`], without unwrapping the result envelope.
     ///
@@ -2171,8 +2236,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetNetworkRequestArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_network_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_network_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_network_request",
+            args,
+            Some(&schemas::GET_NETWORK_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_network_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_network_request` like [`Self::get_network_request`], without unwrapping the result envelope.
     ///
@@ -2195,8 +2269,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::HandleDialogArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.handle_dialog_raw(args).await?;
-        ::mcp_bindgen::decode_result("handle_dialog", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "handle_dialog",
+            args,
+            Some(&schemas::HANDLE_DIALOG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "handle_dialog",
+                arguments,
+            )
+            .await
     }
     /// Calls `handle_dialog` like [`Self::handle_dialog`], without unwrapping the result envelope.
     ///
@@ -2219,8 +2302,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::HoverArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.hover_raw(args).await?;
-        ::mcp_bindgen::decode_result("hover", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "hover",
+            args,
+            Some(&schemas::HOVER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "hover", arguments)
+            .await
     }
     /// Calls `hover` like [`Self::hover`], without unwrapping the result envelope.
     ///
@@ -2243,8 +2331,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::LighthouseAuditArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.lighthouse_audit_raw(args).await?;
-        ::mcp_bindgen::decode_result("lighthouse_audit", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "lighthouse_audit",
+            args,
+            Some(&schemas::LIGHTHOUSE_AUDIT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "lighthouse_audit",
+                arguments,
+            )
+            .await
     }
     /// Calls `lighthouse_audit` like [`Self::lighthouse_audit`], without unwrapping the result envelope.
     ///
@@ -2267,8 +2364,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListConsoleMessagesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_console_messages_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_console_messages", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_console_messages",
+            args,
+            Some(&schemas::LIST_CONSOLE_MESSAGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_console_messages",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_console_messages` like [`Self::list_console_messages`], without unwrapping the result envelope.
     ///
@@ -2292,8 +2398,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListNetworkRequestsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_network_requests_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_network_requests", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_network_requests",
+            args,
+            Some(&schemas::LIST_NETWORK_REQUESTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_network_requests",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_network_requests` like [`Self::list_network_requests`], without unwrapping the result envelope.
     ///
@@ -2316,8 +2431,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_pages(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_pages_raw().await?;
-        ::mcp_bindgen::decode_result("list_pages", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_pages",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_pages` like [`Self::list_pages`], without unwrapping the result envelope.
     ///
@@ -2335,8 +2455,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::NavigatePageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.navigate_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("navigate_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "navigate_page",
+            args,
+            Some(&schemas::NAVIGATE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "navigate_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `navigate_page` like [`Self::navigate_page`], without unwrapping the result envelope.
     ///
@@ -2359,8 +2488,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::NewPageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.new_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("new_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "new_page",
+            args,
+            Some(&schemas::NEW_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "new_page", arguments)
+            .await
     }
     /// Calls `new_page` like [`Self::new_page`], without unwrapping the result envelope.
     ///
@@ -2383,8 +2517,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PerformanceAnalyzeInsightArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.performance_analyze_insight_raw(args).await?;
-        ::mcp_bindgen::decode_result("performance_analyze_insight", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "performance_analyze_insight",
+            args,
+            Some(&schemas::PERFORMANCE_ANALYZE_INSIGHT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "performance_analyze_insight",
+                arguments,
+            )
+            .await
     }
     /// Calls `performance_analyze_insight` like [`Self::performance_analyze_insight`], without unwrapping the result envelope.
     ///
@@ -2412,8 +2555,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PerformanceStartTraceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.performance_start_trace_raw(args).await?;
-        ::mcp_bindgen::decode_result("performance_start_trace", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "performance_start_trace",
+            args,
+            Some(&schemas::PERFORMANCE_START_TRACE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "performance_start_trace",
+                arguments,
+            )
+            .await
     }
     /// Calls `performance_start_trace` like [`Self::performance_start_trace`], without unwrapping the result envelope.
     ///
@@ -2437,8 +2589,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PerformanceStopTraceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.performance_stop_trace_raw(args).await?;
-        ::mcp_bindgen::decode_result("performance_stop_trace", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "performance_stop_trace",
+            args,
+            Some(&schemas::PERFORMANCE_STOP_TRACE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "performance_stop_trace",
+                arguments,
+            )
+            .await
     }
     /// Calls `performance_stop_trace` like [`Self::performance_stop_trace`], without unwrapping the result envelope.
     ///
@@ -2462,8 +2623,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PressKeyArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.press_key_raw(args).await?;
-        ::mcp_bindgen::decode_result("press_key", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "press_key",
+            args,
+            Some(&schemas::PRESS_KEY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "press_key",
+                arguments,
+            )
+            .await
     }
     /// Calls `press_key` like [`Self::press_key`], without unwrapping the result envelope.
     ///
@@ -2486,8 +2656,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ResizePageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.resize_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("resize_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "resize_page",
+            args,
+            Some(&schemas::RESIZE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "resize_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `resize_page` like [`Self::resize_page`], without unwrapping the result envelope.
     ///
@@ -2510,8 +2689,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScreencastStartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.screencast_start_raw(args).await?;
-        ::mcp_bindgen::decode_result("screencast_start", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "screencast_start",
+            args,
+            Some(&schemas::SCREENCAST_START),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "screencast_start",
+                arguments,
+            )
+            .await
     }
     /// Calls `screencast_start` like [`Self::screencast_start`], without unwrapping the result envelope.
     ///
@@ -2534,8 +2722,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ScreencastStopArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.screencast_stop_raw(args).await?;
-        ::mcp_bindgen::decode_result("screencast_stop", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "screencast_stop",
+            args,
+            Some(&schemas::SCREENCAST_STOP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "screencast_stop",
+                arguments,
+            )
+            .await
     }
     /// Calls `screencast_stop` like [`Self::screencast_stop`], without unwrapping the result envelope.
     ///
@@ -2558,8 +2755,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SelectPageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.select_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("select_page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "select_page",
+            args,
+            Some(&schemas::SELECT_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "select_page",
+                arguments,
+            )
+            .await
     }
     /// Calls `select_page` like [`Self::select_page`], without unwrapping the result envelope.
     ///
@@ -2582,8 +2788,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TakeHeapsnapshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.take_heapsnapshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("take_heapsnapshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "take_heapsnapshot",
+            args,
+            Some(&schemas::TAKE_HEAPSNAPSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "take_heapsnapshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `take_heapsnapshot` like [`Self::take_heapsnapshot`], without unwrapping the result envelope.
     ///
@@ -2606,8 +2821,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TakeScreenshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.take_screenshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("take_screenshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "take_screenshot",
+            args,
+            Some(&schemas::TAKE_SCREENSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "take_screenshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `take_screenshot` like [`Self::take_screenshot`], without unwrapping the result envelope.
     ///
@@ -2632,8 +2856,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TakeSnapshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.take_snapshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("take_snapshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "take_snapshot",
+            args,
+            Some(&schemas::TAKE_SNAPSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "take_snapshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `take_snapshot` like [`Self::take_snapshot`], without unwrapping the result envelope.
     ///
@@ -2656,8 +2889,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TypeTextArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.type_text_raw(args).await?;
-        ::mcp_bindgen::decode_result("type_text", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "type_text",
+            args,
+            Some(&schemas::TYPE_TEXT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "type_text",
+                arguments,
+            )
+            .await
     }
     /// Calls `type_text` like [`Self::type_text`], without unwrapping the result envelope.
     ///
@@ -2680,8 +2922,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UploadFileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.upload_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("upload_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "upload_file",
+            args,
+            Some(&schemas::UPLOAD_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "upload_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `upload_file` like [`Self::upload_file`], without unwrapping the result envelope.
     ///
@@ -2704,8 +2955,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WaitForArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.wait_for_raw(args).await?;
-        ::mcp_bindgen::decode_result("wait_for", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "wait_for",
+            args,
+            Some(&schemas::WAIT_FOR),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "wait_for", arguments)
+            .await
     }
     /// Calls `wait_for` like [`Self::wait_for`], without unwrapping the result envelope.
     ///

@@ -100,8 +100,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_databases(
         &self,
     ) -> ::std::result::Result<types::ListDatabasesOutput, ::mcp_bindgen::Error> {
-        let result = self.list_databases_raw().await?;
-        ::mcp_bindgen::decode_result("list_databases", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_databases",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_databases` like [`Self::list_databases`], without unwrapping the result envelope.
     ///
@@ -124,8 +129,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListTablesArgs,
     ) -> ::std::result::Result<types::ListTablesOutput, ::mcp_bindgen::Error> {
-        let result = self.list_tables_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_tables", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_tables",
+            args,
+            Some(&schemas::LIST_TABLES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_tables",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_tables` like [`Self::list_tables`], without unwrapping the result envelope.
     ///
@@ -148,8 +162,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RunQueryArgs,
     ) -> ::std::result::Result<types::RunQueryOutput, ::mcp_bindgen::Error> {
-        let result = self.run_query_raw(args).await?;
-        ::mcp_bindgen::decode_result("run_query", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "run_query",
+            args,
+            Some(&schemas::RUN_QUERY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "run_query",
+                arguments,
+            )
+            .await
     }
     /// Calls `run_query` like [`Self::run_query`], without unwrapping the result envelope.
     ///

@@ -102,8 +102,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ResolveLibraryIdArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.resolve_library_id_raw(args).await?;
-        ::mcp_bindgen::decode_result("resolve-library-id", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "resolve-library-id",
+            args,
+            Some(&schemas::RESOLVE_LIBRARY_ID),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "resolve-library-id",
+                arguments,
+            )
+            .await
     }
     /// Calls `resolve-library-id` like [`Self::resolve_library_id`], without unwrapping the result envelope.
     ///
@@ -130,8 +139,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryDocsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_docs_raw(args).await?;
-        ::mcp_bindgen::decode_result("query-docs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query-docs",
+            args,
+            Some(&schemas::QUERY_DOCS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query-docs",
+                arguments,
+            )
+            .await
     }
     /// Calls `query-docs` like [`Self::query_docs`], without unwrapping the result envelope.
     ///

@@ -1225,8 +1225,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetConfigArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_config_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_config", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_config",
+            args,
+            Some(&schemas::GET_CONFIG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_config",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_config` like [`Self::get_config`], without unwrapping the result envelope.
     ///
@@ -1265,8 +1274,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SetConfigValueArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.set_config_value_raw(args).await?;
-        ::mcp_bindgen::decode_result("set_config_value", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "set_config_value",
+            args,
+            Some(&schemas::SET_CONFIG_VALUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "set_config_value",
+                arguments,
+            )
+            .await
     }
     /// Calls `set_config_value` like [`Self::set_config_value`], without unwrapping the result envelope.
     ///
@@ -1345,8 +1363,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadFileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_file",
+            args,
+            Some(&schemas::READ_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_file` like [`Self::read_file`], without unwrapping the result envelope.
     ///
@@ -1382,8 +1409,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadMultipleFilesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_multiple_files_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_multiple_files", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_multiple_files",
+            args,
+            Some(&schemas::READ_MULTIPLE_FILES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_multiple_files",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_multiple_files` like [`Self::read_multiple_files`], without unwrapping the result envelope.
     ///
@@ -1445,8 +1481,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WriteFileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.write_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("write_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "write_file",
+            args,
+            Some(&schemas::WRITE_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "write_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `write_file` like [`Self::write_file`], without unwrapping the result envelope.
     ///
@@ -1522,8 +1567,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WritePdfArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.write_pdf_raw(args).await?;
-        ::mcp_bindgen::decode_result("write_pdf", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "write_pdf",
+            args,
+            Some(&schemas::WRITE_PDF),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "write_pdf",
+                arguments,
+            )
+            .await
     }
     /// Calls `write_pdf` like [`Self::write_pdf`], without unwrapping the result envelope.
     ///
@@ -1555,8 +1609,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateDirectoryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_directory_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_directory", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_directory",
+            args,
+            Some(&schemas::CREATE_DIRECTORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_directory",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_directory` like [`Self::create_directory`], without unwrapping the result envelope.
     ///
@@ -1611,8 +1674,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListDirectoryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_directory_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_directory", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_directory",
+            args,
+            Some(&schemas::LIST_DIRECTORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_directory",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_directory` like [`Self::list_directory`], without unwrapping the result envelope.
     ///
@@ -1644,8 +1716,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::MoveFileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.move_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("move_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "move_file",
+            args,
+            Some(&schemas::MOVE_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "move_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `move_file` like [`Self::move_file`], without unwrapping the result envelope.
     ///
@@ -1748,8 +1829,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::StartSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.start_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("start_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "start_search",
+            args,
+            Some(&schemas::START_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "start_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `start_search` like [`Self::start_search`], without unwrapping the result envelope.
     ///
@@ -1792,8 +1882,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetMoreSearchResultsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_more_search_results_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_more_search_results", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_more_search_results",
+            args,
+            Some(&schemas::GET_MORE_SEARCH_RESULTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_more_search_results",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_more_search_results` like [`Self::get_more_search_results`], without unwrapping the result envelope.
     ///
@@ -1826,8 +1925,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::StopSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.stop_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("stop_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "stop_search",
+            args,
+            Some(&schemas::STOP_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "stop_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `stop_search` like [`Self::stop_search`], without unwrapping the result envelope.
     ///
@@ -1855,8 +1963,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_searches(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_searches_raw().await?;
-        ::mcp_bindgen::decode_result("list_searches", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_searches",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_searches` like [`Self::list_searches`], without unwrapping the result envelope.
     ///
@@ -1891,8 +2004,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetFileInfoArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_file_info_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_file_info", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_file_info",
+            args,
+            Some(&schemas::GET_FILE_INFO),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_file_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_file_info` like [`Self::get_file_info`], without unwrapping the result envelope.
     ///
@@ -1969,8 +2091,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::EditBlockArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.edit_block_raw(args).await?;
-        ::mcp_bindgen::decode_result("edit_block", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "edit_block",
+            args,
+            Some(&schemas::EDIT_BLOCK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "edit_block",
+                arguments,
+            )
+            .await
     }
     /// Calls `edit_block` like [`Self::edit_block`], without unwrapping the result envelope.
     ///
@@ -2062,8 +2193,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::StartProcessArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.start_process_raw(args).await?;
-        ::mcp_bindgen::decode_result("start_process", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "start_process",
+            args,
+            Some(&schemas::START_PROCESS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "start_process",
+                arguments,
+            )
+            .await
     }
     /// Calls `start_process` like [`Self::start_process`], without unwrapping the result envelope.
     ///
@@ -2117,8 +2257,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadProcessOutputArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_process_output_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_process_output", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_process_output",
+            args,
+            Some(&schemas::READ_PROCESS_OUTPUT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_process_output",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_process_output` like [`Self::read_process_output`], without unwrapping the result envelope.
     ///
@@ -2172,8 +2321,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::InteractWithProcessArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.interact_with_process_raw(args).await?;
-        ::mcp_bindgen::decode_result("interact_with_process", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "interact_with_process",
+            args,
+            Some(&schemas::INTERACT_WITH_PROCESS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "interact_with_process",
+                arguments,
+            )
+            .await
     }
     /// Calls `interact_with_process` like [`Self::interact_with_process`], without unwrapping the result envelope.
     ///
@@ -2199,8 +2357,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ForceTerminateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.force_terminate_raw(args).await?;
-        ::mcp_bindgen::decode_result("force_terminate", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "force_terminate",
+            args,
+            Some(&schemas::FORCE_TERMINATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "force_terminate",
+                arguments,
+            )
+            .await
     }
     /// Calls `force_terminate` like [`Self::force_terminate`], without unwrapping the result envelope.
     ///
@@ -2234,8 +2401,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_sessions(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_sessions_raw().await?;
-        ::mcp_bindgen::decode_result("list_sessions", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_sessions",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_sessions` like [`Self::list_sessions`], without unwrapping the result envelope.
     ///
@@ -2256,8 +2428,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_processes(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_processes_raw().await?;
-        ::mcp_bindgen::decode_result("list_processes", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_processes",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_processes` like [`Self::list_processes`], without unwrapping the result envelope.
     ///
@@ -2279,8 +2456,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KillProcessArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kill_process_raw(args).await?;
-        ::mcp_bindgen::decode_result("kill_process", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kill_process",
+            args,
+            Some(&schemas::KILL_PROCESS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kill_process",
+                arguments,
+            )
+            .await
     }
     /// Calls `kill_process` like [`Self::kill_process`], without unwrapping the result envelope.
     ///
@@ -2306,8 +2492,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn get_usage_stats(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_usage_stats_raw().await?;
-        ::mcp_bindgen::decode_result("get_usage_stats", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_usage_stats",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_usage_stats` like [`Self::get_usage_stats`], without unwrapping the result envelope.
     ///
@@ -2338,8 +2529,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetRecentToolCallsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_recent_tool_calls_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_recent_tool_calls", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_recent_tool_calls",
+            args,
+            Some(&schemas::GET_RECENT_TOOL_CALLS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_recent_tool_calls",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_recent_tool_calls` like [`Self::get_recent_tool_calls`], without unwrapping the result envelope.
     ///
@@ -2393,8 +2593,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn give_feedback_to_desktop_commander(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.give_feedback_to_desktop_commander_raw().await?;
-        ::mcp_bindgen::decode_result("give_feedback_to_desktop_commander", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "give_feedback_to_desktop_commander",
+                arguments,
+            )
+            .await
     }
     /// Calls `give_feedback_to_desktop_commander` like [`Self::give_feedback_to_desktop_commander`], without unwrapping the result envelope.
     ///
@@ -2438,8 +2643,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPromptsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_prompts_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_prompts", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_prompts",
+            args,
+            Some(&schemas::GET_PROMPTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_prompts",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_prompts` like [`Self::get_prompts`], without unwrapping the result envelope.
     ///

@@ -146,8 +146,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WebSearchExaArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.web_search_exa_raw(args).await?;
-        ::mcp_bindgen::decode_result("web_search_exa", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "web_search_exa",
+            args,
+            Some(&schemas::WEB_SEARCH_EXA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "web_search_exa",
+                arguments,
+            )
+            .await
     }
     /// Calls `web_search_exa` like [`Self::web_search_exa`], without unwrapping the result envelope.
     ///
@@ -173,8 +182,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WebFetchExaArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.web_fetch_exa_raw(args).await?;
-        ::mcp_bindgen::decode_result("web_fetch_exa", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "web_fetch_exa",
+            args,
+            Some(&schemas::WEB_FETCH_EXA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "web_fetch_exa",
+                arguments,
+            )
+            .await
     }
     /// Calls `web_fetch_exa` like [`Self::web_fetch_exa`], without unwrapping the result envelope.
     ///

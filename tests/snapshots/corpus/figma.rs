@@ -416,8 +416,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetFigmaDataArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_figma_data_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_figma_data", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_figma_data",
+            args,
+            Some(&schemas::GET_FIGMA_DATA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_figma_data",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_figma_data` like [`Self::get_figma_data`], without unwrapping the result envelope.
     ///
@@ -440,8 +449,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DownloadFigmaImagesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.download_figma_images_raw(args).await?;
-        ::mcp_bindgen::decode_result("download_figma_images", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "download_figma_images",
+            args,
+            Some(&schemas::DOWNLOAD_FIGMA_IMAGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "download_figma_images",
+                arguments,
+            )
+            .await
     }
     /// Calls `download_figma_images` like [`Self::download_figma_images`], without unwrapping the result envelope.
     ///

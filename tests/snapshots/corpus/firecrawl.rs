@@ -5226,8 +5226,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlScrapeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_scrape_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_scrape", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_scrape",
+            args,
+            Some(&schemas::FIRECRAWL_SCRAPE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_scrape",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_scrape` like [`Self::firecrawl_scrape`], without unwrapping the result envelope.
     ///
@@ -5279,8 +5288,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_map",
+            args,
+            Some(&schemas::FIRECRAWL_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_map` like [`Self::firecrawl_map`], without unwrapping the result envelope.
     ///
@@ -5365,8 +5383,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_search",
+            args,
+            Some(&schemas::FIRECRAWL_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_search` like [`Self::firecrawl_search`], without unwrapping the result envelope.
     ///
@@ -5448,8 +5475,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlSearchFeedbackArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_search_feedback_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_search_feedback", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_search_feedback",
+            args,
+            Some(&schemas::FIRECRAWL_SEARCH_FEEDBACK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_search_feedback",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_search_feedback` like [`Self::firecrawl_search_feedback`], without unwrapping the result envelope.
     ///
@@ -5488,8 +5524,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlFeedbackArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_feedback_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_feedback", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_feedback",
+            args,
+            Some(&schemas::FIRECRAWL_FEEDBACK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_feedback",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_feedback` like [`Self::firecrawl_feedback`], without unwrapping the result envelope.
     ///
@@ -5535,8 +5580,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlCrawlArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_crawl_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_crawl", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_crawl",
+            args,
+            Some(&schemas::FIRECRAWL_CRAWL),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_crawl",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_crawl` like [`Self::firecrawl_crawl`], without unwrapping the result envelope.
     ///
@@ -5571,8 +5625,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlCheckCrawlStatusArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_check_crawl_status_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_check_crawl_status", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_check_crawl_status",
+            args,
+            Some(&schemas::FIRECRAWL_CHECK_CRAWL_STATUS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_check_crawl_status",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_check_crawl_status` like [`Self::firecrawl_check_crawl_status`], without unwrapping the result envelope.
     ///
@@ -5635,8 +5698,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlExtractArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_extract_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_extract", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_extract",
+            args,
+            Some(&schemas::FIRECRAWL_EXTRACT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_extract",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_extract` like [`Self::firecrawl_extract`], without unwrapping the result envelope.
     ///
@@ -5726,8 +5798,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlAgentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_agent_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_agent", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_agent",
+            args,
+            Some(&schemas::FIRECRAWL_AGENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_agent",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_agent` like [`Self::firecrawl_agent`], without unwrapping the result envelope.
     ///
@@ -5773,8 +5854,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlAgentStatusArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_agent_status_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_agent_status", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_agent_status",
+            args,
+            Some(&schemas::FIRECRAWL_AGENT_STATUS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_agent_status",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_agent_status` like [`Self::firecrawl_agent_status`], without unwrapping the result envelope.
     ///
@@ -5837,8 +5927,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlInteractArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_interact_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_interact", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_interact",
+            args,
+            Some(&schemas::FIRECRAWL_INTERACT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_interact",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_interact` like [`Self::firecrawl_interact`], without unwrapping the result envelope.
     ///
@@ -5873,8 +5972,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlInteractStopArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_interact_stop_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_interact_stop", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_interact_stop",
+            args,
+            Some(&schemas::FIRECRAWL_INTERACT_STOP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_interact_stop",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_interact_stop` like [`Self::firecrawl_interact_stop`], without unwrapping the result envelope.
     ///
@@ -5948,8 +6056,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlParseArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_parse_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_parse", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_parse",
+            args,
+            Some(&schemas::FIRECRAWL_PARSE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_parse",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_parse` like [`Self::firecrawl_parse`], without unwrapping the result envelope.
     ///
@@ -6090,8 +6207,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorCreateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_create_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_create", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_create",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_CREATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_create",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_create` like [`Self::firecrawl_monitor_create`], without unwrapping the result envelope.
     ///
@@ -6121,8 +6247,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorListArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_list_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_list", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_list",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_LIST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_list",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_list` like [`Self::firecrawl_monitor_list`], without unwrapping the result envelope.
     ///
@@ -6152,8 +6287,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorGetArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_get_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_get", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_get",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_GET),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_get",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_get` like [`Self::firecrawl_monitor_get`], without unwrapping the result envelope.
     ///
@@ -6189,8 +6333,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorUpdateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_update_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_update", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_update",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_UPDATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_update",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_update` like [`Self::firecrawl_monitor_update`], without unwrapping the result envelope.
     ///
@@ -6220,8 +6373,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorDeleteArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_delete_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_delete", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_delete",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_DELETE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_delete",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_delete` like [`Self::firecrawl_monitor_delete`], without unwrapping the result envelope.
     ///
@@ -6251,8 +6413,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorRunArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_run_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_run", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_run",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_RUN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_run",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_run` like [`Self::firecrawl_monitor_run`], without unwrapping the result envelope.
     ///
@@ -6282,8 +6453,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorChecksArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_checks_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_checks", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_checks",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_CHECKS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_checks",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_checks` like [`Self::firecrawl_monitor_checks`], without unwrapping the result envelope.
     ///
@@ -6361,8 +6541,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlMonitorCheckArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_monitor_check_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_monitor_check", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_monitor_check",
+            args,
+            Some(&schemas::FIRECRAWL_MONITOR_CHECK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_monitor_check",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_monitor_check` like [`Self::firecrawl_monitor_check`], without unwrapping the result envelope.
     ///
@@ -6386,8 +6575,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlResearchSearchPapersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_research_search_papers_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_research_search_papers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_research_search_papers",
+            args,
+            Some(&schemas::FIRECRAWL_RESEARCH_SEARCH_PAPERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_research_search_papers",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_research_search_papers` like [`Self::firecrawl_research_search_papers`], without unwrapping the result envelope.
     ///
@@ -6415,8 +6613,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlResearchInspectPaperArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_research_inspect_paper_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_research_inspect_paper", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_research_inspect_paper",
+            args,
+            Some(&schemas::FIRECRAWL_RESEARCH_INSPECT_PAPER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_research_inspect_paper",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_research_inspect_paper` like [`Self::firecrawl_research_inspect_paper`], without unwrapping the result envelope.
     ///
@@ -6444,8 +6651,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlResearchRelatedPapersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_research_related_papers_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_research_related_papers", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_research_related_papers",
+            args,
+            Some(&schemas::FIRECRAWL_RESEARCH_RELATED_PAPERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_research_related_papers",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_research_related_papers` like [`Self::firecrawl_research_related_papers`], without unwrapping the result envelope.
     ///
@@ -6473,8 +6689,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlResearchReadPaperArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_research_read_paper_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_research_read_paper", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_research_read_paper",
+            args,
+            Some(&schemas::FIRECRAWL_RESEARCH_READ_PAPER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_research_read_paper",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_research_read_paper` like [`Self::firecrawl_research_read_paper`], without unwrapping the result envelope.
     ///
@@ -6502,8 +6727,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FirecrawlResearchSearchGithubArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.firecrawl_research_search_github_raw(args).await?;
-        ::mcp_bindgen::decode_result("firecrawl_research_search_github", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "firecrawl_research_search_github",
+            args,
+            Some(&schemas::FIRECRAWL_RESEARCH_SEARCH_GITHUB),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "firecrawl_research_search_github",
+                arguments,
+            )
+            .await
     }
     /// Calls `firecrawl_research_search_github` like [`Self::firecrawl_research_search_github`], without unwrapping the result envelope.
     ///

@@ -1551,8 +1551,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateOrUpdateFileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_or_update_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_or_update_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_or_update_file",
+            args,
+            Some(&schemas::CREATE_OR_UPDATE_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_or_update_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_or_update_file` like [`Self::create_or_update_file`], without unwrapping the result envelope.
     ///
@@ -1576,8 +1585,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchRepositoriesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_repositories_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_repositories", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_repositories",
+            args,
+            Some(&schemas::SEARCH_REPOSITORIES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_repositories",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_repositories` like [`Self::search_repositories`], without unwrapping the result envelope.
     ///
@@ -1600,8 +1618,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateRepositoryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_repository_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_repository", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_repository",
+            args,
+            Some(&schemas::CREATE_REPOSITORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_repository",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_repository` like [`Self::create_repository`], without unwrapping the result envelope.
     ///
@@ -1624,8 +1651,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetFileContentsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_file_contents_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_file_contents", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_file_contents",
+            args,
+            Some(&schemas::GET_FILE_CONTENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_file_contents",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_file_contents` like [`Self::get_file_contents`], without unwrapping the result envelope.
     ///
@@ -1648,8 +1684,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PushFilesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.push_files_raw(args).await?;
-        ::mcp_bindgen::decode_result("push_files", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "push_files",
+            args,
+            Some(&schemas::PUSH_FILES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "push_files",
+                arguments,
+            )
+            .await
     }
     /// Calls `push_files` like [`Self::push_files`], without unwrapping the result envelope.
     ///
@@ -1672,8 +1717,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateIssueArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_issue",
+            args,
+            Some(&schemas::CREATE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_issue` like [`Self::create_issue`], without unwrapping the result envelope.
     ///
@@ -1696,8 +1750,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreatePullRequestArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_pull_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_pull_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_pull_request",
+            args,
+            Some(&schemas::CREATE_PULL_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_pull_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_pull_request` like [`Self::create_pull_request`], without unwrapping the result envelope.
     ///
@@ -1720,8 +1783,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ForkRepositoryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.fork_repository_raw(args).await?;
-        ::mcp_bindgen::decode_result("fork_repository", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "fork_repository",
+            args,
+            Some(&schemas::FORK_REPOSITORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "fork_repository",
+                arguments,
+            )
+            .await
     }
     /// Calls `fork_repository` like [`Self::fork_repository`], without unwrapping the result envelope.
     ///
@@ -1744,8 +1816,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateBranchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_branch_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_branch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_branch",
+            args,
+            Some(&schemas::CREATE_BRANCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_branch",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_branch` like [`Self::create_branch`], without unwrapping the result envelope.
     ///
@@ -1768,8 +1849,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListCommitsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_commits_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_commits", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_commits",
+            args,
+            Some(&schemas::LIST_COMMITS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_commits",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_commits` like [`Self::list_commits`], without unwrapping the result envelope.
     ///
@@ -1792,8 +1882,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListIssuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_issues",
+            args,
+            Some(&schemas::LIST_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_issues` like [`Self::list_issues`], without unwrapping the result envelope.
     ///
@@ -1816,8 +1915,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateIssueArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_issue",
+            args,
+            Some(&schemas::UPDATE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_issue` like [`Self::update_issue`], without unwrapping the result envelope.
     ///
@@ -1840,8 +1948,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AddIssueCommentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.add_issue_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("add_issue_comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "add_issue_comment",
+            args,
+            Some(&schemas::ADD_ISSUE_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "add_issue_comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `add_issue_comment` like [`Self::add_issue_comment`], without unwrapping the result envelope.
     ///
@@ -1864,8 +1981,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchCodeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_code_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_code", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_code",
+            args,
+            Some(&schemas::SEARCH_CODE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_code",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_code` like [`Self::search_code`], without unwrapping the result envelope.
     ///
@@ -1888,8 +2014,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchIssuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_issues",
+            args,
+            Some(&schemas::SEARCH_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_issues` like [`Self::search_issues`], without unwrapping the result envelope.
     ///
@@ -1912,8 +2047,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchUsersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_users_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_users", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_users",
+            args,
+            Some(&schemas::SEARCH_USERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_users",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_users` like [`Self::search_users`], without unwrapping the result envelope.
     ///
@@ -1936,8 +2080,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetIssueArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_issue",
+            args,
+            Some(&schemas::GET_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_issue` like [`Self::get_issue`], without unwrapping the result envelope.
     ///
@@ -1960,8 +2113,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPullRequestArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_pull_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_pull_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_pull_request",
+            args,
+            Some(&schemas::GET_PULL_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_pull_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_pull_request` like [`Self::get_pull_request`], without unwrapping the result envelope.
     ///
@@ -1984,8 +2146,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPullRequestsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_pull_requests_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_pull_requests", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_pull_requests",
+            args,
+            Some(&schemas::LIST_PULL_REQUESTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_pull_requests",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_pull_requests` like [`Self::list_pull_requests`], without unwrapping the result envelope.
     ///
@@ -2008,8 +2179,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreatePullRequestReviewArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_pull_request_review_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_pull_request_review", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_pull_request_review",
+            args,
+            Some(&schemas::CREATE_PULL_REQUEST_REVIEW),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_pull_request_review",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_pull_request_review` like [`Self::create_pull_request_review`], without unwrapping the result envelope.
     ///
@@ -2037,8 +2217,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::MergePullRequestArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.merge_pull_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("merge_pull_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "merge_pull_request",
+            args,
+            Some(&schemas::MERGE_PULL_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "merge_pull_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `merge_pull_request` like [`Self::merge_pull_request`], without unwrapping the result envelope.
     ///
@@ -2061,8 +2250,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPullRequestFilesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_pull_request_files_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_pull_request_files", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_pull_request_files",
+            args,
+            Some(&schemas::GET_PULL_REQUEST_FILES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_pull_request_files",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_pull_request_files` like [`Self::get_pull_request_files`], without unwrapping the result envelope.
     ///
@@ -2086,8 +2284,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPullRequestStatusArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_pull_request_status_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_pull_request_status", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_pull_request_status",
+            args,
+            Some(&schemas::GET_PULL_REQUEST_STATUS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_pull_request_status",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_pull_request_status` like [`Self::get_pull_request_status`], without unwrapping the result envelope.
     ///
@@ -2111,8 +2318,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdatePullRequestBranchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_pull_request_branch_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_pull_request_branch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_pull_request_branch",
+            args,
+            Some(&schemas::UPDATE_PULL_REQUEST_BRANCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_pull_request_branch",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_pull_request_branch` like [`Self::update_pull_request_branch`], without unwrapping the result envelope.
     ///
@@ -2140,8 +2356,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPullRequestCommentsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_pull_request_comments_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_pull_request_comments", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_pull_request_comments",
+            args,
+            Some(&schemas::GET_PULL_REQUEST_COMMENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_pull_request_comments",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_pull_request_comments` like [`Self::get_pull_request_comments`], without unwrapping the result envelope.
     ///
@@ -2165,8 +2390,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPullRequestReviewsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_pull_request_reviews_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_pull_request_reviews", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_pull_request_reviews",
+            args,
+            Some(&schemas::GET_PULL_REQUEST_REVIEWS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_pull_request_reviews",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_pull_request_reviews` like [`Self::get_pull_request_reviews`], without unwrapping the result envelope.
     ///

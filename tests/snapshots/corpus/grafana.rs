@@ -3679,8 +3679,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AddActivityToIncidentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.add_activity_to_incident_raw(args).await?;
-        ::mcp_bindgen::decode_result("add_activity_to_incident", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "add_activity_to_incident",
+            args,
+            Some(&schemas::ADD_ACTIVITY_TO_INCIDENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "add_activity_to_incident",
+                arguments,
+            )
+            .await
     }
     /// Calls `add_activity_to_incident` like [`Self::add_activity_to_incident`], without unwrapping the result envelope.
     ///
@@ -3714,8 +3723,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AlertingManageRoutingArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.alerting_manage_routing_raw(args).await?;
-        ::mcp_bindgen::decode_result("alerting_manage_routing", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "alerting_manage_routing",
+            args,
+            Some(&schemas::ALERTING_MANAGE_ROUTING),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "alerting_manage_routing",
+                arguments,
+            )
+            .await
     }
     /// Calls `alerting_manage_routing` like [`Self::alerting_manage_routing`], without unwrapping the result envelope.
     ///
@@ -3742,8 +3760,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AlertingRoutingWriteArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.alerting_routing_write_raw(args).await?;
-        ::mcp_bindgen::decode_result("alerting_routing_write", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "alerting_routing_write",
+            args,
+            Some(&schemas::ALERTING_ROUTING_WRITE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "alerting_routing_write",
+                arguments,
+            )
+            .await
     }
     /// Calls `alerting_routing_write` like [`Self::alerting_routing_write`], without unwrapping the result envelope.
     ///
@@ -3775,8 +3802,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AlertingRulesReadArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.alerting_rules_read_raw(args).await?;
-        ::mcp_bindgen::decode_result("alerting_rules_read", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "alerting_rules_read",
+            args,
+            Some(&schemas::ALERTING_RULES_READ),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "alerting_rules_read",
+                arguments,
+            )
+            .await
     }
     /// Calls `alerting_rules_read` like [`Self::alerting_rules_read`], without unwrapping the result envelope.
     ///
@@ -3810,8 +3846,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AlertingRulesWriteArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.alerting_rules_write_raw(args).await?;
-        ::mcp_bindgen::decode_result("alerting_rules_write", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "alerting_rules_write",
+            args,
+            Some(&schemas::ALERTING_RULES_WRITE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "alerting_rules_write",
+                arguments,
+            )
+            .await
     }
     /// Calls `alerting_rules_write` like [`Self::alerting_rules_write`], without unwrapping the result envelope.
     ///
@@ -3844,8 +3889,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AlertingSilencesReadArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.alerting_silences_read_raw(args).await?;
-        ::mcp_bindgen::decode_result("alerting_silences_read", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "alerting_silences_read",
+            args,
+            Some(&schemas::ALERTING_SILENCES_READ),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "alerting_silences_read",
+                arguments,
+            )
+            .await
     }
     /// Calls `alerting_silences_read` like [`Self::alerting_silences_read`], without unwrapping the result envelope.
     ///
@@ -3879,8 +3933,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AlertingSilencesWriteArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.alerting_silences_write_raw(args).await?;
-        ::mcp_bindgen::decode_result("alerting_silences_write", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "alerting_silences_write",
+            args,
+            Some(&schemas::ALERTING_SILENCES_WRITE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "alerting_silences_write",
+                arguments,
+            )
+            .await
     }
     /// Calls `alerting_silences_write` like [`Self::alerting_silences_write`], without unwrapping the result envelope.
     ///
@@ -3904,8 +3967,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AnalyzeLokiLabelsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.analyze_loki_labels_raw(args).await?;
-        ::mcp_bindgen::decode_result("analyze_loki_labels", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "analyze_loki_labels",
+            args,
+            Some(&schemas::ANALYZE_LOKI_LABELS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "analyze_loki_labels",
+                arguments,
+            )
+            .await
     }
     /// Calls `analyze_loki_labels` like [`Self::analyze_loki_labels`], without unwrapping the result envelope.
     ///
@@ -3928,8 +4000,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CheckDatasourcesHealthArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.check_datasources_health_raw(args).await?;
-        ::mcp_bindgen::decode_result("check_datasources_health", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "check_datasources_health",
+            args,
+            Some(&schemas::CHECK_DATASOURCES_HEALTH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "check_datasources_health",
+                arguments,
+            )
+            .await
     }
     /// Calls `check_datasources_health` like [`Self::check_datasources_health`], without unwrapping the result envelope.
     ///
@@ -3953,8 +4034,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateAnnotationArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_annotation_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_annotation", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_annotation",
+            args,
+            Some(&schemas::CREATE_ANNOTATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_annotation",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_annotation` like [`Self::create_annotation`], without unwrapping the result envelope.
     ///
@@ -3977,8 +4067,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateDatasourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_datasource_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_datasource", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_datasource",
+            args,
+            Some(&schemas::CREATE_DATASOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_datasource",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_datasource` like [`Self::create_datasource`], without unwrapping the result envelope.
     ///
@@ -4001,8 +4100,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateFolderArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_folder_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_folder", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_folder",
+            args,
+            Some(&schemas::CREATE_FOLDER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_folder",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_folder` like [`Self::create_folder`], without unwrapping the result envelope.
     ///
@@ -4025,8 +4133,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateIncidentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_incident_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_incident", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_incident",
+            args,
+            Some(&schemas::CREATE_INCIDENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_incident",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_incident` like [`Self::create_incident`], without unwrapping the result envelope.
     ///
@@ -4049,8 +4166,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateSnapshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_snapshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_snapshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_snapshot",
+            args,
+            Some(&schemas::CREATE_SNAPSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_snapshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_snapshot` like [`Self::create_snapshot`], without unwrapping the result envelope.
     ///
@@ -4073,8 +4199,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteAnnotationArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.delete_annotation_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete_annotation", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete_annotation",
+            args,
+            Some(&schemas::DELETE_ANNOTATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete_annotation",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete_annotation` like [`Self::delete_annotation`], without unwrapping the result envelope.
     ///
@@ -4097,8 +4232,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteSnapshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.delete_snapshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete_snapshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete_snapshot",
+            args,
+            Some(&schemas::DELETE_SNAPSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete_snapshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete_snapshot` like [`Self::delete_snapshot`], without unwrapping the result envelope.
     ///
@@ -4121,8 +4265,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DiffTempoTracesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.diff_tempo_traces_raw(args).await?;
-        ::mcp_bindgen::decode_result("diff_tempo_traces", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "diff_tempo_traces",
+            args,
+            Some(&schemas::DIFF_TEMPO_TRACES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "diff_tempo_traces",
+                arguments,
+            )
+            .await
     }
     /// Calls `diff_tempo_traces` like [`Self::diff_tempo_traces`], without unwrapping the result envelope.
     ///
@@ -4145,8 +4298,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GenerateDeeplinkArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.generate_deeplink_raw(args).await?;
-        ::mcp_bindgen::decode_result("generate_deeplink", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "generate_deeplink",
+            args,
+            Some(&schemas::GENERATE_DEEPLINK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "generate_deeplink",
+                arguments,
+            )
+            .await
     }
     /// Calls `generate_deeplink` like [`Self::generate_deeplink`], without unwrapping the result envelope.
     ///
@@ -4169,8 +4331,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetAlertGroupArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_alert_group_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_alert_group", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_alert_group",
+            args,
+            Some(&schemas::GET_ALERT_GROUP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_alert_group",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_alert_group` like [`Self::get_alert_group`], without unwrapping the result envelope.
     ///
@@ -4193,8 +4364,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetAnnotationTagsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_annotation_tags_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_annotation_tags", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_annotation_tags",
+            args,
+            Some(&schemas::GET_ANNOTATION_TAGS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_annotation_tags",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_annotation_tags` like [`Self::get_annotation_tags`], without unwrapping the result envelope.
     ///
@@ -4217,8 +4397,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetAnnotationsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_annotations_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_annotations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_annotations",
+            args,
+            Some(&schemas::GET_ANNOTATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_annotations",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_annotations` like [`Self::get_annotations`], without unwrapping the result envelope.
     ///
@@ -4241,8 +4430,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetAssertionsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_assertions_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_assertions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_assertions",
+            args,
+            Some(&schemas::GET_ASSERTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_assertions",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_assertions` like [`Self::get_assertions`], without unwrapping the result envelope.
     ///
@@ -4265,8 +4463,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetCurrentOncallUsersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_current_oncall_users_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_current_oncall_users", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_current_oncall_users",
+            args,
+            Some(&schemas::GET_CURRENT_ONCALL_USERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_current_oncall_users",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_current_oncall_users` like [`Self::get_current_oncall_users`], without unwrapping the result envelope.
     ///
@@ -4290,8 +4497,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDashboardByUidArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_dashboard_by_uid_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_dashboard_by_uid", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_dashboard_by_uid",
+            args,
+            Some(&schemas::GET_DASHBOARD_BY_UID),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_dashboard_by_uid",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_dashboard_by_uid` like [`Self::get_dashboard_by_uid`], without unwrapping the result envelope.
     ///
@@ -4315,8 +4531,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDashboardPanelQueriesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_dashboard_panel_queries_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_dashboard_panel_queries", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_dashboard_panel_queries",
+            args,
+            Some(&schemas::GET_DASHBOARD_PANEL_QUERIES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_dashboard_panel_queries",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_dashboard_panel_queries` like [`Self::get_dashboard_panel_queries`], without unwrapping the result envelope.
     ///
@@ -4344,8 +4569,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDashboardPropertyArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_dashboard_property_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_dashboard_property", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_dashboard_property",
+            args,
+            Some(&schemas::GET_DASHBOARD_PROPERTY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_dashboard_property",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_dashboard_property` like [`Self::get_dashboard_property`], without unwrapping the result envelope.
     ///
@@ -4369,8 +4603,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDashboardSummaryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_dashboard_summary_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_dashboard_summary", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_dashboard_summary",
+            args,
+            Some(&schemas::GET_DASHBOARD_SUMMARY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_dashboard_summary",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_dashboard_summary` like [`Self::get_dashboard_summary`], without unwrapping the result envelope.
     ///
@@ -4394,8 +4637,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDatasourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_datasource_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_datasource", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_datasource",
+            args,
+            Some(&schemas::GET_DATASOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_datasource",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_datasource` like [`Self::get_datasource`], without unwrapping the result envelope.
     ///
@@ -4418,8 +4670,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDocArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_doc_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_doc", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_doc",
+            args,
+            Some(&schemas::GET_DOC),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "get_doc", arguments)
+            .await
     }
     /// Calls `get_doc` like [`Self::get_doc`], without unwrapping the result envelope.
     ///
@@ -4442,8 +4699,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetIncidentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_incident_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_incident", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_incident",
+            args,
+            Some(&schemas::GET_INCIDENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_incident",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_incident` like [`Self::get_incident`], without unwrapping the result envelope.
     ///
@@ -4466,8 +4732,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetOncallShiftArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_oncall_shift_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_oncall_shift", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_oncall_shift",
+            args,
+            Some(&schemas::GET_ONCALL_SHIFT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_oncall_shift",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_oncall_shift` like [`Self::get_oncall_shift`], without unwrapping the result envelope.
     ///
@@ -4490,8 +4765,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPanelImageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_panel_image_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_panel_image", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_panel_image",
+            args,
+            Some(&schemas::GET_PANEL_IMAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_panel_image",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_panel_image` like [`Self::get_panel_image`], without unwrapping the result envelope.
     ///
@@ -4514,8 +4798,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetPluginArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_plugin_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_plugin", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_plugin",
+            args,
+            Some(&schemas::GET_PLUGIN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_plugin",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_plugin` like [`Self::get_plugin`], without unwrapping the result envelope.
     ///
@@ -4538,8 +4831,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetSnapshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_snapshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_snapshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_snapshot",
+            args,
+            Some(&schemas::GET_SNAPSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_snapshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_snapshot` like [`Self::get_snapshot`], without unwrapping the result envelope.
     ///
@@ -4562,8 +4864,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetTempoTraceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_tempo_trace_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_tempo_trace", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_tempo_trace",
+            args,
+            Some(&schemas::GET_TEMPO_TRACE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_tempo_trace",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_tempo_trace` like [`Self::get_tempo_trace`], without unwrapping the result envelope.
     ///
@@ -4586,8 +4897,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetTempoTraceqlDocsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_tempo_traceql_docs_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_tempo_traceql_docs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_tempo_traceql_docs",
+            args,
+            Some(&schemas::GET_TEMPO_TRACEQL_DOCS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_tempo_traceql_docs",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_tempo_traceql_docs` like [`Self::get_tempo_traceql_docs`], without unwrapping the result envelope.
     ///
@@ -4611,8 +4931,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GrafanaApiRequestArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.grafana_api_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("grafana_api_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "grafana_api_request",
+            args,
+            Some(&schemas::GRAFANA_API_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "grafana_api_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `grafana_api_request` like [`Self::grafana_api_request`], without unwrapping the result envelope.
     ///
@@ -4635,8 +4964,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::InstallPluginArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.install_plugin_raw(args).await?;
-        ::mcp_bindgen::decode_result("install_plugin", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "install_plugin",
+            args,
+            Some(&schemas::INSTALL_PLUGIN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "install_plugin",
+                arguments,
+            )
+            .await
     }
     /// Calls `install_plugin` like [`Self::install_plugin`], without unwrapping the result envelope.
     ///
@@ -4659,8 +4997,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListAlertGroupsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_alert_groups_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_alert_groups", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_alert_groups",
+            args,
+            Some(&schemas::LIST_ALERT_GROUPS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_alert_groups",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_alert_groups` like [`Self::list_alert_groups`], without unwrapping the result envelope.
     ///
@@ -4683,8 +5030,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListDashboardVersionsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_dashboard_versions_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_dashboard_versions", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_dashboard_versions",
+            args,
+            Some(&schemas::LIST_DASHBOARD_VERSIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_dashboard_versions",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_dashboard_versions` like [`Self::list_dashboard_versions`], without unwrapping the result envelope.
     ///
@@ -4708,8 +5064,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListDatasourcesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_datasources_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_datasources", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_datasources",
+            args,
+            Some(&schemas::LIST_DATASOURCES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_datasources",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_datasources` like [`Self::list_datasources`], without unwrapping the result envelope.
     ///
@@ -4732,8 +5097,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListIncidentCustomFieldsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_incident_custom_fields_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_incident_custom_fields", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_incident_custom_fields",
+            args,
+            Some(&schemas::LIST_INCIDENT_CUSTOM_FIELDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_incident_custom_fields",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_incident_custom_fields` like [`Self::list_incident_custom_fields`], without unwrapping the result envelope.
     ///
@@ -4761,8 +5135,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListIncidentsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_incidents_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_incidents", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_incidents",
+            args,
+            Some(&schemas::LIST_INCIDENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_incidents",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_incidents` like [`Self::list_incidents`], without unwrapping the result envelope.
     ///
@@ -4785,8 +5168,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListLokiLabelNamesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_loki_label_names_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_loki_label_names", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_loki_label_names",
+            args,
+            Some(&schemas::LIST_LOKI_LABEL_NAMES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_loki_label_names",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_loki_label_names` like [`Self::list_loki_label_names`], without unwrapping the result envelope.
     ///
@@ -4810,8 +5202,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListLokiLabelValuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_loki_label_values_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_loki_label_values", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_loki_label_values",
+            args,
+            Some(&schemas::LIST_LOKI_LABEL_VALUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_loki_label_values",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_loki_label_values` like [`Self::list_loki_label_values`], without unwrapping the result envelope.
     ///
@@ -4835,8 +5236,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListOncallSchedulesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_oncall_schedules_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_oncall_schedules", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_oncall_schedules",
+            args,
+            Some(&schemas::LIST_ONCALL_SCHEDULES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_oncall_schedules",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_oncall_schedules` like [`Self::list_oncall_schedules`], without unwrapping the result envelope.
     ///
@@ -4860,8 +5270,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListOncallTeamsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_oncall_teams_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_oncall_teams", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_oncall_teams",
+            args,
+            Some(&schemas::LIST_ONCALL_TEAMS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_oncall_teams",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_oncall_teams` like [`Self::list_oncall_teams`], without unwrapping the result envelope.
     ///
@@ -4884,8 +5303,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListOncallUsersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_oncall_users_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_oncall_users", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_oncall_users",
+            args,
+            Some(&schemas::LIST_ONCALL_USERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_oncall_users",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_oncall_users` like [`Self::list_oncall_users`], without unwrapping the result envelope.
     ///
@@ -4908,8 +5336,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPrometheusLabelNamesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_prometheus_label_names_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_prometheus_label_names", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_prometheus_label_names",
+            args,
+            Some(&schemas::LIST_PROMETHEUS_LABEL_NAMES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_prometheus_label_names",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_prometheus_label_names` like [`Self::list_prometheus_label_names`], without unwrapping the result envelope.
     ///
@@ -4937,8 +5374,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPrometheusLabelValuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_prometheus_label_values_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_prometheus_label_values", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_prometheus_label_values",
+            args,
+            Some(&schemas::LIST_PROMETHEUS_LABEL_VALUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_prometheus_label_values",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_prometheus_label_values` like [`Self::list_prometheus_label_values`], without unwrapping the result envelope.
     ///
@@ -4966,8 +5412,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPrometheusMetricMetadataArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_prometheus_metric_metadata_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_prometheus_metric_metadata", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_prometheus_metric_metadata",
+            args,
+            Some(&schemas::LIST_PROMETHEUS_METRIC_METADATA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_prometheus_metric_metadata",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_prometheus_metric_metadata` like [`Self::list_prometheus_metric_metadata`], without unwrapping the result envelope.
     ///
@@ -4995,8 +5450,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPrometheusMetricNamesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_prometheus_metric_names_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_prometheus_metric_names", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_prometheus_metric_names",
+            args,
+            Some(&schemas::LIST_PROMETHEUS_METRIC_NAMES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_prometheus_metric_names",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_prometheus_metric_names` like [`Self::list_prometheus_metric_names`], without unwrapping the result envelope.
     ///
@@ -5023,8 +5487,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_provisioning_repositories(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_provisioning_repositories_raw().await?;
-        ::mcp_bindgen::decode_result("list_provisioning_repositories", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_provisioning_repositories",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_provisioning_repositories` like [`Self::list_provisioning_repositories`], without unwrapping the result envelope.
     ///
@@ -5051,8 +5520,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPyroscopeLabelNamesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_pyroscope_label_names_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_pyroscope_label_names", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_pyroscope_label_names",
+            args,
+            Some(&schemas::LIST_PYROSCOPE_LABEL_NAMES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_pyroscope_label_names",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_pyroscope_label_names` like [`Self::list_pyroscope_label_names`], without unwrapping the result envelope.
     ///
@@ -5084,8 +5562,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPyroscopeLabelValuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_pyroscope_label_values_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_pyroscope_label_values", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_pyroscope_label_values",
+            args,
+            Some(&schemas::LIST_PYROSCOPE_LABEL_VALUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_pyroscope_label_values",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_pyroscope_label_values` like [`Self::list_pyroscope_label_values`], without unwrapping the result envelope.
     ///
@@ -5117,8 +5604,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListPyroscopeProfileTypesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_pyroscope_profile_types_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_pyroscope_profile_types", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_pyroscope_profile_types",
+            args,
+            Some(&schemas::LIST_PYROSCOPE_PROFILE_TYPES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_pyroscope_profile_types",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_pyroscope_profile_types` like [`Self::list_pyroscope_profile_types`], without unwrapping the result envelope.
     ///
@@ -5146,8 +5642,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListSnapshotsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_snapshots_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_snapshots", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_snapshots",
+            args,
+            Some(&schemas::LIST_SNAPSHOTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_snapshots",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_snapshots` like [`Self::list_snapshots`], without unwrapping the result envelope.
     ///
@@ -5170,8 +5675,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListTempoAttributeNamesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_tempo_attribute_names_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_tempo_attribute_names", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_tempo_attribute_names",
+            args,
+            Some(&schemas::LIST_TEMPO_ATTRIBUTE_NAMES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_tempo_attribute_names",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_tempo_attribute_names` like [`Self::list_tempo_attribute_names`], without unwrapping the result envelope.
     ///
@@ -5199,8 +5713,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListTempoAttributeValuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_tempo_attribute_values_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_tempo_attribute_values", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_tempo_attribute_values",
+            args,
+            Some(&schemas::LIST_TEMPO_ATTRIBUTE_VALUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_tempo_attribute_values",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_tempo_attribute_values` like [`Self::list_tempo_attribute_values`], without unwrapping the result envelope.
     ///
@@ -5228,8 +5751,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryLokiLogsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_loki_logs_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_loki_logs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_loki_logs",
+            args,
+            Some(&schemas::QUERY_LOKI_LOGS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_loki_logs",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_loki_logs` like [`Self::query_loki_logs`], without unwrapping the result envelope.
     ///
@@ -5252,8 +5784,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryLokiPatternsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_loki_patterns_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_loki_patterns", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_loki_patterns",
+            args,
+            Some(&schemas::QUERY_LOKI_PATTERNS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_loki_patterns",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_loki_patterns` like [`Self::query_loki_patterns`], without unwrapping the result envelope.
     ///
@@ -5276,8 +5817,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryLokiStatsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_loki_stats_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_loki_stats", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_loki_stats",
+            args,
+            Some(&schemas::QUERY_LOKI_STATS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_loki_stats",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_loki_stats` like [`Self::query_loki_stats`], without unwrapping the result envelope.
     ///
@@ -5300,8 +5850,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryPrometheusArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_prometheus_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_prometheus", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_prometheus",
+            args,
+            Some(&schemas::QUERY_PROMETHEUS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_prometheus",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_prometheus` like [`Self::query_prometheus`], without unwrapping the result envelope.
     ///
@@ -5328,8 +5887,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryPrometheusHistogramArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_prometheus_histogram_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_prometheus_histogram", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_prometheus_histogram",
+            args,
+            Some(&schemas::QUERY_PROMETHEUS_HISTOGRAM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_prometheus_histogram",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_prometheus_histogram` like [`Self::query_prometheus_histogram`], without unwrapping the result envelope.
     ///
@@ -5368,8 +5936,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryPyroscopeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_pyroscope_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_pyroscope", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_pyroscope",
+            args,
+            Some(&schemas::QUERY_PYROSCOPE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_pyroscope",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_pyroscope` like [`Self::query_pyroscope`], without unwrapping the result envelope.
     ///
@@ -5392,8 +5969,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::QueryTempoMetricsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.query_tempo_metrics_raw(args).await?;
-        ::mcp_bindgen::decode_result("query_tempo_metrics", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "query_tempo_metrics",
+            args,
+            Some(&schemas::QUERY_TEMPO_METRICS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "query_tempo_metrics",
+                arguments,
+            )
+            .await
     }
     /// Calls `query_tempo_metrics` like [`Self::query_tempo_metrics`], without unwrapping the result envelope.
     ///
@@ -5416,8 +6002,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchDashboardsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_dashboards_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_dashboards", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_dashboards",
+            args,
+            Some(&schemas::SEARCH_DASHBOARDS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_dashboards",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_dashboards` like [`Self::search_dashboards`], without unwrapping the result envelope.
     ///
@@ -5440,8 +6035,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchDocsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_docs_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_docs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_docs",
+            args,
+            Some(&schemas::SEARCH_DOCS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_docs",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_docs` like [`Self::search_docs`], without unwrapping the result envelope.
     ///
@@ -5464,8 +6068,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchFoldersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_folders_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_folders", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_folders",
+            args,
+            Some(&schemas::SEARCH_FOLDERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_folders",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_folders` like [`Self::search_folders`], without unwrapping the result envelope.
     ///
@@ -5488,8 +6101,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchPluginInformationArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_plugin_information_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_plugin_information", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_plugin_information",
+            args,
+            Some(&schemas::SEARCH_PLUGIN_INFORMATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_plugin_information",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_plugin_information` like [`Self::search_plugin_information`], without unwrapping the result envelope.
     ///
@@ -5513,8 +6135,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchTempoTracesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_tempo_traces_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_tempo_traces", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_tempo_traces",
+            args,
+            Some(&schemas::SEARCH_TEMPO_TRACES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_tempo_traces",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_tempo_traces` like [`Self::search_tempo_traces`], without unwrapping the result envelope.
     ///
@@ -5537,8 +6168,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SuggestLokiAlloyLabelConfigArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.suggest_loki_alloy_label_config_raw(args).await?;
-        ::mcp_bindgen::decode_result("suggest_loki_alloy_label_config", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "suggest_loki_alloy_label_config",
+            args,
+            Some(&schemas::SUGGEST_LOKI_ALLOY_LABEL_CONFIG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "suggest_loki_alloy_label_config",
+                arguments,
+            )
+            .await
     }
     /// Calls `suggest_loki_alloy_label_config` like [`Self::suggest_loki_alloy_label_config`], without unwrapping the result envelope.
     ///
@@ -5566,8 +6206,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateAlertGroupArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_alert_group_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_alert_group", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_alert_group",
+            args,
+            Some(&schemas::UPDATE_ALERT_GROUP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_alert_group",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_alert_group` like [`Self::update_alert_group`], without unwrapping the result envelope.
     ///
@@ -5590,8 +6239,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateAnnotationArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_annotation_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_annotation", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_annotation",
+            args,
+            Some(&schemas::UPDATE_ANNOTATION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_annotation",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_annotation` like [`Self::update_annotation`], without unwrapping the result envelope.
     ///
@@ -5614,8 +6272,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateDashboardArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_dashboard_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_dashboard", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_dashboard",
+            args,
+            Some(&schemas::UPDATE_DASHBOARD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_dashboard",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_dashboard` like [`Self::update_dashboard`], without unwrapping the result envelope.
     ///
@@ -5638,8 +6305,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateDatasourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_datasource_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_datasource", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_datasource",
+            args,
+            Some(&schemas::UPDATE_DATASOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_datasource",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_datasource` like [`Self::update_datasource`], without unwrapping the result envelope.
     ///
@@ -5662,8 +6338,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateIncidentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_incident_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_incident", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_incident",
+            args,
+            Some(&schemas::UPDATE_INCIDENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_incident",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_incident` like [`Self::update_incident`], without unwrapping the result envelope.
     ///
@@ -5685,8 +6370,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn user_info(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.user_info_raw().await?;
-        ::mcp_bindgen::decode_result("user_info", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "user_info",
+                arguments,
+            )
+            .await
     }
     /// Calls `user_info` like [`Self::user_info`], without unwrapping the result envelope.
     ///
@@ -5704,8 +6394,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ValidateProvisioningFileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.validate_provisioning_file_raw(args).await?;
-        ::mcp_bindgen::decode_result("validate_provisioning_file", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "validate_provisioning_file",
+            args,
+            Some(&schemas::VALIDATE_PROVISIONING_FILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "validate_provisioning_file",
+                arguments,
+            )
+            .await
     }
     /// Calls `validate_provisioning_file` like [`Self::validate_provisioning_file`], without unwrapping the result envelope.
     ///

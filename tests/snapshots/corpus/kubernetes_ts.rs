@@ -1952,8 +1952,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn cleanup(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.cleanup_raw().await?;
-        ::mcp_bindgen::decode_result("cleanup", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "cleanup", arguments)
+            .await
     }
     /// Calls `cleanup` like [`Self::cleanup`], without unwrapping the result envelope.
     ///
@@ -1971,8 +1972,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlGetArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_get_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_get", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_get",
+            args,
+            Some(&schemas::KUBECTL_GET),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_get",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_get` like [`Self::kubectl_get`], without unwrapping the result envelope.
     ///
@@ -1995,8 +2005,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlDescribeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_describe_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_describe", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_describe",
+            args,
+            Some(&schemas::KUBECTL_DESCRIBE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_describe",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_describe` like [`Self::kubectl_describe`], without unwrapping the result envelope.
     ///
@@ -2019,8 +2038,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlApplyArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_apply_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_apply", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_apply",
+            args,
+            Some(&schemas::KUBECTL_APPLY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_apply",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_apply` like [`Self::kubectl_apply`], without unwrapping the result envelope.
     ///
@@ -2043,8 +2071,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlDeleteArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_delete_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_delete", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_delete",
+            args,
+            Some(&schemas::KUBECTL_DELETE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_delete",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_delete` like [`Self::kubectl_delete`], without unwrapping the result envelope.
     ///
@@ -2067,8 +2104,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlCreateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_create_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_create", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_create",
+            args,
+            Some(&schemas::KUBECTL_CREATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_create",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_create` like [`Self::kubectl_create`], without unwrapping the result envelope.
     ///
@@ -2091,8 +2137,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlLogsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_logs_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_logs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_logs",
+            args,
+            Some(&schemas::KUBECTL_LOGS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_logs",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_logs` like [`Self::kubectl_logs`], without unwrapping the result envelope.
     ///
@@ -2115,8 +2170,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlScaleArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_scale_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_scale", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_scale",
+            args,
+            Some(&schemas::KUBECTL_SCALE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_scale",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_scale` like [`Self::kubectl_scale`], without unwrapping the result envelope.
     ///
@@ -2139,8 +2203,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlPatchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_patch_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_patch", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_patch",
+            args,
+            Some(&schemas::KUBECTL_PATCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_patch",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_patch` like [`Self::kubectl_patch`], without unwrapping the result envelope.
     ///
@@ -2163,8 +2236,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlRolloutArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_rollout_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_rollout", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_rollout",
+            args,
+            Some(&schemas::KUBECTL_ROLLOUT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_rollout",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_rollout` like [`Self::kubectl_rollout`], without unwrapping the result envelope.
     ///
@@ -2187,8 +2269,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlContextArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_context_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_context", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_context",
+            args,
+            Some(&schemas::KUBECTL_CONTEXT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_context",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_context` like [`Self::kubectl_context`], without unwrapping the result envelope.
     ///
@@ -2210,8 +2301,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn kubectl_reconnect(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_reconnect_raw().await?;
-        ::mcp_bindgen::decode_result("kubectl_reconnect", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_reconnect",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_reconnect` like [`Self::kubectl_reconnect`], without unwrapping the result envelope.
     ///
@@ -2229,8 +2325,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ExplainResourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.explain_resource_raw(args).await?;
-        ::mcp_bindgen::decode_result("explain_resource", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "explain_resource",
+            args,
+            Some(&schemas::EXPLAIN_RESOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "explain_resource",
+                arguments,
+            )
+            .await
     }
     /// Calls `explain_resource` like [`Self::explain_resource`], without unwrapping the result envelope.
     ///
@@ -2253,8 +2358,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::InstallHelmChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.install_helm_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("install_helm_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "install_helm_chart",
+            args,
+            Some(&schemas::INSTALL_HELM_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "install_helm_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `install_helm_chart` like [`Self::install_helm_chart`], without unwrapping the result envelope.
     ///
@@ -2277,8 +2391,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpgradeHelmChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.upgrade_helm_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("upgrade_helm_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "upgrade_helm_chart",
+            args,
+            Some(&schemas::UPGRADE_HELM_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "upgrade_helm_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `upgrade_helm_chart` like [`Self::upgrade_helm_chart`], without unwrapping the result envelope.
     ///
@@ -2301,8 +2424,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UninstallHelmChartArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.uninstall_helm_chart_raw(args).await?;
-        ::mcp_bindgen::decode_result("uninstall_helm_chart", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "uninstall_helm_chart",
+            args,
+            Some(&schemas::UNINSTALL_HELM_CHART),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "uninstall_helm_chart",
+                arguments,
+            )
+            .await
     }
     /// Calls `uninstall_helm_chart` like [`Self::uninstall_helm_chart`], without unwrapping the result envelope.
     ///
@@ -2326,8 +2458,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::NodeManagementArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.node_management_raw(args).await?;
-        ::mcp_bindgen::decode_result("node_management", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "node_management",
+            args,
+            Some(&schemas::NODE_MANAGEMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "node_management",
+                arguments,
+            )
+            .await
     }
     /// Calls `node_management` like [`Self::node_management`], without unwrapping the result envelope.
     ///
@@ -2350,8 +2491,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::PortForwardArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.port_forward_raw(args).await?;
-        ::mcp_bindgen::decode_result("port_forward", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "port_forward",
+            args,
+            Some(&schemas::PORT_FORWARD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "port_forward",
+                arguments,
+            )
+            .await
     }
     /// Calls `port_forward` like [`Self::port_forward`], without unwrapping the result envelope.
     ///
@@ -2374,8 +2524,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::StopPortForwardArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.stop_port_forward_raw(args).await?;
-        ::mcp_bindgen::decode_result("stop_port_forward", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "stop_port_forward",
+            args,
+            Some(&schemas::STOP_PORT_FORWARD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "stop_port_forward",
+                arguments,
+            )
+            .await
     }
     /// Calls `stop_port_forward` like [`Self::stop_port_forward`], without unwrapping the result envelope.
     ///
@@ -2398,8 +2557,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ExecInPodArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.exec_in_pod_raw(args).await?;
-        ::mcp_bindgen::decode_result("exec_in_pod", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "exec_in_pod",
+            args,
+            Some(&schemas::EXEC_IN_POD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "exec_in_pod",
+                arguments,
+            )
+            .await
     }
     /// Calls `exec_in_pod` like [`Self::exec_in_pod`], without unwrapping the result envelope.
     ///
@@ -2422,8 +2590,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListApiResourcesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_api_resources_raw(args).await?;
-        ::mcp_bindgen::decode_result("list_api_resources", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list_api_resources",
+            args,
+            Some(&schemas::LIST_API_RESOURCES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list_api_resources",
+                arguments,
+            )
+            .await
     }
     /// Calls `list_api_resources` like [`Self::list_api_resources`], without unwrapping the result envelope.
     ///
@@ -2446,8 +2623,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::KubectlGenericArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.kubectl_generic_raw(args).await?;
-        ::mcp_bindgen::decode_result("kubectl_generic", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "kubectl_generic",
+            args,
+            Some(&schemas::KUBECTL_GENERIC),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "kubectl_generic",
+                arguments,
+            )
+            .await
     }
     /// Calls `kubectl_generic` like [`Self::kubectl_generic`], without unwrapping the result envelope.
     ///
@@ -2469,8 +2655,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn ping(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.ping_raw().await?;
-        ::mcp_bindgen::decode_result("ping", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "ping", arguments)
+            .await
     }
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///

@@ -4666,8 +4666,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AggregateDbArgs,
     ) -> ::std::result::Result<types::AggregateDbOutput, ::mcp_bindgen::Error> {
-        let result = self.aggregate_db_raw(args).await?;
-        ::mcp_bindgen::decode_result("aggregate-db", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "aggregate-db",
+            args,
+            Some(&schemas::AGGREGATE_DB),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "aggregate-db",
+                arguments,
+            )
+            .await
     }
     /// Calls `aggregate-db` like [`Self::aggregate_db`], without unwrapping the result envelope.
     ///
@@ -4690,8 +4699,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AggregateArgs,
     ) -> ::std::result::Result<types::AggregateOutput, ::mcp_bindgen::Error> {
-        let result = self.aggregate_raw(args).await?;
-        ::mcp_bindgen::decode_result("aggregate", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "aggregate",
+            args,
+            Some(&schemas::AGGREGATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "aggregate",
+                arguments,
+            )
+            .await
     }
     /// Calls `aggregate` like [`Self::aggregate`], without unwrapping the result envelope.
     ///
@@ -4714,8 +4732,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CollectionIndexesArgs,
     ) -> ::std::result::Result<types::CollectionIndexesOutput, ::mcp_bindgen::Error> {
-        let result = self.collection_indexes_raw(args).await?;
-        ::mcp_bindgen::decode_result("collection-indexes", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "collection-indexes",
+            args,
+            Some(&schemas::COLLECTION_INDEXES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "collection-indexes",
+                arguments,
+            )
+            .await
     }
     /// Calls `collection-indexes` like [`Self::collection_indexes`], without unwrapping the result envelope.
     ///
@@ -4738,8 +4765,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CollectionSchemaArgs,
     ) -> ::std::result::Result<types::CollectionSchemaOutput, ::mcp_bindgen::Error> {
-        let result = self.collection_schema_raw(args).await?;
-        ::mcp_bindgen::decode_result("collection-schema", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "collection-schema",
+            args,
+            Some(&schemas::COLLECTION_SCHEMA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "collection-schema",
+                arguments,
+            )
+            .await
     }
     /// Calls `collection-schema` like [`Self::collection_schema`], without unwrapping the result envelope.
     ///
@@ -4765,8 +4801,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         types::CollectionStorageSizeOutput,
         ::mcp_bindgen::Error,
     > {
-        let result = self.collection_storage_size_raw(args).await?;
-        ::mcp_bindgen::decode_result("collection-storage-size", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "collection-storage-size",
+            args,
+            Some(&schemas::COLLECTION_STORAGE_SIZE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "collection-storage-size",
+                arguments,
+            )
+            .await
     }
     /// Calls `collection-storage-size` like [`Self::collection_storage_size`], without unwrapping the result envelope.
     ///
@@ -4790,8 +4835,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConnectArgs,
     ) -> ::std::result::Result<types::ConnectOutput, ::mcp_bindgen::Error> {
-        let result = self.connect_raw(args).await?;
-        ::mcp_bindgen::decode_result("connect", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "connect",
+            args,
+            Some(&schemas::CONNECT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "connect", arguments)
+            .await
     }
     /// Calls `connect` like [`Self::connect`], without unwrapping the result envelope.
     ///
@@ -4814,8 +4864,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CountArgs,
     ) -> ::std::result::Result<types::CountOutput, ::mcp_bindgen::Error> {
-        let result = self.count_raw(args).await?;
-        ::mcp_bindgen::decode_result("count", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "count",
+            args,
+            Some(&schemas::COUNT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "count", arguments)
+            .await
     }
     /// Calls `count` like [`Self::count`], without unwrapping the result envelope.
     ///
@@ -4838,8 +4893,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateCollectionArgs,
     ) -> ::std::result::Result<types::CreateCollectionOutput, ::mcp_bindgen::Error> {
-        let result = self.create_collection_raw(args).await?;
-        ::mcp_bindgen::decode_result("create-collection", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create-collection",
+            args,
+            Some(&schemas::CREATE_COLLECTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create-collection",
+                arguments,
+            )
+            .await
     }
     /// Calls `create-collection` like [`Self::create_collection`], without unwrapping the result envelope.
     ///
@@ -4862,8 +4926,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateIndexArgs,
     ) -> ::std::result::Result<types::CreateIndexOutput, ::mcp_bindgen::Error> {
-        let result = self.create_index_raw(args).await?;
-        ::mcp_bindgen::decode_result("create-index", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create-index",
+            args,
+            Some(&schemas::CREATE_INDEX),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create-index",
+                arguments,
+            )
+            .await
     }
     /// Calls `create-index` like [`Self::create_index`], without unwrapping the result envelope.
     ///
@@ -4886,8 +4959,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DbStatsArgs,
     ) -> ::std::result::Result<types::DbStatsOutput, ::mcp_bindgen::Error> {
-        let result = self.db_stats_raw(args).await?;
-        ::mcp_bindgen::decode_result("db-stats", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "db-stats",
+            args,
+            Some(&schemas::DB_STATS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "db-stats", arguments)
+            .await
     }
     /// Calls `db-stats` like [`Self::db_stats`], without unwrapping the result envelope.
     ///
@@ -4910,8 +4988,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DeleteManyArgs,
     ) -> ::std::result::Result<types::DeleteManyOutput, ::mcp_bindgen::Error> {
-        let result = self.delete_many_raw(args).await?;
-        ::mcp_bindgen::decode_result("delete-many", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "delete-many",
+            args,
+            Some(&schemas::DELETE_MANY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "delete-many",
+                arguments,
+            )
+            .await
     }
     /// Calls `delete-many` like [`Self::delete_many`], without unwrapping the result envelope.
     ///
@@ -4934,8 +5021,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DisconnectArgs,
     ) -> ::std::result::Result<types::DisconnectOutput, ::mcp_bindgen::Error> {
-        let result = self.disconnect_raw(args).await?;
-        ::mcp_bindgen::decode_result("disconnect", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "disconnect",
+            args,
+            Some(&schemas::DISCONNECT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "disconnect",
+                arguments,
+            )
+            .await
     }
     /// Calls `disconnect` like [`Self::disconnect`], without unwrapping the result envelope.
     ///
@@ -4958,8 +5054,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DropCollectionArgs,
     ) -> ::std::result::Result<types::DropCollectionOutput, ::mcp_bindgen::Error> {
-        let result = self.drop_collection_raw(args).await?;
-        ::mcp_bindgen::decode_result("drop-collection", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "drop-collection",
+            args,
+            Some(&schemas::DROP_COLLECTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "drop-collection",
+                arguments,
+            )
+            .await
     }
     /// Calls `drop-collection` like [`Self::drop_collection`], without unwrapping the result envelope.
     ///
@@ -4982,8 +5087,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DropDatabaseArgs,
     ) -> ::std::result::Result<types::DropDatabaseOutput, ::mcp_bindgen::Error> {
-        let result = self.drop_database_raw(args).await?;
-        ::mcp_bindgen::decode_result("drop-database", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "drop-database",
+            args,
+            Some(&schemas::DROP_DATABASE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "drop-database",
+                arguments,
+            )
+            .await
     }
     /// Calls `drop-database` like [`Self::drop_database`], without unwrapping the result envelope.
     ///
@@ -5006,8 +5120,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::DropIndexArgs,
     ) -> ::std::result::Result<types::DropIndexOutput, ::mcp_bindgen::Error> {
-        let result = self.drop_index_raw(args).await?;
-        ::mcp_bindgen::decode_result("drop-index", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "drop-index",
+            args,
+            Some(&schemas::DROP_INDEX),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "drop-index",
+                arguments,
+            )
+            .await
     }
     /// Calls `drop-index` like [`Self::drop_index`], without unwrapping the result envelope.
     ///
@@ -5030,8 +5153,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ExplainArgs,
     ) -> ::std::result::Result<types::ExplainOutput, ::mcp_bindgen::Error> {
-        let result = self.explain_raw(args).await?;
-        ::mcp_bindgen::decode_result("explain", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "explain",
+            args,
+            Some(&schemas::EXPLAIN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "explain", arguments)
+            .await
     }
     /// Calls `explain` like [`Self::explain`], without unwrapping the result envelope.
     ///
@@ -5054,8 +5182,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ExportArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.export_raw(args).await?;
-        ::mcp_bindgen::decode_result("export", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "export",
+            args,
+            Some(&schemas::EXPORT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "export", arguments)
+            .await
     }
     /// Calls `export` like [`Self::export`], without unwrapping the result envelope.
     ///
@@ -5078,8 +5211,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FindArgs,
     ) -> ::std::result::Result<types::FindOutput, ::mcp_bindgen::Error> {
-        let result = self.find_raw(args).await?;
-        ::mcp_bindgen::decode_result("find", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "find",
+            args,
+            Some(&schemas::FIND),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "find", arguments)
+            .await
     }
     /// Calls `find` like [`Self::find`], without unwrapping the result envelope.
     ///
@@ -5102,8 +5240,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::InsertManyArgs,
     ) -> ::std::result::Result<types::InsertManyOutput, ::mcp_bindgen::Error> {
-        let result = self.insert_many_raw(args).await?;
-        ::mcp_bindgen::decode_result("insert-many", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "insert-many",
+            args,
+            Some(&schemas::INSERT_MANY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "insert-many",
+                arguments,
+            )
+            .await
     }
     /// Calls `insert-many` like [`Self::insert_many`], without unwrapping the result envelope.
     ///
@@ -5126,8 +5273,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListCollectionsArgs,
     ) -> ::std::result::Result<types::ListCollectionsOutput, ::mcp_bindgen::Error> {
-        let result = self.list_collections_raw(args).await?;
-        ::mcp_bindgen::decode_result("list-collections", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list-collections",
+            args,
+            Some(&schemas::LIST_COLLECTIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list-collections",
+                arguments,
+            )
+            .await
     }
     /// Calls `list-collections` like [`Self::list_collections`], without unwrapping the result envelope.
     ///
@@ -5149,8 +5305,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_connections(
         &self,
     ) -> ::std::result::Result<types::ListConnectionsOutput, ::mcp_bindgen::Error> {
-        let result = self.list_connections_raw().await?;
-        ::mcp_bindgen::decode_result("list-connections", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list-connections",
+                arguments,
+            )
+            .await
     }
     /// Calls `list-connections` like [`Self::list_connections`], without unwrapping the result envelope.
     ///
@@ -5168,8 +5329,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ListDatabasesArgs,
     ) -> ::std::result::Result<types::ListDatabasesOutput, ::mcp_bindgen::Error> {
-        let result = self.list_databases_raw(args).await?;
-        ::mcp_bindgen::decode_result("list-databases", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "list-databases",
+            args,
+            Some(&schemas::LIST_DATABASES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list-databases",
+                arguments,
+            )
+            .await
     }
     /// Calls `list-databases` like [`Self::list_databases`], without unwrapping the result envelope.
     ///
@@ -5192,8 +5362,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::MongodbLogsArgs,
     ) -> ::std::result::Result<types::MongodbLogsOutput, ::mcp_bindgen::Error> {
-        let result = self.mongodb_logs_raw(args).await?;
-        ::mcp_bindgen::decode_result("mongodb-logs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "mongodb-logs",
+            args,
+            Some(&schemas::MONGODB_LOGS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "mongodb-logs",
+                arguments,
+            )
+            .await
     }
     /// Calls `mongodb-logs` like [`Self::mongodb_logs`], without unwrapping the result envelope.
     ///
@@ -5216,8 +5395,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::RenameCollectionArgs,
     ) -> ::std::result::Result<types::RenameCollectionOutput, ::mcp_bindgen::Error> {
-        let result = self.rename_collection_raw(args).await?;
-        ::mcp_bindgen::decode_result("rename-collection", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "rename-collection",
+            args,
+            Some(&schemas::RENAME_COLLECTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "rename-collection",
+                arguments,
+            )
+            .await
     }
     /// Calls `rename-collection` like [`Self::rename_collection`], without unwrapping the result envelope.
     ///
@@ -5240,8 +5428,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateManyArgs,
     ) -> ::std::result::Result<types::UpdateManyOutput, ::mcp_bindgen::Error> {
-        let result = self.update_many_raw(args).await?;
-        ::mcp_bindgen::decode_result("update-many", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update-many",
+            args,
+            Some(&schemas::UPDATE_MANY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update-many",
+                arguments,
+            )
+            .await
     }
     /// Calls `update-many` like [`Self::update_many`], without unwrapping the result envelope.
     ///
@@ -5264,8 +5461,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchKnowledgeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_knowledge_raw(args).await?;
-        ::mcp_bindgen::decode_result("search-knowledge", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search-knowledge",
+            args,
+            Some(&schemas::SEARCH_KNOWLEDGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search-knowledge",
+                arguments,
+            )
+            .await
     }
     /// Calls `search-knowledge` like [`Self::search_knowledge`], without unwrapping the result envelope.
     ///
@@ -5287,8 +5493,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn list_knowledge_sources(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.list_knowledge_sources_raw().await?;
-        ::mcp_bindgen::decode_result("list-knowledge-sources", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "list-knowledge-sources",
+                arguments,
+            )
+            .await
     }
     /// Calls `list-knowledge-sources` like [`Self::list_knowledge_sources`], without unwrapping the result envelope.
     ///

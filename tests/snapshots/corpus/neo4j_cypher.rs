@@ -97,8 +97,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetNeo4jSchemaArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_neo4j_schema_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_neo4j_schema", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_neo4j_schema",
+            args,
+            Some(&schemas::GET_NEO4J_SCHEMA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_neo4j_schema",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_neo4j_schema` like [`Self::get_neo4j_schema`], without unwrapping the result envelope.
     ///
@@ -121,8 +130,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ReadNeo4jCypherArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.read_neo4j_cypher_raw(args).await?;
-        ::mcp_bindgen::decode_result("read_neo4j_cypher", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "read_neo4j_cypher",
+            args,
+            Some(&schemas::READ_NEO4J_CYPHER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "read_neo4j_cypher",
+                arguments,
+            )
+            .await
     }
     /// Calls `read_neo4j_cypher` like [`Self::read_neo4j_cypher`], without unwrapping the result envelope.
     ///
@@ -145,8 +163,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::WriteNeo4jCypherArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.write_neo4j_cypher_raw(args).await?;
-        ::mcp_bindgen::decode_result("write_neo4j_cypher", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "write_neo4j_cypher",
+            args,
+            Some(&schemas::WRITE_NEO4J_CYPHER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "write_neo4j_cypher",
+                arguments,
+            )
+            .await
     }
     /// Calls `write_neo4j_cypher` like [`Self::write_neo4j_cypher`], without unwrapping the result envelope.
     ///

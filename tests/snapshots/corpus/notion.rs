@@ -1902,8 +1902,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiGetUserArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_get_user_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-get-user", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-get-user",
+            args,
+            Some(&schemas::API_GET_USER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-get-user",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-get-user` like [`Self::api_get_user`], without unwrapping the result envelope.
     ///
@@ -1928,8 +1937,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiGetUsersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_get_users_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-get-users", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-get-users",
+            args,
+            Some(&schemas::API_GET_USERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-get-users",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-get-users` like [`Self::api_get_users`], without unwrapping the result envelope.
     ///
@@ -1953,8 +1971,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn api_get_self(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_get_self_raw().await?;
-        ::mcp_bindgen::decode_result("API-get-self", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-get-self",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-get-self` like [`Self::api_get_self`], without unwrapping the result envelope.
     ///
@@ -1974,8 +1997,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiPostSearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_post_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-post-search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-post-search",
+            args,
+            Some(&schemas::API_POST_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-post-search",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-post-search` like [`Self::api_post_search`], without unwrapping the result envelope.
     ///
@@ -2000,8 +2032,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiGetBlockChildrenArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_get_block_children_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-get-block-children", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-get-block-children",
+            args,
+            Some(&schemas::API_GET_BLOCK_CHILDREN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-get-block-children",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-get-block-children` like [`Self::api_get_block_children`], without unwrapping the result envelope.
     ///
@@ -2027,8 +2068,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiPatchBlockChildrenArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_patch_block_children_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-patch-block-children", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-patch-block-children",
+            args,
+            Some(&schemas::API_PATCH_BLOCK_CHILDREN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-patch-block-children",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-patch-block-children` like [`Self::api_patch_block_children`], without unwrapping the result envelope.
     ///
@@ -2054,8 +2104,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrieveABlockArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_a_block_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-a-block", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-a-block",
+            args,
+            Some(&schemas::API_RETRIEVE_A_BLOCK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-a-block",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-a-block` like [`Self::api_retrieve_a_block`], without unwrapping the result envelope.
     ///
@@ -2081,8 +2140,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiUpdateABlockArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_update_a_block_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-update-a-block", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-update-a-block",
+            args,
+            Some(&schemas::API_UPDATE_A_BLOCK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-update-a-block",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-update-a-block` like [`Self::api_update_a_block`], without unwrapping the result envelope.
     ///
@@ -2107,8 +2175,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiDeleteABlockArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_delete_a_block_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-delete-a-block", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-delete-a-block",
+            args,
+            Some(&schemas::API_DELETE_A_BLOCK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-delete-a-block",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-delete-a-block` like [`Self::api_delete_a_block`], without unwrapping the result envelope.
     ///
@@ -2133,8 +2210,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrieveAPageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_a_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-a-page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-a-page",
+            args,
+            Some(&schemas::API_RETRIEVE_A_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-a-page",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-a-page` like [`Self::api_retrieve_a_page`], without unwrapping the result envelope.
     ///
@@ -2159,8 +2245,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiPatchPageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_patch_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-patch-page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-patch-page",
+            args,
+            Some(&schemas::API_PATCH_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-patch-page",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-patch-page` like [`Self::api_patch_page`], without unwrapping the result envelope.
     ///
@@ -2185,8 +2280,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiPostPageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_post_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-post-page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-post-page",
+            args,
+            Some(&schemas::API_POST_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-post-page",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-post-page` like [`Self::api_post_page`], without unwrapping the result envelope.
     ///
@@ -2211,8 +2315,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrieveAPagePropertyArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_a_page_property_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-a-page-property", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-a-page-property",
+            args,
+            Some(&schemas::API_RETRIEVE_A_PAGE_PROPERTY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-a-page-property",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-a-page-property` like [`Self::api_retrieve_a_page_property`], without unwrapping the result envelope.
     ///
@@ -2242,8 +2355,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrieveACommentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_a_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-a-comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-a-comment",
+            args,
+            Some(&schemas::API_RETRIEVE_A_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-a-comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-a-comment` like [`Self::api_retrieve_a_comment`], without unwrapping the result envelope.
     ///
@@ -2269,8 +2391,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiCreateACommentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_create_a_comment_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-create-a-comment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-create-a-comment",
+            args,
+            Some(&schemas::API_CREATE_A_COMMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-create-a-comment",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-create-a-comment` like [`Self::api_create_a_comment`], without unwrapping the result envelope.
     ///
@@ -2296,8 +2427,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiQueryDataSourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_query_data_source_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-query-data-source", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-query-data-source",
+            args,
+            Some(&schemas::API_QUERY_DATA_SOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-query-data-source",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-query-data-source` like [`Self::api_query_data_source`], without unwrapping the result envelope.
     ///
@@ -2323,8 +2463,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrieveADataSourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_a_data_source_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-a-data-source", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-a-data-source",
+            args,
+            Some(&schemas::API_RETRIEVE_A_DATA_SOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-a-data-source",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-a-data-source` like [`Self::api_retrieve_a_data_source`], without unwrapping the result envelope.
     ///
@@ -2354,8 +2503,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiUpdateADataSourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_update_a_data_source_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-update-a-data-source", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-update-a-data-source",
+            args,
+            Some(&schemas::API_UPDATE_A_DATA_SOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-update-a-data-source",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-update-a-data-source` like [`Self::api_update_a_data_source`], without unwrapping the result envelope.
     ///
@@ -2381,8 +2539,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiCreateADataSourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_create_a_data_source_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-create-a-data-source", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-create-a-data-source",
+            args,
+            Some(&schemas::API_CREATE_A_DATA_SOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-create-a-data-source",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-create-a-data-source` like [`Self::api_create_a_data_source`], without unwrapping the result envelope.
     ///
@@ -2408,8 +2575,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiListDataSourceTemplatesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_list_data_source_templates_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-list-data-source-templates", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-list-data-source-templates",
+            args,
+            Some(&schemas::API_LIST_DATA_SOURCE_TEMPLATES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-list-data-source-templates",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-list-data-source-templates` like [`Self::api_list_data_source_templates`], without unwrapping the result envelope.
     ///
@@ -2439,8 +2615,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrieveADatabaseArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_a_database_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-a-database", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-a-database",
+            args,
+            Some(&schemas::API_RETRIEVE_A_DATABASE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-a-database",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-a-database` like [`Self::api_retrieve_a_database`], without unwrapping the result envelope.
     ///
@@ -2466,8 +2651,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiMovePageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_move_page_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-move-page", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-move-page",
+            args,
+            Some(&schemas::API_MOVE_PAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-move-page",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-move-page` like [`Self::api_move_page`], without unwrapping the result envelope.
     ///
@@ -2495,8 +2689,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiRetrievePageMarkdownArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_retrieve_page_markdown_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-retrieve-page-markdown", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-retrieve-page-markdown",
+            args,
+            Some(&schemas::API_RETRIEVE_PAGE_MARKDOWN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-retrieve-page-markdown",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-retrieve-page-markdown` like [`Self::api_retrieve_page_markdown`], without unwrapping the result envelope.
     ///
@@ -2530,8 +2733,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ApiUpdatePageMarkdownArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.api_update_page_markdown_raw(args).await?;
-        ::mcp_bindgen::decode_result("API-update-page-markdown", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "API-update-page-markdown",
+            args,
+            Some(&schemas::API_UPDATE_PAGE_MARKDOWN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "API-update-page-markdown",
+                arguments,
+            )
+            .await
     }
     /// Calls `API-update-page-markdown` like [`Self::api_update_page_markdown`], without unwrapping the result envelope.
     ///

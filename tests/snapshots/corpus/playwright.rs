@@ -1415,8 +1415,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn browser_close(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_close_raw().await?;
-        ::mcp_bindgen::decode_result("browser_close", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_close",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_close` like [`Self::browser_close`], without unwrapping the result envelope.
     ///
@@ -1434,8 +1439,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserResizeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_resize_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_resize", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_resize",
+            args,
+            Some(&schemas::BROWSER_RESIZE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_resize",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_resize` like [`Self::browser_resize`], without unwrapping the result envelope.
     ///
@@ -1458,8 +1472,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserConsoleMessagesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_console_messages_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_console_messages", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_console_messages",
+            args,
+            Some(&schemas::BROWSER_CONSOLE_MESSAGES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_console_messages",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_console_messages` like [`Self::browser_console_messages`], without unwrapping the result envelope.
     ///
@@ -1483,8 +1506,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserHandleDialogArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_handle_dialog_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_handle_dialog", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_handle_dialog",
+            args,
+            Some(&schemas::BROWSER_HANDLE_DIALOG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_handle_dialog",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_handle_dialog` like [`Self::browser_handle_dialog`], without unwrapping the result envelope.
     ///
@@ -1508,8 +1540,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserEmulateMediaArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_emulate_media_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_emulate_media", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_emulate_media",
+            args,
+            Some(&schemas::BROWSER_EMULATE_MEDIA),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_emulate_media",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_emulate_media` like [`Self::browser_emulate_media`], without unwrapping the result envelope.
     ///
@@ -1533,8 +1574,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserEvaluateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_evaluate_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_evaluate", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_evaluate",
+            args,
+            Some(&schemas::BROWSER_EVALUATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_evaluate",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_evaluate` like [`Self::browser_evaluate`], without unwrapping the result envelope.
     ///
@@ -1557,8 +1607,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserFileUploadArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_file_upload_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_file_upload", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_file_upload",
+            args,
+            Some(&schemas::BROWSER_FILE_UPLOAD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_file_upload",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_file_upload` like [`Self::browser_file_upload`], without unwrapping the result envelope.
     ///
@@ -1581,8 +1640,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserDropArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_drop_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_drop", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_drop",
+            args,
+            Some(&schemas::BROWSER_DROP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_drop",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_drop` like [`Self::browser_drop`], without unwrapping the result envelope.
     ///
@@ -1605,8 +1673,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserFindArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_find_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_find", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_find",
+            args,
+            Some(&schemas::BROWSER_FIND),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_find",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_find` like [`Self::browser_find`], without unwrapping the result envelope.
     ///
@@ -1629,8 +1706,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserFillFormArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_fill_form_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_fill_form", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_fill_form",
+            args,
+            Some(&schemas::BROWSER_FILL_FORM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_fill_form",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_fill_form` like [`Self::browser_fill_form`], without unwrapping the result envelope.
     ///
@@ -1653,8 +1739,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserPressKeyArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_press_key_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_press_key", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_press_key",
+            args,
+            Some(&schemas::BROWSER_PRESS_KEY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_press_key",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_press_key` like [`Self::browser_press_key`], without unwrapping the result envelope.
     ///
@@ -1677,8 +1772,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserTypeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_type_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_type", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_type",
+            args,
+            Some(&schemas::BROWSER_TYPE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_type",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_type` like [`Self::browser_type`], without unwrapping the result envelope.
     ///
@@ -1701,8 +1805,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserNavigateArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_navigate_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_navigate", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_navigate",
+            args,
+            Some(&schemas::BROWSER_NAVIGATE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_navigate",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_navigate` like [`Self::browser_navigate`], without unwrapping the result envelope.
     ///
@@ -1724,8 +1837,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn browser_navigate_back(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_navigate_back_raw().await?;
-        ::mcp_bindgen::decode_result("browser_navigate_back", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_navigate_back",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_navigate_back` like [`Self::browser_navigate_back`], without unwrapping the result envelope.
     ///
@@ -1744,8 +1862,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserNetworkRequestsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_network_requests_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_network_requests", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_network_requests",
+            args,
+            Some(&schemas::BROWSER_NETWORK_REQUESTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_network_requests",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_network_requests` like [`Self::browser_network_requests`], without unwrapping the result envelope.
     ///
@@ -1769,8 +1896,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserNetworkRequestArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_network_request_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_network_request", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_network_request",
+            args,
+            Some(&schemas::BROWSER_NETWORK_REQUEST),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_network_request",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_network_request` like [`Self::browser_network_request`], without unwrapping the result envelope.
     ///
@@ -1794,8 +1930,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserRunCodeUnsafeArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_run_code_unsafe_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_run_code_unsafe", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_run_code_unsafe",
+            args,
+            Some(&schemas::BROWSER_RUN_CODE_UNSAFE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_run_code_unsafe",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_run_code_unsafe` like [`Self::browser_run_code_unsafe`], without unwrapping the result envelope.
     ///
@@ -1819,8 +1964,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserTakeScreenshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_take_screenshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_take_screenshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_take_screenshot",
+            args,
+            Some(&schemas::BROWSER_TAKE_SCREENSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_take_screenshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_take_screenshot` like [`Self::browser_take_screenshot`], without unwrapping the result envelope.
     ///
@@ -1844,8 +1998,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserSnapshotArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_snapshot_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_snapshot", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_snapshot",
+            args,
+            Some(&schemas::BROWSER_SNAPSHOT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_snapshot",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_snapshot` like [`Self::browser_snapshot`], without unwrapping the result envelope.
     ///
@@ -1868,8 +2031,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserClickArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_click_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_click", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_click",
+            args,
+            Some(&schemas::BROWSER_CLICK),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_click",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_click` like [`Self::browser_click`], without unwrapping the result envelope.
     ///
@@ -1892,8 +2064,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserDragArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_drag_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_drag", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_drag",
+            args,
+            Some(&schemas::BROWSER_DRAG),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_drag",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_drag` like [`Self::browser_drag`], without unwrapping the result envelope.
     ///
@@ -1916,8 +2097,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserHoverArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_hover_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_hover", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_hover",
+            args,
+            Some(&schemas::BROWSER_HOVER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_hover",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_hover` like [`Self::browser_hover`], without unwrapping the result envelope.
     ///
@@ -1940,8 +2130,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserSelectOptionArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_select_option_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_select_option", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_select_option",
+            args,
+            Some(&schemas::BROWSER_SELECT_OPTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_select_option",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_select_option` like [`Self::browser_select_option`], without unwrapping the result envelope.
     ///
@@ -1965,8 +2164,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserTabsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_tabs_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_tabs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_tabs",
+            args,
+            Some(&schemas::BROWSER_TABS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_tabs",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_tabs` like [`Self::browser_tabs`], without unwrapping the result envelope.
     ///
@@ -1989,8 +2197,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::BrowserWaitForArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.browser_wait_for_raw(args).await?;
-        ::mcp_bindgen::decode_result("browser_wait_for", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "browser_wait_for",
+            args,
+            Some(&schemas::BROWSER_WAIT_FOR),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "browser_wait_for",
+                arguments,
+            )
+            .await
     }
     /// Calls `browser_wait_for` like [`Self::browser_wait_for`], without unwrapping the result envelope.
     ///

@@ -1999,8 +1999,9 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
     pub async fn whoami(
         &self,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.whoami_raw().await?;
-        ::mcp_bindgen::decode_result("whoami", result)
+        let arguments = ::serde_json::Map::new();
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "whoami", arguments)
+            .await
     }
     /// Calls `whoami` like [`Self::whoami`], without unwrapping the result envelope.
     ///
@@ -2025,8 +2026,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FindOrganizationsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.find_organizations_raw(args).await?;
-        ::mcp_bindgen::decode_result("find_organizations", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "find_organizations",
+            args,
+            Some(&schemas::FIND_ORGANIZATIONS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "find_organizations",
+                arguments,
+            )
+            .await
     }
     /// Calls `find_organizations` like [`Self::find_organizations`], without unwrapping the result envelope.
     ///
@@ -2056,8 +2066,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FindTeamsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.find_teams_raw(args).await?;
-        ::mcp_bindgen::decode_result("find_teams", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "find_teams",
+            args,
+            Some(&schemas::FIND_TEAMS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "find_teams",
+                arguments,
+            )
+            .await
     }
     /// Calls `find_teams` like [`Self::find_teams`], without unwrapping the result envelope.
     ///
@@ -2087,8 +2106,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FindProjectsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.find_projects_raw(args).await?;
-        ::mcp_bindgen::decode_result("find_projects", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "find_projects",
+            args,
+            Some(&schemas::FIND_PROJECTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "find_projects",
+                arguments,
+            )
+            .await
     }
     /// Calls `find_projects` like [`Self::find_projects`], without unwrapping the result envelope.
     ///
@@ -2134,8 +2162,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FindReleasesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.find_releases_raw(args).await?;
-        ::mcp_bindgen::decode_result("find_releases", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "find_releases",
+            args,
+            Some(&schemas::FIND_RELEASES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "find_releases",
+                arguments,
+            )
+            .await
     }
     /// Calls `find_releases` like [`Self::find_releases`], without unwrapping the result envelope.
     ///
@@ -2197,8 +2234,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetIssueTagValuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_issue_tag_values_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_issue_tag_values", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_issue_tag_values",
+            args,
+            Some(&schemas::GET_ISSUE_TAG_VALUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_issue_tag_values",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_issue_tag_values` like [`Self::get_issue_tag_values`], without unwrapping the result envelope.
     ///
@@ -2239,8 +2285,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetReplayDetailsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_replay_details_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_replay_details", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_replay_details",
+            args,
+            Some(&schemas::GET_REPLAY_DETAILS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_replay_details",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_replay_details` like [`Self::get_replay_details`], without unwrapping the result envelope.
     ///
@@ -2289,8 +2344,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetEventAttachmentArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_event_attachment_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_event_attachment", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_event_attachment",
+            args,
+            Some(&schemas::GET_EVENT_ATTACHMENT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_event_attachment",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_event_attachment` like [`Self::get_event_attachment`], without unwrapping the result envelope.
     ///
@@ -2340,8 +2404,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateIssueArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_issue_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_issue", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_issue",
+            args,
+            Some(&schemas::UPDATE_ISSUE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_issue",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_issue` like [`Self::update_issue`], without unwrapping the result envelope.
     ///
@@ -2398,8 +2471,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchEventsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_events_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_events", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_events",
+            args,
+            Some(&schemas::SEARCH_EVENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_events",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_events` like [`Self::search_events`], without unwrapping the result envelope.
     ///
@@ -2440,8 +2522,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateTeamArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_team_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_team", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_team",
+            args,
+            Some(&schemas::CREATE_TEAM),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_team",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_team` like [`Self::create_team`], without unwrapping the result envelope.
     ///
@@ -2492,8 +2583,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateProjectArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_project_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_project", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_project",
+            args,
+            Some(&schemas::CREATE_PROJECT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_project",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_project` like [`Self::create_project`], without unwrapping the result envelope.
     ///
@@ -2551,8 +2651,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::UpdateProjectArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.update_project_raw(args).await?;
-        ::mcp_bindgen::decode_result("update_project", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "update_project",
+            args,
+            Some(&schemas::UPDATE_PROJECT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "update_project",
+                arguments,
+            )
+            .await
     }
     /// Calls `update_project` like [`Self::update_project`], without unwrapping the result envelope.
     ///
@@ -2596,8 +2705,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::CreateDsnArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.create_dsn_raw(args).await?;
-        ::mcp_bindgen::decode_result("create_dsn", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "create_dsn",
+            args,
+            Some(&schemas::CREATE_DSN),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "create_dsn",
+                arguments,
+            )
+            .await
     }
     /// Calls `create_dsn` like [`Self::create_dsn`], without unwrapping the result envelope.
     ///
@@ -2628,8 +2746,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::FindDsnsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.find_dsns_raw(args).await?;
-        ::mcp_bindgen::decode_result("find_dsns", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "find_dsns",
+            args,
+            Some(&schemas::FIND_DSNS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "find_dsns",
+                arguments,
+            )
+            .await
     }
     /// Calls `find_dsns` like [`Self::find_dsns`], without unwrapping the result envelope.
     ///
@@ -2690,8 +2817,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::AnalyzeIssueWithSeerArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.analyze_issue_with_seer_raw(args).await?;
-        ::mcp_bindgen::decode_result("analyze_issue_with_seer", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "analyze_issue_with_seer",
+            args,
+            Some(&schemas::ANALYZE_ISSUE_WITH_SEER),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "analyze_issue_with_seer",
+                arguments,
+            )
+            .await
     }
     /// Calls `analyze_issue_with_seer` like [`Self::analyze_issue_with_seer`], without unwrapping the result envelope.
     ///
@@ -2735,8 +2871,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchDocsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_docs_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_docs", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_docs",
+            args,
+            Some(&schemas::SEARCH_DOCS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_docs",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_docs` like [`Self::search_docs`], without unwrapping the result envelope.
     ///
@@ -2778,8 +2923,13 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetDocArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_doc_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_doc", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_doc",
+            args,
+            Some(&schemas::GET_DOC),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "get_doc", arguments)
+            .await
     }
     /// Calls `get_doc` like [`Self::get_doc`], without unwrapping the result envelope.
     ///
@@ -2833,8 +2983,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchIssuesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_issues_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_issues", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_issues",
+            args,
+            Some(&schemas::SEARCH_ISSUES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_issues",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_issues` like [`Self::search_issues`], without unwrapping the result envelope.
     ///
@@ -2875,8 +3034,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SearchIssueEventsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.search_issue_events_raw(args).await?;
-        ::mcp_bindgen::decode_result("search_issue_events", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "search_issue_events",
+            args,
+            Some(&schemas::SEARCH_ISSUE_EVENTS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "search_issue_events",
+                arguments,
+            )
+            .await
     }
     /// Calls `search_issue_events` like [`Self::search_issue_events`], without unwrapping the result envelope.
     ///
@@ -2942,8 +3110,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetProfileDetailsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_profile_details_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_profile_details", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_profile_details",
+            args,
+            Some(&schemas::GET_PROFILE_DETAILS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_profile_details",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_profile_details` like [`Self::get_profile_details`], without unwrapping the result envelope.
     ///
@@ -2990,8 +3167,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetSentryResourceArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.get_sentry_resource_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_sentry_resource", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_sentry_resource",
+            args,
+            Some(&schemas::GET_SENTRY_RESOURCE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_sentry_resource",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_sentry_resource` like [`Self::get_sentry_resource`], without unwrapping the result envelope.
     ///

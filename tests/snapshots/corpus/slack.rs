@@ -184,8 +184,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackListChannelsArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_list_channels_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_list_channels", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_list_channels",
+            args,
+            Some(&schemas::SLACK_LIST_CHANNELS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_list_channels",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_list_channels` like [`Self::slack_list_channels`], without unwrapping the result envelope.
     ///
@@ -208,8 +217,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackPostMessageArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_post_message_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_post_message", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_post_message",
+            args,
+            Some(&schemas::SLACK_POST_MESSAGE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_post_message",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_post_message` like [`Self::slack_post_message`], without unwrapping the result envelope.
     ///
@@ -232,8 +250,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackReplyToThreadArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_reply_to_thread_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_reply_to_thread", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_reply_to_thread",
+            args,
+            Some(&schemas::SLACK_REPLY_TO_THREAD),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_reply_to_thread",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_reply_to_thread` like [`Self::slack_reply_to_thread`], without unwrapping the result envelope.
     ///
@@ -257,8 +284,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackAddReactionArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_add_reaction_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_add_reaction", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_add_reaction",
+            args,
+            Some(&schemas::SLACK_ADD_REACTION),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_add_reaction",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_add_reaction` like [`Self::slack_add_reaction`], without unwrapping the result envelope.
     ///
@@ -281,8 +317,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackGetChannelHistoryArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_get_channel_history_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_get_channel_history", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_get_channel_history",
+            args,
+            Some(&schemas::SLACK_GET_CHANNEL_HISTORY),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_get_channel_history",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_get_channel_history` like [`Self::slack_get_channel_history`], without unwrapping the result envelope.
     ///
@@ -306,8 +351,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackGetThreadRepliesArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_get_thread_replies_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_get_thread_replies", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_get_thread_replies",
+            args,
+            Some(&schemas::SLACK_GET_THREAD_REPLIES),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_get_thread_replies",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_get_thread_replies` like [`Self::slack_get_thread_replies`], without unwrapping the result envelope.
     ///
@@ -331,8 +385,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackGetUsersArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_get_users_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_get_users", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_get_users",
+            args,
+            Some(&schemas::SLACK_GET_USERS),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_get_users",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_get_users` like [`Self::slack_get_users`], without unwrapping the result envelope.
     ///
@@ -355,8 +418,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::SlackGetUserProfileArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.slack_get_user_profile_raw(args).await?;
-        ::mcp_bindgen::decode_result("slack_get_user_profile", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "slack_get_user_profile",
+            args,
+            Some(&schemas::SLACK_GET_USER_PROFILE),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "slack_get_user_profile",
+                arguments,
+            )
+            .await
     }
     /// Calls `slack_get_user_profile` like [`Self::slack_get_user_profile`], without unwrapping the result envelope.
     ///

@@ -802,8 +802,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TavilySearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.tavily_search_raw(args).await?;
-        ::mcp_bindgen::decode_result("tavily_search", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "tavily_search",
+            args,
+            Some(&schemas::TAVILY_SEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "tavily_search",
+                arguments,
+            )
+            .await
     }
     /// Calls `tavily_search` like [`Self::tavily_search`], without unwrapping the result envelope.
     ///
@@ -826,8 +835,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TavilyExtractArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.tavily_extract_raw(args).await?;
-        ::mcp_bindgen::decode_result("tavily_extract", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "tavily_extract",
+            args,
+            Some(&schemas::TAVILY_EXTRACT),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "tavily_extract",
+                arguments,
+            )
+            .await
     }
     /// Calls `tavily_extract` like [`Self::tavily_extract`], without unwrapping the result envelope.
     ///
@@ -850,8 +868,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TavilyCrawlArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.tavily_crawl_raw(args).await?;
-        ::mcp_bindgen::decode_result("tavily_crawl", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "tavily_crawl",
+            args,
+            Some(&schemas::TAVILY_CRAWL),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "tavily_crawl",
+                arguments,
+            )
+            .await
     }
     /// Calls `tavily_crawl` like [`Self::tavily_crawl`], without unwrapping the result envelope.
     ///
@@ -874,8 +901,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TavilyMapArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.tavily_map_raw(args).await?;
-        ::mcp_bindgen::decode_result("tavily_map", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "tavily_map",
+            args,
+            Some(&schemas::TAVILY_MAP),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "tavily_map",
+                arguments,
+            )
+            .await
     }
     /// Calls `tavily_map` like [`Self::tavily_map`], without unwrapping the result envelope.
     ///
@@ -898,8 +934,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::TavilyResearchArgs,
     ) -> ::std::result::Result<::serde_json::Value, ::mcp_bindgen::Error> {
-        let result = self.tavily_research_raw(args).await?;
-        ::mcp_bindgen::decode_result("tavily_research", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "tavily_research",
+            args,
+            Some(&schemas::TAVILY_RESEARCH),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "tavily_research",
+                arguments,
+            )
+            .await
     }
     /// Calls `tavily_research` like [`Self::tavily_research`], without unwrapping the result envelope.
     ///

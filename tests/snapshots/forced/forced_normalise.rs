@@ -85,8 +85,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::GetCurrentTimeArgs,
     ) -> ::std::result::Result<types::GetCurrentTimeOutput, ::mcp_bindgen::Error> {
-        let result = self.get_current_time_raw(args).await?;
-        ::mcp_bindgen::decode_result("get_current_time", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "get_current_time",
+            args,
+            Some(&schemas::GET_CURRENT_TIME),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "get_current_time",
+                arguments,
+            )
+            .await
     }
     /// Calls `get_current_time` like [`Self::get_current_time`], without unwrapping the result envelope.
     ///
@@ -109,8 +118,17 @@ impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
         &self,
         args: &types::ConvertTimeArgs,
     ) -> ::std::result::Result<types::ConvertTimeOutput, ::mcp_bindgen::Error> {
-        let result = self.convert_time_raw(args).await?;
-        ::mcp_bindgen::decode_result("convert_time", result)
+        let arguments = ::mcp_bindgen::encode_arguments(
+            "convert_time",
+            args,
+            Some(&schemas::CONVERT_TIME),
+        )?;
+        ::mcp_bindgen::ToolCaller::call_tool_decoded(
+                &self.caller,
+                "convert_time",
+                arguments,
+            )
+            .await
     }
     /// Calls `convert_time` like [`Self::convert_time`], without unwrapping the result envelope.
     ///
