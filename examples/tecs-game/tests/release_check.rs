@@ -1,14 +1,15 @@
 //! The server author's check: the game's tools now, against the capture of its last release
-//! (`releases/0.1.0.tools.json`), with `mcp-bindgen diff`'s rules. A breaking change fails the
+//! (`releases/0.2.0.tools.json`), with `mcp-bindgen diff`'s rules. A breaking change fails the
 //! test; the report says what broke and where. The same from the command line:
 //!
 //! ```text
 //! cargo run -p mcp-bindgen-example-tecs -- --capture target/tecs.tools.json
-//! mcp-bindgen diff examples/tecs-game/releases/0.1.0.tools.json target/tecs.tools.json
+//! mcp-bindgen diff examples/tecs-game/releases/0.2.0.tools.json target/tecs.tools.json
 //! ```
 //!
 //! On a release, copy the new capture to `releases/VERSION.tools.json` and point this test at
-//! it.
+//! it. A breaking change is released on purpose, with its report pinned below
+//! (`the_0_2_0_release_broke_what_it_says`).
 
 use std::path::Path;
 
@@ -17,15 +18,51 @@ use mcp_bindgen_codegen::diff::{self, Format, Options, Report, Severity};
 use mcp_bindgen_example_tecs::capture as current_tools;
 use serde_json::Value;
 
-const PREVIOUS_RELEASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/releases/0.1.0.tools.json");
+const PREVIOUS_RELEASE: &str = "releases/0.2.0.tools.json";
+
+fn release(name: &str) -> mcp_bindgen_codegen::model::Capture {
+    capture::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+        .expect("the release capture reads")
+}
 
 fn against_previous_release(now: &Value) -> (Report, String) {
-    let old = capture::read(Path::new(PREVIOUS_RELEASE)).expect("the release capture reads");
+    let old = release(PREVIOUS_RELEASE);
     let text = serde_json::to_string_pretty(now).expect("json");
     let new = capture::parse(Path::new("tecs (this build)"), text).expect("the capture reads");
     let report = diff::diff(&old, &new, &Options::default());
-    let text = Format::Text.render(&report, "releases/0.1.0.tools.json", "this build");
+    let text = Format::Text.render(&report, PREVIOUS_RELEASE, "this build");
     (report, text)
+}
+
+/// 0.2.0 broke two things on paper, and this pins exactly what: the derive's schemas now state
+/// a `u32` argument's upper bound (`maximum: 4294967295`), which `query` and `get_logs` always
+/// enforced (serde refused a larger `limit`), so no call that worked stops working. The other
+/// changes are a new tool and output bounds, which clients read and do not send.
+#[test]
+fn the_0_2_0_release_broke_what_it_says() {
+    let report = diff::diff(
+        &release("releases/0.1.0.tools.json"),
+        &release("releases/0.2.0.tools.json"),
+        &Options::default(),
+    );
+    let text = Format::Text.render(
+        &report,
+        "releases/0.1.0.tools.json",
+        "releases/0.2.0.tools.json",
+    );
+    for tool in ["query", "get_logs"] {
+        assert!(
+            text.contains(&format!(
+                "{tool}\n  breaking  /inputSchema/properties/limit/maximum: maximum none -> <= 4294967295  [input-maximum-narrowed]"
+            )),
+            "{text}"
+        );
+    }
+    assert!(
+        text.contains("run_frames\n  info      new tool  [tool-added]"),
+        "{text}"
+    );
+    assert!(text.contains(": 2 breaking, 0 warnings,"), "{text}");
 }
 
 #[test]
