@@ -670,30 +670,42 @@ fn three_state(field: &mut syn::Field) -> bool {
 
 impl Fix<'_> {
     fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
-        tokens
-            .into_iter()
-            .map(|tree| match tree {
-                TokenTree::Group(g) => {
-                    let mut new = Group::new(g.delimiter(), self.tokens(g.stream()));
-                    new.set_span(g.span());
-                    TokenTree::Group(new)
-                }
-                TokenTree::Ident(mut ident) => {
-                    self.visit_ident_mut(&mut ident);
-                    TokenTree::Ident(ident)
-                }
-                TokenTree::Literal(lit) => {
-                    let as_str: Result<syn::LitStr, _> = syn::parse2(quote!(#lit));
-                    match as_str {
-                        Ok(mut s) => {
-                            self.visit_lit_str_mut(&mut s);
-                            TokenTree::Literal(s.token())
-                        }
-                        Err(_) => TokenTree::Literal(lit),
+        map_leaves(tokens, &mut |tree| match tree {
+            TokenTree::Ident(mut ident) => {
+                self.visit_ident_mut(&mut ident);
+                TokenTree::Ident(ident)
+            }
+            TokenTree::Literal(lit) => {
+                let as_str: Result<syn::LitStr, _> = syn::parse2(quote!(#lit));
+                match as_str {
+                    Ok(mut s) => {
+                        self.visit_lit_str_mut(&mut s);
+                        TokenTree::Literal(s.token())
                     }
+                    Err(_) => TokenTree::Literal(lit),
                 }
-                other => other,
-            })
-            .collect()
+            }
+            other => other,
+        })
     }
+}
+
+/// `tokens` with every token that is not a group passed through `leaf`, groups rebuilt around
+/// their rewritten contents (delimiters and spans kept): the walk the post-passes share for
+/// attribute and macro tokens, which syn's visitors do not enter.
+pub(super) fn map_leaves(
+    tokens: TokenStream,
+    leaf: &mut impl FnMut(TokenTree) -> TokenTree,
+) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(g) => {
+                let mut new = Group::new(g.delimiter(), map_leaves(g.stream(), leaf));
+                new.set_span(g.span());
+                TokenTree::Group(new)
+            }
+            other => leaf(other),
+        })
+        .collect()
 }

@@ -229,21 +229,13 @@ struct Rename<'a>(&'a BTreeMap<String, String>);
 
 impl Rename<'_> {
     fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
-        tokens
-            .into_iter()
-            .map(|tree| match tree {
-                TokenTree::Group(g) => {
-                    let mut new = Group::new(g.delimiter(), self.tokens(g.stream()));
-                    new.set_span(g.span());
-                    TokenTree::Group(new)
-                }
-                TokenTree::Ident(mut ident) => {
-                    self.visit_ident_mut(&mut ident);
-                    TokenTree::Ident(ident)
-                }
-                other => other,
-            })
-            .collect()
+        super::map_leaves(tokens, &mut |tree| match tree {
+            TokenTree::Ident(mut ident) => {
+                self.visit_ident_mut(&mut ident);
+                TokenTree::Ident(ident)
+            }
+            other => other,
+        })
     }
 }
 
