@@ -17,7 +17,9 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 # Interop with the official peers installed above (ignored by a plain `cargo test`).
-cargo test -p mcp-bindgen-tests --test interop -- --ignored
+# `--workspace` rather than `-p mcp-bindgen-tests`: the same feature resolution as the run
+# above, so the ignored tests reuse its build instead of compiling every dependency again.
+cargo test --workspace --test interop -- --ignored
 # The TypeScript compiler (the typescript package installed above) against the Rust generated
 # from the published declaration files: every property, with `?:` and `| null` told apart.
-cargo test -p mcp-bindgen-tests --test npm_contracts -- --ignored
+cargo test --workspace --test npm_contracts -- --ignored
