@@ -10,12 +10,17 @@
 //! `ours` negotiates 2026-07-28 with this server and rmcp's client 2025-11-25;
 //! `ours_2025_11_25` is ours pinned to rmcp's version, so the two eras' cost on the server can
 //! be told apart from the clients'.
+//!
+//! `CLIENT_ALTERNATING=30 cargo bench --bench client` runs the same round trips in
+//! alternation instead (30 rounds of 200 calls by each client in turn), for a machine whose
+//! load drifts between criterion's groups: it prints each client's median and, round by round,
+//! ours ÷ rmcp's time.
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use mcp_bindgen::{HttpClient, ToolCaller};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
@@ -91,6 +96,32 @@ fn pki() -> Pki {
     }
 }
 
+/// The server thread's name, to tell its CPU time from the clients'.
+const SERVER_THREAD: &str = "bench-server";
+
+/// CPU time so far of this process's threads, in nanoseconds: the server thread's and the
+/// rest's (the bench thread, and our client's I/O thread), from `/proc/self/task/*/schedstat`.
+/// `None` where `/proc` is not there.
+fn cpu_ns() -> Option<(u64, u64)> {
+    let (mut server, mut client) = (0, 0);
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let path = task.ok()?.path();
+        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        let Some(ns) = std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if comm.trim_end() == SERVER_THREAD {
+            server += ns;
+        } else {
+            client += ns;
+        }
+    }
+    Some((server, client))
+}
+
 /// rmcp's Streamable HTTP service served by hyper on its own thread (a current-thread
 /// runtime), on a plain listener and a TLS one.
 struct Server {
@@ -117,8 +148,10 @@ impl Server {
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
         let (port_tx, port_rx) = std::sync::mpsc::channel();
         let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            current_thread().block_on(async move {
+        let thread = std::thread::Builder::new()
+            .name(SERVER_THREAD.into())
+            .spawn(move || {
+                current_thread().block_on(async move {
                 let handler = RmcpAdd::new();
                 let service = StreamableHttpService::new(
                     move || Ok(handler.clone()),
@@ -165,7 +198,8 @@ impl Server {
                     });
                 }
             });
-        });
+            })
+            .expect("server thread");
         let (http_port, https_port) = port_rx.recv().expect("ports");
         Server {
             http_port,
@@ -230,12 +264,90 @@ fn rmcp_client(
         .expect("rmcp connects")
 }
 
-fn round_trips(c: &mut Criterion) {
+/// The three clients of one scheme, connected to the bench's server.
+struct Clients {
+    group: &'static str,
+    ours: HttpClient,
+    /// Ours pinned to the version rmcp's client lands on, to tell the era's cost on the
+    /// server apart from the client's.
+    ours_legacy: HttpClient,
+    rmcp: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    params: rmcp::model::CallToolRequestParams,
+}
+
+impl Clients {
+    fn connect(runtime: &Runtime, group: &'static str, url: &str, pki: &Pki) -> Self {
+        let ours_with = |protocol: Option<&str>| {
+            let mut builder = HttpClient::builder(url)
+                .add_root_certificate(&pki.ca_pem)
+                .no_proxy();
+            if let Some(version) = protocol {
+                builder = builder.protocol(mcp_bindgen::Protocol::Version(version.into()));
+            }
+            runtime.block_on(builder.connect()).expect("ours connects")
+        };
+        let ours = ours_with(None);
+        let result = runtime
+            .block_on(ours.call_tool("add", arguments()))
+            .expect("ours calls");
+        assert_eq!(result.structured_content, Some(json!({"sum": 3})));
+        let ours_legacy = ours_with(Some("2025-11-25"));
+        let rmcp = rmcp_client(runtime, url, pki);
+        let params = rmcp::model::CallToolRequestParams::new("add").with_arguments(arguments());
+        let result = runtime
+            .block_on(rmcp.call_tool(params.clone()))
+            .expect("rmcp calls");
+        assert_eq!(result.structured_content, Some(json!({"sum": 3})));
+        eprintln!(
+            "{group}: ours on {:?}, rmcp on {:?}",
+            ours.protocol_version(),
+            rmcp.peer_info().map(|i| i.protocol_version.to_string())
+        );
+        Clients {
+            group,
+            ours,
+            ours_legacy,
+            rmcp,
+            params,
+        }
+    }
+
+    const NAMES: [&'static str; 3] = ["ours", "ours_2025_11_25", "rmcp"];
+
+    /// One round trip by client `which` (an index into [`Clients::NAMES`]).
+    fn call(&self, runtime: &Runtime, which: usize, arguments: &Map<String, Value>) {
+        match which {
+            0 | 1 => {
+                let client = if which == 0 {
+                    &self.ours
+                } else {
+                    &self.ours_legacy
+                };
+                let result = runtime
+                    .block_on(client.call_tool("add", black_box(arguments.clone())))
+                    .expect("call");
+                assert!(!result.is_error());
+            }
+            _ => {
+                let result = runtime
+                    .block_on(self.rmcp.call_tool(black_box(self.params.clone())))
+                    .expect("call");
+                assert_ne!(result.is_error, Some(true));
+            }
+        }
+    }
+
+    fn close(self, runtime: &Runtime) {
+        runtime.block_on(self.rmcp.cancel()).expect("rmcp closes");
+    }
+}
+
+/// Both schemes' clients, against one server.
+fn with_clients(mut each: impl FnMut(&Runtime, &Clients)) {
     let pki = pki();
     let server = Server::start(&pki);
     let runtime = current_thread();
-    let arguments = arguments();
-    for (group_name, url) in [
+    for (group, url) in [
         (
             "client_round_trip_http",
             format!("http://127.0.0.1:{}/mcp", server.http_port),
@@ -245,71 +357,100 @@ fn round_trips(c: &mut Criterion) {
             format!("https://localhost:{}/mcp", server.https_port),
         ),
     ] {
-        let ours = runtime
-            .block_on(
-                HttpClient::builder(&url)
-                    .add_root_certificate(&pki.ca_pem)
-                    .no_proxy()
-                    .connect(),
-            )
-            .expect("ours connects");
-        let result = runtime
-            .block_on(ours.call_tool("add", arguments.clone()))
-            .expect("ours calls");
-        assert_eq!(result.structured_content, Some(json!({"sum": 3})));
-        // Ours pinned to the version rmcp's client lands on, to tell the era's cost on the
-        // server apart from the client's.
-        let ours_legacy = runtime
-            .block_on(
-                HttpClient::builder(&url)
-                    .add_root_certificate(&pki.ca_pem)
-                    .no_proxy()
-                    .protocol(mcp_bindgen::Protocol::Version("2025-11-25".into()))
-                    .connect(),
-            )
-            .expect("ours connects");
-        let theirs = rmcp_client(&runtime, &url, &pki);
-        let params =
-            rmcp::model::CallToolRequestParams::new("add").with_arguments(arguments.clone());
-        let result = runtime
-            .block_on(theirs.call_tool(params.clone()))
-            .expect("rmcp calls");
-        assert_eq!(result.structured_content, Some(json!({"sum": 3})));
-        eprintln!(
-            "{group_name}: ours on {:?}, rmcp on {:?}",
-            ours.protocol_version(),
-            theirs.peer_info().map(|i| i.protocol_version.to_string())
-        );
-
-        let mut group = c.benchmark_group(group_name);
-        group.bench_function("ours", |b| {
-            b.iter(|| {
-                let result = runtime
-                    .block_on(ours.call_tool("add", black_box(arguments.clone())))
-                    .expect("call");
-                assert!(!result.is_error());
-            })
-        });
-        group.bench_function("ours_2025_11_25", |b| {
-            b.iter(|| {
-                let result = runtime
-                    .block_on(ours_legacy.call_tool("add", black_box(arguments.clone())))
-                    .expect("call");
-                assert!(!result.is_error());
-            })
-        });
-        group.bench_function("rmcp", |b| {
-            b.iter(|| {
-                let result = runtime
-                    .block_on(theirs.call_tool(black_box(params.clone())))
-                    .expect("call");
-                assert_ne!(result.is_error, Some(true));
-            })
-        });
-        group.finish();
-        runtime.block_on(theirs.cancel()).expect("rmcp closes");
+        let clients = Clients::connect(&runtime, group, &url, &pki);
+        each(&runtime, &clients);
+        clients.close(&runtime);
     }
     drop(server);
+}
+
+fn round_trips(c: &mut Criterion) {
+    let arguments = arguments();
+    with_clients(|runtime, clients| {
+        let mut group = c.benchmark_group(clients.group);
+        for (which, name) in Clients::NAMES.into_iter().enumerate() {
+            group.bench_function(name, |b| {
+                b.iter(|| clients.call(runtime, which, &arguments))
+            });
+        }
+        group.finish();
+    });
+}
+
+/// The same round trips in alternation, for a machine whose load drifts: `rounds` rounds (30
+/// unless `CLIENT_ALTERNATING` says otherwise) of `CALLS` calls by each client in turn, the
+/// order rotated every round, so that each client meets the same conditions. Prints each
+/// client's median time per call over the rounds, the CPU time per call on the client's side
+/// and the server's (medians over the rounds), and, per round, ours ÷ rmcp's time (median, and
+/// the quartiles).
+fn alternating(rounds: usize, only: Option<&str>) {
+    const CALLS: usize = 200;
+    let arguments = arguments();
+    with_clients(|runtime, clients| {
+        let n = Clients::NAMES.len();
+        for which in 0..n {
+            for _ in 0..CALLS / 4 {
+                clients.call(runtime, which, &arguments);
+            }
+        }
+        let mut per_call = vec![Vec::with_capacity(rounds); n];
+        // CPU µs per call: (server thread, every other thread = the client's side).
+        let mut cpu = vec![Vec::with_capacity(rounds); n];
+        for round in 0..rounds {
+            for k in 0..n {
+                let which = (round + k) % n;
+                if only.is_some_and(|only| only != Clients::NAMES[which]) {
+                    continue;
+                }
+                let cpu_before = cpu_ns();
+                let started = Instant::now();
+                for _ in 0..CALLS {
+                    clients.call(runtime, which, &arguments);
+                }
+                per_call[which].push(started.elapsed().as_secs_f64() * 1e6 / CALLS as f64);
+                if let (Some(before), Some(after)) = (cpu_before, cpu_ns()) {
+                    let per = |a: u64, b: u64| (a - b) as f64 / 1e3 / CALLS as f64;
+                    cpu[which].push((per(after.0, before.0), per(after.1, before.1)));
+                }
+            }
+        }
+        println!("{} ({rounds} rounds of {CALLS} calls each):", clients.group);
+        let rmcp = n - 1;
+        for (which, name) in Clients::NAMES.into_iter().enumerate() {
+            if per_call[which].is_empty() {
+                continue;
+            }
+            print!(
+                "  {name:<16} median {:7.1} µs/call",
+                quartiles(&per_call[which]).1
+            );
+            if !cpu[which].is_empty() {
+                let client: Vec<f64> = cpu[which].iter().map(|c| c.1).collect();
+                let server: Vec<f64> = cpu[which].iter().map(|c| c.0).collect();
+                print!(
+                    "   CPU µs/call: client {:6.1}, server {:6.1}",
+                    quartiles(&client).1,
+                    quartiles(&server).1
+                );
+            }
+            if which != rmcp && !per_call[rmcp].is_empty() {
+                let ratios: Vec<f64> = (0..rounds)
+                    .map(|i| per_call[which][i] / per_call[rmcp][i])
+                    .collect();
+                let (low, median, high) = quartiles(&ratios);
+                print!("   ÷ rmcp per round: median {median:.3} (quartiles {low:.3}–{high:.3})");
+            }
+            println!();
+        }
+    });
+}
+
+/// The lower quartile, the median and the upper quartile of `values` (not empty).
+fn quartiles(values: &[f64]) -> (f64, f64, f64) {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    (at(0.25), at(0.5), at(0.75))
 }
 
 criterion_group! {
@@ -319,4 +460,15 @@ criterion_group! {
         .measurement_time(Duration::from_secs(3));
     targets = round_trips
 }
-criterion_main!(benches);
+
+fn main() {
+    if let Some(rounds) = std::env::var_os("CLIENT_ALTERNATING") {
+        let rounds = rounds.to_str().and_then(|r| r.parse().ok()).unwrap_or(30);
+        // `CLIENT_ONLY=ours` (or another of `Clients::NAMES`): that client alone, to profile it.
+        let only = std::env::var("CLIENT_ONLY").ok();
+        alternating(rounds, only.as_deref());
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -23,8 +23,8 @@ use serde_json::{Map, Value, json};
 use super::io::{self, IoTask};
 use super::sse::SseParser;
 use super::{
-    CallContext, CallOptions, Exchange, Negotiated, Protocol, Response, Route, Session, Settings,
-    ToolList, lock,
+    CallContext, CallOptions, Exchange, Negotiated, Outgoing, Protocol, Response, Route, Session,
+    Settings, ToolList, lock,
 };
 use crate::era::{self, header as h};
 use crate::{CallToolResult, Error, ToolCaller};
@@ -430,16 +430,22 @@ impl Exchange for HttpClient {
 
     fn exchange(
         &self,
-        id: u64,
-        method: &str,
-        message: Value,
+        request: Outgoing<'_>,
         context: CallContext,
         timeout: Duration,
     ) -> impl Future<Output = Result<Response, Error>> + Send {
         let inner = self.inner.clone();
         let negotiated = inner.session.negotiated();
         let legacy = !negotiated.as_ref().is_some_and(|n| n.modern);
-        let what = describe(method, &message);
+        let id = request.id;
+        let what = describe(request.method, request.params);
+        let headers = headers(
+            &inner,
+            Some(request.method),
+            request.params,
+            negotiated.as_ref(),
+        );
+        let body = request.text;
         // Modern era: dropping the task closes the response stream, which cancels the request.
         let on_cancel: Option<Box<dyn FnOnce() + Send>> = legacy.then(|| {
             let inner = inner.clone();
@@ -449,7 +455,14 @@ impl Exchange for HttpClient {
         });
         IoTask::spawn(
             async move {
-                let posting = post(&inner, &message, Some(id), &context, negotiated.as_ref());
+                let posting = send(
+                    &inner,
+                    headers,
+                    body,
+                    Some(id),
+                    &context,
+                    negotiated.as_ref(),
+                );
                 match tokio::time::timeout(timeout, posting).await {
                     Ok(Ok(Answer::Response(answer))) => Ok(answer),
                     Ok(Ok(Answer::Accepted)) => Err(Error::transport(format!(
@@ -498,8 +511,8 @@ impl ToolCaller for HttpClient {
 }
 
 /// `tools/call echo`, `initialize`: what a request is, for messages.
-fn describe(method: &str, message: &Value) -> String {
-    match message["params"]["name"].as_str() {
+fn describe(method: &str, params: &Value) -> String {
+    match params["name"].as_str() {
         Some(name) if method == "tools/call" || method == "prompts/get" => {
             format!("{method} {name}")
         }
@@ -560,8 +573,13 @@ fn reach_error(url: &Url, e: reqwest::Error) -> Error {
     Error::transport_source(format!("could not reach {url}"), e)
 }
 
-/// The headers of a request in the negotiated era.
-fn headers(inner: &Inner, message: &Value, negotiated: Option<&Negotiated>) -> HeaderMap {
+/// The headers of a request (`method` with `params`; `None` for a GET) in the negotiated era.
+fn headers(
+    inner: &Inner,
+    method: Option<&str>,
+    params: &Value,
+    negotiated: Option<&Negotiated>,
+) -> HeaderMap {
     let mut headers = HeaderMap::new();
     headers.insert(
         header::CONTENT_TYPE,
@@ -591,7 +609,7 @@ fn headers(inner: &Inner, message: &Value, negotiated: Option<&Negotiated>) -> H
         }
         return headers;
     }
-    let Some(method) = message["method"].as_str() else {
+    let Some(method) = method else {
         return headers;
     };
     let mut put = |name: &str, value: &str| {
@@ -603,7 +621,6 @@ fn headers(inner: &Inner, message: &Value, negotiated: Option<&Negotiated>) -> H
         }
     };
     put(h::METHOD, &era::header_value::encode(method));
-    let params = &message["params"];
     let name = match method {
         "tools/call" | "prompts/get" => params["name"].as_str(),
         "resources/read" => params["uri"].as_str(),
@@ -634,11 +651,29 @@ async fn post(
     context: &CallContext,
     negotiated: Option<&Negotiated>,
 ) -> Result<Answer, Error> {
+    let headers = headers(
+        inner,
+        message["method"].as_str(),
+        &message["params"],
+        negotiated,
+    );
+    send(inner, headers, message.to_string(), id, context, negotiated).await
+}
+
+/// [`post`] for a message already written, with its headers.
+async fn send(
+    inner: &Arc<Inner>,
+    headers: HeaderMap,
+    body: String,
+    id: Option<u64>,
+    context: &CallContext,
+    negotiated: Option<&Negotiated>,
+) -> Result<Answer, Error> {
     let response = inner
         .http
         .post(inner.url.clone())
-        .headers(headers(inner, message, negotiated))
-        .body(message.to_string())
+        .headers(headers)
+        .body(body)
         .send()
         .await
         .map_err(|e| reach_error(&inner.url, e))?;
@@ -743,7 +778,7 @@ async fn read_events(
         }
         reconnects += 1;
         tokio::time::sleep(Duration::from_millis(parser.retry.unwrap_or(1000))).await;
-        let mut headers = headers(inner, &Value::Null, negotiated);
+        let mut headers = headers(inner, None, &Value::Null, negotiated);
         headers.remove(header::CONTENT_TYPE);
         headers.insert(
             header::ACCEPT,
@@ -807,12 +842,21 @@ async fn negotiate(inner: &Arc<Inner>, timeout: Duration) -> Result<(), Error> {
             version: version.clone(),
             modern: true,
         };
-        let message =
+        let params = json!({});
+        let request =
             inner
                 .session
-                .message(id, "server/discover", &json!({}), Some(&negotiated), None);
+                .outgoing(id, "server/discover", &params, Some(&negotiated), None)?;
+        let headers = headers(inner, Some(request.method), &params, Some(&negotiated));
         let context = CallContext::default();
-        let posting = post(inner, &message, Some(id), &context, Some(&negotiated));
+        let posting = send(
+            inner,
+            headers,
+            request.text,
+            Some(id),
+            &context,
+            Some(&negotiated),
+        );
         let answer =
             tokio::time::timeout(timeout, posting)
                 .await
@@ -976,7 +1020,7 @@ async fn listen(inner: std::sync::Weak<Inner>) {
         (
             inner.http.clone(),
             inner.url.clone(),
-            headers(&inner, &Value::Null, negotiated.as_ref()),
+            headers(&inner, None, &Value::Null, negotiated.as_ref()),
         )
     };
     headers.remove(header::CONTENT_TYPE);

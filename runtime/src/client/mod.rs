@@ -19,6 +19,7 @@
 mod decode;
 pub mod http;
 mod io;
+mod outgoing;
 mod sse;
 pub mod stdio;
 
@@ -37,6 +38,8 @@ use crate::{CallToolResult, Error};
 pub use decode::decode_tool_response;
 use decode::{Decoder, Step, Typed, ValueResult};
 pub(crate) use decode::{Response, Route};
+pub(crate) use outgoing::Outgoing;
+use outgoing::{MetaKeys, Modern};
 
 pub use http::{HttpClient, HttpClientBuilder, TokenProvider};
 pub use stdio::{StdioClient, StdioClientBuilder};
@@ -368,43 +371,26 @@ impl Session {
         })
     }
 
-    /// A JSON-RPC request: `params` with the modern `_meta` keys when `modern` is set, and the
-    /// `progressToken` when there is one.
-    pub(crate) fn message(
+    /// A JSON-RPC request, written: `params` with the modern `_meta` keys when `version` is a
+    /// 2026-07-28 one, and the `progressToken` when there is one.
+    pub(crate) fn outgoing<'a>(
         &self,
         id: u64,
-        method: &str,
-        params: &Value,
+        method: &'a str,
+        params: &'a Value,
         version: Option<&Negotiated>,
         progress_token: Option<u64>,
-    ) -> Value {
-        let mut params = match params {
-            Value::Object(map) => map.clone(),
-            Value::Null => Map::new(),
-            other => {
-                return json!({"jsonrpc": "2.0", "id": id, "method": method, "params": other});
-            }
+    ) -> Result<Outgoing<'a>, Error> {
+        let keys = MetaKeys {
+            modern: version.filter(|n| n.modern).map(|n| Modern {
+                version: &n.version,
+                capabilities: &self.settings.capabilities,
+                client_name: &self.settings.client_name,
+                client_version: &self.settings.client_version,
+            }),
+            progress_token,
         };
-        let modern = version.filter(|n| n.modern);
-        if modern.is_some() || progress_token.is_some() {
-            let meta = params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta_map) = meta {
-                if let Some(n) = modern {
-                    meta_map.insert(meta::PROTOCOL_VERSION.into(), json!(n.version));
-                    meta_map.insert(
-                        meta::CLIENT_CAPABILITIES.into(),
-                        self.settings.capabilities.clone(),
-                    );
-                    meta_map.insert(meta::CLIENT_INFO.into(), self.client_info());
-                }
-                if let Some(token) = progress_token {
-                    meta_map.insert(meta::PROGRESS_TOKEN.into(), json!(token));
-                }
-            }
-        }
-        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        Outgoing::new(id, method, params, keys)
     }
 
     /// Hands a notification to the handler it is for.
@@ -501,11 +487,10 @@ impl Session {
 pub(crate) trait Exchange: Sync {
     fn session(&self) -> &Session;
 
+    /// Sends `request` and returns the response to it.
     fn exchange(
         &self,
-        id: u64,
-        method: &str,
-        message: Value,
+        request: Outgoing<'_>,
         context: CallContext,
         timeout: Duration,
     ) -> impl Future<Output = Result<Response, Error>> + Send;
@@ -562,9 +547,9 @@ where
         let id = session.next_id();
         let negotiated = session.negotiated();
         let token = options.progress.as_ref().map(|_| id);
-        let message = session.message(id, method, &params, negotiated.as_ref(), token);
+        let request = session.outgoing(id, method, &params, negotiated.as_ref(), token)?;
         let answer = transport
-            .exchange(id, method, message, context.clone(), timeout)
+            .exchange(request, context.clone(), timeout)
             .await?;
         let modern = negotiated.as_ref().is_some_and(|n| n.modern);
         let expected = (!answer.any_id).then_some(id);
@@ -879,20 +864,22 @@ mod tests {
             version: "2026-07-28".into(),
             modern: true,
         };
-        let message = session.message(
-            7,
-            "tools/call",
-            &json!({"name": "x", "_meta": {"mine": 1}}),
-            Some(&negotiated),
-            Some(7),
-        );
+        let params = json!({"name": "x", "_meta": {"mine": 1}});
+        let request = session
+            .outgoing(7, "tools/call", &params, Some(&negotiated), Some(7))
+            .unwrap();
+        let message: Value = serde_json::from_str(&request.text).unwrap();
         let meta = &message["params"]["_meta"];
         assert_eq!(meta[meta::PROTOCOL_VERSION], "2026-07-28");
         assert_eq!(meta[meta::CLIENT_CAPABILITIES], json!({}));
         assert_eq!(meta[meta::CLIENT_INFO]["name"], "mcp-bindgen");
         assert_eq!(meta["progressToken"], 7);
         assert_eq!(meta["mine"], 1);
-        let legacy = session.message(8, "tools/list", &json!({}), None, None);
+        let params = json!({});
+        let legacy = session
+            .outgoing(8, "tools/list", &params, None, None)
+            .unwrap();
+        let legacy: Value = serde_json::from_str(&legacy.text).unwrap();
         assert_eq!(legacy["params"], json!({}));
     }
 

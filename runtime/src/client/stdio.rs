@@ -17,8 +17,8 @@ use tokio::task::JoinHandle;
 
 use super::io::{self, IoTask};
 use super::{
-    CallContext, CallOptions, Exchange, Negotiated, Response, Route, Session, Settings, ToolList,
-    lock,
+    CallContext, CallOptions, Exchange, Negotiated, Outgoing, Response, Route, Session, Settings,
+    ToolList, lock,
 };
 use crate::era;
 use crate::{CallToolResult, Error, ToolCaller};
@@ -46,8 +46,14 @@ impl std::fmt::Debug for Shared {
 
 impl Shared {
     fn write(&self, message: &Value) -> Result<(), Error> {
+        self.write_line(message.to_string())
+    }
+
+    /// Writes one message's text and its newline.
+    fn write_line(&self, mut text: String) -> Result<(), Error> {
+        text.push('\n');
         self.writer
-            .send(format!("{message}\n"))
+            .send(text)
             .map_err(|_| Error::transport("could not write to the server: it has exited"))
     }
 
@@ -218,23 +224,23 @@ impl Exchange for StdioClient {
 
     fn exchange(
         &self,
-        id: u64,
-        method: &str,
-        message: Value,
+        request: Outgoing<'_>,
         context: CallContext,
         timeout: Duration,
     ) -> impl Future<Output = Result<Response, Error>> + Send {
         let shared = self.inner.shared.clone();
         let cancelling = shared.clone();
-        let what = match message["params"]["name"].as_str() {
+        let (id, method) = (request.id, request.method);
+        let what = match request.params["name"].as_str() {
             Some(name) if method == "tools/call" => format!("{method} {name}"),
             _ => method.to_owned(),
         };
+        let text = request.text;
         IoTask::spawn(
             async move {
                 let (tx, rx) = oneshot::channel();
                 lock(&shared.pending).insert(id, Pending { tx, context });
-                if let Err(e) = shared.write(&message) {
+                if let Err(e) = shared.write_line(text) {
                     lock(&shared.pending).remove(&id);
                     return Err(e);
                 }
@@ -293,16 +299,11 @@ async fn negotiate(client: &StdioClient) -> Result<(), Error> {
                 version: version.clone(),
                 modern: true,
             };
-            let message =
-                session.message(id, "server/discover", &json!({}), Some(&negotiated), None);
+            let params = json!({});
+            let request =
+                session.outgoing(id, "server/discover", &params, Some(&negotiated), None)?;
             let answer = client
-                .exchange(
-                    id,
-                    "server/discover",
-                    message,
-                    CallContext::default(),
-                    timeout,
-                )
+                .exchange(request, CallContext::default(), timeout)
                 .await;
             let reason = match answer.and_then(|a| a.result("server/discover", id)) {
                 Ok(result) => match result.get("supportedVersions") {
@@ -375,10 +376,10 @@ async fn negotiate(client: &StdioClient) -> Result<(), Error> {
         return Err(Error::transport("no protocol version agreed after 3 tries"));
     };
     let id = session.next_id();
-    let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
-        "params": session.initialize_params(&version)});
+    let params = session.initialize_params(&version);
+    let request = session.outgoing(id, "initialize", &params, None, None)?;
     let answer = client
-        .exchange(id, "initialize", message, CallContext::default(), timeout)
+        .exchange(request, CallContext::default(), timeout)
         .await?;
     let result = answer.result("initialize", id)?;
     session.set_negotiated(
