@@ -34,10 +34,73 @@ pub(crate) enum Era {
 pub(crate) struct Request {
     pub id: Value,
     pub method: String,
-    pub params: Option<Value>,
+    /// The members of `params` the server reads (all `None` when `params` is absent or not an
+    /// object).
+    pub params: Params,
+}
+
+/// The members of a request's `params` that the server reads, parsed straight from the text:
+/// no `Value` or map for `params` or `_meta`. Scalars the server echoes or compares stay small
+/// `Value`s (a string or a number); `arguments` is the one `Value` tree, which the compiled
+/// argument check reads before the tool's struct is deserialized from it. Every other member
+/// is checked as strictly as a `Value` parse would check it, and dropped.
+#[derive(Debug, Default)]
+pub(crate) struct Params {
+    /// Whether `params` is an object; when it is absent or not one, every member is `None`.
+    pub object: bool,
+    /// `name` (`tools/call`, `prompts/get`).
+    pub name: Option<Value>,
+    /// `arguments` (`tools/call`).
+    pub arguments: Option<Value>,
+    /// `uri` (`resources/read`).
+    pub uri: Option<Value>,
+    /// `cursor` (`tools/list`).
+    pub cursor: Option<Value>,
+    /// `protocolVersion` (`initialize`).
+    pub protocol_version: Option<Value>,
+    /// `level` (`logging/setLevel`).
+    pub level: Option<Value>,
+    /// `_meta`, when it is an object.
+    pub meta: Option<Meta>,
+}
+
+/// The keys of `params._meta` that the server reads.
+#[derive(Debug, Default)]
+pub(crate) struct Meta {
+    /// [`era::meta::PROTOCOL_VERSION`].
+    pub protocol_version: Option<Value>,
+    /// [`era::meta::CLIENT_CAPABILITIES`].
+    pub capabilities: Option<Capabilities>,
+    /// [`era::meta::PROGRESS_TOKEN`].
+    pub progress_token: Option<Value>,
+    /// [`era::meta::LOG_LEVEL`].
+    pub log_level: Option<Value>,
+}
+
+/// `_meta`'s client capabilities: the names an object declares (their values are not read), or
+/// a value that is not an object.
+#[derive(Debug)]
+pub(crate) enum Capabilities {
+    Declared(Vec<String>),
+    NotAnObject,
+}
+
+impl Capabilities {
+    /// The declared names, when the capabilities are an object.
+    fn declared(&self) -> Option<&[String]> {
+        match self {
+            Capabilities::Declared(names) => Some(names),
+            Capabilities::NotAnObject => None,
+        }
+    }
 }
 
 /// What a message body is.
+// Taken apart as soon as it is made; boxing the request would add an allocation per request.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a per-message temporary; a Box would allocate on every request"
+)]
 pub(crate) enum Framed {
     Request(Request),
     /// A notification: no reply.
@@ -167,7 +230,7 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
         }
     };
     let Envelope {
-        jsonrpc,
+        jsonrpc_2_0,
         id,
         method,
         params,
@@ -203,7 +266,7 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
         };
         return Framed::Response(ClientResponse { id, outcome });
     }
-    if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    if !jsonrpc_2_0 {
         return Framed::Invalid(Rejection::new(
             &id,
             -32600,
@@ -227,14 +290,17 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
             ));
         }
     };
-    Framed::Request(Request { id, method, params })
+    Framed::Request(Request {
+        id,
+        method,
+        params: params.unwrap_or_default(),
+    })
 }
 
-/// A message body as parsed: the members of an object that framing reads, each its own small
-/// `Value` (no `Value` or map for the whole message), or what else the JSON was.
+/// A message body as parsed: the members of an object that framing reads, typed (no `Value` or
+/// map for the whole message, its `params` or their `_meta`), or what else the JSON was.
 // Built on the stack once per message and taken apart at once: boxing the envelope would add an
-// allocation per request. (The variant is only large when another crate in the build turns on
-// serde_json's `preserve_order`, as the workspace's generator does.)
+// allocation per request.
 #[allow(
     clippy::large_enum_variant,
     reason = "a per-message temporary; a Box would allocate on every request"
@@ -250,10 +316,11 @@ enum Message {
 /// object parsed into a map does.
 #[derive(Default)]
 struct Envelope {
-    jsonrpc: Option<Value>,
+    /// Whether `jsonrpc` is the string "2.0".
+    jsonrpc_2_0: bool,
     id: Option<Value>,
     method: Option<Value>,
-    params: Option<Value>,
+    params: Option<Params>,
     result: Option<Value>,
     error: Option<Value>,
 }
@@ -264,38 +331,270 @@ impl<'de> serde::Deserialize<'de> for Message {
     }
 }
 
-/// The name of a member, matched without allocating.
-enum Member {
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Result,
-    Error,
-    Other,
-}
+/// An enum of the member names an object's visitor reads (and `Other`), matched without
+/// allocating; a name with escapes is matched as decoded, as a map key would be.
+macro_rules! member_names {
+    ($(#[$doc:meta])* $name:ident { $($text:pat => $variant:ident),* $(,)? }) => {
+        $(#[$doc])*
+        enum $name {
+            $($variant,)*
+            Other,
+        }
 
-impl<'de> serde::Deserialize<'de> for Member {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = Member;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Member, E> {
-                Ok(match name {
-                    "jsonrpc" => Member::Jsonrpc,
-                    "id" => Member::Id,
-                    "method" => Member::Method,
-                    "params" => Member::Params,
-                    "result" => Member::Result,
-                    "error" => Member::Error,
-                    _ => Member::Other,
-                })
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Names;
+                impl serde::de::Visitor<'_> for Names {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a member name")
+                    }
+                    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<$name, E> {
+                        Ok(match name {
+                            $($text => $name::$variant,)*
+                            _ => $name::Other,
+                        })
+                    }
+                }
+                deserializer.deserialize_identifier(Names)
             }
         }
-        deserializer.deserialize_identifier(Name)
+    };
+}
+
+member_names! {
+    /// The members of a JSON-RPC message.
+    Member {
+        "jsonrpc" => Jsonrpc,
+        "id" => Id,
+        "method" => Method,
+        "params" => Params,
+        "result" => Result,
+        "error" => Error,
+    }
+}
+
+member_names! {
+    /// The members of `params` the server reads.
+    ParamsMember {
+        "name" => Name,
+        "arguments" => Arguments,
+        "uri" => Uri,
+        "cursor" => Cursor,
+        "protocolVersion" => ProtocolVersion,
+        "level" => Level,
+        "_meta" => Meta,
+    }
+}
+
+member_names! {
+    /// The keys of `params._meta` the server reads.
+    MetaKey {
+        era::meta::PROTOCOL_VERSION => ProtocolVersion,
+        era::meta::CLIENT_CAPABILITIES => Capabilities,
+        era::meta::PROGRESS_TOKEN => ProgressToken,
+        era::meta::LOG_LEVEL => LogLevel,
+    }
+}
+
+/// The `Visitor` methods for JSON that is neither an object nor a string: `$value` for each,
+/// after checking an array's elements (as strictly as a `Value` parse) and dropping them.
+macro_rules! neither_object_nor_string {
+    ($value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok($value)
+        }
+    };
+}
+
+/// Any JSON value, parsed exactly as strictly as into a `Value` (numbers in range, string
+/// escapes decoded, the same nesting limit), so that what is valid JSON in a message is what it
+/// was when the whole message was one `Value`; then dropped, without allocating.
+struct Skip;
+
+impl<'de> serde::Deserialize<'de> for Skip {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Skip;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            neither_object_nor_string!(Skip);
+            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+                while map.next_key::<Skip>()?.is_some() {
+                    map.next_value::<Skip>()?;
+                }
+                Ok(Skip)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Whether a value is the string "2.0" (`jsonrpc`).
+struct Is2_0(bool);
+
+impl<'de> serde::Deserialize<'de> for Is2_0 {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Is2_0;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("\"2.0\"")
+            }
+            neither_object_nor_string!(Is2_0(false));
+            fn visit_str<E>(self, text: &str) -> Result<Is2_0, E> {
+                Ok(Is2_0(text == "2.0"))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Is2_0, A::Error> {
+                <Skip as serde::Deserialize>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                )?;
+                Ok(Is2_0(false))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Params {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Params;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("params")
+            }
+            neither_object_nor_string!(Params::default());
+            fn visit_str<E>(self, _: &str) -> Result<Params, E> {
+                Ok(Params::default())
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Params, A::Error> {
+                let mut params = Params {
+                    object: true,
+                    ..Params::default()
+                };
+                while let Some(member) = map.next_key::<ParamsMember>()? {
+                    let slot = match member {
+                        ParamsMember::Name => &mut params.name,
+                        ParamsMember::Arguments => &mut params.arguments,
+                        ParamsMember::Uri => &mut params.uri,
+                        ParamsMember::Cursor => &mut params.cursor,
+                        ParamsMember::ProtocolVersion => &mut params.protocol_version,
+                        ParamsMember::Level => &mut params.level,
+                        ParamsMember::Meta => {
+                            params.meta = map.next_value::<MetaMember>()?.0;
+                            continue;
+                        }
+                        ParamsMember::Other => {
+                            map.next_value::<Skip>()?;
+                            continue;
+                        }
+                    };
+                    // `Value`, not `Option<Value>`: a `null` member is `Some(Value::Null)`.
+                    *slot = Some(map.next_value::<Value>()?);
+                }
+                Ok(params)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// `params._meta`: `None` when it is not an object.
+struct MetaMember(Option<Meta>);
+
+impl<'de> serde::Deserialize<'de> for MetaMember {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = MetaMember;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("_meta")
+            }
+            neither_object_nor_string!(MetaMember(None));
+            fn visit_str<E>(self, _: &str) -> Result<MetaMember, E> {
+                Ok(MetaMember(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MetaMember, A::Error> {
+                let mut meta = Meta::default();
+                while let Some(key) = map.next_key::<MetaKey>()? {
+                    let slot = match key {
+                        MetaKey::ProtocolVersion => &mut meta.protocol_version,
+                        MetaKey::ProgressToken => &mut meta.progress_token,
+                        MetaKey::LogLevel => &mut meta.log_level,
+                        MetaKey::Capabilities => {
+                            meta.capabilities = Some(map.next_value()?);
+                            continue;
+                        }
+                        MetaKey::Other => {
+                            map.next_value::<Skip>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value::<Value>()?);
+                }
+                Ok(MetaMember(Some(meta)))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Capabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Capabilities;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("client capabilities")
+            }
+            neither_object_nor_string!(Capabilities::NotAnObject);
+            fn visit_str<E>(self, _: &str) -> Result<Capabilities, E> {
+                Ok(Capabilities::NotAnObject)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Capabilities, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    map.next_value::<Skip>()?;
+                    names.push(name);
+                }
+                Ok(Capabilities::Declared(names))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
     }
 }
 
@@ -312,16 +611,20 @@ impl<'de> serde::de::Visitor<'de> for MessageVisitor {
         let mut envelope = Envelope::default();
         while let Some(member) = map.next_key::<Member>()? {
             let slot = match member {
-                Member::Jsonrpc => &mut envelope.jsonrpc,
+                Member::Jsonrpc => {
+                    envelope.jsonrpc_2_0 = map.next_value::<Is2_0>()?.0;
+                    continue;
+                }
+                Member::Params => {
+                    envelope.params = Some(map.next_value()?);
+                    continue;
+                }
                 Member::Id => &mut envelope.id,
                 Member::Method => &mut envelope.method,
-                Member::Params => &mut envelope.params,
                 Member::Result => &mut envelope.result,
                 Member::Error => &mut envelope.error,
                 Member::Other => {
-                    // Parsed (and dropped) as a Value, so that what is valid JSON here is
-                    // exactly what it was when the whole message was one Value.
-                    map.next_value::<Value>()?;
+                    map.next_value::<Skip>()?;
                     continue;
                 }
             };
@@ -331,10 +634,10 @@ impl<'de> serde::de::Visitor<'de> for MessageVisitor {
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
-        if seq.next_element::<Value>()?.is_none() {
+        if seq.next_element::<Skip>()?.is_none() {
             return Ok(Message::EmptyArray);
         }
-        while seq.next_element::<Value>()?.is_some() {}
+        while seq.next_element::<Skip>()?.is_some() {}
         Ok(Message::Array)
     }
 
@@ -368,17 +671,13 @@ pub(crate) struct Headers {
     pub params: Vec<(String, String)>,
 }
 
-fn meta_of(params: Option<&Value>) -> Option<&Map<String, Value>> {
-    params?.get("_meta")?.as_object()
-}
-
 /// Which era a request belongs to, and whether its `_meta` and headers are consistent
 /// (`basic/versioning.mdx`, `basic/transports/streamable-http.mdx` of 2026-07-28). Errors are
 /// answered with HTTP 400.
 pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<Era, Rejection> {
     let id = &request.id;
-    let meta = meta_of(request.params.as_ref());
-    let claim = meta.and_then(|m| m.get(era::meta::PROTOCOL_VERSION));
+    let meta = request.params.meta.as_ref();
+    let claim = meta.and_then(|m| m.protocol_version.as_ref());
     let header_version = headers.and_then(|h| h.version.as_deref());
     let header_modern = header_version.is_some_and(era::is_modern);
     let mismatch = |what: String| {
@@ -403,7 +702,7 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
         if header_modern || request.method == "server/discover" {
             let missing = match meta {
                 None => "_meta".to_owned(),
-                Some(m) if !m.contains_key(era::meta::CLIENT_CAPABILITIES) => format!(
+                Some(m) if m.capabilities.is_none() => format!(
                     "{}, {}",
                     era::meta::PROTOCOL_VERSION,
                     era::meta::CLIENT_CAPABILITIES
@@ -442,9 +741,11 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
             ),
         ));
     };
-    if !meta
-        .get(era::meta::CLIENT_CAPABILITIES)
-        .is_some_and(Value::is_object)
+    if meta
+        .capabilities
+        .as_ref()
+        .and_then(Capabilities::declared)
+        .is_none()
     {
         return Err(Rejection::new(
             id,
@@ -492,16 +793,12 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
             Some(_) => {}
         }
         let field = match request.method.as_str() {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
+            "tools/call" | "prompts/get" => Some(("name", &request.params.name)),
+            "resources/read" => Some(("uri", &request.params.uri)),
             _ => None,
         };
-        if let Some(field) = field
-            && let Some(body) = request
-                .params
-                .as_ref()
-                .and_then(|p| p.get(field))
-                .and_then(Value::as_str)
+        if let Some((field, body)) = field
+            && let Some(body) = body.as_ref().and_then(Value::as_str)
         {
             match headers.name.as_deref() {
                 None => {
@@ -906,8 +1203,8 @@ impl<Ctx> Registry<Ctx> {
         request.method == "tools/call"
             && request
                 .params
+                .name
                 .as_ref()
-                .and_then(|p| p.get("name"))
                 .and_then(Value::as_str)
                 .and_then(|name| self.index.get(name))
                 .is_some_and(|&i| matches!(self.entries[i].run, Run::Call(..)))
@@ -924,9 +1221,9 @@ impl<Ctx> Registry<Ctx> {
         let id = &request.id;
         let modern = era == Era::Modern;
         let (text, status) = match (era, request.method.as_str()) {
-            (Era::Legacy, "initialize") => (self.initialize(id, request.params.as_ref()), 200),
+            (Era::Legacy, "initialize") => (self.initialize(id, &request.params), 200),
             (Era::Legacy, "ping") => (respond(id, &Map::new()), 200),
-            (Era::Legacy, "logging/setLevel") => self.set_level(id, request.params.as_ref()),
+            (Era::Legacy, "logging/setLevel") => self.set_level(id, &request.params),
             (Era::Modern, "server/discover") => (self.discover(id), 200),
             (Era::Modern, "prompts/list") => (self.empty_list(id, "prompts"), 200),
             (Era::Modern, "resources/list") => (self.empty_list(id, "resources"), 200),
@@ -934,12 +1231,7 @@ impl<Ctx> Registry<Ctx> {
                 (self.empty_list(id, "resourceTemplates"), 200)
             }
             (Era::Modern, "resources/read") => {
-                let uri = request
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("uri"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
+                let uri = request.params.uri.clone().unwrap_or(Value::Null);
                 let text = error_with(
                     id,
                     -32602,
@@ -949,7 +1241,7 @@ impl<Ctx> Registry<Ctx> {
                 (text, 200)
             }
             (_, "tools/list") => {
-                let text = self.list(id, request.params.as_ref(), modern);
+                let text = self.list(id, &request.params, modern);
                 (text, 200)
             }
             (_, other) => (
@@ -960,10 +1252,8 @@ impl<Ctx> Registry<Ctx> {
         Some(Reply { text, status })
     }
 
-    fn initialize(&self, id: &Value, params: Option<&Value>) -> String {
-        let requested = params
-            .and_then(|p| p.get("protocolVersion"))
-            .and_then(Value::as_str);
+    fn initialize(&self, id: &Value, params: &Params) -> String {
+        let requested = params.protocol_version.as_ref().and_then(Value::as_str);
         let version = requested
             .filter(|v| SUPPORTED_VERSIONS.contains(v))
             .unwrap_or(SUPPORTED_VERSIONS[0]);
@@ -987,9 +1277,10 @@ impl<Ctx> Registry<Ctx> {
         )
     }
 
-    fn set_level(&mut self, id: &Value, params: Option<&Value>) -> (String, u16) {
+    fn set_level(&mut self, id: &Value, params: &Params) -> (String, u16) {
         match params
-            .and_then(|p| p.get("level"))
+            .level
+            .as_ref()
             .and_then(Value::as_str)
             .and_then(LogLevel::parse)
         {
@@ -1039,8 +1330,8 @@ impl<Ctx> Registry<Ctx> {
         Value::from(u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX))
     }
 
-    fn list(&self, id: &Value, params: Option<&Value>, modern: bool) -> String {
-        let start = match params.and_then(|p| p.get("cursor")) {
+    fn list(&self, id: &Value, params: &Params, modern: bool) -> String {
+        let start = match &params.cursor {
             None | Some(Value::Null) => 0,
             Some(cursor) => match cursor
                 .as_str()
@@ -1087,7 +1378,14 @@ impl<Ctx> Registry<Ctx> {
         let requests = requests && streamable && !modern;
         let Request { id, params, .. } = request;
         let done = |text: String, status: u16| Some(Reply { text, status });
-        let Some(Value::Object(mut params)) = params else {
+        let Params {
+            object,
+            name,
+            arguments,
+            meta,
+            ..
+        } = params;
+        if !object {
             return done(
                 error(
                     &id,
@@ -1096,14 +1394,14 @@ impl<Ctx> Registry<Ctx> {
                 ),
                 200,
             );
-        };
-        let Some(Value::String(name)) = params.remove("name") else {
+        }
+        let Some(Value::String(name)) = name else {
             return done(
                 error(&id, -32602, "Invalid params: tools/call needs a tool name"),
                 200,
             );
         };
-        let arguments = match params.remove("arguments") {
+        let arguments = match arguments {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => {
@@ -1116,18 +1414,18 @@ impl<Ctx> Registry<Ctx> {
         let Some(&index) = self.index.get(&name) else {
             return done(error(&id, -32602, &format!("Unknown tool: {name}")), 200);
         };
-        let meta = params.get("_meta").and_then(Value::as_object);
+        let meta = meta.as_ref();
         let entry = &mut self.entries[index];
         let result_type = modern.then_some("complete");
         let answer = |result: CallResult| done(result.respond(&id, result_type), 200);
         if modern && !entry.requires.is_empty() {
             let declared = meta
-                .and_then(|m| m.get(era::meta::CLIENT_CAPABILITIES))
-                .and_then(Value::as_object);
+                .and_then(|m| m.capabilities.as_ref())
+                .and_then(Capabilities::declared);
             let missing: Map<String, Value> = entry
                 .requires
                 .iter()
-                .filter(|c| !declared.is_some_and(|d| d.contains_key(*c)))
+                .filter(|c| !declared.is_some_and(|d| d.contains(c)))
                 .map(|c| (c.clone(), Value::Object(Map::new())))
                 .collect();
             if !missing.is_empty() {
@@ -1183,9 +1481,9 @@ impl<Ctx> Registry<Ctx> {
             }
             Run::Call(start, timeout, wrap) => {
                 let (timeout, wrap) = (*timeout, *wrap);
-                let progress_token = meta.and_then(|m| m.get(era::meta::PROGRESS_TOKEN)).cloned();
+                let progress_token = meta.and_then(|m| m.progress_token.clone());
                 let log_level = if modern {
-                    meta.and_then(|m| m.get(era::meta::LOG_LEVEL))
+                    meta.and_then(|m| m.log_level.as_ref())
                         .and_then(Value::as_str)
                         .and_then(LogLevel::parse)
                 } else {
