@@ -380,3 +380,242 @@ fn dispatch_fails_a_call_deferred_to_a_later_frame() {
     assert!(!call.complete(Ok(Stepped { frame: 3 })));
     assert_eq!(r.deferred_calls(), 0);
 }
+
+/// Reports progress once, logs once, then answers.
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct Report {}
+
+impl CallHandler<World> for Report {
+    type Output = Stepped;
+    fn start(self, world: &mut World, call: Call<Stepped>) {
+        call.progress(1.0, Some(2.0), Some("half"));
+        call.log(LogLevel::Info, "reported");
+        call.complete(Ok(Stepped { frame: world.frame }));
+    }
+}
+
+/// Requests at the edges of what framing and the era checks read: members of unexpected
+/// types, members given twice, unknown members (nested, with strings and numbers a `Value`
+/// parse refuses), `_meta` of every shape. Each request's answer lines (notifications, then
+/// the reply) are compared as JSON with `tests/fixtures/odd_requests.txt`, written from the
+/// answers `serve_stdio` gave when framing parsed `params` into a `Value`
+/// (`UPDATE_EXPECT=1 cargo test -p mcp-bindgen --features server --test modern` rewrites it).
+#[test]
+fn odd_requests_get_the_answers_they_always_got() {
+    const META: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+    let call = |params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#)
+    };
+    let modern = |method: &str, params: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"m","method":"{method}","params":{{{params}"_meta":{{{META}}}}}}}"#
+        )
+    };
+    let with_meta = |method: &str, meta: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"{method}","params":{{"_meta":{meta}}}}}"#)
+    };
+    let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
+    let cases: Vec<String> = vec![
+        // Legacy calls: the arguments, the name and params of every shape.
+        call(r#"{"name":"frame","arguments":{}}"#),
+        call(r#"{"name":"frame"}"#),
+        call(r#"{"name":"frame","arguments":null}"#),
+        call(r#"{"name":"frame","arguments":[1]}"#),
+        call(r#"{"name":"frame","arguments":"{}"}"#),
+        call(r#"{"name":5,"arguments":{}}"#),
+        call(r#"{"name":null}"#),
+        call(r#"{"name":{"a":1}}"#),
+        call(r#"{"arguments":{}}"#),
+        call(r#"{"name":"nope"}"#),
+        call("null"),
+        call("[]"),
+        call(r#""frame""#),
+        call("7"),
+        call(r#"{"name":"frame","name":"nope"}"#),
+        call(r#"{"name":"nope","name":"frame"}"#),
+        call(r#"{"n\u0061me":"frame"}"#),
+        call(r#"{"name":"run_frames","arguments":{"frames":"x"}}"#),
+        call(r#"{"name":"run_frames","arguments":{"frames":0},"arguments":{"frames":1}}"#),
+        call(r#"{"name":"run_frames","arguments":{"frames":1},"arguments":{"frames":0}}"#),
+        call(r#"{"name":"frame","extra":{"deep":[{"x":[1,2,{"y":null}]}],"s":"\u00e9\n"}}"#),
+        // The legacy era reads a progress token from `_meta` too.
+        call(r#"{"name":"report","_meta":{"progressToken":"p1"}}"#),
+        call(r#"{"name":"report","_meta":{"progressToken":7}}"#),
+        call(r#"{"name":"report","_meta":{"progressToken":{"a":[1]}}}"#),
+        call(r#"{"name":"report","_meta":"progressToken"}"#),
+        call(r#"{"name":"report","_meta":{"progressToken":"p1"},"_meta":{}}"#),
+        // Strings and numbers a `Value` parse refuses, wherever they are.
+        call(r#"{"name":"frame","extra":"\udc00"}"#),
+        call(r#"{"name":"frame","extra":1e400}"#),
+        call(r#"{"name":"frame","_meta":{"x":"\ud800"}}"#),
+        call(r#"{"name":"frame","_meta":{"x":-1e999}}"#),
+        call(r#"{"name":"frame","\udc00":1}"#),
+        call(r#"{"name":"frame","extra":"\x"}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"frame","extra":{deep}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","other":{deep}}}"#),
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping","other":"\ud800"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping","other":1e309}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\udfff"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#.into(),
+        // The envelope's members.
+        r#"{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":{"v":"2.0"},"id":1,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":["2.0"],"id":1,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":2.0,"id":1,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":["ping"]}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":"x"}}"#.into(),
+        r#"{"jsonrpc":"2.0","params":{"name":"frame"}}"#.into(),
+        // initialize, logging/setLevel and tools/list read one member each.
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":20250618}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":"2025-06-18"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":["info"]}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":null}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":0}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"tools:1"}}"#.into(),
+        // The modern era: `_meta` of every shape.
+        modern("tools/call", r#""name":"frame","arguments":{},"#),
+        modern("tools/call", r#""name":"report","#),
+        modern("tools/call", r#""name":"report","io.modelcontextprotocol/logLevel":"debug","#),
+        modern("server/discover", ""),
+        modern("resources/read", r#""uri":"game://x","#),
+        modern("resources/read", r#""uri":{"u":1},"#),
+        modern("resources/read", ""),
+        modern("tools/list", r#""cursor":"x","#),
+        modern("ping", ""),
+        with_meta("server/discover", "null"),
+        with_meta("server/discover", r#""x""#),
+        with_meta("server/discover", "[1]"),
+        with_meta("server/discover", "{}"),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/clientCapabilities":"all"}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":null}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":{"v":"2026-07-28"},"io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":null}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientCapabilities":"x"}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":"x","io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta(
+            "server/discover",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta(
+            "tools/list",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        with_meta("tools/list", r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#),
+        with_meta(
+            "tools/list",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":1e400}}"#,
+        ),
+        with_meta(
+            "tools/list",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"\ud800":{}}}"#,
+        ),
+        with_meta(
+            "tools/list",
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"\udc00"}}"#,
+        ),
+        with_meta(
+            "tools/list",
+            r#"{"io.modelcontextprotocol/protocol\u0056ersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#,
+        ),
+        // A tool that requires a client capability, against declarations of every shape.
+        modern("tools/call", r#""name":"needs_sampling","#),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"needs_sampling","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{},"roots":{"listChanged":true}}}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"needs_sampling","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"samp\u006cing":1}}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"needs_sampling","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"needs_sampling","_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+        call(r#"{"name":"needs_sampling"}"#),
+    ];
+    let mut r = registry();
+    r.register_call::<Report>(Duration::from_secs(60));
+    r.register_fn(
+        mcp_bindgen::server::ToolDefinition::new("needs_sampling", serde_json::Map::new()),
+        |_: &mut World, arguments| Ok(Value::Object(arguments)),
+    );
+    assert!(r.require_client_capability("needs_sampling", "sampling"));
+    let mut transcript = String::new();
+    for case in &cases {
+        assert!(!case.contains('\n'), "one line per request: {case}");
+        let mut w = World::default();
+        let mut out = Vec::new();
+        serve_stdio(&mut r, &mut w, case.as_bytes(), &mut out).expect("serves");
+        transcript.push_str("> ");
+        transcript.push_str(case);
+        transcript.push('\n');
+        for line in String::from_utf8(out).expect("utf-8").lines() {
+            transcript.push_str("< ");
+            transcript.push_str(line);
+            transcript.push('\n');
+        }
+    }
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/odd_requests.txt");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &transcript).expect("writes the fixture");
+    }
+    let expected = std::fs::read_to_string(&path).expect("the fixture (UPDATE_EXPECT=1 writes it)");
+    // Compared as JSON: the key order of `Value` maps depends on serde_json's features, which
+    // Cargo unifies across whatever else the build compiles.
+    let parse = |text: &str| -> Vec<(String, Option<Value>)> {
+        text.lines()
+            .map(|line| match line.strip_prefix("< ") {
+                Some(answer) => (
+                    "<".to_owned(),
+                    Some(serde_json::from_str(answer).expect("an answer is JSON")),
+                ),
+                None => (line.to_owned(), None),
+            })
+            .collect()
+    };
+    let (got, want) = (parse(&transcript), parse(&expected));
+    for (i, (got, want)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(got, want, "line {} of odd_requests.txt", i + 1);
+    }
+    assert_eq!(got.len(), want.len(), "lines in odd_requests.txt");
+}

@@ -744,7 +744,8 @@ fn check_reply(request: &str, reply: Option<String>, outcomes: &Outcomes) {
     );
     if let Some(code) = reply.pointer("/error/code") {
         assert!(
-            [-32700, -32600, -32601, -32602, -32603].contains(&code.as_i64().unwrap_or(0)),
+            // -32022: a `_meta` naming a protocol version the server does not speak.
+            [-32700, -32600, -32601, -32602, -32603, -32022].contains(&code.as_i64().unwrap_or(0)),
             "{reply}"
         );
     }
@@ -795,6 +796,47 @@ fn add_arguments() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// `params._meta`: a 2026-07-28 one whose members are sometimes of the wrong type or missing,
+/// or any JSON.
+fn meta() -> impl Strategy<Value = Value> {
+    let member = |good: Value| {
+        prop_oneof![
+            3 => Just(Some(good)),
+            1 => Just(None),
+            1 => json_value().prop_map(Some),
+        ]
+    };
+    prop_oneof![
+        3 => (
+            prop_oneof![
+                member(json!("2026-07-28")),
+                member(json!("2025-11-25")),
+                member(json!("2099-01-01")),
+            ],
+            member(json!({"sampling": {}})),
+            member(json!({"name": "fuzz", "version": "0"})),
+            member(json!("tok")),
+            member(json!("info")),
+        )
+            .prop_map(|(version, capabilities, info, token, level)| {
+                let mut meta = Map::new();
+                for (key, value) in [
+                    ("io.modelcontextprotocol/protocolVersion", version),
+                    ("io.modelcontextprotocol/clientCapabilities", capabilities),
+                    ("io.modelcontextprotocol/clientInfo", info),
+                    ("progressToken", token),
+                    ("io.modelcontextprotocol/logLevel", level),
+                ] {
+                    if let Some(value) = value {
+                        meta.insert(key.to_owned(), value);
+                    }
+                }
+                Value::Object(meta)
+            }),
+        1 => json_value(),
+    ]
+}
+
 fn rpc_like() -> impl Strategy<Value = Value> {
     (
         prop_oneof![3 => Just(json!("2.0")), 1 => json_value()],
@@ -812,6 +854,9 @@ fn rpc_like() -> impl Strategy<Value = Value> {
         ],
         prop_oneof![
             3 => add_arguments().prop_map(|arguments| json!({"name": "add", "arguments": arguments})),
+            2 => (add_arguments(), meta()).prop_map(|(arguments, meta)| {
+                json!({"name": "add", "arguments": arguments, "_meta": meta})
+            }),
             1 => json_value(),
         ],
     )

@@ -4,7 +4,8 @@
 //! `cargo build --release --example profile_dispatch`, then
 //! `perf record -g target-peers/release/examples/profile_dispatch MODE [N]`, MODE one of
 //! ours, ours_modern, ours_trivial_schema, validate, validate_interpreted, floor (the `Value`
-//! path), floor_typed, rmcp, clone, decode, decode_owned.
+//! path), floor_typed, floor_typed_modern, rmcp, clone, decode, decode_owned, and the two ways to get a call's
+//! arguments both checked and into the tool's struct: args_from_value, args_from_raw.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -67,6 +68,7 @@ impl rmcp::ServerHandler for RmcpAdd {}
 
 const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
 const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
+const ARGUMENTS: &str = r#"{"a":1,"b":2}"#;
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
 
 fn floor(text: &str) -> String {
@@ -145,6 +147,77 @@ fn floor_typed(text: &str) -> String {
     .expect("json")
 }
 
+/// `floor_typed` for the 2026-07-28 request: `_meta` read as typed as it can be (the version
+/// borrowed, the capabilities and client info skipped unchecked), `resultType` written.
+fn floor_typed_modern(text: &str) -> String {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        id: Value,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow)]
+        params: Params<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: &'a str,
+        arguments: AddArgs,
+        #[serde(borrow, rename = "_meta")]
+        meta: Meta<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Meta<'a> {
+        #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion")]
+        version: &'a str,
+        #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+        _capabilities: serde::de::IgnoredAny,
+    }
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: CallResult<'a>,
+    }
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CallResult<'a> {
+        content: [TextBlock<'a>; 1],
+        structured_content: &'a Sum,
+        is_error: bool,
+        result_type: &'static str,
+    }
+    #[derive(Serialize)]
+    struct TextBlock<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'a str,
+    }
+    let request: Envelope = serde_json::from_str(text).expect("json");
+    assert!(request.jsonrpc == "2.0" && request.method == "tools/call");
+    assert!(request.params.name == "add" && request.params.meta.version == "2026-07-28");
+    let sum = Sum {
+        sum: request.params.arguments.a + request.params.arguments.b,
+    };
+    let structured = serde_json::to_string(&sum).expect("json");
+    serde_json::to_string(&Response {
+        jsonrpc: "2.0",
+        id: &request.id,
+        result: CallResult {
+            content: [TextBlock {
+                kind: "text",
+                text: &structured,
+            }],
+            structured_content: &sum,
+            is_error: false,
+            result_type: "complete",
+        },
+    })
+    .expect("json")
+}
+
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "ours".into());
     let n: usize = std::env::args()
@@ -207,9 +280,43 @@ fn main() {
                 black_box(registry.dispatch(&mut Game, black_box(MODERN_REQUEST)));
             }
         }
+        // The compiled check reads a `Value`. Two ways to have the arguments both checked and
+        // in the tool's struct: parse them into a `Value`, check it, move it into the struct
+        // (what `dispatch` does) ...
+        "args_from_value" => {
+            let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
+            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            for _ in 0..n {
+                let arguments: Value = serde_json::from_str(black_box(ARGUMENTS)).expect("json");
+                compiled.validate(&arguments).expect("valid");
+                let add: Add = serde_json::from_value(arguments).expect("fits");
+                black_box(add.a + add.b);
+            }
+        }
+        // ... or keep the raw text (owned, as a request crossing to the game thread is), parse
+        // a `Value` to check, and deserialize the struct from the text.
+        "args_from_raw" => {
+            let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
+            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            for _ in 0..n {
+                let raw: &serde_json::value::RawValue =
+                    serde_json::from_str(black_box(ARGUMENTS)).expect("json");
+                let raw: Box<serde_json::value::RawValue> = raw.to_owned();
+                let arguments: Value = serde_json::from_str(raw.get()).expect("json");
+                compiled.validate(&arguments).expect("valid");
+                drop(arguments);
+                let add: Add = serde_json::from_str(raw.get()).expect("fits");
+                black_box(add.a + add.b);
+            }
+        }
         "floor_typed" => {
             for _ in 0..n {
                 black_box(floor_typed(black_box(REQUEST)));
+            }
+        }
+        "floor_typed_modern" => {
+            for _ in 0..n {
+                black_box(floor_typed_modern(black_box(MODERN_REQUEST)));
             }
         }
         "floor" => {

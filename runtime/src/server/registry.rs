@@ -2,7 +2,9 @@
 //! eras (the legacy `initialize` handshake, MCP 2024-11-05 to 2025-11-25, and the stateless
 //! 2026-07-28 revision, told apart per request by its `params._meta`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,11 +35,113 @@ pub(crate) enum Era {
 #[derive(Debug)]
 pub(crate) struct Request {
     pub id: Value,
-    pub method: String,
-    pub params: Option<Value>,
+    /// The method; one the server answers is a static string (no allocation).
+    pub method: Cow<'static, str>,
+    /// The members of `params` the server reads (all `None` when `params` is absent or not an
+    /// object).
+    pub params: Params,
+}
+
+/// The members of a request's `params` that the server reads, parsed straight from the text
+/// into place: no `Value` or map for `params` or `_meta`. `arguments` is the one `Value` tree,
+/// which the compiled argument check reads before the tool's struct is deserialized from it;
+/// members only a rare method reads are boxed `Value`s, so that a request stays small to move.
+/// Every other member is checked as strictly as a `Value` parse would check it, and dropped.
+#[derive(Debug, Default)]
+pub(crate) struct Params {
+    /// Whether `params` is an object; when it is absent or not one, every member is `None`.
+    pub object: bool,
+    /// `name` (`tools/call`, `prompts/get`).
+    pub name: Option<Text>,
+    /// `arguments` (`tools/call`).
+    pub arguments: Option<Value>,
+    /// `uri` (`resources/read`).
+    pub uri: Option<Box<Value>>,
+    /// `cursor` (`tools/list`).
+    pub cursor: Option<Box<Value>>,
+    /// `protocolVersion` (`initialize`).
+    pub protocol_version: Option<Text>,
+    /// `level` (`logging/setLevel`).
+    pub level: Option<Text>,
+    /// `_meta`, when it is an object.
+    pub meta: Option<Meta>,
+}
+
+/// The keys of `params._meta` that the server reads.
+#[derive(Debug, Default)]
+pub(crate) struct Meta {
+    /// [`era::meta::PROTOCOL_VERSION`].
+    pub protocol_version: Option<Text>,
+    /// [`era::meta::CLIENT_CAPABILITIES`].
+    pub capabilities: Option<Capabilities>,
+    /// [`era::meta::PROGRESS_TOKEN`] (any JSON; echoed in progress notifications).
+    pub progress_token: Option<Box<Value>>,
+    /// [`era::meta::LOG_LEVEL`].
+    pub log_level: Option<Text>,
+}
+
+/// A member the server reads as a string: the string (static when it is a method or protocol
+/// version the server knows, so that those allocate nothing), or any other JSON.
+#[derive(Debug)]
+pub(crate) enum Text {
+    Str(Cow<'static, str>),
+    NotAString,
+}
+
+/// The methods and protocol versions the server reads, as static strings.
+const KNOWN: &[&str] = &[
+    "tools/call",
+    "tools/list",
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "server/discover",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+impl Text {
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Text::Str(text) => Some(text),
+            Text::NotAString => None,
+        }
+    }
+}
+
+/// `_meta`'s client capabilities: the names an object declares (their values are not read), or
+/// a value that is not an object.
+#[derive(Debug)]
+pub(crate) enum Capabilities {
+    Declared(Vec<String>),
+    NotAnObject,
+}
+
+impl Capabilities {
+    /// The declared names, when the capabilities are an object.
+    fn declared(&self) -> Option<&[String]> {
+        match self {
+            Capabilities::Declared(names) => Some(names),
+            Capabilities::NotAnObject => None,
+        }
+    }
 }
 
 /// What a message body is.
+// Taken apart as soon as it is made; boxing the request would add an allocation per request.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a per-message temporary; a Box would allocate on every request"
+)]
 pub(crate) enum Framed {
     Request(Request),
     /// A notification: no reply.
@@ -138,8 +242,12 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
             ));
         }
     };
-    let envelope = match serde_json::from_str(text) {
-        Ok(Message::Object(envelope)) => envelope,
+    let mut envelope = Envelope::default();
+    let mut parser = serde_json::Deserializer::from_str(text);
+    let parsed = serde::de::DeserializeSeed::deserialize(InPlace(&mut envelope), &mut parser)
+        .and_then(|message| parser.end().map(|()| message));
+    match parsed {
+        Ok(Message::Object) => {}
         Ok(Message::EmptyArray) => {
             return Framed::Invalid(Rejection::new(
                 &null,
@@ -165,9 +273,9 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
         Err(e) => {
             return Framed::Invalid(Rejection::new(&null, -32700, format!("Parse error: {e}")));
         }
-    };
+    }
     let Envelope {
-        jsonrpc,
+        jsonrpc_2_0,
         id,
         method,
         params,
@@ -178,7 +286,7 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
     let id = match id {
         None => {
             return match method {
-                Some(Value::String(_)) => Framed::NoReply,
+                Some(Text::Str(_)) => Framed::NoReply,
                 _ => Framed::Invalid(Rejection::new(
                     &null,
                     -32600,
@@ -198,12 +306,12 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
     if method.is_none() && is_response {
         // A response to a request the server sent during a call (see `Call::request`).
         let outcome = match (result, error) {
-            (Some(result), _) => Ok(result),
-            (None, error) => Err(error.unwrap_or(Value::Null)),
+            (Some(result), _) => Ok(*result),
+            (None, error) => Err(error.map_or(Value::Null, |e| *e)),
         };
         return Framed::Response(ClientResponse { id, outcome });
     }
-    if jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    if !jsonrpc_2_0 {
         return Framed::Invalid(Rejection::new(
             &id,
             -32600,
@@ -211,7 +319,7 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
         ));
     }
     let method = match method {
-        Some(Value::String(method)) => method,
+        Some(Text::Str(method)) => method,
         None => {
             return Framed::Invalid(Rejection::new(
                 &id,
@@ -230,112 +338,232 @@ pub(crate) fn frame(body: &[u8]) -> Framed {
     Framed::Request(Request { id, method, params })
 }
 
-/// A message body as parsed: the members of an object that framing reads, each its own small
-/// `Value` (no `Value` or map for the whole message), or what else the JSON was.
-// Built on the stack once per message and taken apart at once: boxing the envelope would add an
-// allocation per request. (The variant is only large when another crate in the build turns on
-// serde_json's `preserve_order`, as the workspace's generator does.)
-#[allow(
-    clippy::large_enum_variant,
-    reason = "a per-message temporary; a Box would allocate on every request"
-)]
+/// What a message body is, as parsed: an object (its members filled into an [`Envelope`] in
+/// place), or what else the JSON was.
 enum Message {
-    Object(Envelope),
+    Object,
     EmptyArray,
     Array,
     Other,
 }
 
-/// The members of a JSON-RPC message; a member given twice keeps its last value, as a JSON
-/// object parsed into a map does.
+/// The members of a JSON-RPC message, typed (no `Value` or map for the whole message, its
+/// `params` or their `_meta`); a member given twice keeps its last value, as a JSON object
+/// parsed into a map does.
 #[derive(Default)]
 struct Envelope {
-    jsonrpc: Option<Value>,
+    /// Whether `jsonrpc` is the string "2.0".
+    jsonrpc_2_0: bool,
     id: Option<Value>,
-    method: Option<Value>,
-    params: Option<Value>,
-    result: Option<Value>,
-    error: Option<Value>,
+    method: Option<Text>,
+    params: Params,
+    result: Option<Box<Value>>,
+    error: Option<Box<Value>>,
 }
 
-impl<'de> serde::Deserialize<'de> for Message {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(MessageVisitor)
-    }
-}
+/// An enum of the member names an object's visitor reads (and `Other`), matched without
+/// allocating; a name with escapes is matched as decoded, as a map key would be.
+macro_rules! member_names {
+    ($(#[$doc:meta])* $name:ident { $($text:pat => $variant:ident),* $(,)? }) => {
+        $(#[$doc])*
+        enum $name {
+            $($variant,)*
+            Other,
+        }
 
-/// The name of a member, matched without allocating.
-enum Member {
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Result,
-    Error,
-    Other,
-}
-
-impl<'de> serde::Deserialize<'de> for Member {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = Member;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Member, E> {
-                Ok(match name {
-                    "jsonrpc" => Member::Jsonrpc,
-                    "id" => Member::Id,
-                    "method" => Member::Method,
-                    "params" => Member::Params,
-                    "result" => Member::Result,
-                    "error" => Member::Error,
-                    _ => Member::Other,
-                })
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Names;
+                impl serde::de::Visitor<'_> for Names {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a member name")
+                    }
+                    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<$name, E> {
+                        Ok(match name {
+                            $($text => $name::$variant,)*
+                            _ => $name::Other,
+                        })
+                    }
+                }
+                deserializer.deserialize_identifier(Names)
             }
         }
-        deserializer.deserialize_identifier(Name)
+    };
+}
+
+member_names! {
+    /// The members of a JSON-RPC message.
+    Member {
+        "jsonrpc" => Jsonrpc,
+        "id" => Id,
+        "method" => Method,
+        "params" => Params,
+        "result" => Result,
+        "error" => Error,
     }
 }
 
-struct MessageVisitor;
+member_names! {
+    /// The members of `params` the server reads.
+    ParamsMember {
+        "name" => Name,
+        "arguments" => Arguments,
+        "uri" => Uri,
+        "cursor" => Cursor,
+        "protocolVersion" => ProtocolVersion,
+        "level" => Level,
+        "_meta" => Meta,
+    }
+}
 
-impl<'de> serde::de::Visitor<'de> for MessageVisitor {
+member_names! {
+    /// The keys of `params._meta` the server reads.
+    MetaKey {
+        era::meta::PROTOCOL_VERSION => ProtocolVersion,
+        era::meta::CLIENT_CAPABILITIES => Capabilities,
+        era::meta::PROGRESS_TOKEN => ProgressToken,
+        era::meta::LOG_LEVEL => LogLevel,
+    }
+}
+
+/// The `Visitor` methods for JSON that is neither an object nor a string: each returns
+/// `$value`, after checking an array's elements (as strictly as a `Value` parse) and dropping
+/// them.
+macro_rules! neither_object_nor_string {
+    ($value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok($value)
+        }
+    };
+}
+
+/// Any JSON value, parsed exactly as strictly as into a `Value` (numbers in range, string
+/// escapes decoded, the same nesting limit), so that what is valid JSON in a message is what it
+/// was when the whole message was one `Value`; then dropped, without allocating.
+struct Skip;
+
+impl<'de> serde::Deserialize<'de> for Skip {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Skip;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            neither_object_nor_string!(Skip);
+            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+                Ok(Skip)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+                while map.next_key::<Skip>()?.is_some() {
+                    map.next_value::<Skip>()?;
+                }
+                Ok(Skip)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Skips an object's members (see [`Skip`]).
+fn skip_members<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_key::<Skip>()?.is_some() {
+        map.next_value::<Skip>()?;
+    }
+    Ok(())
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Text;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            neither_object_nor_string!(Text::NotAString);
+            fn visit_str<E>(self, text: &str) -> Result<Text, E> {
+                Ok(Text::Str(
+                    match KNOWN.iter().find(|known| **known == text) {
+                        Some(known) => Cow::Borrowed(known),
+                        None => Cow::Owned(text.to_owned()),
+                    },
+                ))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Text, A::Error> {
+                skip_members(map)?;
+                Ok(Text::NotAString)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Whether a value is the string "2.0" (`jsonrpc`).
+struct Is2_0(bool);
+
+impl<'de> serde::Deserialize<'de> for Is2_0 {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Is2_0;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("\"2.0\"")
+            }
+            neither_object_nor_string!(Is2_0(false));
+            fn visit_str<E>(self, text: &str) -> Result<Is2_0, E> {
+                Ok(Is2_0(text == "2.0"))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Is2_0, A::Error> {
+                skip_members(map)?;
+                Ok(Is2_0(false))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Deserializes into a place (`params`, `_meta`, the whole message): the parsed members are
+/// written where they stay, instead of being returned and moved up through each level.
+struct InPlace<'a, T>(&'a mut T);
+
+/// A message, into its envelope; the seed's value says what the JSON was.
+impl<'de> serde::de::DeserializeSeed<'de> for InPlace<'_, Envelope> {
+    type Value = Message;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Message, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for InPlace<'_, Envelope> {
     type Value = Message;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON-RPC message")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
-        let mut envelope = Envelope::default();
-        while let Some(member) = map.next_key::<Member>()? {
-            let slot = match member {
-                Member::Jsonrpc => &mut envelope.jsonrpc,
-                Member::Id => &mut envelope.id,
-                Member::Method => &mut envelope.method,
-                Member::Params => &mut envelope.params,
-                Member::Result => &mut envelope.result,
-                Member::Error => &mut envelope.error,
-                Member::Other => {
-                    // Parsed (and dropped) as a Value, so that what is valid JSON here is
-                    // exactly what it was when the whole message was one Value.
-                    map.next_value::<Value>()?;
-                    continue;
-                }
-            };
-            *slot = Some(map.next_value()?);
-        }
-        Ok(Message::Object(envelope))
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
-        if seq.next_element::<Value>()?.is_none() {
-            return Ok(Message::EmptyArray);
-        }
-        while seq.next_element::<Value>()?.is_some() {}
-        Ok(Message::Array)
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
@@ -356,6 +584,145 @@ impl<'de> serde::de::Visitor<'de> for MessageVisitor {
     fn visit_unit<E>(self) -> Result<Message, E> {
         Ok(Message::Other)
     }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
+        if seq.next_element::<Skip>()?.is_none() {
+            return Ok(Message::EmptyArray);
+        }
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Message::Array)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let envelope = self.0;
+        while let Some(member) = map.next_key::<Member>()? {
+            match member {
+                Member::Jsonrpc => envelope.jsonrpc_2_0 = map.next_value::<Is2_0>()?.0,
+                Member::Id => envelope.id = Some(map.next_value()?),
+                Member::Method => envelope.method = Some(map.next_value()?),
+                Member::Params => map.next_value_seed(InPlace(&mut envelope.params))?,
+                Member::Result => envelope.result = Some(map.next_value()?),
+                Member::Error => envelope.error = Some(map.next_value()?),
+                Member::Other => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(Message::Object)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for InPlace<'_, Params> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        // `params` given twice: the last one counts, whole.
+        *self.0 = Params::default();
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for InPlace<'_, Params> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("params")
+    }
+
+    neither_object_nor_string!(());
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let params = self.0;
+        params.object = true;
+        while let Some(member) = map.next_key::<ParamsMember>()? {
+            // `Value`, never `Option<Value>`: a `null` member is `Some(Value::Null)`.
+            match member {
+                ParamsMember::Name => params.name = Some(map.next_value()?),
+                ParamsMember::Arguments => params.arguments = Some(map.next_value()?),
+                ParamsMember::Uri => params.uri = Some(map.next_value()?),
+                ParamsMember::Cursor => params.cursor = Some(map.next_value()?),
+                ParamsMember::ProtocolVersion => params.protocol_version = Some(map.next_value()?),
+                ParamsMember::Level => params.level = Some(map.next_value()?),
+                ParamsMember::Meta => map.next_value_seed(InPlace(&mut params.meta))?,
+                ParamsMember::Other => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `params._meta`: `None` when it is not an object.
+impl<'de> serde::de::DeserializeSeed<'de> for InPlace<'_, Option<Meta>> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        *self.0 = None;
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for InPlace<'_, Option<Meta>> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("_meta")
+    }
+
+    neither_object_nor_string!(());
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let meta = self.0.insert(Meta::default());
+        while let Some(key) = map.next_key::<MetaKey>()? {
+            match key {
+                MetaKey::ProtocolVersion => meta.protocol_version = Some(map.next_value()?),
+                MetaKey::Capabilities => meta.capabilities = Some(map.next_value()?),
+                MetaKey::ProgressToken => meta.progress_token = Some(map.next_value()?),
+                MetaKey::LogLevel => meta.log_level = Some(map.next_value()?),
+                MetaKey::Other => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Capabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Capabilities;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("client capabilities")
+            }
+            neither_object_nor_string!(Capabilities::NotAnObject);
+            fn visit_str<E>(self, _: &str) -> Result<Capabilities, E> {
+                Ok(Capabilities::NotAnObject)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Capabilities, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    map.next_value::<Skip>()?;
+                    names.push(name);
+                }
+                Ok(Capabilities::Declared(names))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// The `Mcp-*` headers of an HTTP request, for the era checks (`None` over stdio).
@@ -368,17 +735,13 @@ pub(crate) struct Headers {
     pub params: Vec<(String, String)>,
 }
 
-fn meta_of(params: Option<&Value>) -> Option<&Map<String, Value>> {
-    params?.get("_meta")?.as_object()
-}
-
 /// Which era a request belongs to, and whether its `_meta` and headers are consistent
 /// (`basic/versioning.mdx`, `basic/transports/streamable-http.mdx` of 2026-07-28). Errors are
 /// answered with HTTP 400.
 pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<Era, Rejection> {
     let id = &request.id;
-    let meta = meta_of(request.params.as_ref());
-    let claim = meta.and_then(|m| m.get(era::meta::PROTOCOL_VERSION));
+    let meta = request.params.meta.as_ref();
+    let claim = meta.and_then(|m| m.protocol_version.as_ref());
     let header_version = headers.and_then(|h| h.version.as_deref());
     let header_modern = header_version.is_some_and(era::is_modern);
     let mismatch = |what: String| {
@@ -388,7 +751,7 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
             format!("Bad Request: the request headers and body disagree: {what}"),
         )
     };
-    let claims_modern = claim.and_then(Value::as_str).is_some_and(era::is_modern);
+    let claims_modern = claim.and_then(Text::as_str).is_some_and(era::is_modern);
     if request.method == "initialize" && !claims_modern {
         if header_modern {
             return Err(mismatch(
@@ -403,7 +766,7 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
         if header_modern || request.method == "server/discover" {
             let missing = match meta {
                 None => "_meta".to_owned(),
-                Some(m) if !m.contains_key(era::meta::CLIENT_CAPABILITIES) => format!(
+                Some(m) if m.capabilities.is_none() => format!(
                     "{}, {}",
                     era::meta::PROTOCOL_VERSION,
                     era::meta::CLIENT_CAPABILITIES
@@ -442,9 +805,11 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
             ),
         ));
     };
-    if !meta
-        .get(era::meta::CLIENT_CAPABILITIES)
-        .is_some_and(Value::is_object)
+    if meta
+        .capabilities
+        .as_ref()
+        .and_then(Capabilities::declared)
+        .is_none()
     {
         return Err(Rejection::new(
             id,
@@ -491,18 +856,15 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
             }
             Some(_) => {}
         }
-        let field = match request.method.as_str() {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
+        let params = &request.params;
+        let field = match &*request.method {
+            "tools/call" | "prompts/get" => {
+                Some(("name", params.name.as_ref().and_then(Text::as_str)))
+            }
+            "resources/read" => Some(("uri", params.uri.as_deref().and_then(Value::as_str))),
             _ => None,
         };
-        if let Some(field) = field
-            && let Some(body) = request
-                .params
-                .as_ref()
-                .and_then(|p| p.get(field))
-                .and_then(Value::as_str)
-        {
+        if let Some((field, Some(body))) = field {
             match headers.name.as_deref() {
                 None => {
                     return Err(mismatch(format!(
@@ -604,6 +966,30 @@ struct Entry<Ctx> {
     requires: Vec<String>,
 }
 
+/// FNV-1a, for the tool index: its names are few and chosen by the game, and requests only
+/// look names up (never insert), so a keyed hash (SipHash, about ten times the work on a short
+/// name) buys nothing there.
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// The tools a game serves, and the JSON-RPC dispatcher for them. An explicit value: handlers
 /// get `&mut Ctx` (the game) when [`Registry::dispatch`] (or `Server::poll`) runs them.
 ///
@@ -614,7 +1000,7 @@ struct Entry<Ctx> {
 /// exactly as servers of 2025-11-25 do.
 pub struct Registry<Ctx> {
     entries: Vec<Entry<Ctx>>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, BuildHasherDefault<Fnv>>,
     crashed: Option<String>,
     name: String,
     version: String,
@@ -647,7 +1033,7 @@ impl<Ctx> Registry<Ctx> {
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Registry {
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             crashed: None,
             name: name.into(),
             version: version.into(),
@@ -906,9 +1292,9 @@ impl<Ctx> Registry<Ctx> {
         request.method == "tools/call"
             && request
                 .params
+                .name
                 .as_ref()
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
+                .and_then(Text::as_str)
                 .and_then(|name| self.index.get(name))
                 .is_some_and(|&i| matches!(self.entries[i].run, Run::Call(..)))
     }
@@ -923,10 +1309,10 @@ impl<Ctx> Registry<Ctx> {
         let Incoming { request, era, .. } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
-        let (text, status) = match (era, request.method.as_str()) {
-            (Era::Legacy, "initialize") => (self.initialize(id, request.params.as_ref()), 200),
+        let (text, status) = match (era, &*request.method) {
+            (Era::Legacy, "initialize") => (self.initialize(id, &request.params), 200),
             (Era::Legacy, "ping") => (respond(id, &Map::new()), 200),
-            (Era::Legacy, "logging/setLevel") => self.set_level(id, request.params.as_ref()),
+            (Era::Legacy, "logging/setLevel") => self.set_level(id, &request.params),
             (Era::Modern, "server/discover") => (self.discover(id), 200),
             (Era::Modern, "prompts/list") => (self.empty_list(id, "prompts"), 200),
             (Era::Modern, "resources/list") => (self.empty_list(id, "resources"), 200),
@@ -936,8 +1322,8 @@ impl<Ctx> Registry<Ctx> {
             (Era::Modern, "resources/read") => {
                 let uri = request
                     .params
-                    .as_ref()
-                    .and_then(|p| p.get("uri"))
+                    .uri
+                    .as_deref()
                     .cloned()
                     .unwrap_or(Value::Null);
                 let text = error_with(
@@ -949,7 +1335,7 @@ impl<Ctx> Registry<Ctx> {
                 (text, 200)
             }
             (_, "tools/list") => {
-                let text = self.list(id, request.params.as_ref(), modern);
+                let text = self.list(id, &request.params, modern);
                 (text, 200)
             }
             (_, other) => (
@@ -960,10 +1346,8 @@ impl<Ctx> Registry<Ctx> {
         Some(Reply { text, status })
     }
 
-    fn initialize(&self, id: &Value, params: Option<&Value>) -> String {
-        let requested = params
-            .and_then(|p| p.get("protocolVersion"))
-            .and_then(Value::as_str);
+    fn initialize(&self, id: &Value, params: &Params) -> String {
+        let requested = params.protocol_version.as_ref().and_then(Text::as_str);
         let version = requested
             .filter(|v| SUPPORTED_VERSIONS.contains(v))
             .unwrap_or(SUPPORTED_VERSIONS[0]);
@@ -987,10 +1371,11 @@ impl<Ctx> Registry<Ctx> {
         )
     }
 
-    fn set_level(&mut self, id: &Value, params: Option<&Value>) -> (String, u16) {
+    fn set_level(&mut self, id: &Value, params: &Params) -> (String, u16) {
         match params
-            .and_then(|p| p.get("level"))
-            .and_then(Value::as_str)
+            .level
+            .as_ref()
+            .and_then(Text::as_str)
             .and_then(LogLevel::parse)
         {
             Some(level) => {
@@ -1039,8 +1424,8 @@ impl<Ctx> Registry<Ctx> {
         Value::from(u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX))
     }
 
-    fn list(&self, id: &Value, params: Option<&Value>, modern: bool) -> String {
-        let start = match params.and_then(|p| p.get("cursor")) {
+    fn list(&self, id: &Value, params: &Params, modern: bool) -> String {
+        let start = match params.cursor.as_deref() {
             None | Some(Value::Null) => 0,
             Some(cursor) => match cursor
                 .as_str()
@@ -1087,7 +1472,14 @@ impl<Ctx> Registry<Ctx> {
         let requests = requests && streamable && !modern;
         let Request { id, params, .. } = request;
         let done = |text: String, status: u16| Some(Reply { text, status });
-        let Some(Value::Object(mut params)) = params else {
+        let Params {
+            object,
+            name,
+            arguments,
+            meta,
+            ..
+        } = params;
+        if !object {
             return done(
                 error(
                     &id,
@@ -1096,14 +1488,14 @@ impl<Ctx> Registry<Ctx> {
                 ),
                 200,
             );
-        };
-        let Some(Value::String(name)) = params.remove("name") else {
+        }
+        let Some(Text::Str(name)) = name else {
             return done(
                 error(&id, -32602, "Invalid params: tools/call needs a tool name"),
                 200,
             );
         };
-        let arguments = match params.remove("arguments") {
+        let arguments = match arguments {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(arguments @ Value::Object(_)) => arguments,
             Some(_) => {
@@ -1113,21 +1505,21 @@ impl<Ctx> Registry<Ctx> {
                 );
             }
         };
-        let Some(&index) = self.index.get(&name) else {
+        let Some(&index) = self.index.get(&*name) else {
             return done(error(&id, -32602, &format!("Unknown tool: {name}")), 200);
         };
-        let meta = params.get("_meta").and_then(Value::as_object);
+        let meta = meta.as_ref();
         let entry = &mut self.entries[index];
         let result_type = modern.then_some("complete");
         let answer = |result: CallResult| done(result.respond(&id, result_type), 200);
         if modern && !entry.requires.is_empty() {
             let declared = meta
-                .and_then(|m| m.get(era::meta::CLIENT_CAPABILITIES))
-                .and_then(Value::as_object);
+                .and_then(|m| m.capabilities.as_ref())
+                .and_then(Capabilities::declared);
             let missing: Map<String, Value> = entry
                 .requires
                 .iter()
-                .filter(|c| !declared.is_some_and(|d| d.contains_key(*c)))
+                .filter(|c| !declared.is_some_and(|d| d.contains(c)))
                 .map(|c| (c.clone(), Value::Object(Map::new())))
                 .collect();
             if !missing.is_empty() {
@@ -1183,16 +1575,16 @@ impl<Ctx> Registry<Ctx> {
             }
             Run::Call(start, timeout, wrap) => {
                 let (timeout, wrap) = (*timeout, *wrap);
-                let progress_token = meta.and_then(|m| m.get(era::meta::PROGRESS_TOKEN)).cloned();
+                let progress_token = meta.and_then(|m| m.progress_token.as_deref().cloned());
                 let log_level = if modern {
-                    meta.and_then(|m| m.get(era::meta::LOG_LEVEL))
-                        .and_then(Value::as_str)
+                    meta.and_then(|m| m.log_level.as_ref())
+                        .and_then(Text::as_str)
                         .and_then(LogLevel::parse)
                 } else {
                     self.log_level
                 };
                 let slot = Arc::new(Slot {
-                    tool: name.clone(),
+                    tool: name.to_string(),
                     wrap,
                     when_crashed: entry.def.when_crashed,
                     deadline: Instant::now() + timeout,
@@ -1601,16 +1993,15 @@ fn notification(method: &str, params: Map<String, Value>) -> String {
     .unwrap_or_default()
 }
 
-struct CallResult {
-    content: Blocks,
-    structured_content: Option<Structured>,
-    is_error: bool,
-}
-
-/// `structuredContent`: a handler's `Value`, or the JSON text a typed output was written to.
-enum Structured {
-    Value(Value),
+/// A call's result: a typed output's JSON text, or content blocks.
+enum CallResult {
+    /// A typed output's JSON text: `structuredContent`, and the one text block's text.
     Json(String),
+    Blocks {
+        content: Blocks,
+        structured_content: Option<Value>,
+        is_error: bool,
+    },
 }
 
 /// A call result with the 2026-07-28 `resultType` when there is one.
@@ -1625,28 +2016,37 @@ struct Typed<'a> {
     result_type: Option<&'static str>,
 }
 
-/// The content of a result: the JSON text of `structuredContent` (the common case, written
-/// without building a block), or the handler's own blocks.
+/// The content of a result: one text block, or the handler's own blocks.
 enum Blocks {
     Text(String),
     Given(Vec<crate::Content>),
 }
 
-impl Serialize for Blocks {
+/// The one text block of a result, `[{"type":"text","text":...}]`.
+struct TextBlocks<'a>(&'a str);
+
+impl Serialize for TextBlocks<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
+        #[derive(Serialize)]
+        struct TextBlock<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            text: &'a str,
+        }
+        let mut seq = serializer.serialize_seq(Some(1))?;
+        seq.serialize_element(&TextBlock {
+            kind: "text",
+            text: self.0,
+        })?;
+        seq.end()
+    }
+}
+
+impl Serialize for Blocks {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Blocks::Text(text) => {
-                #[derive(Serialize)]
-                struct TextBlock<'a> {
-                    #[serde(rename = "type")]
-                    kind: &'static str,
-                    text: &'a str,
-                }
-                let mut seq = serializer.serialize_seq(Some(1))?;
-                seq.serialize_element(&TextBlock { kind: "text", text })?;
-                seq.end()
-            }
+            Blocks::Text(text) => TextBlocks(text).serialize(serializer),
             Blocks::Given(blocks) => blocks.serialize(serializer),
         }
     }
@@ -1655,22 +2055,16 @@ impl Serialize for Blocks {
 impl CallResult {
     fn success(answer: Answer) -> Self {
         let result = match answer {
-            Answer::Json(text) => {
-                return CallResult {
-                    content: Blocks::Text(text.clone()),
-                    structured_content: Some(Structured::Json(text)),
-                    is_error: false,
-                };
-            }
+            Answer::Json(text) => return CallResult::Json(text),
             Answer::Result(result) => result,
         };
         let content = match (result.content.is_empty(), &result.structured_content) {
             (true, Some(value)) => Blocks::Text(value.to_string()),
             _ => Blocks::Given(result.content),
         };
-        CallResult {
+        CallResult::Blocks {
             content,
-            structured_content: result.structured_content.map(Structured::Value),
+            structured_content: result.structured_content,
             is_error: false,
         }
     }
@@ -1679,7 +2073,7 @@ impl CallResult {
     /// successful result, and the official TypeScript client checks any `structuredContent`
     /// against it, errors included (Scape: "do not assume errors have structuredContent").
     fn failure(failure: &ToolError) -> Self {
-        CallResult {
+        CallResult::Blocks {
             content: Blocks::Text(failure.to_value().to_string()),
             structured_content: None,
             is_error: true,
@@ -1689,57 +2083,52 @@ impl CallResult {
     /// The JSON-RPC response carrying this result (with the 2026-07-28 `resultType` when
     /// there is one). A typed output's JSON text goes in as written, without a `Value`.
     fn respond(&self, id: &Value, result_type: Option<&'static str>) -> String {
-        let structured_content = match &self.structured_content {
-            Some(Structured::Json(json)) => return self.respond_with_json(id, json, result_type),
-            Some(Structured::Value(value)) => Some(value),
-            None => None,
-        };
-        respond(
-            id,
-            &Typed {
-                content: &self.content,
+        match self {
+            CallResult::Json(json) => respond_with_json(id, json, result_type),
+            CallResult::Blocks {
+                content,
                 structured_content,
-                is_error: self.is_error,
-                result_type,
-            },
-        )
+                is_error,
+            } => respond(
+                id,
+                &Typed {
+                    content,
+                    structured_content: structured_content.as_ref(),
+                    is_error: *is_error,
+                    result_type,
+                },
+            ),
+        }
     }
+}
 
-    /// `respond` for a typed output: the same bytes `Typed` would write, with the JSON text
-    /// of `structuredContent` spliced in.
-    fn respond_with_json(
-        &self,
-        id: &Value,
-        json: &str,
-        result_type: Option<&'static str>,
-    ) -> String {
-        let mut out = Vec::with_capacity(2 * json.len() + 112);
-        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        let written = serde_json::to_writer(&mut out, id).and_then(|()| {
-            out.extend_from_slice(br#","result":{"content":"#);
-            serde_json::to_writer(&mut out, &self.content)
-        });
-        if let Err(e) = written {
-            return error(id, -32603, &format!("Internal error: {e}"));
-        }
-        out.extend_from_slice(br#","structuredContent":"#);
-        out.extend_from_slice(json.as_bytes());
-        out.extend_from_slice(if self.is_error {
-            br#","isError":true"#
-        } else {
-            br#","isError":false"#
-        });
-        if let Some(result_type) = result_type {
-            out.extend_from_slice(br#","resultType":""#);
-            // A fixed ASCII word ("complete"): no escaping needed.
-            out.extend_from_slice(result_type.as_bytes());
-            out.push(b'"');
-        }
-        out.extend_from_slice(b"}}");
-        // Every piece is UTF-8: JSON from serde_json and the handler's JSON text.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| error(id, -32603, &format!("Internal error: {e}")))
+/// The response to a call whose typed output was written to `json`: the same bytes `Typed`
+/// would write for a text block and `structuredContent` of that JSON, with the text spliced
+/// in as `structuredContent`.
+fn respond_with_json(id: &Value, json: &str, result_type: Option<&'static str>) -> String {
+    // The text block escapes the JSON's quotes: room for both copies, the fixed members and
+    // a small id, so that the buffer is allocated once.
+    let mut out = Vec::with_capacity(2 * json.len() + 160);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    let written = serde_json::to_writer(&mut out, id).and_then(|()| {
+        out.extend_from_slice(br#","result":{"content":"#);
+        serde_json::to_writer(&mut out, &TextBlocks(json))
+    });
+    if let Err(e) = written {
+        return error(id, -32603, &format!("Internal error: {e}"));
     }
+    out.extend_from_slice(br#","structuredContent":"#);
+    out.extend_from_slice(json.as_bytes());
+    out.extend_from_slice(br#","isError":false"#);
+    if let Some(result_type) = result_type {
+        out.extend_from_slice(br#","resultType":""#);
+        // A fixed ASCII word ("complete"): no escaping needed.
+        out.extend_from_slice(result_type.as_bytes());
+        out.push(b'"');
+    }
+    out.extend_from_slice(b"}}");
+    // Every piece is UTF-8: JSON from serde_json and the handler's JSON text.
+    String::from_utf8(out).unwrap_or_else(|e| error(id, -32603, &format!("Internal error: {e}")))
 }
 
 fn respond<R: Serialize>(id: &Value, result: &R) -> String {
