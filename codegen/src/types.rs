@@ -2,8 +2,9 @@
 //!
 //! typify 0.8 panics on some inputs (ARCHITECTURE.md); every call is made under `catch_unwind`, and a
 //! tool whose schema typify cannot handle gets `serde_json` types and a warning instead of
-//! losing the whole server. A tool is first tried in a scratch `TypeSpace`, so that a panic
-//! never leaves the server's space half-built.
+//! losing the whole server. A space that failed is thrown away, never added to further: when
+//! all tools together fail, each is tried alone in a scratch `TypeSpace` and the ones that
+//! pass are put together in a fresh one.
 
 mod consistent;
 mod own;
@@ -85,16 +86,72 @@ fn settings(own: &[Own]) -> TypeSpaceSettings {
 /// Adds every unit to one type space; units that fail are left out and reported (for split
 /// units, the failing definitions, which become `serde_json::Value`).
 ///
-/// Each unit is first checked alone, through typify and the writing of its Rust, in a scratch
-/// space; then all together. Whatever fails, the failure is one unit's: the module that comes
-/// out is self-consistent (every type an item names is in it), which [`consistent`] checks
-/// last.
+/// All units are first tried together; if that fails, each unit is checked alone, through
+/// typify and the writing of its Rust, in a scratch space, then all that pass together
+/// ([`one_by_one`]). Whatever fails, the failure is one unit's: the module that comes out is
+/// self-consistent (every type an item names is in it), which [`consistent`] checks last.
 pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     let settings = || settings(extra.own);
+    let (space, file, failed) = match together(units, &settings, extra.faults) {
+        Some((space, file)) => (space, file, BTreeMap::new()),
+        None => one_by_one(units, &settings, extra.faults),
+    };
+    finish(units, extra, &space, file, failed)
+}
+
+/// Every unit in one space, written, when that works and cannot differ from
+/// [`one_by_one`]'s result: each unit refers only to its own definitions, so one that
+/// typify refuses or cannot write alone fails beside the others too, and if none fails
+/// together, none would have failed alone. Most inputs take this path, which adds and
+/// writes every unit once instead of twice.
+fn together(
+    units: &[Unit],
+    settings: &dyn Fn() -> TypeSpaceSettings,
+    faults: &BTreeMap<String, Stage>,
+) -> Option<(TypeSpace, syn::File)> {
+    if !units.iter().all(self_contained) {
+        return None;
+    }
+    let all: Vec<&Unit> = units.iter().collect();
+    let space = space_of(&all, settings, faults).ok()?;
+    let file = render(&space, &all, faults).ok()?;
+    Some((space, file))
+}
+
+/// Whether every `#/definitions/..` reference in `unit` names one of its own definitions.
+fn self_contained(unit: &Unit) -> bool {
+    fn refs_ok(value: &Value, own: &BTreeSet<&str>) -> bool {
+        match value {
+            Value::Object(o) => {
+                if let Some(Value::String(r)) = o.get("$ref")
+                    && !r
+                        .strip_prefix("#/definitions/")
+                        .is_some_and(|name| own.contains(name))
+                {
+                    return false;
+                }
+                o.values().all(|v| refs_ok(v, own))
+            }
+            Value::Array(a) => a.iter().all(|v| refs_ok(v, own)),
+            _ => true,
+        }
+    }
+    let own: BTreeSet<&str> = unit.defs.iter().map(|(name, _)| name.as_str()).collect();
+    unit.defs.iter().all(|(_, schema)| refs_ok(schema, &own))
+}
+
+/// Each unit checked alone, through typify and the writing of its Rust, in a scratch
+/// space; then all that passed together, leaving out (and starting again without) any that
+/// fails there.
+fn one_by_one(
+    units: &[Unit],
+    settings: &dyn Fn() -> TypeSpaceSettings,
+    faults: &BTreeMap<String, Stage>,
+) -> (TypeSpace, syn::File, BTreeMap<String, String>) {
     let check = |unit: &Unit| -> Result<(), String> {
         let mut scratch = TypeSpace::new(&settings());
-        add(&mut scratch, unit, extra.faults)?;
-        render(&scratch, &[unit], extra.faults).map(drop)
+        add(&mut scratch, unit, faults)?;
+        render(&scratch, &[unit], faults).map(drop)
     };
     let mut failed = BTreeMap::new();
     let mut owned: Vec<Unit> = Vec::new();
@@ -115,8 +172,8 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     // Each unit worked alone; together they should too (names are unique by construction).
     // If one does not, leave it out and start again, so the result never depends on a space
     // typify left half-built.
-    let (space, mut file) = loop {
-        let space = match space_of(&ok, &settings, extra.faults) {
+    let (space, file) = loop {
+        let space = match space_of(&ok, settings, faults) {
             Ok(space) => space,
             Err((i, reason)) => {
                 let unit = ok.remove(i);
@@ -124,10 +181,10 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
                 continue;
             }
         };
-        match render(&space, &ok, extra.faults) {
+        match render(&space, &ok, faults) {
             Ok(file) => break (space, file),
             Err(reason) => {
-                let i = first_unwritable(&ok, &settings, extra.faults);
+                let i = first_unwritable(&ok, settings, faults);
                 let unit = ok.remove(i);
                 failed.insert(
                     unit.root.clone(),
@@ -136,6 +193,18 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
             }
         }
     };
+    (space, file, failed)
+}
+
+/// The types module from the space typify filled and the Rust it wrote: our own types and
+/// constants added, the post-passes run, and whatever names a missing type dropped.
+fn finish(
+    units: &[Unit],
+    extra: &Extra<'_>,
+    space: &TypeSpace,
+    mut file: syn::File,
+    mut failed: BTreeMap<String, String>,
+) -> Types {
     let count = space.iter_types().filter(|t| !t.name().is_empty()).count();
     let mut extra_items = TokenStream::new();
     for own in extra.own {
@@ -709,3 +778,6 @@ pub(super) fn map_leaves(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
