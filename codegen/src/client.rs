@@ -426,18 +426,39 @@ pub(crate) fn generate(
                 .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
         })
         .unwrap_or_else(|| config.module.clone());
+    let has_types = !generated.items.is_empty();
+    let file_name = file;
     let tokens = if has_client {
-        emit(config, capture, &server_name, &plans, generated.items)
+        emit(config, capture, &server_name, &plans, has_types)
     } else {
-        emit_types_only(config, &server_name, generated.items)
+        emit_types_only(config, &server_name)
     };
-    let file: syn::File = syn::parse2(tokens).map_err(|e| {
+    let mut file: syn::File = syn::parse2(tokens).map_err(|e| {
         Diagnostic::new(
-            file,
+            file_name,
             format!("internal error: generated code does not parse: {e}"),
         )
         .help("please report this with the capture attached")
     })?;
+    if has_types {
+        // The types are syntax trees already: put them in place rather than through tokens
+        // and a second parse.
+        let types = file.items.iter_mut().find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "types" => m.content.as_mut(),
+            _ => None,
+        });
+        match types {
+            Some((_, items)) => items.extend(generated.items),
+            None => {
+                return Err(Diagnostic::new(
+                    file_name,
+                    "internal error: the generated code has no `types` module for its types",
+                )
+                .help("please report this with the capture attached")
+                .into());
+            }
+        }
+    }
     warnings.extend(contract_warnings);
     warnings.sort_by(|a, b| {
         (a.file.clone(), a.at.map(|at| (at.line, at.column)))
@@ -678,7 +699,7 @@ fn emit(
     capture: &Capture,
     server_name: &str,
     plans: &[Plan<'_>],
-    type_items: Vec<syn::Item>,
+    has_types: bool,
 ) -> TokenStream {
     let mut about = format!("Typed client for the {server_name} MCP server.\n\n");
     let capture_name = config
@@ -827,7 +848,8 @@ fn emit(
     } else {
         doc("Argument and result types of the tools, and the agent contracts' types and constants.")
     };
-    let types_mod = if type_items.is_empty() && arg_aliases.is_empty() {
+    // The types go in after parsing (`generate`).
+    let types_mod = if !has_types && arg_aliases.is_empty() {
         quote!()
     } else {
         quote! {
@@ -837,7 +859,6 @@ fn emit(
             #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
             pub mod types {
                 #(#arg_aliases)*
-                #(#type_items)*
             }
         }
     };
@@ -881,11 +902,8 @@ fn emit(
 }
 
 /// A module with only the contracts' types (no capture, so no client).
-fn emit_types_only(
-    config: &ServerConfig,
-    server_name: &str,
-    type_items: Vec<syn::Item>,
-) -> TokenStream {
+/// The types go in after parsing (`generate`).
+fn emit_types_only(config: &ServerConfig, server_name: &str) -> TokenStream {
     let contracts: Vec<String> = config
         .contracts
         .iter()
@@ -902,9 +920,7 @@ fn emit_types_only(
         // typify writes `Default` for enums by hand, and keeps variants' fields inline;
         // what a contract does not describe has no doc comment.
         #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
-        pub mod types {
-            #(#type_items)*
-        }
+        pub mod types {}
     }
 }
 
