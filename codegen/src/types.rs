@@ -426,26 +426,70 @@ fn prune_defaults(file: &mut syn::File) {
     ) else {
         return;
     };
-    let others: String = file
-        .items
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != index)
-        .map(|(_, item)| quote!(#item).to_string())
-        .collect();
+    let mut used = BTreeSet::new();
+    for (i, item) in file.items.iter().enumerate() {
+        if i != index {
+            defaults_named(quote!(#item), &mut used);
+        }
+    }
     let syn::Item::Mod(module) = &mut file.items[index] else {
         return;
     };
     if let Some((_, items)) = &mut module.content {
         items.retain(|item| match item {
             syn::Item::Fn(f) => {
-                others.contains(&format!("defaults :: {}", f.sig.ident))
-                    || others.contains(&format!("defaults::{}", f.sig.ident))
+                let name = f.sig.ident.to_string();
+                // A name, or a longer one it starts: a substring match on the other items'
+                // text, as `defaults :: name` or `defaults::name`.
+                used.range(name.clone()..)
+                    .next()
+                    .is_some_and(|u| u.starts_with(&name))
             }
             _ => true,
         });
         if items.is_empty() {
             file.items.remove(index);
+        }
+    }
+}
+
+/// Every run of identifier characters that follows `defaults :: ` or `defaults::` in the text
+/// of `tokens` (a path through `defaults`, or one in a string such as serde's
+/// `default = "defaults::name"`), found in one walk instead of a search of the whole text per
+/// helper.
+fn defaults_named(tokens: TokenStream, used: &mut BTreeSet<String>) {
+    fn run(text: &str) -> &str {
+        let end = text
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len());
+        &text[..end]
+    }
+    fn colon(tree: Option<&TokenTree>, joint: bool) -> bool {
+        matches!(tree, Some(TokenTree::Punct(p))
+            if p.as_char() == ':' && (!joint || p.spacing() == proc_macro2::Spacing::Joint))
+    }
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => defaults_named(g.stream(), used),
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                for pattern in ["defaults :: ", "defaults::"] {
+                    for (at, _) in text.match_indices(pattern) {
+                        used.insert(run(&text[at + pattern.len()..]).to_owned());
+                    }
+                }
+            }
+            TokenTree::Ident(ident) => {
+                if ident.to_string().ends_with("defaults")
+                    && colon(trees.get(i + 1), true)
+                    && colon(trees.get(i + 2), false)
+                    && let Some(next) = trees.get(i + 3)
+                {
+                    used.insert(run(&next.to_string()).to_owned());
+                }
+            }
+            TokenTree::Punct(_) => {}
         }
     }
 }

@@ -108,3 +108,38 @@ fn a_unit_naming_another_units_definition_is_not_put_together() {
     let settings = || settings(&[]);
     assert!(together(&units, &settings, &no_faults()).is_none());
 }
+
+#[test]
+fn unused_default_helpers_are_dropped_and_used_ones_kept() {
+    let mut file: syn::File = syn::parse_quote! {
+        pub struct A {
+            #[serde(default = "defaults::a_limit")]
+            pub limit: u64,
+            pub kind: Kind,
+        }
+        impl Default for Kind {
+            fn default() -> Self {
+                defaults::kind_default()
+            }
+        }
+        pub(crate) mod defaults {
+            pub(super) fn a_limit() -> u64 { 10 }
+            pub(super) fn kind_default() -> super::Kind { super::Kind::All }
+            pub(super) fn unused() -> u64 { 3 }
+        }
+    };
+    prune_defaults(&mut file);
+    let written = text(&file);
+    assert!(written.contains("fn a_limit()"), "{written}");
+    assert!(written.contains("fn kind_default()"), "{written}");
+    assert!(!written.contains("fn unused()"), "{written}");
+
+    let mut file: syn::File = syn::parse_quote! {
+        pub struct B { pub limit: u64 }
+        pub(crate) mod defaults {
+            pub(super) fn unused() -> u64 { 3 }
+        }
+    };
+    prune_defaults(&mut file);
+    assert_eq!(file.items.len(), 1, "{}", text(&file));
+}
