@@ -481,9 +481,9 @@ fn defaults_named(tokens: TokenStream, used: &mut BTreeSet<String>) {
                 }
             }
             TokenTree::Ident(ident) => {
-                if ident.to_string().ends_with("defaults")
-                    && colon(trees.get(i + 1), true)
+                if colon(trees.get(i + 1), true)
                     && colon(trees.get(i + 2), false)
+                    && ident.to_string().ends_with("defaults")
                     && let Some(next) = trees.get(i + 3)
                 {
                     used.insert(run(&next.to_string()).to_owned());
@@ -676,8 +676,18 @@ fn optional_collection(field: &mut syn::Field) {
         "::std::collections::BTreeMap::is_empty",
         "::std::collections::HashMap::is_empty",
     ];
+    // serde names the check in a string: only an attribute with one that mentions
+    // `is_empty` is written out and searched.
+    fn mentions_is_empty(tokens: &TokenStream) -> bool {
+        tokens.clone().into_iter().any(|tree| match tree {
+            TokenTree::Literal(lit) => lit.to_string().contains("is_empty"),
+            TokenTree::Group(g) => mentions_is_empty(&g.stream()),
+            _ => false,
+        })
+    }
     let Some(index) = field.attrs.iter().position(|a| {
         a.path().is_ident("serde")
+            && matches!(&a.meta, syn::Meta::List(list) if mentions_is_empty(&list.tokens))
             && EMPTY_CHECKS
                 .iter()
                 .any(|check| quote!(#a).to_string().replace(' ', "").contains(check))
@@ -723,6 +733,18 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
 /// An `f64` or `Option<f64>` field is written through the runtime's `number` /
 /// `optional_number`.
 fn js_number(field: &mut syn::Field) {
+    fn last_ident(ty: &syn::Type) -> Option<&proc_macro2::Ident> {
+        match ty {
+            syn::Type::Path(path) => path.path.segments.last().map(|s| &s.ident),
+            syn::Type::Group(group) => last_ident(&group.elem),
+            _ => None,
+        }
+    }
+    // Either text below ends in the path segment `f64` or `Option`: skip writing out the
+    // types of all other fields.
+    if !last_ident(&field.ty).is_some_and(|i| i == "f64" || i == "Option") {
+        return;
+    }
     let ty = &field.ty;
     let text = quote!(#ty).to_string().replace(' ', "");
     let helper = match text.as_str() {
