@@ -6,6 +6,7 @@ use heck::ToShoutySnakeCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
+use syn::visit_mut::VisitMut;
 
 use std::collections::BTreeSet;
 
@@ -426,18 +427,57 @@ pub(crate) fn generate(
                 .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
         })
         .unwrap_or_else(|| config.module.clone());
-    let tokens = if has_client {
-        emit(config, capture, &server_name, &plans, generated.items)
+    let has_types = !generated.items.is_empty();
+    let file_name = file;
+    let (tokens, methods) = if has_client {
+        emit(config, capture, &server_name, &plans, has_types)
     } else {
-        emit_types_only(config, &server_name, generated.items)
+        (emit_types_only(config, &server_name), Vec::new())
     };
-    let file: syn::File = syn::parse2(tokens).map_err(|e| {
+    let mut file: syn::File = syn::parse2(tokens).map_err(|e| {
         Diagnostic::new(
-            file,
+            file_name,
             format!("internal error: generated code does not parse: {e}"),
         )
         .help("please report this with the capture attached")
     })?;
+    if !methods.is_empty() {
+        // The methods are syntax trees already: they go into the last `impl`, `Client`'s
+        // methods, after parsing.
+        match file.items.iter_mut().rev().find_map(|item| match item {
+            syn::Item::Impl(i) => Some(i),
+            _ => None,
+        }) {
+            Some(client) => client.items.extend(methods),
+            None => {
+                return Err(Diagnostic::new(
+                    file_name,
+                    "internal error: the generated code has no `impl` for the client's methods",
+                )
+                .help("please report this with the capture attached")
+                .into());
+            }
+        }
+    }
+    if has_types {
+        // The types are syntax trees already: put them in place rather than through tokens
+        // and a second parse.
+        let types = file.items.iter_mut().find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "types" => m.content.as_mut(),
+            _ => None,
+        });
+        match types {
+            Some((_, items)) => items.extend(generated.items),
+            None => {
+                return Err(Diagnostic::new(
+                    file_name,
+                    "internal error: the generated code has no `types` module for its types",
+                )
+                .help("please report this with the capture attached")
+                .into());
+            }
+        }
+    }
     warnings.extend(contract_warnings);
     warnings.sort_by(|a, b| {
         (a.file.clone(), a.at.map(|at| (at.line, at.column)))
@@ -678,8 +718,8 @@ fn emit(
     capture: &Capture,
     server_name: &str,
     plans: &[Plan<'_>],
-    type_items: Vec<syn::Item>,
-) -> TokenStream {
+    has_types: bool,
+) -> (TokenStream, Vec<syn::ImplItem>) {
     let mut about = format!("Typed client for the {server_name} MCP server.\n\n");
     let capture_name = config
         .capture
@@ -718,6 +758,7 @@ fn emit(
 
     let mut schemas = Vec::new();
     let mut methods = Vec::new();
+    let templates = Templates::new();
     let mut names = Vec::new();
     for plan in plans {
         let tool = plan.tool;
@@ -726,15 +767,15 @@ fn emit(
         let method = naming::ident(&plan.method);
         let raw = format_ident!("{}_raw", plan.method);
         let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
-        let output: TokenStream = match &plan.output {
+        let output: syn::Type = match &plan.output {
             Some(output) => {
                 let output = format_ident!("{output}");
-                quote!(types::#output)
+                syn::parse_quote!(types::#output)
             }
-            None => quote!(::serde_json::Value),
+            None => syn::parse_quote!(::serde_json::Value),
         };
-        let (params, encode) = match &plan.args {
-            Args::None => (quote!(), quote!(let arguments = ::serde_json::Map::new();)),
+        let args = match &plan.args {
+            Args::None => None,
             Args::Typed(ty) | Args::Map(ty) => {
                 let ty = format_ident!("{ty}");
                 let json = serde_json::to_string(&tool.input_schema).unwrap_or_default();
@@ -745,12 +786,7 @@ fn emit(
                     pub(super) static #schema_const: ::mcp_bindgen::ToolSchema =
                         ::mcp_bindgen::ToolSchema::new(#literal);
                 });
-                (
-                    quote!(, args: &types::#ty),
-                    quote! {
-                        let arguments = ::mcp_bindgen::encode_arguments(#name, args, Some(&schemas::#schema_const))?;
-                    },
-                )
+                Some((ty, schema_const))
             }
         };
         let mut text = tool
@@ -772,24 +808,20 @@ fn emit(
         } else if plan.from_contracts {
             text.push_str(" The result type comes from the agent contracts.");
         }
-        let method_doc = doc(&text);
-        let raw_doc = doc(&format!(
+        let method_doc = doc_attrs(&text);
+        let raw_doc = doc_attrs(&format!(
             "Calls `{name}` like [`Self::{}`], without unwrapping the result envelope.\n\nA result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].",
             plan.method
         ));
-        methods.push(quote! {
-            #method_doc
-            pub async fn #method(&self #params) -> ::std::result::Result<#output, ::mcp_bindgen::Error> {
-                #encode
-                ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, #name, arguments).await
-            }
-
-            #raw_doc
-            pub async fn #raw(&self #params) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                #encode
-                ::mcp_bindgen::call_checked(&self.caller, #name, arguments).await
-            }
-        });
+        methods.extend(templates.fill(&Fill {
+            method,
+            raw,
+            name,
+            args,
+            output,
+            method_doc,
+            raw_doc,
+        }));
     }
 
     let client_doc = doc(&format!(
@@ -827,7 +859,8 @@ fn emit(
     } else {
         doc("Argument and result types of the tools, and the agent contracts' types and constants.")
     };
-    let types_mod = if type_items.is_empty() && arg_aliases.is_empty() {
+    // The types go in after parsing (`generate`).
+    let types_mod = if !has_types && arg_aliases.is_empty() {
         quote!()
     } else {
         quote! {
@@ -837,11 +870,10 @@ fn emit(
             #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
             pub mod types {
                 #(#arg_aliases)*
-                #(#type_items)*
             }
         }
     };
-    quote! {
+    let tokens = quote! {
         #module_doc
 
         #types_mod
@@ -874,18 +906,156 @@ fn emit(
             }
         }
 
-        impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
-            #(#methods)*
+        impl<C: ::mcp_bindgen::ToolCaller> Client<C> {}
+    };
+    (tokens, methods)
+}
+
+/// One tool's pair of methods, to fill into [`Templates`].
+struct Fill<'a> {
+    method: proc_macro2::Ident,
+    raw: proc_macro2::Ident,
+    name: &'a str,
+    /// The arguments' type and the static holding their schema.
+    args: Option<(proc_macro2::Ident, proc_macro2::Ident)>,
+    output: syn::Type,
+    method_doc: Vec<syn::Attribute>,
+    raw_doc: Vec<syn::Attribute>,
+}
+
+/// A tool's `method` and `method_raw`, parsed once (with and without arguments) and cloned
+/// for each tool with its names filled in: cloning a syntax tree costs far less than quoting
+/// and parsing a thousand of them.
+struct Templates {
+    with_args: [syn::ImplItemFn; 2],
+    without_args: [syn::ImplItemFn; 2],
+}
+
+impl Templates {
+    fn new() -> Self {
+        let with_args: syn::ItemImpl = syn::parse_quote! {
+            impl Template {
+                pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
+                    let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
+                    ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
+                }
+
+                pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
+                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
+                }
+            }
+        };
+        let without_args: syn::ItemImpl = syn::parse_quote! {
+            impl Template {
+                pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
+                    let arguments = ::serde_json::Map::new();
+                    ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
+                }
+
+                pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    let arguments = ::serde_json::Map::new();
+                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
+                }
+            }
+        };
+        let pair = |item: syn::ItemImpl| -> [syn::ImplItemFn; 2] {
+            let fns: Vec<syn::ImplItemFn> = item
+                .items
+                .into_iter()
+                .filter_map(|i| match i {
+                    syn::ImplItem::Fn(f) => Some(f),
+                    _ => None,
+                })
+                .collect();
+            fns.try_into()
+                .unwrap_or_else(|_| unreachable!("the template holds two methods"))
+        };
+        Templates {
+            with_args: pair(with_args),
+            without_args: pair(without_args),
         }
+    }
+
+    fn fill(&self, fill: &Fill<'_>) -> [syn::ImplItem; 2] {
+        let [method, raw] = match fill.args {
+            Some(_) => &self.with_args,
+            None => &self.without_args,
+        };
+        let (mut method, mut raw) = (method.clone(), raw.clone());
+        method.attrs = fill.method_doc.clone();
+        raw.attrs = fill.raw_doc.clone();
+        let mut filler = Filler(fill);
+        filler.visit_impl_item_fn_mut(&mut method);
+        filler.visit_impl_item_fn_mut(&mut raw);
+        [syn::ImplItem::Fn(method), syn::ImplItem::Fn(raw)]
     }
 }
 
+struct Filler<'a>(&'a Fill<'a>);
+
+impl VisitMut for Filler<'_> {
+    fn visit_ident_mut(&mut self, ident: &mut proc_macro2::Ident) {
+        let fill = self.0;
+        let new = if ident == "__mcp_method" {
+            &fill.method
+        } else if ident == "__mcp_raw" {
+            &fill.raw
+        } else if let Some((ty, schema)) = &fill.args {
+            if ident == "__McpArgs" {
+                ty
+            } else if ident == "__MCP_SCHEMA" {
+                schema
+            } else {
+                return;
+            }
+        } else {
+            return;
+        };
+        *ident = new.clone();
+    }
+
+    fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
+        if lit.value() == "__mcp_name" {
+            *lit = syn::LitStr::new(self.0.name, proc_macro2::Span::call_site());
+        }
+    }
+
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty
+            && p.qself.is_none()
+            && p.path.is_ident("__McpOutput")
+        {
+            *ty = self.0.output.clone();
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// `#[doc = ".."]` attributes, one per line, as [`doc`] writes them, as syntax trees.
+fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
+    types::tidy::doc_lines(text)
+        .into_iter()
+        .map(|line| syn::Attribute {
+            pound_token: Default::default(),
+            style: syn::AttrStyle::Outer,
+            bracket_token: Default::default(),
+            meta: syn::Meta::NameValue(syn::MetaNameValue {
+                path: syn::Ident::new("doc", proc_macro2::Span::call_site()).into(),
+                eq_token: Default::default(),
+                value: syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Str(syn::LitStr::new(&line, proc_macro2::Span::call_site())),
+                }),
+            }),
+        })
+        .collect()
+}
+
 /// A module with only the contracts' types (no capture, so no client).
-fn emit_types_only(
-    config: &ServerConfig,
-    server_name: &str,
-    type_items: Vec<syn::Item>,
-) -> TokenStream {
+/// The types go in after parsing (`generate`).
+fn emit_types_only(config: &ServerConfig, server_name: &str) -> TokenStream {
     let contracts: Vec<String> = config
         .contracts
         .iter()
@@ -902,9 +1072,7 @@ fn emit_types_only(
         // typify writes `Default` for enums by hand, and keeps variants' fields inline;
         // what a contract does not describe has no doc comment.
         #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
-        pub mod types {
-            #(#type_items)*
-        }
+        pub mod types {}
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! typify 0.8 panics on some inputs (ARCHITECTURE.md); every call is made under `catch_unwind`, and a
 //! tool whose schema typify cannot handle gets `serde_json` types and a warning instead of
-//! losing the whole server. A tool is first tried in a scratch `TypeSpace`, so that a panic
-//! never leaves the server's space half-built.
+//! losing the whole server. A space that failed is thrown away, never added to further: when
+//! all tools together fail, each is tried alone in a scratch `TypeSpace` and the ones that
+//! pass are put together in a fresh one.
 
 mod consistent;
 mod own;
@@ -85,16 +86,72 @@ fn settings(own: &[Own]) -> TypeSpaceSettings {
 /// Adds every unit to one type space; units that fail are left out and reported (for split
 /// units, the failing definitions, which become `serde_json::Value`).
 ///
-/// Each unit is first checked alone, through typify and the writing of its Rust, in a scratch
-/// space; then all together. Whatever fails, the failure is one unit's: the module that comes
-/// out is self-consistent (every type an item names is in it), which [`consistent`] checks
-/// last.
+/// All units are first tried together; if that fails, each unit is checked alone, through
+/// typify and the writing of its Rust, in a scratch space, then all that pass together
+/// ([`one_by_one`]). Whatever fails, the failure is one unit's: the module that comes out is
+/// self-consistent (every type an item names is in it), which [`consistent`] checks last.
 pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     let settings = || settings(extra.own);
+    let (space, file, failed) = match together(units, &settings, extra.faults) {
+        Some((space, file)) => (space, file, BTreeMap::new()),
+        None => one_by_one(units, &settings, extra.faults),
+    };
+    finish(units, extra, &space, file, failed)
+}
+
+/// Every unit in one space, written, when that works and cannot differ from
+/// [`one_by_one`]'s result: each unit refers only to its own definitions, so one that
+/// typify refuses or cannot write alone fails beside the others too, and if none fails
+/// together, none would have failed alone. Most inputs take this path, which adds and
+/// writes every unit once instead of twice.
+fn together(
+    units: &[Unit],
+    settings: &dyn Fn() -> TypeSpaceSettings,
+    faults: &BTreeMap<String, Stage>,
+) -> Option<(TypeSpace, syn::File)> {
+    if !units.iter().all(self_contained) {
+        return None;
+    }
+    let all: Vec<&Unit> = units.iter().collect();
+    let space = space_of(&all, settings, faults).ok()?;
+    let file = render(&space, &all, faults).ok()?;
+    Some((space, file))
+}
+
+/// Whether every `#/definitions/..` reference in `unit` names one of its own definitions.
+fn self_contained(unit: &Unit) -> bool {
+    fn refs_ok(value: &Value, own: &BTreeSet<&str>) -> bool {
+        match value {
+            Value::Object(o) => {
+                if let Some(Value::String(r)) = o.get("$ref")
+                    && !r
+                        .strip_prefix("#/definitions/")
+                        .is_some_and(|name| own.contains(name))
+                {
+                    return false;
+                }
+                o.values().all(|v| refs_ok(v, own))
+            }
+            Value::Array(a) => a.iter().all(|v| refs_ok(v, own)),
+            _ => true,
+        }
+    }
+    let own: BTreeSet<&str> = unit.defs.iter().map(|(name, _)| name.as_str()).collect();
+    unit.defs.iter().all(|(_, schema)| refs_ok(schema, &own))
+}
+
+/// Each unit checked alone, through typify and the writing of its Rust, in a scratch
+/// space; then all that passed together, leaving out (and starting again without) any that
+/// fails there.
+fn one_by_one(
+    units: &[Unit],
+    settings: &dyn Fn() -> TypeSpaceSettings,
+    faults: &BTreeMap<String, Stage>,
+) -> (TypeSpace, syn::File, BTreeMap<String, String>) {
     let check = |unit: &Unit| -> Result<(), String> {
         let mut scratch = TypeSpace::new(&settings());
-        add(&mut scratch, unit, extra.faults)?;
-        render(&scratch, &[unit], extra.faults).map(drop)
+        add(&mut scratch, unit, faults)?;
+        render(&scratch, &[unit], faults).map(drop)
     };
     let mut failed = BTreeMap::new();
     let mut owned: Vec<Unit> = Vec::new();
@@ -115,8 +172,8 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
     // Each unit worked alone; together they should too (names are unique by construction).
     // If one does not, leave it out and start again, so the result never depends on a space
     // typify left half-built.
-    let (space, mut file) = loop {
-        let space = match space_of(&ok, &settings, extra.faults) {
+    let (space, file) = loop {
+        let space = match space_of(&ok, settings, faults) {
             Ok(space) => space,
             Err((i, reason)) => {
                 let unit = ok.remove(i);
@@ -124,10 +181,10 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
                 continue;
             }
         };
-        match render(&space, &ok, extra.faults) {
+        match render(&space, &ok, faults) {
             Ok(file) => break (space, file),
             Err(reason) => {
-                let i = first_unwritable(&ok, &settings, extra.faults);
+                let i = first_unwritable(&ok, settings, faults);
                 let unit = ok.remove(i);
                 failed.insert(
                     unit.root.clone(),
@@ -136,6 +193,18 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
             }
         }
     };
+    (space, file, failed)
+}
+
+/// The types module from the space typify filled and the Rust it wrote: our own types and
+/// constants added, the post-passes run, and whatever names a missing type dropped.
+fn finish(
+    units: &[Unit],
+    extra: &Extra<'_>,
+    space: &TypeSpace,
+    mut file: syn::File,
+    mut failed: BTreeMap<String, String>,
+) -> Types {
     let count = space.iter_types().filter(|t| !t.name().is_empty()).count();
     let mut extra_items = TokenStream::new();
     for own in extra.own {
@@ -357,26 +426,70 @@ fn prune_defaults(file: &mut syn::File) {
     ) else {
         return;
     };
-    let others: String = file
-        .items
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != index)
-        .map(|(_, item)| quote!(#item).to_string())
-        .collect();
+    let mut used = BTreeSet::new();
+    for (i, item) in file.items.iter().enumerate() {
+        if i != index {
+            defaults_named(quote!(#item), &mut used);
+        }
+    }
     let syn::Item::Mod(module) = &mut file.items[index] else {
         return;
     };
     if let Some((_, items)) = &mut module.content {
         items.retain(|item| match item {
             syn::Item::Fn(f) => {
-                others.contains(&format!("defaults :: {}", f.sig.ident))
-                    || others.contains(&format!("defaults::{}", f.sig.ident))
+                let name = f.sig.ident.to_string();
+                // A name, or a longer one it starts: a substring match on the other items'
+                // text, as `defaults :: name` or `defaults::name`.
+                used.range(name.clone()..)
+                    .next()
+                    .is_some_and(|u| u.starts_with(&name))
             }
             _ => true,
         });
         if items.is_empty() {
             file.items.remove(index);
+        }
+    }
+}
+
+/// Every run of identifier characters that follows `defaults :: ` or `defaults::` in the text
+/// of `tokens` (a path through `defaults`, or one in a string such as serde's
+/// `default = "defaults::name"`), found in one walk instead of a search of the whole text per
+/// helper.
+fn defaults_named(tokens: TokenStream, used: &mut BTreeSet<String>) {
+    fn run(text: &str) -> &str {
+        let end = text
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len());
+        &text[..end]
+    }
+    fn colon(tree: Option<&TokenTree>, joint: bool) -> bool {
+        matches!(tree, Some(TokenTree::Punct(p))
+            if p.as_char() == ':' && (!joint || p.spacing() == proc_macro2::Spacing::Joint))
+    }
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => defaults_named(g.stream(), used),
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                for pattern in ["defaults :: ", "defaults::"] {
+                    for (at, _) in text.match_indices(pattern) {
+                        used.insert(run(&text[at + pattern.len()..]).to_owned());
+                    }
+                }
+            }
+            TokenTree::Ident(ident) => {
+                if colon(trees.get(i + 1), true)
+                    && colon(trees.get(i + 2), false)
+                    && ident.to_string().ends_with("defaults")
+                    && let Some(next) = trees.get(i + 3)
+                {
+                    used.insert(run(&next.to_string()).to_owned());
+                }
+            }
+            TokenTree::Punct(_) => {}
         }
     }
 }
@@ -563,8 +676,18 @@ fn optional_collection(field: &mut syn::Field) {
         "::std::collections::BTreeMap::is_empty",
         "::std::collections::HashMap::is_empty",
     ];
+    // serde names the check in a string: only an attribute with one that mentions
+    // `is_empty` is written out and searched.
+    fn mentions_is_empty(tokens: &TokenStream) -> bool {
+        tokens.clone().into_iter().any(|tree| match tree {
+            TokenTree::Literal(lit) => lit.to_string().contains("is_empty"),
+            TokenTree::Group(g) => mentions_is_empty(&g.stream()),
+            _ => false,
+        })
+    }
     let Some(index) = field.attrs.iter().position(|a| {
         a.path().is_ident("serde")
+            && matches!(&a.meta, syn::Meta::List(list) if mentions_is_empty(&list.tokens))
             && EMPTY_CHECKS
                 .iter()
                 .any(|check| quote!(#a).to_string().replace(' ', "").contains(check))
@@ -610,6 +733,18 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
 /// An `f64` or `Option<f64>` field is written through the runtime's `number` /
 /// `optional_number`.
 fn js_number(field: &mut syn::Field) {
+    fn last_ident(ty: &syn::Type) -> Option<&proc_macro2::Ident> {
+        match ty {
+            syn::Type::Path(path) => path.path.segments.last().map(|s| &s.ident),
+            syn::Type::Group(group) => last_ident(&group.elem),
+            _ => None,
+        }
+    }
+    // Either text below ends in the path segment `f64` or `Option`: skip writing out the
+    // types of all other fields.
+    if !last_ident(&field.ty).is_some_and(|i| i == "f64" || i == "Option") {
+        return;
+    }
     let ty = &field.ty;
     let text = quote!(#ty).to_string().replace(' ', "");
     let helper = match text.as_str() {
@@ -709,3 +844,6 @@ pub(super) fn map_leaves(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

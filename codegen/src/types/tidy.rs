@@ -77,6 +77,9 @@ struct Helpers;
 
 /// `::std::num::NonZeroU64` → `u64`, ...
 fn plain_integer(path: &syn::Path) -> Option<&'static str> {
+    if path.segments.len() != 3 {
+        return None;
+    }
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     match segments.as_slice() {
         [std, num, ty] if std == "std" && num == "num" => match ty.as_str() {
@@ -92,6 +95,10 @@ fn plain_integer(path: &syn::Path) -> Option<&'static str> {
 
 /// The same rewrites in the text of a `#[serde(default = "..")]` path.
 fn helpers_in_text(text: &str) -> String {
+    // Every pattern below contains one of these.
+    if !text.contains("::std::num::NonZeroU") && !text.contains("defaults::") {
+        return text.to_owned();
+    }
     let mut text = text.to_owned();
     for (nonzero, plain) in [
         ("NonZeroU8", "u8"),
@@ -124,6 +131,10 @@ impl VisitMut for Helpers {
     }
 
     fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if !matches!(path.segments.len(), 2 | 3) {
+            syn::visit_mut::visit_path_mut(self, path);
+            return;
+        }
         let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         let replacement = match names.as_slice() {
             [scope, error, ty] if (scope == "self" || scope == "super") && error == "error" => {
@@ -442,14 +453,13 @@ fn sentence(words: &[String]) -> String {
 fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize {
     let local: BTreeSet<String> = items.iter().filter_map(defined).collect();
     let subjects: Vec<Option<String>> = items.iter().map(|i| subject(i, &local)).collect();
-    let bundle = |name: &str| -> Vec<usize> {
-        subjects
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.as_deref() == Some(name))
-            .map(|(i, _)| i)
-            .collect()
-    };
+    let mut bundles: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, subject) in subjects.iter().enumerate() {
+        if let Some(name) = subject {
+            bundles.entry(name.as_str()).or_default().push(i);
+        }
+    }
+    let bundle = |name: &str| -> Vec<usize> { bundles.get(name).cloned().unwrap_or_default() };
     // Identical bundles (docs aside, the name made neutral), by their text.
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for name in &local {
