@@ -59,7 +59,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
             path,
             format!("JSON nested deeper than {MAX_NESTING} levels"),
         )
-        .at(&text, crate::locate::line_col(&text, at))
+        .at(&text, crate::diagnostic::locate::line_col(&text, at))
         .help("no tool schema needs this depth; check the capture for a runaway structure")
         .into());
     }

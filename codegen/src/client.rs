@@ -88,7 +88,7 @@ pub(crate) fn generate(
     let mut warn = |tool: &Tool, pointer: String, message: String| {
         warnings.push(Warning {
             file: file.clone(),
-            at: crate::locate::locate(&capture.text, &pointer),
+            at: crate::diagnostic::locate::locate(&capture.text, &pointer),
             tool: Some(tool.name.clone()),
             pointer: Some(pointer),
             message,

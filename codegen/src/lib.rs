@@ -36,7 +36,6 @@ pub mod diff;
 mod fault;
 #[cfg(feature = "cli")]
 pub mod live;
-mod locate;
 pub mod manifest;
 pub mod model;
 mod naming;

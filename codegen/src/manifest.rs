@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
-use crate::locate::line_col;
+use crate::diagnostic::locate::line_col;
 use crate::{Error, Generator, ServerConfig, Warning, naming};
 
 /// The header every generated file starts with.

@@ -46,8 +46,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::Error;
+use crate::diagnostic::locate::line_col;
 use crate::diagnostic::{Diagnostic, Warning};
-use crate::locate::line_col;
 pub(crate) use ir::{ConstValue, Lit};
 use ir::{Decl, DeclKind, Loc, Ty};
 
@@ -186,7 +186,7 @@ impl Contracts {
         Ok(())
     }
 
-    fn position(&self, at: Loc) -> crate::LineCol {
+    fn position(&self, at: Loc) -> crate::diagnostic::LineCol {
         let text = &self.sources[at.file].text;
         line_col(text, at.offset as usize)
     }
