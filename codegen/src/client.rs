@@ -13,7 +13,8 @@ use crate::contracts::{self, Contracts, Lowered, Source};
 use crate::diagnostic::{Diagnostic, Warning};
 use crate::fault::{Fault, Stage};
 use crate::model::{Capture, Tool};
-use crate::normalise::{self, Names, Normalised, Own};
+use crate::naming::Names;
+use crate::normalise::{self, Normalised, Own};
 use crate::types::{self, Extra, Unit};
 use crate::{Error, Module, ServerConfig, naming};
 
