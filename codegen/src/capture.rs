@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::Error;
 use crate::diagnostic::{Diagnostic, LineCol};
+use crate::error::Error;
 use crate::model::{Annotations, Capture, ServerInfo, Tool};
 
 /// Reads and checks the capture at `path` (named in messages as given).

@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
 
-use crate::Error;
 use crate::diagnostic::Diagnostic;
+use crate::error::Error;
 use crate::naming::{self, Names};
 
 /// Dialects a schema may name in `$schema`; anything else is an error (MCP 2025-11-25: "MUST

@@ -45,9 +45,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::Error;
 use crate::diagnostic::locate::line_col;
 use crate::diagnostic::{Diagnostic, Warning};
+use crate::error::Error;
 pub(crate) use ir::{ConstValue, Lit};
 use ir::{Decl, DeclKind, Loc, Ty};
 
