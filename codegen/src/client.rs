@@ -452,7 +452,7 @@ pub(crate) fn generate(
     Ok(Module {
         name: config.module.clone(),
         inputs,
-        file,
+        body: file.into(),
         warnings,
         tools: plans.len(),
         types: generated.count,

@@ -7,7 +7,7 @@ use crate::capture;
 use crate::client;
 use crate::config::ServerConfig;
 use crate::contracts;
-use crate::diagnostic::{Diagnostic, Warning};
+use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::fault::{Fault, Stage};
 use crate::model;
@@ -17,15 +17,6 @@ use crate::module::Module;
 /// must not overflow the caller's stack (test threads have 2 MiB). Only touched pages are
 /// committed.
 const GENERATOR_STACK: usize = 256 * 1024 * 1024;
-
-/// The `Send` fields of a [`Module`], to cross from the generator thread.
-struct Parts {
-    name: String,
-    inputs: Vec<PathBuf>,
-    warnings: Vec<Warning>,
-    tools: usize,
-    types: usize,
-}
 
 thread_local! {
     /// Whether this thread was started by [`with_big_stack`].
@@ -60,9 +51,10 @@ pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// committed) and returns what it returns; a panic in `f` is resumed here.
 ///
 /// [`Generator::generate`] runs its deeply recursive stages on such a thread anyway. Called
-/// outside one, it has to hand the module back across threads (syn's syntax trees are not
-/// `Send`), which costs rendering the module's code and parsing it again: about a quarter of
-/// the time for a large input. Called inside `f`, it runs directly. Do there everything that
+/// outside one, it hands the module back across threads as rendered code (syntax trees are
+/// not `Send`): [`Module::code`] and [`Module::to_module_file`] cost nothing more, but
+/// [`Module::to_wrapped`] has to parse that code again to lay it out inside `pub mod`. Called
+/// inside `f`, it runs directly and the module keeps its syntax. Do there everything that
 /// needs the [`Module`] (rendering it, writing it) and return what is `Send`:
 ///
 /// ```no_run
@@ -71,9 +63,9 @@ pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// let config = ServerConfig::new("big", "captures/big.tools.json");
 /// let code = on_generator_stack(|| {
 ///     let module = Generator::new().generate(&config)?;
-///     Ok::<_, mcp_bindgen_codegen::Error>(module.to_module_file("mcp-bindgen regenerate"))
+///     Ok::<_, mcp_bindgen_codegen::Error>(module.to_wrapped("mcp-bindgen generate"))
 /// })?;
-/// std::fs::write("src/big.rs", code)?;
+/// std::fs::write("big.rs", code)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn on_generator_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -157,36 +149,13 @@ impl Generator {
         if ON_GENERATOR_STACK.get() {
             return self.generate_on_this_stack(config, capture);
         }
-        // `syn::File` is not `Send`: the generator thread hands back the rendered code, which
-        // is parsed again here ([`on_generator_stack`] avoids this).
-        let (parts, code) = with_big_stack(|| {
-            self.generate_on_this_stack(config, capture).map(|m| {
-                let code = prettyplease::unparse(&m.file);
-                let parts = Parts {
-                    name: m.name,
-                    inputs: m.inputs,
-                    warnings: m.warnings,
-                    tools: m.tools,
-                    types: m.types,
-                };
-                (parts, code)
-            })
+        // The module's syntax is not `Send`: the generator thread hands back its code, rendered
+        // ([`on_generator_stack`] keeps the syntax, for `to_wrapped`).
+        let rendered = with_big_stack(|| {
+            self.generate_on_this_stack(config, capture)
+                .map(Module::render)
         })?;
-        let file = syn::parse_file(&code).map_err(|e| {
-            Diagnostic::new(
-                &config.module,
-                format!("internal error: generated code does not parse: {e}"),
-            )
-            .help("please report this with the inputs attached")
-        })?;
-        Ok(Module {
-            name: parts.name,
-            inputs: parts.inputs,
-            file,
-            warnings: parts.warnings,
-            tools: parts.tools,
-            types: parts.types,
-        })
+        Ok(rendered.into())
     }
 
     fn generate_on_this_stack(
