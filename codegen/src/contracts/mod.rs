@@ -36,7 +36,7 @@ mod overrides;
 #[cfg(feature = "contracts")]
 mod parse;
 #[cfg(not(feature = "contracts"))]
-#[path = "../contracts_off.rs"]
+#[path = "parse_off.rs"]
 mod parse;
 mod shape;
 
