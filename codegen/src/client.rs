@@ -10,19 +10,15 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 use crate::config::ServerConfig;
-use crate::contracts::{self, Contracts, Lowered, Source};
+use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
 use crate::diagnostic::{Diagnostic, Warning};
 use crate::error::Error;
 use crate::fault::{Fault, Stage};
 use crate::model::{Capture, Tool};
 use crate::module::Module;
-use crate::naming;
-use crate::naming::Names;
+use crate::naming::{self, Names};
 use crate::normalise::{self, Normalised, Own};
 use crate::types::{self, Extra, Unit};
-
-/// Why contracts cannot be read in a build without the `contracts` feature.
-pub(crate) const NO_CONTRACTS: &str = "the TypeScript parser, which this build of mcp-bindgen-codegen leaves out (its `contracts` feature is off)";
 
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
 const RESERVED: &[&str] = &["new", "caller", "into_inner"];

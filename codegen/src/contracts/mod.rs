@@ -51,6 +51,9 @@ use crate::error::Error;
 pub(crate) use ir::{ConstValue, Lit};
 use ir::{Decl, DeclKind, Loc, Ty};
 
+/// Why contracts cannot be read in a build without the `contracts` feature.
+pub(crate) const NO_CONTRACTS: &str = "the TypeScript parser, which this build of mcp-bindgen-codegen leaves out (its `contracts` feature is off)";
+
 /// One contract file (or a type written in the manifest): its name as the user wrote it, and
 /// its text.
 #[derive(Debug, Clone)]
