@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::{Error, Generator, ServerConfig};
+use crate::config::ServerConfig;
+use crate::error::Error;
+use crate::generate::Generator;
 
 /// Generates client modules from build.rs into `OUT_DIR`.
 ///
@@ -68,7 +70,7 @@ impl Builder {
     /// Generates every server; returns the files written.
     pub fn generate(self) -> Result<Vec<PathBuf>, Error> {
         // Generating and rendering on the generator's thread saves handing each module across.
-        crate::with_big_stack(|| self.generate_on_this_stack())
+        crate::generate::with_big_stack(|| self.generate_on_this_stack())
     }
 
     fn generate_on_this_stack(self) -> Result<Vec<PathBuf>, Error> {

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::Error;
 use crate::diagnostic::{Diagnostic, LineCol};
+use crate::error::Error;
 use crate::model::{Annotations, Capture, ServerInfo, Tool};
 
 /// Reads and checks the capture at `path` (named in messages as given).
@@ -59,7 +59,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
             path,
             format!("JSON nested deeper than {MAX_NESTING} levels"),
         )
-        .at(&text, crate::locate::line_col(&text, at))
+        .at(&text, crate::diagnostic::locate::line_col(&text, at))
         .help("no tool schema needs this depth; check the capture for a runaway structure")
         .into());
     }

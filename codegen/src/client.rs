@@ -10,16 +10,16 @@ use syn::visit_mut::VisitMut;
 
 use std::collections::BTreeSet;
 
-use crate::contracts::{self, Contracts, Lowered, Source};
+use crate::config::ServerConfig;
+use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
 use crate::diagnostic::{Diagnostic, Warning};
+use crate::error::Error;
 use crate::fault::{Fault, Stage};
 use crate::model::{Capture, Tool};
-use crate::normalise::{self, Names, Normalised, Own};
+use crate::module::Module;
+use crate::naming::{self, Names};
+use crate::normalise::{self, Normalised, Own};
 use crate::types::{self, Extra, Unit};
-use crate::{Error, Module, ServerConfig, naming};
-
-/// Why contracts cannot be read in a build without the `contracts` feature.
-pub(crate) const NO_CONTRACTS: &str = "the TypeScript parser, which this build of mcp-bindgen-codegen leaves out (its `contracts` feature is off)";
 
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
 const RESERVED: &[&str] = &["new", "caller", "into_inner"];
@@ -89,7 +89,7 @@ pub(crate) fn generate(
     let mut warn = |tool: &Tool, pointer: String, message: String| {
         warnings.push(Warning {
             file: file.clone(),
-            at: crate::locate::locate(&capture.text, &pointer),
+            at: crate::diagnostic::locate::locate(&capture.text, &pointer),
             tool: Some(tool.name.clone()),
             pointer: Some(pointer),
             message,
@@ -488,7 +488,7 @@ pub(crate) fn generate(
     Ok(Module {
         name: config.module.clone(),
         inputs,
-        file,
+        body: file.into(),
         warnings,
         tools: plans.len(),
         types: generated.count,

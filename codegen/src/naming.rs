@@ -1,4 +1,5 @@
-//! Rust names for MCP names: methods, types, enum variants.
+//! Rust names for MCP names: methods, types, enum variants; and [`Names`], the names a server's
+//! module has taken so far.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -417,6 +418,57 @@ fn spelled(value: &str, selectors: bool) -> String {
         format!("X{name}")
     } else {
         name
+    }
+}
+
+/// Server-wide state: names already taken, the placeholder counter, and chosen variant names.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    taken: BTreeSet<String>,
+    /// The last placeholder number handed out (the normaliser counts up).
+    pub(crate) placeholders: usize,
+    /// Enum definition → wire value (`"true"`, `"1"` for tags) → variant name.
+    variants: BTreeMap<String, BTreeMap<String, String>>,
+    /// Definitions whose variants were named from `variants`.
+    variants_used: BTreeSet<String>,
+}
+
+impl Names {
+    /// Reserves `name`, or `name2`, `name3`, ... when it is taken, and returns what it got.
+    pub(crate) fn reserve(&mut self, name: &str) -> String {
+        let mut candidate = name.to_owned();
+        let mut n = 2;
+        while !self.taken.insert(candidate.clone()) {
+            candidate = format!("{name}{n}");
+            n += 1;
+        }
+        candidate
+    }
+
+    pub(crate) fn is_taken(&self, name: &str) -> bool {
+        self.taken.contains(name)
+    }
+
+    /// Variant names for the enum definition `def` (wire value → name); earlier calls win.
+    pub(crate) fn name_variants_of(&mut self, def: &str, names: &BTreeMap<String, String>) {
+        let entry = self.variants.entry(def.to_owned()).or_default();
+        for (value, name) in names {
+            entry.entry(value.clone()).or_insert_with(|| name.clone());
+        }
+    }
+
+    /// Was the variant naming for `def` used (does `def` exist as an enum)?
+    pub(crate) fn variants_used(&self, def: &str) -> bool {
+        self.variants_used.contains(def)
+    }
+
+    /// The variant names chosen for `def`, marking them used.
+    pub(crate) fn variant_overrides(&mut self, def: &str) -> Option<BTreeMap<String, String>> {
+        let found = self.variants.get(def).cloned();
+        if found.is_some() {
+            self.variants_used.insert(def.to_owned());
+        }
+        found
     }
 }
 

@@ -19,7 +19,8 @@ use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
 
 use crate::diagnostic::Diagnostic;
-use crate::{Error, naming};
+use crate::error::Error;
+use crate::naming::{self, Names};
 
 /// Dialects a schema may name in `$schema`; anything else is an error (MCP 2025-11-25: "MUST
 /// handle unsupported dialects gracefully by returning an appropriate error").
@@ -112,55 +113,6 @@ pub(crate) struct OwnVariant {
     /// The definition holding the other fields.
     pub payload: String,
     pub description: Option<String>,
-}
-
-/// Server-wide state: names already taken, the placeholder counter, and chosen variant names.
-#[derive(Debug, Default)]
-pub(crate) struct Names {
-    taken: BTreeSet<String>,
-    placeholders: usize,
-    /// Enum definition → wire value (`"true"`, `"1"` for tags) → variant name.
-    variants: BTreeMap<String, BTreeMap<String, String>>,
-    /// Definitions whose variants were named from `variants`.
-    variants_used: BTreeSet<String>,
-}
-
-impl Names {
-    /// Reserves `name`, or `name2`, `name3`, ... when it is taken, and returns what it got.
-    pub(crate) fn reserve(&mut self, name: &str) -> String {
-        let mut candidate = name.to_owned();
-        let mut n = 2;
-        while !self.taken.insert(candidate.clone()) {
-            candidate = format!("{name}{n}");
-            n += 1;
-        }
-        candidate
-    }
-
-    pub(crate) fn is_taken(&self, name: &str) -> bool {
-        self.taken.contains(name)
-    }
-
-    /// Variant names for the enum definition `def` (wire value → name); earlier calls win.
-    pub(crate) fn name_variants_of(&mut self, def: &str, names: &BTreeMap<String, String>) {
-        let entry = self.variants.entry(def.to_owned()).or_default();
-        for (value, name) in names {
-            entry.entry(value.clone()).or_insert_with(|| name.clone());
-        }
-    }
-
-    /// Was the variant naming for `def` used (does `def` exist as an enum)?
-    pub(crate) fn variants_used(&self, def: &str) -> bool {
-        self.variants_used.contains(def)
-    }
-
-    fn variant_overrides(&mut self, def: &str) -> Option<BTreeMap<String, String>> {
-        let found = self.variants.get(def).cloned();
-        if found.is_some() {
-            self.variants_used.insert(def.to_owned());
-        }
-        found
-    }
 }
 
 /// Normalises `schema` (found at `base` in `file`) as the type `root_name`; nested names start

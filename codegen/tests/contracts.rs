@@ -394,7 +394,8 @@ fn declared_types(module: &Module) -> String {
         }
     }
     let mut items = Vec::new();
-    walk(&module.file.items, &mut items);
+    let module_file = syn::parse_file(&module.code()).expect("the code parses");
+    walk(&module_file.items, &mut items);
     let mut file: syn::File = syn::parse_quote!();
     file.items = items;
     prettyplease::unparse(&file)
@@ -630,9 +631,10 @@ fn generator_stack_renders_what_generate_renders() {
         "to_wrapped inside and outside",
     );
 
-    let attrs = &outside.file.attrs;
+    let outside_file = syn::parse_file(&outside.code()).expect("the code parses");
+    let attrs = &outside_file.attrs;
     assert!(!attrs.is_empty(), "the module has `//!` docs");
-    let items = &outside.file.items;
+    let items = &outside_file.items;
     let tokens = quote::quote! {
         pub mod scape {
             #(#attrs)*

@@ -38,7 +38,8 @@ fn names(module: &Module) -> (BTreeSet<String>, BTreeSet<String>) {
         used.insert(rest[..end].to_owned());
     }
     let mut defined = BTreeSet::new();
-    for item in &module.file.items {
+    let file = syn::parse_file(&module.code()).expect("the code parses");
+    for item in &file.items {
         if let syn::Item::Mod(m) = item
             && m.ident == "types"
             && let Some((_, items)) = &m.content

@@ -115,7 +115,7 @@ fn method_name_collision_names_both_and_the_rename() {
     let module = Generator::new()
         .generate_capture(&config, &capture)
         .expect("renamed");
-    let text = prettyplease::unparse(&module.file);
+    let text = module.code();
     assert!(text.contains("pub async fn get_user_by_id("), "{text}");
     assert!(text.contains("pub async fn get_user("), "{text}");
 }

@@ -166,7 +166,8 @@ struct Typing {
 fn typing(module: &Module) -> Typing {
     let mut types: BTreeMap<String, syn::Item> = BTreeMap::new();
     let mut methods = Vec::new();
-    for item in &module.file.items {
+    let file = syn::parse_file(&module.code()).expect("the code parses");
+    for item in &file.items {
         match item {
             syn::Item::Mod(m) if m.ident == "types" => {
                 for item in m.content.iter().flat_map(|(_, items)| items) {

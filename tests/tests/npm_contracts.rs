@@ -440,7 +440,8 @@ fn compare(
     module: &mcp_bindgen_codegen::Module,
 ) -> (usize, usize, Vec<String>, Vec<String>) {
     let mut rust = BTreeMap::new();
-    rust_types(&module.file.items, &mut rust);
+    let file = syn::parse_file(&module.code()).expect("the code parses");
+    rust_types(&file.items, &mut rust);
     let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
     let (mut types, mut properties) = (0, 0);
     let mut left_out = Vec::new();

@@ -36,7 +36,7 @@ mod overrides;
 #[cfg(feature = "contracts")]
 mod parse;
 #[cfg(not(feature = "contracts"))]
-#[path = "../contracts_off.rs"]
+#[path = "parse_off.rs"]
 mod parse;
 mod shape;
 
@@ -45,11 +45,14 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::Error;
+use crate::diagnostic::locate::line_col;
 use crate::diagnostic::{Diagnostic, Warning};
-use crate::locate::line_col;
+use crate::error::Error;
 pub(crate) use ir::{ConstValue, Lit};
 use ir::{Decl, DeclKind, Loc, Ty};
+
+/// Why contracts cannot be read in a build without the `contracts` feature.
+pub(crate) const NO_CONTRACTS: &str = "the TypeScript parser, which this build of mcp-bindgen-codegen leaves out (its `contracts` feature is off)";
 
 /// One contract file (or a type written in the manifest): its name as the user wrote it, and
 /// its text.
@@ -186,7 +189,7 @@ impl Contracts {
         Ok(())
     }
 
-    fn position(&self, at: Loc) -> crate::LineCol {
+    fn position(&self, at: Loc) -> crate::diagnostic::LineCol {
         let text = &self.sources[at.file].text;
         line_col(text, at.offset as usize)
     }

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use super::ir::{DeclKind, IntKind, Obj, Ty};
 use super::{Contracts, Source, parse};
-use crate::Error;
 use crate::diagnostic::Diagnostic;
-use crate::locate::line_col;
+use crate::diagnostic::locate::line_col;
+use crate::error::Error;
 
 impl Contracts {
     /// Parses a type written in the manifest, as a source of its own for messages.

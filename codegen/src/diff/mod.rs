@@ -124,7 +124,7 @@ impl Report {
 pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Report {
     // Schemas nest up to the capture reader's limit and `$ref`s add to it: compare on a stack
     // that cannot run out.
-    crate::with_big_stack(|| diff_on_this_stack(old, new, options))
+    crate::generate::with_big_stack(|| diff_on_this_stack(old, new, options))
 }
 
 fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report {

@@ -21,7 +21,7 @@ pub(crate) struct SyntaxError {
 fn no_parser() -> SyntaxError {
     SyntaxError {
         offset: 0,
-        message: crate::client::NO_CONTRACTS.into(),
+        message: super::NO_CONTRACTS.into(),
     }
 }
 

@@ -1,7 +1,15 @@
-//! Finds the line:column of a JSON pointer in JSON text, so that errors about a value (found
-//! by walking `serde_json::Value`, which keeps no positions) can point into the file.
+//! Positions in input files: [`LineCol`], the line:column of a byte offset, and of a JSON
+//! pointer in JSON text, so that errors about a value (found by walking `serde_json::Value`,
+//! which keeps no positions) can point into the file.
 
-use crate::diagnostic::LineCol;
+/// A position in a text file, both 1-based; `column` counts characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineCol {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
 
 /// The position of the value at `pointer` in `text`, or `None` when `text` is not valid JSON
 /// or has no such value. For an object member, the position is that of its key.

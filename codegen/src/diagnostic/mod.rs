@@ -1,17 +1,12 @@
 //! Located messages: every error and warning a user can cause names the file, a line:column or
 //! JSON pointer, shows the offending line and says what to do.
 
+pub(crate) mod locate;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A position in a text file, both 1-based; `column` counts characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineCol {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
+pub use locate::LineCol;
 
 /// A located problem with an input file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +49,7 @@ impl Diagnostic {
     pub fn pointer(mut self, text: Option<&str>, pointer: impl Into<String>) -> Self {
         let pointer = pointer.into();
         if let Some(text) = text
-            && let Some(at) = crate::locate::locate(text, &pointer)
+            && let Some(at) = locate::locate(text, &pointer)
         {
             self = self.at(text, at);
         }
@@ -71,15 +66,46 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Located {
+            file: &self.file,
+            at: self.at,
+            pointer: self.pointer.as_deref(),
+            tool: None,
+            message: &self.message,
+            source_line: self.source_line.as_deref(),
+            help: self.help.as_deref(),
+        }
+        .fmt(f)
+    }
+}
+
+/// The one rendering of a located message, errors and warnings alike: the file, its
+/// `:line:column` and ` (at /pointer)` when known, the tool when there is one, the message,
+/// then the offending line with a caret under the column, then what to do (`= help: ..`).
+struct Located<'a> {
+    file: &'a Path,
+    at: Option<LineCol>,
+    pointer: Option<&'a str>,
+    tool: Option<&'a str>,
+    message: &'a str,
+    source_line: Option<&'a str>,
+    help: Option<&'a str>,
+}
+
+impl fmt::Display for Located<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file.display())?;
         if let Some(at) = self.at {
             write!(f, ":{}:{}", at.line, at.column)?;
         }
-        if let Some(pointer) = &self.pointer {
+        if let Some(pointer) = self.pointer {
             write!(f, " (at {})", display_pointer(pointer))?;
         }
+        if let Some(tool) = self.tool {
+            write!(f, ": tool `{tool}`")?;
+        }
         write!(f, ": {}", self.message)?;
-        if let (Some(line), Some(at)) = (&self.source_line, self.at) {
+        if let (Some(line), Some(at)) = (self.source_line, self.at) {
             let number = at.line.to_string();
             let pad = " ".repeat(number.len());
             // Show at most 160 characters of a long (minified) line, around the column.
@@ -90,7 +116,7 @@ impl fmt::Display for Diagnostic {
                 " ".repeat(caret)
             )?;
         }
-        if let Some(help) = &self.help {
+        if let Some(help) = self.help {
             write!(f, "\n  = help: {help}")?;
         }
         Ok(())
@@ -98,7 +124,7 @@ impl fmt::Display for Diagnostic {
 }
 
 /// `""` is the document root, which reads better as `/`.
-pub(crate) fn display_pointer(pointer: &str) -> &str {
+fn display_pointer(pointer: &str) -> &str {
     if pointer.is_empty() { "/" } else { pointer }
 }
 
@@ -141,16 +167,15 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(at) = self.at {
-            write!(f, ":{}:{}", at.line, at.column)?;
+        Located {
+            file: &self.file,
+            at: self.at,
+            pointer: self.pointer.as_deref(),
+            tool: self.tool.as_deref(),
+            message: &self.message,
+            source_line: None,
+            help: None,
         }
-        if let Some(pointer) = &self.pointer {
-            write!(f, " (at {})", display_pointer(pointer))?;
-        }
-        if let Some(tool) = &self.tool {
-            write!(f, ": tool `{tool}`")?;
-        }
-        write!(f, ": {}", self.message)
+        .fmt(f)
     }
 }
