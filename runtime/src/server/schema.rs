@@ -1,4 +1,4 @@
-//! The portable schema profile (reference/rust_mcp_sdks.md, "What this means for our design"):
+//! The portable schema profile, the one every SDK we interoperate with reads (ARCHITECTURE.md):
 //! an object root, `$defs` inlined where the type is not recursive, only standard `format`
 //! values, `Option` as "not required" with a plain type, no `$schema`, no root title or
 //! description (the tool has its own).
