@@ -600,15 +600,38 @@ fn odd_requests_get_the_answers_they_always_got() {
         std::fs::write(&path, &transcript).expect("writes the fixture");
     }
     let expected = std::fs::read_to_string(&path).expect("the fixture (UPDATE_EXPECT=1 writes it)");
-    // Compared as JSON: the key order of `Value` maps depends on serde_json's features, which
-    // Cargo unifies across whatever else the build compiles.
+    // Compared as JSON, and so are the JSON texts inside (a tool error's text block): the key
+    // order of `Value` maps depends on serde_json's features, which Cargo unifies across
+    // whatever else the build compiles.
+    fn unwrap_json_texts(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, member) in map.iter_mut() {
+                    if key == "text"
+                        && let Some(inner) = member
+                            .as_str()
+                            .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                            .filter(|v| v.is_object() || v.is_array())
+                    {
+                        *member = inner;
+                    } else {
+                        unwrap_json_texts(member);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(unwrap_json_texts),
+            _ => {}
+        }
+    }
     let parse = |text: &str| -> Vec<(String, Option<Value>)> {
         text.lines()
             .map(|line| match line.strip_prefix("< ") {
-                Some(answer) => (
-                    "<".to_owned(),
-                    Some(serde_json::from_str(answer).expect("an answer is JSON")),
-                ),
+                Some(answer) => ("<".to_owned(), {
+                    let mut answer: Value =
+                        serde_json::from_str(answer).expect("an answer is JSON");
+                    unwrap_json_texts(&mut answer);
+                    Some(answer)
+                }),
                 None => (line.to_owned(), None),
             })
             .collect()
