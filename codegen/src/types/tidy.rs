@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Group, Ident, TokenStream, TokenTree};
+use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::quote;
 use syn::visit_mut::VisitMut;
 
@@ -216,23 +216,16 @@ impl VisitMut for Helpers {
     }
 }
 
-/// `tokens` with every string literal passed through `f`.
+/// `tokens` with every string literal passed through `f` (the shared token walk,
+/// [`map_leaves`](super::map_leaves)).
 fn map_strings(tokens: TokenStream, f: &dyn Fn(&str) -> String) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Group(g) => {
-                let mut new = Group::new(g.delimiter(), map_strings(g.stream(), f));
-                new.set_span(g.span());
-                TokenTree::Group(new)
-            }
-            TokenTree::Literal(lit) => match syn::parse2::<syn::LitStr>(quote!(#lit)) {
-                Ok(s) => TokenTree::Literal(syn::LitStr::new(&f(&s.value()), s.span()).token()),
-                Err(_) => TokenTree::Literal(lit),
-            },
-            other => other,
-        })
-        .collect()
+    super::map_leaves(tokens, &mut |tree| match tree {
+        TokenTree::Literal(lit) => match syn::parse2::<syn::LitStr>(quote!(#lit)) {
+            Ok(s) => TokenTree::Literal(syn::LitStr::new(&f(&s.value()), s.span()).token()),
+            Err(_) => TokenTree::Literal(lit),
+        },
+        other => other,
+    })
 }
 
 /// Renames identifiers everywhere, attribute and macro tokens included.
