@@ -7,9 +7,10 @@
 //! same server: rmcp's Streamable HTTP service (stateless, JSON responses) served by hyper, on
 //! a plain listener and behind tokio-rustls (ring; a CA and certificate made here). Connections
 //! are kept alive, so a round trip is one request and one response on an open connection.
-//! `ours` negotiates 2026-07-28 with this server and rmcp's client 2025-11-25;
-//! `ours_2025_11_25` is ours pinned to rmcp's version, so the two eras' cost on the server can
-//! be told apart from the clients'.
+//! `ours` negotiates 2026-07-28 with this server and rmcp's client, as it comes, 2025-11-25
+//! (`rmcp`); the two like-for-like pairs are `ours` against `rmcp_2026_07_28` (rmcp's client in
+//! its `Discover` lifecycle, the 2026-07-28 era) and `ours_2025_11_25` (ours pinned) against
+//! `rmcp`, so the two eras' cost on the server can be told apart from the clients'.
 //!
 //! `CLIENT_ALTERNATING=30 cargo bench --bench client` runs the same round trips in
 //! alternation instead (30 rounds of 200 calls by each client in turn), for a machine whose
@@ -234,6 +235,7 @@ fn rmcp_client(
     runtime: &Runtime,
     url: &str,
     pki: &Pki,
+    modern: bool,
 ) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -259,18 +261,28 @@ fn rmcp_client(
         http,
         StreamableHttpClientTransportConfig::with_uri(url.to_owned()),
     );
-    runtime
-        .block_on(().serve(transport))
-        .expect("rmcp connects")
+    let connected = if modern {
+        use rmcp::ClientServiceExt;
+        let lifecycle = rmcp::ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        };
+        runtime.block_on(().serve_with_lifecycle(transport, lifecycle))
+    } else {
+        runtime.block_on(().serve(transport))
+    };
+    connected.expect("rmcp connects")
 }
 
-/// The three clients of one scheme, connected to the bench's server.
+/// The four clients of one scheme, connected to the bench's server.
 struct Clients {
     group: &'static str,
     ours: HttpClient,
     /// Ours pinned to the version rmcp's client lands on, to tell the era's cost on the
     /// server apart from the client's.
     ours_legacy: HttpClient,
+    /// rmcp's client in the 2026-07-28 era (its `Discover` lifecycle), like for like with `ours`.
+    rmcp_modern: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    /// rmcp's client as it comes (the legacy `initialize` handshake).
     rmcp: rmcp::service::RunningService<rmcp::RoleClient, ()>,
     params: rmcp::model::CallToolRequestParams,
 }
@@ -292,27 +304,40 @@ impl Clients {
             .expect("ours calls");
         assert_eq!(result.structured_content, Some(json!({"sum": 3})));
         let ours_legacy = ours_with(Some("2025-11-25"));
-        let rmcp = rmcp_client(runtime, url, pki);
+        let rmcp_modern = rmcp_client(runtime, url, pki, true);
+        let rmcp = rmcp_client(runtime, url, pki, false);
         let params = rmcp::model::CallToolRequestParams::new("add").with_arguments(arguments());
-        let result = runtime
-            .block_on(rmcp.call_tool(params.clone()))
-            .expect("rmcp calls");
-        assert_eq!(result.structured_content, Some(json!({"sum": 3})));
+        for client in [&rmcp_modern, &rmcp] {
+            let result = runtime
+                .block_on(client.call_tool(params.clone()))
+                .expect("rmcp calls");
+            assert_eq!(result.structured_content, Some(json!({"sum": 3})));
+        }
+        let version = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+            client.peer_info().map(|i| i.protocol_version.to_string())
+        };
         eprintln!(
-            "{group}: ours on {:?}, rmcp on {:?}",
+            "{group}: ours on {:?}, ours pinned on {:?}, rmcp_2026_07_28 on {:?}, rmcp on {:?}",
             ours.protocol_version(),
-            rmcp.peer_info().map(|i| i.protocol_version.to_string())
+            ours_legacy.protocol_version(),
+            version(&rmcp_modern),
+            version(&rmcp),
         );
         Clients {
             group,
             ours,
             ours_legacy,
+            rmcp_modern,
             rmcp,
             params,
         }
     }
 
-    const NAMES: [&'static str; 3] = ["ours", "ours_2025_11_25", "rmcp"];
+    const NAMES: [&'static str; 4] = ["ours", "ours_2025_11_25", "rmcp_2026_07_28", "rmcp"];
+
+    /// For each of ours, the rmcp client that speaks the same era (an index into
+    /// [`Clients::NAMES`]).
+    const SAME_ERA: [(usize, usize); 2] = [(0, 2), (1, 3)];
 
     /// One round trip by client `which` (an index into [`Clients::NAMES`]).
     fn call(&self, runtime: &Runtime, which: usize, arguments: &Map<String, Value>) {
@@ -329,8 +354,13 @@ impl Clients {
                 assert!(!result.is_error());
             }
             _ => {
+                let client = if which == 2 {
+                    &self.rmcp_modern
+                } else {
+                    &self.rmcp
+                };
                 let result = runtime
-                    .block_on(self.rmcp.call_tool(black_box(self.params.clone())))
+                    .block_on(client.call_tool(black_box(self.params.clone())))
                     .expect("call");
                 assert_ne!(result.is_error, Some(true));
             }
@@ -338,6 +368,9 @@ impl Clients {
     }
 
     fn close(self, runtime: &Runtime) {
+        runtime
+            .block_on(self.rmcp_modern.cancel())
+            .expect("rmcp closes");
         runtime.block_on(self.rmcp.cancel()).expect("rmcp closes");
     }
 }
@@ -441,6 +474,20 @@ fn alternating(rounds: usize, only: Option<&str>) {
                 print!("   ÷ rmcp per round: median {median:.3} (quartiles {low:.3}–{high:.3})");
             }
             println!();
+        }
+        for (ours, theirs) in Clients::SAME_ERA {
+            if per_call[ours].is_empty() || per_call[theirs].is_empty() {
+                continue;
+            }
+            let ratios: Vec<f64> = (0..rounds)
+                .map(|i| per_call[ours][i] / per_call[theirs][i])
+                .collect();
+            let (low, median, high) = quartiles(&ratios);
+            println!(
+                "  same era: {} ÷ {} per round: median {median:.3} (quartiles {low:.3}–{high:.3})",
+                Clients::NAMES[ours],
+                Clients::NAMES[theirs]
+            );
         }
     });
 }

@@ -14,7 +14,8 @@
 //!    thread polling in a tight loop, or a 60 Hz game loop calling `poll_for(1 ms)` once a
 //!    frame) and to rmcp's `StreamableHttpService` (stateless, JSON responses, served by hyper);
 //!    a call streaming 10 progress notifications vs the same call plain;
-//!    `loopback_http_8_clients`: 8 concurrent clients.
+//!    `loopback_http_8_clients`: 8 concurrent `HttpClient`s; `loopback_http_8_raw_connections`:
+//!    the same 200 calls from 8 kept-alive raw TCP connections, for the servers' own throughput.
 //! 4. `frame_budget_32_clients`: 32 HTTP clients against a 60 Hz game loop, `poll()` once a
 //!    frame vs `poll_for(1 ms)` once a frame: calls/s, plus (printed) latency percentiles and the
 //!    worst frame.
@@ -659,6 +660,108 @@ fn connect(runtime: &Runtime, port: u16, n: usize) -> Vec<HttpClient> {
     connect_with(runtime, port, n, Protocol::Legacy)
 }
 
+/// A load generator that costs next to nothing, for the servers' own throughput: one kept-alive
+/// TCP connection per client, each writing the same 2026-07-28 `tools/call` (an era both
+/// servers answer without a session) and reading its answer with blocking std I/O, no runtime
+/// and no JSON parsing. With `HttpClient`s as the load (`loopback_http_8_clients`), the clients'
+/// own CPU and wake-ups bound both servers on a 2-core machine.
+struct RawClients {
+    /// One thread per connection, waiting for the number of calls to make.
+    workers: Vec<std::sync::mpsc::Sender<usize>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl RawClients {
+    fn connect(port: u16, n: usize) -> Self {
+        let body = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","#,
+            r#""arguments":{"a":1,"b":2},"_meta":{"#,
+            r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+            r#""io.modelcontextprotocol/clientCapabilities":{},"#,
+            r#""io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}"#
+        );
+        let request: Arc<[u8]> = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: add\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+        .into();
+        let (done_tx, done) = std::sync::mpsc::channel();
+        let workers = (0..n)
+            .map(|_| {
+                let stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+                stream.set_nodelay(true).expect("nodelay");
+                let mut buffer = Vec::with_capacity(1024);
+                // Every connection answers the call before anything is timed.
+                raw_call(&stream, &request, &mut buffer);
+                let (go, orders) = std::sync::mpsc::channel::<usize>();
+                let (request, done) = (request.clone(), done_tx.clone());
+                std::thread::spawn(move || {
+                    for calls in orders {
+                        for _ in 0..calls {
+                            raw_call(&stream, &request, &mut buffer);
+                        }
+                        done.send(()).expect("reports");
+                    }
+                });
+                go
+            })
+            .collect();
+        RawClients { workers, done }
+    }
+
+    /// `calls` calls on each connection, all connections at once.
+    fn burst(&self, calls: usize) {
+        for worker in &self.workers {
+            worker.send(calls).expect("a worker");
+        }
+        for _ in &self.workers {
+            self.done.recv().expect("a worker finished");
+        }
+    }
+}
+
+/// Writes `request` on `stream` and reads the answer into `buffer`; panics unless it is a 200
+/// whose body carries the sum (`"sum":3`), so a server that answers errors cannot look fast.
+fn raw_call(mut stream: &std::net::TcpStream, request: &[u8], buffer: &mut Vec<u8>) {
+    use std::io::{Read, Write};
+    stream.write_all(request).expect("writes");
+    buffer.clear();
+    let mut chunk = [0u8; 4096];
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let (head_end, body_len) = loop {
+        let n = stream.read(&mut chunk).expect("reads");
+        assert!(n > 0, "the server closed the connection");
+        buffer.extend_from_slice(&chunk[..n]);
+        if let Some(end) = find(buffer, b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buffer[..end]).to_ascii_lowercase();
+            assert!(head.starts_with("http/1.1 200"), "answered {head}");
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .map(|n| n.trim().parse::<usize>().expect("a length"));
+            // Without a length the body is chunked: read to the last chunk.
+            break (end + 4, length);
+        }
+    };
+    loop {
+        let body = &buffer[head_end..];
+        let done = match body_len {
+            Some(length) => body.len() >= length,
+            None => body.ends_with(b"0\r\n\r\n"),
+        };
+        if done {
+            assert!(find(body, br#""sum":3"#).is_some(), "no sum in the answer");
+            return;
+        }
+        let n = stream.read(&mut chunk).expect("reads");
+        assert!(n > 0, "the server closed the connection");
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
 /// One call, then 8 clients at once, against the server on `port`.
 fn http_benches(c: &mut Criterion, runtime: &Runtime, port: u16, name: &str) {
     let arguments = arguments();
@@ -684,6 +787,16 @@ fn http_benches(c: &mut Criterion, runtime: &Runtime, port: u16, name: &str) {
     group.sample_size(20);
     group.bench_function(BenchmarkId::new(name, CLIENTS * CALLS_PER_CLIENT), |b| {
         b.iter(|| burst(runtime, &clients, &arguments, CALLS_PER_CLIENT))
+    });
+    group.finish();
+    drop(clients);
+    // The same load from clients that cost next to nothing: the servers' own throughput.
+    let raw = RawClients::connect(port, CLIENTS);
+    let mut group = c.benchmark_group("loopback_http_8_raw_connections");
+    group.throughput(Throughput::Elements((CLIENTS * CALLS_PER_CLIENT) as u64));
+    group.sample_size(20);
+    group.bench_function(BenchmarkId::new(name, CLIENTS * CALLS_PER_CLIENT), |b| {
+        b.iter(|| raw.burst(CALLS_PER_CLIENT))
     });
     group.finish();
 }
