@@ -12,13 +12,15 @@ use std::collections::BTreeSet;
 
 use crate::config::ServerConfig;
 use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
+use crate::definition::{Normalised, Own, Substitution};
 use crate::diagnostic::{Diagnostic, Warning};
+use crate::dialect;
 use crate::error::Error;
 use crate::fault::{Fault, Stage};
 use crate::model::{Capture, Tool};
 use crate::module::Module;
 use crate::naming::{self, Names};
-use crate::normalise::{self, Normalised, Own};
+use crate::normalise;
 use crate::types::{self, Extra, Unit};
 
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
@@ -51,7 +53,7 @@ struct Plan<'a> {
 struct ContractTypes {
     lowered: Lowered,
     unit: Unit,
-    substitutions: Vec<normalise::Substitution>,
+    substitutions: Vec<Substitution>,
     own: Vec<Own>,
     three_state: BTreeSet<(String, String)>,
     /// Every contract definition: their `f64`s are TypeScript numbers.
@@ -240,7 +242,7 @@ pub(crate) fn generate(
         ] {
             if let Some(schema) = schema {
                 let base = format!("{}/{key}", tool.pointer);
-                normalise::check_dialect(schema, &|p: &str, m: String, h: &str| {
+                dialect::check(schema, &|p: &str, m: String, h: &str| {
                     diag(&format!("{base}{p}"), m, h)
                 })?;
             }

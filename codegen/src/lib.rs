@@ -44,7 +44,9 @@ mod normalise;
 mod types;
 
 // What the stages share.
+mod definition;
 mod diagnostic;
+mod dialect;
 mod fault;
 pub mod model;
 mod naming;

@@ -23,8 +23,8 @@ use syn::visit_mut::VisitMut;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::contracts::Const;
+use crate::definition::{Own, Substitution};
 use crate::fault::Stage;
-use crate::normalise::{Own, Substitution};
 
 /// A set of definitions to add as one unit (one tool's arguments, or its output, or a
 /// server's contracts).

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::contracts::{Const, ConstValue, Lit};
-use crate::normalise::Own;
+use crate::definition::Own;
 
 fn doc(text: &str) -> TokenStream {
     let lines: Vec<String> = text
