@@ -457,8 +457,7 @@ impl Walker<'_> {
             n += 1;
             ident = format!("{field}_{n}");
         }
-        self.names.placeholders += 1;
-        let placeholder = format!("McpBindgenField{}", self.names.placeholders);
+        let placeholder = self.names.placeholder("Field");
         self.out.substitutions.push(Substitution {
             placeholder: placeholder.clone(),
             value: name.to_owned(),
@@ -658,8 +657,7 @@ impl Walker<'_> {
         };
         let mut placeholders = Vec::with_capacity(strings.len());
         for (value, variant) in strings.iter().zip(names) {
-            self.names.placeholders += 1;
-            let placeholder = format!("McpBindgenVariant{}", self.names.placeholders);
+            let placeholder = self.names.placeholder("Variant");
             self.out.substitutions.push(Substitution {
                 placeholder: placeholder.clone(),
                 value: (*value).to_owned(),
