@@ -1,6 +1,6 @@
 //! One server's module: names, normalised schemas through typify, and the client (quote).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use heck::ToShoutySnakeCase;
 use proc_macro2::TokenStream;
@@ -8,12 +8,10 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
-use std::collections::BTreeSet;
-
 use crate::config::ServerConfig;
 use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
 use crate::definition::{Normalised, Own, Substitution};
-use crate::diagnostic::{Diagnostic, Warning};
+use crate::diagnostic::{Diagnostic, Reporter};
 use crate::dialect;
 use crate::error::Error;
 use crate::fault::{Fault, Stage};
@@ -21,33 +19,8 @@ use crate::model::{Capture, Tool};
 use crate::module::Module;
 use crate::naming::{self, Names};
 use crate::normalise;
+use crate::plan::{self, Args, Plan};
 use crate::types::{self, Extra, Unit};
-
-/// Client methods that are not tools; a tool that would get one of these names is renamed.
-const RESERVED: &[&str] = &["new", "caller", "into_inner"];
-
-/// How a tool's arguments are passed.
-#[derive(Debug, Clone, PartialEq)]
-enum Args {
-    /// The tool takes no arguments; the method has none.
-    None,
-    /// A generated type.
-    Typed(String),
-    /// A JSON object (`serde_json::Map`), when no type could be generated.
-    Map(String),
-}
-
-#[derive(Debug)]
-struct Plan<'a> {
-    tool: &'a Tool,
-    method: String,
-    args: Args,
-    /// Generated result type name: from the manifest's `results`, else from a usable
-    /// `outputSchema`.
-    output: Option<String>,
-    /// Whether `output` comes from the contracts.
-    from_contracts: bool,
-}
 
 /// The contracts of a server, lowered and normalised.
 struct ContractTypes {
@@ -82,124 +55,13 @@ pub(crate) fn generate(
         }
     };
     let file = &capture.file;
-    let diag = |pointer: &str, message: String, help: &str| {
-        Diagnostic::new(file, message)
-            .pointer(Some(&capture.text), pointer)
-            .help(help)
-    };
-    let mut warnings = Vec::new();
-    let mut warn = |tool: &Tool, pointer: String, message: String| {
-        warnings.push(Warning {
-            file: file.clone(),
-            at: crate::diagnostic::locate::locate(&capture.text, &pointer),
-            tool: Some(tool.name.clone()),
-            pointer: Some(pointer),
-            message,
-        });
-    };
+    let mut report = Reporter::new(file, &capture.text);
 
-    for tool in config.results.keys() {
-        if !capture.tools.iter().any(|t| &t.name == tool) {
-            let message = if has_client {
-                format!(
-                    "a result type is configured for tool `{tool}`, which this capture does not list"
-                )
-            } else {
-                format!(
-                    "a result type is configured for tool `{tool}`, but the server has no capture"
-                )
-            };
-            return Err(Diagnostic::new(file, message)
-                .help(format!(
-                    "remove `{tool}` from the `{}` server's results, or fix its name",
-                    config.module
-                ))
-                .into());
-        }
-    }
-    for renamed in config.rename.keys() {
-        if !capture.tools.iter().any(|t| &t.name == renamed) {
-            return Err(Diagnostic::new(
-                file,
-                format!("a rename is configured for tool `{renamed}`, which this capture does not list"),
-            )
-            .help(format!("remove the rename of `{renamed}` from the `{}` server's settings, or capture the server again", config.module))
-            .into());
-        }
-    }
-
-    // Method names, and their collisions.
-    let mut methods: BTreeMap<String, &Tool> = BTreeMap::new();
-    let mut plans = Vec::with_capacity(capture.tools.len());
-    for tool in &capture.tools {
-        let method = match config.rename.get(&tool.name) {
-            Some(method) => {
-                if !valid_method(method) {
-                    return Err(Diagnostic::new(
-                        file,
-                        format!("the rename of tool `{}` to `{method}` is not a snake_case Rust identifier", tool.name),
-                    )
-                    .help("use lowercase letters, digits and underscores, starting with a letter")
-                    .into());
-                }
-                method.clone()
-            }
-            None => {
-                let mut method = naming::method_name(&tool.name);
-                if RESERVED.contains(&method.as_str()) {
-                    warn(
-                        tool,
-                        tool.pointer.clone(),
-                        format!(
-                            "the method `{method}` is the client's own; the tool's method is `{method}_tool` (rename it in the manifest to choose)"
-                        ),
-                    );
-                    method = format!("{method}_tool");
-                } else if naming::is_keyword(&method) {
-                    warn(
-                        tool,
-                        tool.pointer.clone(),
-                        format!(
-                            "the tool name is the Rust keyword `{method}`; the method is `{}` (rename it in the manifest for a plainer name)",
-                            naming::ident(&method)
-                        ),
-                    );
-                }
-                method
-            }
-        };
-        for name in [method.clone(), format!("{method}_raw")] {
-            if let Some(other) = methods.insert(name.clone(), tool) {
-                return Err(diag(
-                    &tool.pointer,
-                    format!(
-                        "tools `{}` ({}) and `{}` ({}) both become the method `{name}`",
-                        other.name, other.pointer, tool.name, tool.pointer
-                    ),
-                    &format!(
-                        "rename one: in bindings.toml, [servers.{}.rename] \"{}\" = \"another_name\"; in build.rs, ServerConfig::with_rename",
-                        config.module, tool.name
-                    ),
-                )
-                .into());
-            }
-        }
-        plans.push(Plan {
-            tool,
-            method,
-            args: Args::None,
-            output: None,
-            from_contracts: false,
-        });
-    }
+    plan::check_configured_tools(config, capture, has_client)?;
+    let mut plans = plan::methods(config, capture, &mut report)?;
 
     // Schemas → typify units.
-    let mut names = Names::default();
-    for plan in &plans {
-        let stem = naming::type_name(&plan.method);
-        names.reserve(&format!("{stem}Args"));
-        names.reserve(&format!("{stem}Output"));
-    }
+    let mut names = plan::type_names(&plans);
     let contract_types = if sources.is_empty() && config.results.is_empty() {
         None
     } else if !cfg!(feature = "contracts") {
@@ -214,28 +76,24 @@ pub(crate) fn generate(
         .help("turn the feature on: mcp-bindgen-codegen = { version = \"..\", features = [\"contracts\"] } (it is on by default)")
         .into());
     } else {
-        let stems: BTreeMap<&str, String> = plans
-            .iter()
-            .map(|p| (p.tool.name.as_str(), naming::type_name(&p.method)))
-            .collect();
-        Some(lower_contracts(config, sources, &stems, &mut names)?)
+        Some(lower_contracts(
+            config,
+            sources,
+            &plan::stems(&plans),
+            &mut names,
+        )?)
     };
     let mut contract_warnings = Vec::new();
     if let Some(contracts) = &contract_types {
         contract_warnings.extend(contracts.lowered.warnings.iter().cloned());
-        for plan in &mut plans {
-            if let Some(ty) = contracts.lowered.results.get(&plan.tool.name) {
-                plan.output = Some(ty.clone());
-                plan.from_contracts = true;
-            }
-        }
+        plan::take_contract_results(&mut plans, &contracts.lowered.results);
     }
     let mut units = Vec::new();
     let mut substitutions = Vec::new();
     let mut own = Vec::new();
     for plan in &mut plans {
         let tool = plan.tool;
-        let stem = naming::type_name(&plan.method);
+        let stem = plan.stem();
         for (key, schema) in [
             ("inputSchema", Some(&tool.input_schema)),
             ("outputSchema", tool.output_schema.as_ref()),
@@ -243,26 +101,27 @@ pub(crate) fn generate(
             if let Some(schema) = schema {
                 let base = format!("{}/{key}", tool.pointer);
                 dialect::check(schema, &|p: &str, m: String, h: &str| {
-                    diag(&format!("{base}{p}"), m, h)
+                    report.error(&format!("{base}{p}"), m, h)
                 })?;
             }
         }
-        if !takes_arguments(&tool.input_schema) {
+        if !plan::takes_arguments(&tool.input_schema) {
             continue;
         }
         let input_pointer = format!("{}/inputSchema", tool.pointer);
         let args_name = format!("{stem}Args");
-        if !is_object_schema(&tool.input_schema) {
-            warn(
-                tool,
+        if !plan::is_object_schema(&tool.input_schema) {
+            report.warn(
+                &tool.name,
                 input_pointer.clone(),
                 "inputSchema does not describe an object; arguments typed as a JSON object".into(),
             );
             plan.args = Args::Map(args_name);
             continue;
         }
-        let schema_diag = |p: &str, m: String, h: &str| diag(&format!("{input_pointer}{p}"), m, h);
-        let forced = has_fault(faults, tool, Stage::Normalise);
+        let schema_diag =
+            |p: &str, m: String, h: &str| report.error(&format!("{input_pointer}{p}"), m, h);
+        let forced = plan::has_fault(faults, tool, Stage::Normalise);
         let normalised = match normalise_guarded(
             &tool.input_schema,
             (&args_name, &stem),
@@ -272,8 +131,8 @@ pub(crate) fn generate(
         )? {
             Ok(normalised) => normalised,
             Err(reason) => {
-                warn(
-                    tool,
+                report.warn(
+                    &tool.name,
                     input_pointer,
                     format!("{reason}; arguments typed as a JSON object"),
                 );
@@ -282,7 +141,7 @@ pub(crate) fn generate(
             }
         };
         for (p, m) in normalised.warnings {
-            warn(tool, format!("{input_pointer}{p}"), m);
+            report.warn(&tool.name, format!("{input_pointer}{p}"), m);
         }
         substitutions.extend(normalised.substitutions);
         own.extend(normalised.own);
@@ -300,11 +159,11 @@ pub(crate) fn generate(
             continue;
         }
         if let Some(output) = &tool.output_schema {
-            let stem = naming::type_name(&plan.method);
+            let stem = plan.stem();
             let output_pointer = format!("{}/outputSchema", tool.pointer);
             let output_name = format!("{stem}Output");
             let schema_diag =
-                |p: &str, m: String, h: &str| diag(&format!("{output_pointer}{p}"), m, h);
+                |p: &str, m: String, h: &str| report.error(&format!("{output_pointer}{p}"), m, h);
             let normalised = match normalise_guarded(
                 output,
                 (&output_name, &stem),
@@ -314,8 +173,8 @@ pub(crate) fn generate(
             )? {
                 Ok(normalised) => normalised,
                 Err(reason) => {
-                    warn(
-                        tool,
+                    report.warn(
+                        &tool.name,
                         output_pointer,
                         format!("{reason}; result typed as serde_json::Value"),
                     );
@@ -323,7 +182,7 @@ pub(crate) fn generate(
                 }
             };
             for (p, m) in normalised.warnings {
-                warn(tool, format!("{output_pointer}{p}"), m);
+                report.warn(&tool.name, format!("{output_pointer}{p}"), m);
             }
             substitutions.extend(normalised.substitutions);
             own.extend(normalised.own);
@@ -336,19 +195,7 @@ pub(crate) fn generate(
         }
     }
 
-    for ty in config.variants.keys() {
-        if !names.variants_used(ty) {
-            return Err(Diagnostic::new(
-                file,
-                format!("variant names are configured for `{ty}`, which is not a generated enum"),
-            )
-            .help(format!(
-                "name an enum type of the `{}` server (a contract enum or a union tagged by a boolean or number), as it appears in the generated `types` module",
-                config.module
-            ))
-            .into());
-        }
-    }
+    plan::check_variants(config, file, &names)?;
     let no_three_state = BTreeSet::new();
     let no_js_numbers = BTreeSet::new();
     let mut consts = Vec::new();
@@ -362,17 +209,8 @@ pub(crate) fn generate(
         js_numbers = &contracts.js_numbers;
         consts = contracts.lowered.consts.clone();
     }
-    let forced = unit_faults(faults, &plans);
-    let mut root_docs = BTreeMap::new();
-    for plan in &plans {
-        let tool = &plan.tool.name;
-        if let Args::Typed(name) = &plan.args {
-            root_docs.insert(name.clone(), format!("The arguments of `{tool}`."));
-        }
-        if let Some(name) = plan.output.as_ref().filter(|_| !plan.from_contracts) {
-            root_docs.insert(name.clone(), format!("The result of `{tool}`."));
-        }
-    }
+    let forced = plan::unit_faults(faults, &plans);
+    let root_docs = plan::root_docs(&plans);
     let mut generated = types::generate(
         &units,
         &Extra {
@@ -385,7 +223,7 @@ pub(crate) fn generate(
             root_docs: &root_docs,
         },
     );
-    missing_names(&plans, &mut generated);
+    plan::missing_names(&plans, &mut generated);
     if let Some(contracts) = &contract_types {
         for (name, reason) in &generated.failed {
             if contracts.unit.defs.iter().any(|(def, _)| def == name) {
@@ -396,28 +234,7 @@ pub(crate) fn generate(
             }
         }
     }
-    for plan in &mut plans {
-        if let Args::Typed(name) = &plan.args
-            && let Some(reason) = generated.failed.get(name)
-        {
-            warn(
-                plan.tool,
-                format!("{}/inputSchema", plan.tool.pointer),
-                format!("{reason}; arguments typed as a JSON object"),
-            );
-            plan.args = Args::Map(name.clone());
-        }
-        if let Some(name) = &plan.output
-            && let Some(reason) = generated.failed.get(name)
-        {
-            warn(
-                plan.tool,
-                format!("{}/outputSchema", plan.tool.pointer),
-                format!("{reason}; result typed as serde_json::Value"),
-            );
-            plan.output = None;
-        }
-    }
+    plan::degrade(&mut plans, &generated.failed, &mut report);
 
     let server_name = config
         .name
@@ -480,12 +297,13 @@ pub(crate) fn generate(
             }
         }
     }
+    let mut warnings = report.into_warnings();
     warnings.extend(contract_warnings);
     warnings.sort_by(|a, b| {
         (a.file.clone(), a.at.map(|at| (at.line, at.column)))
             .cmp(&(b.file.clone(), b.at.map(|at| (at.line, at.column))))
     });
-    let mut inputs: Vec<std::path::PathBuf> = capture_input(config, capture, has_client);
+    let mut inputs: Vec<std::path::PathBuf> = plan::capture_input(config, capture, has_client);
     inputs.extend(config.contracts.iter().cloned());
     Ok(Module {
         name: config.module.clone(),
@@ -517,65 +335,6 @@ fn normalise_guarded(
     match result {
         Ok(normalised) => normalised.map(Ok),
         Err(message) => Ok(Err(format!("normaliser panicked: {message}"))),
-    }
-}
-
-fn has_fault(faults: &[Fault], tool: &Tool, stage: Stage) -> bool {
-    faults
-        .iter()
-        .any(|f| f.tool == tool.name && f.stage == stage)
-}
-
-/// The forced failures of the type layer, by the unit root they hit.
-fn unit_faults(faults: &[Fault], plans: &[Plan<'_>]) -> BTreeMap<String, Stage> {
-    let mut out = BTreeMap::new();
-    for plan in plans {
-        for fault in faults.iter().filter(|f| f.tool == plan.tool.name) {
-            let stem = naming::type_name(&plan.method);
-            match fault.stage {
-                Stage::Typify | Stage::Render | Stage::PostPass => {
-                    out.insert(format!("{stem}Args"), fault.stage);
-                }
-                Stage::Output => {
-                    out.insert(format!("{stem}Output"), Stage::Typify);
-                }
-                Stage::Normalise => {}
-            }
-        }
-    }
-    out
-}
-
-/// The last check before the client is written: every type the client names is in `types`.
-/// One that is not (whatever stage lost it) is reported as failed, so that its tool degrades
-/// instead of the module not compiling.
-fn missing_names(plans: &[Plan<'_>], generated: &mut types::Types) {
-    let defined = types::defined_names(&generated.items);
-    for plan in plans {
-        let args = match &plan.args {
-            Args::Typed(name) => Some(name),
-            _ => None,
-        };
-        for name in args.into_iter().chain(plan.output.as_ref()) {
-            if !defined.contains(name) {
-                generated.failed.entry(name.clone()).or_insert_with(|| {
-                    format!("self-consistency check: `{name}` is not in the generated types")
-                });
-            }
-        }
-    }
-}
-
-/// The capture as named in the config (or as read, when it was passed in).
-fn capture_input(
-    config: &ServerConfig,
-    capture: &Capture,
-    has_client: bool,
-) -> Vec<std::path::PathBuf> {
-    match (&config.capture, has_client) {
-        (Some(path), _) => vec![path.clone()],
-        (None, true) => vec![capture.file.clone()],
-        (None, false) => Vec::new(),
     }
 }
 
@@ -659,37 +418,6 @@ fn three_state_fields(defs: &[(String, Value)]) -> BTreeSet<(String, String)> {
         }
     }
     out
-}
-
-fn valid_method(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !naming::is_keyword(name)
-}
-
-/// A tool takes arguments unless its schema is an object with no way to hold any.
-fn takes_arguments(schema: &Value) -> bool {
-    let Value::Object(object) = schema else {
-        return schema != &Value::Bool(false);
-    };
-    object.iter().any(|(key, value)| match key.as_str() {
-        "type" | "$schema" | "$id" | "title" | "description" | "$comment" | "required"
-        | "$defs" | "definitions" | "examples" | "default" => false,
-        "properties" => value.as_object().is_some_and(|p| !p.is_empty()),
-        "additionalProperties" | "unevaluatedProperties" => value != &Value::Bool(false),
-        _ => true,
-    })
-}
-
-fn is_object_schema(schema: &Value) -> bool {
-    match schema.get("type") {
-        None => true,
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        Some(_) => false,
-    }
 }
 
 /// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.

@@ -41,6 +41,7 @@ pub mod capture;
 mod client;
 mod contracts;
 mod normalise;
+mod plan;
 mod types;
 
 // What the stages share.
