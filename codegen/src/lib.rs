@@ -40,6 +40,7 @@ mod module;
 pub mod capture;
 mod client;
 mod contracts;
+mod emit;
 mod normalise;
 mod plan;
 mod types;
