@@ -1,12 +1,12 @@
 //! One server's module: names, normalised schemas through typify, and the client (quote).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::config::ServerConfig;
 use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
-use crate::definition::{Normalised, Own, Substitution};
+use crate::definition::Normalised;
 use crate::diagnostic::{Diagnostic, Reporter};
 use crate::dialect;
 use crate::emit;
@@ -17,17 +17,12 @@ use crate::module::Module;
 use crate::naming::Names;
 use crate::normalise;
 use crate::plan::{self, Args};
-use crate::types::{self, Extra, Unit};
+use crate::types::{self, Unit};
 
 /// The contracts of a server, lowered and normalised.
 struct ContractTypes {
     lowered: Lowered,
     unit: Unit,
-    substitutions: Vec<Substitution>,
-    own: Vec<Own>,
-    three_state: BTreeSet<(String, String)>,
-    /// Every contract definition: their `f64`s are TypeScript numbers.
-    js_numbers: BTreeSet<String>,
 }
 
 pub(crate) fn generate(
@@ -86,8 +81,6 @@ pub(crate) fn generate(
         plan::take_contract_results(&mut plans, &contracts.lowered.results);
     }
     let mut units = Vec::new();
-    let mut substitutions = Vec::new();
-    let mut own = Vec::new();
     for plan in &mut plans {
         let tool = plan.tool;
         let stem = plan.stem();
@@ -140,12 +133,14 @@ pub(crate) fn generate(
         for (p, m) in normalised.warnings {
             report.warn(&tool.name, format!("{input_pointer}{p}"), m);
         }
-        substitutions.extend(normalised.substitutions);
-        own.extend(normalised.own);
         units.push(Unit {
             root: args_name.clone(),
             defs: normalised.defs,
-            split: false,
+            own: normalised.own,
+            substitutions: normalised.substitutions,
+            doc: Some(format!("The arguments of `{}`.", tool.name)),
+            fault: plan::args_fault(faults, tool),
+            ..Unit::default()
         });
         plan.args = Args::Typed(args_name);
     }
@@ -181,45 +176,24 @@ pub(crate) fn generate(
             for (p, m) in normalised.warnings {
                 report.warn(&tool.name, format!("{output_pointer}{p}"), m);
             }
-            substitutions.extend(normalised.substitutions);
-            own.extend(normalised.own);
             units.push(Unit {
                 root: output_name.clone(),
                 defs: normalised.defs,
-                split: false,
+                own: normalised.own,
+                substitutions: normalised.substitutions,
+                doc: Some(format!("The result of `{}`.", tool.name)),
+                fault: plan::output_fault(faults, tool),
+                ..Unit::default()
             });
             plan.output = Some(output_name);
         }
     }
 
     plan::check_variants(config, file, &names)?;
-    let no_three_state = BTreeSet::new();
-    let no_js_numbers = BTreeSet::new();
-    let mut consts = Vec::new();
-    let mut three_state = &no_three_state;
-    let mut js_numbers = &no_js_numbers;
     if let Some(contracts) = &contract_types {
         units.push(contracts.unit.clone());
-        substitutions.extend(contracts.substitutions.iter().cloned());
-        own.extend(contracts.own.iter().cloned());
-        three_state = &contracts.three_state;
-        js_numbers = &contracts.js_numbers;
-        consts = contracts.lowered.consts.clone();
     }
-    let forced = plan::unit_faults(faults, &plans);
-    let root_docs = plan::root_docs(&plans);
-    let mut generated = types::generate(
-        &units,
-        &Extra {
-            substitutions: &substitutions,
-            own: &own,
-            three_state,
-            js_numbers,
-            consts: &consts,
-            faults: &forced,
-            root_docs: &root_docs,
-        },
-    );
+    let mut generated = types::generate(&units);
     plan::missing_names(&plans, &mut generated);
     if let Some(contracts) = &contract_types {
         for (name, reason) in &generated.failed {
@@ -310,50 +284,17 @@ fn lower_contracts(
         let warning = lowered.warning(&def, message);
         lowered.warnings.push(warning);
     }
-    let three_state = three_state_fields(&normalised.defs);
-    let js_numbers = normalised
-        .defs
-        .iter()
-        .map(|(name, _)| name.clone())
-        .collect();
     Ok(ContractTypes {
-        js_numbers,
         unit: Unit {
             root: "agent contracts".into(),
             defs: normalised.defs,
             split: true,
+            own: normalised.own,
+            substitutions: normalised.substitutions,
+            typescript: true,
+            consts: std::mem::take(&mut lowered.consts),
+            ..Unit::default()
         },
-        substitutions: normalised.substitutions,
-        own: normalised.own,
-        three_state,
         lowered,
     })
-}
-
-/// Fields that may be absent and may be `null` (`f?: T | null`), by definition and wire name.
-fn three_state_fields(defs: &[(String, Value)]) -> BTreeSet<(String, String)> {
-    let mut out = BTreeSet::new();
-    for (name, schema) in defs {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-            continue;
-        };
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        for (field, property) in properties {
-            let nullable = property
-                .get("anyOf")
-                .and_then(Value::as_array)
-                .is_some_and(|any| {
-                    any.iter()
-                        .any(|s| s.get("type") == Some(&Value::from("null")))
-                });
-            if nullable && !required.contains(&field.as_str()) {
-                out.insert((name.clone(), field.clone()));
-            }
-        }
-    }
-    out
 }

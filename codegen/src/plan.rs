@@ -212,21 +212,6 @@ pub(crate) fn check_variants(
     Ok(())
 }
 
-/// Doc comments for the unit roots that their schema does not describe (`The arguments of ..`).
-pub(crate) fn root_docs(plans: &[Plan<'_>]) -> BTreeMap<String, String> {
-    let mut root_docs = BTreeMap::new();
-    for plan in plans {
-        let tool = &plan.tool.name;
-        if let Args::Typed(name) = &plan.args {
-            root_docs.insert(name.clone(), format!("The arguments of `{tool}`."));
-        }
-        if let Some(name) = plan.output.as_ref().filter(|_| !plan.from_contracts) {
-            root_docs.insert(name.clone(), format!("The result of `{tool}`."));
-        }
-    }
-    root_docs
-}
-
 /// Whether a failure is forced on `tool` at `stage`.
 pub(crate) fn has_fault(faults: &[Fault], tool: &Tool, stage: Stage) -> bool {
     faults
@@ -234,24 +219,21 @@ pub(crate) fn has_fault(faults: &[Fault], tool: &Tool, stage: Stage) -> bool {
         .any(|f| f.tool == tool.name && f.stage == stage)
 }
 
-/// The forced failures of the type layer, by the unit root they hit.
-pub(crate) fn unit_faults(faults: &[Fault], plans: &[Plan<'_>]) -> BTreeMap<String, Stage> {
-    let mut out = BTreeMap::new();
-    for plan in plans {
-        for fault in faults.iter().filter(|f| f.tool == plan.tool.name) {
-            let stem = plan.stem();
-            match fault.stage {
-                Stage::Typify | Stage::Render | Stage::PostPass => {
-                    out.insert(format!("{stem}Args"), fault.stage);
-                }
-                Stage::Output => {
-                    out.insert(format!("{stem}Output"), Stage::Typify);
-                }
-                Stage::Normalise => {}
-            }
-        }
-    }
-    out
+/// The failure a test forces on the type layer for the tool's arguments (the last named).
+pub(crate) fn args_fault(faults: &[Fault], tool: &Tool) -> Option<Stage> {
+    faults
+        .iter()
+        .rev()
+        .find(|f| {
+            f.tool == tool.name
+                && matches!(f.stage, Stage::Typify | Stage::Render | Stage::PostPass)
+        })
+        .map(|f| f.stage)
+}
+
+/// The failure a test forces on the type layer for the tool's result: typify refuses it.
+pub(crate) fn output_fault(faults: &[Fault], tool: &Tool) -> Option<Stage> {
+    has_fault(faults, tool, Stage::Output).then_some(Stage::Typify)
 }
 
 /// The last check before the client is written: every type the client names is in `types`.
