@@ -291,7 +291,7 @@ fn method_doc(plan: &Plan<'_>) -> String {
 }
 
 /// The `types` module, empty but for the arguments typed as JSON objects (typify's items go in
-/// after parsing, [`file`]); nothing when it would be empty.
+/// after parsing, [`file()`]); nothing when it would be empty.
 fn types_module(config: &ServerConfig, plans: &[Plan<'_>], has_types: bool) -> TokenStream {
     let arg_aliases: Vec<TokenStream> = plans
         .iter()
@@ -472,7 +472,7 @@ fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
 }
 
 /// A module with only the contracts' types (no capture, so no client).
-/// The types go in after parsing ([`file`]).
+/// The types go in after parsing ([`file()`]).
 fn types_only(config: &ServerConfig, server_name: &str) -> TokenStream {
     let contracts: Vec<String> = config
         .contracts
