@@ -9,13 +9,12 @@ use serde_json::Value;
 use crate::capture;
 use crate::config::ServerConfig;
 use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
-use crate::definition::Normalised;
 use crate::diagnostic::{Diagnostic, Reporter, Warning};
 use crate::dialect;
 use crate::emit;
 use crate::error::Error;
 use crate::fault::{Fault, Stage};
-use crate::model::{self, Capture};
+use crate::model::{self, Capture, Tool};
 use crate::module::Module;
 use crate::naming::Names;
 use crate::normalise;
@@ -370,51 +369,36 @@ fn normalise_inputs(
         if !plan::takes_arguments(&tool.input_schema) {
             continue;
         }
-        let input_pointer = format!("{}/inputSchema", tool.pointer);
         let args_name = format!("{stem}Args");
         if !plan::is_object_schema(&tool.input_schema) {
             report.warn(
                 &tool.name,
-                input_pointer.clone(),
+                format!("{}/inputSchema", tool.pointer),
                 "inputSchema does not describe an object; arguments typed as a JSON object".into(),
             );
             plan.args = Args::Map(args_name);
             continue;
         }
-        let schema_diag =
-            |p: &str, m: String, h: &str| report.error(&format!("{input_pointer}{p}"), m, h);
         let forced = plan::has_fault(faults, tool, Stage::Normalise);
-        let normalised = match normalise_guarded(
-            &tool.input_schema,
-            (&args_name, &stem),
-            names,
-            &schema_diag,
-            forced,
-        )? {
-            Ok(normalised) => normalised,
+        let schema = ("inputSchema", &tool.input_schema);
+        match tool_unit(tool, schema, (&args_name, &stem), forced, names, report)? {
+            Ok(unit) => {
+                units.push(Unit {
+                    doc: Some(format!("The arguments of `{}`.", tool.name)),
+                    fault: plan::args_fault(faults, tool),
+                    ..unit
+                });
+                plan.args = Args::Typed(args_name);
+            }
             Err(reason) => {
                 report.warn(
                     &tool.name,
-                    input_pointer,
+                    format!("{}/inputSchema", tool.pointer),
                     format!("{reason}; arguments typed as a JSON object"),
                 );
                 plan.args = Args::Map(args_name);
-                continue;
             }
-        };
-        for (p, m) in normalised.warnings {
-            report.warn(&tool.name, format!("{input_pointer}{p}"), m);
         }
-        units.push(Unit {
-            root: args_name.clone(),
-            defs: normalised.defs,
-            own: normalised.own,
-            substitutions: normalised.substitutions,
-            doc: Some(format!("The arguments of `{}`.", tool.name)),
-            fault: plan::args_fault(faults, tool),
-            ..Unit::default()
-        });
-        plan.args = Args::Typed(args_name);
     }
     Ok(units)
 }
@@ -434,64 +418,66 @@ fn normalise_outputs(
         if plan.output.is_some() || plan.from_contracts {
             continue;
         }
-        if let Some(output) = &tool.output_schema {
-            let stem = plan.stem();
-            let output_pointer = format!("{}/outputSchema", tool.pointer);
-            let output_name = format!("{stem}Output");
-            let schema_diag =
-                |p: &str, m: String, h: &str| report.error(&format!("{output_pointer}{p}"), m, h);
-            let normalised =
-                match normalise_guarded(output, (&output_name, &stem), names, &schema_diag, false)?
-                {
-                    Ok(normalised) => normalised,
-                    Err(reason) => {
-                        report.warn(
-                            &tool.name,
-                            output_pointer,
-                            format!("{reason}; result typed as serde_json::Value"),
-                        );
-                        continue;
-                    }
-                };
-            for (p, m) in normalised.warnings {
-                report.warn(&tool.name, format!("{output_pointer}{p}"), m);
+        let Some(output) = &tool.output_schema else {
+            continue;
+        };
+        let stem = plan.stem();
+        let output_name = format!("{stem}Output");
+        let schema = ("outputSchema", output);
+        match tool_unit(tool, schema, (&output_name, &stem), false, names, report)? {
+            Ok(unit) => {
+                units.push(Unit {
+                    doc: Some(format!("The result of `{}`.", tool.name)),
+                    fault: plan::output_fault(faults, tool),
+                    ..unit
+                });
+                plan.output = Some(output_name);
             }
-            units.push(Unit {
-                root: output_name.clone(),
-                defs: normalised.defs,
-                own: normalised.own,
-                substitutions: normalised.substitutions,
-                doc: Some(format!("The result of `{}`.", tool.name)),
-                fault: plan::output_fault(faults, tool),
-                ..Unit::default()
-            });
-            plan.output = Some(output_name);
+            Err(reason) => report.warn(
+                &tool.name,
+                format!("{}/outputSchema", tool.pointer),
+                format!("{reason}; result typed as serde_json::Value"),
+            ),
         }
     }
     Ok(units)
 }
 
-/// Normalises one of a tool's schemas (as the type `root.0`, nested names starting with
-/// `root.1`) under a guard: a panic in the normaliser (or a `forced` one) costs that schema
-/// its type, with the reason, instead of costing the whole server. The outer error is an input
-/// error that stops generation (an unknown dialect).
-fn normalise_guarded(
-    schema: &Value,
-    (root, prefix): (&str, &str),
-    names: &mut Names,
-    diag: &dyn Fn(&str, String, &str) -> Diagnostic,
+/// One of a tool's schemas (`key`: `inputSchema` or `outputSchema`) normalised into the unit
+/// `root` (nested names starting with `stem`), the normaliser's warnings reported at their
+/// pointers. The normaliser runs under a guard: a panic in it (or a `forced` one) costs that
+/// schema its type, with the reason, instead of costing the whole server. The outer error is
+/// an input error that stops generation (an unknown dialect).
+fn tool_unit(
+    tool: &Tool,
+    (key, schema): (&str, &Value),
+    (root, stem): (&str, &str),
     forced: bool,
-) -> Result<Result<Normalised, String>, Error> {
+    names: &mut Names,
+    report: &mut Reporter<'_>,
+) -> Result<Result<Unit, String>, Error> {
+    let pointer = format!("{}/{key}", tool.pointer);
+    let diag = |p: &str, m: String, h: &str| report.error(&format!("{pointer}{p}"), m, h);
     let result = types::guarded(|| {
         if forced {
             panic!("{}", crate::fault::INJECTED);
         }
-        normalise::normalise(schema, root, prefix, names, diag)
+        normalise::normalise(schema, root, stem, names, &diag)
     });
-    match result {
-        Ok(normalised) => normalised.map(Ok),
-        Err(message) => Ok(Err(format!("normaliser panicked: {message}"))),
+    let normalised = match result {
+        Ok(normalised) => normalised?,
+        Err(message) => return Ok(Err(format!("normaliser panicked: {message}"))),
+    };
+    for (p, m) in normalised.warnings {
+        report.warn(&tool.name, format!("{pointer}{p}"), m);
     }
+    Ok(Ok(Unit {
+        root: root.to_owned(),
+        defs: normalised.defs,
+        own: normalised.own,
+        substitutions: normalised.substitutions,
+        ..Unit::default()
+    }))
 }
 
 /// The contracts' warnings, and one for each of their definitions that failed to type (by
