@@ -1,17 +1,25 @@
-//! The stage sequence: [`Generator`] reads a server's inputs and runs the stages on the
-//! generator's stack ([`on_generator_stack`]): capture and contracts in, [`Module`] out.
+//! The stage sequence: [`Generator`] reads a server's inputs and runs the stages ([`stages`])
+//! on the generator's stack ([`on_generator_stack`]): capture and contracts in, [`Module`] out.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use crate::capture;
-use crate::client;
 use crate::config::ServerConfig;
-use crate::contracts;
-use crate::diagnostic::Diagnostic;
+use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
+use crate::diagnostic::{Diagnostic, Reporter, Warning};
+use crate::dialect;
+use crate::emit;
 use crate::error::Error;
 use crate::fault::{Fault, Stage};
-use crate::model;
+use crate::model::{self, Capture, Tool};
 use crate::module::Module;
+use crate::naming::Names;
+use crate::normalise;
+use crate::plan::{self, Args, Plan};
+use crate::types::{self, Unit};
 
 /// Stack for the recursive stages (normaliser, contracts, typify, syn): deeply nested schemas
 /// must not overflow the caller's stack (test threads have 2 MiB). Only touched pages are
@@ -173,11 +181,322 @@ impl Generator {
         }
         let mut sources = Vec::new();
         for path in &config.contracts {
-            sources.push(contracts::Source {
+            sources.push(Source {
                 path: path.clone(),
                 text: self.read(path)?,
             });
         }
-        client::generate(config, capture, sources, &self.faults)
+        stages(config, capture, sources, &self.faults)
     }
+}
+
+/// One server's module, stage by stage: plan each tool's method, lower the contracts,
+/// normalise the tools' schemas into units, type every unit (typify and the post-passes),
+/// degrade the tools whose types failed, emit the module.
+fn stages(
+    config: &ServerConfig,
+    capture: Option<&Capture>,
+    sources: Vec<Source>,
+    faults: &[Fault],
+) -> Result<Module, Error> {
+    let has_client = capture.is_some();
+    let empty;
+    let capture = match capture {
+        Some(capture) => capture,
+        None => {
+            empty = Capture {
+                file: config.contracts.first().cloned().unwrap_or_default(),
+                text: String::new(),
+                server: None,
+                protocol_version: None,
+                tools: Vec::new(),
+            };
+            &empty
+        }
+    };
+    let mut report = Reporter::new(&capture.file, &capture.text);
+
+    plan::check_configured_tools(config, capture, has_client)?;
+    let mut plans = plan::methods(config, capture, &mut report)?;
+    let mut names = plan::type_names(&plans);
+    let contracts = contract_types(config, sources, &plans, &mut names)?;
+    if let Some(contracts) = &contracts {
+        plan::take_contract_results(&mut plans, &contracts.lowered.results);
+    }
+    let mut units = normalise_inputs(&mut plans, &mut names, faults, &mut report)?;
+    units.extend(normalise_outputs(
+        &mut plans,
+        &mut names,
+        faults,
+        &mut report,
+    )?);
+    plan::check_variants(config, &capture.file, &names)?;
+    let (lowered, contract_unit) = contracts.map(|c| (c.lowered, c.unit)).unzip();
+    units.extend(contract_unit);
+
+    let mut generated = types::generate(&units);
+    plan::missing_names(&plans, &mut generated);
+    plan::degrade(&mut plans, &generated.failed, &mut report);
+    let from_contracts = lowered
+        .map(|lowered| contract_warnings(lowered, &units, &generated.failed))
+        .unwrap_or_default();
+
+    let file = emit::file(config, capture, has_client, &plans, generated.items)?;
+    let mut warnings = report.into_warnings();
+    warnings.extend(from_contracts);
+    warnings.sort_by(|a, b| {
+        (a.file.clone(), a.at.map(|at| (at.line, at.column)))
+            .cmp(&(b.file.clone(), b.at.map(|at| (at.line, at.column))))
+    });
+    let mut inputs = plan::capture_input(config, capture, has_client);
+    inputs.extend(config.contracts.iter().cloned());
+    Ok(Module {
+        name: config.module.clone(),
+        inputs,
+        body: file.into(),
+        warnings,
+        tools: plans.len(),
+        types: generated.count,
+    })
+}
+
+/// The contracts of a server, lowered and normalised.
+struct ContractTypes {
+    lowered: Lowered,
+    /// Every definition of the contracts, as one unit.
+    unit: Unit,
+}
+
+/// The server's contracts, parsed, lowered and normalised, when it has any (or result types
+/// written in TypeScript); result types are named `{Stem}Result` when they are not a declared
+/// type.
+fn contract_types(
+    config: &ServerConfig,
+    sources: Vec<Source>,
+    plans: &[Plan<'_>],
+    names: &mut Names,
+) -> Result<Option<ContractTypes>, Error> {
+    if sources.is_empty() && config.results.is_empty() {
+        return Ok(None);
+    }
+    if !cfg!(feature = "contracts") {
+        let what = match config.contracts.first() {
+            Some(path) => format!("the contract `{}`", path.display()),
+            None => "result types written in TypeScript".to_owned(),
+        };
+        return Err(Diagnostic::new(
+            format!("[servers.{}]", config.module),
+            format!("{what} needs {NO_CONTRACTS}"),
+        )
+        .help("turn the feature on: mcp-bindgen-codegen = { version = \"..\", features = [\"contracts\"] } (it is on by default)")
+        .into());
+    }
+    lower_contracts(config, sources, &plan::stems(plans), names).map(Some)
+}
+
+/// Parses, lowers and normalises the server's contracts.
+fn lower_contracts(
+    config: &ServerConfig,
+    sources: Vec<Source>,
+    stems: &BTreeMap<&str, String>,
+    names: &mut Names,
+) -> Result<ContractTypes, Error> {
+    let contracts = Contracts::parse(sources)?;
+    let settings = contracts::Settings {
+        overrides: &config.overrides,
+        results: config
+            .results
+            .iter()
+            .map(|(tool, ty)| {
+                let stem = stems.get(tool.as_str()).cloned().unwrap_or_default();
+                (tool.clone(), format!("{stem}Result"), ty.clone())
+            })
+            .collect(),
+    };
+    let lowered = contracts.lower(&settings, &mut |wanted| names.reserve(wanted))?;
+    for (ty, chosen) in &config.variants {
+        names.name_variants_of(ty, chosen);
+    }
+    for (ty, chosen) in &lowered.variant_names {
+        names.name_variants_of(ty, chosen);
+    }
+    let normalised = normalise::normalise_definitions(&lowered.defs, names);
+    let mut lowered = lowered;
+    for (pointer, message) in normalised.warnings {
+        let def = pointer.split('/').nth(2).unwrap_or_default().to_owned();
+        let warning = lowered.warning(&def, message);
+        lowered.warnings.push(warning);
+    }
+    Ok(ContractTypes {
+        unit: Unit {
+            root: "agent contracts".into(),
+            defs: normalised.defs,
+            split: true,
+            own: normalised.own,
+            substitutions: normalised.substitutions,
+            typescript: true,
+            consts: std::mem::take(&mut lowered.consts),
+            ..Unit::default()
+        },
+        lowered,
+    })
+}
+
+/// Each tool's input schema (its dialect checked, and its output schema's), normalised into a
+/// unit `{Stem}Args`. A tool that takes no arguments gets none; a schema that is not an
+/// object, or that the normaliser fails on, leaves the arguments a JSON object.
+fn normalise_inputs(
+    plans: &mut [Plan<'_>],
+    names: &mut Names,
+    faults: &[Fault],
+    report: &mut Reporter<'_>,
+) -> Result<Vec<Unit>, Error> {
+    let mut units = Vec::new();
+    for plan in plans {
+        let tool = plan.tool;
+        let stem = plan.stem();
+        for (key, schema) in [
+            ("inputSchema", Some(&tool.input_schema)),
+            ("outputSchema", tool.output_schema.as_ref()),
+        ] {
+            if let Some(schema) = schema {
+                let base = format!("{}/{key}", tool.pointer);
+                dialect::check(schema, &|p: &str, m: String, h: &str| {
+                    report.error(&format!("{base}{p}"), m, h)
+                })?;
+            }
+        }
+        if !plan::takes_arguments(&tool.input_schema) {
+            continue;
+        }
+        let args_name = format!("{stem}Args");
+        if !plan::is_object_schema(&tool.input_schema) {
+            report.warn(
+                &tool.name,
+                format!("{}/inputSchema", tool.pointer),
+                "inputSchema does not describe an object; arguments typed as a JSON object".into(),
+            );
+            plan.args = Args::Map(args_name);
+            continue;
+        }
+        let forced = plan::has_fault(faults, tool, Stage::Normalise);
+        let schema = ("inputSchema", &tool.input_schema);
+        match tool_unit(tool, schema, (&args_name, &stem), forced, names, report)? {
+            Ok(unit) => {
+                units.push(Unit {
+                    doc: Some(format!("The arguments of `{}`.", tool.name)),
+                    fault: plan::args_fault(faults, tool),
+                    ..unit
+                });
+                plan.args = Args::Typed(args_name);
+            }
+            Err(reason) => {
+                report.warn(
+                    &tool.name,
+                    format!("{}/inputSchema", tool.pointer),
+                    format!("{reason}; arguments typed as a JSON object"),
+                );
+                plan.args = Args::Map(args_name);
+            }
+        }
+    }
+    Ok(units)
+}
+
+/// Each tool's output schema, with or without arguments, normalised into a unit
+/// `{Stem}Output`; a result type from the contracts wins, and a schema the normaliser fails on
+/// leaves the result JSON.
+fn normalise_outputs(
+    plans: &mut [Plan<'_>],
+    names: &mut Names,
+    faults: &[Fault],
+    report: &mut Reporter<'_>,
+) -> Result<Vec<Unit>, Error> {
+    let mut units = Vec::new();
+    for plan in plans {
+        let tool = plan.tool;
+        if plan.output.is_some() || plan.from_contracts {
+            continue;
+        }
+        let Some(output) = &tool.output_schema else {
+            continue;
+        };
+        let stem = plan.stem();
+        let output_name = format!("{stem}Output");
+        let schema = ("outputSchema", output);
+        match tool_unit(tool, schema, (&output_name, &stem), false, names, report)? {
+            Ok(unit) => {
+                units.push(Unit {
+                    doc: Some(format!("The result of `{}`.", tool.name)),
+                    fault: plan::output_fault(faults, tool),
+                    ..unit
+                });
+                plan.output = Some(output_name);
+            }
+            Err(reason) => report.warn(
+                &tool.name,
+                format!("{}/outputSchema", tool.pointer),
+                format!("{reason}; result typed as serde_json::Value"),
+            ),
+        }
+    }
+    Ok(units)
+}
+
+/// One of a tool's schemas (`key`: `inputSchema` or `outputSchema`) normalised into the unit
+/// `root` (nested names starting with `stem`), the normaliser's warnings reported at their
+/// pointers. The normaliser runs under a guard: a panic in it (or a `forced` one) costs that
+/// schema its type, with the reason, instead of costing the whole server. The outer error is
+/// an input error that stops generation (an unknown dialect).
+fn tool_unit(
+    tool: &Tool,
+    (key, schema): (&str, &Value),
+    (root, stem): (&str, &str),
+    forced: bool,
+    names: &mut Names,
+    report: &mut Reporter<'_>,
+) -> Result<Result<Unit, String>, Error> {
+    let pointer = format!("{}/{key}", tool.pointer);
+    let diag = |p: &str, m: String, h: &str| report.error(&format!("{pointer}{p}"), m, h);
+    let result = types::guarded(|| {
+        if forced {
+            panic!("{}", crate::fault::INJECTED);
+        }
+        normalise::normalise(schema, root, stem, names, &diag)
+    });
+    let normalised = match result {
+        Ok(normalised) => normalised?,
+        Err(message) => return Ok(Err(format!("normaliser panicked: {message}"))),
+    };
+    for (p, m) in normalised.warnings {
+        report.warn(&tool.name, format!("{pointer}{p}"), m);
+    }
+    Ok(Ok(Unit {
+        root: root.to_owned(),
+        defs: normalised.defs,
+        own: normalised.own,
+        substitutions: normalised.substitutions,
+        ..Unit::default()
+    }))
+}
+
+/// The contracts' warnings, and one for each of their definitions that failed to type (by
+/// name, with the reason; `units` holds the contracts' unit), which is then a
+/// `serde_json::Value`.
+fn contract_warnings(
+    mut lowered: Lowered,
+    units: &[Unit],
+    failed: &BTreeMap<String, String>,
+) -> Vec<Warning> {
+    let mut warnings = std::mem::take(&mut lowered.warnings);
+    let contract_defs = units.iter().filter(|u| u.typescript).flat_map(|u| &u.defs);
+    for (name, reason) in failed {
+        if contract_defs.clone().any(|(def, _)| def == name) {
+            warnings.push(lowered.warning(
+                name,
+                format!("{reason}; `{name}` typed as serde_json::Value"),
+            ));
+        }
+    }
+    warnings
 }

@@ -35,16 +35,20 @@ mod generate;
 pub mod manifest;
 mod module;
 
-// The stages (ARCHITECTURE.md, "The generator"): `capture` and `contracts` read the inputs,
-// `normalise` rewrites schemas for typify, `types` runs it, `client` plans and emits the client.
+// The stages (ARCHITECTURE.md, "The generator"), run in order by `generate`: `capture` and
+// `contracts` read the inputs, `plan` decides what each tool becomes, `normalise` rewrites
+// schemas for typify, `types` runs it, `emit` writes the module.
 pub mod capture;
-mod client;
 mod contracts;
+mod emit;
 mod normalise;
+mod plan;
 mod types;
 
 // What the stages share.
+mod definition;
 mod diagnostic;
+mod dialect;
 mod fault;
 pub mod model;
 mod naming;

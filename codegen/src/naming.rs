@@ -425,8 +425,8 @@ fn spelled(value: &str, selectors: bool) -> String {
 #[derive(Debug, Default)]
 pub(crate) struct Names {
     taken: BTreeSet<String>,
-    /// The last placeholder number handed out (the normaliser counts up).
-    pub(crate) placeholders: usize,
+    /// The last placeholder number handed out ([`Names::placeholder`]).
+    placeholders: usize,
     /// Enum definition → wire value (`"true"`, `"1"` for tags) → variant name.
     variants: BTreeMap<String, BTreeMap<String, String>>,
     /// Definitions whose variants were named from `variants`.
@@ -443,6 +443,13 @@ impl Names {
             n += 1;
         }
         candidate
+    }
+
+    /// A fresh placeholder, `McpBindgen{kind}{n}`: a name typify sees in place of a value it
+    /// would name badly, numbered across the server so that no two are alike.
+    pub(crate) fn placeholder(&mut self, kind: &str) -> String {
+        self.placeholders += 1;
+        format!("McpBindgen{kind}{}", self.placeholders)
     }
 
     pub(crate) fn is_taken(&self, name: &str) -> bool {

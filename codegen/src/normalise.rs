@@ -18,19 +18,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
 
+use crate::definition::{Normalised, Own, OwnVariant, Substitution};
 use crate::diagnostic::Diagnostic;
+use crate::dialect;
 use crate::error::Error;
 use crate::naming::{self, Names};
-
-/// Dialects a schema may name in `$schema`; anything else is an error (MCP 2025-11-25: "MUST
-/// handle unsupported dialects gracefully by returning an appropriate error").
-const DIALECTS: &[&str] = &[
-    "json-schema.org/draft-04/schema",
-    "json-schema.org/draft-06/schema",
-    "json-schema.org/draft-07/schema",
-    "json-schema.org/draft/2019-09/schema",
-    "json-schema.org/draft/2020-12/schema",
-];
 
 /// Keywords that only annotate; they may stand beside a `$ref` without changing its meaning.
 const ANNOTATIONS: &[&str] = &[
@@ -48,73 +40,6 @@ const ANNOTATIONS: &[&str] = &[
 /// Deeper than this, a schema is cut to `{}` (with a warning) to bound recursion.
 const MAX_DEPTH: usize = 128;
 
-/// A string enum value typify would name badly: it gets the placeholder `placeholder`, and the
-/// generated code is rewritten to the real `value` and the variant name `variant`.
-#[derive(Debug, Clone)]
-pub(crate) struct Substitution {
-    /// The string typify sees (an enum value or a property name).
-    pub placeholder: String,
-    /// The real value the generated code must use instead.
-    pub value: String,
-    /// The identifier typify derives from the placeholder...
-    pub ident_from: String,
-    /// ...and the one to use instead.
-    pub ident_to: String,
-}
-
-/// One normalised schema: definitions for typify, the root among them.
-#[derive(Debug, Default)]
-pub(crate) struct Normalised {
-    pub defs: Vec<(String, Value)>,
-    pub substitutions: Vec<Substitution>,
-    /// Definitions typify cannot type correctly, emitted by `types` itself (their entry in
-    /// `defs` is left as `{}`).
-    pub own: Vec<Own>,
-    pub warnings: Vec<(String, String)>,
-}
-
-/// A type the type layer writes itself, because typify 0.8 would accept values the schema
-/// forbids.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Own {
-    /// A one-value boolean or integer enum (`protocol: 1`, `ok: true`): a unit struct that
-    /// encodes the value and decodes nothing else.
-    Const {
-        name: String,
-        value: Value,
-        description: Option<String>,
-    },
-    /// A `oneOf` of objects told apart by a boolean or integer property (typify makes these
-    /// untagged enums that never look at the tag): each variant's other fields are the
-    /// definition `payload`.
-    Tagged {
-        name: String,
-        tag: String,
-        variants: Vec<OwnVariant>,
-        description: Option<String>,
-    },
-}
-
-impl Own {
-    /// The definition name.
-    pub(crate) fn name(&self) -> &str {
-        match self {
-            Own::Const { name, .. } | Own::Tagged { name, .. } => name,
-        }
-    }
-}
-
-/// One variant of [`Own::Tagged`].
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct OwnVariant {
-    pub name: String,
-    /// The tag's value.
-    pub value: Value,
-    /// The definition holding the other fields.
-    pub payload: String,
-    pub description: Option<String>,
-}
-
 /// Normalises `schema` (found at `base` in `file`) as the type `root_name`; nested names start
 /// with `prefix`. `Err` only for what the spec says is an error (an unknown `$schema`).
 pub(crate) fn normalise(
@@ -124,7 +49,7 @@ pub(crate) fn normalise(
     names: &mut Names,
     diag: &dyn Fn(&str, String, &str) -> Diagnostic,
 ) -> Result<Normalised, Error> {
-    check_dialect(schema, diag)?;
+    dialect::check(schema, diag)?;
     let mut walker = Walker {
         doc: schema,
         prefix,
@@ -163,29 +88,6 @@ pub(crate) fn normalise_definitions(defs: &[(String, Value)], names: &mut Names)
     }
     walker.run();
     walker.out
-}
-
-/// An unknown `$schema` dialect is an error (MCP 2025-11-25: "MUST handle unsupported dialects
-/// gracefully by returning an appropriate error"), whether or not the schema has properties.
-pub(crate) fn check_dialect(
-    schema: &Value,
-    diag: &dyn Fn(&str, String, &str) -> Diagnostic,
-) -> Result<(), Error> {
-    if let Some(dialect) = schema.get("$schema") {
-        let known = dialect.as_str().is_some_and(|d| {
-            DIALECTS
-                .iter()
-                .any(|k| d.trim_end_matches('#').ends_with(k))
-        });
-        if !known {
-            return Err(Error::from(diag(
-                "/$schema",
-                format!("unsupported JSON Schema dialect {dialect}"),
-                "MCP schemas are JSON Schema 2020-12 unless they say otherwise; draft-04, -06, -07 and 2019-09 are also read. Remove \"$schema\" or name one of those",
-            )));
-        }
-    }
-    Ok(())
 }
 
 struct Walker<'a> {
@@ -555,8 +457,7 @@ impl Walker<'_> {
             n += 1;
             ident = format!("{field}_{n}");
         }
-        self.names.placeholders += 1;
-        let placeholder = format!("McpBindgenField{}", self.names.placeholders);
+        let placeholder = self.names.placeholder("Field");
         self.out.substitutions.push(Substitution {
             placeholder: placeholder.clone(),
             value: name.to_owned(),
@@ -756,8 +657,7 @@ impl Walker<'_> {
         };
         let mut placeholders = Vec::with_capacity(strings.len());
         for (value, variant) in strings.iter().zip(names) {
-            self.names.placeholders += 1;
-            let placeholder = format!("McpBindgenVariant{}", self.names.placeholders);
+            let placeholder = self.names.placeholder("Variant");
             self.out.substitutions.push(Substitution {
                 placeholder: placeholder.clone(),
                 value: (*value).to_owned(),

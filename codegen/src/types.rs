@@ -23,12 +23,12 @@ use syn::visit_mut::VisitMut;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::contracts::Const;
+use crate::definition::{Own, Substitution};
 use crate::fault::Stage;
-use crate::normalise::{Own, Substitution};
 
 /// A set of definitions to add as one unit (one tool's arguments, or its output, or a
-/// server's contracts).
-#[derive(Debug, Clone)]
+/// server's contracts), with what the stages before typify learnt of them.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Unit {
     /// The definition every caller refers to (`ListScenariosArgs`); for contracts, a label
     /// that is not a definition.
@@ -38,26 +38,20 @@ pub(crate) struct Unit {
     /// When typify fails on the unit, type only the failing definitions (and those that need
     /// them) as `serde_json::Value` instead of the whole unit (contracts).
     pub split: bool,
-}
-
-/// What, beyond typify's units, goes into the `types` module.
-#[derive(Debug)]
-pub(crate) struct Extra<'a> {
-    /// Placeholder enum values to rewrite.
-    pub substitutions: &'a [Substitution],
-    /// Types written here instead of by typify.
-    pub own: &'a [Own],
-    /// (struct, wire field) of `f?: T | null` fields: `Option<Option<T>>`.
-    pub three_state: &'a BTreeSet<(String, String)>,
-    /// Structs whose `f64` fields are TypeScript `number`s, written as JavaScript writes them
-    /// (`15000`, not `15000.0`).
-    pub js_numbers: &'a BTreeSet<String>,
-    /// Contract constants.
-    pub consts: &'a [Const],
-    /// Failures forced by tests, by unit root.
-    pub faults: &'a BTreeMap<String, Stage>,
-    /// Doc comments of unit roots that their schema does not describe (`Arguments of ..`).
-    pub root_docs: &'a BTreeMap<String, String>,
+    /// Definitions written here instead of by typify (their entry in `defs` is `{}`).
+    pub own: Vec<Own>,
+    /// Placeholder enum values and field names in `defs`, to rewrite in the Rust.
+    pub substitutions: Vec<Substitution>,
+    /// The definitions are TypeScript declarations (contracts): a field that may be absent and
+    /// may be `null` (`f?: T | null`) keeps the two apart (`Option<Option<T>>`), and an `f64`
+    /// is a TypeScript `number`, written as JavaScript writes it (`15000`, not `15000.0`).
+    pub typescript: bool,
+    /// Constants declared beside the definitions (contracts).
+    pub consts: Vec<Const>,
+    /// The root's doc comment, when its schema does not describe it (`The arguments of ..`).
+    pub doc: Option<String>,
+    /// A failure forced on the unit by a test.
+    pub fault: Option<Stage>,
 }
 
 /// What typify made of the units.
@@ -71,7 +65,7 @@ pub(crate) struct Types {
     pub count: usize,
 }
 
-fn settings(own: &[Own]) -> TypeSpaceSettings {
+fn settings(own: &[&Own]) -> TypeSpaceSettings {
     let mut settings = TypeSpaceSettings::default();
     settings
         .with_derive("PartialEq".to_string())
@@ -90,13 +84,14 @@ fn settings(own: &[Own]) -> TypeSpaceSettings {
 /// typify and the writing of its Rust, in a scratch space, then all that pass together
 /// ([`one_by_one`]). Whatever fails, the failure is one unit's: the module that comes out is
 /// self-consistent (every type an item names is in it), which [`consistent`] checks last.
-pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
-    let settings = || settings(extra.own);
-    let (space, file, failed) = match together(units, &settings, extra.faults) {
+pub(crate) fn generate(units: &[Unit]) -> Types {
+    let own: Vec<&Own> = units.iter().flat_map(|u| &u.own).collect();
+    let settings = || settings(&own);
+    let (space, file, failed) = match together(units, &settings) {
         Some((space, file)) => (space, file, BTreeMap::new()),
-        None => one_by_one(units, &settings, extra.faults),
+        None => one_by_one(units, &settings),
     };
-    finish(units, extra, &space, file, failed)
+    finish(units, &own, &space, file, failed)
 }
 
 /// Every unit in one space, written, when that works and cannot differ from
@@ -107,14 +102,13 @@ pub(crate) fn generate(units: &[Unit], extra: &Extra<'_>) -> Types {
 fn together(
     units: &[Unit],
     settings: &dyn Fn() -> TypeSpaceSettings,
-    faults: &BTreeMap<String, Stage>,
 ) -> Option<(TypeSpace, syn::File)> {
     if !units.iter().all(self_contained) {
         return None;
     }
     let all: Vec<&Unit> = units.iter().collect();
-    let space = space_of(&all, settings, faults).ok()?;
-    let file = render(&space, &all, faults).ok()?;
+    let space = space_of(&all, settings).ok()?;
+    let file = render(&space, &all).ok()?;
     Some((space, file))
 }
 
@@ -146,12 +140,11 @@ fn self_contained(unit: &Unit) -> bool {
 fn one_by_one(
     units: &[Unit],
     settings: &dyn Fn() -> TypeSpaceSettings,
-    faults: &BTreeMap<String, Stage>,
 ) -> (TypeSpace, syn::File, BTreeMap<String, String>) {
     let check = |unit: &Unit| -> Result<(), String> {
         let mut scratch = TypeSpace::new(&settings());
-        add(&mut scratch, unit, faults)?;
-        render(&scratch, &[unit], faults).map(drop)
+        add(&mut scratch, unit)?;
+        render(&scratch, &[unit]).map(drop)
     };
     let mut failed = BTreeMap::new();
     let mut owned: Vec<Unit> = Vec::new();
@@ -173,7 +166,7 @@ fn one_by_one(
     // If one does not, leave it out and start again, so the result never depends on a space
     // typify left half-built.
     let (space, file) = loop {
-        let space = match space_of(&ok, settings, faults) {
+        let space = match space_of(&ok, settings) {
             Ok(space) => space,
             Err((i, reason)) => {
                 let unit = ok.remove(i);
@@ -181,10 +174,10 @@ fn one_by_one(
                 continue;
             }
         };
-        match render(&space, &ok, faults) {
+        match render(&space, &ok) {
             Ok(file) => break (space, file),
             Err(reason) => {
-                let i = first_unwritable(&ok, settings, faults);
+                let i = first_unwritable(&ok, settings);
                 let unit = ok.remove(i);
                 failed.insert(
                     unit.root.clone(),
@@ -200,23 +193,23 @@ fn one_by_one(
 /// constants added, the post-passes run, and whatever names a missing type dropped.
 fn finish(
     units: &[Unit],
-    extra: &Extra<'_>,
+    own: &[&Own],
     space: &TypeSpace,
     mut file: syn::File,
     mut failed: BTreeMap<String, String>,
 ) -> Types {
     let count = space.iter_types().filter(|t| !t.name().is_empty()).count();
     let mut extra_items = TokenStream::new();
-    for own in extra.own {
+    for own in own {
         extra_items.extend(own::emit(own));
     }
-    for constant in own::constants(extra.consts) {
+    for constant in own::constants(units.iter().flat_map(|u| &u.consts)) {
         extra_items.extend(constant);
     }
     match syn::parse2::<syn::File>(extra_items) {
         Ok(more) => file.items.extend(more.items),
         Err(e) => {
-            for own in extra.own {
+            for own in own {
                 failed.insert(
                     own.name().to_owned(),
                     format!("post-pass: internal error: generated Rust does not parse: {e}"),
@@ -224,25 +217,33 @@ fn finish(
             }
         }
     }
+    let substitutions = units.iter().flat_map(|u| &u.substitutions);
+    let typescript = units.iter().filter(|u| u.typescript);
     let mut fix = Fix {
-        literals: extra
-            .substitutions
-            .iter()
+        literals: substitutions
+            .clone()
             .map(|s| (s.placeholder.clone(), s.value.clone()))
             .collect(),
-        idents: extra
-            .substitutions
-            .iter()
+        idents: substitutions
             .map(|s| (s.ident_from.clone(), s.ident_to.clone()))
             .collect(),
-        three_state: extra.three_state,
-        js_numbers: extra.js_numbers,
+        three_state: typescript
+            .clone()
+            .flat_map(|u| three_state_fields(&u.defs))
+            .collect(),
+        js_numbers: typescript
+            .flat_map(|u| u.defs.iter().map(|(name, _)| name.clone()))
+            .collect(),
     };
     fix.visit_file_mut(&mut file);
     let roots: BTreeSet<&str> = units.iter().map(|u| u.root.as_str()).collect();
-    let merged = tidy::tidy(&mut file.items, &roots, extra.root_docs);
+    let root_docs: BTreeMap<String, String> = units
+        .iter()
+        .filter_map(|u| Some((u.root.clone(), u.doc.clone()?)))
+        .collect();
+    let merged = tidy::tidy(&mut file.items, &roots, &root_docs);
     prune_defaults(&mut file);
-    break_for_test(&mut file, extra.faults);
+    break_for_test(&mut file, units);
     for (name, missing) in consistent::retain_consistent(&mut file.items) {
         failed.entry(name.clone()).or_insert_with(|| {
             format!(
@@ -253,8 +254,36 @@ fn finish(
     Types {
         items: file.items,
         failed,
-        count: count + extra.own.len() - merged,
+        count: count + own.len() - merged,
     }
+}
+
+/// Fields that may be absent and may be `null` (`f?: T | null`), by definition and wire name.
+fn three_state_fields(defs: &[(String, Value)]) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (name, schema) in defs {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (field, property) in properties {
+            let nullable = property
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|any| {
+                    any.iter()
+                        .any(|s| s.get("type") == Some(&Value::from("null")))
+                });
+            if nullable && !required.contains(&field.as_str()) {
+                out.insert((name.clone(), field.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// One space with every unit of `units`, or the index of the first that typify refuses
@@ -262,27 +291,22 @@ fn finish(
 fn space_of(
     units: &[&Unit],
     settings: &dyn Fn() -> TypeSpaceSettings,
-    faults: &BTreeMap<String, Stage>,
 ) -> Result<TypeSpace, (usize, String)> {
     let mut space = TypeSpace::new(&settings());
     for (i, unit) in units.iter().enumerate() {
-        add(&mut space, unit, faults).map_err(|reason| (i, reason))?;
+        add(&mut space, unit).map_err(|reason| (i, reason))?;
     }
     Ok(space)
 }
 
 /// The unit whose types typify cannot write beside the ones before it: the last of the
 /// shortest prefix of `units` that does not render (bisected; the whole list does not).
-fn first_unwritable(
-    units: &[&Unit],
-    settings: &dyn Fn() -> TypeSpaceSettings,
-    faults: &BTreeMap<String, Stage>,
-) -> usize {
+fn first_unwritable(units: &[&Unit], settings: &dyn Fn() -> TypeSpaceSettings) -> usize {
     let (mut lo, mut hi) = (1, units.len());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        let renders = space_of(&units[..mid], settings, faults)
-            .is_ok_and(|space| render(&space, &units[..mid], faults).is_ok());
+        let renders = space_of(&units[..mid], settings)
+            .is_ok_and(|space| render(&space, &units[..mid]).is_ok());
         if renders {
             lo = mid + 1;
         } else {
@@ -293,17 +317,10 @@ fn first_unwritable(
 }
 
 /// typify's Rust for `space` (holding `units`), parsed.
-fn render(
-    space: &TypeSpace,
-    units: &[&Unit],
-    faults: &BTreeMap<String, Stage>,
-) -> Result<syn::File, String> {
+fn render(space: &TypeSpace, units: &[&Unit]) -> Result<syn::File, String> {
     // A forced failure shows only after other units, so that it passes the check of its unit
     // alone and has to be found among the others.
-    let forced = units
-        .iter()
-        .skip(1)
-        .any(|u| faults.get(&u.root) == Some(&Stage::Render));
+    let forced = units.iter().skip(1).any(|u| u.fault == Some(Stage::Render));
     let tokens = guarded(|| {
         if forced {
             panic!("{}", crate::fault::INJECTED);
@@ -316,12 +333,12 @@ fn render(
 
 /// A forced post-pass failure ([`Stage::PostPass`]): the unit's root type is made to name a
 /// type that does not exist, as a post-pass bug would.
-fn break_for_test(file: &mut syn::File, faults: &BTreeMap<String, Stage>) {
-    for (root, stage) in faults {
-        if *stage != Stage::PostPass {
+fn break_for_test(file: &mut syn::File, units: &[Unit]) {
+    for unit in units {
+        if unit.fault != Some(Stage::PostPass) {
             continue;
         }
-        let ident = quote::format_ident!("{root}");
+        let ident = quote::format_ident!("{}", unit.root);
         for item in &mut file.items {
             let named = match item {
                 syn::Item::Struct(s) => s.ident == ident,
@@ -393,7 +410,7 @@ fn split(
                     .iter()
                     .filter_map(|m| view.get(m).map(|v| ((*m).to_owned(), (*v).clone())))
                     .collect(),
-                split: false,
+                ..Unit::default()
             }
         };
         if let Err(reason) = check(&trial) {
@@ -413,7 +430,8 @@ fn split(
             .iter()
             .map(|(name, _)| (name.clone(), defs[name].clone()))
             .collect(),
-        split: false,
+        fault: unit.fault,
+        ..Unit::default()
     };
     (fixed, failures)
 }
@@ -494,8 +512,8 @@ fn defaults_named(tokens: TokenStream, used: &mut BTreeSet<String>) {
     }
 }
 
-fn add(space: &mut TypeSpace, unit: &Unit, faults: &BTreeMap<String, Stage>) -> Result<(), String> {
-    if faults.get(&unit.root) == Some(&Stage::Typify) {
+fn add(space: &mut TypeSpace, unit: &Unit) -> Result<(), String> {
+    if unit.fault == Some(Stage::Typify) {
         return Err(format!("typify: {}", crate::fault::INJECTED));
     }
     let mut defs = Vec::with_capacity(unit.defs.len());
@@ -566,16 +584,18 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// Rewrites typify's output: crate paths go through the runtime's re-exports, placeholder enum
 /// values and variant names become the real ones, `f?: T | null` fields keep `null` apart
 /// from absent, TypeScript numbers are written as JavaScript writes them.
-struct Fix<'a> {
+struct Fix {
     literals: BTreeMap<String, String>,
     idents: BTreeMap<String, String>,
-    three_state: &'a BTreeSet<(String, String)>,
-    js_numbers: &'a BTreeSet<String>,
+    /// (struct, wire field) of `f?: T | null` fields: `Option<Option<T>>`.
+    three_state: BTreeSet<(String, String)>,
+    /// Definitions whose `f64`s are TypeScript `number`s.
+    js_numbers: BTreeSet<String>,
 }
 
 const REEXPORTED: &[&str] = &["chrono", "regress", "uuid"];
 
-impl VisitMut for Fix<'_> {
+impl VisitMut for Fix {
     fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
         let name = item.ident.to_string();
         if let syn::Fields::Named(fields) = &mut item.fields {
@@ -803,7 +823,7 @@ fn three_state(field: &mut syn::Field) -> bool {
     true
 }
 
-impl Fix<'_> {
+impl Fix {
     fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
         map_leaves(tokens, &mut |tree| match tree {
             TokenTree::Ident(mut ident) => {

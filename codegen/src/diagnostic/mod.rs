@@ -149,6 +149,54 @@ fn window(line: &str, column: usize, width: usize) -> (String, usize) {
     (shown, caret)
 }
 
+/// Where the stages report on one JSON input (a server's capture): errors and warnings located
+/// by JSON pointer in its text, the warnings kept in the order they were given.
+#[derive(Debug)]
+pub(crate) struct Reporter<'a> {
+    file: &'a Path,
+    text: &'a str,
+    warnings: Vec<Warning>,
+}
+
+impl<'a> Reporter<'a> {
+    /// Reports on `text`, read from `file`.
+    pub(crate) fn new(file: &'a Path, text: &'a str) -> Self {
+        Reporter {
+            file,
+            text,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The file reported on.
+    pub(crate) fn file(&self) -> &'a Path {
+        self.file
+    }
+
+    /// An error at `pointer`, with what to do about it.
+    pub(crate) fn error(&self, pointer: &str, message: String, help: &str) -> Diagnostic {
+        Diagnostic::new(self.file, message)
+            .pointer(Some(self.text), pointer)
+            .help(help)
+    }
+
+    /// A warning about `tool`, at `pointer`.
+    pub(crate) fn warn(&mut self, tool: &str, pointer: String, message: String) {
+        self.warnings.push(Warning {
+            file: self.file.to_path_buf(),
+            at: locate::locate(self.text, &pointer),
+            tool: Some(tool.to_owned()),
+            pointer: Some(pointer),
+            message,
+        });
+    }
+
+    /// The warnings given, in order.
+    pub(crate) fn into_warnings(self) -> Vec<Warning> {
+        self.warnings
+    }
+}
+
 /// A problem the generator worked around: the affected type is looser than the schema (its
 /// values are still checked against the schema before a call is sent).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::contracts::{Const, ConstValue, Lit};
-use crate::normalise::Own;
+use crate::definition::Own;
 
 fn doc(text: &str) -> TokenStream {
     let lines: Vec<String> = text
@@ -181,9 +181,9 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
 
 /// Rust constants for the contracts' `declare const`s: numbers as `u32` (`u64`, `i64`) or
 /// `f64`, strings as `&str`; an object of literals becomes a module of constants.
-pub(crate) fn constants(consts: &[Const]) -> Vec<TokenStream> {
+pub(crate) fn constants<'a>(consts: impl IntoIterator<Item = &'a Const>) -> Vec<TokenStream> {
     consts
-        .iter()
+        .into_iter()
         .map(|c| {
             let text = c
                 .doc

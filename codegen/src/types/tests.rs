@@ -7,7 +7,7 @@ fn unit(root: &str, defs: Value) -> Unit {
     Unit {
         root: root.to_owned(),
         defs: defs.into_iter().collect(),
-        split: false,
+        ..Unit::default()
     }
 }
 
@@ -53,16 +53,12 @@ fn text(file: &syn::File) -> String {
     prettyplease::unparse(file)
 }
 
-fn no_faults() -> BTreeMap<String, Stage> {
-    BTreeMap::new()
-}
-
 #[test]
 fn together_writes_what_one_by_one_writes() {
     let units = units();
     let settings = || settings(&[]);
-    let (_, file) = together(&units, &settings, &no_faults()).expect("the units go together");
-    let (_, slow, failed) = one_by_one(&units, &settings, &no_faults());
+    let (_, file) = together(&units, &settings).expect("the units go together");
+    let (_, slow, failed) = one_by_one(&units, &settings);
     assert!(failed.is_empty(), "{failed:?}");
     let fast = text(&file);
     assert_eq!(fast, text(&slow));
@@ -77,13 +73,14 @@ fn together_writes_what_one_by_one_writes() {
 
 #[test]
 fn a_unit_that_fails_sends_every_unit_through_one_by_one() {
-    let units = units();
     let settings = || settings(&[]);
     for stage in [Stage::Typify, Stage::Render] {
         // A forced render failure shows only after another unit: fault the second.
-        let faults = BTreeMap::from([("GetArgs".to_owned(), stage)]);
-        assert!(together(&units, &settings, &faults).is_none(), "{stage:?}");
-        let (_, file, failed) = one_by_one(&units, &settings, &faults);
+        let mut units = units();
+        assert_eq!(units[1].root, "GetArgs");
+        units[1].fault = Some(stage);
+        assert!(together(&units, &settings).is_none(), "{stage:?}");
+        let (_, file, failed) = one_by_one(&units, &settings);
         assert_eq!(failed.keys().collect::<Vec<_>>(), ["GetArgs"], "{stage:?}");
         let written = text(&file);
         assert!(!written.contains("pub struct GetArgs"), "{written}");
@@ -106,7 +103,7 @@ fn a_unit_naming_another_units_definition_is_not_put_together() {
     ));
     assert!(!self_contained(&units[3]));
     let settings = || settings(&[]);
-    assert!(together(&units, &settings, &no_faults()).is_none());
+    assert!(together(&units, &settings).is_none());
 }
 
 #[test]

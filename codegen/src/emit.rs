@@ -1,0 +1,510 @@
+//! Emission: plans and the types typify made in, the module's syntax out: the `Client<C>` with
+//! a method pair per tool (quoted once, cloned per tool), the input schemas, and the `types`
+//! module.
+
+use heck::ToShoutySnakeCase;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::visit_mut::VisitMut;
+
+use crate::config::ServerConfig;
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::model::{Capture, Tool};
+use crate::naming;
+use crate::plan::{Args, Plan};
+use crate::types;
+
+/// The module's syntax: the client (or, with no capture, only the contracts' types) around
+/// `type_items`, the items typify and the post-passes made.
+pub(crate) fn file(
+    config: &ServerConfig,
+    capture: &Capture,
+    has_client: bool,
+    plans: &[Plan<'_>],
+    type_items: Vec<syn::Item>,
+) -> Result<syn::File, Error> {
+    let server_name = config
+        .name
+        .clone()
+        .or_else(|| {
+            capture
+                .server
+                .as_ref()
+                .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
+        })
+        .unwrap_or_else(|| config.module.clone());
+    let has_types = !type_items.is_empty();
+    let file_name = &capture.file;
+    let (tokens, methods) = if has_client {
+        client(config, capture, &server_name, plans, has_types)
+    } else {
+        (types_only(config, &server_name), Vec::new())
+    };
+    let mut file: syn::File = syn::parse2(tokens).map_err(|e| {
+        Diagnostic::new(
+            file_name,
+            format!("internal error: generated code does not parse: {e}"),
+        )
+        .help("please report this with the capture attached")
+    })?;
+    if !methods.is_empty() {
+        // The methods are syntax trees already: they go into the last `impl`, `Client`'s
+        // methods, after parsing.
+        match file.items.iter_mut().rev().find_map(|item| match item {
+            syn::Item::Impl(i) => Some(i),
+            _ => None,
+        }) {
+            Some(client) => client.items.extend(methods),
+            None => {
+                return Err(Diagnostic::new(
+                    file_name,
+                    "internal error: the generated code has no `impl` for the client's methods",
+                )
+                .help("please report this with the capture attached")
+                .into());
+            }
+        }
+    }
+    if has_types {
+        // The types are syntax trees already: put them in place rather than through tokens
+        // and a second parse.
+        let types = file.items.iter_mut().find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "types" => m.content.as_mut(),
+            _ => None,
+        });
+        match types {
+            Some((_, items)) => items.extend(type_items),
+            None => {
+                return Err(Diagnostic::new(
+                    file_name,
+                    "internal error: the generated code has no `types` module for its types",
+                )
+                .help("please report this with the capture attached")
+                .into());
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
+fn doc(text: &str) -> TokenStream {
+    let lines = types::tidy::doc_lines(text);
+    quote! { #(#[doc = #lines])* }
+}
+
+fn inner_doc(text: &str) -> TokenStream {
+    let lines = types::tidy::doc_lines(text);
+    quote! { #(#![doc = #lines])* }
+}
+
+/// A raw string literal that holds `s` as is.
+fn raw_string(s: &str) -> TokenStream {
+    let mut hashes = 1;
+    while s.contains(&format!("\"{}", "#".repeat(hashes))) {
+        hashes += 1;
+    }
+    let h = "#".repeat(hashes);
+    format!("r{h}\"{s}\"{h}")
+        .parse()
+        .unwrap_or_else(|_| quote!(#s))
+}
+
+/// The client's tokens (with an empty `types` module when there are types) and its methods.
+fn client(
+    config: &ServerConfig,
+    capture: &Capture,
+    server_name: &str,
+    plans: &[Plan<'_>],
+    has_types: bool,
+) -> (TokenStream, Vec<syn::ImplItem>) {
+    let module_doc = inner_doc(&about(config, capture, server_name, plans.len()));
+    let templates = Templates::new();
+    let mut schemas = Vec::new();
+    let mut methods = Vec::new();
+    for plan in plans {
+        let (fill, schema) = tool_methods(plan);
+        schemas.extend(schema);
+        methods.extend(templates.fill(&fill));
+    }
+    let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();
+    let client_doc = doc(&format!(
+        "Typed client for the {server_name} MCP server: one method per tool.\n\nEach `tool` method checks its arguments against the tool's input schema, calls the tool through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the `CallToolResult` as sent."
+    ));
+    let schemas_mod = if schemas.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// Input schemas, checked before each call is sent.
+            mod schemas {
+                #(#schemas)*
+            }
+        }
+    };
+    let types_mod = types_module(config, plans, has_types);
+    let tokens = quote! {
+        #module_doc
+
+        #types_mod
+
+        #schemas_mod
+
+        /// The tools this module was generated for, in the server's order.
+        pub const TOOL_NAMES: &[&str] = &[#(#names),*];
+
+        #client_doc
+        #[derive(Debug, Clone)]
+        pub struct Client<C> {
+            caller: C,
+        }
+
+        impl<C> Client<C> {
+            /// A client that calls tools through `caller`.
+            pub fn new(caller: C) -> Self {
+                Client { caller }
+            }
+
+            /// The caller this client uses.
+            pub fn caller(&self) -> &C {
+                &self.caller
+            }
+
+            /// Gives the caller back.
+            pub fn into_inner(self) -> C {
+                self.caller
+            }
+        }
+
+        impl<C: ::mcp_bindgen::ToolCaller> Client<C> {}
+    };
+    (tokens, methods)
+}
+
+/// The module's doc: the server, the inputs it was generated from, how to call it.
+fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usize) -> String {
+    let mut about = format!("Typed client for the {server_name} MCP server.\n\n");
+    let capture_name = config
+        .capture
+        .as_ref()
+        .unwrap_or(&capture.file)
+        .to_string_lossy()
+        .replace('\\', "/");
+    about.push_str(&format!(
+        "Generated by mcp-bindgen from `{capture_name}`: {tools} tools"
+    ));
+    if !config.contracts.is_empty() {
+        let contracts: Vec<String> = config
+            .contracts
+            .iter()
+            .map(|p| format!("`{}`", p.to_string_lossy().replace('\\', "/")))
+            .collect();
+        about.push_str(&format!(
+            " and the agent contracts {}",
+            contracts.join(", ")
+        ));
+    }
+    if let Some(server) = &capture.server {
+        about.push_str(&format!(", server `{}`", server.name));
+        if let Some(version) = server.version.as_deref().filter(|v| !v.is_empty()) {
+            about.push_str(&format!(" {version}"));
+        }
+    }
+    if let Some(version) = &capture.protocol_version {
+        about.push_str(&format!(", protocol {version}"));
+    }
+    about.push_str(
+        ".\n\nCall tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].",
+    );
+    about
+}
+
+/// A tool's method pair, to fill into the templates, and the static holding its input
+/// schema when it takes arguments.
+fn tool_methods<'a>(plan: &Plan<'a>) -> (Fill<'a>, Option<TokenStream>) {
+    let tool = plan.tool;
+    let name = &tool.name;
+    let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
+    let output: syn::Type = match &plan.output {
+        Some(output) => {
+            let output = format_ident!("{output}");
+            syn::parse_quote!(types::#output)
+        }
+        None => syn::parse_quote!(::serde_json::Value),
+    };
+    let (args, schema) = match &plan.args {
+        Args::None => (None, None),
+        Args::Typed(ty) | Args::Map(ty) => {
+            let ty = format_ident!("{ty}");
+            let json = serde_json::to_string(&tool.input_schema).unwrap_or_default();
+            let literal = raw_string(&json);
+            let schema_doc = format!(" The input schema of `{name}`, as the server sent it.");
+            let schema = quote! {
+                #[doc = #schema_doc]
+                pub(super) static #schema_const: ::mcp_bindgen::ToolSchema =
+                    ::mcp_bindgen::ToolSchema::new(#literal);
+            };
+            (Some((ty, schema_const)), Some(schema))
+        }
+    };
+    let raw_doc = doc_attrs(&format!(
+        "Calls `{name}` like [`Self::{}`], without unwrapping the result envelope.\n\nA result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].",
+        plan.method
+    ));
+    let fill = Fill {
+        method: naming::ident(&plan.method),
+        raw: format_ident!("{}_raw", plan.method),
+        name,
+        args,
+        output,
+        method_doc: doc_attrs(&method_doc(plan)),
+        raw_doc,
+    };
+    (fill, schema)
+}
+
+/// A tool method's doc: the tool's description, its name and title, the server's hints, and
+/// where the result type comes from.
+fn method_doc(plan: &Plan<'_>) -> String {
+    let tool = plan.tool;
+    let name = &tool.name;
+    let mut text = tool
+        .description
+        .clone()
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| format!("Calls the `{name}` tool."));
+    text.push_str(&format!("\n\nMCP tool `{name}`"));
+    if tool.display_name() != name {
+        text.push_str(&format!(" (\"{}\")", tool.display_name()));
+    }
+    text.push('.');
+    let hints = hints(tool);
+    if !hints.is_empty() {
+        text.push_str(&format!(" Server hints: {hints}."));
+    }
+    if plan.output.is_none() {
+        text.push_str(" The server declares no result type, so the result is JSON.");
+    } else if plan.from_contracts {
+        text.push_str(" The result type comes from the agent contracts.");
+    }
+    text
+}
+
+/// The `types` module, empty but for the arguments typed as JSON objects (typify's items go in
+/// after parsing, [`file()`]); nothing when it would be empty.
+fn types_module(config: &ServerConfig, plans: &[Plan<'_>], has_types: bool) -> TokenStream {
+    let arg_aliases: Vec<TokenStream> = plans
+        .iter()
+        .filter_map(|p| match &p.args {
+            Args::Map(ty) => {
+                let ty = format_ident!("{ty}");
+                let d = format!(
+                    " Arguments of `{}`, as a JSON object: no Rust type could be generated for its schema, which is still checked before each call.",
+                    p.tool.name
+                );
+                Some(quote! {
+                    #[doc = #d]
+                    pub type #ty = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    if !has_types && arg_aliases.is_empty() {
+        return quote!();
+    }
+    let types_doc = if config.contracts.is_empty() {
+        doc("Argument and result types of the tools.")
+    } else {
+        doc("Argument and result types of the tools, and the agent contracts' types and constants.")
+    };
+    quote! {
+        #types_doc
+        // typify writes `Default` for enums by hand, and keeps variants' fields inline;
+        // what a schema does not describe has no doc comment.
+        #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
+        pub mod types {
+            #(#arg_aliases)*
+        }
+    }
+}
+
+/// One tool's pair of methods, to fill into [`Templates`].
+struct Fill<'a> {
+    method: proc_macro2::Ident,
+    raw: proc_macro2::Ident,
+    name: &'a str,
+    /// The arguments' type and the static holding their schema.
+    args: Option<(proc_macro2::Ident, proc_macro2::Ident)>,
+    output: syn::Type,
+    method_doc: Vec<syn::Attribute>,
+    raw_doc: Vec<syn::Attribute>,
+}
+
+/// A tool's `method` and `method_raw`, parsed once (with and without arguments) and cloned
+/// for each tool with its names filled in: cloning a syntax tree costs far less than quoting
+/// and parsing a thousand of them.
+struct Templates {
+    with_args: [syn::ImplItemFn; 2],
+    without_args: [syn::ImplItemFn; 2],
+}
+
+impl Templates {
+    fn new() -> Self {
+        let with_args: syn::ItemImpl = syn::parse_quote! {
+            impl Template {
+                pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
+                    let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
+                    ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
+                }
+
+                pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
+                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
+                }
+            }
+        };
+        let without_args: syn::ItemImpl = syn::parse_quote! {
+            impl Template {
+                pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
+                    let arguments = ::serde_json::Map::new();
+                    ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
+                }
+
+                pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    let arguments = ::serde_json::Map::new();
+                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
+                }
+            }
+        };
+        let pair = |item: syn::ItemImpl| -> [syn::ImplItemFn; 2] {
+            let fns: Vec<syn::ImplItemFn> = item
+                .items
+                .into_iter()
+                .filter_map(|i| match i {
+                    syn::ImplItem::Fn(f) => Some(f),
+                    _ => None,
+                })
+                .collect();
+            fns.try_into()
+                .unwrap_or_else(|_| unreachable!("the template holds two methods"))
+        };
+        Templates {
+            with_args: pair(with_args),
+            without_args: pair(without_args),
+        }
+    }
+
+    fn fill(&self, fill: &Fill<'_>) -> [syn::ImplItem; 2] {
+        let [method, raw] = match fill.args {
+            Some(_) => &self.with_args,
+            None => &self.without_args,
+        };
+        let (mut method, mut raw) = (method.clone(), raw.clone());
+        method.attrs = fill.method_doc.clone();
+        raw.attrs = fill.raw_doc.clone();
+        let mut filler = Filler(fill);
+        filler.visit_impl_item_fn_mut(&mut method);
+        filler.visit_impl_item_fn_mut(&mut raw);
+        [syn::ImplItem::Fn(method), syn::ImplItem::Fn(raw)]
+    }
+}
+
+struct Filler<'a>(&'a Fill<'a>);
+
+impl VisitMut for Filler<'_> {
+    fn visit_ident_mut(&mut self, ident: &mut proc_macro2::Ident) {
+        let fill = self.0;
+        let new = if ident == "__mcp_method" {
+            &fill.method
+        } else if ident == "__mcp_raw" {
+            &fill.raw
+        } else if let Some((ty, schema)) = &fill.args {
+            if ident == "__McpArgs" {
+                ty
+            } else if ident == "__MCP_SCHEMA" {
+                schema
+            } else {
+                return;
+            }
+        } else {
+            return;
+        };
+        *ident = new.clone();
+    }
+
+    fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
+        if lit.value() == "__mcp_name" {
+            *lit = syn::LitStr::new(self.0.name, proc_macro2::Span::call_site());
+        }
+    }
+
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty
+            && p.qself.is_none()
+            && p.path.is_ident("__McpOutput")
+        {
+            *ty = self.0.output.clone();
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// `#[doc = ".."]` attributes, one per line, as [`doc`] writes them, as syntax trees.
+fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
+    types::tidy::doc_lines(text)
+        .into_iter()
+        .map(|line| syn::Attribute {
+            pound_token: Default::default(),
+            style: syn::AttrStyle::Outer,
+            bracket_token: Default::default(),
+            meta: syn::Meta::NameValue(syn::MetaNameValue {
+                path: syn::Ident::new("doc", proc_macro2::Span::call_site()).into(),
+                eq_token: Default::default(),
+                value: syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Str(syn::LitStr::new(&line, proc_macro2::Span::call_site())),
+                }),
+            }),
+        })
+        .collect()
+}
+
+/// A module with only the contracts' types (no capture, so no client).
+/// The types go in after parsing ([`file()`]).
+fn types_only(config: &ServerConfig, server_name: &str) -> TokenStream {
+    let contracts: Vec<String> = config
+        .contracts
+        .iter()
+        .map(|p| format!("`{}`", p.to_string_lossy().replace('\\', "/")))
+        .collect();
+    let module_doc = inner_doc(&format!(
+        "Types of the {server_name} agent contracts.\n\nGenerated by mcp-bindgen from {}.",
+        contracts.join(", ")
+    ));
+    quote! {
+        #module_doc
+
+        /// The agent contracts' types and constants.
+        // typify writes `Default` for enums by hand, and keeps variants' fields inline;
+        // what a contract does not describe has no doc comment.
+        #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
+        pub mod types {}
+    }
+}
+
+fn hints(tool: &Tool) -> String {
+    let a = &tool.annotations;
+    let mut out = Vec::new();
+    let mut push = |flag: Option<bool>, yes: &str, no: &str| match flag {
+        Some(true) => out.push(yes.to_owned()),
+        Some(false) => out.push(no.to_owned()),
+        None => {}
+    };
+    push(a.read_only, "read-only", "not read-only");
+    push(a.destructive, "destructive", "not destructive");
+    push(a.idempotent, "idempotent", "not idempotent");
+    push(a.open_world, "open world", "closed world");
+    out.join(", ")
+}
