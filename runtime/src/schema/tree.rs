@@ -52,9 +52,11 @@ enum Node {
         end: usize,
     },
     /// `len` members (key, value); `end` is the index of the node after the last one.
+    /// `sorted`: the keys are in strictly increasing order (no key twice).
     Object {
         len: usize,
         end: usize,
+        sorted: bool,
     },
 }
 
@@ -76,11 +78,13 @@ impl JsonTree {
 
     /// `{}`.
     pub fn empty_object() -> Self {
-        JsonTree {
-            nodes: vec![Node::Object { len: 0, end: 1 }],
-            strings: String::new(),
-            duplicates: false,
-        }
+        let mut tree = JsonTree::fresh();
+        tree.nodes.push(Node::Object {
+            len: 0,
+            end: 1,
+            sorted: true,
+        });
+        tree
     }
 
     /// Whether the value is `null`.
@@ -456,14 +460,48 @@ fn map_preserves_order() -> bool {
     })
 }
 
+thread_local! {
+    /// The buffers of the last tree dropped on this thread, emptied, for the next tree parsed
+    /// on it: a server that parses and drops one call's arguments after another (`dispatch`,
+    /// stdio) allocates for them once.
+    static SPARE: Cell<(Vec<Node>, String)> = const { Cell::new((Vec::new(), String::new())) };
+}
+
+/// Buffers larger than this are freed rather than kept for the next tree.
+const KEEP: usize = 64 * 1024;
+
+impl JsonTree {
+    /// An empty tree, on this thread's spare buffers when there are some.
+    fn fresh() -> Self {
+        let (mut nodes, strings) = SPARE.try_with(Cell::take).unwrap_or_default();
+        if nodes.capacity() == 0 {
+            // Room for a few members: one allocation for most arguments.
+            nodes.reserve(8);
+        }
+        JsonTree {
+            nodes,
+            strings,
+            duplicates: false,
+        }
+    }
+}
+
+impl Drop for JsonTree {
+    fn drop(&mut self) {
+        let mut nodes = std::mem::take(&mut self.nodes);
+        let mut strings = std::mem::take(&mut self.strings);
+        if nodes.capacity() * std::mem::size_of::<Node>() > KEEP || strings.capacity() > KEEP {
+            return;
+        }
+        nodes.clear();
+        strings.clear();
+        let _ = SPARE.try_with(|spare| spare.set((nodes, strings)));
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for JsonTree {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut tree = JsonTree {
-            // Room for a few members: one allocation for most arguments.
-            nodes: Vec::with_capacity(8),
-            strings: String::new(),
-            duplicates: false,
-        };
+        let mut tree = JsonTree::fresh();
         Build(&mut tree).deserialize(deserializer)?;
         Ok(tree)
     }
@@ -563,10 +601,25 @@ impl<'de> Visitor<'de> for Build<'_> {
             len += 1;
         }
         let end = tree.nodes.len();
-        tree.nodes[at] = Node::Object { len, end };
-        if len > 1 && has_duplicates(tree.root().at(at)) {
+        // Keys in increasing order (most objects are small and written in order) have no
+        // key twice; others are searched for one.
+        tree.nodes[at] = Node::Object {
+            len,
+            end,
+            sorted: false,
+        };
+        let object = tree.root().at(at);
+        let mut keys = object.members().map(|(k, _)| k);
+        let first = keys.next();
+        let sorted = keys
+            .try_fold(first, |previous, key| {
+                (previous < Some(key)).then_some(Some(key))
+            })
+            .is_some();
+        if !sorted && has_duplicates(object) {
             tree.duplicates = true;
         }
+        tree.nodes[at] = Node::Object { len, end, sorted };
         Ok(())
     }
 }
@@ -700,13 +753,9 @@ impl<'de> De<'de> {
         // A `Value`'s object is read in its map's order: sorted keys unless serde_json keeps
         // insertion order.
         let members = self.at.members();
-        let sorted = !map_preserves_order()
-            && members
-                .clone()
-                .zip(self.at.members().skip(1))
-                .any(|((a, _), (b, _))| a > b);
+        let in_order = matches!(self.at.node(), Node::Object { sorted: true, .. });
         let mut map = MapDe {
-            members: if sorted {
+            members: if !in_order && !map_preserves_order() {
                 let mut list: Vec<(&'de str, At<'de>)> = members.collect();
                 list.sort_unstable_by(|a, b| a.0.cmp(b.0));
                 Order::Sorted(list.into_iter())
