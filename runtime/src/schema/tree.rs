@@ -190,11 +190,13 @@ pub(crate) trait Json<'a>: Copy {
 }
 
 impl<'a> At<'a> {
+    #[inline]
     fn node(self) -> &'a Node {
         &self.tree.nodes[self.index]
     }
 
     /// The index of the node after this one and its members.
+    #[inline]
     fn next(self) -> usize {
         match self.node() {
             Node::Array { end, .. } | Node::Object { end, .. } => *end,
@@ -202,6 +204,7 @@ impl<'a> At<'a> {
         }
     }
 
+    #[inline]
     fn at(self, index: usize) -> Self {
         At {
             tree: self.tree,
@@ -209,6 +212,7 @@ impl<'a> At<'a> {
         }
     }
 
+    #[inline]
     fn str_at(self, index: usize) -> &'a str {
         match &self.tree.nodes[index] {
             Node::String { start, end } => &self.tree.strings[*start..*end],
@@ -243,6 +247,7 @@ pub(crate) struct Items<'a> {
 impl<'a> Iterator for Items<'a> {
     type Item = At<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<At<'a>> {
         if self.left == 0 {
             return None;
@@ -274,6 +279,7 @@ pub(crate) struct Members<'a> {
 impl<'a> Iterator for Members<'a> {
     type Item = (&'a str, At<'a>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;
@@ -299,6 +305,7 @@ impl<'a> Json<'a> for At<'a> {
     type Items = Items<'a>;
     type Members = Members<'a>;
 
+    #[inline]
     fn kind(self) -> Kind<'a> {
         match self.node() {
             Node::Null => Kind::Null,
@@ -310,6 +317,7 @@ impl<'a> Json<'a> for At<'a> {
         }
     }
 
+    #[inline]
     fn items(self) -> Items<'a> {
         let left = match self.node() {
             Node::Array { len, .. } => *len,
@@ -322,6 +330,7 @@ impl<'a> Json<'a> for At<'a> {
         }
     }
 
+    #[inline]
     fn members(self) -> Members<'a> {
         let left = match self.node() {
             Node::Object { len, .. } => *len,
@@ -341,6 +350,7 @@ impl<'a> Json<'a> for At<'a> {
         }
     }
 
+    #[inline]
     fn get(self, key: &str) -> Option<Self> {
         self.members().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
@@ -374,6 +384,7 @@ pub(crate) struct ValueMembers<'a>(Option<serde_json::map::Iter<'a>>);
 impl<'a> Iterator for ValueMembers<'a> {
     type Item = (&'a str, &'a Value);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (key, value) = self.0.as_mut()?.next()?;
         Some((key.as_str(), value))
@@ -384,6 +395,7 @@ impl<'a> Json<'a> for &'a Value {
     type Items = std::slice::Iter<'a, Value>;
     type Members = ValueMembers<'a>;
 
+    #[inline]
     fn kind(self) -> Kind<'a> {
         match self {
             Value::Null => Kind::Null,
@@ -414,6 +426,7 @@ impl<'a> Json<'a> for &'a Value {
         }
     }
 
+    #[inline]
     fn get(self, key: &str) -> Option<Self> {
         self.as_object()?.get(key)
     }
