@@ -247,7 +247,7 @@ pub(crate) struct Items<'a> {
 impl<'a> Iterator for Items<'a> {
     type Item = At<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<At<'a>> {
         if self.left == 0 {
             return None;
@@ -279,7 +279,7 @@ pub(crate) struct Members<'a> {
 impl<'a> Iterator for Members<'a> {
     type Item = (&'a str, At<'a>);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;
@@ -352,7 +352,19 @@ impl<'a> Json<'a> for At<'a> {
 
     #[inline]
     fn get(self, key: &str) -> Option<Self> {
-        self.members().find(|(k, _)| *k == key).map(|(_, v)| v)
+        // The keys' bytes, compared where they are (their lengths first).
+        let (tree, key) = (self.tree, key.as_bytes());
+        let mut index = self.index + 1;
+        for _ in 0..self.len() {
+            if let Some(Node::String { start, end }) = tree.nodes.get(index)
+                && end - start == key.len()
+                && tree.strings.as_bytes().get(*start..*end) == Some(key)
+            {
+                return Some(self.at(index + 1));
+            }
+            index = self.at(index + 1).next();
+        }
+        None
     }
 
     fn to_value(self) -> Value {
@@ -384,7 +396,7 @@ pub(crate) struct ValueMembers<'a>(Option<serde_json::map::Iter<'a>>);
 impl<'a> Iterator for ValueMembers<'a> {
     type Item = (&'a str, &'a Value);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let (key, value) = self.0.as_mut()?.next()?;
         Some((key.as_str(), value))
