@@ -48,7 +48,7 @@ pub use protocol::{
     AudioContent, CallToolResult, Content, EmbeddedResource, ImageContent, ResourceContents,
     ResourceLink, TextContent,
 };
-pub use schema::{CompiledSchema, ToolSchema, Violation, validate_value};
+pub use schema::{CompiledSchema, JsonTree, ToolSchema, Violation, validate_value};
 
 #[cfg(feature = "client")]
 pub mod client;

@@ -9,7 +9,9 @@
 //!
 //! Two implementations with the same verdicts: [`CompiledSchema`] (compiled once, what
 //! [`ToolSchema`] and the server's registry use) and [`validate_value`], which interprets the
-//! schema on each call and is the reference the compiled form is tested against.
+//! schema on each call and is the reference the compiled form is tested against. The compiled
+//! form reads a `Value` or a [`JsonTree`] (arguments parsed without a `Value`, as the server's
+//! registry parses them).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -20,8 +22,14 @@ use serde_json::{Map, Number, Value};
 mod compiled;
 #[cfg(test)]
 mod tests;
+mod tree;
+#[cfg(test)]
+mod tree_tests;
 
 pub use compiled::CompiledSchema;
+pub use tree::JsonTree;
+#[cfg_attr(not(feature = "server"), allow(unused_imports))]
+pub(crate) use tree::{Json, Kind};
 
 /// A tool's input schema, kept as the JSON text the server sent, parsed and compiled on first
 /// use.

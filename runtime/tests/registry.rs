@@ -453,3 +453,108 @@ fn stdio_loop_answers_requests_line_by_line() {
     assert_eq!(lines[1]["result"]["isError"], false);
     assert_eq!(w.placed, 4);
 }
+
+/// A tool whose arguments take odd shapes; its answer echoes what it was given.
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "odd")]
+// Counts members: a key given twice is one member of the arguments' `Value`.
+#[schemars(extend("minProperties" = 2))]
+struct Odd {
+    n: i64,
+    small: Option<u8>,
+    label: Option<String>,
+    mode: Option<Mode>,
+    tags: Option<Vec<String>>,
+    #[serde(default)]
+    extra: std::collections::BTreeMap<String, Value>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+enum Mode {
+    Fast,
+    Slow { by: u32 },
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Echo {
+    given: String,
+}
+
+impl Handler<World> for Odd {
+    type Output = Echo;
+    fn call(self, _: &mut World) -> Result<Echo, ToolError> {
+        let mode = match self.mode {
+            None => "none".to_owned(),
+            Some(Mode::Fast) => "fast".to_owned(),
+            Some(Mode::Slow { by }) => format!("slow by {by}"),
+        };
+        Ok(Echo {
+            given: format!(
+                "{} {:?} {:?} {mode} {:?} {:?}",
+                self.n, self.small, self.label, self.tags, self.extra
+            ),
+        })
+    }
+}
+
+/// Arguments are checked and deserialized without a `Value`; the answers are those of the
+/// `Value` path: the arguments' `Value` checked by the reference checker, then `from_value`
+/// (a key given twice keeps its last value, escapes are decoded, integers at and beyond the
+/// edges of i64 and u64 refused as they were, a value the schema allows but the struct does
+/// not gets serde's message).
+#[test]
+fn arguments_answer_as_their_value_would() {
+    let mut r = Registry::new("test-game", "1");
+    r.register::<Odd>();
+    let mut w = World::default();
+    let schema = Value::Object(mcp_bindgen::server::input_schema::<Odd>());
+    assert_eq!(schema["minProperties"], 2, "{schema}");
+    let mut answered = 0;
+    let texts = [
+        r#"{"n":1,"label":null}"#,
+        r#"{"n":1}"#,
+        r#"{"n":1,"n":2}"#,
+        r#"{"n":1,"n":2,"label":"x"}"#,
+        r#"{"n":"x","n":2,"tags":null}"#,
+        r#"{"n":2,"n":"x","tags":null}"#,
+        r#"{"n":-9223372036854775808,"small":255}"#,
+        r#"{"n":9223372036854775807,"small":256}"#,
+        r#"{"n":9223372036854775808,"label":null}"#,
+        r#"{"n":18446744073709551616,"label":null}"#,
+        r#"{"n":1.0,"label":null}"#,
+        r#"{"n":1,"label":"\u00e9\ud83d\ude00\n","tags":["a","\u0062"]}"#,
+        r#"{"n":1,"mode":"Fast"}"#,
+        r#"{"n":1,"mode":{"Slow":{"by":3}}}"#,
+        r#"{"n":1,"mode":{"Slow":{"by":-3}}}"#,
+        r#"{"n":1,"mode":"Medium"}"#,
+        r#"{"n":1,"extra":{"b":[1,{"z":null,"y":2}],"a":1e300,"a":-0.0}}"#,
+        r#"{"tags":[],"n":1,"label":null,"small":null}"#,
+        r#"{"label":7,"small":1}"#,
+        r#"{}"#,
+    ];
+    for text in texts {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let expected = match mcp_bindgen::validate_value(&schema, &value) {
+            Err(violation) => Err(format!("invalid arguments for odd: {violation}")),
+            Ok(()) => match serde_json::from_value::<Odd>(value) {
+                Ok(odd) => Ok(odd.call(&mut World::default()).unwrap().given),
+                Err(e) => Err(format!("invalid arguments for odd: {e}")),
+            },
+        };
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"odd","arguments":{text}}}}}"#
+        );
+        let result = call(&mut r, &mut w, &request)["result"].clone();
+        let answer = if result["isError"] == true {
+            Err(failure(&result)["error"].as_str().unwrap().to_owned())
+        } else {
+            Ok(result["structuredContent"]["given"]
+                .as_str()
+                .unwrap()
+                .to_owned())
+        };
+        assert_eq!(answer, expected, "{text}");
+        answered += usize::from(answer.is_ok());
+    }
+    assert!(answered >= 6, "{answered} calls answered");
+}

@@ -5,7 +5,8 @@
 //! `perf record -g target-peers/release/examples/profile_dispatch MODE [N]`, MODE one of
 //! ours, ours_modern, ours_trivial_schema, validate, validate_interpreted, floor (the `Value`
 //! path), floor_typed, floor_typed_modern, rmcp, clone, decode, decode_owned, and the two ways to get a call's
-//! arguments both checked and into the tool's struct: args_from_value, args_from_raw.
+//! arguments both checked and into the tool's struct: args_from_value, args_from_raw, and
+//! args_tree (what `dispatch` does since `JsonTree`).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -306,6 +307,19 @@ fn main() {
                 compiled.validate(&arguments).expect("valid");
                 drop(arguments);
                 let add: Add = serde_json::from_str(raw.get()).expect("fits");
+                black_box(add.a + add.b);
+            }
+        }
+        // ... or (what `dispatch` does now) parse them into a `JsonTree`, check the tree, and
+        // deserialize the struct from it in place.
+        "args_tree" => {
+            let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
+            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            for _ in 0..n {
+                let arguments =
+                    mcp_bindgen::JsonTree::parse(black_box(ARGUMENTS)).expect("json");
+                compiled.validate_tree(&arguments).expect("valid");
+                let add: Add = arguments.deserialize().expect("fits");
                 black_box(add.a + add.b);
             }
         }

@@ -13,7 +13,8 @@ use std::fmt;
 
 use serde_json::{Map, Number, Value};
 
-use super::{MAX_DEPTH, Violation, equal, escape, is_integer, short};
+use super::tree::{Json, JsonTree, Kind};
+use super::{MAX_DEPTH, Violation, compare, escape, is_integer, short};
 
 /// A JSON Schema compiled once into a checker for many values.
 ///
@@ -95,14 +96,33 @@ fn kind_bit(kind: &str) -> Option<u8> {
     })
 }
 
-fn type_ok(kinds: u8, value: &Value) -> bool {
-    match value {
-        Value::Null => kinds & NULL != 0,
-        Value::Bool(_) => kinds & BOOLEAN != 0,
-        Value::Object(_) => kinds & OBJECT != 0,
-        Value::Array(_) => kinds & ARRAY != 0,
-        Value::String(_) => kinds & STRING != 0,
-        Value::Number(n) => kinds & NUMBER != 0 || (kinds & INTEGER != 0 && is_integer(n)),
+fn type_ok<'v>(kinds: u8, value: impl Json<'v>) -> bool {
+    match value.kind() {
+        Kind::Null => kinds & NULL != 0,
+        Kind::Bool(_) => kinds & BOOLEAN != 0,
+        Kind::Object => kinds & OBJECT != 0,
+        Kind::Array => kinds & ARRAY != 0,
+        Kind::String(_) => kinds & STRING != 0,
+        Kind::Number(n) => kinds & NUMBER != 0 || (kinds & INTEGER != 0 && is_integer(n)),
+    }
+}
+
+/// JSON equality with `1` equal to `1.0` (as [`super::equal`]), between any two inputs.
+fn equal<'a, 'b>(a: impl Json<'a>, b: impl Json<'b>) -> bool {
+    match (a.kind(), b.kind()) {
+        (Kind::Number(x), Kind::Number(y)) => compare(x, y) == Some(Ordering::Equal),
+        (Kind::Array, Kind::Array) => {
+            a.len() == b.len() && a.items().zip(b.items()).all(|(a, b)| equal(a, b))
+        }
+        (Kind::Object, Kind::Object) => {
+            a.len() == b.len()
+                && a.members()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w)))
+        }
+        (Kind::Null, Kind::Null) => true,
+        (Kind::Bool(x), Kind::Bool(y)) => x == y,
+        (Kind::String(x), Kind::String(y)) => x == y,
+        _ => false,
     }
 }
 
@@ -641,11 +661,43 @@ impl CompiledSchema {
         self.check::<Verdict>(self.root, value, 0).is_ok()
     }
 
-    fn ok(&self, node: usize, value: &Value, depth: usize) -> bool {
+    /// Checks a parsed tree, with the verdict and violation [`CompiledSchema::validate`] gives
+    /// for the `Value` of the same text. A value that passes is checked in the tree, without a
+    /// `Value`; the violation of one that fails is found in its `Value` (so that the first one
+    /// is found in the same member order).
+    pub fn validate_tree(&self, tree: &JsonTree) -> Result<(), Violation> {
+        if self.is_valid_in_tree(tree) == Some(true) {
+            return Ok(());
+        }
+        self.validate(&tree.to_value())
+    }
+
+    /// Whether a parsed tree satisfies the schema (the verdict of
+    /// [`CompiledSchema::validate_tree`]).
+    pub fn is_valid_tree(&self, tree: &JsonTree) -> bool {
+        self.is_valid_in_tree(tree)
+            .unwrap_or_else(|| self.is_valid(&tree.to_value()))
+    }
+
+    /// The verdict read in the tree itself; `None` when it has a key twice (a `Value` keeps
+    /// the last).
+    pub(crate) fn is_valid_in_tree(&self, tree: &JsonTree) -> Option<bool> {
+        if tree.has_duplicate_keys() {
+            return None;
+        }
+        Some(self.check::<Verdict>(self.root, tree.root(), 0).is_ok())
+    }
+
+    fn ok<'v>(&self, node: usize, value: impl Json<'v>, depth: usize) -> bool {
         self.check::<Verdict>(node, value, depth).is_ok()
     }
 
-    fn check<M: Mode>(&self, node: usize, value: &Value, depth: usize) -> Result<(), M::Err> {
+    fn check<'v, M: Mode>(
+        &self,
+        node: usize,
+        value: impl Json<'v>,
+        depth: usize,
+    ) -> Result<(), M::Err> {
         let checks = match &self.nodes[node] {
             Node::Any | Node::Pending => return Ok(()),
             Node::Never => return Err(M::fail(|| text("no value is allowed here".into()))),
@@ -661,7 +713,12 @@ impl CompiledSchema {
         Ok(())
     }
 
-    fn run<M: Mode>(&self, check: &Check, value: &Value, depth: usize) -> Result<(), M::Err> {
+    fn run<'v, M: Mode>(
+        &self,
+        check: &Check,
+        value: impl Json<'v>,
+        depth: usize,
+    ) -> Result<(), M::Err> {
         match check {
             Check::Ref(target) => self.check::<M>(*target, value, depth + 1),
             Check::Type { kinds, expected } => {
@@ -673,7 +730,7 @@ impl CompiledSchema {
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
                     };
-                    text(format!("expected {expected}, found {}", short(value)))
+                    text(format!("expected {expected}, found {}", value.short()))
                 }))
             }
             Check::Const(constant) => {
@@ -684,7 +741,7 @@ impl CompiledSchema {
                     text(format!(
                         "expected {}, found {}",
                         short(constant),
-                        short(value)
+                        value.short()
                     ))
                 }))
             }
@@ -697,29 +754,29 @@ impl CompiledSchema {
                     let more = if allowed.len() > 12 { ", ..." } else { "" };
                     text(format!(
                         "{} is not one of {}{more}",
-                        short(value),
+                        value.short(),
                         list.join(", ")
                     ))
                 }))
             }
-            Check::Number(checks) => match value {
-                Value::Number(n) => checks.iter().try_for_each(|c| number::<M>(c, n)),
+            Check::Number(checks) => match value.kind() {
+                Kind::Number(n) => checks.iter().try_for_each(|c| number::<M>(c, n)),
                 _ => Ok(()),
             },
-            Check::String(checks) => match value {
-                Value::String(s) => string::<M>(checks, s),
+            Check::String(checks) => match value.kind() {
+                Kind::String(s) => string::<M>(checks, s),
                 _ => Ok(()),
             },
-            Check::Array(checks) => match value {
-                Value::Array(items) => checks
+            Check::Array(checks) => match value.kind() {
+                Kind::Array => checks
                     .iter()
-                    .try_for_each(|c| self.array::<M>(c, items, depth)),
+                    .try_for_each(|c| self.array::<M>(c, value, depth)),
                 _ => Ok(()),
             },
-            Check::Object(checks) => match value {
-                Value::Object(members) => checks
+            Check::Object(checks) => match value.kind() {
+                Kind::Object => checks
                     .iter()
-                    .try_for_each(|c| self.object::<M>(c, members, depth)),
+                    .try_for_each(|c| self.object::<M>(c, value, depth)),
                 _ => Ok(()),
             },
             Check::AllOf(all) => all
@@ -730,7 +787,7 @@ impl CompiledSchema {
                     return Ok(());
                 }
                 Err(M::fail(|| Message::AnyOf {
-                    value: short(value),
+                    value: value.short(),
                     first: self.check::<Detail>(any[0], value, depth + 1).err(),
                 }))
             }
@@ -748,7 +805,7 @@ impl CompiledSchema {
                 Err(M::fail(|| {
                     text(format!(
                         "{} matches {matching} of the oneOf forms; exactly one must match",
-                        short(value)
+                        value.short()
                     ))
                 }))
             }
@@ -759,7 +816,7 @@ impl CompiledSchema {
                 Err(M::fail(|| {
                     text(format!(
                         "{} matches a schema it must not match",
-                        short(value)
+                        value.short()
                     ))
                 }))
             }
@@ -781,13 +838,14 @@ impl CompiledSchema {
         }
     }
 
-    fn array<M: Mode>(
+    /// One check of an array (`array` is one).
+    fn array<'v, M: Mode>(
         &self,
         check: &ArrayCheck,
-        items: &[Value],
+        array: impl Json<'v>,
         depth: usize,
     ) -> Result<(), M::Err> {
-        let n = items.len() as u64;
+        let n = array.len() as u64;
         match check {
             ArrayCheck::MinItems(min) if n < *min => Err(M::fail(|| {
                 text(format!("{n} items, fewer than the minimum {min}"))
@@ -796,8 +854,8 @@ impl CompiledSchema {
                 text(format!("{n} items, more than the maximum {max}"))
             })),
             ArrayCheck::Unique => {
-                for (i, a) in items.iter().enumerate() {
-                    if let Some(j) = items[..i].iter().position(|b| equal(a, b)) {
+                for (i, a) in array.items().enumerate() {
+                    if let Some(j) = array.items().take(i).position(|b| equal(a, b)) {
                         return Err(M::fail(|| {
                             text(format!(
                                 "items {j} and {i} are equal, but items must be unique"
@@ -809,11 +867,11 @@ impl CompiledSchema {
             }
             ArrayCheck::Items { prefix, rest } => {
                 let checked = if rest.is_some() {
-                    items
+                    array.len()
                 } else {
-                    &items[..items.len().min(prefix.len())]
+                    array.len().min(prefix.len())
                 };
-                for (i, item) in checked.iter().enumerate() {
+                for (i, item) in array.items().take(checked).enumerate() {
                     if let Some(sub) = prefix.get(i).copied().or(*rest) {
                         self.check::<M>(sub, item, depth + 1)
                             .map_err(|e| M::below(e, || Step::Index(i)))?;
@@ -822,7 +880,7 @@ impl CompiledSchema {
                 Ok(())
             }
             ArrayCheck::Contains(sub) => {
-                if items.iter().any(|item| self.ok(*sub, item, depth + 1)) {
+                if array.items().any(|item| self.ok(*sub, item, depth + 1)) {
                     return Ok(());
                 }
                 Err(M::fail(|| {
@@ -833,17 +891,18 @@ impl CompiledSchema {
         }
     }
 
-    fn object<M: Mode>(
+    /// One check of an object (`object` is one).
+    fn object<'v, M: Mode>(
         &self,
         check: &ObjectCheck,
-        members: &Map<String, Value>,
+        object: impl Json<'v>,
         depth: usize,
     ) -> Result<(), M::Err> {
-        let n = members.len() as u64;
+        let n = object.len() as u64;
         match check {
             ObjectCheck::Required(names) => {
                 for name in names {
-                    if !members.contains_key(&**name) {
+                    if object.get(name).is_none() {
                         return Err(M::fail(|| {
                             text(format!("missing the required property {name:?}"))
                         }));
@@ -860,9 +919,9 @@ impl CompiledSchema {
             ObjectCheck::MinProperties(_) | ObjectCheck::MaxProperties(_) => Ok(()),
             ObjectCheck::DependentRequired(dependent) => {
                 for (name, needs) in dependent {
-                    if members.contains_key(&**name) {
+                    if object.get(name).is_some() {
                         for need in needs {
-                            if !members.contains_key(&**need) {
+                            if object.get(need).is_none() {
                                 return Err(M::fail(|| {
                                     text(format!("{name:?} requires {need:?}"))
                                 }));
@@ -873,20 +932,20 @@ impl CompiledSchema {
                 Ok(())
             }
             ObjectCheck::Members(m) => {
-                for (name, member) in members {
+                for (name, member) in object.members() {
                     self.member::<M>(m, name, member, depth)
-                        .map_err(|e| M::below(e, || Step::Key(name.clone())))?;
+                        .map_err(|e| M::below(e, || Step::Key(name.to_owned())))?;
                 }
                 Ok(())
             }
         }
     }
 
-    fn member<M: Mode>(
+    fn member<'v, M: Mode>(
         &self,
         m: &Members,
         name: &str,
-        member: &Value,
+        member: impl Json<'v>,
         depth: usize,
     ) -> Result<(), M::Err> {
         if let Some(names) = m.names {

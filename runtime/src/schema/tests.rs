@@ -1,6 +1,8 @@
 //! The validator's tests, each run against both implementations: the compiled checker (what
 //! `ToolSchema` and the registry use) and the interpreter (`validate_value`), which must agree
-//! on the verdict and the first violation, pointer and message.
+//! on the verdict and the first violation, pointer and message. The compiled checker runs on
+//! both of its inputs: a `Value`, and a [`JsonTree`] parsed from the value's text (what the
+//! server's registry checks), whose verdict is also taken in the tree alone.
 
 use std::collections::BTreeMap;
 
@@ -25,8 +27,61 @@ fn check(schema: &'static str, value: Value) -> Result<(), Violation> {
     );
     if let Some(compiled) = tool.compiled() {
         assert_eq!(compiled.is_valid(&value), interpreted.is_ok());
+        assert_tree_agrees(compiled, &value, &interpreted);
     }
     compiled
+}
+
+/// The compiled check of `value`'s text parsed into a tree gives `expected` (the verdict read
+/// in the tree alone, the violation through `validate_tree`). Written with its members in
+/// reverse order, the text's verdict is the same, and its violation that of its own `Value`
+/// (the first one found depends on the member order when serde_json keeps insertion order).
+fn assert_tree_agrees(compiled: &CompiledSchema, value: &Value, expected: &Result<(), Violation>) {
+    for (text, in_order) in [(value.to_string(), true), (text_of(value, true), false)] {
+        // A value nested deeper than a parse allows cannot arrive as text.
+        let (tree, parsed) = match (JsonTree::parse(&text), serde_json::from_str::<Value>(&text)) {
+            (Ok(tree), Ok(parsed)) => (tree, parsed),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                continue;
+            }
+            (a, b) => panic!("the tree {a:?} and the Value {b:?} of {text}"),
+        };
+        assert_eq!(tree.to_value(), *value, "{text}");
+        assert_eq!(
+            compiled.is_valid_in_tree(&tree),
+            Some(expected.is_ok()),
+            "the tree's verdict on {text}"
+        );
+        assert_eq!(compiled.is_valid_tree(&tree), expected.is_ok(), "{text}");
+        let violation = compiled.validate_tree(&tree);
+        assert_eq!(violation, compiled.validate(&parsed), "{text}");
+        if in_order {
+            assert_eq!(&violation, expected, "{text}");
+        }
+    }
+}
+
+/// `value`'s JSON text, with every object's members in reverse order when `reverse` (a `Value`
+/// writes them in its map's order; a client may send any order).
+pub(super) fn text_of(value: &Value, reverse: bool) -> String {
+    match value {
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(|v| text_of(v, reverse)).collect();
+            format!("[{}]", items.join(","))
+        }
+        Value::Object(members) => {
+            let mut members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), text_of(v, reverse)))
+                .collect();
+            if reverse {
+                members.reverse();
+            }
+            format!("{{{}}}", members.join(","))
+        }
+        scalar => scalar.to_string(),
+    }
 }
 
 #[test]
@@ -613,6 +668,7 @@ fn compiled_and_interpreted_agree_on_generated_schemas() {
                 CompiledSchema::new(&schema).is_valid(&value),
                 interpreted.is_ok()
             );
+            assert_tree_agrees(&CompiledSchema::new(&schema), &value, &interpreted);
             let mut tally = tally.borrow_mut();
             for (family, keywords) in FAMILIES {
                 if uses(&schema, keywords) {
@@ -706,6 +762,7 @@ fn compiled_and_interpreted_agree_on_every_scalar_keyword_and_value() {
             let expected = validate_value(schema, value);
             assert_eq!(compiled.validate(value), expected, "{schema} with {value}");
             assert_eq!(compiled.is_valid(value), expected.is_ok());
+            assert_tree_agrees(&compiled, value, &expected);
             if expected.is_ok() {
                 valid += 1;
             } else {

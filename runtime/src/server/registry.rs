@@ -16,7 +16,9 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::{Answer, CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
+use crate::JsonTree;
 use crate::era::{self, LogLevel};
+use crate::schema::{Json, Kind};
 
 /// Legacy protocol versions `initialize` negotiates, newest first.
 pub(crate) const SUPPORTED_VERSIONS: &[&str] =
@@ -43,9 +45,10 @@ pub(crate) struct Request {
 }
 
 /// The members of a request's `params` that the server reads, parsed straight from the text
-/// into place: no `Value` or map for `params` or `_meta`. `arguments` is the one `Value` tree,
-/// which the compiled argument check reads before the tool's struct is deserialized from it;
-/// members only a rare method reads are boxed `Value`s, so that a request stays small to move.
+/// into place: no `Value` or map for `params` or `_meta`. `arguments` is a [`JsonTree`] (no
+/// `Value` either), which the compiled argument check reads and the tool's struct is
+/// deserialized from; members only a rare method reads are boxed `Value`s, so that a request
+/// stays small to move.
 /// Every other member is checked as strictly as a `Value` parse would check it, and dropped.
 #[derive(Debug, Default)]
 pub(crate) struct Params {
@@ -54,7 +57,7 @@ pub(crate) struct Params {
     /// `name` (`tools/call`, `prompts/get`).
     pub name: Option<Text>,
     /// `arguments` (`tools/call`).
-    pub arguments: Option<Value>,
+    pub arguments: Option<JsonTree>,
     /// `uri` (`resources/read`).
     pub uri: Option<Box<Value>>,
     /// `cursor` (`tools/list`).
@@ -639,7 +642,7 @@ impl<'de> serde::de::Visitor<'de> for InPlace<'_, Params> {
         let params = self.0;
         params.object = true;
         while let Some(member) = map.next_key::<ParamsMember>()? {
-            // `Value`, never `Option<Value>`: a `null` member is `Some(Value::Null)`.
+            // Never `Option<_>`: a `null` member is `Some(null)`.
             match member {
                 ParamsMember::Name => params.name = Some(map.next_value()?),
                 ParamsMember::Arguments => params.arguments = Some(map.next_value()?),
@@ -947,8 +950,8 @@ pub(crate) struct Incoming {
     pub requests: bool,
 }
 
-type Now<Ctx> = Box<dyn FnMut(&mut Ctx, Value) -> Result<Answer, ToolError> + Send>;
-type Start<Ctx> = Box<dyn FnMut(&mut Ctx, Value, Arc<Slot>) -> Result<(), ToolError> + Send>;
+type Now<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree) -> Result<Answer, ToolError> + Send>;
+type Start<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree, Arc<Slot>) -> Result<(), ToolError> + Send>;
 
 enum Run<Ctx> {
     /// A [`Handler`]: answers before it returns.
@@ -1072,7 +1075,7 @@ impl<Ctx> Registry<Ctx> {
         let def = ToolDefinition::of::<T, T::Output>();
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
         let call: Now<Ctx> = Box::new(move |ctx, arguments| {
-            let args: T = parse_arguments::<T>(arguments)?;
+            let args: T = parse_arguments::<T>(&arguments)?;
             args.call(ctx)?.into_answer(wrap)
         });
         self.insert(def, Run::Now(call))
@@ -1085,7 +1088,7 @@ impl<Ctx> Registry<Ctx> {
         let def = ToolDefinition::of::<T, T::Output>();
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
         let start: Start<Ctx> = Box::new(move |ctx, arguments, slot| {
-            let args: T = parse_arguments::<T>(arguments)?;
+            let args: T = parse_arguments::<T>(&arguments)?;
             args.start(
                 ctx,
                 Call {
@@ -1107,8 +1110,10 @@ impl<Ctx> Registry<Ctx> {
         def: ToolDefinition,
         mut handler: impl FnMut(&mut Ctx, Map<String, Value>) -> Result<R, ToolError> + Send + 'static,
     ) -> &mut Self {
-        let call: Now<Ctx> = Box::new(move |ctx, arguments| {
-            let Value::Object(arguments) = arguments else {
+        // The handler takes a map: the tree becomes one here (as the `Value` it was parsed
+        // into before the check read trees).
+        let call: Now<Ctx> = Box::new(move |ctx, arguments: JsonTree| {
+            let Value::Object(arguments) = arguments.to_value() else {
                 return Err(ToolError::new("arguments must be an object"));
             };
             handler(ctx, arguments).map(|r| Answer::Result(r.into()))
@@ -1496,8 +1501,9 @@ impl<Ctx> Registry<Ctx> {
             );
         };
         let arguments = match arguments {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(arguments @ Value::Object(_)) => arguments,
+            None => JsonTree::empty_object(),
+            Some(arguments) if arguments.is_null() => JsonTree::empty_object(),
+            Some(arguments) if arguments.is_object() => arguments,
             Some(_) => {
                 return done(
                     error(&id, -32602, "Invalid params: arguments must be an object"),
@@ -1559,7 +1565,7 @@ impl<Ctx> Registry<Ctx> {
             return answer(CallResult::failure(&failure));
         }
         // SEP-1303: arguments that do not fit are a tool error the model can correct.
-        if let Err(violation) = entry.input.validate(&arguments) {
+        if let Err(violation) = entry.input.validate_tree(&arguments) {
             let failure = ToolError::new(format!("invalid arguments for {name}: {violation}"))
                 .with_code("invalid_arguments");
             return answer(CallResult::failure(&failure));
@@ -1628,7 +1634,19 @@ impl<Ctx> Registry<Ctx> {
 /// `Mcp-Param-{name}` header too, and the two must agree.
 fn check_param_headers(
     schema: &Map<String, Value>,
-    arguments: &Value,
+    arguments: &JsonTree,
+    headers: &[(String, String)],
+) -> Result<(), String> {
+    // A key given twice: its last value, as in the `Value` of the arguments.
+    if arguments.has_duplicate_keys() {
+        return check_param_headers_in(schema, &arguments.to_value(), headers);
+    }
+    check_param_headers_in(schema, arguments.root(), headers)
+}
+
+fn check_param_headers_in<'v>(
+    schema: &Map<String, Value>,
+    arguments: impl Json<'v>,
     headers: &[(String, String)],
 ) -> Result<(), String> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
@@ -1643,7 +1661,9 @@ fn check_param_headers(
             .iter()
             .find(|(suffix, _)| *suffix == wanted)
             .map(|(_, v)| v.as_str());
-        let body = arguments.get(property).filter(|v| !v.is_null());
+        let body = arguments
+            .get(property)
+            .filter(|v| !matches!(v.kind(), Kind::Null));
         match (body, header) {
             (None, None) => {}
             (Some(_), None) => {
@@ -1662,9 +1682,9 @@ fn check_param_headers(
                         "the Mcp-Param-{name} header carries an invalid =?base64?...?= value"
                     ));
                 };
-                let expected = match body {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                let expected = match body.kind() {
+                    Kind::String(s) => s.to_owned(),
+                    _ => body.to_value().to_string(),
                 };
                 if decoded != expected {
                     return Err(format!(
@@ -1678,8 +1698,10 @@ fn check_param_headers(
     Ok(())
 }
 
-fn parse_arguments<T: super::McpTool>(arguments: Value) -> Result<T, ToolError> {
-    serde_json::from_value(arguments).map_err(|e| {
+/// The tool's struct, from the checked arguments (the result and error of `from_value` on
+/// their `Value`).
+fn parse_arguments<T: super::McpTool>(arguments: &JsonTree) -> Result<T, ToolError> {
+    arguments.deserialize().map_err(|e| {
         ToolError::new(format!("invalid arguments for {}: {e}", T::NAME))
             .with_code("invalid_arguments")
     })
