@@ -93,6 +93,19 @@ fn plain_integer(path: &syn::Path) -> Option<&'static str> {
     .map(|(_, plain)| plain)
 }
 
+/// `::mcp_bindgen::__private::{name}` (the path [`SUPPORT`] names), built directly.
+fn support_path(name: Ident) -> syn::Path {
+    let span = proc_macro2::Span::call_site();
+    let mut segments = syn::punctuated::Punctuated::new();
+    segments.push(syn::PathSegment::from(Ident::new("mcp_bindgen", span)));
+    segments.push(syn::PathSegment::from(Ident::new("__private", span)));
+    segments.push(syn::PathSegment::from(name));
+    syn::Path {
+        leading_colon: Some(Default::default()),
+        segments,
+    }
+}
+
 /// The same rewrites in the text of a `#[serde(default = "..")]` path.
 fn helpers_in_text(text: &str) -> String {
     // Every pattern below contains one of these.
@@ -140,17 +153,16 @@ impl VisitMut for Helpers {
             3 if (segments[0].ident == "self" || segments[0].ident == "super")
                 && segments[1].ident == "error" =>
             {
-                Some(format!("{SUPPORT}::{}", segments[2].ident))
+                Some(segments[2].ident.clone())
             }
             2 if segments[0].ident == "defaults" => STOCK_DEFAULTS
                 .iter()
                 .find(|(stock, _)| segments[1].ident == stock)
-                .map(|(_, ours)| format!("{SUPPORT}::{ours}")),
+                .map(|(_, ours)| Ident::new(ours, proc_macro2::Span::call_site())),
             _ => None,
         };
-        if let Some(replacement) = replacement
-            && let Ok(mut new) = syn::parse_str::<syn::Path>(&replacement)
-        {
+        if let Some(replacement) = replacement {
+            let mut new = support_path(replacement);
             let arguments = path
                 .segments
                 .last()
@@ -622,17 +634,26 @@ impl ConversionErrors {
 }
 
 impl VisitMut for ConversionErrors {
+    /// Only impls (and the modules that hold them) can hold a conversion: the rest of the
+    /// module (structs, enums, free functions, whose bodies hold no items in what typify and
+    /// `own` write) is not walked.
+    fn visit_item_mut(&mut self, item: &mut syn::Item) {
+        if matches!(item, syn::Item::Impl(_) | syn::Item::Mod(_)) {
+            syn::visit_mut::visit_item_mut(self, item);
+        }
+    }
+
     fn visit_item_impl_mut(&mut self, imp: &mut syn::ItemImpl) {
         let conversion = imp.trait_.as_ref().is_some_and(|(path, _)| {
             path.segments
                 .last()
                 .is_some_and(|s| s.ident == "FromStr" || s.ident == "TryFrom")
         });
-        self.ty = if conversion {
-            single_ident(&imp.self_ty)
-        } else {
-            None
-        };
+        if !conversion {
+            // Nothing to rewrite outside a conversion (see `visit_item_mut`).
+            return;
+        }
+        self.ty = single_ident(&imp.self_ty);
         syn::visit_mut::visit_item_impl_mut(self, imp);
         self.ty = None;
     }
@@ -731,6 +752,9 @@ impl VisitMut for Docs<'_> {
         self.fix(&mut c.attrs, None);
         syn::visit_mut::visit_impl_item_const_mut(self, c);
     }
+
+    /// Function bodies carry no doc comments in what typify and `own` write: not walked.
+    fn visit_block_mut(&mut self, _: &mut syn::Block) {}
 }
 
 /// `#[doc = " line"]` attributes for `text`, one per line (see [`doc_lines`]).
