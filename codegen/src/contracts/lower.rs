@@ -162,6 +162,16 @@ impl serde::Serialize for NoDescriptions<'_> {
     }
 }
 
+/// Is `undefined` a member of `ty` (a nested union)? What `ty.strip_null().2` says, without
+/// collecting the other members.
+fn has_undefined(ty: &Ty) -> bool {
+    match ty {
+        Ty::Undefined => true,
+        Ty::Union(members) => members.iter().any(has_undefined),
+        _ => false,
+    }
+}
+
 fn with_description(mut schema: Value, doc: Option<&str>) -> Value {
     if let (Some(doc), Value::Object(o)) = (doc, &mut schema) {
         o.insert("description".into(), json!(doc));
@@ -910,7 +920,7 @@ impl<'a> Lowerer<'a> {
             if m.optional && matches!(m.ty, Ty::Never | Ty::Conflict { .. }) {
                 continue; // `f?: never`: never present, so no field
             }
-            let (_, _, undefined) = m.ty.strip_null();
+            let undefined = has_undefined(&m.ty);
             let parent = m.owner.as_deref().unwrap_or(name);
             let field = match self.field_names.get(&m.name) {
                 Some(field) => field,
