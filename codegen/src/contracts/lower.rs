@@ -11,7 +11,7 @@ use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
 
 use super::ir::{ConstValue, Decl, DeclKind, IntKind, Lit, Loc, Member, Obj, Ty};
-use super::shape::{Shape, Types, discriminant, is_integer, key, substitute};
+use super::shape::{BUDGET, Shape, Types, discriminant, is_integer, key, over_budget, substitute};
 use super::{Const, Problem};
 use crate::naming;
 
@@ -53,6 +53,9 @@ pub(crate) struct Lowerer<'a> {
     recursive: HashMap<String, String>,
     /// Types lowered for the current declaration, against [`BUDGET`].
     steps: usize,
+    /// Member name → its PascalCase, for the names of hoisted member types (`{Parent}{Field}`;
+    /// the same member names recur across declarations).
+    field_names: HashMap<String, String>,
     out: Output,
 }
 
@@ -65,11 +68,6 @@ struct Open {
     /// The definition name, once a use inside its own expansion asked for one.
     name: Option<String>,
 }
-
-/// How many types one declaration may lower (its members, their members, every instantiation
-/// and expansion): a bound on the work of a declaration that expands beyond any real file (the
-/// published files the tests generate come out the same with it).
-pub(crate) const BUDGET: usize = 200_000;
 
 /// How many expansions may nest (types whose keys grow, `type B<T> = { x: B<T[]>['x'] }`).
 const MAX_OPEN: usize = 64;
@@ -120,15 +118,6 @@ fn lit_schema(lit: &Lit) -> Value {
     }
 }
 
-/// The error of a declaration that needs more than [`BUDGET`] steps.
-pub(crate) fn over_budget(at: Loc) -> Problem {
-    Problem::error(
-        at,
-        format!("this declaration expands to more than {BUDGET} types"),
-        "name the types it repeats (type aliases, interfaces) instead of writing them out",
-    )
-}
-
 fn reference(name: &str) -> Value {
     json!({ "$ref": format!("#/$defs/{name}") })
 }
@@ -137,21 +126,50 @@ fn nullable(schema: Value) -> Value {
     json!({"anyOf": [schema, {"type": "null"}]})
 }
 
-/// The schema without descriptions, as a key for merging identical shapes.
+/// The schema without descriptions, as a key for merging identical shapes: its JSON text,
+/// written without copying the schema.
 fn canonical(schema: &Value) -> String {
-    fn strip(v: &Value) -> Value {
-        match v {
-            Value::Object(o) => Value::Object(
-                o.iter()
-                    .filter(|(k, _)| k.as_str() != "description")
-                    .map(|(k, v)| (k.clone(), strip(v)))
-                    .collect(),
-            ),
-            Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
-            other => other.clone(),
+    serde_json::to_string(&NoDescriptions(schema)).unwrap_or_default()
+}
+
+/// A schema that serialises without its `description` keywords (those of objects at any
+/// depth, as `canonical` has always left them out).
+struct NoDescriptions<'a>(&'a Value);
+
+impl serde::Serialize for NoDescriptions<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Object(o) => {
+                let len = o.len() - usize::from(o.contains_key("description"));
+                let mut map = serializer.serialize_map(Some(len))?;
+                for (k, v) in o {
+                    if k != "description" {
+                        map.serialize_entry(k, &NoDescriptions(v))?;
+                    }
+                }
+                map.end()
+            }
+            Value::Array(a) => {
+                let mut seq = serializer.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(&NoDescriptions(v))?;
+                }
+                seq.end()
+            }
+            other => other.serialize(serializer),
         }
     }
-    strip(schema).to_string()
+}
+
+/// Is `undefined` a member of `ty` (a nested union)? What `ty.strip_null().2` says, without
+/// collecting the other members.
+fn has_undefined(ty: &Ty) -> bool {
+    match ty {
+        Ty::Undefined => true,
+        Ty::Union(members) => members.iter().any(has_undefined),
+        _ => false,
+    }
 }
 
 fn with_description(mut schema: Value, doc: Option<&str>) -> Value {
@@ -195,6 +213,7 @@ impl<'a> Lowerer<'a> {
             open: Vec::new(),
             recursive: HashMap::new(),
             steps: 0,
+            field_names: HashMap::new(),
             out: Output::default(),
         }
     }
@@ -901,9 +920,18 @@ impl<'a> Lowerer<'a> {
             if m.optional && matches!(m.ty, Ty::Never | Ty::Conflict { .. }) {
                 continue; // `f?: never`: never present, so no field
             }
-            let (_, _, undefined) = m.ty.strip_null();
+            let undefined = has_undefined(&m.ty);
             let parent = m.owner.as_deref().unwrap_or(name);
-            let hint = format!("{parent}{}", naming::type_name(&m.name));
+            let field = match self.field_names.get(&m.name) {
+                Some(field) => field,
+                None => self
+                    .field_names
+                    .entry(m.name.clone())
+                    .or_insert_with(|| naming::type_name(&m.name)),
+            };
+            let mut hint = String::with_capacity(parent.len() + field.len());
+            hint.push_str(parent);
+            hint.push_str(field);
             let schema = self.lower(&m.ty, &hint, Site::Inner, m.at)?;
             let schema = with_description(schema, m.doc.as_deref());
             if !m.optional && !undefined {

@@ -194,6 +194,26 @@ impl Contracts {
         line_col(text, at.offset as usize)
     }
 
+    /// Located warnings, each file's line starts found once (`line_col` alone
+    /// scans the file up to the position for each).
+    fn warnings(&self, found: impl IntoIterator<Item = (Loc, String)>) -> Vec<Warning> {
+        let mut lines: Vec<Option<LineStarts>> = vec![None; self.sources.len()];
+        found
+            .into_iter()
+            .map(|(at, message)| {
+                let text = &self.sources[at.file].text;
+                let starts = lines[at.file].get_or_insert_with(|| LineStarts::new(text));
+                Warning {
+                    file: self.sources[at.file].path.clone(),
+                    at: Some(starts.line_col(text, at.offset as usize)),
+                    tool: None,
+                    pointer: None,
+                    message,
+                }
+            })
+            .collect()
+    }
+
     /// The problem's message, with its second location when it has one.
     fn problem_message(&self, problem: &Problem) -> String {
         let mut message = problem.message.clone();
@@ -214,16 +234,6 @@ impl Contracts {
         Diagnostic::new(&source.path, self.problem_message(problem))
             .at(&source.text, self.position(problem.at))
             .help(problem.help.clone())
-    }
-
-    fn warning(&self, at: Loc, message: String) -> Warning {
-        Warning {
-            file: self.sources[at.file].path.clone(),
-            at: Some(self.position(at)),
-            tool: None,
-            pointer: None,
-            message,
-        }
     }
 
     /// Lowers every declaration, the overrides applied; `reserve` takes a wanted Rust type name
@@ -277,25 +287,44 @@ impl Contracts {
                 format!("{what} describes no JSON data; no type is generated for it"),
             )
         });
-        let left_out: Vec<Warning> = out
-            .left_out
-            .iter()
-            .map(|p| {
-                let message = format!(
-                    "{}; {}. Members that refer to it are serde_json::Value",
-                    self.problem_message(p),
-                    p.help.trim_end_matches('.')
-                );
-                self.warning(p.at, message)
-            })
-            .collect();
-        lowered.warnings = skipped
-            .map(|(at, m)| self.warning(at, m))
-            .chain(left_out)
-            .chain(out.warnings.into_iter().map(|(at, m)| self.warning(at, m)))
-            .collect();
+        let left_out = out.left_out.iter().map(|p| {
+            let message = format!(
+                "{}; {}. Members that refer to it are serde_json::Value",
+                self.problem_message(p),
+                p.help.trim_end_matches('.')
+            );
+            (p.at, message)
+        });
+        let found: Vec<(Loc, String)> = skipped.chain(left_out).chain(out.warnings).collect();
+        lowered.warnings = self.warnings(found);
         lowered.sources = self.sources;
         Ok(lowered)
+    }
+}
+
+/// Where each line of a text starts, to locate many positions in it.
+#[derive(Debug, Clone)]
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn new(text: &str) -> Self {
+        LineStarts(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    /// What [`line_col`] gives for `pos` in `text` (the text this was made from).
+    fn line_col(&self, text: &str, pos: usize) -> crate::diagnostic::LineCol {
+        let pos = pos.min(text.len());
+        // Lines that start at or before `pos`; the last of them holds it.
+        let line = self.0.partition_point(|&start| start <= pos);
+        let start = self.0[line - 1];
+        crate::diagnostic::LineCol {
+            line,
+            column: text[start..pos].chars().count() + 1,
+        }
     }
 }
 
@@ -312,6 +341,20 @@ impl Lowered {
             tool: None,
             pointer: None,
             message,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_starts_locate_as_line_col_does() {
+        let text = "ab\n\nçé x\n  y\nlast";
+        let starts = LineStarts::new(text);
+        for pos in (0..=text.len() + 2).filter(|&p| p >= text.len() || text.is_char_boundary(p)) {
+            assert_eq!(starts.line_col(text, pos), line_col(text, pos), "at {pos}");
         }
     }
 }

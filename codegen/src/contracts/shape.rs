@@ -4,10 +4,25 @@
 //! an intersection over a union, instantiation of generics, the narrowing of a member two
 //! parts of an intersection both declare. No JSON Schema here: `lower.rs` emits it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::Problem;
 use super::ir::{ConstValue, Decl, DeclKind, Lit, Loc, Member, Obj, Ty};
+
+/// How many types one declaration may lower (its members, their members, every instantiation
+/// and expansion): a bound on the work of a declaration that expands beyond any real file (the
+/// published files the tests generate come out the same with it). Shared by the type algebra
+/// here and the emitter (`lower.rs`).
+pub(crate) const BUDGET: usize = 200_000;
+
+/// The error of a declaration that needs more than [`BUDGET`] steps.
+pub(crate) fn over_budget(at: Loc) -> Problem {
+    Problem::error(
+        at,
+        format!("this declaration expands to more than {BUDGET} types"),
+        "name the types it repeats (type aliases, interfaces) instead of writing them out",
+    )
+}
 
 /// An object type with its members resolved (`extends` and intersections flattened).
 #[derive(Debug, Clone, Default)]
@@ -20,8 +35,9 @@ pub(crate) struct Shape {
 
 /// The declarations every type is resolved against.
 pub(crate) struct Types<'a> {
-    /// Every declaration of the contract files (interfaces of one name merge).
-    all: &'a [Decl],
+    /// Every declaration of the contract files by name, in file order (interfaces of one name
+    /// merge; a value may share a type's name).
+    all: HashMap<&'a str, Vec<&'a Decl>>,
     /// Declared name → declaration.
     pub decls: HashMap<&'a str, &'a Decl>,
     /// Declared name → Rust definition name (members remember the declaration they come
@@ -44,8 +60,12 @@ pub(crate) struct Types<'a> {
 
 impl<'a> Types<'a> {
     pub(crate) fn new(all: &'a [Decl]) -> Self {
+        let mut by_name: HashMap<&'a str, Vec<&'a Decl>> = HashMap::new();
+        for decl in all {
+            by_name.entry(decl.name.as_str()).or_default().push(decl);
+        }
         Types {
-            all,
+            all: by_name,
             // Types only: a value may share a type's name (`const X = ..; type X = ..`).
             decls: all
                 .iter()
@@ -61,11 +81,17 @@ impl<'a> Types<'a> {
         }
     }
 
+    /// Every declaration named `name`, in file order.
+    fn named(&self, name: &str) -> &[&'a Decl] {
+        self.all.get(name).map_or(&[], Vec::as_slice)
+    }
+
     /// The `declare const` named `name`.
     pub(crate) fn constant(&self, name: &str) -> Option<&'a Decl> {
-        self.all
+        self.named(name)
             .iter()
-            .find(|d| d.name == name && matches!(d.kind, DeclKind::Const(..)))
+            .copied()
+            .find(|d| matches!(d.kind, DeclKind::Const(..)))
     }
 
     /// The array type an interface extends (`interface List extends Array<Item> {}`, or an
@@ -78,22 +104,18 @@ impl<'a> Types<'a> {
         if depth > 16 {
             return None;
         }
-        self.all
-            .iter()
-            .filter(|d| d.name == name)
-            .find_map(|d| match &d.kind {
-                DeclKind::Interface { extends, .. } => extends.iter().find_map(|base| match base {
-                    Ty::Ref { name, args, .. }
-                        if matches!(name.as_str(), "Array" | "ReadonlyArray")
-                            && args.len() == 1 =>
-                    {
-                        Some(Ty::Array(Box::new(args[0].clone())))
-                    }
-                    Ty::Ref { name, .. } => self.array_base_depth(name, depth + 1),
-                    _ => None,
-                }),
+        self.named(name).iter().find_map(|d| match &d.kind {
+            DeclKind::Interface { extends, .. } => extends.iter().find_map(|base| match base {
+                Ty::Ref { name, args, .. }
+                    if matches!(name.as_str(), "Array" | "ReadonlyArray") && args.len() == 1 =>
+                {
+                    Some(Ty::Array(Box::new(args[0].clone())))
+                }
+                Ty::Ref { name, .. } => self.array_base_depth(name, depth + 1),
                 _ => None,
-            })
+            }),
+            _ => None,
+        })
     }
 
     fn is_array_base(&self, base: &Ty, depth: usize) -> bool {
@@ -127,8 +149,8 @@ impl<'a> Types<'a> {
     /// One more step of the current declaration's work; past the budget, an error.
     fn step(&mut self, ty: &Ty) -> Result<(), Problem> {
         self.steps += 1;
-        if self.steps > super::lower::BUDGET {
-            return Err(super::lower::over_budget(self.loc_of(ty)));
+        if self.steps > BUDGET {
+            return Err(over_budget(self.loc_of(ty)));
         }
         Ok(())
     }
@@ -170,9 +192,10 @@ impl<'a> Types<'a> {
         match ty {
             Ty::Union(items) => {
                 let mut out = Vec::new();
+                let mut seen = HashSet::new();
                 for item in items {
                     for m in self.members(item, depth + 1)? {
-                        if !out.iter().any(|o| key(o) == key(&m)) {
+                        if seen.insert(key(&m)) {
                             out.push(m);
                         }
                     }
@@ -358,8 +381,9 @@ impl<'a> Types<'a> {
         }
         // `T['x' | 'y']` with two `number` members is `number`.
         let mut unique: Vec<Ty> = Vec::new();
+        let mut seen = HashSet::new();
         for ty in found {
-            if !unique.iter().any(|u| key(u) == key(&ty)) {
+            if seen.insert(key(&ty)) {
                 unique.push(ty);
             }
         }
@@ -425,10 +449,13 @@ impl<'a> Types<'a> {
         }
         let left = self.members(a, 0)?;
         let right = self.members(b, 0)?;
+        let left_keys: Vec<String> = left.iter().map(key).collect();
+        let right_keys: Vec<String> = right.iter().map(key).collect();
         let mut out: Vec<Ty> = Vec::new();
-        for x in &left {
-            for y in &right {
-                let meet = if key(x) == key(y) {
+        let mut seen = HashSet::new();
+        for (x, x_key) in left.iter().zip(&left_keys) {
+            for (y, y_key) in right.iter().zip(&right_keys) {
+                let meet = if x_key == y_key {
                     Some(x.clone())
                 } else {
                     match (x, y) {
@@ -461,7 +488,7 @@ impl<'a> Types<'a> {
                     }
                 };
                 if let Some(meet) = meet
-                    && !out.iter().any(|o| key(o) == key(&meet))
+                    && seen.insert(key(&meet))
                 {
                     out.push(meet);
                 }
@@ -483,10 +510,11 @@ impl<'a> Types<'a> {
             Ty::Union(items) => {
                 // Each distinct member once (`type U = V | V` would double the work per level).
                 let mut out: Vec<Ty> = Vec::new();
-                let mut seen = std::collections::HashSet::new();
+                let mut seen = HashSet::new();
+                let mut kept = HashSet::new();
                 for item in items.iter().filter(|t| seen.insert(key(t))) {
                     for m in self.union_members(item, depth + 1) {
-                        if !out.iter().any(|o| key(o) == key(&m)) {
+                        if kept.insert(key(&m)) {
                             out.push(m);
                         }
                     }
@@ -644,26 +672,10 @@ impl<'a> Types<'a> {
     pub(crate) fn shape(&mut self, ty: &Ty, depth: usize) -> Result<Shape, Problem> {
         self.step(ty)?;
         if depth > 64 {
-            return Err(Problem::error(
-                self.loc_of(ty),
-                "this type refers to itself through `extends` or `&` without end",
-                "break the cycle: an interface cannot extend itself",
-            ));
+            return Err(endless(self.loc_of(ty)));
         }
         match ty {
-            Ty::Object(obj) => {
-                for (at, what) in &obj.skipped {
-                    self.warn(
-                        *at,
-                        format!("{what} in an object type describes no JSON data; left out"),
-                    );
-                }
-                Ok(Shape {
-                    members: obj.members.clone(),
-                    index: obj.index.as_deref().cloned(),
-                    index_at: obj.index_at,
-                })
-            }
+            Ty::Object(obj) => Ok(self.object_shape(obj, &HashMap::new())),
             Ty::Intersection(parts) => {
                 let mut shape = Shape::default();
                 for part in parts {
@@ -765,6 +777,57 @@ impl<'a> Types<'a> {
         }
     }
 
+    /// `self.shape(&Ty::Object(substitute_obj(body, map)), depth)` without the copy in between.
+    fn shape_of_body(
+        &mut self,
+        body: &Obj,
+        map: &HashMap<String, Ty>,
+        depth: usize,
+    ) -> Result<Shape, Problem> {
+        // Where `loc_of` puts an object type: its first member, or its index signature.
+        let at = body
+            .members
+            .first()
+            .map(|m| m.at)
+            .or(body.index_at)
+            .unwrap_or(self.at);
+        self.steps += 1;
+        if self.steps > BUDGET {
+            return Err(over_budget(at));
+        }
+        if depth > 64 {
+            return Err(endless(at));
+        }
+        Ok(self.object_shape(body, map))
+    }
+
+    /// The members of an object type literal with type parameters replaced (`map`): what
+    /// `shape` makes of `Ty::Object(substitute_obj(obj, map))`, copied once.
+    fn object_shape(&mut self, obj: &Obj, map: &HashMap<String, Ty>) -> Shape {
+        for (at, what) in &obj.skipped {
+            self.warn(
+                *at,
+                format!("{what} in an object type describes no JSON data; left out"),
+            );
+        }
+        Shape {
+            members: obj
+                .members
+                .iter()
+                .map(|m| Member {
+                    name: m.name.clone(),
+                    optional: m.optional,
+                    ty: substitute(&m.ty, map),
+                    doc: m.doc.clone(),
+                    at: m.at,
+                    owner: m.owner.clone(),
+                })
+                .collect(),
+            index: obj.index.as_deref().map(|t| substitute(t, map)),
+            index_at: obj.index_at,
+        }
+    }
+
     /// Where `ty` is written, or (for a type that carries no location, like `string`) the
     /// declaration being lowered.
     pub(crate) fn loc_of(&self, ty: &Ty) -> Loc {
@@ -780,10 +843,11 @@ impl<'a> Types<'a> {
         depth: usize,
     ) -> Result<Shape, Problem> {
         let mut shape = Shape::default();
-        let same: Vec<&Decl> = self
-            .all
+        let same: Vec<&'a Decl> = self
+            .named(&decl.name)
             .iter()
-            .filter(|d| d.name == decl.name && matches!(d.kind, DeclKind::Interface { .. }))
+            .copied()
+            .filter(|d| matches!(d.kind, DeclKind::Interface { .. }))
             .collect();
         for part in same {
             let DeclKind::Interface { extends, body } = &part.kind else {
@@ -797,7 +861,8 @@ impl<'a> Types<'a> {
                 let next = self.shape(&base, depth + 1)?;
                 self.merge(&mut shape, next, true)?;
             }
-            let own = self.shape(&Ty::Object(substitute_obj(body, map)), depth + 1)?;
+            // `self.shape(&Ty::Object(substitute_obj(body, map)), depth + 1)`, one copy.
+            let own = self.shape_of_body(body, map, depth + 1)?;
             self.merge(&mut shape, own, true)?;
         }
         Ok(shape)
@@ -883,6 +948,15 @@ impl<'a> Types<'a> {
     }
 }
 
+/// The error of a type that merges itself (`extends`, `&`) without end.
+fn endless(at: Loc) -> Problem {
+    Problem::error(
+        at,
+        "this type refers to itself through `extends` or `&` without end",
+        "break the cycle: an interface cannot extend itself",
+    )
+}
+
 /// Is `n` an integer that a JSON number (an f64) holds exactly?
 pub(crate) fn is_integer(n: f64) -> bool {
     n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15
@@ -890,41 +964,98 @@ pub(crate) fn is_integer(n: f64) -> bool {
 
 /// A structural key for a type (locations left out), to recognise an instantiation.
 pub(crate) fn key(ty: &Ty) -> String {
-    match ty {
-        Ty::Ref { name, args, .. } => format!(
-            "{name}<{}>",
-            args.iter().map(key).collect::<Vec<_>>().join(",")
-        ),
-        Ty::Array(inner) => format!("{}[]", key(inner)),
-        Ty::Tuple(items) => format!("[{}]", items.iter().map(key).collect::<Vec<_>>().join(",")),
-        // Parenthesised: `(A|B)[]` and `A|B[]` are different types.
-        Ty::Union(items) => format!("({})", items.iter().map(key).collect::<Vec<_>>().join("|")),
-        Ty::Intersection(items) => {
-            format!("({})", items.iter().map(key).collect::<Vec<_>>().join("&"))
+    let mut out = String::new();
+    write_key(ty, &mut out);
+    out
+}
+
+/// [`key`], written into `out` (one buffer for the whole type).
+pub(crate) fn write_key(ty: &Ty, out: &mut String) {
+    use std::fmt::Write;
+    fn list(items: &[Ty], separator: char, out: &mut String) {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(separator);
+            }
+            write_key(item, out);
         }
-        Ty::Object(obj) => format!(
-            "{{{}{}}}",
-            obj.members
-                .iter()
-                .map(|m| format!(
-                    "{:?}{}:{};",
-                    m.name,
-                    if m.optional { "?" } else { "" },
-                    key(&m.ty)
-                ))
-                .collect::<String>(),
-            obj.index
-                .as_ref()
-                .map(|index| format!("[string]:{}", key(index)))
-                .unwrap_or_default()
-        ),
-        Ty::Lit(l) => format!("{l:?}"),
-        Ty::Indexed { object, index, .. } => format!("{}[{}]", key(object), key(index)),
-        Ty::TypeOf { path, .. } => format!("typeof {}", path.join(".")),
-        Ty::KeyOf { object, .. } => format!("keyof {}", key(object)),
-        Ty::Conflict { member, .. } => format!("never({member})"),
-        Ty::Unsupported { what, .. } => format!("unsupported({what})"),
-        other => format!("{other:?}"),
+    }
+    // Writing into a `String` cannot fail.
+    match ty {
+        Ty::Ref { name, args, .. } => {
+            out.push_str(name);
+            out.push('<');
+            list(args, ',', out);
+            out.push('>');
+        }
+        Ty::Array(inner) => {
+            write_key(inner, out);
+            out.push_str("[]");
+        }
+        Ty::Tuple(items) => {
+            out.push('[');
+            list(items, ',', out);
+            out.push(']');
+        }
+        // Parenthesised: `(A|B)[]` and `A|B[]` are different types.
+        Ty::Union(items) => {
+            out.push('(');
+            list(items, '|', out);
+            out.push(')');
+        }
+        Ty::Intersection(items) => {
+            out.push('(');
+            list(items, '&', out);
+            out.push(')');
+        }
+        Ty::Object(obj) => {
+            out.push('{');
+            for m in &obj.members {
+                let _ = write!(out, "{:?}", m.name);
+                if m.optional {
+                    out.push('?');
+                }
+                out.push(':');
+                write_key(&m.ty, out);
+                out.push(';');
+            }
+            if let Some(index) = &obj.index {
+                out.push_str("[string]:");
+                write_key(index, out);
+            }
+            out.push('}');
+        }
+        Ty::Lit(l) => {
+            let _ = write!(out, "{l:?}");
+        }
+        Ty::Indexed { object, index, .. } => {
+            write_key(object, out);
+            out.push('[');
+            write_key(index, out);
+            out.push(']');
+        }
+        Ty::TypeOf { path, .. } => {
+            out.push_str("typeof ");
+            for (i, segment) in path.iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                out.push_str(segment);
+            }
+        }
+        Ty::KeyOf { object, .. } => {
+            out.push_str("keyof ");
+            write_key(object, out);
+        }
+        Ty::Conflict { member, .. } => {
+            let _ = write!(out, "never({member})");
+        }
+        Ty::Unsupported { what, .. } => {
+            let _ = write!(out, "unsupported({what})");
+        }
+        other => {
+            let _ = write!(out, "{other:?}");
+        }
     }
 }
 
@@ -1139,5 +1270,128 @@ fn const_type(value: &ConstValue, at: Loc) -> Ty {
             index_at: None,
             skipped: Vec::new(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key as it was first written (one `String` per part, joined): [`key`] must write
+    /// the same text, which instantiations and expansions are matched by.
+    fn joined_key(ty: &Ty) -> String {
+        match ty {
+            Ty::Ref { name, args, .. } => format!(
+                "{name}<{}>",
+                args.iter().map(joined_key).collect::<Vec<_>>().join(",")
+            ),
+            Ty::Array(inner) => format!("{}[]", joined_key(inner)),
+            Ty::Tuple(items) => format!(
+                "[{}]",
+                items.iter().map(joined_key).collect::<Vec<_>>().join(",")
+            ),
+            Ty::Union(items) => format!(
+                "({})",
+                items.iter().map(joined_key).collect::<Vec<_>>().join("|")
+            ),
+            Ty::Intersection(items) => format!(
+                "({})",
+                items.iter().map(joined_key).collect::<Vec<_>>().join("&")
+            ),
+            Ty::Object(obj) => format!(
+                "{{{}{}}}",
+                obj.members
+                    .iter()
+                    .map(|m| format!(
+                        "{:?}{}:{};",
+                        m.name,
+                        if m.optional { "?" } else { "" },
+                        joined_key(&m.ty)
+                    ))
+                    .collect::<String>(),
+                obj.index
+                    .as_ref()
+                    .map(|index| format!("[string]:{}", joined_key(index)))
+                    .unwrap_or_default()
+            ),
+            Ty::Lit(l) => format!("{l:?}"),
+            Ty::Indexed { object, index, .. } => {
+                format!("{}[{}]", joined_key(object), joined_key(index))
+            }
+            Ty::TypeOf { path, .. } => format!("typeof {}", path.join(".")),
+            Ty::KeyOf { object, .. } => format!("keyof {}", joined_key(object)),
+            Ty::Conflict { member, .. } => format!("never({member})"),
+            Ty::Unsupported { what, .. } => format!("unsupported({what})"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn key_is_the_joined_text() {
+        let at = Loc { file: 0, offset: 3 };
+        let reference = |name: &str, args: Vec<Ty>| Ty::Ref {
+            name: name.into(),
+            args,
+            at,
+        };
+        let member = |name: &str, optional: bool, ty: Ty| Member {
+            name: name.into(),
+            optional,
+            ty,
+            doc: Some("ignored".into()),
+            at,
+            owner: None,
+        };
+        let object = Ty::Object(Obj {
+            members: vec![
+                member("a \"quoted\" name", true, Ty::String),
+                member("b", false, Ty::Array(Box::new(Ty::Number))),
+            ],
+            index: Some(Box::new(Ty::Unknown)),
+            index_at: Some(at),
+            skipped: Vec::new(),
+        });
+        let types = [
+            Ty::Any,
+            Ty::Never,
+            Ty::Int(super::super::ir::IntKind::U16),
+            Ty::F32,
+            Ty::Lit(Lit::Str("x\u{fe0f}".into())),
+            Ty::Lit(Lit::Num(1.5)),
+            Ty::Lit(Lit::Bool(false)),
+            reference("Page", vec![]),
+            reference("Page", vec![Ty::String, reference("Item", vec![Ty::Null])]),
+            Ty::Tuple(vec![]),
+            Ty::Tuple(vec![Ty::Boolean, Ty::Undefined]),
+            Ty::Union(vec![Ty::Lit(Lit::Str("a".into())), Ty::Null]),
+            Ty::Array(Box::new(Ty::Union(vec![Ty::String, Ty::Number]))),
+            Ty::Intersection(vec![reference("A", vec![]), object.clone()]),
+            Ty::Object(Obj::default()),
+            object.clone(),
+            Ty::Indexed {
+                object: Box::new(object.clone()),
+                index: Box::new(Ty::KeyOf {
+                    object: Box::new(object),
+                    at,
+                }),
+                at,
+            },
+            Ty::TypeOf {
+                path: vec!["GRID".into(), "w".into()],
+                at,
+            },
+            Ty::Conflict {
+                member: "code".into(),
+                at,
+                other: at,
+            },
+            Ty::Unsupported {
+                what: "a function type".into(),
+                at,
+            },
+        ];
+        for ty in &types {
+            assert_eq!(key(ty), joined_key(ty), "{ty:?}");
+        }
     }
 }

@@ -77,19 +77,32 @@ struct Helpers;
 
 /// `::std::num::NonZeroU64` → `u64`, ...
 fn plain_integer(path: &syn::Path) -> Option<&'static str> {
-    if path.segments.len() != 3 {
+    let segments = &path.segments;
+    if segments.len() != 3 || segments[0].ident != "std" || segments[1].ident != "num" {
         return None;
     }
-    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match segments.as_slice() {
-        [std, num, ty] if std == "std" && num == "num" => match ty.as_str() {
-            "NonZeroU8" => Some("u8"),
-            "NonZeroU16" => Some("u16"),
-            "NonZeroU32" => Some("u32"),
-            "NonZeroU64" => Some("u64"),
-            _ => None,
-        },
-        _ => None,
+    let ty = &segments[2];
+    [
+        ("NonZeroU8", "u8"),
+        ("NonZeroU16", "u16"),
+        ("NonZeroU32", "u32"),
+        ("NonZeroU64", "u64"),
+    ]
+    .into_iter()
+    .find(|(nonzero, _)| ty.ident == nonzero)
+    .map(|(_, plain)| plain)
+}
+
+/// `::mcp_bindgen::__private::{name}` (the path [`SUPPORT`] names), built directly.
+fn support_path(name: Ident) -> syn::Path {
+    let span = proc_macro2::Span::call_site();
+    let mut segments = syn::punctuated::Punctuated::new();
+    segments.push(syn::PathSegment::from(Ident::new("mcp_bindgen", span)));
+    segments.push(syn::PathSegment::from(Ident::new("__private", span)));
+    segments.push(syn::PathSegment::from(name));
+    syn::Path {
+        leading_colon: Some(Default::default()),
+        segments,
     }
 }
 
@@ -135,20 +148,21 @@ impl VisitMut for Helpers {
             syn::visit_mut::visit_path_mut(self, path);
             return;
         }
-        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let replacement = match names.as_slice() {
-            [scope, error, ty] if (scope == "self" || scope == "super") && error == "error" => {
-                Some(format!("{SUPPORT}::{ty}"))
+        let segments = &path.segments;
+        let replacement = match segments.len() {
+            3 if (segments[0].ident == "self" || segments[0].ident == "super")
+                && segments[1].ident == "error" =>
+            {
+                Some(segments[2].ident.clone())
             }
-            [defaults, f] if defaults == "defaults" => STOCK_DEFAULTS
+            2 if segments[0].ident == "defaults" => STOCK_DEFAULTS
                 .iter()
-                .find(|(stock, _)| f == stock)
-                .map(|(_, ours)| format!("{SUPPORT}::{ours}")),
+                .find(|(stock, _)| segments[1].ident == stock)
+                .map(|(_, ours)| Ident::new(ours, proc_macro2::Span::call_site())),
             _ => None,
         };
-        if let Some(replacement) = replacement
-            && let Ok(mut new) = syn::parse_str::<syn::Path>(&replacement)
-        {
+        if let Some(replacement) = replacement {
+            let mut new = support_path(replacement);
             let arguments = path
                 .segments
                 .last()
@@ -220,10 +234,21 @@ impl VisitMut for Helpers {
 /// [`map_leaves`](super::map_leaves)).
 fn map_strings(tokens: TokenStream, f: &dyn Fn(&str) -> String) -> TokenStream {
     super::map_leaves(tokens, &mut |tree| match tree {
-        TokenTree::Literal(lit) => match syn::parse2::<syn::LitStr>(quote!(#lit)) {
-            Ok(s) => TokenTree::Literal(syn::LitStr::new(&f(&s.value()), s.span()).token()),
-            Err(_) => TokenTree::Literal(lit),
-        },
+        TokenTree::Literal(lit) => {
+            match syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()) {
+                Ok(s) => {
+                    let value = s.value();
+                    let new = f(&value);
+                    if new == value {
+                        // Unchanged: the literal as it was (it is what `LitStr::new` writes).
+                        TokenTree::Literal(lit)
+                    } else {
+                        TokenTree::Literal(syn::LitStr::new(&new, s.span()).token())
+                    }
+                }
+                Err(_) => TokenTree::Literal(lit),
+            }
+        }
         other => other,
     })
 }
@@ -357,11 +382,13 @@ fn is_constrained(bundle: &[&syn::Item]) -> bool {
     let is_newtype = bundle.iter().any(|item| {
         matches!(item, syn::Item::Struct(s) if matches!(&s.fields, syn::Fields::Unnamed(f) if f.unnamed.len() == 1))
     });
-    let checks = bundle.iter().any(|item| {
-        let text = quote!(#item).to_string();
-        text.contains("ConversionError") && (text.contains("return Err") || text.contains("Err ("))
-    });
-    is_newtype && checks
+    // Only a newtype's items are written out as text (most types are not newtypes).
+    is_newtype
+        && bundle.iter().any(|item| {
+            let text = quote!(#item).to_string();
+            text.contains("ConversionError")
+                && (text.contains("return Err") || text.contains("Err ("))
+        })
 }
 
 /// A contract's `type X = string`: a public `String` newtype that converts from any string.
@@ -581,7 +608,7 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
             && let Some(doc) = docs.get(&s.ident.to_string())
         {
             s.attrs.retain(|a| !a.path().is_ident("doc"));
-            s.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
+            s.attrs.insert(0, doc_attr(doc));
         }
         Rename(&renames).visit_item_mut(item);
     }
@@ -607,17 +634,26 @@ impl ConversionErrors {
 }
 
 impl VisitMut for ConversionErrors {
+    /// Only impls (and the modules that hold them) can hold a conversion: the rest of the
+    /// module (structs, enums, free functions, whose bodies hold no items in what typify and
+    /// `own` write) is not walked.
+    fn visit_item_mut(&mut self, item: &mut syn::Item) {
+        if matches!(item, syn::Item::Impl(_) | syn::Item::Mod(_)) {
+            syn::visit_mut::visit_item_mut(self, item);
+        }
+    }
+
     fn visit_item_impl_mut(&mut self, imp: &mut syn::ItemImpl) {
         let conversion = imp.trait_.as_ref().is_some_and(|(path, _)| {
             path.segments
                 .last()
                 .is_some_and(|s| s.ident == "FromStr" || s.ident == "TryFrom")
         });
-        self.ty = if conversion {
-            single_ident(&imp.self_ty)
-        } else {
-            None
-        };
+        if !conversion {
+            // Nothing to rewrite outside a conversion (see `visit_item_mut`).
+            return;
+        }
+        self.ty = single_ident(&imp.self_ty);
         syn::visit_mut::visit_item_impl_mut(self, imp);
         self.ty = None;
     }
@@ -716,14 +752,33 @@ impl VisitMut for Docs<'_> {
         self.fix(&mut c.attrs, None);
         syn::visit_mut::visit_impl_item_const_mut(self, c);
     }
+
+    /// Function bodies carry no doc comments in what typify and `own` write: not walked.
+    fn visit_block_mut(&mut self, _: &mut syn::Block) {}
 }
 
 /// `#[doc = " line"]` attributes for `text`, one per line (see [`doc_lines`]).
 fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
-    doc_lines(text)
-        .into_iter()
-        .map(|line| syn::parse_quote!(#[doc = #line]))
-        .collect()
+    doc_lines(text).iter().map(|line| doc_attr(line)).collect()
+}
+
+/// `#[doc = "line"]`, built directly (what `parse_quote!(#[doc = #line])` makes, without
+/// writing and parsing tokens).
+fn doc_attr(line: &str) -> syn::Attribute {
+    let span = proc_macro2::Span::call_site();
+    syn::Attribute {
+        pound_token: Default::default(),
+        style: syn::AttrStyle::Outer,
+        bracket_token: Default::default(),
+        meta: syn::Meta::NameValue(syn::MetaNameValue {
+            path: Ident::new("doc", span).into(),
+            eq_token: Default::default(),
+            value: syn::Expr::Lit(syn::ExprLit {
+                attrs: Vec::new(),
+                lit: syn::Lit::Str(syn::LitStr::new(line, span)),
+            }),
+        }),
+    }
 }
 
 /// The lines of a doc comment for `text`, each with its leading space (`/// text`), so that
