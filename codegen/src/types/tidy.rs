@@ -807,7 +807,13 @@ pub(crate) fn doc_lines(text: &str) -> Vec<String> {
             item = None;
             quoted = false;
             let info = trimmed.trim_start_matches(marker).trim();
-            if info.is_empty() {
+            // rustdoc reads a fence's info as its attributes: none makes a doc test, and one
+            // it cannot read (`${language}`, from a template) is a warning.
+            let readable = info.split([',', ' ']).all(|word| {
+                word.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '.'))
+            });
+            if info.is_empty() || !readable {
                 out.push(format!("{}{marker}text", &line[..indent]));
             } else {
                 out.push(line.to_owned());
@@ -897,6 +903,11 @@ mod tests {
     fn fences_without_a_language_are_text() {
         let lines = doc_lines("Example:\n```\n- not a list\n```");
         assert_eq!(lines, [" Example:", " ```text", " - not a list", " ```"]);
+        // A fence whose info rustdoc cannot read as attributes (a template's placeholder).
+        let lines = doc_lines("```${language}\n${value}\n```");
+        assert_eq!(lines, [" ```text", " ${value}", " ```"]);
+        let lines = doc_lines("```typescript\nlet x = 1;\n```");
+        assert_eq!(lines, [" ```typescript", " let x = 1;", " ```"]);
     }
 
     #[test]

@@ -2059,7 +2059,7 @@ pub mod types {
     /// issues. See https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting
     ///
     /// The pair of a language and a value is an equivalent to markdown:
-    /// ```${language}
+    /// ```text
     /// ${value}
     /// ```
     ///
