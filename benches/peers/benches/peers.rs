@@ -43,6 +43,8 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::runtime::Runtime;
 
+use mcp_bindgen_peer_benches::{MODERN_REQUEST, REQUEST, floors};
+
 // ---------------------------------------------------------------------------------------------
 // The tool, ours.
 
@@ -127,7 +129,6 @@ impl rmcp::ServerHandler for RmcpAdd {}
 // ---------------------------------------------------------------------------------------------
 // 1. dispatch
 
-const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
@@ -136,90 +137,6 @@ fn current_thread() -> Runtime {
         .enable_all()
         .build()
         .expect("runtime")
-}
-
-const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
-
-/// The floor: the least work any server must do for this call. A borrowed, typed parse of the
-/// envelope and the arguments (the id kept as JSON, since it may be a string or a number), the
-/// sum, and a typed write of the response (the text block carries the JSON of the structured
-/// result, so that is written twice, as every server must).
-fn serde_floor(text: &str) -> String {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        jsonrpc: &'a str,
-        id: Value,
-        #[serde(borrow)]
-        method: &'a str,
-        #[serde(borrow)]
-        params: Params<'a>,
-    }
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        name: &'a str,
-        arguments: AddArgs,
-    }
-    #[derive(Serialize)]
-    struct Response<'a> {
-        jsonrpc: &'static str,
-        id: &'a Value,
-        result: CallResult<'a>,
-    }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct CallResult<'a> {
-        content: [TextBlock<'a>; 1],
-        structured_content: &'a Sum,
-        is_error: bool,
-    }
-    #[derive(Serialize)]
-    struct TextBlock<'a> {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        text: &'a str,
-    }
-    let request: Envelope = serde_json::from_str(text).expect("json");
-    assert!(
-        request.jsonrpc == "2.0" && request.method == "tools/call" && request.params.name == "add"
-    );
-    let sum = Sum {
-        sum: request.params.arguments.a + request.params.arguments.b,
-    };
-    let structured = serde_json::to_string(&sum).expect("json");
-    serde_json::to_string(&Response {
-        jsonrpc: "2.0",
-        id: &request.id,
-        result: CallResult {
-            content: [TextBlock {
-                kind: "text",
-                text: &structured,
-            }],
-            structured_content: &sum,
-            is_error: false,
-        },
-    })
-    .expect("json")
-}
-
-/// The `Value` path (the floor of earlier runs): parse the request into a `Value`, build the
-/// response with `json!` and serialize it.
-fn serde_value(text: &str) -> String {
-    let request: Value = serde_json::from_str(text).expect("json");
-    let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
-        + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
-    let structured = json!({ "sum": sum });
-    let response = json!({
-        "jsonrpc": "2.0",
-        "id": request["id"],
-        "result": {
-            "content": [{"type": "text", "text": structured.to_string()}],
-            "structuredContent": structured,
-            "isError": false,
-        }
-    });
-    response.to_string()
 }
 
 /// Our registry behind the same kind of pipe and task as rmcp's in-process server: a task
@@ -299,8 +216,8 @@ impl RmcpInProcess {
 }
 
 fn dispatch(c: &mut Criterion) {
-    let floor = serde_floor(REQUEST);
-    let value = serde_value(REQUEST);
+    let floor = floors::typed(REQUEST);
+    let value = floors::value(REQUEST);
     let mut registry = registry();
     let ours = registry.dispatch(&mut Game, REQUEST).expect("reply");
     let modern = registry.dispatch(&mut Game, MODERN_REQUEST).expect("reply");
@@ -336,10 +253,10 @@ fn dispatch(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("dispatch_tools_call");
     group.bench_function("serde_floor", |b| {
-        b.iter(|| serde_floor(black_box(REQUEST)))
+        b.iter(|| floors::typed(black_box(REQUEST)))
     });
     group.bench_function("serde_value", |b| {
-        b.iter(|| serde_value(black_box(REQUEST)))
+        b.iter(|| floors::value(black_box(REQUEST)))
     });
     group.bench_function("registry_dispatch", |b| {
         b.iter(|| registry.dispatch(&mut Game, black_box(REQUEST)))

@@ -20,6 +20,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use mcp_bindgen_peer_benches::{MODERN_REQUEST, REQUEST, floors};
+
 struct Game;
 
 /// Add two numbers.
@@ -67,157 +69,8 @@ impl RmcpAdd {
 #[tool_handler(router = self.tool_router)]
 impl rmcp::ServerHandler for RmcpAdd {}
 
-const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
-const MODERN_REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}}}"#;
 const ARGUMENTS: &str = r#"{"a":1,"b":2}"#;
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
-
-fn floor(text: &str) -> String {
-    let request: Value = serde_json::from_str(text).expect("json");
-    let sum = request["params"]["arguments"]["a"].as_i64().unwrap_or(0)
-        + request["params"]["arguments"]["b"].as_i64().unwrap_or(0);
-    let structured = json!({ "sum": sum });
-    json!({
-        "jsonrpc": "2.0",
-        "id": request["id"],
-        "result": {
-            "content": [{"type": "text", "text": structured.to_string()}],
-            "structuredContent": structured,
-            "isError": false,
-        }
-    })
-    .to_string()
-}
-
-/// The typed floor of `benches/peers.rs` (`dispatch_tools_call/serde_floor`).
-fn floor_typed(text: &str) -> String {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        jsonrpc: &'a str,
-        id: Value,
-        #[serde(borrow)]
-        method: &'a str,
-        #[serde(borrow)]
-        params: Params<'a>,
-    }
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        name: &'a str,
-        arguments: AddArgs,
-    }
-    #[derive(Serialize)]
-    struct Response<'a> {
-        jsonrpc: &'static str,
-        id: &'a Value,
-        result: CallResult<'a>,
-    }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct CallResult<'a> {
-        content: [TextBlock<'a>; 1],
-        structured_content: &'a Sum,
-        is_error: bool,
-    }
-    #[derive(Serialize)]
-    struct TextBlock<'a> {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        text: &'a str,
-    }
-    let request: Envelope = serde_json::from_str(text).expect("json");
-    assert!(request.jsonrpc == "2.0" && request.method == "tools/call");
-    assert!(request.params.name == "add");
-    let sum = Sum {
-        sum: request.params.arguments.a + request.params.arguments.b,
-    };
-    let structured = serde_json::to_string(&sum).expect("json");
-    serde_json::to_string(&Response {
-        jsonrpc: "2.0",
-        id: &request.id,
-        result: CallResult {
-            content: [TextBlock {
-                kind: "text",
-                text: &structured,
-            }],
-            structured_content: &sum,
-            is_error: false,
-        },
-    })
-    .expect("json")
-}
-
-/// `floor_typed` for the 2026-07-28 request: `_meta` read as typed as it can be (the version
-/// borrowed, the capabilities and client info skipped unchecked), `resultType` written.
-fn floor_typed_modern(text: &str) -> String {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        jsonrpc: &'a str,
-        id: Value,
-        #[serde(borrow)]
-        method: &'a str,
-        #[serde(borrow)]
-        params: Params<'a>,
-    }
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        name: &'a str,
-        arguments: AddArgs,
-        #[serde(borrow, rename = "_meta")]
-        meta: Meta<'a>,
-    }
-    #[derive(Deserialize)]
-    struct Meta<'a> {
-        #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion")]
-        version: &'a str,
-        #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-        _capabilities: serde::de::IgnoredAny,
-    }
-    #[derive(Serialize)]
-    struct Response<'a> {
-        jsonrpc: &'static str,
-        id: &'a Value,
-        result: CallResult<'a>,
-    }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct CallResult<'a> {
-        content: [TextBlock<'a>; 1],
-        structured_content: &'a Sum,
-        is_error: bool,
-        result_type: &'static str,
-    }
-    #[derive(Serialize)]
-    struct TextBlock<'a> {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        text: &'a str,
-    }
-    let request: Envelope = serde_json::from_str(text).expect("json");
-    assert!(request.jsonrpc == "2.0" && request.method == "tools/call");
-    assert!(request.params.name == "add" && request.params.meta.version == "2026-07-28");
-    let sum = Sum {
-        sum: request.params.arguments.a + request.params.arguments.b,
-    };
-    let structured = serde_json::to_string(&sum).expect("json");
-    serde_json::to_string(&Response {
-        jsonrpc: "2.0",
-        id: &request.id,
-        result: CallResult {
-            content: [TextBlock {
-                kind: "text",
-                text: &structured,
-            }],
-            structured_content: &sum,
-            is_error: false,
-            result_type: "complete",
-        },
-    })
-    .expect("json")
-}
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "ours".into());
@@ -316,8 +169,7 @@ fn main() {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
             let compiled = mcp_bindgen::CompiledSchema::new(&schema);
             for _ in 0..n {
-                let arguments =
-                    mcp_bindgen::JsonTree::parse(black_box(ARGUMENTS)).expect("json");
+                let arguments = mcp_bindgen::JsonTree::parse(black_box(ARGUMENTS)).expect("json");
                 compiled.validate_tree(&arguments).expect("valid");
                 let add: Add = arguments.deserialize().expect("fits");
                 black_box(add.a + add.b);
@@ -325,17 +177,17 @@ fn main() {
         }
         "floor_typed" => {
             for _ in 0..n {
-                black_box(floor_typed(black_box(REQUEST)));
+                black_box(floors::typed(black_box(REQUEST)));
             }
         }
         "floor_typed_modern" => {
             for _ in 0..n {
-                black_box(floor_typed_modern(black_box(MODERN_REQUEST)));
+                black_box(floors::typed_modern(black_box(MODERN_REQUEST)));
             }
         }
         "floor" => {
             for _ in 0..n {
-                black_box(floor(black_box(REQUEST)));
+                black_box(floors::value(black_box(REQUEST)));
             }
         }
         "rmcp" => {
