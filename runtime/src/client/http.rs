@@ -149,8 +149,10 @@ impl HttpClientBuilder {
     }
 
     /// Allows sending the bearer token over plain `http://` to a host that is not loopback
-    /// (a trusted private network). Without it such a connect is refused with
-    /// [`Error::Auth`] before anything is sent.
+    /// (a trusted private network), or to a loopback host through a proxy that is not (from
+    /// `HTTP_PROXY`, `ALL_PROXY` or [`HttpClientBuilder::proxy`]). Without it such a connect is
+    /// refused with [`Error::Auth`] before anything is sent; `localhost`, `*.localhost`,
+    /// `127.0.0.0/8` and `::1` count as loopback.
     pub fn allow_insecure_http(mut self) -> Self {
         self.allow_insecure_http = true;
         self
@@ -206,16 +208,8 @@ impl HttpClientBuilder {
                 )));
             }
         };
-        if bearer.is_some() && !https && !self.allow_insecure_http && !is_loopback(&url) {
-            return Err(Error::Auth {
-                status: None,
-                message: format!(
-                    "refusing to send the bearer token in cleartext to {}: use an https:// URL, \
-                     or allow_insecure_http() on a network you trust",
-                    url.host_str().unwrap_or("the server")
-                ),
-                www_authenticate: None,
-            });
+        if bearer.is_some() && !https && !self.allow_insecure_http {
+            refuse_cleartext(&url, &self.proxy, &ProxyRoutes::of(&self.proxy))?;
         }
         let tls = tls_config(&self.roots, https)?;
         let runtime = io::handle()?;
@@ -259,16 +253,77 @@ impl HttpClientBuilder {
     }
 }
 
-/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`.
-fn is_loopback(url: &Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
+/// Which proxy, if any, a request goes through: the rules reqwest applies, from the same
+/// source (hyper-util's matcher: the environment's variables, or the one proxy of
+/// [`HttpClientBuilder::proxy`]), so that the cleartext check sees the route the request takes.
+struct ProxyRoutes(Option<hyper_util::client::proxy::matcher::Matcher>);
+
+impl ProxyRoutes {
+    fn of(setting: &ProxySetting) -> Self {
+        use hyper_util::client::proxy::matcher::Matcher;
+        ProxyRoutes(match setting {
+            ProxySetting::Environment => Some(Matcher::from_system()),
+            ProxySetting::Url(proxy) => Some(Matcher::builder().all(proxy.clone()).build()),
+            ProxySetting::Direct => None,
+        })
+    }
+
+    /// The host of the proxy a request to `url` is sent through; `None` when it goes
+    /// straight to the server. A URL the matcher cannot read counts as proxied through an
+    /// unknown host, so that the check fails closed.
+    fn proxy_host(&self, url: &Url) -> Option<String> {
+        let matcher = self.0.as_ref()?;
+        let Ok(uri) = url.as_str().parse::<http::Uri>() else {
+            return Some("<unknown>".to_owned());
+        };
+        let intercept = matcher.intercept(&uri)?;
+        Some(intercept.uri().host().unwrap_or("<unknown>").to_owned())
+    }
+}
+
+/// A bearer token never crosses a hop that is neither encrypted nor loopback: for an
+/// `http://` URL, the server must be loopback, and so must the proxy the request goes through,
+/// if any (a forwarding proxy reads the request, token included, as sent).
+fn refuse_cleartext(url: &Url, setting: &ProxySetting, routes: &ProxyRoutes) -> Result<(), Error> {
+    let refuse = |message: String| {
+        Err(Error::Auth {
+            status: None,
+            message,
+            www_authenticate: None,
+        })
     };
+    let host = url.host_str().unwrap_or("the server");
+    if !is_loopback(host) {
+        return refuse(format!(
+            "refusing to send the bearer token in cleartext to {host}: use an https:// URL, \
+             or allow_insecure_http() on a network you trust"
+        ));
+    }
+    match routes.proxy_host(url) {
+        Some(proxy) if !is_loopback(&proxy) => {
+            let (origin, bypass) = match setting {
+                ProxySetting::Url(_) => ("set with proxy()", "no_proxy()"),
+                _ => ("from HTTP_PROXY or ALL_PROXY", "NO_PROXY (or no_proxy())"),
+            };
+            refuse(format!(
+                "refusing to send the bearer token in cleartext to {host} through the proxy \
+                 {proxy} ({origin}), which is not on this machine: reach the server directly \
+                 with {bypass}, use an https:// URL, or allow_insecure_http() on a network \
+                 you trust"
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` (and `::ffff:127.x.y.z`), with or
+/// without the brackets of a URL's IPv6 host.
+fn is_loopback(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     match host.parse::<std::net::IpAddr>() {
-        Ok(ip) => ip.is_loopback(),
+        Ok(ip) => ip.to_canonical().is_loopback(),
         Err(_) => {
-            let host = host.to_ascii_lowercase();
+            let host = host.trim_end_matches('.').to_ascii_lowercase();
             host == "localhost" || host.ends_with(".localhost")
         }
     }
@@ -1071,5 +1126,106 @@ mod tests {
             HttpClient::builder("https://mcp.example/mcp").no_proxy()
         );
         assert!(direct.contains("proxy: Direct"), "{direct}");
+    }
+
+    fn routes(http: &str, no: &str) -> ProxyRoutes {
+        use hyper_util::client::proxy::matcher::Matcher;
+        ProxyRoutes(Some(Matcher::builder().http(http).no(no).build()))
+    }
+
+    fn check(url: &str, setting: &ProxySetting, routes: &ProxyRoutes) -> Result<(), String> {
+        let url = Url::parse(url).expect("URL");
+        refuse_cleartext(&url, setting, routes).map_err(|e| e.to_string())
+    }
+
+    /// The cleartext check follows the request's route: a loopback server reached through a
+    /// proxy that is not loopback is refused, as is a server that is not loopback; a loopback
+    /// proxy, a proxy `NO_PROXY` bypasses, and no proxy at all are not.
+    #[test]
+    fn a_token_never_crosses_a_cleartext_hop_off_the_machine() {
+        let env = ProxySetting::Environment;
+        let remote = routes("http://proxy.internal:3128", "");
+        let refused = check("http://127.0.0.1:7100/mcp", &env, &remote).expect_err("refused");
+        assert!(
+            refused.contains("through the proxy proxy.internal"),
+            "{refused}"
+        );
+        assert!(refused.contains("HTTP_PROXY or ALL_PROXY"), "{refused}");
+        assert!(refused.contains("NO_PROXY"), "{refused}");
+        for url in [
+            "http://localhost:7100/mcp",
+            "http://[::1]:7100/mcp",
+            "http://game.localhost:7100/mcp",
+        ] {
+            assert!(
+                check(url, &env, &remote).is_err(),
+                "{url} through a remote proxy"
+            );
+            assert_eq!(
+                check(url, &ProxySetting::Direct, &ProxyRoutes(None)),
+                Ok(()),
+                "{url}"
+            );
+        }
+        // NO_PROXY covering the loopback host: the request goes straight there.
+        let bypassed = routes("http://proxy.internal:3128", "127.0.0.1,localhost");
+        assert_eq!(check("http://127.0.0.1:7100/mcp", &env, &bypassed), Ok(()));
+        // A proxy on this machine keeps the token on it.
+        for proxy in [
+            "http://127.0.0.1:3128",
+            "http://[::1]:3128",
+            "http://localhost:3128",
+        ] {
+            assert_eq!(
+                check("http://127.0.0.1:7100/mcp", &env, &routes(proxy, "")),
+                Ok(()),
+                "{proxy}"
+            );
+        }
+        // An explicit proxy() names itself in the message.
+        let explicit = ProxySetting::Url("http://proxy.internal:3128".to_owned());
+        let refused = check(
+            "http://127.0.0.1:7100/mcp",
+            &explicit,
+            &ProxyRoutes::of(&explicit),
+        )
+        .expect_err("refused");
+        assert!(refused.contains("set with proxy()"), "{refused}");
+        // A server that is not loopback, with or without a proxy.
+        let refused = check(
+            "http://mcp.example/mcp",
+            &ProxySetting::Direct,
+            &ProxyRoutes(None),
+        )
+        .expect_err("refused");
+        assert!(refused.contains("in cleartext to mcp.example"), "{refused}");
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "localhost",
+            "LOCALHOST",
+            "localhost.",
+            "a.b.localhost",
+            "127.0.0.1",
+            "127.9.8.7",
+            "::1",
+            "[::1]",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in [
+            "localhost.example",
+            "mylocalhost",
+            "10.0.0.1",
+            "0.0.0.0",
+            "::",
+            "[::ffff:10.0.0.1]",
+            "<unknown>",
+        ] {
+            assert!(!is_loopback(host), "{host}");
+        }
     }
 }

@@ -1,7 +1,9 @@
-//! Reaches an MCP server the way a user's program does, with the proxy settings of its
-//! environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), for the interop tests'
-//! proxy checks (environment variables are per process, so each check runs its own):
-//! `proxy_call URL [--cacert FILE] [--bearer TOKEN] [--proxy URL | --no-proxy]`.
+//! Reaches an MCP server the way a user's program does, with the proxy and certificate settings
+//! of its environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, `SSL_CERT_FILE`),
+//! for the tests' proxy and trust checks (environment variables are per process, so each check
+//! runs its own):
+//! `proxy_call URL [--cacert FILE] [--bearer TOKEN] [--proxy URL | --no-proxy]
+//! [--allow-insecure-http]`.
 //!
 //! Connects (the protocol negotiation is the first request), lists the tools and prints their
 //! names as one JSON array.
@@ -24,7 +26,8 @@ fn main() -> std::process::ExitCode {
 async fn run(args: Vec<String>) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     let mut args = args.into_iter();
     let url = args.next().ok_or(
-        "usage: proxy_call URL [--cacert FILE] [--bearer TOKEN] [--proxy URL | --no-proxy]",
+        "usage: proxy_call URL [--cacert FILE] [--bearer TOKEN] [--proxy URL | --no-proxy] \
+         [--allow-insecure-http]",
     )?;
     let mut builder = HttpClient::builder(url);
     while let Some(flag) = args.next() {
@@ -34,6 +37,7 @@ async fn run(args: Vec<String>) -> Result<Vec<String>, Box<dyn std::error::Error
             "--bearer" => builder.bearer_token(value()?),
             "--proxy" => builder.proxy(value()?),
             "--no-proxy" => builder.no_proxy(),
+            "--allow-insecure-http" => builder.allow_insecure_http(),
             other => return Err(format!("unknown flag {other}").into()),
         };
     }
