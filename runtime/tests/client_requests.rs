@@ -3,7 +3,6 @@
 //! and the game completes the call on a later frame. Driven by this crate's own `HttpClient`
 //! (the official SDKs' clients meet the same code in the conformance suite's
 //! `tools-call-sampling` / `tools-call-elicitation` scenarios, tests/tests/interop.rs).
-#![cfg(all(feature = "server", feature = "client"))]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -76,7 +76,7 @@ impl Decoder for ValueResult {
 }
 
 /// The `result` of a response as a `Value`, or its `error` as [`Error::Protocol`] (the rules of
-/// [`super::response_result`]).
+/// [`super::session::response_result`]).
 pub(crate) fn response_value(method: &str, id: Option<u64>, body: &[u8]) -> Result<Value, Error> {
     let answer: Value = serde_json::from_slice(body).map_err(not_json)?;
     if let Some(id) = id
@@ -84,7 +84,7 @@ pub(crate) fn response_value(method: &str, id: Option<u64>, body: &[u8]) -> Resu
     {
         return Err(different_request(id));
     }
-    super::response_result(method, answer)
+    super::session::response_result(method, answer)
 }
 
 fn not_json(e: serde_json::Error) -> Error {

@@ -21,10 +21,11 @@ use reqwest::{StatusCode, Url};
 use serde_json::{Map, Value, json};
 
 use super::io::{self, IoTask};
+use super::session::{self, refused};
 use super::sse::SseParser;
 use super::{
-    CallContext, CallOptions, Exchange, Negotiated, Outgoing, Protocol, Response, Route, Session,
-    Settings, ToolList, lock,
+    CallContext, CallOptions, Negotiated, Outgoing, Reply, Response, Route, Session, Settings,
+    ToolList, Transport, lock,
 };
 use crate::era::{self, header as h};
 use crate::{CallToolResult, Error, ToolCaller};
@@ -178,7 +179,8 @@ impl HttpClientBuilder {
     super::settings_methods!();
 
     /// Connects: resolves the credentials, then finds the protocol era (a modern
-    /// `server/discover`, or the legacy `initialize` handshake; see [`Protocol`]).
+    /// `server/discover`, or the legacy `initialize` handshake; see
+    /// [`Protocol`](super::Protocol)).
     pub async fn connect(self) -> Result<HttpClient, Error> {
         let bearer = match (&self.api_key, &self.jwt, &self.token_provider) {
             (Some(key), _, _) => Some(key.clone()),
@@ -246,10 +248,9 @@ impl HttpClientBuilder {
             session_id: Mutex::new(None),
             listener: Mutex::new(None),
         });
-        let timeout = inner.session.settings.timeout;
-        let negotiating = inner.clone();
-        IoTask::spawn(async move { negotiate(&negotiating, timeout).await }, None).await?;
-        Ok(HttpClient { inner })
+        let client = HttpClient { inner };
+        session::negotiate(&client).await?;
+        Ok(client)
     }
 }
 
@@ -448,12 +449,12 @@ impl HttpClient {
 
     /// `tools/list`, every page, with its caching hints and the tools left out.
     pub async fn tool_list(&self) -> Result<ToolList, Error> {
-        super::tool_list(self, true).await
+        session::tool_list(self).await
     }
 
     /// Sends one JSON-RPC request and returns its `result`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
-        super::request(self, method, params, &CallOptions::default()).await
+        session::request(self, method, params, &CallOptions::default()).await
     }
 
     /// Sends one JSON-RPC request with per-call options (progress and log handlers, a
@@ -464,7 +465,7 @@ impl HttpClient {
         params: Value,
         options: &CallOptions,
     ) -> Result<Value, Error> {
-        super::request(self, method, params, options).await
+        session::request(self, method, params, options).await
     }
 
     /// Calls a tool with per-call options (progress and log handlers, a timeout).
@@ -474,13 +475,19 @@ impl HttpClient {
         arguments: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<CallToolResult, Error> {
-        super::call_tool(self, name, arguments, options).await
+        session::call_tool(self, name, arguments, options).await
     }
 }
 
-impl Exchange for HttpClient {
+impl Transport for HttpClient {
+    const MIRRORS_HEADERS: bool = true;
+
     fn session(&self) -> &Session {
         &self.inner.session
+    }
+
+    fn peer(&self) -> String {
+        self.inner.url.to_string()
     }
 
     fn exchange(
@@ -488,12 +495,12 @@ impl Exchange for HttpClient {
         request: Outgoing<'_>,
         context: CallContext,
         timeout: Duration,
-    ) -> impl Future<Output = Result<Response, Error>> + Send {
+    ) -> impl Future<Output = Result<Reply, Error>> + Send {
         let inner = self.inner.clone();
-        let negotiated = inner.session.negotiated();
+        let negotiated = request.era;
         let legacy = !negotiated.as_ref().is_some_and(|n| n.modern);
         let id = request.id;
-        let what = describe(request.method, request.params);
+        let what = session::describe(request.method, request.params);
         let headers = headers(
             &inner,
             Some(request.method),
@@ -519,17 +526,7 @@ impl Exchange for HttpClient {
                     negotiated.as_ref(),
                 );
                 match tokio::time::timeout(timeout, posting).await {
-                    Ok(Ok(Answer::Response(answer))) => Ok(answer),
-                    Ok(Ok(Answer::Accepted)) => Err(Error::transport(format!(
-                        "{what}: the server sent no response"
-                    ))),
-                    Ok(Ok(Answer::Refused {
-                        error: Some(error), ..
-                    })) => Ok(error),
-                    Ok(Ok(Answer::Refused { status, body, .. })) => {
-                        Err(http_error(&inner.url, status, &body))
-                    }
-                    Ok(Err(e)) => Err(e),
+                    Ok(reply) => reply,
                     Err(_) => {
                         if legacy {
                             cancel(inner, id, "timed out");
@@ -543,6 +540,43 @@ impl Exchange for HttpClient {
             },
             on_cancel,
         )
+    }
+
+    fn notify(
+        &self,
+        message: Value,
+        negotiated: Negotiated,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let inner = self.inner.clone();
+        IoTask::spawn(
+            async move {
+                let what = message["method"]
+                    .as_str()
+                    .unwrap_or("a notification")
+                    .to_owned();
+                let context = CallContext::default();
+                let posting = post(&inner, &message, None, &context, Some(&negotiated));
+                match tokio::time::timeout(timeout, posting).await {
+                    Ok(Ok(Reply::Refused { status, body, .. })) => {
+                        Err(refused(inner.url.as_str(), status, &body))
+                    }
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err(e)) => Err(e),
+                    Err(_) => Err(Error::Timeout {
+                        message: what,
+                        after: timeout,
+                    }),
+                }
+            },
+            None,
+        )
+    }
+
+    fn initialized(&self) {
+        let Ok(runtime) = io::handle() else { return };
+        let task = runtime.spawn(listen(Arc::downgrade(&self.inner)));
+        *lock(&self.inner.listener) = Some(task.abort_handle());
     }
 }
 
@@ -561,28 +595,8 @@ impl ToolCaller for HttpClient {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<T, Error> {
-        super::call_tool_decoded(self, name, arguments).await
+        session::call_tool_decoded(self, name, arguments).await
     }
-}
-
-/// `tools/call echo`, `initialize`: what a request is, for messages.
-fn describe(method: &str, params: &Value) -> String {
-    match params["name"].as_str() {
-        Some(name) if method == "tools/call" || method == "prompts/get" => {
-            format!("{method} {name}")
-        }
-        _ => method.to_owned(),
-    }
-}
-
-fn http_error(url: &Url, status: StatusCode, body: &str) -> Error {
-    let mut message = format!("{url} answered HTTP {status}");
-    if !body.trim().is_empty() {
-        let body = body.trim();
-        let cut: String = body.chars().take(500).collect();
-        message.push_str(&format!(": {cut}"));
-    }
-    Error::transport(message)
 }
 
 /// Sends `notifications/cancelled` for request `id` (legacy era), in the background.
@@ -604,21 +618,6 @@ fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {
         )
         .await;
     });
-}
-
-/// What one POST produced.
-#[derive(Debug)]
-enum Answer {
-    /// 202, or a 2xx to a notification.
-    Accepted,
-    /// The JSON-RPC response to the request, as it came.
-    Response(Response),
-    /// An HTTP error status; `error` is the JSON-RPC error response in the body, if any.
-    Refused {
-        status: StatusCode,
-        body: String,
-        error: Option<Response>,
-    },
 }
 
 fn reach_error(url: &Url, e: reqwest::Error) -> Error {
@@ -689,7 +688,7 @@ fn headers(
         && let Some(params_of_tool) = inner.session.header_params(tool)
     {
         for (header_name, path) in params_of_tool {
-            if let Some(value) = super::header_param_value(&params["arguments"], &path) {
+            if let Some(value) = session::header_param_value(&params["arguments"], &path) {
                 put(&format!("{}{header_name}", h::PARAM_PREFIX), &value);
             }
         }
@@ -705,7 +704,7 @@ async fn post(
     id: Option<u64>,
     context: &CallContext,
     negotiated: Option<&Negotiated>,
-) -> Result<Answer, Error> {
+) -> Result<Reply, Error> {
     let headers = headers(
         inner,
         message["method"].as_str(),
@@ -723,7 +722,7 @@ async fn send(
     id: Option<u64>,
     context: &CallContext,
     negotiated: Option<&Negotiated>,
-) -> Result<Answer, Error> {
+) -> Result<Reply, Error> {
     let response = inner
         .http
         .post(inner.url.clone())
@@ -741,18 +740,8 @@ async fn send(
         *lock(&inner.session_id) = Some(session.to_owned());
     }
     let status = response.status();
-    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-        return Err(Error::Auth {
-            status: Some(status.as_u16()),
-            message: format!("{} answered HTTP {status}", inner.url),
-            www_authenticate: response
-                .headers()
-                .get(header::WWW_AUTHENTICATE)
-                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
-        });
-    }
     if status == StatusCode::ACCEPTED {
-        return Ok(Answer::Accepted);
+        return Ok(Reply::Accepted);
     }
     let is_sse = response
         .headers()
@@ -760,6 +749,11 @@ async fn send(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
     if !status.is_success() {
+        // 401 and 403 are the session's to judge (the authorization step), like any refusal.
+        let www_authenticate = response
+            .headers()
+            .get(header::WWW_AUTHENTICATE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         let body = response.text().await.unwrap_or_default();
         let error = serde_json::from_str::<Value>(&body)
             .ok()
@@ -768,14 +762,15 @@ async fn send(
                 body: body.clone().into(),
                 any_id: true,
             });
-        return Ok(Answer::Refused {
+        return Ok(Reply::Refused {
             status,
             body,
             error,
+            www_authenticate,
         });
     }
     let Some(id) = id else {
-        return Ok(Answer::Accepted);
+        return Ok(Reply::Accepted);
     };
     if is_sse {
         return read_events(inner, response, id, context, negotiated).await;
@@ -785,7 +780,7 @@ async fn send(
         .await
         .map_err(|e| Error::transport_source("the response body broke off", e))?;
     // Checked and decoded by the caller, from these bytes (see `super::decode`).
-    Ok(Answer::Response(Response::new(body)))
+    Ok(Reply::Response(Response::new(body)))
 }
 
 /// Reads an SSE answer as it arrives: notifications to `context`, the server's requests
@@ -797,7 +792,7 @@ async fn read_events(
     id: u64,
     context: &CallContext,
     negotiated: Option<&Negotiated>,
-) -> Result<Answer, Error> {
+) -> Result<Reply, Error> {
     let mut parser = SseParser::default();
     let mut reconnects = 0;
     loop {
@@ -820,7 +815,7 @@ async fn read_events(
                         inner.session.notify(&message, context);
                     }
                 } else if route.id() == Some(id) {
-                    return Ok(Answer::Response(Response::new(data)));
+                    return Ok(Reply::Response(Response::new(data)));
                 }
             }
         }
@@ -852,7 +847,7 @@ async fn read_events(
         if !response.status().is_success() {
             let status = response.status();
             let body = response.text().await.unwrap_or_default();
-            return Err(http_error(&inner.url, status, &body));
+            return Err(refused(inner.url.as_str(), status, &body));
         }
     }
     Err(Error::transport(format!(
@@ -881,188 +876,6 @@ fn answer_server_request(inner: Arc<Inner>, message: Value, negotiated: Option<N
         )
         .await;
     });
-}
-
-/// Finds the era: a modern `server/discover` first (unless a legacy version is pinned), the
-/// legacy `initialize` where the 2026-07-28 dual-era rules say to fall back.
-async fn negotiate(inner: &Arc<Inner>, timeout: Duration) -> Result<(), Error> {
-    let protocol = inner.session.settings.protocol.clone();
-    let (mut version, modern) = protocol.first();
-    if !modern {
-        return initialize(inner, &version, timeout).await;
-    }
-    for _ in 0..3 {
-        let id = inner.session.next_id();
-        let negotiated = Negotiated {
-            version: version.clone(),
-            modern: true,
-        };
-        let params = json!({});
-        let request =
-            inner
-                .session
-                .outgoing(id, "server/discover", &params, Some(&negotiated), None)?;
-        let headers = headers(inner, Some(request.method), &params, Some(&negotiated));
-        let context = CallContext::default();
-        let posting = send(
-            inner,
-            headers,
-            request.text,
-            Some(id),
-            &context,
-            Some(&negotiated),
-        );
-        let answer =
-            tokio::time::timeout(timeout, posting)
-                .await
-                .map_err(|_| Error::Timeout {
-                    message: "server/discover".into(),
-                    after: timeout,
-                })??;
-        let (response, status) = match answer {
-            Answer::Response(response) => (response, StatusCode::OK),
-            Answer::Refused {
-                status,
-                error: Some(error),
-                ..
-            } => (error, status),
-            Answer::Refused {
-                status,
-                body,
-                error: None,
-            } if status.is_client_error() => {
-                let reason = format!("HTTP {status}: {}", body.trim());
-                return fall_back(inner, &protocol, &version, &reason, timeout).await;
-            }
-            Answer::Refused { status, body, .. } => {
-                return Err(http_error(&inner.url, status, &body));
-            }
-            Answer::Accepted => {
-                let reason = "a 202 to a request";
-                return fall_back(inner, &protocol, &version, reason, timeout).await;
-            }
-        };
-        let next = match response.result("server/discover", id) {
-            Ok(result) => {
-                let Some(supported) = result.get("supportedVersions").filter(|v| v.is_array())
-                else {
-                    let reason = "server/discover answered without supportedVersions";
-                    return fall_back(inner, &protocol, &version, reason, timeout).await;
-                };
-                if supported
-                    .as_array()
-                    .is_some_and(|s| s.iter().any(|v| v == version.as_str()))
-                {
-                    inner.session.set_negotiated(version, true);
-                    inner
-                        .session
-                        .set_server_info(super::discover_server_info(&result));
-                    return Ok(());
-                }
-                protocol.pick(supported)
-            }
-            Err(Error::Protocol { code, data, .. })
-                if code == era::code::UNSUPPORTED_PROTOCOL_VERSION =>
-            {
-                data.as_ref().and_then(|d| protocol.pick(&d["supported"]))
-            }
-            Err(e @ Error::Protocol { code, .. }) if era::code::is_modern(code) => return Err(e),
-            Err(Error::Protocol { code, .. })
-                if code == -32601 && status == StatusCode::NOT_FOUND =>
-            {
-                // A modern server that does not implement server/discover.
-                inner.session.set_negotiated(version, true);
-                return Ok(());
-            }
-            Err(Error::Protocol { code, message, .. }) => {
-                let reason = format!("server/discover answered {code} {message}");
-                return fall_back(inner, &protocol, &version, &reason, timeout).await;
-            }
-            Err(e) => return Err(e),
-        };
-        match next {
-            Some(next) if era::is_modern(&next) => version = next,
-            Some(legacy) => return initialize(inner, &legacy, timeout).await,
-            None => {
-                return Err(Error::transport(format!(
-                    "{} supports no protocol version this client speaks ({protocol:?})",
-                    inner.url
-                )));
-            }
-        }
-    }
-    Err(Error::transport(format!(
-        "{}: no protocol version agreed after 3 tries",
-        inner.url
-    )))
-}
-
-async fn fall_back(
-    inner: &Arc<Inner>,
-    protocol: &Protocol,
-    version: &str,
-    reason: &str,
-    timeout: Duration,
-) -> Result<(), Error> {
-    if protocol.may_fall_back() {
-        return initialize(inner, era::LATEST_LEGACY, timeout).await;
-    }
-    Err(Error::transport(format!(
-        "{} does not speak MCP {version} ({reason}); it may speak a legacy version: use \
-         Protocol::Auto or Protocol::Legacy",
-        inner.url
-    )))
-}
-
-/// The legacy handshake: `initialize` asking for `version`, then `notifications/initialized`.
-async fn initialize(inner: &Arc<Inner>, version: &str, timeout: Duration) -> Result<(), Error> {
-    let id = inner.session.next_id();
-    let message = json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
-        "params": inner.session.initialize_params(version)});
-    let context = CallContext::default();
-    let posting = post(inner, &message, Some(id), &context, None);
-    let answer = tokio::time::timeout(timeout, posting)
-        .await
-        .map_err(|_| Error::Timeout {
-            message: "initialize".into(),
-            after: timeout,
-        })??;
-    let response = match answer {
-        Answer::Response(response) => response,
-        Answer::Refused {
-            error: Some(error), ..
-        } => error,
-        Answer::Refused { status, body, .. } => return Err(http_error(&inner.url, status, &body)),
-        Answer::Accepted => {
-            return Err(Error::transport("initialize: the server sent no response"));
-        }
-    };
-    let result = response.result("initialize", id)?;
-    let agreed = result
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or(version)
-        .to_owned();
-    inner.session.set_negotiated(agreed, false);
-    inner
-        .session
-        .set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
-    let negotiated = inner.session.negotiated();
-    let message = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let posting = post(inner, &message, None, &context, negotiated.as_ref());
-    match tokio::time::timeout(timeout, posting).await {
-        Ok(Ok(Answer::Refused { status, body, .. })) => Err(http_error(&inner.url, status, &body)),
-        Ok(Ok(_)) => {
-            let task = tokio::spawn(listen(Arc::downgrade(inner)));
-            *lock(&inner.listener) = Some(task.abort_handle());
-            Ok(())
-        }
-        Ok(Err(e)) => Err(e),
-        Err(_) => Err(Error::Timeout {
-            message: "notifications/initialized".into(),
-            after: timeout,
-        }),
-    }
 }
 
 /// The legacy era's standalone GET stream: the server's requests are answered and its

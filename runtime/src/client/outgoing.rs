@@ -18,6 +18,8 @@ pub(crate) struct Outgoing<'a> {
     pub(crate) params: &'a Value,
     /// The JSON-RPC message, serialised.
     pub(crate) text: String,
+    /// The era and version it is written for (`None`: before any, as `initialize` is).
+    pub(crate) era: Option<super::Negotiated>,
 }
 
 /// The `_meta` keys a request carries besides the caller's own.
@@ -59,6 +61,7 @@ impl<'a> Outgoing<'a> {
             method,
             params,
             text,
+            era: None,
         })
     }
 }

@@ -1,7 +1,6 @@
 //! The stdio client transport: spawns the server, speaks newline-delimited JSON-RPC on its
-//! stdin/stdout, passes its stderr through, and ends it when the client is dropped. The era is
-//! found with a `server/discover` probe (modern), falling back to `initialize` (legacy) on any
-//! error that is not a modern one.
+//! stdin/stdout, passes its stderr through, and ends it when the client is dropped. It only
+//! moves lines: the era and every other protocol rule are the session's (`session.rs`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -16,11 +15,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::io::{self, IoTask};
+use super::session;
 use super::{
-    CallContext, CallOptions, Exchange, Negotiated, Outgoing, Response, Route, Session, Settings,
-    ToolList, lock,
+    CallContext, CallOptions, Negotiated, Outgoing, Reply, Response, Route, Session, Settings,
+    ToolList, Transport, lock,
 };
-use crate::era;
 use crate::{CallToolResult, Error, ToolCaller};
 
 /// A request waiting for its response.
@@ -127,7 +126,7 @@ impl StdioClientBuilder {
                 child: Mutex::new(child),
             }),
         };
-        negotiate(&client).await?;
+        session::negotiate(&client).await?;
         Ok(client)
     }
 }
@@ -187,12 +186,12 @@ impl StdioClient {
 
     /// `tools/list`, every page, with its caching hints.
     pub async fn tool_list(&self) -> Result<ToolList, Error> {
-        super::tool_list(self, false).await
+        session::tool_list(self).await
     }
 
     /// Sends one JSON-RPC request and returns its `result`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
-        super::request(self, method, params, &CallOptions::default()).await
+        session::request(self, method, params, &CallOptions::default()).await
     }
 
     /// Sends one JSON-RPC request with per-call options (progress and log handlers, a
@@ -203,7 +202,7 @@ impl StdioClient {
         params: Value,
         options: &CallOptions,
     ) -> Result<Value, Error> {
-        super::request(self, method, params, options).await
+        session::request(self, method, params, options).await
     }
 
     /// Calls a tool with per-call options (progress and log handlers, a timeout).
@@ -213,13 +212,19 @@ impl StdioClient {
         arguments: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<CallToolResult, Error> {
-        super::call_tool(self, name, arguments, options).await
+        session::call_tool(self, name, arguments, options).await
     }
 }
 
-impl Exchange for StdioClient {
+impl Transport for StdioClient {
+    const MIRRORS_HEADERS: bool = false;
+
     fn session(&self) -> &Session {
         &self.inner.shared.session
+    }
+
+    fn peer(&self) -> String {
+        "the server".to_owned()
     }
 
     fn exchange(
@@ -227,14 +232,11 @@ impl Exchange for StdioClient {
         request: Outgoing<'_>,
         context: CallContext,
         timeout: Duration,
-    ) -> impl Future<Output = Result<Response, Error>> + Send {
+    ) -> impl Future<Output = Result<Reply, Error>> + Send {
         let shared = self.inner.shared.clone();
         let cancelling = shared.clone();
-        let (id, method) = (request.id, request.method);
-        let what = match request.params["name"].as_str() {
-            Some(name) if method == "tools/call" => format!("{method} {name}"),
-            _ => method.to_owned(),
-        };
+        let id = request.id;
+        let what = session::describe(request.method, request.params);
         let text = request.text;
         IoTask::spawn(
             async move {
@@ -245,7 +247,7 @@ impl Exchange for StdioClient {
                     return Err(e);
                 }
                 match tokio::time::timeout(timeout, rx).await {
-                    Ok(Ok(answer)) => Ok(answer),
+                    Ok(Ok(answer)) => Ok(Reply::Response(answer)),
                     Ok(Err(_)) => Err(Error::transport(format!(
                         "{what}: the server closed its output before answering"
                     ))),
@@ -262,6 +264,15 @@ impl Exchange for StdioClient {
                 cancelling.cancel(id, "the caller stopped waiting");
             })),
         )
+    }
+
+    fn notify(
+        &self,
+        message: Value,
+        _negotiated: Negotiated,
+        _timeout: Duration,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        std::future::ready(self.inner.shared.write(&message))
     }
 }
 
@@ -280,121 +291,8 @@ impl ToolCaller for StdioClient {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<T, Error> {
-        super::call_tool_decoded(self, name, arguments).await
+        session::call_tool_decoded(self, name, arguments).await
     }
-}
-
-/// The era: a `server/discover` probe (unless a legacy version is pinned); any answer that is
-/// not a discover result or a modern error means legacy, and `initialize`.
-async fn negotiate(client: &StdioClient) -> Result<(), Error> {
-    let session = &client.inner.shared.session;
-    let protocol = session.settings.protocol.clone();
-    let timeout = session.settings.timeout;
-    let (mut version, modern) = protocol.first();
-    let mut legacy_version = (!modern).then(|| version.clone());
-    if modern {
-        for _ in 0..3 {
-            let id = session.next_id();
-            let negotiated = Negotiated {
-                version: version.clone(),
-                modern: true,
-            };
-            let params = json!({});
-            let request =
-                session.outgoing(id, "server/discover", &params, Some(&negotiated), None)?;
-            let answer = client
-                .exchange(request, CallContext::default(), timeout)
-                .await;
-            let reason = match answer.and_then(|a| a.result("server/discover", id)) {
-                Ok(result) => match result.get("supportedVersions") {
-                    Some(supported) if supported.is_array() => {
-                        if supported
-                            .as_array()
-                            .is_some_and(|s| s.iter().any(|v| v == version.as_str()))
-                        {
-                            session.set_negotiated(version, true);
-                            session.set_server_info(super::discover_server_info(&result));
-                            return Ok(());
-                        }
-                        match protocol.pick(supported) {
-                            Some(next) if era::is_modern(&next) => {
-                                version = next;
-                                continue;
-                            }
-                            Some(legacy) => {
-                                legacy_version = Some(legacy);
-                                break;
-                            }
-                            None => {
-                                return Err(Error::transport(format!(
-                                    "the server supports no protocol version this client speaks ({protocol:?})"
-                                )));
-                            }
-                        }
-                    }
-                    _ => "server/discover answered without supportedVersions".to_owned(),
-                },
-                Err(Error::Protocol { code, data, .. })
-                    if code == era::code::UNSUPPORTED_PROTOCOL_VERSION =>
-                {
-                    match data.as_ref().and_then(|d| protocol.pick(&d["supported"])) {
-                        Some(next) if era::is_modern(&next) => {
-                            version = next;
-                            continue;
-                        }
-                        Some(legacy) => {
-                            legacy_version = Some(legacy);
-                            break;
-                        }
-                        None => {
-                            return Err(Error::transport(format!(
-                                "the server supports no protocol version this client speaks ({protocol:?})"
-                            )));
-                        }
-                    }
-                }
-                Err(e @ Error::Protocol { code, .. }) if era::code::is_modern(code) => {
-                    return Err(e);
-                }
-                Err(Error::Protocol { code, message, .. }) => {
-                    format!("server/discover answered {code} {message}")
-                }
-                Err(e @ Error::Timeout { .. }) => e.to_string(),
-                Err(e) => return Err(e),
-            };
-            if !protocol.may_fall_back() {
-                return Err(Error::transport(format!(
-                    "the server does not speak MCP {version} ({reason}); it may speak a legacy \
-                     version: use Protocol::Auto or Protocol::Legacy"
-                )));
-            }
-            legacy_version = Some(era::LATEST_LEGACY.to_owned());
-            break;
-        }
-    }
-    let Some(version) = legacy_version else {
-        return Err(Error::transport("no protocol version agreed after 3 tries"));
-    };
-    let id = session.next_id();
-    let params = session.initialize_params(&version);
-    let request = session.outgoing(id, "initialize", &params, None, None)?;
-    let answer = client
-        .exchange(request, CallContext::default(), timeout)
-        .await?;
-    let result = answer.result("initialize", id)?;
-    session.set_negotiated(
-        result
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or(&version)
-            .to_owned(),
-        false,
-    );
-    session.set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
-    client
-        .inner
-        .shared
-        .write(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 }
 
 /// Routes responses to their requests and notifications to their handlers; answers the

@@ -1,0 +1,944 @@
+//! The protocol engine both transports share: the session's state, era negotiation (modern
+//! first, the legacy fallback where the 2026-07-28 dual-era rules say), the request loop (the
+//! modern `_meta`, version retries, the `x-mcp-header` refresh, `input_required` rounds),
+//! paging, and what an HTTP refusal means. A [`Transport`] only moves messages and reports what
+//! happened ([`Reply`]); everything here is written once, for HTTP and stdio alike.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use super::decode::{Decoder, Step, Typed, ValueResult};
+use super::outgoing::{MetaKeys, Modern};
+use super::{
+    CallContext, CallOptions, LogMessage, Outgoing, Progress, Response, Settings, ToolList, lock,
+};
+use crate::era::{self, meta};
+use crate::{CallToolResult, Error};
+
+/// The negotiated version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Negotiated {
+    pub(crate) version: String,
+    pub(crate) modern: bool,
+}
+
+/// The `x-mcp-header` parameters of one tool: header name and the property path.
+pub(crate) type HeaderParams = Vec<(String, Vec<String>)>;
+
+/// Session state both transports share.
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub(crate) settings: Settings,
+    next_id: AtomicU64,
+    negotiated: Mutex<Option<Negotiated>>,
+    server_info: Mutex<Value>,
+    header_params: Mutex<HashMap<String, HeaderParams>>,
+}
+
+impl Session {
+    pub(crate) fn new(settings: Settings) -> Self {
+        Session {
+            settings,
+            next_id: AtomicU64::new(1),
+            negotiated: Mutex::new(None),
+            server_info: Mutex::new(Value::Null),
+            header_params: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+        lock(&self.negotiated).clone()
+    }
+
+    pub(crate) fn set_negotiated(&self, version: String, modern: bool) {
+        *lock(&self.negotiated) = Some(Negotiated { version, modern });
+    }
+
+    pub(crate) fn protocol_version(&self) -> Option<String> {
+        lock(&self.negotiated).as_ref().map(|n| n.version.clone())
+    }
+
+    pub(crate) fn server_info(&self) -> Value {
+        lock(&self.server_info).clone()
+    }
+
+    pub(crate) fn set_server_info(&self, info: Value) {
+        *lock(&self.server_info) = info;
+    }
+
+    pub(crate) fn header_params(&self, tool: &str) -> Option<HeaderParams> {
+        lock(&self.header_params).get(tool).cloned()
+    }
+
+    /// The `clientInfo` object.
+    pub(crate) fn client_info(&self) -> Value {
+        json!({"name": self.settings.client_name, "version": self.settings.client_version})
+    }
+
+    /// The `initialize` params for `version`.
+    pub(crate) fn initialize_params(&self, version: &str) -> Value {
+        json!({
+            "protocolVersion": version,
+            "capabilities": self.settings.capabilities,
+            "clientInfo": self.client_info(),
+        })
+    }
+
+    /// A JSON-RPC request, written: `params` with the modern `_meta` keys when `version` is a
+    /// 2026-07-28 one, and the `progressToken` when there is one.
+    pub(crate) fn outgoing<'a>(
+        &self,
+        id: u64,
+        method: &'a str,
+        params: &'a Value,
+        version: Option<&Negotiated>,
+        progress_token: Option<u64>,
+    ) -> Result<Outgoing<'a>, Error> {
+        let keys = MetaKeys {
+            modern: version.filter(|n| n.modern).map(|n| Modern {
+                version: &n.version,
+                capabilities: &self.settings.capabilities,
+                client_name: &self.settings.client_name,
+                client_version: &self.settings.client_version,
+            }),
+            progress_token,
+        };
+        let mut request = Outgoing::new(id, method, params, keys)?;
+        request.era = version.cloned();
+        Ok(request)
+    }
+
+    /// Hands a notification to the handler it is for.
+    pub(crate) fn notify(&self, message: &Value, context: &CallContext) {
+        let params = &message["params"];
+        match message["method"].as_str() {
+            Some("notifications/progress") => {
+                if let (Some(handler), Some(progress)) =
+                    (&context.progress, params["progress"].as_f64())
+                {
+                    handler(Progress {
+                        progress,
+                        total: params["total"].as_f64(),
+                        message: params["message"].as_str().map(str::to_owned),
+                    });
+                }
+            }
+            Some("notifications/message") => {
+                if let Some(handler) = context.log.as_ref().or(self.settings.log.as_ref()) {
+                    handler(LogMessage {
+                        level: params["level"].as_str().unwrap_or("info").to_owned(),
+                        logger: params["logger"].as_str().map(str::to_owned),
+                        data: params["data"].clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The result of the server's request `method`: `ping` answers `{}`; otherwise the
+    /// request handler, or `-32601`.
+    pub(crate) fn answer(&self, method: &str, params: &Value) -> Result<Value, Error> {
+        match &self.settings.requests {
+            Some(handler) => handler(method, params),
+            None if method == "ping" => Ok(json!({})),
+            None => Err(Error::Protocol {
+                code: -32601,
+                message: format!("Method not found: {method} (this client has no handler for it)"),
+                data: None,
+            }),
+        }
+    }
+
+    /// The JSON-RPC response to the server's request `message`.
+    pub(crate) fn response_to(&self, message: &Value) -> Value {
+        let id = message["id"].clone();
+        let method = message["method"].as_str().unwrap_or("");
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let answer = if method == "ping" {
+            Ok(json!({}))
+        } else {
+            self.answer(method, &params)
+        };
+        match answer {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(Error::Protocol {
+                code,
+                message,
+                data,
+            }) => {
+                let mut error = json!({"code": code, "message": message});
+                if let Some(data) = data {
+                    error["data"] = data;
+                }
+                json!({"jsonrpc": "2.0", "id": id, "error": error})
+            }
+            Err(other) => json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32603, "message": other.to_string()}}),
+        }
+    }
+
+    /// The `inputResponses` for the `inputRequests` of an `input_required` result.
+    fn input_responses(&self, requests: &Value) -> Result<Value, Error> {
+        let Some(requests) = requests.as_object() else {
+            return Err(Error::transport(
+                "an input_required result without an inputRequests object",
+            ));
+        };
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let method = request["method"].as_str().unwrap_or("");
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            let result = self.answer(method, &params)?;
+            responses.insert(key.clone(), result);
+        }
+        Ok(Value::Object(responses))
+    }
+}
+
+/// What a transport reports of one request: the response, or what the server did instead.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// The JSON-RPC response to the request, as it came (checked and decoded by the session).
+    Response(Response),
+    /// An HTTP error status (never over stdio); `error` is the JSON-RPC error response in the
+    /// body, if any.
+    Refused {
+        status: http::StatusCode,
+        body: String,
+        error: Option<Response>,
+        /// The `WWW-Authenticate` header of a 401 or 403.
+        www_authenticate: Option<String>,
+    },
+    /// HTTP 202 (or another success without a body) to a request that needed a response.
+    Accepted,
+}
+
+/// A transport moves messages; the session decides what they mean. `exchange` sends one
+/// request, hands the notifications that come with its answer to `context`, answers the
+/// server's requests, and reports what happened (or fails, cancelling the request on the
+/// server).
+pub(crate) trait Transport: Sync {
+    /// Whether tools' `x-mcp-header` annotations are mirrored as headers (Streamable HTTP in
+    /// the modern era), so that `tools/list` drops the tools whose annotations are invalid.
+    const MIRRORS_HEADERS: bool;
+
+    fn session(&self) -> &Session;
+
+    /// Who the server is, for messages (`https://mcp.example/mcp`, `the server`).
+    fn peer(&self) -> String;
+
+    /// Sends `request` and reports what came back.
+    fn exchange(
+        &self,
+        request: Outgoing<'_>,
+        context: CallContext,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Reply, Error>> + Send;
+
+    /// Sends a notification (no response expected) in the era `negotiated`.
+    fn notify(
+        &self,
+        message: Value,
+        negotiated: Negotiated,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+
+    /// The legacy handshake is done: start what the era needs besides requests (over HTTP,
+    /// the stream on which the server sends its own requests and notifications).
+    fn initialized(&self) {}
+}
+
+/// The response in a reply, or the error the reply means: a refusal with a JSON-RPC error is
+/// that error's response; 401 and 403 are [`Error::Auth`]; any other refusal, and no response
+/// at all, a transport error naming the peer.
+fn into_response<T: Transport>(
+    transport: &T,
+    reply: Reply,
+    method: &str,
+    params: &Value,
+) -> Result<Response, Error> {
+    match reply {
+        Reply::Response(response) => Ok(response),
+        Reply::Refused {
+            status,
+            www_authenticate,
+            ..
+        } if status == http::StatusCode::UNAUTHORIZED || status == http::StatusCode::FORBIDDEN => {
+            Err(Error::Auth {
+                status: Some(status.as_u16()),
+                message: format!("{} answered HTTP {status}", transport.peer()),
+                www_authenticate,
+            })
+        }
+        Reply::Refused {
+            error: Some(error), ..
+        } => Ok(error),
+        Reply::Refused { status, body, .. } => Err(refused(&transport.peer(), status, &body)),
+        Reply::Accepted => Err(Error::transport(format!(
+            "{}: the server sent no response",
+            describe(method, params)
+        ))),
+    }
+}
+
+/// `tools/call echo`, `initialize`: what a request is, for messages.
+pub(crate) fn describe(method: &str, params: &Value) -> String {
+    match params["name"].as_str() {
+        Some(name) if method == "tools/call" || method == "prompts/get" => {
+            format!("{method} {name}")
+        }
+        _ => method.to_owned(),
+    }
+}
+
+/// `URL answered HTTP 500 Internal Server Error: <the body's first 500 characters>`.
+pub(crate) fn refused(peer: &str, status: http::StatusCode, body: &str) -> Error {
+    let mut message = format!("{peer} answered HTTP {status}");
+    let body = body.trim();
+    if !body.is_empty() {
+        let cut: String = body.chars().take(500).collect();
+        message.push_str(&format!(": {cut}"));
+    }
+    Error::transport(message)
+}
+
+/// Sends one request through `transport` and returns its `result`, with the rules of both
+/// eras: the modern `_meta`, a retry with another version on `-32022`, a retry after
+/// refreshing the tool list on `-32020` for `tools/call`, and the rounds of `input_required`.
+pub(crate) async fn request<T: Transport>(
+    transport: &T,
+    method: &str,
+    params: Value,
+    options: &CallOptions,
+) -> Result<Value, Error> {
+    let refresh = || async { tool_list(transport).await.map(|_| ()) };
+    request_loop(transport, method, params, options, refresh, &ValueResult).await
+}
+
+/// [`request`] without the tool-list refresh (which itself sends requests).
+async fn request_plain<T: Transport>(
+    transport: &T,
+    method: &str,
+    params: Value,
+    options: &CallOptions,
+) -> Result<Value, Error> {
+    let refresh = || std::future::ready(Ok(()));
+    request_loop(transport, method, params, options, refresh, &ValueResult).await
+}
+
+async fn request_loop<T, R, F, D>(
+    transport: &T,
+    method: &str,
+    params: Value,
+    options: &CallOptions,
+    refresh: R,
+    decoder: &D,
+) -> Result<D::Output, Error>
+where
+    T: Transport,
+    R: Fn() -> F,
+    F: Future<Output = Result<(), Error>>,
+    D: Decoder,
+{
+    let session = transport.session();
+    let mut params = params;
+    let context = CallContext {
+        progress: options.progress.clone(),
+        log: options.log.clone(),
+    };
+    let timeout = options.timeout.unwrap_or(session.settings.timeout);
+    let mut version_retries = 0;
+    let mut refreshed_headers = false;
+    for _round in 0..32 {
+        let id = session.next_id();
+        let negotiated = session.negotiated();
+        let token = options.progress.as_ref().map(|_| id);
+        let request = session.outgoing(id, method, &params, negotiated.as_ref(), token)?;
+        let reply = transport
+            .exchange(request, context.clone(), timeout)
+            .await?;
+        let answer = into_response(transport, reply, method, &params)?;
+        let modern = negotiated.as_ref().is_some_and(|n| n.modern);
+        let expected = (!answer.any_id).then_some(id);
+        let decoded = decoder.decode(method, expected, &answer.body);
+        drop(answer);
+        match decoded {
+            Err(Error::Protocol { code, data, .. })
+                if modern
+                    && code == era::code::UNSUPPORTED_PROTOCOL_VERSION
+                    && version_retries < 2
+                    && data
+                        .as_ref()
+                        .and_then(|d| session.settings.protocol.pick(&d["supported"]))
+                        .is_some_and(|v| era::is_modern(&v)) =>
+            {
+                version_retries += 1;
+                let version = data
+                    .as_ref()
+                    .and_then(|d| session.settings.protocol.pick(&d["supported"]))
+                    .unwrap_or_default();
+                session.set_negotiated(version, true);
+            }
+            Err(Error::Protocol { code, .. })
+                if modern
+                    && code == era::code::HEADER_MISMATCH
+                    && method == "tools/call"
+                    && !refreshed_headers =>
+            {
+                refreshed_headers = true;
+                refresh().await?;
+            }
+            Err(e) => return Err(e),
+            Ok(Step::Done(result)) => return Ok(result),
+            Ok(Step::InputRequired(result)) => {
+                let responses = session.input_responses(&result["inputRequests"])?;
+                let map = params_object(&mut params);
+                map.insert("inputResponses".into(), responses);
+                match result.get("requestState") {
+                    Some(state) => map.insert("requestState".into(), state.clone()),
+                    None => map.remove("requestState"),
+                };
+            }
+        }
+    }
+    Err(Error::transport(format!(
+        "{method}: the server kept asking for input (32 rounds)"
+    )))
+}
+
+fn params_object(params: &mut Value) -> &mut Map<String, Value> {
+    if !params.is_object() {
+        *params = Value::Object(Map::new());
+    }
+    match params {
+        Value::Object(map) => map,
+        _ => unreachable!("made an object above"),
+    }
+}
+
+/// `tools/list`, every page; where the transport mirrors `x-mcp-header` annotations, tools
+/// with invalid ones are left out and the valid ones remembered for `tools/call`.
+pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, Error> {
+    let mut list = ToolList::default();
+    let mut cursor: Option<String> = None;
+    let options = CallOptions::default();
+    for page_number in 0..10_000 {
+        let params = match &cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let page = request_plain(transport, "tools/list", params, &options).await?;
+        if page_number == 0 {
+            list.ttl_ms = page.get("ttlMs").and_then(Value::as_u64);
+            list.cache_scope = page
+                .get("cacheScope")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        }
+        if let Some(Value::Array(tools)) = page.get("tools") {
+            list.tools.extend(tools.iter().cloned());
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+            _ => {
+                if T::MIRRORS_HEADERS {
+                    let mut headers = HashMap::new();
+                    list.tools.retain(|tool| {
+                        let name = tool["name"].as_str().unwrap_or("").to_owned();
+                        match header_params(&tool["inputSchema"]) {
+                            Ok(params) => {
+                                headers.insert(name, params);
+                                true
+                            }
+                            Err(reason) => {
+                                list.rejected.push((name, reason));
+                                false
+                            }
+                        }
+                    });
+                    *lock(&transport.session().header_params) = headers;
+                }
+                return Ok(list);
+            }
+        }
+    }
+    Err(Error::transport("tools/list did not end after 10000 pages"))
+}
+
+/// The `x-mcp-header` parameters of an input schema, or why the annotations are invalid.
+pub(crate) fn header_params(schema: &Value) -> Result<HeaderParams, String> {
+    fn count(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => {
+                usize::from(map.contains_key("x-mcp-header"))
+                    + map.values().map(count).sum::<usize>()
+            }
+            Value::Array(items) => items.iter().map(count).sum(),
+            _ => 0,
+        }
+    }
+    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut HeaderParams) -> Result<(), String> {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return Ok(());
+        };
+        for (key, property) in properties {
+            path.push(key.clone());
+            if let Some(name) = property.get("x-mcp-header") {
+                let name = name
+                    .as_str()
+                    .ok_or_else(|| format!("x-mcp-header of {} is not a string", path.join(".")))?;
+                if name.is_empty() {
+                    return Err(format!("x-mcp-header of {} is empty", path.join(".")));
+                }
+                let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+                if !name.chars().all(tchar) {
+                    return Err(format!(
+                        "x-mcp-header {name:?} of {} is not an HTTP token",
+                        path.join(".")
+                    ));
+                }
+                match property.get("type").and_then(Value::as_str) {
+                    Some("string" | "integer" | "boolean") => {}
+                    other => {
+                        return Err(format!(
+                            "x-mcp-header {name:?} is on {} of type {}, not string, integer or boolean",
+                            path.join("."),
+                            other.unwrap_or("(none)")
+                        ));
+                    }
+                }
+                if out
+                    .iter()
+                    .any(|(existing, _)| existing.eq_ignore_ascii_case(name))
+                {
+                    return Err(format!("x-mcp-header {name:?} appears twice"));
+                }
+                out.push((name.to_owned(), path.clone()));
+            }
+            walk(property, path, out)?;
+            path.pop();
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out)?;
+    if count(schema) != out.len() {
+        return Err(
+            "x-mcp-header is only allowed on properties reached through `properties` alone"
+                .to_owned(),
+        );
+    }
+    Ok(out)
+}
+
+/// The header value of an `x-mcp-header` argument, `None` when it is absent or null.
+pub(crate) fn header_param_value(arguments: &Value, path: &[String]) -> Option<String> {
+    let mut value = arguments;
+    for key in path {
+        value = value.get(key)?;
+    }
+    match value {
+        Value::String(s) => Some(era::header_value::encode(s)),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The `result` of a JSON-RPC response, or its `error` as [`Error::Protocol`].
+pub(crate) fn response_result(method: &str, mut answer: Value) -> Result<Value, Error> {
+    if let Some(error) = answer.get("error") {
+        return Err(Error::Protocol {
+            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            data: error.get("data").cloned(),
+        });
+    }
+    answer
+        .get_mut("result")
+        .map(Value::take)
+        .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
+}
+
+/// `tools/call` over `client`, its result read as the runtime's lenient [`CallToolResult`]:
+/// what both transports' `call_tool_with` do.
+pub(crate) async fn call_tool<T: Transport>(
+    client: &T,
+    name: &str,
+    arguments: Map<String, Value>,
+    options: &CallOptions,
+) -> Result<CallToolResult, Error> {
+    let result = request(
+        client,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+        options,
+    )
+    .await?;
+    serde_json::from_value(result).map_err(|e| {
+        Error::transport_source(
+            "tools/call answered with a result that is not a CallToolResult",
+            e,
+        )
+    })
+}
+
+/// `tools/call` over `client`, its result decoded into `T` straight from the response's bytes
+/// (see [`decode`]): what both transports' `call_tool_decoded` do.
+pub(crate) async fn call_tool_decoded<C: Transport, T: serde::de::DeserializeOwned + Send>(
+    client: &C,
+    name: &str,
+    arguments: Map<String, Value>,
+) -> Result<T, Error> {
+    let refresh = || async { tool_list(client).await.map(|_| ()) };
+    let params = json!({"name": name, "arguments": arguments});
+    let options = CallOptions::default();
+    let decoder = Typed::<T>::new(name);
+    request_loop(client, "tools/call", params, &options, refresh, &decoder).await
+}
+
+/// The `serverInfo` of a `server/discover` result.
+pub(crate) fn discover_server_info(result: &Value) -> Value {
+    result
+        .get("_meta")
+        .and_then(|m| m.get(meta::SERVER_INFO))
+        .or_else(|| result.get("serverInfo"))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Finds the era, once per connection, with the same rules over every transport:
+///
+/// - a modern `server/discover` first (unless a legacy version is pinned); a result listing
+///   our version settles it, another modern version is tried next (at most three times), a
+///   `-32022` names the versions to pick from, and a modern error code ends the connect;
+/// - a `-32601` with HTTP 404 is a modern server without `server/discover` (the 2026-07-28
+///   answer to an unknown method); over stdio there is no status, so a `-32601` there, like
+///   any other answer (an error, a 4xx without a modern error, a 202, a result without
+///   `supportedVersions`, or silence), means a legacy server: `initialize` follows, where
+///   [`Protocol::Auto`](super::Protocol::Auto) allows it;
+/// - the whole connect has one time budget (the client's timeout): when a fallback is
+///   allowed, the probe may take half of it and `initialize` the rest, so a silent server
+///   fails within the budget with a message naming both steps.
+pub(crate) async fn negotiate<T: Transport>(transport: &T) -> Result<(), Error> {
+    let session = transport.session();
+    let protocol = session.settings.protocol.clone();
+    let budget = session.settings.timeout;
+    let deadline = Instant::now() + budget;
+    let (mut version, modern) = protocol.first();
+    if !modern {
+        return initialize(transport, &version, deadline, false).await;
+    }
+    let probe_budget = if protocol.may_fall_back() {
+        budget / 2
+    } else {
+        budget
+    };
+    for _ in 0..3 {
+        let probe = discover(transport, &version, probe_budget).await?;
+        let reason = match probe {
+            Probe::Modern { server_info } => {
+                session.set_negotiated(version, true);
+                session.set_server_info(server_info);
+                return Ok(());
+            }
+            Probe::Pick(supported) => match protocol.pick(&supported) {
+                Some(next) if era::is_modern(&next) => {
+                    version = next;
+                    continue;
+                }
+                Some(legacy) => return initialize(transport, &legacy, deadline, false).await,
+                None => {
+                    return Err(Error::transport(format!(
+                        "{} supports no protocol version this client speaks ({protocol:?}): \
+                         it offers {supported}",
+                        transport.peer()
+                    )));
+                }
+            },
+            Probe::Legacy(reason) => reason,
+            Probe::Silent(reason) => {
+                if protocol.may_fall_back() {
+                    return initialize(transport, era::LATEST_LEGACY, deadline, true).await;
+                }
+                reason
+            }
+        };
+        if protocol.may_fall_back() {
+            return initialize(transport, era::LATEST_LEGACY, deadline, false).await;
+        }
+        return Err(Error::transport(format!(
+            "{} does not speak MCP {version} ({reason}); it may speak a legacy version: use \
+             Protocol::Auto or Protocol::Legacy",
+            transport.peer()
+        )));
+    }
+    Err(Error::transport(format!(
+        "{}: no protocol version agreed after 3 tries",
+        transport.peer()
+    )))
+}
+
+/// What a `server/discover` probe found.
+enum Probe {
+    /// The server speaks the version asked for.
+    Modern { server_info: Value },
+    /// It speaks others: these (`supportedVersions`, or a `-32022`'s `data.supported`).
+    Pick(Value),
+    /// It is no modern server: why.
+    Legacy(String),
+    /// It did not answer in time.
+    Silent(String),
+}
+
+async fn discover<T: Transport>(
+    transport: &T,
+    version: &str,
+    timeout: Duration,
+) -> Result<Probe, Error> {
+    let session = transport.session();
+    let id = session.next_id();
+    let negotiated = Negotiated {
+        version: version.to_owned(),
+        modern: true,
+    };
+    let params = json!({});
+    let request = session.outgoing(id, "server/discover", &params, Some(&negotiated), None)?;
+    let reply = match transport
+        .exchange(request, CallContext::default(), timeout)
+        .await
+    {
+        Ok(reply) => reply,
+        Err(e @ Error::Timeout { .. }) => return Ok(Probe::Silent(e.to_string())),
+        Err(e) => return Err(e),
+    };
+    let (response, status) = match reply {
+        Reply::Response(response) => (response, None),
+        Reply::Refused {
+            status,
+            error: Some(error),
+            ..
+        } if status != http::StatusCode::UNAUTHORIZED && status != http::StatusCode::FORBIDDEN => {
+            (error, Some(status))
+        }
+        Reply::Refused {
+            status,
+            body,
+            error: None,
+            ..
+        } if status.is_client_error()
+            && status != http::StatusCode::UNAUTHORIZED
+            && status != http::StatusCode::FORBIDDEN =>
+        {
+            return Ok(Probe::Legacy(format!("HTTP {status}: {}", body.trim())));
+        }
+        Reply::Accepted => return Ok(Probe::Legacy("a 202 to a request".to_owned())),
+        refusal => {
+            return Err(
+                into_response(transport, refusal, "server/discover", &params)
+                    .err()
+                    .unwrap_or_else(|| Error::transport("server/discover: unexpected answer")),
+            );
+        }
+    };
+    match response.result("server/discover", id) {
+        Ok(result) => match result.get("supportedVersions").filter(|v| v.is_array()) {
+            Some(supported)
+                if supported
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|v| v == version)) =>
+            {
+                Ok(Probe::Modern {
+                    server_info: discover_server_info(&result),
+                })
+            }
+            Some(supported) => Ok(Probe::Pick(supported.clone())),
+            None => Ok(Probe::Legacy(
+                "server/discover answered without supportedVersions".to_owned(),
+            )),
+        },
+        Err(Error::Protocol { code, data, .. })
+            if code == era::code::UNSUPPORTED_PROTOCOL_VERSION =>
+        {
+            Ok(Probe::Pick(
+                data.map(|mut d| d["supported"].take())
+                    .unwrap_or(Value::Null),
+            ))
+        }
+        Err(e @ Error::Protocol { code, .. }) if era::code::is_modern(code) => Err(e),
+        Err(Error::Protocol { code, .. })
+            if code == -32601 && status == Some(http::StatusCode::NOT_FOUND) =>
+        {
+            Ok(Probe::Modern {
+                server_info: Value::Null,
+            })
+        }
+        Err(Error::Protocol { code, message, .. }) => Ok(Probe::Legacy(format!(
+            "server/discover answered {code} {message}"
+        ))),
+        Err(e) => Err(e),
+    }
+}
+
+/// The legacy handshake: `initialize` asking for `version`, then `notifications/initialized`,
+/// within what is left of the connect's budget (`after_silence`: the probe went unanswered,
+/// which a timeout here names too).
+async fn initialize<T: Transport>(
+    transport: &T,
+    version: &str,
+    deadline: Instant,
+    after_silence: bool,
+) -> Result<(), Error> {
+    let session = transport.session();
+    let budget = session.settings.timeout;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let id = session.next_id();
+    let params = session.initialize_params(version);
+    let request = session.outgoing(id, "initialize", &params, None, None)?;
+    let reply = match transport
+        .exchange(request, CallContext::default(), left)
+        .await
+    {
+        Err(Error::Timeout { .. }) if after_silence => {
+            return Err(Error::Timeout {
+                message: format!(
+                    "{} answered neither server/discover (the 2026-07-28 probe) nor \
+                     initialize (the legacy handshake)",
+                    transport.peer()
+                ),
+                after: budget,
+            });
+        }
+        other => other?,
+    };
+    let result =
+        into_response(transport, reply, "initialize", &params)?.result("initialize", id)?;
+    let agreed = result
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(version)
+        .to_owned();
+    session.set_negotiated(agreed.clone(), false);
+    session.set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
+    let negotiated = Negotiated {
+        version: agreed,
+        modern: false,
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    transport
+        .notify(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            negotiated,
+            left.max(Duration::from_secs(1)),
+        )
+        .await?;
+    transport.initialized();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::Protocol;
+
+    #[test]
+    fn header_params_follow_the_rules() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "nested": {"type": "object", "properties": {
+                "n": {"type": "integer", "x-mcp-header": "N"}}},
+            "plain": {"type": "number"}}});
+        // Sorted: the schema's key order depends on serde_json's `preserve_order`, which this
+        // crate does not turn on (a workspace build unifies it in from the generator).
+        let mut params = header_params(&schema).expect("valid");
+        params.sort();
+        assert_eq!(
+            params,
+            vec![
+                ("N".to_owned(), vec!["nested".to_owned(), "n".to_owned()]),
+                ("Region".to_owned(), vec!["region".to_owned()]),
+            ]
+        );
+        let arguments = json!({"region": " padded ", "nested": {"n": 42}});
+        assert_eq!(
+            header_param_value(&arguments, &params[1].1).as_deref(),
+            Some("=?base64?IHBhZGRlZCA=?=")
+        );
+        assert_eq!(
+            header_param_value(&arguments, &params[0].1).as_deref(),
+            Some("42")
+        );
+        assert_eq!(
+            header_param_value(&json!({"region": null}), &params[1].1),
+            None
+        );
+        for bad in [
+            json!({"properties": {"v": {"type": "string", "x-mcp-header": ""}}}),
+            json!({"properties": {"v": {"type": "number", "x-mcp-header": "V"}}}),
+            json!({"properties": {"v": {"type": "object", "x-mcp-header": "V"}}}),
+            json!({"properties": {"v": {"type": "string", "x-mcp-header": "My V"}}}),
+            json!({"properties": {"v": {"type": "string", "x-mcp-header": "R\u{e9}gion"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"},
+                                  "b": {"type": "string", "x-mcp-header": "a"}}}),
+            json!({"properties": {"v": {"type": "array",
+                "items": {"type": "string", "x-mcp-header": "V"}}}}),
+        ] {
+            assert!(header_params(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn modern_requests_carry_the_meta_keys() {
+        let session = Session::new(Settings::default());
+        let negotiated = Negotiated {
+            version: "2026-07-28".into(),
+            modern: true,
+        };
+        let params = json!({"name": "x", "_meta": {"mine": 1}});
+        let request = session
+            .outgoing(7, "tools/call", &params, Some(&negotiated), Some(7))
+            .unwrap();
+        let message: Value = serde_json::from_str(&request.text).unwrap();
+        let meta = &message["params"]["_meta"];
+        assert_eq!(meta[meta::PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(meta[meta::CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(meta[meta::CLIENT_INFO]["name"], "mcp-bindgen");
+        assert_eq!(meta["progressToken"], 7);
+        assert_eq!(meta["mine"], 1);
+        let params = json!({});
+        let legacy = session
+            .outgoing(8, "tools/list", &params, None, None)
+            .unwrap();
+        let legacy: Value = serde_json::from_str(&legacy.text).unwrap();
+        assert_eq!(legacy["params"], json!({}));
+    }
+
+    #[test]
+    fn versions_are_picked_from_what_both_support() {
+        let supported = json!(["2025-06-18", "2026-07-28"]);
+        assert_eq!(
+            Protocol::Auto.pick(&supported).as_deref(),
+            Some("2026-07-28")
+        );
+        assert_eq!(
+            Protocol::Legacy.pick(&supported).as_deref(),
+            Some("2025-06-18")
+        );
+        assert_eq!(Protocol::Modern.pick(&json!(["2025-06-18"])), None);
+        assert_eq!(Protocol::Auto.pick(&json!(["1900-01-01"])), None);
+    }
+}
