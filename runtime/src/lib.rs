@@ -56,6 +56,8 @@ pub mod client;
 #[cfg(feature = "client")]
 #[doc(hidden)]
 pub use client::http as http_client;
+#[cfg(feature = "oauth")]
+pub use client::oauth;
 /// The stdio client transport's former path; see [`client::stdio`].
 #[cfg(feature = "client")]
 #[doc(hidden)]

@@ -8,7 +8,8 @@
 //!   registry + server, both eras on one port), with the expected failures in
 //!   `interop/conformance-baseline-2026-07-28.yml` and `interop/conformance-baseline.yml`;
 //! - the client leg of the suite 0.2.0-alpha.12 (`conformance-0.2`), the frozen 2026-07-28
-//!   and 2025-11-25 requirement sets, against `conformance_client` (every scenario but `auth/*`);
+//!   and 2025-11-25 requirement sets, against `conformance_client` (every scored scenario,
+//!   the 25 and 14 `auth/*` ones included, and the `auth/client-credentials-basic` extension);
 //! - the official TypeScript SDK clients (v1 1.32.2, legacy; v2 with auto negotiation, which
 //!   lands on 2026-07-28) and the Python `mcp` client (its legacy session and its auto-negotiating
 //!   `Client`) against our server, progress included;
@@ -212,9 +213,11 @@ fn conformance_server_2025_11_25() {
 /// The conformance suite 0.2's client leg against `conformance_client`, for the frozen
 /// requirement set of `revision`: every scenario in `scenarios` ran, and none of its checks
 /// failed or warned (a check may be SKIPPED when the scenario offers a method the client has
-/// no reason to send, such as `initialize` to a modern server). The `auth/*` scenarios (OAuth,
-/// not in this client) fail, so the suite's exit status is not used.
-fn conformance_client_requirements(revision: &str, scenarios: &[&str]) {
+/// no reason to send, such as `initialize` to a modern server). The suite's exit status counts
+/// only the scored scenarios; the OAuth extensions this client does not implement (DPoP,
+/// enterprise-managed authorization, workload identity, `private_key_jwt`) fail unscored, so
+/// each scenario named here is checked on its own.
+fn conformance_client_requirements(revision: &str, scenarios: Vec<&str>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut c = conformance_02();
     c.args([
@@ -229,16 +232,23 @@ fn conformance_client_requirements(revision: &str, scenarios: &[&str]) {
     ])
     .arg(dir.path());
     let out = c.output().expect("runs the conformance suite");
+    // One directory per scenario, `NAME-<timestamp>`; the `auth/` ones under `auth/`.
     let mut results = Vec::new();
-    for entry in std::fs::read_dir(dir.path()).expect("results").flatten() {
-        let Ok(text) = std::fs::read_to_string(entry.path().join("checks.json")) else {
-            continue; // `auth/`: a directory of scenario directories
-        };
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let scenario =
-            name[..name.len().saturating_sub("-2026-12-02T12-55-21-013Z".len())].to_owned();
-        let checks: Vec<Value> = serde_json::from_str(&text).expect("json");
-        results.push((scenario, checks));
+    let mut folders = vec![(String::new(), dir.path().to_path_buf())];
+    while let Some((prefix, folder)) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("results").flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(text) = std::fs::read_to_string(entry.path().join("checks.json")) else {
+                folders.push((format!("{prefix}{name}/"), entry.path()));
+                continue;
+            };
+            let scenario = format!(
+                "{prefix}{}",
+                &name[..name.len().saturating_sub("-2026-12-02T12-55-21-013Z".len())]
+            );
+            let checks: Vec<Value> = serde_json::from_str(&text).expect("json");
+            results.push((scenario, checks));
+        }
     }
     for scenario in scenarios {
         let (_, checks) = results
@@ -265,12 +275,48 @@ fn conformance_client_requirements(revision: &str, scenarios: &[&str]) {
     }
 }
 
+/// The OAuth scenarios both requirement sets hold (14 in 2025-11-25).
+const AUTH_2025_11_25: [&str; 14] = [
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+];
+
+/// The OAuth scenarios only 2026-07-28 requires (with the 14 above: 25).
+const AUTH_2026_07_28_ONLY: [&str; 11] = [
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+];
+
+/// OAuth extensions (not scored) this client implements.
+const AUTH_EXTENSIONS: [&str; 1] = ["auth/client-credentials-basic"];
+
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn conformance_client_2026_07_28() {
     conformance_client_requirements(
         "2026-07-28",
-        &[
+        [
             "tools_call",
             "request-metadata",
             "sep-2322-client-request-state",
@@ -280,7 +326,12 @@ fn conformance_client_2026_07_28() {
             "json-schema-ref-no-deref",
             // Not scored in this set (added after its release), passed all the same.
             "json-schema-2020-12-preservation",
-        ],
+        ]
+        .into_iter()
+        .chain(AUTH_2025_11_25)
+        .chain(AUTH_2026_07_28_ONLY)
+        .chain(AUTH_EXTENSIONS)
+        .collect::<Vec<_>>(),
     );
 }
 
@@ -289,13 +340,17 @@ fn conformance_client_2026_07_28() {
 fn conformance_client_2025_11_25() {
     conformance_client_requirements(
         "2025-11-25",
-        &[
+        [
             "initialize",
             "tools_call",
             "elicitation-sep1034-client-defaults",
             "sse-retry",
             "json-schema-2020-12-preservation",
-        ],
+        ]
+        .into_iter()
+        .chain(AUTH_2025_11_25)
+        .chain(AUTH_EXTENSIONS)
+        .collect::<Vec<_>>(),
     );
 }
 

@@ -55,6 +55,8 @@ pub struct HttpClientBuilder {
     roots: Vec<Vec<u8>>,
     proxy: ProxySetting,
     settings: Settings,
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::OAuth>,
 }
 
 /// Where requests go: through the environment's proxies, one given proxy, or straight.
@@ -89,7 +91,8 @@ impl std::fmt::Debug for ProxySetting {
 impl std::fmt::Debug for HttpClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print credentials.
-        f.debug_struct("HttpClientBuilder")
+        let mut builder = f.debug_struct("HttpClientBuilder");
+        builder
             .field("url", &self.url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("jwt", &self.jwt.as_ref().map(|_| "<set>"))
@@ -101,8 +104,10 @@ impl std::fmt::Debug for HttpClientBuilder {
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("extra_roots", &self.roots.len())
             .field("proxy", &self.proxy)
-            .field("settings", &self.settings)
-            .finish()
+            .field("settings", &self.settings);
+        #[cfg(feature = "oauth")]
+        builder.field("oauth", &self.oauth);
+        builder.finish()
     }
 }
 
@@ -176,16 +181,27 @@ impl HttpClientBuilder {
         self
     }
 
+    /// Signs in with OAuth 2.1 where the server asks for it (a 401, or a 403 asking for more
+    /// scope): see [`super::oauth`]. An API key, JWT or token provider, when set, is used
+    /// instead.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     super::settings_methods!();
 
     /// Connects: resolves the credentials, then finds the protocol era (a modern
     /// `server/discover`, or the legacy `initialize` handshake; see
     /// [`Protocol`](super::Protocol)).
-    pub async fn connect(self) -> Result<HttpClient, Error> {
+    pub async fn connect(#[allow(unused_mut)] mut self) -> Result<HttpClient, Error> {
         let bearer = match (&self.api_key, &self.jwt, &self.token_provider) {
             (Some(key), _, _) => Some(key.clone()),
             (None, Some(jwt), _) => Some(jwt.clone()),
             (None, None, Some(provider)) => Some(provider().await?),
+            #[cfg(feature = "oauth")]
+            (None, None, None) if self.oauth.is_some() => None,
             (None, None, None) if self.auth_required => {
                 return Err(Error::Auth {
                     status: None,
@@ -210,7 +226,11 @@ impl HttpClientBuilder {
                 )));
             }
         };
-        if bearer.is_some() && !https && !self.allow_insecure_http {
+        #[cfg(feature = "oauth")]
+        let oauth = self.oauth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let oauth = false;
+        if (bearer.is_some() || oauth) && !https && !self.allow_insecure_http {
             refuse_cleartext(&url, &self.proxy, &ProxyRoutes::of(&self.proxy))?;
         }
         let tls = tls_config(&self.roots, https)?;
@@ -240,10 +260,20 @@ impl HttpClientBuilder {
                 .build()
                 .map_err(|e| Error::transport_source("could not set up the HTTP client", e))?
         };
+        let credential = match bearer {
+            Some(token) => Credential::Static(token),
+            #[cfg(feature = "oauth")]
+            None if self.oauth.is_some() => Credential::OAuth(Arc::new(super::oauth::Auth::new(
+                self.oauth.take().expect("checked just above"),
+                &url,
+                self.allow_insecure_http,
+            )?)),
+            None => Credential::None,
+        };
         let inner = Arc::new(Inner {
             http,
             url,
-            bearer,
+            credential,
             session: Session::new(self.settings),
             session_id: Mutex::new(None),
             listener: Mutex::new(None),
@@ -319,7 +349,7 @@ fn refuse_cleartext(url: &Url, setting: &ProxySetting, routes: &ProxyRoutes) -> 
 
 /// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` (and `::ffff:127.x.y.z`), with or
 /// without the brackets of a URL's IPv6 host.
-fn is_loopback(host: &str) -> bool {
+pub(crate) fn is_loopback(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     match host.parse::<std::net::IpAddr>() {
         Ok(ip) => ip.to_canonical().is_loopback(),
@@ -389,11 +419,48 @@ pub struct HttpClient {
     inner: Arc<Inner>,
 }
 
+/// What requests carry in `Authorization`.
+#[derive(Debug)]
+enum Credential {
+    None,
+    /// An API key, a JWT, or a provider's token.
+    Static(String),
+    /// Tokens obtained, refreshed and replaced by OAuth.
+    #[cfg(feature = "oauth")]
+    OAuth(Arc<super::oauth::Auth>),
+}
+
+impl Credential {
+    /// Which OAuth token the next request carries (`None` for any other credential).
+    fn generation(&self) -> Option<u64> {
+        match self {
+            #[cfg(feature = "oauth")]
+            Credential::OAuth(auth) => auth.bearer().map(|b| b.generation),
+            _ => None,
+        }
+    }
+
+    /// The `Authorization` value of the next request.
+    fn header(&self) -> Option<HeaderValue> {
+        let bearer = |token: &str| {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+            value.set_sensitive(true);
+            Some(value)
+        };
+        match self {
+            Credential::None => None,
+            Credential::Static(token) => bearer(token),
+            #[cfg(feature = "oauth")]
+            Credential::OAuth(auth) => bearer(&auth.bearer()?.token),
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Inner {
     http: reqwest::Client,
     url: Url,
-    bearer: Option<String>,
+    credential: Credential,
     session: Session,
     /// The legacy era's `Mcp-Session-Id`.
     session_id: Mutex<Option<String>>,
@@ -423,6 +490,8 @@ impl HttpClient {
             roots: Vec::new(),
             proxy: ProxySetting::Environment,
             settings: Settings::default(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 
@@ -507,6 +576,7 @@ impl Transport for HttpClient {
             request.params,
             negotiated.as_ref(),
         );
+        let credential = inner.credential.generation();
         let body = request.text;
         // Modern era: dropping the task closes the response stream, which cancels the request.
         let on_cancel: Option<Box<dyn FnOnce() + Send>> = legacy.then(|| {
@@ -526,6 +596,19 @@ impl Transport for HttpClient {
                     negotiated.as_ref(),
                 );
                 match tokio::time::timeout(timeout, posting).await {
+                    Ok(Ok(Reply::Refused {
+                        status,
+                        body,
+                        error,
+                        www_authenticate,
+                        ..
+                    })) => Ok(Reply::Refused {
+                        status,
+                        body,
+                        error,
+                        www_authenticate,
+                        credential,
+                    }),
                     Ok(reply) => reply,
                     Err(_) => {
                         if legacy {
@@ -577,6 +660,53 @@ impl Transport for HttpClient {
         let Ok(runtime) = io::handle() else { return };
         let task = runtime.spawn(listen(Arc::downgrade(&self.inner)));
         *lock(&self.inner.listener) = Some(task.abort_handle());
+    }
+
+    #[cfg(feature = "oauth")]
+    fn prepare(&self) -> impl Future<Output = Result<(), Error>> + Send {
+        let inner = self.inner.clone();
+        async move {
+            let Credential::OAuth(auth) = &inner.credential else {
+                return Ok(());
+            };
+            if !auth.due() {
+                return Ok(());
+            }
+            let auth = auth.clone();
+            IoTask::spawn(async move { auth.prepare(&inner.http).await }, None).await
+        }
+    }
+
+    #[cfg(feature = "oauth")]
+    fn reauthorize(
+        &self,
+        status: StatusCode,
+        www_authenticate: Option<&str>,
+        credential: Option<u64>,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        let inner = self.inner.clone();
+        let www_authenticate = www_authenticate.map(str::to_owned);
+        async move {
+            let Credential::OAuth(auth) = &inner.credential else {
+                return Ok(false);
+            };
+            let auth = auth.clone();
+            IoTask::spawn(
+                async move {
+                    let outcome = auth
+                        .on_refusal(
+                            &inner.http,
+                            status.as_u16(),
+                            www_authenticate.as_deref(),
+                            credential,
+                        )
+                        .await?;
+                    Ok(matches!(outcome, super::oauth::Outcome::Retry))
+                },
+                None,
+            )
+            .await
+        }
     }
 }
 
@@ -643,10 +773,7 @@ fn headers(
         header::ACCEPT,
         HeaderValue::from_static("application/json, text/event-stream"),
     );
-    if let Some(token) = &inner.bearer
-        && let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}"))
-    {
-        value.set_sensitive(true);
+    if let Some(value) = inner.credential.header() {
         headers.insert(header::AUTHORIZATION, value);
     }
     let Some(negotiated) = negotiated else {
@@ -767,6 +894,7 @@ async fn send(
             body,
             error,
             www_authenticate,
+            credential: None,
         });
     }
     let Some(id) = id else {

@@ -19,6 +19,8 @@
 mod decode;
 pub mod http;
 mod io;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod outgoing;
 mod session;
 mod sse;

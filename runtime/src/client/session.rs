@@ -218,6 +218,9 @@ pub(crate) enum Reply {
         error: Option<Response>,
         /// The `WWW-Authenticate` header of a 401 or 403.
         www_authenticate: Option<String>,
+        /// Which credential the refused request carried (the transport's own count), so that
+        /// a refusal of a credential another call already replaced is simply sent again.
+        credential: Option<u64>,
     },
     /// HTTP 202 (or another success without a body) to a request that needed a response.
     Accepted,
@@ -256,6 +259,69 @@ pub(crate) trait Transport: Sync {
     /// The legacy handshake is done: start what the era needs besides requests (over HTTP,
     /// the stream on which the server sends its own requests and notifications).
     fn initialized(&self) {}
+
+    /// Before each request: bring the credentials up to date (a token about to expire is
+    /// refreshed). Nothing to do by default.
+    fn prepare(&self) -> impl Future<Output = Result<(), Error>> + Send {
+        std::future::ready(Ok(()))
+    }
+
+    /// After a 401 or 403 to a request that carried `credential`: whether new credentials
+    /// were obtained (an OAuth authorization, a refresh, a step-up), so that the request is
+    /// worth sending again. By default there is nothing to obtain.
+    fn reauthorize(
+        &self,
+        status: http::StatusCode,
+        www_authenticate: Option<&str>,
+        credential: Option<u64>,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        let _ = (status, www_authenticate, credential);
+        std::future::ready(Ok(false))
+    }
+}
+
+/// How many times one request is sent again with new credentials: a 401 answered by an
+/// authorization, then a 403 answered by a step-up.
+const REAUTHORIZATIONS: usize = 2;
+
+/// Sends one request (written afresh for each attempt: a new id), and again with new
+/// credentials when the server refused the old ones and the transport could get better ones.
+/// Returns the id of the last attempt and what came back.
+async fn send<T: Transport>(
+    transport: &T,
+    method: &str,
+    params: &Value,
+    version: Option<&Negotiated>,
+    progress: bool,
+    context: &CallContext,
+    timeout: Duration,
+) -> Result<(u64, Reply), Error> {
+    let session = transport.session();
+    let mut reauthorized = 0;
+    loop {
+        transport.prepare().await?;
+        let id = session.next_id();
+        let request = session.outgoing(id, method, params, version, progress.then_some(id))?;
+        let reply = transport
+            .exchange(request, context.clone(), timeout)
+            .await?;
+        if let Reply::Refused {
+            status,
+            www_authenticate,
+            credential,
+            ..
+        } = &reply
+            && (*status == http::StatusCode::UNAUTHORIZED || *status == http::StatusCode::FORBIDDEN)
+            && reauthorized < REAUTHORIZATIONS
+            && transport
+                .reauthorize(*status, www_authenticate.as_deref(), *credential)
+                .await?
+        {
+            reauthorized += 1;
+            continue;
+        }
+        return Ok((id, reply));
+    }
 }
 
 /// The response in a reply, or the error the reply means: a refusal with a JSON-RPC error is
@@ -360,13 +426,17 @@ where
     let mut version_retries = 0;
     let mut refreshed_headers = false;
     for _round in 0..32 {
-        let id = session.next_id();
         let negotiated = session.negotiated();
-        let token = options.progress.as_ref().map(|_| id);
-        let request = session.outgoing(id, method, &params, negotiated.as_ref(), token)?;
-        let reply = transport
-            .exchange(request, context.clone(), timeout)
-            .await?;
+        let (id, reply) = send(
+            transport,
+            method,
+            &params,
+            negotiated.as_ref(),
+            options.progress.is_some(),
+            &context,
+            timeout,
+        )
+        .await?;
         let answer = into_response(transport, reply, method, &params)?;
         let modern = negotiated.as_ref().is_some_and(|n| n.modern);
         let expected = (!answer.any_id).then_some(id);
@@ -710,19 +780,24 @@ async fn discover<T: Transport>(
     version: &str,
     timeout: Duration,
 ) -> Result<Probe, Error> {
-    let session = transport.session();
-    let id = session.next_id();
     let negotiated = Negotiated {
         version: version.to_owned(),
         modern: true,
     };
     let params = json!({});
-    let request = session.outgoing(id, "server/discover", &params, Some(&negotiated), None)?;
-    let reply = match transport
-        .exchange(request, CallContext::default(), timeout)
-        .await
-    {
-        Ok(reply) => reply,
+    let context = CallContext::default();
+    let sent = send(
+        transport,
+        "server/discover",
+        &params,
+        Some(&negotiated),
+        false,
+        &context,
+        timeout,
+    )
+    .await;
+    let (id, reply) = match sent {
+        Ok(sent) => sent,
         Err(e @ Error::Timeout { .. }) => return Ok(Probe::Silent(e.to_string())),
         Err(e) => return Err(e),
     };
@@ -806,12 +881,18 @@ async fn initialize<T: Transport>(
     let session = transport.session();
     let budget = session.settings.timeout;
     let left = deadline.saturating_duration_since(Instant::now());
-    let id = session.next_id();
     let params = session.initialize_params(version);
-    let request = session.outgoing(id, "initialize", &params, None, None)?;
-    let reply = match transport
-        .exchange(request, CallContext::default(), left)
-        .await
+    let context = CallContext::default();
+    let (id, reply) = match send(
+        transport,
+        "initialize",
+        &params,
+        None,
+        false,
+        &context,
+        left,
+    )
+    .await
     {
         Err(Error::Timeout { .. }) if after_silence => {
             return Err(Error::Timeout {

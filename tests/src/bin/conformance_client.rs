@@ -6,7 +6,16 @@
 //! It lists the tools and calls each with arguments made from its input schema (or those the
 //! context gives), answering elicitation requests with the requested schema's defaults; for
 //! `http-standard-headers` it also reads every resource and gets every prompt.
+//!
+//! For the `auth/*` scenarios it signs in with OAuth (`mcp_bindgen::oauth`): the client
+//! credentials grant for `auth/client-credentials-basic`, the pre-registered client of the
+//! context for `auth/pre-registration`, and otherwise the authorization code grant with this
+//! client's metadata document URL (used where the server supports it, else dynamic
+//! registration). The suite's authorization endpoint approves at once and redirects: the
+//! authorization step here fetches its URL without following the redirect and hands back the
+//! `Location`, as a browser would land there.
 
+use mcp_bindgen::oauth::{AuthorizationRequest, OAuth};
 use mcp_bindgen::{CallOptions, HttpClient};
 use serde_json::{Map, Value, json};
 
@@ -69,13 +78,84 @@ fn sample_arguments(tool: &Value) -> Map<String, Value> {
     arguments
 }
 
+/// The client metadata document URL the suite expects of a client that has one.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth settings of an `auth/*` scenario.
+fn oauth(scenario: &str, context: &Value) -> Option<OAuth> {
+    let text = |key: &str| context[key].as_str().unwrap_or_default().to_owned();
+    match scenario {
+        s if !s.starts_with("auth/") => None,
+        "auth/client-credentials-basic" => Some(OAuth::client_credentials(
+            text("client_id"),
+            text("client_secret"),
+        )),
+        "auth/pre-registration" => Some(
+            OAuth::new()
+                .client_id(text("client_id"))
+                .client_secret(text("client_secret"))
+                .redirect_uri("http://localhost:3000/callback")
+                .on_authorize(authorize),
+        ),
+        _ => Some(
+            OAuth::new()
+                .client_metadata_url(CLIENT_METADATA_URL)
+                .client_name("mcp-bindgen-conformance-client")
+                .redirect_uri("http://localhost:3000/callback")
+                .on_authorize(authorize),
+        ),
+    }
+}
+
+/// The authorization step: GET the authorization URL and return where it redirects.
+async fn authorize(request: AuthorizationRequest) -> Result<String, mcp_bindgen::Error> {
+    tokio::task::spawn_blocking(move || redirect_of(&request.url))
+        .await
+        .map_err(|e| mcp_bindgen::Error::transport_source("the authorization step failed", e))?
+}
+
+/// One plain HTTP GET of `url` (the suite's authorization endpoint, on this machine): the
+/// `Location` of its redirect.
+fn redirect_of(url: &str) -> Result<String, mcp_bindgen::Error> {
+    use std::io::{Read, Write};
+    let fail = |what: String| mcp_bindgen::Error::transport(format!("authorization step: {what}"));
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| fail(format!("not an http:// URL: {url}")))?;
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = std::net::TcpStream::connect(authority)
+        .map_err(|e| fail(format!("could not reach {authority}: {e}")))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .map_err(|e| fail(e.to_string()))?;
+    let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+    head.lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("location"))
+        .map(|(_, value)| value.trim().to_owned())
+        .ok_or_else(|| {
+            fail(format!(
+                "no redirect from {url}: {}",
+                head.lines().next().unwrap_or("")
+            ))
+        })
+}
+
 async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), mcp_bindgen::Error> {
-    let client = HttpClient::builder(url)
+    let mut builder = HttpClient::builder(url)
         .client_info("mcp-bindgen-conformance-client", env!("CARGO_PKG_VERSION"))
         .capabilities(json!({"elicitation": {}}))
-        .on_request(elicit)
-        .connect()
-        .await?;
+        .on_request(elicit);
+    if let Some(oauth) = oauth(scenario, context) {
+        builder = builder.oauth(oauth);
+    }
+    let client = builder.connect().await?;
     eprintln!(
         "{scenario}: protocol {}",
         client.protocol_version().unwrap_or_default()
