@@ -1,0 +1,263 @@
+//! The plugin in a real app over loopback HTTP: tools added with `add_mcp_tool` run with the
+//! world, read-only mode hides writers, a failing system puts the server in crash mode.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use bevy_app::{App, Update};
+use bevy_ecs::prelude::*;
+use mcp_bindgen::server::{Handler, McpTool, ToolError};
+use mcp_bindgen::{Error, HttpClient, ToolCaller};
+use mcp_bindgen_bevy::{McpAppExt, McpEndpoint, McpPlugin};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+#[derive(Resource, Default)]
+struct Score(u32);
+
+#[derive(Resource, Default)]
+struct Explode(bool);
+
+/// Add points to the score
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct AddPoints {
+    points: u32,
+}
+
+/// Read the score
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only, when_crashed)]
+struct ReadScore {}
+
+/// Make the gameplay system fail next frame
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(when_crashed)]
+struct Detonate {
+    panic: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ScoreNow {
+    score: u32,
+}
+
+impl Handler<World> for AddPoints {
+    type Output = ScoreNow;
+    fn call(self, world: &mut World) -> Result<ScoreNow, ToolError> {
+        let mut score = world.resource_mut::<Score>();
+        score.0 += self.points;
+        Ok(ScoreNow { score: score.0 })
+    }
+}
+
+impl Handler<World> for ReadScore {
+    type Output = ScoreNow;
+    fn call(self, world: &mut World) -> Result<ScoreNow, ToolError> {
+        Ok(ScoreNow {
+            score: world.resource::<Score>().0,
+        })
+    }
+}
+
+#[derive(Resource, Default)]
+struct Mode(bool);
+
+impl Handler<World> for Detonate {
+    type Output = ();
+    fn call(self, world: &mut World) -> Result<(), ToolError> {
+        world.resource_mut::<Explode>().0 = true;
+        world.resource_mut::<Mode>().0 = self.panic;
+        Ok(())
+    }
+}
+
+/// Fails (returns an error, or panics) once `Explode` is set.
+fn gameplay(explode: Res<'_, Explode>, mode: Res<'_, Mode>) -> Result<(), BevyError> {
+    if explode.0 {
+        if mode.0 {
+            panic!("the reactor melted down");
+        }
+        return Err("the reactor overheated".into());
+    }
+    Ok(())
+}
+
+struct Running {
+    url: String,
+    stop: Arc<AtomicBool>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(plugin: McpPlugin) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = thread::spawn(move || {
+            let mut app = App::new();
+            // One tool before the plugin, the others after: both are served.
+            app.add_mcp_tool::<ReadScore>()
+                .add_plugins(plugin.port(0).capture_log(None))
+                .add_mcp_tool::<AddPoints>()
+                .add_mcp_tool::<Detonate>()
+                .init_resource::<Score>()
+                .init_resource::<Explode>()
+                .init_resource::<Mode>()
+                .add_systems(Update, gameplay);
+            app.finish();
+            app.cleanup();
+            let url = app.world().resource::<McpEndpoint>().url.clone();
+            tx.send(url).expect("url");
+            while !flag.load(Ordering::Relaxed) {
+                app.update();
+                thread::sleep(Duration::from_millis(5));
+            }
+        });
+        Running {
+            url: rx.recv().expect("the app started"),
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+async fn call(client: &HttpClient, name: &str, arguments: Value) -> Result<Value, Error> {
+    client.call_tool_decoded(name, args(arguments)).await
+}
+
+fn tool_error(result: Result<Value, Error>) -> String {
+    match result {
+        Err(Error::Tool { message, .. }) => message,
+        other => panic!("expected a tool error, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn added_tools_run_with_the_world() {
+    let app = Running::start(McpPlugin::default().name("plugin-test"));
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    assert_eq!(client.server_info()["name"], "plugin-test");
+    let tools: Vec<String> = client
+        .list_tools()
+        .await
+        .expect("lists")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    for name in [
+        "read_score",
+        "add_points",
+        "ping",
+        "query",
+        "insert",
+        "step",
+    ] {
+        assert!(
+            tools.contains(&name.to_owned()),
+            "{name} missing from {tools:?}"
+        );
+    }
+    let added = call(&client, "add_points", json!({"points": 5})).await;
+    assert_eq!(added.expect("adds"), json!({"score": 5}));
+    let added = call(&client, "add_points", json!({"points": 2})).await;
+    assert_eq!(added.expect("adds"), json!({"score": 7}));
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 7}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_mode_serves_only_readers() {
+    let app = Running::start(McpPlugin::default().read_only(true));
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let tools: Vec<Value> = client.list_tools().await.expect("lists");
+    assert!(!tools.is_empty());
+    for tool in &tools {
+        assert_eq!(
+            tool["annotations"]["readOnlyHint"], true,
+            "{} is served in read-only mode",
+            tool["name"]
+        );
+    }
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"read_score") && names.contains(&"query"));
+    let refused = call(&client, "add_points", json!({"points": 1})).await;
+    assert!(refused.is_err(), "a writer answered in read-only mode");
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 0}));
+}
+
+async fn crash_access(panic: bool, expected: &str) {
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let context = call(&client, "context", json!({})).await.expect("context");
+    assert!(context.get("crashed").is_none(), "{context}");
+    call(&client, "detonate", json!({"panic": panic}))
+        .await
+        .expect("detonates");
+    // The system fails on the next frame; the frame after records it.
+    let mut crashed = None;
+    for _ in 0..200 {
+        let context = call(&client, "context", json!({})).await.expect("context");
+        if let Some(c) = context.get("crashed") {
+            crashed = Some(c.as_str().unwrap_or_default().to_owned());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let crashed = crashed.expect("the server entered crash mode");
+    assert!(
+        crashed.contains(expected) && crashed.contains("gameplay"),
+        "{crashed}"
+    );
+    // The app still runs: frames go on.
+    let first = call(&client, "ping", json!({})).await.expect("ping")["frame"].clone();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let later = call(&client, "ping", json!({})).await.expect("ping")["frame"].clone();
+    assert!(later.as_u64() > first.as_u64(), "{first} then {later}");
+    // when_crashed tools answer; the others answer the failure.
+    assert_eq!(
+        call(&client, "read_score", json!({})).await.expect("reads"),
+        json!({"score": 0})
+    );
+    let refused = tool_error(call(&client, "add_points", json!({"points": 1})).await);
+    assert!(refused.contains(expected), "{refused}");
+    let logs = call(&client, "get_logs", json!({"level": "error"}))
+        .await
+        .expect("logs");
+    let records = logs["records"].as_array().cloned().unwrap_or_default();
+    assert!(
+        records
+            .iter()
+            .any(|r| r["message"].as_str().is_some_and(|m| m.contains(expected))),
+        "{logs}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_system_error_enters_crash_mode() {
+    crash_access(false, "the reactor overheated").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_system_panic_enters_crash_mode() {
+    crash_access(true, "the reactor melted down").await;
+}
