@@ -62,7 +62,7 @@ use bevy_ecs::intern::Interned;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_ecs::world::{Mut, World};
-use mcp_bindgen::server::{CallHandler, Handler, Registry, Server, ServerBuilder};
+use mcp_bindgen::server::{CallHandler, Handler, Registry, Server, ServerBuilder, ToolDefinition};
 
 mod app_tools;
 mod crash;
@@ -258,7 +258,8 @@ struct McpConfig(McpPlugin);
 /// The running server.
 #[derive(Resource)]
 struct McpServer {
-    /// Only ever reached through `get_mut` (the world hands out `&mut`), so never locked.
+    /// Reached through `get_mut` each frame (the world hands out `&mut`: no locking);
+    /// only [`served_tools`] locks it.
     server: Mutex<Server<World>>,
     sink: Arc<crash::Sink>,
     budget: Duration,
@@ -503,4 +504,20 @@ fn add_tool(world: &mut World, read_only: bool, name: &'static str, register: Re
         .get_resource_or_insert_with(PendingTools::default)
         .0
         .push((read_only, name, register));
+}
+
+/// The tools the running server serves, in `tools/list` order (their `to_json` is what
+/// `tools/list` sends); empty before the server started or when it could not listen.
+pub fn served_tools(world: &World) -> Vec<ToolDefinition> {
+    world
+        .get_resource::<McpServer>()
+        .map_or_else(Vec::new, |s| {
+            s.server
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .registry()
+                .tools()
+                .cloned()
+                .collect()
+        })
 }
