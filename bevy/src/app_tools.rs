@@ -177,7 +177,10 @@ impl Handler<World> for Pause {
         let was = time.is_paused();
         time.pause();
         let out = clock(&time, was);
-        if let Some(mut stepping) = world.get_resource_mut::<Stepping>() {
+        // A step in progress ends paused (it would otherwise end as it started).
+        if let Some(mut stepping) = world.get_resource_mut::<Stepping>()
+            && !stepping.calls.is_empty()
+        {
             stepping.repause = true;
         }
         Ok(out)
@@ -304,9 +307,10 @@ pub(crate) fn advance(world: &mut World, frame: u64) {
     let Some(mut stepping) = world.get_resource_mut::<Stepping>() else {
         return;
     };
-    if stepping.calls.is_empty() {
+    if stepping.calls.is_empty() && !stepping.repause {
         return;
     }
+    // Calls answered otherwise (crash mode, their deadline) or whose client left.
     stepping.calls.retain(|s| !s.call.is_abandoned());
     let mut finished = Vec::new();
     for s in &mut stepping.calls {

@@ -261,3 +261,38 @@ async fn a_system_error_enters_crash_mode() {
 async fn a_system_panic_enters_crash_mode() {
     crash_access(true, "the reactor melted down").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_and_bearer_token_are_the_server_settings() {
+    let app = Running::start(McpPlugin::default().path("/game").bearer_token("s3cret"));
+    assert!(app.url.ends_with("/game"), "{}", app.url);
+    let refused = HttpClient::connect(&app.url).await;
+    assert!(refused.is_err(), "connected without the token");
+    let client = HttpClient::builder(&app.url)
+        .bearer_token("s3cret")
+        .connect()
+        .await
+        .expect("connects with the token");
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 0}));
+}
+
+#[test]
+fn a_busy_port_is_reported_and_the_app_runs_on() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = taken.local_addr().expect("addr").port();
+    let mut app = App::new();
+    app.add_plugins(McpPlugin::default().port(port).capture_log(None));
+    app.finish();
+    app.cleanup();
+    let error = app
+        .world()
+        .get_resource::<mcp_bindgen_bevy::McpListenError>()
+        .expect("the error is a resource");
+    assert!(error.0.contains(&port.to_string()), "{}", error.0);
+    assert!(!app.world().contains_resource::<McpEndpoint>());
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(mcp_bindgen_bevy::served_tools(app.world()).is_empty());
+}
