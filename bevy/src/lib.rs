@@ -62,7 +62,9 @@ use bevy_ecs::intern::Interned;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_ecs::world::{Mut, World};
-use mcp_bindgen::server::{CallHandler, Handler, Registry, Server, ServerBuilder, ToolDefinition};
+use mcp_bindgen::server::{
+    CallHandler, Handler, PollStats, Registry, Server, ServerBuilder, ToolDefinition,
+};
 
 mod app_tools;
 mod crash;
@@ -243,6 +245,9 @@ pub struct McpStatus {
     pub crashed: Option<String>,
     /// Failures recorded so far.
     pub failures: u64,
+    /// What the last frame that polled did (calls run, time spent, the longest call): frames
+    /// with nothing queued do not poll and leave it as it was.
+    pub last_poll: PollStats,
 }
 
 type Registration = Box<dyn FnOnce(&mut Registry<World>) + Send + Sync>;
@@ -285,6 +290,7 @@ impl Plugin for McpPlugin {
             read_only: self.read_only,
             crashed: None,
             failures: 0,
+            last_poll: PollStats::default(),
         });
         world.init_resource::<app_tools::Stepping>();
         world.init_resource::<PendingTools>();
@@ -441,7 +447,10 @@ fn poll(world: &mut World) {
             }
         }
         app_tools::advance(world, frame);
-        inner.poll_for(world, server.budget);
+        let stats = inner.poll_for(world, server.budget);
+        if let Some(mut status) = world.get_resource_mut::<McpStatus>() {
+            status.last_poll = stats;
+        }
     });
 }
 

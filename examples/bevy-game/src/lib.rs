@@ -7,6 +7,8 @@
 //! counter [`Moved`], and the messages [`SpawnWave`] (spawns units) and [`Overheat`] (makes the
 //! `reactor` system fail: crash mode). One tool is the game's own, [`ScoreBoard`].
 
+#![warn(missing_docs)]
+
 use bevy_app::{App, TaskPoolPlugin, Update};
 use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
