@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-use bevy_ecs::error::{BevyError, ErrorContext};
+use bevy_ecs::error::{BevyError, ErrorContext, Severity};
 
 use crate::logs::{self, Level};
 
@@ -67,9 +67,29 @@ pub(crate) fn claim_thread(sink: &Arc<Sink>) {
 }
 
 /// The error handler the plugin installs as the world's `FallbackErrorHandler` (when
-/// `McpPlugin::crash_access` is on): logs the failure at error level and records it for
-/// crash mode. The app keeps running.
+/// `McpPlugin::crash_access` is on). A failure (an error of severity `Error` or `Panic`, the
+/// default, or a panic the executor caught) is logged at error level and recorded for crash
+/// mode, and the app keeps running where Bevy's default handler would panic. Errors of a lower
+/// severity are only logged at their level (`Ignore`: not at all).
 pub fn record_failure(mut error: BevyError, context: ErrorContext) {
+    // An error its system marked below `Error` is logged at its level, as Bevy's default
+    // handler does, and is not a failure.
+    let level = match error.severity() {
+        Severity::Ignore => return,
+        Severity::Trace => Some(Level::Trace),
+        Severity::Debug => Some(Level::Debug),
+        Severity::Info => Some(Level::Info),
+        Severity::Warning => Some(Level::Warn),
+        Severity::Error | Severity::Panic => None,
+    };
+    if let Some(level) = level {
+        let message = format!("{context}: {}", error.to_string().trim());
+        if level == Level::Warn {
+            eprintln!("WARN {message}");
+        }
+        logs::push(level, "mcp_bindgen_bevy::error", message);
+        return;
+    }
     let mut failure = format!("{context}: {}", error.to_string().trim());
     if let Some(payload) = error.take_payload() {
         let message = payload

@@ -36,7 +36,8 @@ struct ReadScore {}
 #[derive(McpTool, Deserialize, JsonSchema)]
 #[mcp(when_crashed)]
 struct Detonate {
-    panic: bool,
+    /// `error`, `panic`, or `warning` (an error of severity Warning: not a failure).
+    kind: String,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -63,13 +64,13 @@ impl Handler<World> for ReadScore {
 }
 
 #[derive(Resource, Default)]
-struct Mode(bool);
+struct Mode(String);
 
 impl Handler<World> for Detonate {
     type Output = ();
     fn call(self, world: &mut World) -> Result<(), ToolError> {
         world.resource_mut::<Explode>().0 = true;
-        world.resource_mut::<Mode>().0 = self.panic;
+        world.resource_mut::<Mode>().0 = self.kind;
         Ok(())
     }
 }
@@ -77,10 +78,11 @@ impl Handler<World> for Detonate {
 /// Fails (returns an error, or panics) once `Explode` is set.
 fn gameplay(explode: Res<'_, Explode>, mode: Res<'_, Mode>) -> Result<(), BevyError> {
     if explode.0 {
-        if mode.0 {
-            panic!("the reactor melted down");
+        match mode.0.as_str() {
+            "panic" => panic!("the reactor melted down"),
+            "warning" => return Err(BevyError::warning("the reactor is warm")),
+            _ => return Err("the reactor overheated".into()),
         }
-        return Err("the reactor overheated".into());
     }
     Ok(())
 }
@@ -205,12 +207,12 @@ async fn read_only_mode_serves_only_readers() {
     assert_eq!(read.expect("reads"), json!({"score": 0}));
 }
 
-async fn crash_access(panic: bool, expected: &str) {
+async fn crash_access(kind: &str, expected: &str) {
     let app = Running::start(McpPlugin::default());
     let client = HttpClient::connect(&app.url).await.expect("connects");
     let context = call(&client, "context", json!({})).await.expect("context");
     assert!(context.get("crashed").is_none(), "{context}");
-    call(&client, "detonate", json!({"panic": panic}))
+    call(&client, "detonate", json!({ "kind": kind }))
         .await
         .expect("detonates");
     // The system fails on the next frame; the frame after records it.
@@ -254,12 +256,12 @@ async fn crash_access(panic: bool, expected: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_system_error_enters_crash_mode() {
-    crash_access(false, "the reactor overheated").await;
+    crash_access("error", "the reactor overheated").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_system_panic_enters_crash_mode() {
-    crash_access(true, "the reactor melted down").await;
+    crash_access("panic", "the reactor melted down").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -295,4 +297,41 @@ fn a_busy_port_is_reported_and_the_app_runs_on() {
         app.update();
     }
     assert!(mcp_bindgen_bevy::served_tools(app.world()).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_below_error_severity_is_logged_not_a_crash() {
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    call(&client, "detonate", json!({"kind": "warning"}))
+        .await
+        .expect("detonates");
+    let mut logged = false;
+    for _ in 0..200 {
+        let logs = call(
+            &client,
+            "get_logs",
+            json!({"level": "warn", "limit": 10000}),
+        )
+        .await
+        .expect("logs");
+        logged = logs["records"].as_array().is_some_and(|records| {
+            records.iter().any(|r| {
+                r["level"] == "warn"
+                    && r["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("the reactor is warm"))
+            })
+        });
+        if logged {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(logged, "the warning was not logged");
+    let context = call(&client, "context", json!({})).await.expect("context");
+    assert!(context.get("crashed").is_none(), "{context}");
+    assert_eq!(context["failures"], 0, "{context}");
+    let added = call(&client, "add_points", json!({"points": 1})).await;
+    assert_eq!(added.expect("adds"), json!({"score": 1}));
 }
