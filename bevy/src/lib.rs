@@ -188,8 +188,10 @@ impl McpPlugin {
         self
     }
 
-    /// Whether the plugin installs its fallback error handler, which records failing systems
-    /// and enters crash mode instead of Bevy's default (default true).
+    /// Whether the plugin installs its fallback error handler ([`record_failure`]), which
+    /// records failing systems and enters crash mode where Bevy's default handler would panic
+    /// (default true). It replaces a `FallbackErrorHandler` inserted before the plugin; turn
+    /// this off to keep yours (crash mode then needs your handler to call [`record_failure`]).
     pub fn crash_access(mut self, on: bool) -> Self {
         self.crash_access = on;
         self

@@ -335,3 +335,24 @@ async fn an_error_below_error_severity_is_logged_not_a_crash() {
     let added = call(&client, "add_points", json!({"points": 1})).await;
     assert_eq!(added.expect("adds"), json!({"score": 1}));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_virtual_time_the_clock_tools_say_so_and_step_counts_frames() {
+    // The test app has no TimePlugin.
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let refused = tool_error(call(&client, "pause", json!({})).await);
+    assert!(refused.contains("Time<Virtual>"), "{refused}");
+    let context = call(&client, "context", json!({})).await.expect("context");
+    assert!(context.get("paused").is_none(), "{context}");
+    let stepped = call(&client, "step", json!({"frames": 4}))
+        .await
+        .expect("step");
+    assert_eq!(stepped["frames"], 4, "{stepped}");
+    assert_eq!(
+        stepped["last_frame"].as_u64().expect("last")
+            - stepped["first_frame"].as_u64().expect("first"),
+        3,
+        "{stepped}"
+    );
+}
