@@ -8,7 +8,9 @@ use bevy_ecs::reflect::{ReflectComponent, ReflectEvent, ReflectMessage, ReflectR
 use bevy_ecs::world::World;
 use bevy_reflect::enums::VariantInfo;
 use bevy_reflect::serde::{TypedReflectDeserializer, TypedReflectSerializer};
-use bevy_reflect::{PartialReflect, TypeInfo, TypeRegistration, TypeRegistry};
+use bevy_reflect::{
+    PartialReflect, Reflect, TypeInfo, TypeRegistration, TypeRegistry, TypeRegistryArc,
+};
 use mcp_bindgen::server::ToolError;
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value, json};
@@ -92,6 +94,66 @@ pub(crate) fn to_json(
         ToolError::new(format!("`{path}` cannot be written as JSON: {e}"))
             .with_code("not_serializable")
     })
+}
+
+/// A reflected value in an answer: a clone of it, written in reflection's serde form straight
+/// into the answer's JSON (no `serde_json::Value` on the way); or, for a type that cannot be
+/// cloned through reflection, its JSON. Its schema is any JSON value.
+pub struct Reflected(Held);
+
+enum Held {
+    Clone(Box<dyn Reflect>, TypeRegistryArc),
+    Json(Value),
+}
+
+impl Reflected {
+    /// `value` (of the type at `path`) for an answer.
+    pub(crate) fn of(
+        value: &dyn PartialReflect,
+        registry: &TypeRegistry,
+        shared: &TypeRegistryArc,
+        path: &str,
+    ) -> Result<Self, ToolError> {
+        match value.reflect_clone() {
+            Ok(clone) => Ok(Reflected(Held::Clone(clone, shared.clone()))),
+            Err(_) => to_json(value, registry, path).map(|v| Reflected(Held::Json(v))),
+        }
+    }
+}
+
+impl std::fmt::Debug for Reflected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Held::Clone(value, _) => value.as_partial_reflect().debug(f),
+            Held::Json(value) => value.fmt(f),
+        }
+    }
+}
+
+impl serde::Serialize for Reflected {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Held::Clone(value, registry) => {
+                TypedReflectSerializer::new(value.as_partial_reflect(), &registry.read())
+                    .serialize(serializer)
+            }
+            Held::Json(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl schemars::JsonSchema for Reflected {
+    fn inline_schema() -> bool {
+        <Value as schemars::JsonSchema>::inline_schema()
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <Value as schemars::JsonSchema>::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Value as schemars::JsonSchema>::json_schema(generator)
+    }
 }
 
 /// JSON read as a value of the registered type, or a tool error naming the type and what did

@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::reflect::{self, component, entity, from_json, registration, to_json};
+use crate::reflect::{self, Reflected, component, entity, from_json, registration, to_json};
 
 /// The app's type registry (shared handle), or a tool error when the world has none.
 fn types(world: &World) -> Result<AppTypeRegistry, ToolError> {
@@ -28,11 +28,12 @@ fn types(world: &World) -> Result<AppTypeRegistry, ToolError> {
 }
 
 /// Component values by type path.
-pub type Components = BTreeMap<String, Value>;
+pub type Components = BTreeMap<String, Reflected>;
 
 /// Every reflectable component `e` has (resources excluded), as JSON.
 fn all_components(
     world: &World,
+    types: &AppTypeRegistry,
     registry: &TypeRegistry,
     e: Entity,
 ) -> Result<Components, ToolError> {
@@ -55,7 +56,7 @@ fn all_components(
             let path = registration.type_info().type_path();
             out.insert(
                 path.to_owned(),
-                to_json(value.as_partial_reflect(), registry, path)?,
+                Reflected::of(value.as_partial_reflect(), registry, types, path)?,
             );
         }
     }
@@ -204,7 +205,7 @@ impl Handler<World> for Query {
         for &bits in page {
             let e = Entity::from_bits(bits);
             let components = if with.is_empty() {
-                all_components(world, &registry, e)?
+                all_components(world, &types, &registry, e)?
             } else {
                 let entity_ref = world.entity(e);
                 let mut values = Components::new();
@@ -212,7 +213,7 @@ impl Handler<World> for Query {
                     if let Some(value) = c.reflect.reflect(entity_ref) {
                         values.insert(
                             c.path.to_owned(),
-                            to_json(value.as_partial_reflect(), &registry, c.path)?,
+                            Reflected::of(value.as_partial_reflect(), &registry, &types, c.path)?,
                         );
                     }
                 }
@@ -254,7 +255,7 @@ impl Handler<World> for Get {
         let registry = types.read();
         let e = entity(world, self.entity)?;
         let components = match &self.components {
-            None => all_components(world, &registry, e)?,
+            None => all_components(world, &types, &registry, e)?,
             Some(paths) => {
                 let mut values = Components::new();
                 for path in paths {
@@ -264,7 +265,7 @@ impl Handler<World> for Get {
                     };
                     values.insert(
                         c.path.to_owned(),
-                        to_json(value.as_partial_reflect(), &registry, c.path)?,
+                        Reflected::of(value.as_partial_reflect(), &registry, &types, c.path)?,
                     );
                 }
                 values
@@ -331,6 +332,7 @@ fn read_values(
 
 fn values_of(
     world: &World,
+    types: &AppTypeRegistry,
     registry: &TypeRegistry,
     e: Entity,
     paths: &[&'static str],
@@ -343,7 +345,7 @@ fn values_of(
         {
             out.insert(
                 (*path).to_owned(),
-                to_json(value.as_partial_reflect(), registry, path)?,
+                Reflected::of(value.as_partial_reflect(), registry, types, path)?,
             );
         }
     }
@@ -367,7 +369,7 @@ impl Handler<World> for Insert {
         }
         Ok(Changed {
             entity: self.entity,
-            components: values_of(world, &registry, e, &paths)?,
+            components: values_of(world, &types, &registry, e, &paths)?,
         })
     }
 }
@@ -452,7 +454,7 @@ impl Handler<World> for Modify {
         }
         Ok(Changed {
             entity: self.entity,
-            components: values_of(world, &registry, e, &[c.path])?,
+            components: values_of(world, &types, &registry, e, &[c.path])?,
         })
     }
 }
