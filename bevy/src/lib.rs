@@ -77,6 +77,8 @@ pub use logs::{Level, Record, push as push_log};
 
 /// The built-in tools' argument and result types (what the generated client's types mirror).
 pub mod builtins {
+    pub use crate::reflect::Reflected;
+
     pub use crate::app_tools::{
         AppContext, Clock, Context, GetLogs, Logs, Pause, Ping, Pong, Resume, Step, Stepped,
         TimeScale,
