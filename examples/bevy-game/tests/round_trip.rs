@@ -670,3 +670,56 @@ async fn read_only_mode_refuses_writers() {
     );
     assert!(client.context().await.expect("context").read_only);
 }
+
+/// The schemas `components_info` gives describe the values the other tools return: every
+/// component of every entity, and the resources, fit their type's schema; a value of the wrong
+/// shape does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn components_info_schemas_describe_the_values() {
+    let game = Running::start(McpPlugin::default());
+    let (client, _) = game.client().await;
+    let info = client
+        .components_info(&types::ComponentsInfoArgs { filter: None })
+        .await
+        .expect("components_info");
+    let schema = |path: &str| {
+        info.types
+            .iter()
+            .find(|t| t.type_path == path)
+            .map(|t| t.schema.clone())
+            .unwrap_or_else(|| panic!("{path} not listed"))
+    };
+    let everything = client
+        .query(&types::QueryArgs::default())
+        .await
+        .expect("query");
+    let mut checked = 0;
+    for row in &everything.entities {
+        for (path, value) in &row.components {
+            if !path.starts_with("mcp_bindgen_example_bevy::") {
+                continue;
+            }
+            mcp_bindgen::validate_value(&schema(path), value)
+                .unwrap_or_else(|v| panic!("{path} = {value} does not fit its schema: {v:?}"));
+            checked += 1;
+        }
+    }
+    // scout, tank: five components each; tower: two.
+    assert_eq!(checked, 12);
+    for path in [SCORE, MOVED] {
+        let value = resource(&client, path).await;
+        mcp_bindgen::validate_value(&schema(path), &value)
+            .unwrap_or_else(|v| panic!("{path} = {value} does not fit its schema: {v:?}"));
+    }
+    for (path, wrong) in [
+        (POSITION, json!({"x": "fast", "y": 0.0})),
+        (HEALTH, json!({"current": -1, "max": 3})),
+        (LABEL, json!(7)),
+        ("mcp_bindgen_example_bevy::Team", json!("Green")),
+    ] {
+        assert!(
+            mcp_bindgen::validate_value(&schema(path), &wrong).is_err(),
+            "{path}'s schema accepts {wrong}"
+        );
+    }
+}
