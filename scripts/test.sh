@@ -23,3 +23,6 @@ cargo test --workspace --test interop -- --ignored
 # The TypeScript compiler (the typescript package installed above) against the Rust generated
 # from the published declaration files: every property, with `?:` and `| null` told apart.
 cargo test --workspace --test npm_contracts -- --ignored
+# The TypeScript and Python clients installed above against the Bevy example game's binary
+# (mcp-bindgen-bevy's built-ins, both eras).
+cargo test --workspace --test bevy_peers -- --ignored

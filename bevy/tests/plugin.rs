@@ -1,0 +1,358 @@
+//! The plugin in a real app over loopback HTTP: tools added with `add_mcp_tool` run with the
+//! world, read-only mode hides writers, a failing system puts the server in crash mode.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use bevy_app::{App, Update};
+use bevy_ecs::prelude::*;
+use mcp_bindgen::server::{Handler, McpTool, ToolError};
+use mcp_bindgen::{Error, HttpClient, ToolCaller};
+use mcp_bindgen_bevy::{McpAppExt, McpEndpoint, McpPlugin};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+#[derive(Resource, Default)]
+struct Score(u32);
+
+#[derive(Resource, Default)]
+struct Explode(bool);
+
+/// Add points to the score
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct AddPoints {
+    points: u32,
+}
+
+/// Read the score
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only, when_crashed)]
+struct ReadScore {}
+
+/// Make the gameplay system fail next frame
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(when_crashed)]
+struct Detonate {
+    /// `error`, `panic`, or `warning` (an error of severity Warning: not a failure).
+    kind: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ScoreNow {
+    score: u32,
+}
+
+impl Handler<World> for AddPoints {
+    type Output = ScoreNow;
+    fn call(self, world: &mut World) -> Result<ScoreNow, ToolError> {
+        let mut score = world.resource_mut::<Score>();
+        score.0 += self.points;
+        Ok(ScoreNow { score: score.0 })
+    }
+}
+
+impl Handler<World> for ReadScore {
+    type Output = ScoreNow;
+    fn call(self, world: &mut World) -> Result<ScoreNow, ToolError> {
+        Ok(ScoreNow {
+            score: world.resource::<Score>().0,
+        })
+    }
+}
+
+#[derive(Resource, Default)]
+struct Mode(String);
+
+impl Handler<World> for Detonate {
+    type Output = ();
+    fn call(self, world: &mut World) -> Result<(), ToolError> {
+        world.resource_mut::<Explode>().0 = true;
+        world.resource_mut::<Mode>().0 = self.kind;
+        Ok(())
+    }
+}
+
+/// Fails (returns an error, or panics) once `Explode` is set.
+fn gameplay(explode: Res<'_, Explode>, mode: Res<'_, Mode>) -> Result<(), BevyError> {
+    if explode.0 {
+        match mode.0.as_str() {
+            "panic" => panic!("the reactor melted down"),
+            "warning" => return Err(BevyError::warning("the reactor is warm")),
+            _ => return Err("the reactor overheated".into()),
+        }
+    }
+    Ok(())
+}
+
+struct Running {
+    url: String,
+    stop: Arc<AtomicBool>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(plugin: McpPlugin) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = thread::spawn(move || {
+            let mut app = App::new();
+            // One tool before the plugin, the others after: both are served.
+            app.add_mcp_tool::<ReadScore>()
+                .add_plugins(plugin.port(0).capture_log(None))
+                .add_mcp_tool::<AddPoints>()
+                .add_mcp_tool::<Detonate>()
+                .init_resource::<Score>()
+                .init_resource::<Explode>()
+                .init_resource::<Mode>()
+                .add_systems(Update, gameplay);
+            app.finish();
+            app.cleanup();
+            let url = app.world().resource::<McpEndpoint>().url.clone();
+            tx.send(url).expect("url");
+            while !flag.load(Ordering::Relaxed) {
+                app.update();
+                thread::sleep(Duration::from_millis(5));
+            }
+        });
+        Running {
+            url: rx.recv().expect("the app started"),
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+async fn call(client: &HttpClient, name: &str, arguments: Value) -> Result<Value, Error> {
+    client.call_tool_decoded(name, args(arguments)).await
+}
+
+fn tool_error(result: Result<Value, Error>) -> String {
+    match result {
+        Err(Error::Tool { message, .. }) => message,
+        other => panic!("expected a tool error, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn added_tools_run_with_the_world() {
+    let app = Running::start(McpPlugin::default().name("plugin-test"));
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    assert_eq!(client.server_info()["name"], "plugin-test");
+    let tools: Vec<String> = client
+        .list_tools()
+        .await
+        .expect("lists")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    for name in [
+        "read_score",
+        "add_points",
+        "ping",
+        "query",
+        "insert",
+        "step",
+    ] {
+        assert!(
+            tools.contains(&name.to_owned()),
+            "{name} missing from {tools:?}"
+        );
+    }
+    let added = call(&client, "add_points", json!({"points": 5})).await;
+    assert_eq!(added.expect("adds"), json!({"score": 5}));
+    let added = call(&client, "add_points", json!({"points": 2})).await;
+    assert_eq!(added.expect("adds"), json!({"score": 7}));
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 7}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_mode_serves_only_readers() {
+    let app = Running::start(McpPlugin::default().read_only(true));
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let tools: Vec<Value> = client.list_tools().await.expect("lists");
+    assert!(!tools.is_empty());
+    for tool in &tools {
+        assert_eq!(
+            tool["annotations"]["readOnlyHint"], true,
+            "{} is served in read-only mode",
+            tool["name"]
+        );
+    }
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"read_score") && names.contains(&"query"));
+    let refused = call(&client, "add_points", json!({"points": 1})).await;
+    assert!(refused.is_err(), "a writer answered in read-only mode");
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 0}));
+}
+
+async fn crash_access(kind: &str, expected: &str) {
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let context = call(&client, "context", json!({})).await.expect("context");
+    assert!(context.get("crashed").is_none(), "{context}");
+    call(&client, "detonate", json!({ "kind": kind }))
+        .await
+        .expect("detonates");
+    // The system fails on the next frame; the frame after records it.
+    let mut crashed = None;
+    for _ in 0..200 {
+        let context = call(&client, "context", json!({})).await.expect("context");
+        if let Some(c) = context.get("crashed") {
+            crashed = Some(c.as_str().unwrap_or_default().to_owned());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let crashed = crashed.expect("the server entered crash mode");
+    assert!(
+        crashed.contains(expected) && crashed.contains("gameplay"),
+        "{crashed}"
+    );
+    // The app still runs: frames go on.
+    let first = call(&client, "ping", json!({})).await.expect("ping")["frame"].clone();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let later = call(&client, "ping", json!({})).await.expect("ping")["frame"].clone();
+    assert!(later.as_u64() > first.as_u64(), "{first} then {later}");
+    // when_crashed tools answer; the others answer the failure.
+    assert_eq!(
+        call(&client, "read_score", json!({})).await.expect("reads"),
+        json!({"score": 0})
+    );
+    let refused = tool_error(call(&client, "add_points", json!({"points": 1})).await);
+    assert!(refused.contains(expected), "{refused}");
+    let logs = call(&client, "get_logs", json!({"level": "error"}))
+        .await
+        .expect("logs");
+    let records = logs["records"].as_array().cloned().unwrap_or_default();
+    assert!(
+        records
+            .iter()
+            .any(|r| r["message"].as_str().is_some_and(|m| m.contains(expected))),
+        "{logs}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_system_error_enters_crash_mode() {
+    crash_access("error", "the reactor overheated").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_system_panic_enters_crash_mode() {
+    crash_access("panic", "the reactor melted down").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_and_bearer_token_are_the_server_settings() {
+    let app = Running::start(McpPlugin::default().path("/game").bearer_token("s3cret"));
+    assert!(app.url.ends_with("/game"), "{}", app.url);
+    let refused = HttpClient::connect(&app.url).await;
+    assert!(refused.is_err(), "connected without the token");
+    let client = HttpClient::builder(&app.url)
+        .bearer_token("s3cret")
+        .connect()
+        .await
+        .expect("connects with the token");
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 0}));
+}
+
+#[test]
+fn a_busy_port_is_reported_and_the_app_runs_on() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = taken.local_addr().expect("addr").port();
+    let mut app = App::new();
+    app.add_plugins(McpPlugin::default().port(port).capture_log(None));
+    app.finish();
+    app.cleanup();
+    let error = app
+        .world()
+        .get_resource::<mcp_bindgen_bevy::McpListenError>()
+        .expect("the error is a resource");
+    assert!(error.0.contains(&port.to_string()), "{}", error.0);
+    assert!(!app.world().contains_resource::<McpEndpoint>());
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(mcp_bindgen_bevy::served_tools(app.world()).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_below_error_severity_is_logged_not_a_crash() {
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    call(&client, "detonate", json!({"kind": "warning"}))
+        .await
+        .expect("detonates");
+    let mut logged = false;
+    for _ in 0..200 {
+        let logs = call(
+            &client,
+            "get_logs",
+            json!({"level": "warn", "limit": 10000}),
+        )
+        .await
+        .expect("logs");
+        logged = logs["records"].as_array().is_some_and(|records| {
+            records.iter().any(|r| {
+                r["level"] == "warn"
+                    && r["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("the reactor is warm"))
+            })
+        });
+        if logged {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(logged, "the warning was not logged");
+    let context = call(&client, "context", json!({})).await.expect("context");
+    assert!(context.get("crashed").is_none(), "{context}");
+    assert_eq!(context["failures"], 0, "{context}");
+    let added = call(&client, "add_points", json!({"points": 1})).await;
+    assert_eq!(added.expect("adds"), json!({"score": 1}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_virtual_time_the_clock_tools_say_so_and_step_counts_frames() {
+    // The test app has no TimePlugin.
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let refused = tool_error(call(&client, "pause", json!({})).await);
+    assert!(refused.contains("Time<Virtual>"), "{refused}");
+    let context = call(&client, "context", json!({})).await.expect("context");
+    assert!(context.get("paused").is_none(), "{context}");
+    let stepped = call(&client, "step", json!({"frames": 4}))
+        .await
+        .expect("step");
+    assert_eq!(stepped["frames"], 4, "{stepped}");
+    assert_eq!(
+        stepped["last_frame"].as_u64().expect("last")
+            - stepped["first_frame"].as_u64().expect("first"),
+        3,
+        "{stepped}"
+    );
+}
