@@ -43,7 +43,8 @@ pub use store::{ClientRegistration, FileTokenStore, MemoryTokenStore, Secret, To
 use crate::Error;
 use metadata::{Challenge, ResourceMetadata, ServerMetadata};
 
-/// A token this close to its expiry is refreshed before it is used.
+/// A token is refreshed before it is used once this close to its expiry, or once half its
+/// lifetime is gone, whichever comes later.
 const REFRESH_AHEAD: Duration = Duration::from_secs(60);
 
 /// What the application's authorization step gets: the URL to open (in a browser, for a
@@ -82,7 +83,7 @@ enum Grant {
 /// let oauth = OAuth::new()
 ///     .client_metadata_url("https://app.example/oauth/client.json")
 ///     .redirect_uri("http://127.0.0.1:8976/callback")
-///     .token_store(FileTokenStore::new("/home/me/.config/my-app/tokens"))
+///     .token_store(FileTokenStore::new("my-app-tokens"))
 ///     .on_authorize(|request| async move {
 ///         println!("open {} and paste the address you land on", request.url);
 ///         let mut line = String::new();
@@ -91,7 +92,7 @@ enum Grant {
 ///         })?;
 ///         Ok(line.trim().to_owned())
 ///     });
-/// let client = mcp_bindgen::HttpClient::builder("https://mcp.example/mcp")
+/// let _client = mcp_bindgen::HttpClient::builder("https://mcp.example/mcp")
 ///     .oauth(oauth)
 ///     .connect()
 ///     .await?;
@@ -292,7 +293,9 @@ pub(crate) struct Auth {
     key: String,
     allow_insecure_http: bool,
     current: RwLock<Option<Bearer>>,
-    expires_at: AtomicU64,
+    /// When the current token is due for a refresh, in seconds since the Unix epoch
+    /// (`u64::MAX`: never).
+    refresh_at: AtomicU64,
     generation: AtomicU64,
     flow: tokio::sync::Mutex<Flow>,
 }
@@ -329,7 +332,7 @@ impl Auth {
             key,
             allow_insecure_http,
             current: RwLock::new(None),
-            expires_at: AtomicU64::new(u64::MAX),
+            refresh_at: AtomicU64::new(u64::MAX),
             generation: AtomicU64::new(0),
             flow: tokio::sync::Mutex::new(Flow::default()),
         };
@@ -360,8 +363,11 @@ impl Auth {
             token: Arc::from(tokens.access_token.expose()),
             generation,
         });
-        self.expires_at
-            .store(tokens.expires_at.unwrap_or(u64::MAX), Ordering::Release);
+        let refresh_at = tokens.expires_at.map_or(u64::MAX, |expires_at| {
+            let lifetime = expires_at.saturating_sub(now());
+            expires_at - (lifetime / 2).min(REFRESH_AHEAD.as_secs())
+        });
+        self.refresh_at.store(refresh_at, Ordering::Release);
     }
 
     fn withdraw(&self) {
@@ -370,13 +376,13 @@ impl Auth {
             .current
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
-        self.expires_at.store(u64::MAX, Ordering::Release);
+        self.refresh_at.store(u64::MAX, Ordering::Release);
     }
 
-    /// Whether the token is about to expire (an atomic load).
+    /// Whether the token is due for a refresh (an atomic load and the clock).
     pub(crate) fn due(&self) -> bool {
-        let expires_at = self.expires_at.load(Ordering::Acquire);
-        expires_at != u64::MAX && now() + REFRESH_AHEAD.as_secs() >= expires_at
+        let refresh_at = self.refresh_at.load(Ordering::Acquire);
+        refresh_at != u64::MAX && now() >= refresh_at
     }
 
     /// Before a request: a token about to expire is refreshed first (one refresh however many
@@ -387,7 +393,7 @@ impl Auth {
         }
         let mut flow = self.flow.lock().await;
         // Another call may have refreshed while this one waited.
-        if now() + REFRESH_AHEAD.as_secs() < self.expires_at.load(Ordering::Acquire) {
+        if !self.due() {
             return Ok(());
         }
         if flow

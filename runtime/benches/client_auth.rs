@@ -1,0 +1,116 @@
+//! A call carrying an OAuth token (stored, valid) against the same call carrying an API key,
+//! in the same run, over loopback HTTP to this crate's server: what OAuth adds per call once
+//! signed in (an atomic load to see the token is fresh, a read lock to take it).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_bindgen::oauth::{MemoryTokenStore, OAuth, Secret, TokenStore, Tokens};
+use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
+use mcp_bindgen::{HttpClient, ToolCaller};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, json};
+
+const TOKEN: &str = "bench-token";
+
+struct Game;
+
+/// Add two numbers.
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+impl Handler<Game> for Add {
+    type Output = Sum;
+    fn call(self, _: &mut Game) -> Result<Sum, ToolError> {
+        Ok(Sum {
+            sum: self.a + self.b,
+        })
+    }
+}
+
+fn bearer_calls(c: &mut Criterion) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let game = std::thread::spawn(move || {
+        let mut registry = Registry::new("bench", "1");
+        registry.register::<Add>();
+        let mut server = ServerBuilder::new()
+            .bearer_token(TOKEN)
+            .port(0)
+            .listen(registry)
+            .expect("listens");
+        tx.send(server.port()).expect("port");
+        while !flag.load(Ordering::Relaxed) {
+            if !server.poll(&mut Game) {
+                std::thread::yield_now();
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{}/mcp", rx.recv().expect("port"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let api_key = runtime
+        .block_on(HttpClient::builder(&url).api_key(TOKEN).connect())
+        .expect("connects");
+    // A token kept from an earlier sign-in, valid for an hour.
+    let store = MemoryTokenStore::new();
+    let in_an_hour = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 3600;
+    store
+        .save_tokens(
+            &url,
+            &Tokens {
+                issuer: "https://auth.example".into(),
+                access_token: Secret::new(TOKEN),
+                refresh_token: None,
+                expires_at: Some(in_an_hour),
+                scope: None,
+            },
+        )
+        .expect("stores");
+    let oauth = runtime
+        .block_on(
+            HttpClient::builder(&url)
+                .oauth(OAuth::new().token_store(store))
+                .connect(),
+        )
+        .expect("connects");
+    let mut arguments = Map::new();
+    arguments.insert("a".into(), json!(1));
+    arguments.insert("b".into(), json!(2));
+    let mut group = c.benchmark_group("bearer_call");
+    group.measurement_time(Duration::from_secs(5));
+    for (name, client) in [("api_key", &api_key), ("oauth_stored_token", &oauth)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                runtime
+                    .block_on(client.call_tool("add", arguments.clone()))
+                    .expect("call")
+            })
+        });
+    }
+    group.finish();
+    stop.store(true, Ordering::Relaxed);
+    game.join().expect("game thread");
+}
+
+criterion_group!(benches, bearer_calls);
+criterion_main!(benches);

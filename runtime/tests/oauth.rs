@@ -1,0 +1,564 @@
+//! OAuth beyond what the conformance suite tests (it never issues refresh tokens): a realm on
+//! loopback, an MCP server (the resource) and its authorization server on two ports, both
+//! recording every request, drive the client through sign-in, a second run from stored tokens,
+//! refresh before expiry (a refresh response without a refresh token keeps the old one; a
+//! rotated one is kept), one refresh for many concurrent calls, a revoked refresh token, a
+//! resource metadata document for another server, and where tokens travel.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_bindgen::oauth::{AuthorizationRequest, FileTokenStore, OAuth};
+use mcp_bindgen::{Error, HttpClient, ToolCaller};
+use serde_json::{Value, json};
+
+/// One request a server of the realm received.
+#[derive(Debug, Clone)]
+struct Seen {
+    /// `resource` or `auth`.
+    server: &'static str,
+    method: String,
+    path: String,
+    authorization: Option<String>,
+    form: HashMap<String, String>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    seen: Vec<Seen>,
+    /// Access tokens the resource accepts.
+    access: HashSet<String>,
+    /// Refresh tokens the authorization server accepts.
+    refresh: HashSet<String>,
+    /// The PKCE challenge of each code.
+    codes: HashMap<String, String>,
+    counter: usize,
+    /// `expires_in` of every token response.
+    expires_in: u64,
+    /// Whether a refresh response carries a new refresh token (rotation) or none.
+    rotate: bool,
+    /// The `resource` the resource metadata names (default: the MCP URL).
+    resource_override: Option<String>,
+}
+
+struct Realm {
+    state: Arc<Mutex<State>>,
+    resource: String,
+    issuer: String,
+}
+
+impl Realm {
+    fn start(expires_in: u64) -> Realm {
+        let state = Arc::new(Mutex::new(State {
+            expires_in,
+            ..State::default()
+        }));
+        let resource_listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+        let auth_listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+        let resource = format!(
+            "http://127.0.0.1:{}/mcp",
+            resource_listener.local_addr().expect("addr").port()
+        );
+        let issuer = format!(
+            "http://127.0.0.1:{}",
+            auth_listener.local_addr().expect("addr").port()
+        );
+        for (name, listener) in [("resource", resource_listener), ("auth", auth_listener)] {
+            let state = state.clone();
+            let (resource, issuer) = (resource.clone(), issuer.clone());
+            std::thread::spawn(move || {
+                for stream in listener.incoming().map_while(Result::ok) {
+                    let state = state.clone();
+                    let (resource, issuer) = (resource.clone(), issuer.clone());
+                    std::thread::spawn(move || {
+                        let _ = serve(name, stream, &state, &resource, &issuer);
+                    });
+                }
+            });
+        }
+        Realm {
+            state,
+            resource,
+            issuer,
+        }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.state.lock().expect("lock").seen.clone()
+    }
+
+    fn token_requests(&self, grant: &str) -> Vec<Seen> {
+        self.seen()
+            .into_iter()
+            .filter(|s| {
+                s.path == "/token" && s.form.get("grant_type").map(String::as_str) == Some(grant)
+            })
+            .collect()
+    }
+
+    /// The person: approves at once, as the authorization endpoint would redirect.
+    fn approver(&self, approvals: Arc<AtomicUsize>) -> OAuth {
+        let state = self.state.clone();
+        let issuer = self.issuer.clone();
+        OAuth::new()
+            .redirect_uri("http://127.0.0.1:9/callback")
+            .on_authorize(move |request: AuthorizationRequest| {
+                approvals.fetch_add(1, Ordering::SeqCst);
+                let state = state.clone();
+                let issuer = issuer.clone();
+                async move {
+                    let url = reqwest_free_url(&request.url);
+                    let mut state = state.lock().expect("lock");
+                    state.counter += 1;
+                    let code = format!("code-{}", state.counter);
+                    state
+                        .codes
+                        .insert(code.clone(), url["code_challenge"].clone());
+                    Ok(format!(
+                        "{}?code={code}&state={}&iss={}",
+                        request.redirect_uri,
+                        url["state"],
+                        encode(&issuer)
+                    ))
+                }
+            })
+    }
+}
+
+fn encode(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// The query parameters of a URL.
+fn reqwest_free_url(url: &str) -> HashMap<String, String> {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::io::Result<()> {
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())
+}
+
+fn serve(
+    server: &'static str,
+    mut stream: TcpStream,
+    state: &Mutex<State>,
+    resource: &str,
+    issuer: &str,
+) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_owned();
+    let target = parts.next().unwrap_or("").to_owned();
+    let mut length = 0;
+    let mut authorization = None;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            match name.trim().to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse().unwrap_or(0),
+                "authorization" => authorization = Some(value.trim().to_owned()),
+                _ => {}
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let path = target.split('?').next().unwrap_or("").to_owned();
+    let form: HashMap<String, String> = if path == "/token" {
+        form_urlencoded::parse(&body).into_owned().collect()
+    } else {
+        HashMap::new()
+    };
+    let mut state = state.lock().expect("lock");
+    state.seen.push(Seen {
+        server,
+        method: method.clone(),
+        path: path.clone(),
+        authorization: authorization.clone(),
+        form: form.clone(),
+    });
+    let json = [("Content-Type", "application/json")];
+    match (server, path.as_str()) {
+        ("resource", "/.well-known/oauth-protected-resource/mcp") => {
+            let named = state
+                .resource_override
+                .clone()
+                .unwrap_or(resource.to_owned());
+            let document = json!({"resource": named, "authorization_servers": [issuer]});
+            respond(&mut stream, "200 OK", &json, &document.to_string())
+        }
+        ("resource", "/mcp") => {
+            let token = authorization
+                .as_deref()
+                .and_then(|a| a.strip_prefix("Bearer "));
+            if !token.is_some_and(|t| state.access.contains(t)) {
+                let challenge = format!(
+                    "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+                    resource.trim_end_matches("/mcp")
+                );
+                return respond(
+                    &mut stream,
+                    "401 Unauthorized",
+                    &[("WWW-Authenticate", &challenge)],
+                    "",
+                );
+            }
+            let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let result = match message["method"].as_str() {
+                Some("server/discover") => json!({"supportedVersions": ["2026-07-28"]}),
+                Some("tools/list") => {
+                    json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+                }
+                Some("tools/call") => json!({"content": [{"type": "text", "text": "ok"}]}),
+                _ => json!({}),
+            };
+            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+            respond(&mut stream, "200 OK", &json, &answer.to_string())
+        }
+        ("auth", "/.well-known/oauth-authorization-server") => {
+            let document = json!({
+                "issuer": issuer,
+                "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": format!("{issuer}/token"),
+                "registration_endpoint": format!("{issuer}/register"),
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+                "authorization_response_iss_parameter_supported": true,
+                "scopes_supported": ["mcp", "offline_access"],
+            });
+            respond(&mut stream, "200 OK", &json, &document.to_string())
+        }
+        ("auth", "/register") => {
+            let document = json!({"client_id": "registered-client", "client_secret": "registered-secret",
+                "token_endpoint_auth_method": "client_secret_basic"});
+            respond(&mut stream, "201 Created", &json, &document.to_string())
+        }
+        ("auth", "/token") => {
+            let basic = format!(
+                "Basic {}",
+                base64_basic("registered-client", "registered-secret")
+            );
+            if authorization.as_deref() != Some(basic.as_str()) {
+                return respond(
+                    &mut stream,
+                    "401 Unauthorized",
+                    &json,
+                    r#"{"error":"invalid_client"}"#,
+                );
+            }
+            let grant = form.get("grant_type").map(String::as_str);
+            let valid = match grant {
+                Some("authorization_code") => form
+                    .get("code")
+                    .and_then(|c| state.codes.remove(c))
+                    .is_some_and(|challenge| {
+                        form.get("code_verifier")
+                            .is_some_and(|v| s256(v) == challenge)
+                    }),
+                Some("refresh_token") => form
+                    .get("refresh_token")
+                    .is_some_and(|t| state.refresh.contains(t)),
+                _ => false,
+            };
+            if !valid || form.get("resource").map(String::as_str) != Some(resource) {
+                return respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    &json,
+                    r#"{"error":"invalid_grant","error_description":"refresh token revoked"}"#,
+                );
+            }
+            state.counter += 1;
+            let access = format!("access-{}", state.counter);
+            state.access.insert(access.clone());
+            let mut document = json!({"access_token": access, "token_type": "Bearer",
+                "expires_in": state.expires_in});
+            if grant == Some("authorization_code") || state.rotate {
+                let refresh = format!("refresh-{}", state.counter);
+                state.refresh.insert(refresh.clone());
+                document["refresh_token"] = json!(refresh);
+            }
+            respond(&mut stream, "200 OK", &json, &document.to_string())
+        }
+        _ => respond(&mut stream, "404 Not Found", &[], ""),
+    }
+}
+
+/// `base64(user:password)`, written out here so that the test does not share the client's
+/// encoder.
+fn base64_basic(user: &str, password: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = format!("{user}:{password}").into_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The S256 challenge of a verifier, computed by `python3` (an implementation independent of
+/// the client's).
+fn s256(verifier: &str) -> String {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys,hashlib,base64;print(base64.urlsafe_b64encode(hashlib.sha256(sys.argv[1].encode()).digest()).decode().rstrip('='))",
+            verifier,
+        ])
+        .output()
+        .expect("python3 runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-bindgen-oauth-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signs_in_once_and_a_second_run_uses_the_stored_tokens() {
+    let realm = Realm::start(3600);
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let dir = temp_dir("second-run");
+    let oauth = realm
+        .approver(approvals.clone())
+        .token_store(FileTokenStore::new(&dir));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(oauth)
+        .connect()
+        .await
+        .expect("signs in");
+    client
+        .call_tool("echo", serde_json::Map::new())
+        .await
+        .expect("calls");
+    assert_eq!(approvals.load(Ordering::SeqCst), 1);
+    let first = realm.seen().len();
+    drop(client);
+
+    // A new process would build a new client on the same store: no approval, no token request.
+    let oauth = realm
+        .approver(approvals.clone())
+        .token_store(FileTokenStore::new(&dir));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(oauth)
+        .connect()
+        .await
+        .expect("connects with the stored token");
+    client.list_tools().await.expect("lists");
+    assert_eq!(
+        approvals.load(Ordering::SeqCst),
+        1,
+        "asked the person again"
+    );
+    let later: Vec<Seen> = realm.seen()[first..].to_vec();
+    assert!(
+        later.iter().all(|s| s.server == "resource"
+            && s.path == "/mcp"
+            && s.authorization
+                .as_deref()
+                .is_some_and(|a| a.starts_with("Bearer access-"))),
+        "{later:#?}"
+    );
+
+    // Tokens went to the resource only; the token endpoint saw the client's own credentials.
+    for seen in realm.seen() {
+        let bearer = seen
+            .authorization
+            .as_deref()
+            .is_some_and(|a| a.starts_with("Bearer "));
+        assert_eq!(
+            bearer,
+            seen.server == "resource" && seen.path == "/mcp" && seen.authorization.is_some(),
+            "{seen:?}"
+        );
+        if seen.path == "/token" {
+            assert_eq!(seen.method, "POST", "{seen:?}");
+            assert!(
+                seen.authorization
+                    .as_deref()
+                    .is_some_and(|a| a.starts_with("Basic ")),
+                "{seen:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refreshes_before_expiry_keeping_or_replacing_the_refresh_token() {
+    // `expires_in: 0`: every request finds its token due, so each call refreshes first.
+    let realm = Realm::start(0);
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals.clone()))
+        .connect()
+        .await
+        .expect("signs in");
+    let issued = realm.token_requests("authorization_code");
+    assert_eq!(issued.len(), 1);
+    // The first sign-in issued refresh-N; refreshes without rotation answer with no refresh
+    // token, and the client must keep using refresh-N.
+    client.list_tools().await.expect("lists");
+    client.list_tools().await.expect("lists");
+    let refreshes = realm.token_requests("refresh_token");
+    assert!(refreshes.len() >= 2, "{refreshes:#?}");
+    let first_refresh_token = refreshes[0].form["refresh_token"].clone();
+    for refresh in &refreshes {
+        assert_eq!(
+            refresh.form["refresh_token"], first_refresh_token,
+            "the kept token"
+        );
+        assert_eq!(
+            refresh.form.get("resource"),
+            Some(&realm.resource),
+            "resource on refresh"
+        );
+        assert!(
+            refresh
+                .authorization
+                .as_deref()
+                .is_some_and(|a| a.starts_with("Basic ")),
+            "the registered secret was kept and sent: {refresh:?}"
+        );
+    }
+    // Rotation: the next refresh answers with a new refresh token, which the one after uses.
+    realm.state.lock().expect("lock").rotate = true;
+    client.list_tools().await.expect("lists");
+    client.list_tools().await.expect("lists");
+    let refreshes = realm.token_requests("refresh_token");
+    let (before, last) = (
+        &refreshes[refreshes.len() - 2],
+        &refreshes[refreshes.len() - 1],
+    );
+    assert_ne!(
+        before.form["refresh_token"], last.form["refresh_token"],
+        "rotated token not kept"
+    );
+    assert!(
+        realm
+            .state
+            .lock()
+            .expect("lock")
+            .refresh
+            .contains(&last.form["refresh_token"])
+    );
+    // No call ever went out with a token the resource refused.
+    let refused = realm
+        .seen()
+        .iter()
+        .filter(|s| s.path == "/mcp" && s.authorization.is_some())
+        .count();
+    assert!(refused > 0);
+    assert_eq!(
+        approvals.load(Ordering::SeqCst),
+        1,
+        "refreshing never asks the person"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_calls_at_expiry_make_one_refresh() {
+    // Tokens last 4 s: refreshed once 2 s are left.
+    let realm = Realm::start(4);
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals))
+        .connect()
+        .await
+        .expect("signs in");
+    tokio::time::sleep(std::time::Duration::from_millis(2300)).await;
+    let calls = (0..20).map(|_| {
+        let client = client.clone();
+        tokio::spawn(async move { client.list_tools().await })
+    });
+    for call in calls.collect::<Vec<_>>() {
+        call.await.expect("joins").expect("lists");
+    }
+    assert_eq!(realm.token_requests("refresh_token").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_refresh_token_starts_a_new_authorization() {
+    let realm = Realm::start(0);
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals.clone()))
+        .connect()
+        .await
+        .expect("signs in");
+    {
+        // Revoked: every refresh token, and every access token issued so far.
+        let mut state = realm.state.lock().expect("lock");
+        state.refresh.clear();
+        state.access.clear();
+    }
+    client.list_tools().await.expect("signs in again");
+    assert_eq!(approvals.load(Ordering::SeqCst), 2, "a new authorization");
+    assert!(
+        realm
+            .token_requests("refresh_token")
+            .iter()
+            .all(|r| !r.form["refresh_token"].is_empty())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_metadata_for_another_server_is_refused_before_any_sign_in() {
+    let realm = Realm::start(3600);
+    realm.state.lock().expect("lock").resource_override =
+        Some("http://127.0.0.1:1/elsewhere".into());
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let refused = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals.clone()))
+        .connect()
+        .await
+        .expect_err("refused");
+    assert!(matches!(refused, Error::Auth { .. }), "{refused:?}");
+    assert!(refused.to_string().contains("RFC 8707"), "{refused}");
+    assert_eq!(approvals.load(Ordering::SeqCst), 0);
+    assert!(
+        realm.seen().iter().all(|s| s.server == "resource"),
+        "went on to the authorization server"
+    );
+}
