@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_bindgen::client::ToolList;
+use mcp_bindgen::oauth::{AuthorizationRequest, FileTokenStore, OAuth};
 use mcp_bindgen::{HttpClient, Protocol, StdioClient};
 use serde_json::{Map, Value};
 
@@ -32,6 +33,29 @@ pub struct LiveArgs {
     /// Send the bearer token over plain http:// to a host that is not loopback.
     #[arg(long, requires = "url")]
     pub allow_insecure_http: bool,
+    /// Sign in with OAuth 2.1 where the server asks for it: the system browser opens
+    /// (`$BROWSER`, else xdg-open; the URL is printed too), a listener on 127.0.0.1 takes the
+    /// redirect, and the tokens are kept (owner-only files in --token-dir) so that the next run
+    /// needs no browser.
+    #[arg(long, requires = "url", conflicts_with = "bearer_env")]
+    pub oauth: bool,
+    /// A client id registered with the server's authorization server (else a client ID
+    /// metadata document with --client-metadata-url, else dynamic registration).
+    #[arg(long, value_name = "ID", requires = "oauth")]
+    pub client_id: Option<String>,
+    /// The environment variable holding that client's secret.
+    #[arg(long, value_name = "VAR", requires = "client_id")]
+    pub client_secret_env: Option<String>,
+    /// The HTTPS URL of this client's ID metadata document.
+    #[arg(long, value_name = "URL", requires = "oauth")]
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for besides those the server names (space separated).
+    #[arg(long, value_name = "SCOPES", requires = "oauth")]
+    pub scope: Option<String>,
+    /// Where OAuth tokens are kept (default: `$XDG_CONFIG_HOME/mcp-bindgen/oauth`, else
+    /// `~/.config/mcp-bindgen/oauth`).
+    #[arg(long, value_name = "DIR", requires = "oauth")]
+    pub token_dir: Option<PathBuf>,
     /// The protocol: `auto` (modern if the server speaks it, else legacy), `modern`, `legacy`,
     /// or a version such as `2025-06-18`.
     #[arg(long, value_name = "auto|modern|legacy|VERSION", default_value = "auto",
@@ -56,6 +80,12 @@ impl Default for LiveArgs {
             bearer_env: None,
             cacert: None,
             allow_insecure_http: false,
+            oauth: false,
+            client_id: None,
+            client_secret_env: None,
+            client_metadata_url: None,
+            scope: None,
+            token_dir: None,
             protocol: Protocol::Auto,
             client_capabilities: None,
             timeout: 60,
@@ -122,6 +152,32 @@ impl LiveArgs {
                 }
             }
         }
+        if self.oauth {
+            let client_secret = match &self.client_secret_env {
+                Some(var) => match std::env::var(var) {
+                    Ok(secret) if !secret.is_empty() => Some(secret),
+                    _ => {
+                        return Err(format!(
+                            "--client-secret-env {var}: the environment variable {var} is not set"
+                        ));
+                    }
+                },
+                None => None,
+            };
+            let token_dir = match &self.token_dir {
+                Some(dir) => dir.clone(),
+                None => default_token_dir().ok_or(
+                    "--oauth: neither XDG_CONFIG_HOME nor HOME is set: give --token-dir DIR",
+                )?,
+            };
+            options.oauth = Some(OAuthOptions {
+                client_id: self.client_id.clone(),
+                client_secret,
+                client_metadata_url: self.client_metadata_url.clone(),
+                scope: self.scope.clone(),
+                token_dir,
+            });
+        }
         if let Some(path) = &self.cacert {
             let pem =
                 std::fs::read(path).map_err(|e| format!("--cacert {}: {e}", path.display()))?;
@@ -159,6 +215,162 @@ pub struct LiveOptions {
     pub protocol: Protocol,
     /// Time allowed for each request.
     pub timeout: Duration,
+    /// Sign in with OAuth where the server asks for it.
+    pub oauth: Option<OAuthOptions>,
+}
+
+/// How `--oauth` signs in.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct OAuthOptions {
+    /// A pre-registered client id.
+    pub client_id: Option<String>,
+    /// Its secret.
+    pub client_secret: Option<String>,
+    /// This client's ID metadata document URL.
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for besides the server's.
+    pub scope: Option<String>,
+    /// Where tokens are kept.
+    pub token_dir: PathBuf,
+}
+
+fn default_token_dir() -> Option<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|home| PathBuf::from(home).join(".config"))
+        })?;
+    Some(config.join("mcp-bindgen").join("oauth"))
+}
+
+/// The OAuth settings of the command line: RFC 8252's loopback redirect (a listener on
+/// 127.0.0.1, a free port) and the system browser.
+fn oauth_settings(options: &OAuthOptions) -> Result<OAuth, mcp_bindgen::Error> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| {
+        mcp_bindgen::Error::transport_source("--oauth: could not listen for the redirect", e)
+    })?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| mcp_bindgen::Error::transport_source("--oauth: no listener address", e))?
+        .port();
+    let listener = std::sync::Arc::new(listener);
+    let mut oauth = OAuth::new()
+        .client_name("mcp-bindgen")
+        .redirect_uri(format!("http://127.0.0.1:{port}/callback"))
+        .token_store(FileTokenStore::new(&options.token_dir))
+        .on_authorize(move |request| browser_step(listener.clone(), request));
+    if let Some(id) = &options.client_id {
+        oauth = oauth.client_id(id.clone());
+    }
+    if let Some(secret) = &options.client_secret {
+        oauth = oauth.client_secret(secret.clone());
+    }
+    if let Some(url) = &options.client_metadata_url {
+        oauth = oauth.client_metadata_url(url.clone());
+    }
+    if let Some(scope) = &options.scope {
+        oauth = oauth.scope(scope.clone());
+    }
+    Ok(oauth)
+}
+
+/// How long a person has to approve in the browser.
+const APPROVAL_TIME: Duration = Duration::from_secs(300);
+
+/// Opens the authorization URL in the browser (and prints it), then waits for the redirect.
+async fn browser_step(
+    listener: std::sync::Arc<std::net::TcpListener>,
+    request: AuthorizationRequest,
+) -> Result<String, mcp_bindgen::Error> {
+    eprintln!(
+        "Signing in: approve mcp-bindgen in your browser, or open\n  {}",
+        request.url
+    );
+    open_browser(&request.url);
+    tokio::task::spawn_blocking(move || wait_for_redirect(&listener))
+        .await
+        .map_err(|e| {
+            mcp_bindgen::Error::transport_source("--oauth: the redirect listener failed", e)
+        })?
+}
+
+/// `$BROWSER URL` (a command and its words, as git and xdg-open read it), else `xdg-open URL`;
+/// when neither starts, the printed URL is the way.
+fn open_browser(url: &str) {
+    let browser = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty());
+    let command = browser.unwrap_or_else(|| "xdg-open".to_owned());
+    let mut words = command.split_whitespace();
+    let Some(program) = words.next() else { return };
+    let started = std::process::Command::new(program)
+        .args(words)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    if started.is_err() {
+        eprintln!("(could not start a browser with `{command}`: open the URL above)");
+    }
+}
+
+/// Takes the browser's request for `/callback?...` on the loopback listener: the URL it was
+/// sent to.
+fn wait_for_redirect(listener: &std::net::TcpListener) -> Result<String, mcp_bindgen::Error> {
+    use std::io::{BufRead, BufReader, Write};
+    let fail = |what: String| mcp_bindgen::Error::transport(format!("--oauth: {what}"));
+    let port = listener
+        .local_addr()
+        .map_err(|e| fail(e.to_string()))?
+        .port();
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| fail(e.to_string()))?;
+    let deadline = std::time::Instant::now() + APPROVAL_TIME;
+    loop {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if std::time::Instant::now() > deadline {
+                    return Err(fail(format!(
+                        "no approval within {} s (the browser never came back to \
+                         http://127.0.0.1:{port}/callback)",
+                        APPROVAL_TIME.as_secs()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+            Err(e) => return Err(fail(format!("the redirect listener failed: {e}"))),
+        };
+        let _ = stream.set_nonblocking(false);
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let mut line = String::new();
+        let mut reader = BufReader::new(&stream);
+        if reader.read_line(&mut line).is_err() {
+            continue;
+        }
+        let target = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let mut writer = &stream;
+        if !target.starts_with("/callback") {
+            let _ = writer.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+            continue;
+        }
+        let page =
+            "<!doctype html><title>mcp-bindgen</title><p>Signed in. You can close this window.";
+        let _ = write!(
+            writer,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+            page.len()
+        );
+        return Ok(format!("http://127.0.0.1:{port}{target}"));
+    }
 }
 
 impl Default for LiveOptions {
@@ -170,6 +382,7 @@ impl Default for LiveOptions {
             allow_insecure_http: false,
             protocol: Protocol::Auto,
             timeout: Duration::from_secs(60),
+            oauth: None,
         }
     }
 }
@@ -208,6 +421,9 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
     }
     if options.allow_insecure_http {
         builder = builder.allow_insecure_http();
+    }
+    if let Some(oauth) = &options.oauth {
+        builder = builder.oauth(oauth_settings(oauth)?);
     }
     let client = builder.connect().await?;
     let list = client.tool_list().await?;

@@ -1,0 +1,111 @@
+//! `mcp-bindgen capture --url URL --oauth` against a server behind OAuth (a Python realm on
+//! 127.0.0.1): the first run opens the browser (`$BROWSER`, here a script that approves as a
+//! person would) and takes the redirect on its loopback listener; the second run signs in from
+//! the stored tokens and opens nothing.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+struct Realm {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Realm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn realm(log: &Path) -> Realm {
+    let mut child = Command::new("python3")
+        .arg(format!("{FIXTURES}/oauth_realm.py"))
+        .env("REALM_LOG", log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 starts");
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut url)
+        .expect("prints its URL");
+    Realm {
+        child,
+        url: url.trim().to_owned(),
+    }
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn capture_signs_in_with_the_browser_once_then_from_stored_tokens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (realm_log, browser_log) = (dir.path().join("realm.log"), dir.path().join("browser.log"));
+    let tokens = dir.path().join("tokens");
+    let realm = realm(&realm_log);
+    let capture = |output: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+            .args(["capture", "--url", &realm.url, "--oauth", "--token-dir"])
+            .arg(&tokens)
+            .arg("-o")
+            .arg(dir.path().join(output))
+            .env("BROWSER", format!("python3 {FIXTURES}/browser.py"))
+            .env("BROWSER_LOG", &browser_log)
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(dir.path().join(output)).expect("capture written");
+        let capture: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(capture["tools"][0]["name"], "whoami", "{capture}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+
+    let stderr = capture("first.tools.json");
+    assert!(
+        stderr.contains("/authorize?"),
+        "the URL is printed: {stderr}"
+    );
+    assert_eq!(lines(&browser_log).len(), 1, "one browser start");
+    let authorizations = lines(&realm_log);
+    assert_eq!(authorizations.len(), 1);
+    assert!(
+        authorizations[0].contains(&realm.url),
+        "resource: {authorizations:?}"
+    );
+    #[cfg(unix)]
+    for entry in std::fs::read_dir(&tokens).expect("token dir") {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = entry
+            .expect("entry")
+            .metadata()
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "token file readable by others: {mode:o}");
+    }
+
+    capture("second.tools.json");
+    assert_eq!(
+        lines(&browser_log).len(),
+        1,
+        "the second run opened the browser"
+    );
+    assert_eq!(
+        lines(&realm_log).len(),
+        1,
+        "the second run authorized again"
+    );
+}
