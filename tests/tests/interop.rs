@@ -9,7 +9,7 @@
 //!   `interop/conformance-baseline-2026-07-28.yml` and `interop/conformance-baseline.yml`;
 //! - the client leg of the suite 0.2.0-alpha.12 (`conformance-0.2`), the frozen 2026-07-28
 //!   and 2025-11-25 requirement sets, against `conformance_client` (every scored scenario,
-//!   the 25 and 14 `auth/*` ones included, and the `auth/client-credentials-basic` extension);
+//!   the 25 and 14 `auth/*` ones included, and the `auth/client-credentials-*` extensions);
 //! - the official TypeScript SDK clients (v1 1.32.2, legacy; v2 with auto negotiation, which
 //!   lands on 2026-07-28) and the Python `mcp` client (its legacy session and its auto-negotiating
 //!   `Client`) against our server, progress included;
@@ -215,7 +215,7 @@ fn conformance_server_2025_11_25() {
 /// failed or warned (a check may be SKIPPED when the scenario offers a method the client has
 /// no reason to send, such as `initialize` to a modern server). The suite's exit status counts
 /// only the scored scenarios; the OAuth extensions this client does not implement (DPoP,
-/// enterprise-managed authorization, workload identity, `private_key_jwt`) fail unscored, so
+/// enterprise-managed authorization, workload identity) fail unscored, so
 /// each scenario named here is checked on its own.
 fn conformance_client_requirements(revision: &str, scenarios: Vec<&str>) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -309,7 +309,10 @@ const AUTH_2026_07_28_ONLY: [&str; 11] = [
 ];
 
 /// OAuth extensions (not scored) this client implements.
-const AUTH_EXTENSIONS: [&str; 1] = ["auth/client-credentials-basic"];
+const AUTH_EXTENSIONS: [&str; 2] = [
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+];
 
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]

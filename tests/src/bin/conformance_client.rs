@@ -8,7 +8,7 @@
 //! `http-standard-headers` it also reads every resource and gets every prompt.
 //!
 //! For the `auth/*` scenarios it signs in with OAuth (`mcp_bindgen::oauth`): the client
-//! credentials grant for `auth/client-credentials-basic`, the pre-registered client of the
+//! credentials grant for `auth/client-credentials-basic` (a secret) and `-jwt` (a key), the pre-registered client of the
 //! context for `auth/pre-registration`, and otherwise the authorization code grant with this
 //! client's metadata document URL (used where the server supports it, else dynamic
 //! registration). The suite's authorization endpoint approves at once and redirects: the
@@ -89,6 +89,11 @@ fn oauth(scenario: &str, context: &Value) -> Option<OAuth> {
         "auth/client-credentials-basic" => Some(OAuth::client_credentials(
             text("client_id"),
             text("client_secret"),
+        )),
+        "auth/client-credentials-jwt" => Some(OAuth::client_credentials_jwt(
+            text("client_id"),
+            text("private_key_pem"),
+            text("signing_algorithm"),
         )),
         "auth/pre-registration" => Some(
             OAuth::new()

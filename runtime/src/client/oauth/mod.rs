@@ -19,7 +19,8 @@
 //! - Tokens refreshed before they expire and once on a 401, one refresh for any number of
 //!   waiting calls, kept in a [`TokenStore`] per resource; a server that moved to another
 //!   authorization server is registered with again and never sees the old tokens.
-//! - Machines: the client credentials grant ([`OAuth::client_credentials`]).
+//! - Machines: the client credentials grant, with a secret ([`OAuth::client_credentials`]) or
+//!   a signed JWT ([`OAuth::client_credentials_jwt`], `private_key_jwt`).
 //!
 //! Codes, verifiers, tokens and secrets never appear in `Debug`, `Display` or errors, and go
 //! only to the endpoints they belong to, never over `http://` to a host that is not loopback.
@@ -109,6 +110,8 @@ pub struct OAuth {
     scope: Option<String>,
     authorizer: Option<Authorizer>,
     store: Arc<dyn TokenStore>,
+    /// `private_key_jwt`: the signing algorithm and the PKCS#8 PEM key.
+    signing_key: Option<(String, Secret)>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -128,6 +131,13 @@ impl std::fmt::Debug for OAuth {
             .field("redirect_uri", &self.redirect_uri)
             .field("scope", &self.scope)
             .field("authorizer", &self.authorizer.as_ref().map(|_| "<hook>"))
+            .field(
+                "signing_key",
+                &self
+                    .signing_key
+                    .as_ref()
+                    .map(|(alg, _)| format!("{alg} <secret>")),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -152,6 +162,7 @@ impl OAuth {
             scope: None,
             authorizer: None,
             store: Arc::new(MemoryTokenStore::new()),
+            signing_key: None,
         }
     }
 
@@ -163,6 +174,24 @@ impl OAuth {
             grant: Grant::ClientCredentials,
             client_id: Some(client_id.into()),
             client_secret: Some(Secret::new(secret)),
+            ..OAuth::new()
+        }
+    }
+
+    /// The client credentials grant with `private_key_jwt` (RFC 7523): the client proves who it
+    /// is with a JWT signed by its private key (`algorithm` `ES256` or `RS256`; the key as
+    /// PKCS#8 PEM, `-----BEGIN PRIVATE KEY-----`), whose audience is the authorization server's
+    /// issuer. The key is read when the token is asked for; a key that does not fit the
+    /// algorithm is an [`Error::Auth`] then.
+    pub fn client_credentials_jwt(
+        client_id: impl Into<String>,
+        private_key_pem: impl Into<String>,
+        algorithm: impl Into<String>,
+    ) -> Self {
+        OAuth {
+            grant: Grant::ClientCredentials,
+            client_id: Some(client_id.into()),
+            signing_key: Some((algorithm.into(), Secret::new(private_key_pem))),
             ..OAuth::new()
         }
     }
@@ -605,9 +634,9 @@ impl Auth {
         flow.server = Some(server.clone());
         match self.config.grant {
             Grant::ClientCredentials => {
-                let client = self.pre_registered().ok_or_else(|| {
-                    auth_error("OAuth client credentials: no client id and secret")
-                })?;
+                let client = self
+                    .pre_registered()
+                    .ok_or_else(|| auth_error("OAuth client credentials: no client id"))?;
                 let mut form = vec![
                     ("grant_type", "client_credentials".to_owned()),
                     ("resource", resource),
@@ -922,7 +951,23 @@ impl Auth {
         let mut request = http
             .post(endpoint)
             .header(header::ACCEPT, "application/json");
-        if let Some(client) = client {
+        if let (Some(client), Some((algorithm, key))) = (client, &self.config.signing_key) {
+            let issued = now();
+            let claims = json!({
+                "iss": client.client_id,
+                "sub": client.client_id,
+                "aud": server.issuer,
+                "iat": issued,
+                "exp": issued + 300,
+                "jti": pkce::random_token(16)?,
+            });
+            let assertion = pkce::client_assertion(algorithm, key.expose().as_bytes(), &claims)?;
+            form.push((
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
+            ));
+            form.push(("client_assertion", assertion));
+        } else if let Some(client) = client {
             let secret = client.client_secret.as_ref();
             let method = client
                 .token_endpoint_auth_method

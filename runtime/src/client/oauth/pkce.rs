@@ -45,6 +45,65 @@ pub(super) fn challenge_of(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(digest.as_ref())
 }
 
+/// A client assertion for `private_key_jwt` (RFC 7523): a JWT signed with the client's key,
+/// `ES256` (P-256, the signature as r||s) or `RS256`, from a PKCS#8 PEM private key. ring
+/// signs; this only writes the JWS compact form around its signature.
+pub(super) fn client_assertion(
+    algorithm: &str,
+    private_key_pem: &[u8],
+    claims: &serde_json::Value,
+) -> Result<String, Error> {
+    use rustls::pki_types::PrivatePkcs8KeyDer;
+    use rustls::pki_types::pem::PemObject;
+    let fail = |what: String| Error::Auth {
+        status: None,
+        message: format!("OAuth private_key_jwt: {what}"),
+        www_authenticate: None,
+    };
+    let key = PrivatePkcs8KeyDer::from_pem_slice(private_key_pem)
+        .map_err(|e| fail(format!("the private key is not a PKCS#8 PEM key ({e})")))?;
+    let header = serde_json::json!({"alg": algorithm, "typ": "JWT"});
+    let input = format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(header.to_string()),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    );
+    let rng = ring::rand::SystemRandom::new();
+    let signature = match algorithm {
+        "ES256" => {
+            let pair = ring::signature::EcdsaKeyPair::from_pkcs8(
+                &ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+                key.secret_pkcs8_der(),
+                &rng,
+            )
+            .map_err(|e| fail(format!("not a P-256 key for ES256 ({e})")))?;
+            pair.sign(&rng, input.as_bytes())
+                .map_err(|_| fail("signing failed".to_owned()))?
+                .as_ref()
+                .to_vec()
+        }
+        "RS256" => {
+            let pair = ring::signature::RsaKeyPair::from_pkcs8(key.secret_pkcs8_der())
+                .map_err(|e| fail(format!("not an RSA key for RS256 ({e})")))?;
+            let mut signature = vec![0; pair.public().modulus_len()];
+            pair.sign(
+                &ring::signature::RSA_PKCS1_SHA256,
+                &rng,
+                input.as_bytes(),
+                &mut signature,
+            )
+            .map_err(|_| fail("signing failed".to_owned()))?;
+            signature
+        }
+        other => {
+            return Err(fail(format!(
+                "the algorithm {other:?} is not supported (ES256 or RS256)"
+            )));
+        }
+    };
+    Ok(format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature)))
+}
+
 /// Standard base64 (for `client_secret_basic`).
 pub(super) fn basic(user: &str, password: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
@@ -62,6 +121,46 @@ mod tests {
             challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWjOEjXk"),
             "VYFANLqdx_HDV6BqEhluZJ63rtrIPROSSFdB3P6G83I"
         );
+    }
+
+    /// An ES256 assertion verifies with the key's public half, and carries the claims.
+    #[test]
+    fn es256_assertions_verify() {
+        use ring::signature::KeyPair;
+        let rng = ring::rand::SystemRandom::new();
+        let pkcs8 = ring::signature::EcdsaKeyPair::generate_pkcs8(
+            &ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+            &rng,
+        )
+        .unwrap();
+        let pem = format!(
+            "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+            base64::engine::general_purpose::STANDARD.encode(pkcs8.as_ref())
+        );
+        let claims = serde_json::json!({"iss": "me", "aud": "https://as.example"});
+        let jwt = client_assertion("ES256", pem.as_bytes(), &claims).unwrap();
+        let parts: Vec<&str> = jwt.split('.').collect();
+        assert_eq!(parts.len(), 3);
+        let pair = ring::signature::EcdsaKeyPair::from_pkcs8(
+            &ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+            pkcs8.as_ref(),
+            &rng,
+        )
+        .unwrap();
+        let public = ring::signature::UnparsedPublicKey::new(
+            &ring::signature::ECDSA_P256_SHA256_FIXED,
+            pair.public_key().as_ref(),
+        );
+        let signature = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+        assert_eq!(signature.len(), 64, "r||s, not DER");
+        public
+            .verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &signature)
+            .expect("verifies");
+        let body: serde_json::Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+        assert_eq!(body, claims);
+        assert!(client_assertion("HS256", pem.as_bytes(), &claims).is_err());
+        assert!(client_assertion("ES256", b"not a key", &claims).is_err());
     }
 
     #[test]
