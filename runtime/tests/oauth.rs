@@ -373,6 +373,26 @@ async fn signs_in_once_and_a_second_run_uses_the_stored_tokens() {
         .await
         .expect("calls");
     assert_eq!(approvals.load(Ordering::SeqCst), 1);
+    // What signing in cost: one refused request, then each discovery document once, one
+    // registration, one token request; the call after it, nothing but itself.
+    let requests: Vec<String> = realm
+        .seen()
+        .iter()
+        .map(|s| format!("{} {} {}", s.server, s.method, s.path))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "resource POST /mcp",
+            "resource GET /.well-known/oauth-protected-resource/mcp",
+            "auth GET /.well-known/oauth-authorization-server",
+            "auth POST /register",
+            "auth POST /token",
+            "resource POST /mcp",
+            "resource POST /mcp",
+        ],
+        "discover refused, discover, tools/call"
+    );
     let first = realm.seen().len();
     drop(client);
 
