@@ -176,6 +176,7 @@ impl LiveArgs {
                 client_metadata_url: self.client_metadata_url.clone(),
                 scope: self.scope.clone(),
                 token_dir,
+                browser: None,
             });
         }
         if let Some(path) = &self.cacert {
@@ -233,6 +234,9 @@ pub struct OAuthOptions {
     pub scope: Option<String>,
     /// Where tokens are kept.
     pub token_dir: PathBuf,
+    /// The command that opens a URL (its words; the URL is added last); `None`: `$BROWSER`,
+    /// else `xdg-open`.
+    pub browser: Option<String>,
 }
 
 fn default_token_dir() -> Option<PathBuf> {
@@ -258,11 +262,12 @@ fn oauth_settings(options: &OAuthOptions) -> Result<OAuth, mcp_bindgen::Error> {
         .map_err(|e| mcp_bindgen::Error::transport_source("--oauth: no listener address", e))?
         .port();
     let listener = std::sync::Arc::new(listener);
+    let browser = options.browser.clone();
     let mut oauth = OAuth::new()
         .client_name("mcp-bindgen")
         .redirect_uri(format!("http://127.0.0.1:{port}/callback"))
         .token_store(FileTokenStore::new(&options.token_dir))
-        .on_authorize(move |request| browser_step(listener.clone(), request));
+        .on_authorize(move |request| browser_step(listener.clone(), browser.clone(), request));
     if let Some(id) = &options.client_id {
         oauth = oauth.client_id(id.clone());
     }
@@ -284,13 +289,14 @@ const APPROVAL_TIME: Duration = Duration::from_secs(300);
 /// Opens the authorization URL in the browser (and prints it), then waits for the redirect.
 async fn browser_step(
     listener: std::sync::Arc<std::net::TcpListener>,
+    browser: Option<String>,
     request: AuthorizationRequest,
 ) -> Result<String, mcp_bindgen::Error> {
     eprintln!(
         "Signing in: approve mcp-bindgen in your browser, or open\n  {}",
         request.url
     );
-    open_browser(&request.url);
+    open_browser(browser, &request.url);
     tokio::task::spawn_blocking(move || wait_for_redirect(&listener))
         .await
         .map_err(|e| {
@@ -298,12 +304,14 @@ async fn browser_step(
         })?
 }
 
-/// `$BROWSER URL` (a command and its words, as git and xdg-open read it), else `xdg-open URL`;
-/// when neither starts, the printed URL is the way.
-fn open_browser(url: &str) {
-    let browser = std::env::var("BROWSER")
-        .ok()
-        .filter(|b| !b.trim().is_empty());
+/// `BROWSER URL` (the given command, else `$BROWSER`: a command and its words, as git and
+/// xdg-open read it), else `xdg-open URL`; when none starts, the printed URL is the way.
+fn open_browser(browser: Option<String>, url: &str) {
+    let browser = browser.or_else(|| {
+        std::env::var("BROWSER")
+            .ok()
+            .filter(|b| !b.trim().is_empty())
+    });
     let command = browser.unwrap_or_else(|| "xdg-open".to_owned());
     let mut words = command.split_whitespace();
     let Some(program) = words.next() else { return };
