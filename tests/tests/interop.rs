@@ -1231,3 +1231,56 @@ fn oauth_protected_sdk_server_over_https() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The suite's OAuth back-compat scenarios for 2025-03-26 servers (no resource metadata: the
+/// server's origin is its authorization server, with metadata or with the default endpoints),
+/// which no requirement set lists: each run on its own, where any failure or warning fails.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn conformance_client_oauth_2025_03_26_backcompat() {
+    for scenario in [
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        "auth/2025-03-26-oauth-endpoint-fallback",
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c = conformance_02();
+        c.args([
+            "client",
+            "--command",
+            env!("CARGO_BIN_EXE_conformance_client"),
+            "--scenario",
+            scenario,
+            "-o",
+        ])
+        .arg(dir.path());
+        // A single scenario's run exits non-zero on any failure or warning.
+        run(c, scenario);
+        let mut folders = vec![dir.path().to_path_buf()];
+        let mut checks = Vec::new();
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).expect("results").flatten() {
+                match std::fs::read_to_string(entry.path().join("checks.json")) {
+                    Ok(text) => checks.extend(
+                        serde_json::from_str::<Vec<Value>>(&text).expect("checks are JSON"),
+                    ),
+                    Err(_) if entry.path().is_dir() => folders.push(entry.path()),
+                    Err(_) => {}
+                }
+            }
+        }
+        for id in ["authorization-request", "token-request"] {
+            assert!(
+                checks
+                    .iter()
+                    .any(|c| c["id"] == id && c["status"] == "SUCCESS"),
+                "{scenario}: no successful {id}"
+            );
+        }
+        for check in &checks {
+            assert!(
+                matches!(check["status"].as_str(), Some("SUCCESS" | "INFO")),
+                "{scenario}: {check}"
+            );
+        }
+    }
+}
