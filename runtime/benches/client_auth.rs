@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_bindgen::oauth::{MemoryTokenStore, OAuth, Secret, TokenStore, Tokens};
@@ -107,7 +107,36 @@ fn bearer_calls(c: &mut Criterion) {
             })
         });
     }
+    // The two in alternation, call by call, so that the machine's drift touches both alike:
+    // criterion times the OAuth calls, and the ratio of the totals is printed.
+    let mut totals = (Duration::ZERO, Duration::ZERO);
+    group.bench_function("oauth_alternated_with_api_key", |b| {
+        b.iter_custom(|iterations| {
+            let mut oauth_time = Duration::ZERO;
+            for _ in 0..iterations {
+                let start = Instant::now();
+                runtime
+                    .block_on(api_key.call_tool("add", arguments.clone()))
+                    .expect("call");
+                let middle = Instant::now();
+                runtime
+                    .block_on(oauth.call_tool("add", arguments.clone()))
+                    .expect("call");
+                let end = Instant::now();
+                totals.0 += middle - start;
+                totals.1 += end - middle;
+                oauth_time += end - middle;
+            }
+            oauth_time
+        })
+    });
     group.finish();
+    eprintln!(
+        "alternated: OAuth with a stored token / API key = {:.3} ({:?} / {:?})",
+        totals.1.as_secs_f64() / totals.0.as_secs_f64(),
+        totals.1,
+        totals.0
+    );
     stop.store(true, Ordering::Relaxed);
     game.join().expect("game thread");
 }
