@@ -42,6 +42,8 @@ struct State {
     rotate: bool,
     /// The `resource` the resource metadata names (default: the MCP URL).
     resource_override: Option<String>,
+    /// Whether the resource answers an authorized call with a redirect to the other server.
+    redirect_calls: bool,
 }
 
 struct Realm {
@@ -227,6 +229,15 @@ fn serve(
                     &mut stream,
                     "401 Unauthorized",
                     &[("WWW-Authenticate", &challenge)],
+                    "",
+                );
+            }
+            if state.redirect_calls {
+                let elsewhere = format!("{issuer}/mcp");
+                return respond(
+                    &mut stream,
+                    "307 Temporary Redirect",
+                    &[("Location", &elsewhere)],
                     "",
                 );
             }
@@ -580,5 +591,43 @@ async fn resource_metadata_for_another_server_is_refused_before_any_sign_in() {
     assert!(
         realm.seen().iter().all(|s| s.server == "resource"),
         "went on to the authorization server"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_host_never_carries_the_token() {
+    let realm = Realm::start(3600);
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals))
+        .connect()
+        .await
+        .expect("signs in");
+    realm.state.lock().expect("lock").redirect_calls = true;
+    let refused = client
+        .call_tool("echo", serde_json::Map::new())
+        .await
+        .expect_err("a redirect is not an answer");
+    assert!(refused.to_string().contains("307"), "{refused}");
+    let leaked: Vec<Seen> = realm
+        .seen()
+        .into_iter()
+        .filter(|s| {
+            s.server == "auth"
+                && s.authorization
+                    .as_deref()
+                    .is_some_and(|a| a.starts_with("Bearer "))
+        })
+        .collect();
+    assert!(
+        leaked.is_empty(),
+        "the token reached the other host: {leaked:#?}"
+    );
+    assert!(
+        !realm
+            .seen()
+            .iter()
+            .any(|s| s.server == "auth" && s.path == "/mcp"),
+        "the redirect was followed"
     );
 }
