@@ -292,6 +292,9 @@ async fn browser_step(
     browser: Option<String>,
     request: AuthorizationRequest,
 ) -> Result<String, mcp_bindgen::Error> {
+    if let Some(reason) = &request.reason {
+        eprintln!("Signing in again: {reason}.");
+    }
     eprintln!(
         "Signing in: approve mcp-bindgen in your browser, or open\n  {}",
         request.url

@@ -103,12 +103,22 @@ impl Realm {
 
     /// The person: approves at once, as the authorization endpoint would redirect.
     fn approver(&self, approvals: Arc<AtomicUsize>) -> OAuth {
+        self.approver_noting(approvals, Arc::new(Mutex::new(Vec::new())))
+    }
+
+    /// [`Realm::approver`] that also notes why each authorization was asked for.
+    fn approver_noting(
+        &self,
+        approvals: Arc<AtomicUsize>,
+        reasons: Arc<Mutex<Vec<Option<String>>>>,
+    ) -> OAuth {
         let state = self.state.clone();
         let issuer = self.issuer.clone();
         OAuth::new()
             .redirect_uri("http://127.0.0.1:9/callback")
             .on_authorize(move |request: AuthorizationRequest| {
                 approvals.fetch_add(1, Ordering::SeqCst);
+                reasons.lock().expect("lock").push(request.reason.clone());
                 let state = state.clone();
                 let issuer = issuer.clone();
                 async move {
@@ -553,8 +563,9 @@ async fn twenty_calls_at_expiry_make_one_refresh() {
 async fn a_revoked_refresh_token_starts_a_new_authorization() {
     let realm = Realm::start(0);
     let approvals = Arc::new(AtomicUsize::new(0));
+    let reasons = Arc::new(Mutex::new(Vec::new()));
     let client = HttpClient::builder(&realm.resource)
-        .oauth(realm.approver(approvals.clone()))
+        .oauth(realm.approver_noting(approvals.clone(), reasons.clone()))
         .connect()
         .await
         .expect("signs in");
@@ -566,6 +577,14 @@ async fn a_revoked_refresh_token_starts_a_new_authorization() {
     }
     client.list_tools().await.expect("signs in again");
     assert_eq!(approvals.load(Ordering::SeqCst), 2, "a new authorization");
+    // The person is told why: the authorization server's own words.
+    let reasons = reasons.lock().expect("lock").clone();
+    assert_eq!(reasons[0], None, "the first sign-in needs no reason");
+    let why = reasons[1].clone().unwrap_or_default();
+    assert!(
+        why.contains("invalid_grant") && why.contains("refresh token revoked"),
+        "{why}"
+    );
     assert!(
         realm
             .token_requests("refresh_token")

@@ -57,6 +57,10 @@ pub struct AuthorizationRequest {
     pub url: String,
     /// Where the authorization server redirects once the person approved.
     pub redirect_uri: String,
+    /// Why a person is asked again, when the client held tokens that stopped working (a
+    /// refresh token the authorization server refused, with its `error`): for the application
+    /// to say so.
+    pub reason: Option<String>,
 }
 
 /// The application's authorization step: opens [`AuthorizationRequest::url`] and returns the
@@ -311,6 +315,8 @@ struct Flow {
     /// The `resource` sent, as the resource metadata wrote it.
     resource: Option<String>,
     client: Option<ClientRegistration>,
+    /// Why the next authorization asks a person again (see [`AuthorizationRequest::reason`]).
+    reason: Option<String>,
 }
 
 /// One client's OAuth state: the settings, the current token (read by every request without
@@ -481,9 +487,17 @@ impl Auth {
                 .tokens
                 .as_ref()
                 .is_some_and(|t| t.refresh_token.is_some())
-                && self.refresh(&mut flow, http).await.is_ok()
             {
-                return Ok(Outcome::Retry);
+                match self.refresh(&mut flow, http).await {
+                    Ok(()) => return Ok(Outcome::Retry),
+                    Err(e) => {
+                        flow.reason = Some(format!(
+                            "the stored tokens stopped working and refreshing them failed ({e})"
+                        ));
+                    }
+                }
+            } else {
+                flow.reason = Some("the stored access token was refused".to_owned());
             }
             flow.tokens = None;
             self.config.store.remove_tokens(&self.key)?;
@@ -653,8 +667,9 @@ impl Auth {
                 let client = self.register(flow, http, &server).await?;
                 let scope = self.scope_for(challenge, resource_scopes, &server, step_up);
                 flow.requested = scope.clone();
+                let reason = flow.reason.take();
                 let code = self
-                    .authorization_code(&server, &client, &resource, scope.as_deref())
+                    .authorization_code(&server, &client, &resource, scope.as_deref(), reason)
                     .await?;
                 let form = vec![
                     ("grant_type", "authorization_code".to_owned()),
@@ -828,6 +843,7 @@ impl Auth {
         client: &ClientRegistration,
         resource: &str,
         scope: Option<&str>,
+        reason: Option<String>,
     ) -> Result<Code, Error> {
         let Some(endpoint) = &server.authorization_endpoint else {
             return Err(auth_error(format!(
@@ -869,6 +885,7 @@ impl Auth {
         let request = AuthorizationRequest {
             url: url.to_string(),
             redirect_uri: self.config.redirect_uri.clone(),
+            reason,
         };
         let Some(authorizer) = &self.config.authorizer else {
             return Err(auth_error(format!(
