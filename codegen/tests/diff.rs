@@ -257,7 +257,7 @@ fn output_schema_added_and_removed() {
 fn type_narrowed_and_widened() {
     expect![[r#"
         input:
-        breaking input-type-narrowed t /inputSchema/properties/p/type: type number -> integer
+        breaking input-type-narrowed t /inputSchema/properties/p/type: type number -> integer: non-integer number values of `p` are no longer accepted
         output:
         info output-type-narrowed t /outputSchema/properties/p/type: type number -> integer
     "#]]
@@ -269,7 +269,7 @@ fn type_narrowed_and_widened() {
         input:
         info input-type-widened t /inputSchema/properties/p/type: type string -> string | null
         output:
-        breaking output-type-widened t /outputSchema/properties/p/type: type string -> string | null
+        breaking output-type-widened t /outputSchema/properties/p/type: type string -> string | null: `p` may now be null
     "#]]
     .assert_eq(&both_ways(
         json!({"type": "string"}),
@@ -277,9 +277,9 @@ fn type_narrowed_and_widened() {
     ));
     expect![[r#"
         input:
-        breaking input-type-changed t /inputSchema/properties/p/type: type string -> boolean
+        breaking input-type-changed t /inputSchema/properties/p/type: type string -> boolean: string values of `p` are no longer accepted
         output:
-        breaking output-type-changed t /outputSchema/properties/p/type: type string -> boolean
+        breaking output-type-changed t /outputSchema/properties/p/type: type string -> boolean: `p` may now be boolean
     "#]]
     .assert_eq(&both_ways(
         json!({"type": "string"}),
@@ -291,11 +291,9 @@ fn type_narrowed_and_widened() {
 fn enum_values_removed_and_added() {
     expect![[r#"
         input:
-        breaking input-enum-narrowed t /inputSchema/properties/p/enum: value "b" removed
-        info input-enum-widened t /inputSchema/properties/p/enum: value "c" added
+        breaking input-enum-changed t /inputSchema/properties/p/enum: the value "b" is no longer accepted; the value "c" is now accepted
         output:
-        breaking output-enum-widened t /outputSchema/properties/p/enum: value "c" added
-        info output-enum-narrowed t /outputSchema/properties/p/enum: value "b" removed
+        breaking output-enum-changed t /outputSchema/properties/p/enum: the value "b" is no longer returned; results may now hold the value "c"
     "#]]
     .assert_eq(&both_ways(
         json!({"enum": ["a", "b"]}),
@@ -303,7 +301,7 @@ fn enum_values_removed_and_added() {
     ));
     expect![[r#"
         input:
-        breaking input-enum-narrowed t /inputSchema/properties/p/const: now limited to the value "a"
+        breaking input-enum-narrowed t /inputSchema/properties/p/const: now limited to the value "a": other values are no longer accepted
         output:
         info output-enum-narrowed t /outputSchema/properties/p/const: now limited to the value "a"
     "#]]
@@ -397,7 +395,7 @@ fn lengths_patterns_and_counts() {
         input:
         breaking input-max-items-narrowed t /inputSchema/properties/p/maxItems: maxItems none -> 5
         breaking input-unique-items-narrowed t /inputSchema/properties/p/uniqueItems: uniqueItems false -> true
-        breaking input-type-narrowed t /inputSchema/properties/p/items/type: type number -> integer
+        breaking input-type-narrowed t /inputSchema/properties/p/items/type: type number -> integer: non-integer number values of the items are no longer accepted
         output:
         info output-max-items-narrowed t /outputSchema/properties/p/maxItems: maxItems none -> 5
         info output-unique-items-narrowed t /outputSchema/properties/p/uniqueItems: uniqueItems false -> true
@@ -415,9 +413,9 @@ fn lengths_patterns_and_counts() {
 fn alternatives_added_and_removed() {
     expect![[r#"
         input:
-        info input-any-of-widened t /inputSchema/properties/p/anyOf/2: new anyOf branch anyOf/2
+        info input-any-of-widened t /inputSchema/properties/p/anyOf/2: the value null for `p` is now also accepted
         output:
-        breaking output-any-of-widened t /outputSchema/properties/p/anyOf/2: new anyOf branch anyOf/2
+        breaking output-any-of-widened t /outputSchema/properties/p/anyOf/2: `p` may now be returned as the value null
     "#]]
     .assert_eq(&both_ways(
         json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
@@ -425,9 +423,9 @@ fn alternatives_added_and_removed() {
     ));
     expect![[r#"
         input:
-        breaking input-one-of-narrowed t /inputSchema/properties/p/oneOf: oneOf branch oneOf/1 (old) removed
+        breaking input-one-of-narrowed t /inputSchema/properties/p/oneOf: the integer form of `p` is no longer accepted
         output:
-        info output-one-of-narrowed t /outputSchema/properties/p/oneOf: oneOf branch oneOf/1 (old) removed
+        info output-one-of-narrowed t /outputSchema/properties/p/oneOf: the integer form of `p` is no longer returned
     "#]]
     .assert_eq(&both_ways(
         json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
@@ -436,9 +434,9 @@ fn alternatives_added_and_removed() {
     expect![[r#"
         input:
         info description-changed t /inputSchema/properties/p/title: title "P" -> none
-        info input-any-of-widened t /inputSchema/properties/p/anyOf: new anyOf alternatives anyOf/1
+        info input-any-of-widened t /inputSchema/properties/p/anyOf/1: the value null for `p` is now also accepted
         output:
-        breaking output-any-of-widened t /outputSchema/properties/p/anyOf: new anyOf alternatives anyOf/1
+        breaking output-any-of-widened t /outputSchema/properties/p/anyOf/1: `p` may now be returned as the value null
         info description-changed t /outputSchema/properties/p/title: title "P" -> none
     "#]]
     .assert_eq(&both_ways(
@@ -549,7 +547,7 @@ fn source_level() {
         new.clone(),
         expect![[r#"
             breaking source-field-added t /inputSchema/properties/depth: the arguments struct gains field `depth` (struct literals stop compiling)
-            breaking output-enum-widened t /outputSchema/properties/kind/enum: value "b" added
+            breaking output-enum-widened t /outputSchema/properties/kind/enum: results may now hold the value "b"
             breaking output-property-removed t /outputSchema/properties/old_name: result property `old_name` removed
             breaking source-field-renamed t /outputSchema/properties/new_name: `old_name` renamed to `new_name`: its field is renamed
             warning source-variant-added t /outputSchema/properties/kind/enum: the generated enum gains a variant (exhaustive matches stop compiling)

@@ -25,6 +25,7 @@
 //! ```
 
 mod format;
+pub mod inclusion;
 mod rename;
 mod resolve;
 pub mod rules;

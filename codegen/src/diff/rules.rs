@@ -97,6 +97,7 @@ pub(crate) const INPUT_PROPERTY_BECAME_OPTIONAL: Rule =
     wire("input-property-became-optional", Info);
 pub(crate) const INPUT_PROPERTY_ADDED: Rule = wire("input-property-added", Info);
 pub(crate) const INPUT_PROPERTY_REMOVED: Rule = wire("input-property-removed", Warning);
+pub(crate) const INPUT_PROPERTY_REFUSED: Rule = wire("input-property-refused", Breaking);
 pub(crate) const INPUT_DEFAULT_CHANGED: Rule = wire("input-default-changed", Warning);
 pub(crate) const INPUT_ADDITIONAL_CLOSED: Rule =
     wire("input-additional-properties-closed", Warning);
@@ -133,6 +134,7 @@ pub const RULES: &[Rule] = &[
     INPUT_PROPERTY_BECAME_OPTIONAL,
     INPUT_PROPERTY_ADDED,
     INPUT_PROPERTY_REMOVED,
+    INPUT_PROPERTY_REFUSED,
     INPUT_DEFAULT_CHANGED,
     INPUT_ADDITIONAL_CLOSED,
     INPUT_ADDITIONAL_OPENED,
