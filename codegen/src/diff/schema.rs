@@ -202,7 +202,8 @@ impl<'a> Compare<'a> {
                 }
             }
             Verdict::No => {
-                if !self.found[start..].iter().any(breaking) {
+                // Said already, by a finding of its own (breaking or not)?
+                if !self.found[start..].iter().any(|f| f.semantic) {
                     let message = match self.direction {
                         Direction::Input => format!(
                             "{} no longer accepts every value it accepted",
