@@ -192,14 +192,13 @@ impl<'a> Compare<'a> {
         match verdict {
             Verdict::Yes => {
                 // What the walk called breaking here is shape: the values that matter pass.
-                let mut i = start;
-                while i < self.found.len() {
-                    if breaking(&self.found[i]) {
-                        self.found.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
+                // A result property that is gone stays: a client that read it loses it, even
+                // when it was optional.
+                let tail = self.found.split_off(start);
+                self.found.extend(
+                    tail.into_iter()
+                        .filter(|f| !breaking(f) || f.rule == rules::OUTPUT_PROPERTY_REMOVED.id),
+                );
             }
             Verdict::No => {
                 // Said already, by a finding of its own (breaking or not)?
@@ -584,17 +583,19 @@ impl<'a> Compare<'a> {
         let nreq = required(nm);
         let mut names: Vec<&str> = oprops.keys().map(String::as_str).collect();
         for name in oreq.iter().copied() {
-            if !oprops.contains_key(name) && !names.contains(&name) {
+            if !oprops.contains_key(name) {
                 names.push(name);
             }
         }
+        let known: HashSet<&str> = names.iter().copied().collect();
         let mut added: Vec<&str> = Vec::new();
+        let mut seen_added: HashSet<&str> = HashSet::new();
         for name in nprops
             .keys()
             .map(String::as_str)
             .chain(nreq.iter().copied())
         {
-            if !names.contains(&name) && !added.contains(&name) {
+            if !known.contains(name) && seen_added.insert(name) {
                 added.push(name);
             }
         }
