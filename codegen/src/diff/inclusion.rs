@@ -87,8 +87,9 @@ impl Verdict {
 /// Schema nodes an inclusion question may visit before answering `Unknown`.
 pub const INCLUSION_BUDGET: usize = 200_000;
 
-/// Deeper than this (following `$ref`s), the answer is `Unknown`.
-const MAX_DEPTH: usize = 256;
+/// Deeper than this (following `$ref`s), the answer is `Unknown`. Low enough for a thread's
+/// default stack: callers outside `diff` (which runs on a big stack) ask on theirs.
+const MAX_DEPTH: usize = 64;
 
 /// At most this many values make a finite schema.
 const MAX_VALUES: usize = 1024;
@@ -356,13 +357,54 @@ fn multiple(n: f64, step: f64) -> bool {
 /// Whether `value` passes `schema` (resolved in `root`): `Unknown` for a keyword this module
 /// does not model or a pattern that is not a valid ECMAScript regex.
 pub fn admits(root: &Value, schema: &Value, value: &Value) -> Verdict {
-    admits_at(root, schema, value, 0)
+    let mut walk = Walk {
+        stack: Vec::new(),
+        budget: ADMITS_BUDGET,
+    };
+    admits_at(root, schema, value, 0, &mut walk)
 }
 
-fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdict {
-    if depth > MAX_DEPTH {
+/// Schema nodes one [`admits`] question may visit before answering `Unknown`.
+const ADMITS_BUDGET: usize = 20_000;
+
+/// The (schema, value) pairs being checked, to cut cycles of references that consume no
+/// value (`D = {"anyOf": [{"$ref": "#/$defs/D"}, ...]}`), and the work left.
+struct Walk {
+    stack: Vec<(usize, usize)>,
+    budget: usize,
+}
+
+fn admits_at(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    depth: usize,
+    walk: &mut Walk,
+) -> Verdict {
+    if depth > MAX_DEPTH || walk.budget == 0 {
         return Verdict::Unknown;
     }
+    walk.budget -= 1;
+    let key = (
+        schema as *const Value as usize,
+        value as *const Value as usize,
+    );
+    if walk.stack.contains(&key) {
+        return Verdict::Unknown;
+    }
+    walk.stack.push(key);
+    let verdict = admits_node(root, schema, value, depth, walk);
+    walk.stack.pop();
+    verdict
+}
+
+fn admits_node(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    depth: usize,
+    walk: &mut Walk,
+) -> Verdict {
     let m = match schema {
         Value::Bool(b) => return Verdict::from_bool(*b),
         Value::Object(m) => m,
@@ -374,7 +416,7 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
         if std::ptr::eq(target, schema) {
             return Verdict::Unknown;
         }
-        verdict = admits_at(root, target, value, depth + 1);
+        verdict = admits_at(root, target, value, depth + 1, walk);
         if verdict == Verdict::No {
             return verdict;
         }
@@ -470,7 +512,7 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
                         for (i, item) in items.iter().enumerate() {
                             let sub = prefix.get(i).or(rest);
                             if let Some(sub) = sub {
-                                verdict = verdict.and(admits_at(root, sub, item, depth + 1));
+                                verdict = verdict.and(admits_at(root, sub, item, depth + 1, walk));
                             }
                         }
                     }
@@ -508,27 +550,28 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
                         let mut matched = false;
                         if let Some(sub) = props.and_then(|p| p.get(name)) {
                             matched = true;
-                            verdict = verdict.and(admits_at(root, sub, member, depth + 1));
+                            verdict = verdict.and(admits_at(root, sub, member, depth + 1, walk));
                         }
                         for (pattern, sub) in patterns.into_iter().flatten() {
                             match regress::Regex::new(pattern) {
                                 Ok(re) if re.find(name).is_some() => {
                                     matched = true;
-                                    verdict = verdict.and(admits_at(root, sub, member, depth + 1));
+                                    verdict =
+                                        verdict.and(admits_at(root, sub, member, depth + 1, walk));
                                 }
                                 Ok(_) => {}
                                 Err(_) => verdict = verdict.and(Verdict::Unknown),
                             }
                         }
                         if !matched && let Some(sub) = m.get("additionalProperties") {
-                            verdict = verdict.and(admits_at(root, sub, member, depth + 1));
+                            verdict = verdict.and(admits_at(root, sub, member, depth + 1, walk));
                         }
                     }
                 }
             }
             "allOf" => {
                 for sub in keyword.as_array().into_iter().flatten() {
-                    verdict = verdict.and(admits_at(root, sub, value, depth + 1));
+                    verdict = verdict.and(admits_at(root, sub, value, depth + 1, walk));
                 }
             }
             "anyOf" => {
@@ -537,7 +580,7 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
                     .into_iter()
                     .flatten()
                     .fold(Verdict::No, |v, sub| {
-                        v.or(admits_at(root, sub, value, depth + 1))
+                        v.or(admits_at(root, sub, value, depth + 1, walk))
                     });
                 verdict = verdict.and(any);
             }
@@ -545,7 +588,7 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
                 let mut yes = 0;
                 let mut unknown = false;
                 for sub in keyword.as_array().into_iter().flatten() {
-                    match admits_at(root, sub, value, depth + 1) {
+                    match admits_at(root, sub, value, depth + 1, walk) {
                         Verdict::Yes => yes += 1,
                         Verdict::Unknown => unknown = true,
                         Verdict::No => {}
@@ -559,7 +602,7 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
                 });
             }
             "not" => {
-                let inner = admits_at(root, keyword, value, depth + 1);
+                let inner = admits_at(root, keyword, value, depth + 1, walk);
                 verdict = verdict.and(match inner {
                     Verdict::Yes => Verdict::No,
                     Verdict::No => Verdict::Yes,
@@ -580,14 +623,35 @@ fn admits_at(root: &Value, schema: &Value, value: &Value, depth: usize) -> Verdi
 /// a `null` or `boolean` type, a closed object of finite properties. Some may fail the schema's
 /// other keywords: callers filter them with [`admits`].
 pub fn finite(root: &Value, schema: &Value) -> Option<Vec<Value>> {
-    finite_at(root, schema, 0)
+    finite_at(root, schema, 0, &mut Vec::new())
 }
 
-fn finite_at(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
+fn finite_at(
+    root: &Value,
+    schema: &Value,
+    depth: usize,
+    stack: &mut Vec<usize>,
+) -> Option<Vec<Value>> {
     if depth > 32 {
         return None;
     }
     let schema = resolve(root, schema);
+    let key = schema as *const Value as usize;
+    if stack.contains(&key) {
+        return None;
+    }
+    stack.push(key);
+    let values = finite_node(root, schema, depth, stack);
+    stack.pop();
+    values
+}
+
+fn finite_node(
+    root: &Value,
+    schema: &Value,
+    depth: usize,
+    stack: &mut Vec<usize>,
+) -> Option<Vec<Value>> {
     let m = match schema {
         Value::Bool(false) => return Some(Vec::new()),
         Value::Object(m) => m,
@@ -604,7 +668,7 @@ fn finite_at(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
             let mut out: Vec<Value> = Vec::new();
             let mut all = true;
             for branch in branches {
-                match finite_at(root, branch, depth + 1) {
+                match finite_at(root, branch, depth + 1, stack) {
                     Some(values) => {
                         for v in values {
                             if !out.iter().any(|o| equal(o, &v)) {
@@ -628,7 +692,7 @@ fn finite_at(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
     }
     if let Some(branches) = array(m, "allOf") {
         for branch in branches {
-            if let Some(values) = finite_at(root, branch, depth + 1) {
+            if let Some(values) = finite_at(root, branch, depth + 1, stack) {
                 return Some(values);
             }
         }
@@ -647,7 +711,7 @@ fn finite_at(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
             let req = required(m);
             let mut objects: Vec<Map<String, Value>> = vec![Map::new()];
             for (name, sub) in props.into_iter().flatten() {
-                let values = finite_at(root, sub, depth + 1)?;
+                let values = finite_at(root, sub, depth + 1, stack)?;
                 let mut next = Vec::new();
                 for o in &objects {
                     if !req.contains(&name.as_str()) {
@@ -766,6 +830,15 @@ fn modelled(m: &Map<String, Value>) -> (Map<String, Value>, bool) {
     (out, dropped)
 }
 
+/// The assertions beside a `$ref` (nothing when there are none).
+fn ref_siblings(schema: &Value) -> Option<Map<String, Value>> {
+    let m = schema.as_object()?;
+    m.get("$ref")?;
+    let mut rest = m.clone();
+    rest.retain(|k, _| k != "$ref" && !ANNOTATIONS.contains(&k.as_str()) && !k.starts_with("x-"));
+    (!rest.is_empty()).then_some(rest)
+}
+
 /// Whether a schema holds a `$ref` anywhere.
 fn has_ref(v: &Value) -> bool {
     match v {
@@ -792,6 +865,7 @@ pub struct Inclusion<'a> {
     budget: usize,
     declared_only: bool,
     same_roots: bool,
+    typed_stack: Vec<usize>,
     /// Why the last `Unknown` was answered, when known.
     pub reason: Option<String>,
 }
@@ -809,6 +883,7 @@ impl<'a> Inclusion<'a> {
             budget: INCLUSION_BUDGET,
             declared_only: false,
             same_roots: equal(sub_root, sup_root),
+            typed_stack: Vec::new(),
             reason: None,
         }
     }
@@ -849,6 +924,18 @@ impl<'a> Inclusion<'a> {
         }
         self.budget -= 1;
         let a = resolve(self.sub_root, a);
+        // A reference with other assertions beside it needs both (`resolve` keeps the target
+        // only). On `a`'s side leaving them out only widens it.
+        if let Some(rest) = ref_siblings(b)
+            && let target = resolve(self.sup_root, b)
+            && !std::ptr::eq(target, b)
+        {
+            let v = self.incl(a, target, depth + 1, stable);
+            if v == Verdict::No {
+                return v;
+            }
+            return v.and(self.incl(a, &Value::Object(rest), depth + 1, false));
+        }
         let b = resolve(self.sup_root, b);
         if trivial(b) {
             return Verdict::Yes;
@@ -895,6 +982,10 @@ impl<'a> Inclusion<'a> {
         let soft = has_opaque(am);
         // 1. A finite schema is its values.
         if let Some(values) = finite(self.sub_root, a) {
+            if values.len() > self.budget {
+                return self.unknown(|| format!("more than {INCLUSION_BUDGET} schema nodes"));
+            }
+            self.budget -= values.len();
             let mut verdict = Verdict::Yes;
             for v in &values {
                 let inside = admits(self.sub_root, a, v);
@@ -924,7 +1015,16 @@ impl<'a> Inclusion<'a> {
             if let Some(branches) = array(am, key) {
                 let rest = without(am, key);
                 let mut verdict = Verdict::Yes;
+                let plain = trivial(&Value::Object(rest.clone()));
                 for branch in branches {
+                    if plain {
+                        // Nothing to merge: the branch itself, cached (and cycles cut).
+                        verdict = verdict.and(self.incl(branch, b, depth + 1, stable));
+                        if verdict == Verdict::No {
+                            break;
+                        }
+                        continue;
+                    }
                     let branch = resolve(self.sub_root, branch);
                     let v = match merge(&rest, map(branch)) {
                         Some(merged) => self.incl(&Value::Object(merged), b, depth + 1, false),
@@ -1001,7 +1101,32 @@ impl<'a> Inclusion<'a> {
         depth: usize,
         stable: bool,
     ) -> Verdict {
+        if depth > MAX_DEPTH {
+            return self.unknown(|| format!("nested deeper than {MAX_DEPTH} levels"));
+        }
+        if self.budget == 0 {
+            return self.unknown(|| format!("more than {INCLUSION_BUDGET} schema nodes"));
+        }
+        self.budget -= 1;
         let b = resolve(self.sup_root, b);
+        let key = b as *const Value as usize;
+        if self.typed_stack.contains(&key) {
+            return self.unknown(|| "a reference cycle that consumes no value".into());
+        }
+        self.typed_stack.push(key);
+        let v = self.typed_node(am, b, t, depth, stable);
+        self.typed_stack.pop();
+        v
+    }
+
+    fn typed_node(
+        &mut self,
+        am: &Map<String, Value>,
+        b: &Value,
+        t: u8,
+        depth: usize,
+        stable: bool,
+    ) -> Verdict {
         let bm = match b {
             Value::Bool(v) => return Verdict::from_bool(*v),
             Value::Object(m) => m,
@@ -1036,7 +1161,7 @@ impl<'a> Inclusion<'a> {
                 Some(i) if key == "oneOf" => {
                     let mut exclusive = Verdict::Yes;
                     for (j, other) in admitting.iter().enumerate() {
-                        if j != i && !disjoint(self.sup_root, admitting[i], other) {
+                        if j != i && !disjoint(self.sup_root, admitting[i], other, 0) {
                             exclusive = self.unknown(|| "oneOf branches that may overlap".into());
                         }
                     }
@@ -1231,7 +1356,10 @@ fn admits_type(root: &Value, schema: &Value, t: u8) -> bool {
 
 /// Whether no value passes both `a` and `b`, by their types, their value sets, or a required
 /// property whose values differ (a discriminator).
-fn disjoint(root: &Value, a: &Value, b: &Value) -> bool {
+fn disjoint(root: &Value, a: &Value, b: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
     let (a, b) = (resolve(root, a), resolve(root, b));
     let (am, bm) = (map(a), map(b));
     if types(am) & types(bm) == 0 {
@@ -1257,7 +1385,7 @@ fn disjoint(root: &Value, a: &Value, b: &Value) -> bool {
             if let Some(sb) = pb.get(name)
                 && ra.contains(&name.as_str())
                 && rb.contains(&name.as_str())
-                && disjoint(root, sa, sb)
+                && disjoint(root, sa, sb, depth + 1)
             {
                 return true;
             }
