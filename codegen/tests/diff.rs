@@ -837,7 +837,21 @@ fn release_mcp_server_git() {
 fn release_mcp_server_git_2026() {
     let report = release_pair("mcp-server-git-2026");
     expect_file!["../../tests/fixtures/diff/mcp-server-git-2026/report.txt"].assert_eq(&report);
-    assert!(report.contains("[input-min-items-narrowed]"), "{report}");
+    // By hand: the one break is `git_add`'s `files` now needing an item; every hint that
+    // flipped went toward safety (read-only, or no longer destructive), so nothing warns.
+    assert!(
+        report.starts_with("old.tools.json -> new.tools.json: 1 breaking, 0 warnings"),
+        "{report}"
+    );
+    assert!(
+        report.contains("git_add\n  breaking  /inputSchema/properties/files/minItems: minItems none -> 1  [input-min-items-narrowed]"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("[read-only-hint-changed]")
+            && !report.contains("[destructive-hint-changed]"),
+        "{report}"
+    );
 }
 
 /// `read_file` is deprecated in favour of the new `read_text_file`, not removed: no rename, no
