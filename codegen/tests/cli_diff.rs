@@ -72,7 +72,7 @@ fn two_files_breaking_exits_1_with_a_text_report() {
     let body: Vec<&str> = stdout.lines().skip(2).collect();
     assert_eq!(
         body.join("\n"),
-        "\nsearch\n  breaking  /inputSchema/properties/limit: argument `limit` became required  [input-property-became-required]\n  warning   /annotations/readOnlyHint: readOnlyHint true -> false (absent hints count as the spec's default)  [read-only-hint-changed]\n\ndrop_table\n  breaking  tool removed  [tool-removed]",
+        "\nsearch\n  breaking  /inputSchema/properties/limit: argument `limit` became required  [input-property-became-required]\n  warning   /annotations/readOnlyHint: readOnlyHint true -> false (absent hints count as the spec's default): the tool may now change its environment, destructively (destructiveHint true or absent)  [read-only-hint-changed]\n\ndrop_table\n  breaking  tool removed  [tool-removed]",
         "{stdout}"
     );
     assert!(stdout.contains("2 breaking, 1 warning, 0 info"), "{stdout}");

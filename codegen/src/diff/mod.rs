@@ -25,6 +25,7 @@
 //! ```
 
 mod format;
+pub mod inclusion;
 mod rename;
 mod resolve;
 pub mod rules;
@@ -158,7 +159,11 @@ fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report
             }
             None => {
                 let message = match renames.get(tool.name.as_str()) {
-                    Some(to) => format!("tool removed; probably renamed to `{to}`"),
+                    Some(Rename { to, narrowed: true }) => format!(
+                        "tool removed; probably renamed to `{to}`, and narrowed (some calls it \
+                         accepted are refused)"
+                    ),
+                    Some(Rename { to, .. }) => format!("tool removed; probably renamed to `{to}`"),
                     None => "tool removed".to_owned(),
                 };
                 changes.push(change(rules::TOOL_REMOVED, &tool.name, "", message));
@@ -168,7 +173,7 @@ fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report
     for tool in &added {
         let from = renames
             .iter()
-            .find(|(_, to)| **to == tool.name)
+            .find(|(_, r)| r.to == tool.name)
             .map(|(from, _)| *from);
         let message = match from {
             Some(from) => format!("new tool (probably the new name of `{from}`)"),
@@ -221,40 +226,87 @@ fn change(rule: Rule, tool: &str, pointer: &str, message: String) -> Change {
     }
 }
 
+/// A guessed rename: the added tool, and whether it accepts fewer calls than the old one.
+#[derive(Debug, Clone, Copy)]
+struct Rename<'t> {
+    to: &'t str,
+    narrowed: bool,
+}
+
 /// Removed tool name -> the added tool it was probably renamed to.
-fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, &'t str> {
-    let mut out = BTreeMap::new();
-    let mut taken: Vec<&str> = Vec::new();
+///
+/// Candidates are scored, best first: the same name but for case and separators, accepting
+/// every old call (4); the same words, accepting every old call (3); the same name but for
+/// case and separators, accepting fewer calls (2: "and narrowed"). The best pairs are taken
+/// first, each tool once, so an earlier removed tool with a weaker match cannot take a later
+/// one's better match. A removed tool left over is renamed to the only added tool that accepts
+/// every old call, when there is exactly one and it is not taken.
+fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, Rename<'t>> {
     // Tools often share an input schema: each distinct one is compared with the added tools once.
-    let mut by_schema: HashMap<String, Vec<&'t Tool>> = HashMap::new();
+    let mut by_schema: HashMap<String, Vec<bool>> = HashMap::new();
+    let mut accepting: Vec<Vec<bool>> = Vec::new();
     for old in removed {
         let key = old.input_schema.to_string();
-        let candidates = by_schema
+        let row = by_schema
             .entry(key)
             .or_insert_with(|| {
                 added
                     .iter()
-                    .copied()
-                    .filter(|new| {
+                    .map(|new| {
                         may_accept(&old.input_schema, &new.input_schema)
                             && accepts_what_it_accepted(old, new)
                     })
                     .collect()
             })
             .clone();
-        let close = candidates
-            .iter()
-            .filter(|new| !taken.contains(&new.name.as_str()))
-            .filter_map(|new| rename::closeness(&old.name, &new.name).map(|score| (score, *new)))
-            .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.name.cmp(&a.1.name)));
-        let chosen = match (close, candidates.as_slice()) {
-            (Some((_, new)), _) => Some(new),
-            (None, [only]) if !taken.contains(&only.name.as_str()) => Some(*only),
-            _ => None,
-        };
-        if let Some(new) = chosen {
-            taken.push(&new.name);
-            out.insert(old.name.as_str(), new.name.as_str());
+        accepting.push(row);
+    }
+    let mut scored: Vec<(u8, usize, usize)> = Vec::new();
+    for (i, old) in removed.iter().enumerate() {
+        for (j, new) in added.iter().enumerate() {
+            let score = match (rename::closeness(&old.name, &new.name), accepting[i][j]) {
+                (Some(rename::Closeness::Spelling), true) => 4,
+                (Some(rename::Closeness::Words), true) => 3,
+                (Some(rename::Closeness::Spelling), false) => 2,
+                _ => continue,
+            };
+            scored.push((score, i, j));
+        }
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut old_taken = vec![false; removed.len()];
+    let mut new_taken = vec![false; added.len()];
+    let mut out = BTreeMap::new();
+    for (score, i, j) in scored {
+        if old_taken[i] || new_taken[j] {
+            continue;
+        }
+        old_taken[i] = true;
+        new_taken[j] = true;
+        out.insert(
+            removed[i].name.as_str(),
+            Rename {
+                to: added[j].name.as_str(),
+                narrowed: score == 2,
+            },
+        );
+    }
+    for (i, old) in removed.iter().enumerate() {
+        if old_taken[i] {
+            continue;
+        }
+        let candidates: Vec<usize> = (0..added.len()).filter(|&j| accepting[i][j]).collect();
+        if let [j] = candidates.as_slice()
+            && !new_taken[*j]
+        {
+            new_taken[*j] = true;
+            out.insert(
+                old.name.as_str(),
+                Rename {
+                    to: added[*j].name.as_str(),
+                    narrowed: false,
+                },
+            );
         }
     }
     out
@@ -284,23 +336,12 @@ fn may_accept(old: &Value, new: &Value) -> bool {
             .all(|r| old_required.contains(r))
 }
 
-/// Whether `new` accepts every call `old` accepted (its input schema narrows nothing).
+/// Whether `new` accepts every call `old` accepted: every value of its input schema passes the
+/// new one (by the inclusion algebra; `Unknown` is not enough).
 fn accepts_what_it_accepted(old: &Tool, new: &Tool) -> bool {
-    let budget = Cell::new(schema::NODE_BUDGET);
-    let compare = Compare::new(
-        &old.input_schema,
-        &new.input_schema,
-        Direction::Input,
-        false,
-        &budget,
-    )
-    .run("");
-    // A tool that merely ignores the old arguments (`{"type": "object"}`) is no rename.
-    compare.incomplete.is_none()
-        && compare
-            .found
-            .iter()
-            .all(|f| f.severity != Severity::Breaking && f.rule != rules::INPUT_PROPERTY_REMOVED.id)
+    inclusion::Inclusion::declared(&old.input_schema, &new.input_schema)
+        .includes(&old.input_schema, &new.input_schema)
+        == inclusion::Verdict::Yes
 }
 
 fn compare_tool(old: &Tool, new: &Tool, source: bool, changes: &mut Vec<Change>) {
@@ -330,51 +371,7 @@ fn compare_tool(old: &Tool, new: &Tool, source: bool, changes: &mut Vec<Change>)
             ),
         ));
     }
-    let hints = [
-        (
-            rules::READ_ONLY_HINT_CHANGED,
-            "readOnlyHint",
-            old.annotations.read_only.unwrap_or(false),
-            new.annotations.read_only.unwrap_or(false),
-            old.annotations.read_only.is_none() || new.annotations.read_only.is_none(),
-        ),
-        (
-            rules::DESTRUCTIVE_HINT_CHANGED,
-            "destructiveHint",
-            old.annotations.destructive.unwrap_or(true),
-            new.annotations.destructive.unwrap_or(true),
-            old.annotations.destructive.is_none() || new.annotations.destructive.is_none(),
-        ),
-        (
-            rules::IDEMPOTENT_HINT_CHANGED,
-            "idempotentHint",
-            old.annotations.idempotent.unwrap_or(false),
-            new.annotations.idempotent.unwrap_or(false),
-            old.annotations.idempotent.is_none() || new.annotations.idempotent.is_none(),
-        ),
-        (
-            rules::OPEN_WORLD_HINT_CHANGED,
-            "openWorldHint",
-            old.annotations.open_world.unwrap_or(true),
-            new.annotations.open_world.unwrap_or(true),
-            old.annotations.open_world.is_none() || new.annotations.open_world.is_none(),
-        ),
-    ];
-    for (rule, key, was, is, defaulted) in hints {
-        if was != is {
-            let note = if defaulted {
-                " (absent hints count as the spec's default)"
-            } else {
-                ""
-            };
-            changes.push(change(
-                rule,
-                name,
-                &format!("/annotations/{key}"),
-                format!("{key} {was} -> {is}{note}"),
-            ));
-        }
-    }
+    hints(old, new, changes);
     schemas(
         name,
         &old.input_schema,
@@ -427,6 +424,109 @@ fn compare_tool(old: &Tool, new: &Tool, source: bool, changes: &mut Vec<Change>)
             }
         }
         (None, None) => {}
+    }
+}
+
+/// Annotation hints by effective value. A tool that becomes less safe (no longer read-only,
+/// now destructive) is a warning; one that becomes safer is information. `destructiveHint`
+/// means something only on a tool that is not read-only: on a read-only tool it is not
+/// compared, and a read-only tool counts as not destructive.
+fn hints(old: &Tool, new: &Tool, changes: &mut Vec<Change>) {
+    let name = new.name.as_str();
+    let (a, b) = (&old.annotations, &new.annotations);
+    let note = |x: Option<bool>, y: Option<bool>| {
+        if x.is_none() || y.is_none() {
+            " (absent hints count as the spec's default)"
+        } else {
+            ""
+        }
+    };
+    let ro_old = a.read_only.unwrap_or(false);
+    let ro_new = b.read_only.unwrap_or(false);
+    let at = "/annotations/readOnlyHint";
+    let ro_note = note(a.read_only, b.read_only);
+    match (ro_old, ro_new) {
+        (true, false) => {
+            // One change, one finding: what it may now do includes whether destructively.
+            let how = if b.destructive.unwrap_or(true) {
+                ", destructively (destructiveHint true or absent)"
+            } else {
+                ", additively (destructiveHint false)"
+            };
+            changes.push(change(
+                rules::READ_ONLY_HINT_CHANGED,
+                name,
+                at,
+                format!("readOnlyHint true -> false{ro_note}: the tool may now change its environment{how}"),
+            ));
+        }
+        (false, true) => changes.push(change(
+            rules::READ_ONLY_HINT_SAFER,
+            name,
+            at,
+            format!(
+                "readOnlyHint false -> true{ro_note}: the tool no longer changes its environment"
+            ),
+        )),
+        _ => {}
+    }
+    if !ro_new && !ro_old {
+        let was = a.destructive.unwrap_or(true);
+        let is = b.destructive.unwrap_or(true);
+        let at = "/annotations/destructiveHint";
+        let d_note = note(a.destructive, b.destructive);
+        let shown = |ro: bool, d: bool| {
+            if ro {
+                "(read-only)".to_owned()
+            } else {
+                d.to_string()
+            }
+        };
+        let from = shown(ro_old, a.destructive.unwrap_or(true));
+        match (was, is) {
+            (false, true) => changes.push(change(
+                rules::DESTRUCTIVE_HINT_CHANGED,
+                name,
+                at,
+                format!("destructiveHint {from} -> true{d_note}: the tool may now destroy data"),
+            )),
+            (true, false) => changes.push(change(
+                rules::DESTRUCTIVE_HINT_SAFER,
+                name,
+                at,
+                format!(
+                    "destructiveHint {from} -> false{d_note}: its updates are now only additive"
+                ),
+            )),
+            _ => {}
+        }
+    }
+    for (rule, key, was, is, x, y) in [
+        (
+            rules::IDEMPOTENT_HINT_CHANGED,
+            "idempotentHint",
+            a.idempotent.unwrap_or(false),
+            b.idempotent.unwrap_or(false),
+            a.idempotent,
+            b.idempotent,
+        ),
+        (
+            rules::OPEN_WORLD_HINT_CHANGED,
+            "openWorldHint",
+            a.open_world.unwrap_or(true),
+            b.open_world.unwrap_or(true),
+            a.open_world,
+            b.open_world,
+        ),
+    ] {
+        if was != is {
+            changes.push(change(
+                rule,
+                name,
+                &format!("/annotations/{key}"),
+                format!("{key} {was} -> {is}{}", note(x, y)),
+            ));
+        }
     }
 }
 

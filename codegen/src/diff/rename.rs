@@ -1,10 +1,8 @@
-//! Matching a removed tool to the added tool it was probably renamed to.
-//!
-//! A candidate accepts every call the removed tool accepted: its `inputSchema` compared with
-//! the old one as a request has no breaking change (descriptions, titles and a dropped
-//! `additionalProperties: false` do not matter). Among the candidates, a tool whose name is
-//! close wins (the names' words, compared without case, separators or inflection, are the same
-//! or one's words include the other's); else the only candidate, when there is exactly one.
+//! Matching a removed tool to the added tool it was probably renamed to: how close two names
+//! are. A name is close when its words, compared without case, separators or inflection, are
+//! the same; closer still when only case and separators differ (`web-search`, `web_search`,
+//! `webSearch`). Which candidates accept the old calls is decided by the inclusion algebra
+//! (see `renames` in the module above).
 
 use std::collections::BTreeSet;
 
@@ -67,17 +65,33 @@ fn stem(word: &str) -> String {
     root
 }
 
-/// How close two names are: `None` when not close, else a score (higher is closer).
-pub(crate) fn closeness(old: &str, new: &str) -> Option<usize> {
+/// How close two close names are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Closeness {
+    /// The same words after inflection is stripped (`listIssues`, `list-issue`).
+    Words,
+    /// The same name but for case and separators (`web-search`, `web_search`).
+    Spelling,
+}
+
+/// The name without case and separators: `web-search` and `webSearch` give `websearch`.
+fn spelling(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// How close two names are: `None` when their words differ.
+pub(crate) fn closeness(old: &str, new: &str) -> Option<Closeness> {
     let (a, b) = (words(old), words(new));
     if a.is_empty() || b.is_empty() {
         return None;
     }
-    let shared = a.intersection(&b).count();
-    if a == b {
-        Some(1000)
-    } else if a.is_subset(&b) || b.is_subset(&a) {
-        Some(shared * 10 - a.symmetric_difference(&b).count())
+    if spelling(old) == spelling(new) {
+        Some(Closeness::Spelling)
+    } else if a == b {
+        Some(Closeness::Words)
     } else {
         None
     }
@@ -96,14 +110,28 @@ mod tests {
         assert_ne!(words("add"), words("get-sum"));
     }
 
+    /// The same words, not one's words inside the other's; spelling beats inflection.
     #[test]
-    fn closeness_prefers_equal_words_then_inclusion() {
+    fn closeness_is_the_same_words() {
         assert_eq!(closeness("printEnv", "get-env"), None);
-        assert!(closeness("longRunningOperation", "trigger-long-running-operation").is_some());
-        assert!(
-            closeness("getTinyImage", "get-tiny-image")
-                > closeness("getTinyImage", "get-tiny-image-fast")
+        assert_eq!(
+            closeness("longRunningOperation", "trigger-long-running-operation"),
+            None
         );
+        assert_eq!(closeness("getTinyImage", "get-tiny-image-fast"), None);
+        assert_eq!(
+            closeness("getTinyImage", "get-tiny-image"),
+            Some(Closeness::Spelling)
+        );
+        assert_eq!(
+            closeness("getTinyImages", "get-tiny-image"),
+            Some(Closeness::Words)
+        );
+        assert!(Closeness::Spelling > Closeness::Words);
         assert_eq!(closeness("echo", "sum"), None);
+        // Many extra words: no score arithmetic to overflow.
+        // (The old score, `shared * 10 - symmetric difference` in a usize, overflowed here.)
+        let long: Vec<String> = (0..30).map(|i| format!("w{i}")).collect();
+        assert_eq!(closeness("b", &format!("{}-b", long.join("-"))), None);
     }
 }

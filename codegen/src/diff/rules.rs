@@ -87,6 +87,8 @@ pub(crate) const TITLE_CHANGED: Rule = wire("title-changed", Info);
 pub(crate) const DESCRIPTION_CHANGED: Rule = wire("description-changed", Info);
 pub(crate) const READ_ONLY_HINT_CHANGED: Rule = wire("read-only-hint-changed", Warning);
 pub(crate) const DESTRUCTIVE_HINT_CHANGED: Rule = wire("destructive-hint-changed", Warning);
+pub(crate) const READ_ONLY_HINT_SAFER: Rule = wire("read-only-hint-safer", Info);
+pub(crate) const DESTRUCTIVE_HINT_SAFER: Rule = wire("destructive-hint-safer", Info);
 pub(crate) const IDEMPOTENT_HINT_CHANGED: Rule = wire("idempotent-hint-changed", Info);
 pub(crate) const OPEN_WORLD_HINT_CHANGED: Rule = wire("open-world-hint-changed", Info);
 pub(crate) const INPUT_REQUIRED_PROPERTY_ADDED: Rule =
@@ -97,6 +99,7 @@ pub(crate) const INPUT_PROPERTY_BECAME_OPTIONAL: Rule =
     wire("input-property-became-optional", Info);
 pub(crate) const INPUT_PROPERTY_ADDED: Rule = wire("input-property-added", Info);
 pub(crate) const INPUT_PROPERTY_REMOVED: Rule = wire("input-property-removed", Warning);
+pub(crate) const INPUT_PROPERTY_REFUSED: Rule = wire("input-property-refused", Breaking);
 pub(crate) const INPUT_DEFAULT_CHANGED: Rule = wire("input-default-changed", Warning);
 pub(crate) const INPUT_ADDITIONAL_CLOSED: Rule =
     wire("input-additional-properties-closed", Warning);
@@ -126,6 +129,8 @@ pub const RULES: &[Rule] = &[
     DESCRIPTION_CHANGED,
     READ_ONLY_HINT_CHANGED,
     DESTRUCTIVE_HINT_CHANGED,
+    READ_ONLY_HINT_SAFER,
+    DESTRUCTIVE_HINT_SAFER,
     IDEMPOTENT_HINT_CHANGED,
     OPEN_WORLD_HINT_CHANGED,
     INPUT_REQUIRED_PROPERTY_ADDED,
@@ -133,6 +138,7 @@ pub const RULES: &[Rule] = &[
     INPUT_PROPERTY_BECAME_OPTIONAL,
     INPUT_PROPERTY_ADDED,
     INPUT_PROPERTY_REMOVED,
+    INPUT_PROPERTY_REFUSED,
     INPUT_DEFAULT_CHANGED,
     INPUT_ADDITIONAL_CLOSED,
     INPUT_ADDITIONAL_OPENED,

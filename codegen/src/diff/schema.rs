@@ -7,12 +7,24 @@
 //! Each pair of (old, new) schema nodes is compared once: recursive schemas terminate, and a
 //! definition used in many places is reported at the first place it is reached. Work per tool
 //! is bounded (depth and node count); past the bound the tool gets one `comparison-incomplete`.
+//!
+//! The walk finds where a change happens and names it; [`super::inclusion`] decides whether it
+//! takes values away. At every node the walk asks the algebra whether every value that matters
+//! still passes (for arguments: every old value passes the new schema; for results: every new
+//! value passed the old one). When it does, the walk's breaking findings under that node were
+//! shape, not values, and are dropped; when it does not and the walk found nothing breaking,
+//! the node gets one finding that says so; when the algebra cannot tell and nothing breaking
+//! was found, the node gets a `comparison-incomplete` warning with the reason.
 
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
+use super::inclusion::{
+    self, ARRAY, Bound, FRACTION, INTEGER, Inclusion, OBJECT, STRING, Verdict, bound, type_names,
+    types,
+};
 use super::resolve::{reference, resolve};
 use super::rules::{self, Direction, Level, Outcome, Rule, Severity};
 
@@ -43,6 +55,14 @@ pub(crate) struct Compare<'a> {
     source: bool,
     seen: HashSet<(usize, usize)>,
     budget: &'a Cell<usize>,
+    /// Old values passing the new schema.
+    forward: Inclusion<'a>,
+    /// New values passing the old schema.
+    backward: Inclusion<'a>,
+    /// Pointers of arguments the old schema required: their `default` never applied.
+    moot_defaults: HashSet<String>,
+    /// The next node is a lone schema walked against a branch: its annotations were compared.
+    quiet: bool,
     pub found: Vec<Found>,
     /// Where the comparison stopped, when it hit a bound.
     pub incomplete: Option<String>,
@@ -64,6 +84,10 @@ impl<'a> Compare<'a> {
             source,
             seen: HashSet::new(),
             budget,
+            forward: Inclusion::declared(old_root, new_root),
+            backward: Inclusion::declared(new_root, old_root),
+            moot_defaults: HashSet::new(),
+            quiet: false,
             found: Vec::new(),
             incomplete: None,
         }
@@ -98,34 +122,40 @@ impl<'a> Compare<'a> {
         });
     }
 
-    /// Whether `new` admits exactly what `old` does (descriptions and defaults aside), or, with
-    /// `no_breaking`, at least nothing that breaks in this direction.
-    pub(crate) fn trial(
-        &self,
-        old: &'a Value,
-        new: &'a Value,
-        depth: usize,
-        no_breaking: bool,
-    ) -> bool {
-        let mut trial = Compare::new(
-            self.old_root,
-            self.new_root,
-            self.direction,
-            false,
-            self.budget,
-        );
-        trial.compare(old, new, "", depth);
-        trial.incomplete.is_none()
-            && trial.found.iter().all(|f| {
-                if no_breaking {
-                    f.severity != Severity::Breaking
-                } else {
-                    !f.semantic
-                }
-            })
+    /// Whether every value `old` admits passes `new`.
+    pub(crate) fn old_in_new(&mut self, old: &Value, new: &Value) -> Verdict {
+        self.forward.reason = None;
+        self.forward.includes(old, new)
+    }
+
+    /// Whether every value `new` admits passed `old`.
+    pub(crate) fn new_in_old(&mut self, old: &Value, new: &Value) -> Verdict {
+        self.backward.reason = None;
+        self.backward.includes(new, old)
+    }
+
+    /// Whether `old` and `new` admit the same values.
+    fn same_values(&mut self, old: &Value, new: &Value) -> bool {
+        self.old_in_new(old, new) == Verdict::Yes && self.new_in_old(old, new) == Verdict::Yes
+    }
+
+    /// The inclusion that matters in this direction: nothing lost from what the client sends,
+    /// nothing new in what it receives. With the reason when it cannot tell.
+    fn safe(&mut self, old: &Value, new: &Value) -> (Verdict, Option<String>) {
+        match self.direction {
+            Direction::Input => {
+                let v = self.old_in_new(old, new);
+                (v, self.forward.reason.take())
+            }
+            Direction::Output => {
+                let v = self.new_in_old(old, new);
+                (v, self.backward.reason.take())
+            }
+        }
     }
 
     fn compare(&mut self, old: &'a Value, new: &'a Value, pointer: &str, depth: usize) {
+        let quiet = std::mem::take(&mut self.quiet);
         if self.incomplete.is_some() {
             return;
         }
@@ -152,6 +182,66 @@ impl<'a> Compare<'a> {
         {
             return;
         }
+        let start = self.found.len();
+        self.node(o, n, pointer, depth, quiet);
+        if self.incomplete.is_some() {
+            return;
+        }
+        let (verdict, reason) = self.safe(o, n);
+        let breaking = |f: &Found| f.severity == Severity::Breaking && f.semantic;
+        match verdict {
+            Verdict::Yes => {
+                // What the walk called breaking here is shape: the values that matter pass.
+                // A result property that is gone stays: a client that read it loses it, even
+                // when it was optional.
+                let tail = self.found.split_off(start);
+                self.found.extend(
+                    tail.into_iter()
+                        .filter(|f| !breaking(f) || f.rule == rules::OUTPUT_PROPERTY_REMOVED.id),
+                );
+            }
+            Verdict::No => {
+                // Said already, by a finding of its own (breaking or not)?
+                if !self.found[start..].iter().any(|f| f.semantic) {
+                    let message = match self.direction {
+                        Direction::Input => format!(
+                            "{} no longer accepts every value it accepted",
+                            subject(pointer)
+                        ),
+                        Direction::Output => format!(
+                            "{} may now hold values the old schema did not admit",
+                            subject(pointer)
+                        ),
+                    };
+                    let outcome = match self.direction {
+                        Direction::Input => Outcome::Narrowed,
+                        Direction::Output => Outcome::Widened,
+                    };
+                    self.constraint("schema", outcome, pointer, message);
+                }
+            }
+            Verdict::Unknown => {
+                let settled = self.found[start..]
+                    .iter()
+                    .any(|f| breaking(f) || f.rule == rules::COMPARISON_INCOMPLETE.id);
+                if !settled {
+                    let why = reason.unwrap_or_else(|| "a keyword that is not compared".into());
+                    let what = match self.direction {
+                        Direction::Input => "every old value is still accepted",
+                        Direction::Output => "every new value was admitted before",
+                    };
+                    self.emit(
+                        rules::COMPARISON_INCOMPLETE,
+                        pointer,
+                        format!("cannot tell whether {what}: {why}"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The walk of one (old, new) pair of resolved schemas.
+    fn node(&mut self, o: &'a Value, n: &'a Value, pointer: &str, depth: usize, quiet: bool) {
         match (o, n) {
             (Value::Bool(a), Value::Bool(b)) if a == b => return,
             (Value::Bool(false), _) => {
@@ -177,41 +267,60 @@ impl<'a> Compare<'a> {
         let om: &'a Map<String, Value> = o.as_object().unwrap_or(&EMPTY);
         let nm: &'a Map<String, Value> = n.as_object().unwrap_or(&EMPTY);
 
-        self.annotations(om, nm, pointer);
-        // A schema that gained or lost a list of alternatives is compared branch by branch
-        // against the other, whole.
-        for (key, name) in [
-            ("anyOf", "any-of"),
-            ("oneOf", "one-of"),
-            ("allOf", "all-of"),
-        ] {
-            match (array(om, key), array(nm, key)) {
-                (None, Some(branches)) => {
-                    self.lift(o, branches, key, name, false, pointer, depth);
-                    return;
-                }
-                (Some(branches), None) => {
-                    self.lift(n, branches, key, name, true, pointer, depth);
-                    return;
-                }
-                _ => {}
+        if !quiet {
+            self.annotations(om, nm, pointer);
+        }
+        // Lists of values (`enum`, `const`, unions of them, closed objects of them) compare
+        // as sets, whatever their spelling.
+        if let (Some(a), Some(b)) = (
+            inclusion::finite(self.old_root, o),
+            inclusion::finite(self.new_root, n),
+        ) {
+            self.value_sets(o, n, a, b, om, nm, pointer);
+            return;
+        }
+        // Alternatives on either side are matched branch by branch by inclusion; a lone
+        // schema is one branch.
+        for key in ["anyOf", "oneOf"] {
+            let (a, b) = (array(om, key), array(nm, key));
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let old: Vec<&'a Value> = match a {
+                Some(a) => a.iter().collect(),
+                None => vec![o],
+            };
+            let new: Vec<&'a Value> = match b {
+                Some(b) => b.iter().collect(),
+                None => vec![n],
+            };
+            self.alternatives(&old, &new, key, pointer, depth, a.is_some() && b.is_some());
+            if a.is_none() || b.is_none() {
+                return;
             }
         }
-        self.types(om, nm, pointer);
-        self.enums(om, nm, pointer);
-        self.bounds(om, nm, pointer);
-        self.counts(om, nm, pointer);
-        self.strings(om, nm, pointer);
-        self.objects(om, nm, pointer, depth);
-        self.arrays(om, nm, pointer, depth);
-        for (key, name) in [
-            ("anyOf", "any-of"),
-            ("oneOf", "one-of"),
-            ("allOf", "all-of"),
-        ] {
-            if let (Some(a), Some(b)) = (array(om, key), array(nm, key)) {
-                self.branches(a, b, key, name, pointer, depth);
+        if array(om, "allOf").is_some() || array(nm, "allOf").is_some() {
+            self.conjunctions(o, n, om, nm, pointer, depth);
+            if array(om, "allOf").is_none() || array(nm, "allOf").is_none() {
+                return;
             }
+        }
+        let (ta, tb) = (types(om), types(nm));
+        self.types(om, nm, pointer);
+        let both = |bits: u8| ta & bits != 0 && tb & bits != 0;
+        self.enums(om, nm, pointer);
+        if both(INTEGER | FRACTION) {
+            self.bounds(om, nm, pointer);
+        }
+        self.counts(om, nm, pointer, both(STRING), both(ARRAY), both(OBJECT));
+        if both(STRING) {
+            self.strings(om, nm, pointer);
+        }
+        if both(OBJECT) {
+            self.objects(om, nm, pointer, depth);
+        }
+        if both(ARRAY) {
+            self.arrays(om, nm, pointer, depth);
         }
     }
 
@@ -226,7 +335,7 @@ impl<'a> Compare<'a> {
                 );
             }
         }
-        if self.direction == Direction::Input {
+        if self.direction == Direction::Input && !self.moot_defaults.contains(pointer) {
             let (a, b) = (om.get("default"), nm.get("default"));
             if a != b {
                 self.emit(
@@ -253,16 +362,28 @@ impl<'a> Compare<'a> {
             (true, false) => Outcome::Narrowed,
             _ => Outcome::Widened,
         };
+        let what = subject(pointer);
+        let lost_text = type_names;
+        let consequence = match self.direction {
+            Direction::Input if lost != 0 => format!(
+                ": {} values of {what} are no longer accepted",
+                lost_text(lost)
+            ),
+            Direction::Output if gained != 0 => {
+                format!(": {what} may now be {}", lost_text(gained))
+            }
+            _ => String::new(),
+        };
         self.constraint(
             "type",
             outcome,
             &format!("{pointer}/type"),
-            format!("type {} -> {}", type_names(a), type_names(b)),
+            format!("type {} -> {}{consequence}", type_names(a), type_names(b)),
         );
     }
 
+    /// One side lists values, the other does not (two lists are [`Self::value_sets`]).
     fn enums(&mut self, om: &Map<String, Value>, nm: &Map<String, Value>, pointer: &str) {
-        let (a, b) = (values(om), values(nm));
         let at = |m: &Map<String, Value>| {
             if m.contains_key("enum") {
                 format!("{pointer}/enum")
@@ -270,58 +391,31 @@ impl<'a> Compare<'a> {
                 format!("{pointer}/const")
             }
         };
-        match (a, b) {
-            (None, None) => {}
+        let input = self.direction == Direction::Input;
+        match (values(om), values(nm)) {
             (None, Some(b)) => {
-                self.constraint(
-                    "enum",
-                    Outcome::Narrowed,
-                    &at(nm),
-                    format!("now limited to {}", list(&b)),
-                );
+                let message = if input {
+                    format!(
+                        "now limited to {}: other values are no longer accepted",
+                        list(&b)
+                    )
+                } else {
+                    format!("now limited to {}", list(&b))
+                };
+                self.constraint("enum", Outcome::Narrowed, &at(nm), message);
             }
             (Some(a), None) => {
-                self.constraint(
-                    "enum",
-                    Outcome::Widened,
-                    &at(om),
-                    format!("no longer limited to {}", list(&a)),
-                );
+                let message = if input {
+                    format!("no longer limited to {}", list(&a))
+                } else {
+                    format!(
+                        "no longer limited to {}: results may hold other values",
+                        list(&a)
+                    )
+                };
+                self.constraint("enum", Outcome::Widened, &at(om), message);
             }
-            (Some(a), Some(b)) => {
-                let removed: Vec<&Value> = a.iter().copied().filter(|v| !b.contains(v)).collect();
-                let added: Vec<&Value> = b.iter().copied().filter(|v| !a.contains(v)).collect();
-                if !removed.is_empty() {
-                    self.constraint(
-                        "enum",
-                        Outcome::Narrowed,
-                        &at(nm),
-                        format!("{} removed", plural_values(&removed)),
-                    );
-                }
-                if !added.is_empty() {
-                    self.constraint(
-                        "enum",
-                        Outcome::Widened,
-                        &at(nm),
-                        format!("{} added", plural_values(&added)),
-                    );
-                    if self.source {
-                        self.emit(
-                            rules::SOURCE_VARIANT_ADDED,
-                            &at(nm),
-                            format!(
-                                "the generated enum gains {} (exhaustive matches stop compiling)",
-                                if added.len() == 1 {
-                                    "a variant"
-                                } else {
-                                    "variants"
-                                }
-                            ),
-                        );
-                    }
-                }
-            }
+            _ => {}
         }
     }
 
@@ -368,15 +462,26 @@ impl<'a> Compare<'a> {
         }
     }
 
-    fn counts(&mut self, om: &Map<String, Value>, nm: &Map<String, Value>, pointer: &str) {
-        for (key, name, is_max) in [
-            ("maxLength", "max-length", true),
-            ("minLength", "min-length", false),
-            ("maxItems", "max-items", true),
-            ("minItems", "min-items", false),
-            ("maxProperties", "max-properties", true),
-            ("minProperties", "min-properties", false),
+    fn counts(
+        &mut self,
+        om: &Map<String, Value>,
+        nm: &Map<String, Value>,
+        pointer: &str,
+        strings: bool,
+        arrays: bool,
+        objects: bool,
+    ) {
+        for (key, name, is_max, applies) in [
+            ("maxLength", "max-length", true, strings),
+            ("minLength", "min-length", false, strings),
+            ("maxItems", "max-items", true, arrays),
+            ("minItems", "min-items", false, arrays),
+            ("maxProperties", "max-properties", true, objects),
+            ("minProperties", "min-properties", false, objects),
         ] {
+            if !applies {
+                continue;
+            }
             let (a, b) = (count(om, key), count(nm, key));
             let outcome = match (a, b) {
                 (a, b) if a == b => continue,
@@ -399,7 +504,7 @@ impl<'a> Compare<'a> {
             );
         }
         let (a, b) = (unique(om), unique(nm));
-        if a != b {
+        if a != b && arrays {
             self.constraint(
                 "unique-items",
                 if b {
@@ -411,11 +516,12 @@ impl<'a> Compare<'a> {
                 format!("uniqueItems {a} -> {b}"),
             );
         }
+        let numbers = types(om) & types(nm) & (INTEGER | FRACTION) != 0;
         let (a, b) = (
             om.get("multipleOf").and_then(Value::as_f64),
             nm.get("multipleOf").and_then(Value::as_f64),
         );
-        if a != b {
+        if a != b && numbers {
             let outcome = match (a, b) {
                 (None, _) => Outcome::Narrowed,
                 (_, None) => Outcome::Widened,
@@ -477,17 +583,19 @@ impl<'a> Compare<'a> {
         let nreq = required(nm);
         let mut names: Vec<&str> = oprops.keys().map(String::as_str).collect();
         for name in oreq.iter().copied() {
-            if !oprops.contains_key(name) && !names.contains(&name) {
+            if !oprops.contains_key(name) {
                 names.push(name);
             }
         }
+        let known: HashSet<&str> = names.iter().copied().collect();
         let mut added: Vec<&str> = Vec::new();
+        let mut seen_added: HashSet<&str> = HashSet::new();
         for name in nprops
             .keys()
             .map(String::as_str)
             .chain(nreq.iter().copied())
         {
-            if !names.contains(&name) && !added.contains(&name) {
+            if !known.contains(name) && seen_added.insert(name) {
                 added.push(name);
             }
         }
@@ -526,6 +634,9 @@ impl<'a> Compare<'a> {
             }
             let a = oprops.get(name).unwrap_or(&TRUE);
             let b = nprops.get(name).unwrap_or(&TRUE);
+            if input && was {
+                self.moot_defaults.insert(at.clone());
+            }
             self.compare(a, b, &at, depth + 1);
         }
         // Source level: a property that went and one that came with the same schema is the
@@ -534,24 +645,33 @@ impl<'a> Compare<'a> {
         if self.source {
             for old_name in removed.iter().copied() {
                 let old_schema = oprops.get(old_name).unwrap_or(&TRUE);
-                let candidate = added.iter().copied().find(|new_name| {
-                    !renamed.iter().any(|(_, n)| n == new_name)
+                let candidate = added.iter().copied().find(|&new_name| {
+                    !renamed.iter().any(|(_, n)| *n == new_name)
                         && oreq.contains(old_name) == nreq.contains(new_name)
-                        && self.trial(
-                            old_schema,
-                            nprops.get(*new_name).unwrap_or(&TRUE),
-                            depth + 1,
-                            false,
-                        )
+                        && self.same_values(old_schema, nprops.get(new_name).unwrap_or(&TRUE))
                 });
                 if let Some(new_name) = candidate {
                     renamed.push((old_name, new_name));
                 }
             }
         }
+        let closed = nm.get("additionalProperties") == Some(&Value::Bool(false));
         for name in removed {
             let at = format!("{pointer}/properties/{}", escape(name));
-            let (rule, what) = if input {
+            let (rule, what) = if input && closed {
+                let who = if oreq.contains(name) {
+                    "every old call sent it"
+                } else {
+                    "calls that send it"
+                };
+                (
+                    rules::INPUT_PROPERTY_REFUSED,
+                    format!(
+                        "argument `{name}` removed and the arguments are closed \
+                         (additionalProperties: false): {who}, and the server refuses them"
+                    ),
+                )
+            } else if input {
                 (
                     rules::INPUT_PROPERTY_REMOVED,
                     format!("argument `{name}` removed (a client still sending it may be refused)"),
@@ -683,195 +803,325 @@ impl<'a> Compare<'a> {
         }
     }
 
-    /// Both sides have `key` (`anyOf`, `oneOf`, `allOf`): equal branches are paired, the rest
-    /// are paired in order and compared, and what is left over was added or removed.
-    fn branches(
+    /// Two lists of values (`enum`, `const`, unions of them): what each admits, compared as
+    /// sets; one finding says which values are gone and which are new.
+    #[allow(clippy::too_many_arguments)]
+    fn value_sets(
         &mut self,
-        a: &'a [Value],
-        b: &'a [Value],
+        o: &Value,
+        n: &Value,
+        a: Vec<Value>,
+        b: Vec<Value>,
+        om: &Map<String, Value>,
+        nm: &Map<String, Value>,
+        pointer: &str,
+    ) {
+        let keep = |root: &Value, schema: &Value, values: Vec<Value>| -> Vec<Value> {
+            values
+                .into_iter()
+                .filter(|v| inclusion::admits(root, schema, v) != Verdict::No)
+                .collect()
+        };
+        let a = keep(self.old_root, o, a);
+        let b = keep(self.new_root, n, b);
+        let gone: Vec<&Value> = a
+            .iter()
+            .filter(|v| inclusion::admits(self.new_root, n, v) == Verdict::No)
+            .collect();
+        let new: Vec<&Value> = b
+            .iter()
+            .filter(|v| inclusion::admits(self.old_root, o, v) == Verdict::No)
+            .collect();
+        let at = if nm.contains_key("enum") {
+            format!("{pointer}/enum")
+        } else if nm.contains_key("const") {
+            format!("{pointer}/const")
+        } else if om.contains_key("enum") && !nm.contains_key("anyOf") && !nm.contains_key("oneOf")
+        {
+            format!("{pointer}/enum")
+        } else {
+            pointer.to_owned()
+        };
+        let outcome = match (gone.is_empty(), new.is_empty()) {
+            (true, true) => return,
+            (false, true) => Outcome::Narrowed,
+            (true, false) => Outcome::Widened,
+            (false, false) => Outcome::Changed,
+        };
+        let input = self.direction == Direction::Input;
+        let mut parts = Vec::new();
+        if !gone.is_empty() {
+            parts.push(if input {
+                format!("{} no longer accepted", is_are(&gone))
+            } else {
+                format!("{} no longer returned", is_are(&gone))
+            });
+        }
+        if !new.is_empty() {
+            parts.push(if input {
+                format!("{} now accepted", is_are(&new))
+            } else {
+                format!("results may now hold {}", list(&new))
+            });
+        }
+        self.constraint("enum", outcome, &at, parts.join("; "));
+        if self.source && !new.is_empty() {
+            self.emit(
+                rules::SOURCE_VARIANT_ADDED,
+                &at,
+                format!(
+                    "the generated enum gains {} (exhaustive matches stop compiling)",
+                    if new.len() == 1 {
+                        "a variant"
+                    } else {
+                        "variants"
+                    }
+                ),
+            );
+        }
+    }
+
+    /// `anyOf` / `oneOf` on one side or both (a lone schema is one branch): each old branch is
+    /// paired with the new branch that covers it (by inclusion), else with one that admits the
+    /// same types, and the pair is walked; a branch with no partner is reported by the values
+    /// it stood for. `both`: both sides list branches (else nothing is said of the keyword
+    /// itself appearing).
+    fn alternatives(
+        &mut self,
+        old: &[&'a Value],
+        new: &[&'a Value],
         key: &str,
-        name: &str,
+        pointer: &str,
+        depth: usize,
+        both: bool,
+    ) {
+        let name = if key == "anyOf" { "any-of" } else { "one-of" };
+        let lone_old = old.len() == 1 && !both && array(map(old[0]), key).is_none();
+        let lone_new = new.len() == 1 && !both && array(map(new[0]), key).is_none();
+        // rank: 3 same values, 2 old in new, 1 new in old, 0 shared types.
+        let mut partner: Vec<Option<(usize, u8)>> = vec![None; old.len()];
+        let mut covered_new = vec![false; new.len()];
+        let mut covered_old = vec![false; old.len()];
+        for (i, ob) in old.iter().enumerate() {
+            let ob = resolve(self.old_root, ob);
+            for (j, nb) in new.iter().enumerate() {
+                let nb = resolve(self.new_root, nb);
+                let fwd = self.old_in_new(ob, nb) == Verdict::Yes;
+                let bwd = self.new_in_old(ob, nb) == Verdict::Yes;
+                if fwd {
+                    covered_old[i] = true;
+                }
+                if bwd {
+                    covered_new[j] = true;
+                }
+                let shared = types(map(ob)) & types(map(nb)) != 0;
+                let rank = match (fwd, bwd) {
+                    (true, true) => 3,
+                    (true, false) => 2,
+                    (false, true) => 1,
+                    _ if shared => 0,
+                    _ => continue,
+                };
+                if partner[i].is_none_or(|(_, r)| rank > r) {
+                    partner[i] = Some((j, rank));
+                }
+            }
+        }
+        let mut walked_new = vec![false; new.len()];
+        for (i, p) in partner.iter().enumerate() {
+            if let Some((j, _)) = *p {
+                walked_new[j] = true;
+                self.quiet = lone_old || lone_new;
+                let at = if lone_new {
+                    pointer.to_owned()
+                } else {
+                    format!("{pointer}/{key}/{j}")
+                };
+                self.compare(old[i], new[j], &at, depth + 1);
+            }
+        }
+        let input = self.direction == Direction::Input;
+        let what = subject(pointer);
+        // Old branches neither covered nor walked: their values are gone.
+        let gone: Vec<usize> = (0..old.len())
+            .filter(|&i| partner[i].is_none() && !covered_old[i])
+            .collect();
+        if !gone.is_empty() {
+            let forms: Vec<String> = gone
+                .iter()
+                .map(|&i| describe(resolve(self.old_root, old[i])))
+                .collect();
+            let message = if input {
+                format!("{} no longer accepted", of(&forms, &what))
+            } else {
+                format!("{} no longer returned", of(&forms, &what))
+            };
+            let at = if lone_old {
+                pointer.to_owned()
+            } else {
+                format!("{pointer}/{key}")
+            };
+            self.constraint(name, Outcome::Narrowed, &at, message);
+        }
+        // New branches no old branch was walked against and that add values.
+        let added: Vec<usize> = (0..new.len())
+            .filter(|&j| !walked_new[j] && !covered_new[j])
+            .collect();
+        if !added.is_empty() {
+            let forms: Vec<String> = added
+                .iter()
+                .map(|&j| describe(resolve(self.new_root, new[j])))
+                .collect();
+            let message = if input {
+                format!("{} now also accepted", of(&forms, &what))
+            } else {
+                format!("{what} may now be returned as {}", forms.join(" or "))
+            };
+            let at = if lone_new {
+                pointer.to_owned()
+            } else {
+                format!("{pointer}/{key}/{}", added[0])
+            };
+            self.constraint(name, Outcome::Widened, &at, message);
+        }
+    }
+
+    /// `allOf` on one side or both: branches (a lone schema's own keywords are one) are paired
+    /// by equal values and walked; an unpaired new branch narrows unless every old value
+    /// passes it, an unpaired old branch widens unless every new value passes it.
+    fn conjunctions(
+        &mut self,
+        o: &'a Value,
+        n: &'a Value,
+        om: &'a Map<String, Value>,
+        nm: &'a Map<String, Value>,
         pointer: &str,
         depth: usize,
     ) {
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
-        let mut new_used = vec![false; b.len()];
+        let old: Vec<&'a Value> = match array(om, "allOf") {
+            Some(a) => a.iter().collect(),
+            None => vec![o],
+        };
+        let new: Vec<&'a Value> = match array(nm, "allOf") {
+            Some(b) => b.iter().collect(),
+            None => vec![n],
+        };
+        let mut used = vec![false; new.len()];
         let mut old_left = Vec::new();
-        for (i, old) in a.iter().enumerate() {
-            let found =
-                (0..b.len()).find(|&j| !new_used[j] && self.trial(old, &b[j], depth + 1, false));
+        for (i, ob) in old.iter().enumerate() {
+            let found = (0..new.len()).find(|&j| !used[j] && self.same_values(ob, new[j]));
             match found {
                 Some(j) => {
-                    new_used[j] = true;
-                    pairs.push((i, j));
+                    used[j] = true;
+                    if !std::ptr::eq(old[i], o) && !std::ptr::eq(new[j], n) {
+                        self.compare(ob, new[j], &format!("{pointer}/allOf/{j}"), depth + 1);
+                    }
                 }
                 None => old_left.push(i),
             }
         }
-        let mut new_left: Vec<usize> = (0..b.len()).filter(|&j| !new_used[j]).collect();
-        let paired = old_left.len().min(new_left.len());
-        for (&i, &j) in old_left.iter().zip(&new_left).take(paired) {
-            pairs.push((i, j));
-        }
-        for (i, j) in pairs {
-            self.compare(&a[i], &b[j], &format!("{pointer}/{key}/{j}"), depth + 1);
-        }
-        let extra_old: Vec<usize> = old_left.split_off(paired);
-        let extra_new: Vec<usize> = new_left.split_off(paired);
-        let all_of = key == "allOf";
-        if !extra_new.is_empty() {
-            let outcome = if all_of {
-                Outcome::Narrowed
+        let what = subject(pointer);
+        let input = self.direction == Direction::Input;
+        let narrowing: Vec<usize> = (0..new.len())
+            .filter(|&j| !used[j] && !std::ptr::eq(new[j], n))
+            .filter(|&j| self.old_in_new(o, new[j]) != Verdict::Yes)
+            .collect();
+        if !narrowing.is_empty() {
+            let at: Vec<String> = narrowing.iter().map(|j| format!("allOf/{j}")).collect();
+            let message = if input {
+                format!(
+                    "new constraint {} on {what}: values it refuses are no longer accepted",
+                    at.join(", ")
+                )
             } else {
-                Outcome::Widened
+                format!("new constraint {} on {what}", at.join(", "))
             };
-            let at: Vec<String> = extra_new.iter().map(|j| format!("{key}/{j}")).collect();
             self.constraint(
-                name,
-                outcome,
-                &format!("{pointer}/{key}/{}", extra_new[0]),
-                format!("new {key} branch {}", at.join(", ")),
+                "all-of",
+                Outcome::Narrowed,
+                &format!("{pointer}/allOf/{}", narrowing[0]),
+                message,
             );
         }
-        if !extra_old.is_empty() {
-            let outcome = if all_of {
-                Outcome::Widened
+        let widening: Vec<usize> = old_left
+            .into_iter()
+            .filter(|&i| !std::ptr::eq(old[i], o))
+            .filter(|&i| self.new_in_old(old[i], n) != Verdict::Yes)
+            .collect();
+        if !widening.is_empty() {
+            let at: Vec<String> = widening.iter().map(|i| format!("allOf/{i}")).collect();
+            let message = if input {
+                format!("constraint {} (old) on {what} is gone", at.join(", "))
             } else {
-                Outcome::Narrowed
+                format!(
+                    "constraint {} (old) on {what} is gone: results may hold values it refused",
+                    at.join(", ")
+                )
             };
-            let at: Vec<String> = extra_old.iter().map(|i| format!("{key}/{i}")).collect();
             self.constraint(
-                name,
-                outcome,
-                &format!("{pointer}/{key}"),
-                format!("{key} branch {} (old) removed", at.join(", ")),
+                "all-of",
+                Outcome::Widened,
+                &format!("{pointer}/allOf"),
+                message,
             );
         }
     }
+}
 
-    /// One side has `key`, the other does not: the lone schema is looked for among the
-    /// branches. `reversed`: the old side has the branches.
-    #[allow(clippy::too_many_arguments)]
-    fn lift(
-        &mut self,
-        lone: &'a Value,
-        branches: &'a [Value],
-        key: &str,
-        name: &str,
-        reversed: bool,
-        pointer: &str,
-        depth: usize,
-    ) {
-        // The lone side's alternatives keyword is absent, so comparing it with a branch only
-        // looks at its own constraints.
-        let matched = branches.iter().position(|branch| {
-            if reversed {
-                self.trial(branch, lone, depth + 1, false)
-            } else {
-                self.trial(lone, branch, depth + 1, false)
-            }
-        });
-        let all_of = key == "allOf";
-        match matched {
-            Some(index) => {
-                let others: Vec<String> = (0..branches.len())
-                    .filter(|&i| i != index)
-                    .map(|i| format!("{key}/{i}"))
-                    .collect();
-                if others.is_empty() {
-                    return;
-                }
-                // More branches than the lone schema: more values (anyOf) or fewer (allOf).
-                let more = all_of == reversed;
-                let outcome = if more {
-                    Outcome::Widened
-                } else {
-                    Outcome::Narrowed
-                };
-                let message = if reversed {
-                    format!("the {key} alternatives {} are gone", others.join(", "))
-                } else {
-                    format!("new {key} alternatives {}", others.join(", "))
-                };
-                self.constraint(name, outcome, &format!("{pointer}/{key}"), message);
-            }
-            None => {
-                let message = if reversed {
-                    format!("{key} of {} replaced by one schema", branches.len())
-                } else {
-                    format!("one schema replaced by {key} of {}", branches.len())
-                };
-                self.constraint(name, Outcome::Changed, &format!("{pointer}/{key}"), message);
-            }
-        }
+fn map(v: &Value) -> &Map<String, Value> {
+    v.as_object().unwrap_or(&EMPTY)
+}
+
+/// What a pointer names, for messages: "`cmd`" for a property, "the value" elsewhere.
+fn subject(pointer: &str) -> String {
+    let mut tokens = pointer.rsplit('/');
+    let last = tokens.next().unwrap_or("");
+    match tokens.next() {
+        Some("properties") => format!("`{}`", last.replace("~1", "/").replace("~0", "~")),
+        _ if pointer.ends_with("/items") => "the items".into(),
+        _ if pointer == "/inputSchema" => "the arguments".into(),
+        _ if pointer == "/outputSchema" => "the result".into(),
+        _ => "the value".into(),
+    }
+}
+
+/// A branch in a few words: `the value "pdf"`, `the string form`, `the object form`.
+fn describe(schema: &Value) -> String {
+    if let Some(values) = inclusion::finite(&Value::Null, schema)
+        && !values.is_empty()
+        && values.len() <= 3
+    {
+        let refs: Vec<&Value> = values.iter().collect();
+        return list(&refs);
+    }
+    match schema {
+        Value::Bool(true) => "any value".into(),
+        Value::Bool(false) => "no value".into(),
+        _ => format!("the {} form", type_names(types(map(schema)))),
+    }
+}
+
+/// `the string form of `cmd` is`, `the value "pdf" for `format` is`.
+fn of(forms: &[String], what: &str) -> String {
+    let verb = if forms.len() == 1 { "is" } else { "are" };
+    let joined = forms.join(", ");
+    if forms.iter().all(|f| f.ends_with(" form")) {
+        format!("{joined} of {what} {verb}")
+    } else {
+        format!("{joined} for {what} {verb}")
+    }
+}
+
+fn is_are(values: &[&Value]) -> String {
+    let text = list(values);
+    if values.len() == 1 {
+        format!("{text} is")
+    } else {
+        format!("{text} are")
     }
 }
 
 static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
-
-const NULL: u8 = 1;
-const BOOLEAN: u8 = 2;
-const INTEGER: u8 = 4;
-const FRACTION: u8 = 8;
-const STRING: u8 = 16;
-const ARRAY: u8 = 32;
-const OBJECT: u8 = 64;
-const ALL: u8 = 127;
-
-fn type_bit(name: &str) -> u8 {
-    match name {
-        "null" => NULL,
-        "boolean" => BOOLEAN,
-        "integer" => INTEGER,
-        "number" => INTEGER | FRACTION,
-        "string" => STRING,
-        "array" => ARRAY,
-        "object" => OBJECT,
-        _ => ALL,
-    }
-}
-
-/// The JSON types a schema admits (`integer` is part of `number`).
-fn types(m: &Map<String, Value>) -> u8 {
-    let mut bits = match m.get("type") {
-        Some(Value::String(name)) => type_bit(name),
-        Some(Value::Array(names)) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .fold(0, |bits, name| bits | type_bit(name)),
-        _ => ALL,
-    };
-    if m.get("nullable") == Some(&Value::Bool(true)) {
-        bits |= NULL;
-    }
-    bits
-}
-
-fn type_names(bits: u8) -> String {
-    if bits == ALL {
-        return "any".into();
-    }
-    let mut names = Vec::new();
-    for (bit, name) in [
-        (STRING, "string"),
-        (INTEGER | FRACTION, "number"),
-        (BOOLEAN, "boolean"),
-        (OBJECT, "object"),
-        (ARRAY, "array"),
-        (NULL, "null"),
-    ] {
-        if bits & bit == bit {
-            names.push(name);
-        } else if bit == INTEGER | FRACTION && bits & INTEGER != 0 {
-            names.push("integer");
-        }
-    }
-    if names.is_empty() {
-        "nothing".into()
-    } else {
-        names.join(" | ")
-    }
-}
 
 fn is_integer(m: &Map<String, Value>) -> bool {
     let bits = types(m);
@@ -905,61 +1155,6 @@ fn count(m: &Map<String, Value>, key: &str) -> Option<u64> {
 
 fn unique(m: &Map<String, Value>) -> bool {
     m.get("uniqueItems") == Some(&Value::Bool(true))
-}
-
-/// A lower or upper bound.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Bound {
-    value: f64,
-    exclusive: bool,
-}
-
-impl Bound {
-    /// Whether `self` admits fewer values than `other` (both lower or both upper bounds).
-    fn tighter_than(self, other: Bound, lower: bool) -> bool {
-        if self.value == other.value {
-            return self.exclusive && !other.exclusive;
-        }
-        (self.value > other.value) == lower
-    }
-}
-
-/// The effective lower (or upper) bound: the tighter of the inclusive and exclusive keywords
-/// (draft 4's boolean `exclusiveMinimum` included); on integers, as the inclusive integer.
-fn bound(m: &Map<String, Value>, lower: bool, integer: bool) -> Option<Bound> {
-    let (inclusive, exclusive) = if lower {
-        ("minimum", "exclusiveMinimum")
-    } else {
-        ("maximum", "exclusiveMaximum")
-    };
-    let draft4 = m.get(exclusive) == Some(&Value::Bool(true));
-    let mut best: Option<Bound> = m.get(inclusive).and_then(Value::as_f64).map(|value| Bound {
-        value,
-        exclusive: draft4,
-    });
-    if let Some(value) = m.get(exclusive).and_then(Value::as_f64) {
-        let candidate = Bound {
-            value,
-            exclusive: true,
-        };
-        if best.is_none_or(|b| candidate.tighter_than(b, lower)) {
-            best = Some(candidate);
-        }
-    }
-    let b = best?;
-    if !integer || !b.value.is_finite() {
-        return Some(b);
-    }
-    let value = match (lower, b.exclusive) {
-        (true, true) => b.value.floor() + 1.0,
-        (true, false) => b.value.ceil(),
-        (false, true) => b.value.ceil() - 1.0,
-        (false, false) => b.value.floor(),
-    };
-    Some(Bound {
-        value,
-        exclusive: false,
-    })
 }
 
 fn render_bound(b: Option<Bound>, lower: bool) -> String {
@@ -1014,10 +1209,6 @@ fn list(values: &[&Value]) -> String {
     } else {
         format!("the values {}{more}", shown.join(", "))
     }
-}
-
-fn plural_values(values: &[&Value]) -> String {
-    list(values).replacen("the ", "", 1)
 }
 
 /// Escapes a JSON pointer token.
