@@ -12,6 +12,8 @@
 //! treat it as a remote hop, yet Linux delivers a connection to it locally, so the opt-in case
 //! reaches the recording proxy and no traffic leaves the machine.
 
+#[path = "common/host.rs"]
+mod host;
 #[path = "common/pki.rs"]
 mod pki;
 #[path = "common/proxy.rs"]
@@ -19,52 +21,14 @@ mod proxy;
 #[path = "common/tls_front.rs"]
 mod tls_front;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
+use host::Host;
 use pki::Pki;
 use proxy::LoopbackProxy;
 use tls_front::TlsFront;
 
 const TOKEN: &str = "environment-token";
-
-/// The conformance host (our own server) on 127.0.0.1.
-struct Host {
-    child: Child,
-    url: String,
-}
-
-impl Host {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance_host"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("prints its URL");
-        Host {
-            child,
-            url: line.trim().to_owned(),
-        }
-    }
-
-    /// `127.0.0.1:PORT`
-    fn authority(&self) -> String {
-        self.url
-            .trim_start_matches("http://")
-            .trim_end_matches("/mcp")
-            .to_owned()
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `proxy_call URL ARGS...` with exactly the variables in `env` among those it reads (the
 /// proxies and the certificate locations): the tools it listed, or what it printed on failure.

@@ -25,10 +25,13 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+#[path = "common/host.rs"]
+mod host;
 #[path = "common/pki.rs"]
 mod pki;
 #[path = "common/proxy.rs"]
 mod proxy;
+use host::Host;
 use pki::Pki;
 use proxy::LoopbackProxy;
 
@@ -46,36 +49,6 @@ fn conformance_02() -> Command {
     c.arg(interop().join("node_modules/conformance-0.2/dist/index.js"))
         .current_dir(std::env::temp_dir());
     c
-}
-
-/// The fixture host on a free port; killed when dropped.
-struct Host {
-    child: Child,
-    url: String,
-}
-
-impl Host {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance_host"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("prints its URL");
-        Host {
-            child,
-            url: line.trim().to_owned(),
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs `command` to completion; panics with its output unless it succeeds. Returns stdout.
