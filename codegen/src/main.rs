@@ -290,7 +290,14 @@ fn diff(
     };
     let report = diff::diff(&old, &new, &diff::Options { level });
     let name = |c: &mcp_bindgen_codegen::model::Capture| c.file.display().to_string();
-    print!("{}", format.render(&report, &name(&old), &name(&new)));
+    let rendered = format.render(&report, &name(&old), &name(&new));
+    // A reader that stops early (`diff … | head`) is not an error: the verdict stands.
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), rendered.as_bytes())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: writing the report: {e}");
+        return Ok(ExitCode::from(2));
+    }
     Ok(if report.breaks(fail_on) {
         ExitCode::FAILURE
     } else {

@@ -78,6 +78,27 @@ fn two_files_breaking_exits_1_with_a_text_report() {
     assert!(stdout.contains("2 breaking, 1 warning, 0 info"), "{stdout}");
 }
 
+/// A reader that stops before the report (`diff … | head`, here a pipe whose reading end is
+/// already closed) is no error: no panic, and the exit status is still the verdict.
+#[test]
+fn a_closed_pipe_keeps_the_verdict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (old, new) = pair(dir.path());
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+}
+
 #[test]
 fn json_and_markdown_formats() {
     let dir = tempfile::tempdir().expect("tempdir");
