@@ -263,11 +263,15 @@ impl HttpClientBuilder {
         let credential = match bearer {
             Some(token) => Credential::Static(token),
             #[cfg(feature = "oauth")]
-            None if self.oauth.is_some() => Credential::OAuth(Arc::new(super::oauth::Auth::new(
-                self.oauth.take().expect("checked just above"),
-                &url,
-                self.allow_insecure_http,
-            )?)),
+            None => match self.oauth.take() {
+                Some(oauth) => Credential::OAuth(Arc::new(super::oauth::Auth::new(
+                    oauth,
+                    &url,
+                    self.allow_insecure_http,
+                )?)),
+                None => Credential::None,
+            },
+            #[cfg(not(feature = "oauth"))]
             None => Credential::None,
         };
         let inner = Arc::new(Inner {

@@ -369,14 +369,13 @@ impl Auth {
             current: RwLock::new(None),
             refresh_at: AtomicU64::new(u64::MAX),
             generation: AtomicU64::new(0),
-            flow: tokio::sync::Mutex::new(Flow::default()),
+            flow: tokio::sync::Mutex::new(Flow {
+                tokens: tokens.clone(),
+                ..Flow::default()
+            }),
         };
-        if let Some(tokens) = tokens {
-            auth.publish(&tokens);
-            auth.flow
-                .try_lock()
-                .map_err(|_| auth_error("OAuth: state in use"))?
-                .tokens = Some(tokens);
+        if let Some(tokens) = &tokens {
+            auth.publish(tokens);
         }
         Ok(auth)
     }
