@@ -76,7 +76,7 @@ impl Decoder for ValueResult {
 }
 
 /// The `result` of a response as a `Value`, or its `error` as [`Error::Protocol`] (the rules of
-/// [`super::session::response_result`]).
+/// [`response_result`]).
 pub(crate) fn response_value(method: &str, id: Option<u64>, body: &[u8]) -> Result<Value, Error> {
     let answer: Value = serde_json::from_slice(body).map_err(not_json)?;
     if let Some(id) = id
@@ -84,7 +84,7 @@ pub(crate) fn response_value(method: &str, id: Option<u64>, body: &[u8]) -> Resu
     {
         return Err(different_request(id));
     }
-    super::session::response_result(method, answer)
+    response_result(method, answer)
 }
 
 fn not_json(e: serde_json::Error) -> Error {
@@ -499,6 +499,25 @@ impl Route<'_> {
         self.id
             .and_then(|raw| serde_json::from_str::<u64>(raw.get()).ok())
     }
+}
+
+/// The `result` of a JSON-RPC response, or its `error` as [`Error::Protocol`].
+pub(crate) fn response_result(method: &str, mut answer: Value) -> Result<Value, Error> {
+    if let Some(error) = answer.get("error") {
+        return Err(Error::Protocol {
+            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            data: error.get("data").cloned(),
+        });
+    }
+    answer
+        .get_mut("result")
+        .map(Value::take)
+        .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use reqwest::{StatusCode, Url};
 use serde_json::{Map, Value, json};
 
 use super::io::{self, IoTask};
+use super::is_loopback;
 use super::session::{self, refused};
 use super::sse::SseParser;
 use super::{
@@ -348,19 +349,6 @@ fn refuse_cleartext(url: &Url, setting: &ProxySetting, routes: &ProxyRoutes) -> 
             ))
         }
         _ => Ok(()),
-    }
-}
-
-/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` (and `::ffff:127.x.y.z`), with or
-/// without the brackets of a URL's IPv6 host.
-pub(crate) fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    match host.parse::<std::net::IpAddr>() {
-        Ok(ip) => ip.to_canonical().is_loopback(),
-        Err(_) => {
-            let host = host.trim_end_matches('.').to_ascii_lowercase();
-            host == "localhost" || host.ends_with(".localhost")
-        }
     }
 }
 

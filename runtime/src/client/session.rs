@@ -625,25 +625,6 @@ pub(crate) fn header_param_value(arguments: &Value, path: &[String]) -> Option<S
     }
 }
 
-/// The `result` of a JSON-RPC response, or its `error` as [`Error::Protocol`].
-pub(crate) fn response_result(method: &str, mut answer: Value) -> Result<Value, Error> {
-    if let Some(error) = answer.get("error") {
-        return Err(Error::Protocol {
-            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned(),
-            data: error.get("data").cloned(),
-        });
-    }
-    answer
-        .get_mut("result")
-        .map(Value::take)
-        .ok_or_else(|| Error::transport(format!("{method}: the response has no result")))
-}
-
 /// `tools/call` over `client`, its result read as the runtime's lenient [`CallToolResult`]:
 /// what both transports' `call_tool_with` do.
 pub(crate) async fn call_tool<T: Transport>(

@@ -695,7 +695,7 @@ impl Auth {
                 "OAuth discovery: the endpoint {endpoint:?} is not a URL ({e})"
             ))
         })?;
-        let loopback = url.host_str().is_some_and(super::http::is_loopback);
+        let loopback = url.host_str().is_some_and(super::is_loopback);
         match url.scheme() {
             "https" => Ok(()),
             "http" if loopback || self.allow_insecure_http => Ok(()),
