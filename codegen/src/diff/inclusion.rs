@@ -4,7 +4,7 @@
 //! that `B` refuses was found by the keywords alone, and everything this algebra does not
 //! decide is `Unknown`.
 //!
-//! This file depends on `serde_json` and `regress` only (and on [`super::resolve`], plain
+//! This file depends on `serde_json` and `regress` only (and on `super::resolve`, plain
 //! `serde_json` as well), so that the run-time drift check can use the same algebra.
 //!
 //! How it decides (`A ⊆ B`, both resolved through `$ref`s in their own roots):

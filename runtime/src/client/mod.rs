@@ -254,8 +254,9 @@ macro_rules! settings_methods {
             self
         }
 
-        /// Which protocol era or version to speak (default [`Protocol::Auto`]: modern if the
-        /// server speaks it, else legacy).
+        /// Which protocol era or version to speak (default
+        /// [`Protocol::Auto`](crate::client::Protocol::Auto): modern if the server speaks it,
+        /// else legacy).
         pub fn protocol(mut self, protocol: $crate::client::Protocol) -> Self {
             self.settings.protocol = protocol;
             self
