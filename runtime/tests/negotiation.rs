@@ -173,3 +173,39 @@ async fn a_silent_server_gets_one_budget_for_the_whole_connect() {
         );
     }
 }
+
+/// What the server receives as `clientInfo`: this crate's name and version by default, and
+/// what `.client_info()` says otherwise, in both eras (per request in the modern one, at
+/// `initialize` in the legacy one) and over both transports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_receives_the_client_info() {
+    let received = |tools: Vec<serde_json::Value>| -> serde_json::Value {
+        serde_json::from_str(tools[0]["description"].as_str().expect("a description"))
+            .expect("JSON")
+    };
+    let default = serde_json::json!({"name": "mcp-bindgen", "version": env!("CARGO_PKG_VERSION")});
+    let custom = serde_json::json!({"name": "my-agent", "version": "2.0"});
+    for case in ["modern", "method-not-found"] {
+        for named in [false, true] {
+            let expected = if named { &custom } else { &default };
+            let server = HttpServer::start(case);
+            let mut builder = HttpClient::builder(&server.url);
+            if named {
+                builder = builder.client_info("my-agent", "2.0");
+            }
+            let client = builder.connect().await.expect("connects");
+            let tools = client.list_tools().await.expect("lists");
+            assert_eq!(&received(tools), expected, "{case} over HTTP");
+
+            let mut command = tokio::process::Command::new("python3");
+            command.args([SERVER, case, "stdio"]);
+            let mut builder = StdioClient::builder(command);
+            if named {
+                builder = builder.client_info("my-agent", "2.0");
+            }
+            let client = builder.spawn().await.expect("spawns");
+            let tools = client.list_tools().await.expect("lists");
+            assert_eq!(&received(tools), expected, "{case} over stdio");
+        }
+    }
+}
