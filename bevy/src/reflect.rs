@@ -218,30 +218,38 @@ fn child(
     }
 }
 
+/// A closed-enough object schema of named fields (a struct, or a struct variant): every field
+/// required, each with its own schema.
+fn object<'a>(
+    registry: &TypeRegistry,
+    fields: impl Iterator<Item = &'a bevy_reflect::NamedField>,
+    depth: usize,
+) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for field in fields {
+        properties.insert(
+            field.name().to_owned(),
+            child(
+                registry,
+                field.type_id(),
+                field.type_info(),
+                field.type_path(),
+                depth,
+            ),
+        );
+        required.push(Value::String(field.name().to_owned()));
+    }
+    json!({ "type": "object", "properties": properties, "required": required })
+}
+
 fn schema_at(registry: &TypeRegistry, info: &TypeInfo, depth: usize) -> Value {
     let path = info.type_path();
     if depth > MAX_DEPTH {
         return json!({ "description": path });
     }
     match info {
-        TypeInfo::Struct(s) => {
-            let mut properties = Map::new();
-            let mut required = Vec::new();
-            for field in s.iter() {
-                properties.insert(
-                    field.name().to_owned(),
-                    child(
-                        registry,
-                        field.type_id(),
-                        field.type_info(),
-                        field.type_path(),
-                        depth,
-                    ),
-                );
-                required.push(Value::String(field.name().to_owned()));
-            }
-            json!({ "type": "object", "properties": properties, "required": required })
-        }
+        TypeInfo::Struct(s) => object(registry, s.iter(), depth),
         TypeInfo::TupleStruct(s) if s.field_len() == 1 => {
             let field = s.field_at(0).expect("one field");
             child(
@@ -316,39 +324,20 @@ fn schema_at(registry: &TypeRegistry, info: &TypeInfo, depth: usize) -> Value {
                         ));
                     }
                     VariantInfo::Tuple(v) => {
-                        let items: Vec<Value> = v
+                        let mut items: Vec<Value> = v
                             .iter()
                             .map(|f| {
                                 child(registry, f.type_id(), f.type_info(), f.type_path(), depth)
                             })
                             .collect();
-                        let inner = if items.len() == 1 {
-                            items.into_iter().next().expect("one item")
-                        } else {
-                            tuple(items)
+                        let inner = match items.len() {
+                            1 => items.remove(0),
+                            _ => tuple(items),
                         };
                         any_of.push(tagged(v.name(), inner));
                     }
                     VariantInfo::Struct(v) => {
-                        let mut properties = Map::new();
-                        let mut required = Vec::new();
-                        for field in v.iter() {
-                            properties.insert(
-                                field.name().to_owned(),
-                                child(
-                                    registry,
-                                    field.type_id(),
-                                    field.type_info(),
-                                    field.type_path(),
-                                    depth,
-                                ),
-                            );
-                            required.push(Value::String(field.name().to_owned()));
-                        }
-                        any_of.push(tagged(
-                            v.name(),
-                            json!({ "type": "object", "properties": properties, "required": required }),
-                        ));
+                        any_of.push(tagged(v.name(), object(registry, v.iter(), depth)));
                     }
                 }
             }

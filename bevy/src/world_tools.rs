@@ -634,16 +634,27 @@ impl Handler<World> for ResourceGet {
         let types = types(world)?;
         let registry = types.read();
         let (path, reflect, id) = resource(&registry, world, &self.resource)?;
-        let value = world
-            .resource_entities()
-            .get(id)
-            .and_then(|e| reflect.reflect(world.entity(e)))
-            .ok_or_else(|| absent(path))?;
-        Ok(ResourceValue {
-            resource: path.to_owned(),
-            value: to_json(value.as_partial_reflect(), &registry, path)?,
-        })
+        resource_value(world, &registry, reflect, id, path)
     }
+}
+
+/// The resource's value as the tools answer it.
+fn resource_value(
+    world: &World,
+    registry: &TypeRegistry,
+    reflect: &ReflectComponent,
+    id: bevy_ecs::component::ComponentId,
+    path: &str,
+) -> Result<ResourceValue, ToolError> {
+    let value = world
+        .resource_entities()
+        .get(id)
+        .and_then(|e| reflect.reflect(world.entity(e)))
+        .ok_or_else(|| absent(path))?;
+    Ok(ResourceValue {
+        resource: path.to_owned(),
+        value: to_json(value.as_partial_reflect(), registry, path)?,
+    })
 }
 
 fn absent(path: &str) -> ToolError {
@@ -670,15 +681,7 @@ impl Handler<World> for ResourceSet {
         let registration = registration(&registry, path)?;
         let value = from_json(registration, &registry, &self.value, "the value")?;
         world.insert_reflect_resource(id, value);
-        let value = world
-            .resource_entities()
-            .get(id)
-            .and_then(|e| reflect.reflect(world.entity(e)))
-            .ok_or_else(|| absent(path))?;
-        Ok(ResourceValue {
-            resource: path.to_owned(),
-            value: to_json(value.as_partial_reflect(), &registry, path)?,
-        })
+        resource_value(world, &registry, reflect, id, path)
     }
 }
 
