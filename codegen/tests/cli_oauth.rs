@@ -109,3 +109,33 @@ fn capture_signs_in_with_the_browser_once_then_from_stored_tokens() {
         "the second run authorized again"
     );
 }
+
+/// A client secret named by a variable that is not set is refused before anything is sent,
+/// naming the flag and the variable.
+#[test]
+fn an_unset_client_secret_variable_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+        .args([
+            "capture",
+            "--url",
+            "https://mcp.example/mcp",
+            "--oauth",
+            "--client-id",
+            "my-client",
+            "--client-secret-env",
+            "MCP_BINDGEN_TEST_UNSET_SECRET",
+            "-o",
+            "never.tools.json",
+        ])
+        .env_remove("MCP_BINDGEN_TEST_UNSET_SECRET")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("--client-secret-env MCP_BINDGEN_TEST_UNSET_SECRET")
+            && stderr.contains("is not set"),
+        "{stderr}"
+    );
+    assert!(!Path::new("never.tools.json").exists());
+}

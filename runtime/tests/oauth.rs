@@ -650,3 +650,42 @@ async fn a_redirect_to_another_host_never_carries_the_token() {
         "the redirect was followed"
     );
 }
+
+/// Without an authorization step the person cannot be asked: a clear error naming the URL to
+/// open; and a redirect whose `state` is not the one sent is refused before its code is used.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_authorization_step_or_a_forged_redirect_is_a_clear_error() {
+    let realm = Realm::start(3600);
+    let refused = HttpClient::builder(&realm.resource)
+        .oauth(OAuth::new())
+        .connect()
+        .await
+        .expect_err("no one to ask");
+    let message = refused.to_string();
+    assert!(matches!(refused, Error::Auth { .. }), "{refused:?}");
+    assert!(
+        message.contains("OAuth::on_authorize")
+            && message.contains(&format!("{}/authorize?", realm.issuer)),
+        "{message}"
+    );
+
+    let forged = OAuth::new().on_authorize(|request: AuthorizationRequest| async move {
+        Ok(format!(
+            "{}?code=stolen&state=not-the-one",
+            request.redirect_uri
+        ))
+    });
+    let refused = HttpClient::builder(&realm.resource)
+        .oauth(forged)
+        .connect()
+        .await
+        .expect_err("forged");
+    assert!(
+        refused.to_string().contains("state is not the one sent"),
+        "{refused}"
+    );
+    assert!(
+        realm.token_requests("authorization_code").is_empty(),
+        "the code was used"
+    );
+}

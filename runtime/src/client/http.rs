@@ -656,15 +656,16 @@ impl Transport for HttpClient {
 
     #[cfg(feature = "oauth")]
     fn prepare(&self) -> impl Future<Output = Result<(), Error>> + Send {
-        let inner = self.inner.clone();
+        // Decided here, before any future: a request whose token is fresh (or that has no
+        // OAuth) clones nothing and awaits nothing.
+        let due = match &self.inner.credential {
+            Credential::OAuth(auth) if auth.due() => Some((auth.clone(), self.inner.clone())),
+            _ => None,
+        };
         async move {
-            let Credential::OAuth(auth) = &inner.credential else {
+            let Some((auth, inner)) = due else {
                 return Ok(());
             };
-            if !auth.due() {
-                return Ok(());
-            }
-            let auth = auth.clone();
             IoTask::spawn(async move { auth.prepare(&inner.http).await }, None).await
         }
     }
