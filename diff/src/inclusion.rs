@@ -4,7 +4,7 @@
 //! that `B` refuses was found by the keywords alone, and everything this algebra does not
 //! decide is `Unknown`.
 //!
-//! This file depends on `serde_json` and `regress` only (and on `super::resolve`, plain
+//! This file depends on `serde_json` and `regress` only (and on `crate::resolve`, plain
 //! `serde_json` as well), so that the run-time drift check can use the same algebra.
 //!
 //! How it decides (`A ⊆ B`, both resolved through `$ref`s in their own roots):
@@ -38,7 +38,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
-use super::resolve::{reference, resolve};
+use crate::resolve::{reference, resolve};
 
 /// The answer to "does every value the first schema admits pass the second?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use super::{Change, Report};
+use crate::{Change, Report};
 
 /// How to print a report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -105,9 +105,9 @@ fn markdown(report: &Report, old: &str, new: &str) -> String {
     let _ = writeln!(out, "|---|---|---|---|---|");
     for c in &report.changes {
         let severity = match c.severity {
-            super::Severity::Breaking => "**breaking**",
-            super::Severity::Warning => "warning",
-            super::Severity::Info => "info",
+            crate::Severity::Breaking => "**breaking**",
+            crate::Severity::Warning => "warning",
+            crate::Severity::Info => "info",
         };
         let at = if c.pointer.is_empty() {
             String::new()

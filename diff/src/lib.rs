@@ -1,35 +1,40 @@
-//! What changed between two tool lists, and what it breaks (`mcp-bindgen diff OLD NEW`).
+//! What changed between two MCP tool lists, and what it breaks: the rules of
+//! `mcp-bindgen diff`, shared by the generator's CLI and the runtime's drift guard.
 //!
-//! [`diff`] compares two captures tool by tool and reports every change with a stable rule id
+//! [`diff`] compares two tool lists tool by tool and reports every change with a stable rule id
 //! ([`rules`] lists them all), a [`Severity`], the tool, a JSON pointer into the tool and a
 //! one-line message. Schemas are compared by the values they admit, in the direction they
 //! flow: `inputSchema` is what the client sends, `outputSchema` what it receives. `$ref`s are
 //! resolved first, so moving a definition is not a change.
 //!
-//! ```
-//! use std::path::Path;
-//! use mcp_bindgen_codegen::{capture, diff};
+//! Tools are read from the JSON a server sends ([`Tool::from_json`]); [`digest`] gives a tool
+//! list's fingerprint, equal for equal lists whatever their key order and whitespace.
 //!
-//! let old = capture::parse(Path::new("old.json"), r#"{"tools": [
-//!     {"name": "echo", "inputSchema": {"type": "object",
-//!         "properties": {"message": {"type": "string"}}}}]}"#.into())?;
-//! let new = capture::parse(Path::new("new.json"), r#"{"tools": [
-//!     {"name": "echo", "inputSchema": {"type": "object",
-//!         "properties": {"message": {"type": "string"}, "loud": {"type": "boolean"}},
-//!         "required": ["message", "loud"]}}]}"#.into())?;
-//! let report = diff::diff(&old, &new, &diff::Options::default());
+//! ```
+//! use mcp_bindgen_diff::{Options, Severity, Tool, diff};
+//! use serde_json::json;
+//!
+//! let old = json!({"name": "echo", "inputSchema": {"type": "object",
+//!     "properties": {"message": {"type": "string"}}}});
+//! let new = json!({"name": "echo", "inputSchema": {"type": "object",
+//!     "properties": {"message": {"type": "string"}, "loud": {"type": "boolean"}},
+//!     "required": ["message", "loud"]}});
+//! let (old, new) = (Tool::from_json(&old).unwrap(), Tool::from_json(&new).unwrap());
+//! let report = diff(&[old], &[new], &Options::default());
 //! assert_eq!(report.changes[0].rule, "input-property-became-required");
 //! assert_eq!(report.changes[1].rule, "input-required-property-added");
-//! assert!(report.breaks(diff::Severity::Breaking));
-//! # Ok::<(), mcp_bindgen_codegen::Error>(())
+//! assert!(report.breaks(Severity::Breaking));
 //! ```
 
+pub mod digest;
 mod format;
 pub mod inclusion;
 mod rename;
 mod resolve;
 pub mod rules;
 mod schema;
+mod stack;
+mod tool;
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
@@ -37,11 +42,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::{Capture, Tool};
 pub use format::Format;
 use rules::{Direction, Rule};
 pub use rules::{Level, Severity};
 use schema::Compare;
+pub use tool::{Annotations, Tool};
 
 /// What to compare.
 #[derive(Debug, Clone, Copy, Default)]
@@ -121,35 +126,30 @@ impl Report {
     }
 }
 
-/// Compares two captures: what a client of `old` meets when the server becomes `new`.
-pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Report {
-    // Schemas nest up to the capture reader's limit and `$ref`s add to it: compare on a stack
-    // that cannot run out.
-    crate::generate::with_big_stack(|| diff_on_this_stack(old, new, options))
+/// Compares two tool lists: what a client of `old` meets when the server becomes `new`.
+pub fn diff(old: &[Tool<'_>], new: &[Tool<'_>], options: &Options) -> Report {
+    // Schemas nest deeply and `$ref`s add to it: compare on a stack that cannot run out.
+    stack::with_big_stack(|| diff_on_this_stack(old, new, options))
 }
 
-fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report {
+fn diff_on_this_stack(old: &[Tool<'_>], new: &[Tool<'_>], options: &Options) -> Report {
     let source = options.level == Level::Source;
-    let new_by_name: BTreeMap<&str, &Tool> =
-        new.tools.iter().map(|t| (t.name.as_str(), t)).collect();
-    let old_by_name: BTreeMap<&str, &Tool> =
-        old.tools.iter().map(|t| (t.name.as_str(), t)).collect();
-    let added: Vec<&Tool> = new
-        .tools
+    let new_by_name: BTreeMap<&str, &Tool<'_>> = new.iter().map(|t| (t.name, t)).collect();
+    let old_by_name: BTreeMap<&str, &Tool<'_>> = old.iter().map(|t| (t.name, t)).collect();
+    let added: Vec<&Tool<'_>> = new
         .iter()
-        .filter(|t| !old_by_name.contains_key(t.name.as_str()))
+        .filter(|t| !old_by_name.contains_key(t.name))
         .collect();
-    let removed: Vec<&Tool> = old
-        .tools
+    let removed: Vec<&Tool<'_>> = old
         .iter()
-        .filter(|t| !new_by_name.contains_key(t.name.as_str()))
+        .filter(|t| !new_by_name.contains_key(t.name))
         .collect();
     let renames = renames(&removed, &added);
 
     let mut changes = Vec::new();
     let mut changed = 0;
-    for tool in &old.tools {
-        match new_by_name.get(tool.name.as_str()) {
+    for tool in old {
+        match new_by_name.get(tool.name) {
             Some(now) => {
                 let before = changes.len();
                 compare_tool(tool, now, source, &mut changes);
@@ -158,7 +158,7 @@ fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report
                 }
             }
             None => {
-                let message = match renames.get(tool.name.as_str()) {
+                let message = match renames.get(tool.name) {
                     Some(Rename { to, narrowed: true }) => format!(
                         "tool removed; probably renamed to `{to}`, and narrowed (some calls it \
                          accepted are refused)"
@@ -166,7 +166,7 @@ fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report
                     Some(Rename { to, .. }) => format!("tool removed; probably renamed to `{to}`"),
                     None => "tool removed".to_owned(),
                 };
-                changes.push(change(rules::TOOL_REMOVED, &tool.name, "", message));
+                changes.push(change(rules::TOOL_REMOVED, tool.name, "", message));
             }
         }
     }
@@ -179,7 +179,7 @@ fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report
             Some(from) => format!("new tool (probably the new name of `{from}`)"),
             None => "new tool".to_owned(),
         };
-        changes.push(change(rules::TOOL_ADDED, &tool.name, "", message));
+        changes.push(change(rules::TOOL_ADDED, tool.name, "", message));
     }
     sort(&mut changes);
     let count = |s: Severity| changes.iter().filter(|c| c.severity == s).count();
@@ -187,8 +187,8 @@ fn diff_on_this_stack(old: &Capture, new: &Capture, options: &Options) -> Report
         breaking: count(Severity::Breaking),
         warning: count(Severity::Warning),
         info: count(Severity::Info),
-        old_tools: old.tools.len(),
-        new_tools: new.tools.len(),
+        old_tools: old.len(),
+        new_tools: new.len(),
         added: added.len(),
         removed: removed.len(),
         changed,
@@ -241,7 +241,7 @@ struct Rename<'t> {
 /// first, each tool once, so an earlier removed tool with a weaker match cannot take a later
 /// one's better match. A removed tool left over is renamed to the only added tool that accepts
 /// every old call, when there is exactly one and it is not taken.
-fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, Rename<'t>> {
+fn renames<'t>(removed: &[&Tool<'t>], added: &[&Tool<'t>]) -> BTreeMap<&'t str, Rename<'t>> {
     // Tools often share an input schema: each distinct one is compared with the added tools once.
     let mut by_schema: HashMap<String, Vec<bool>> = HashMap::new();
     let mut accepting: Vec<Vec<bool>> = Vec::new();
@@ -253,7 +253,7 @@ fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, Re
                 added
                     .iter()
                     .map(|new| {
-                        may_accept(&old.input_schema, &new.input_schema)
+                        may_accept(old.input_schema, new.input_schema)
                             && accepts_what_it_accepted(old, new)
                     })
                     .collect()
@@ -264,7 +264,7 @@ fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, Re
     let mut scored: Vec<(u8, usize, usize)> = Vec::new();
     for (i, old) in removed.iter().enumerate() {
         for (j, new) in added.iter().enumerate() {
-            let score = match (rename::closeness(&old.name, &new.name), accepting[i][j]) {
+            let score = match (rename::closeness(old.name, new.name), accepting[i][j]) {
                 (Some(rename::Closeness::Spelling), true) => 4,
                 (Some(rename::Closeness::Words), true) => 3,
                 (Some(rename::Closeness::Spelling), false) => 2,
@@ -284,9 +284,9 @@ fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, Re
         old_taken[i] = true;
         new_taken[j] = true;
         out.insert(
-            removed[i].name.as_str(),
+            removed[i].name,
             Rename {
-                to: added[j].name.as_str(),
+                to: added[j].name,
                 narrowed: score == 2,
             },
         );
@@ -301,9 +301,9 @@ fn renames<'t>(removed: &[&'t Tool], added: &[&'t Tool]) -> BTreeMap<&'t str, Re
         {
             new_taken[*j] = true;
             out.insert(
-                old.name.as_str(),
+                old.name,
                 Rename {
-                    to: added[*j].name.as_str(),
+                    to: added[*j].name,
                     narrowed: false,
                 },
             );
@@ -338,25 +338,27 @@ fn may_accept(old: &Value, new: &Value) -> bool {
 
 /// Whether `new` accepts every call `old` accepted: every value of its input schema passes the
 /// new one (by the inclusion algebra; `Unknown` is not enough).
-fn accepts_what_it_accepted(old: &Tool, new: &Tool) -> bool {
-    inclusion::Inclusion::declared(&old.input_schema, &new.input_schema)
-        .includes(&old.input_schema, &new.input_schema)
+fn accepts_what_it_accepted(old: &Tool<'_>, new: &Tool<'_>) -> bool {
+    inclusion::Inclusion::declared(old.input_schema, new.input_schema)
+        .includes(old.input_schema, new.input_schema)
         == inclusion::Verdict::Yes
 }
 
-fn compare_tool(old: &Tool, new: &Tool, source: bool, changes: &mut Vec<Change>) {
+fn compare_tool(old: &Tool<'_>, new: &Tool<'_>, source: bool, changes: &mut Vec<Change>) {
     if old.raw == new.raw {
         return;
     }
-    let name = new.name.as_str();
-    let title = |t: &Tool| t.title.clone().or_else(|| t.annotations.title.clone());
-    let (a, b) = (title(old), title(new));
+    let name = new.name;
+    let (a, b) = (
+        old.title.or(old.annotations.title),
+        new.title.or(new.annotations.title),
+    );
     if a != b {
         changes.push(change(
             rules::TITLE_CHANGED,
             name,
             "/title",
-            format!("title {} -> {}", quote(&a), quote(&b)),
+            format!("title {} -> {}", quote(a), quote(b)),
         ));
     }
     if old.description != new.description {
@@ -366,22 +368,22 @@ fn compare_tool(old: &Tool, new: &Tool, source: bool, changes: &mut Vec<Change>)
             "/description",
             format!(
                 "description {} -> {}",
-                quote(&old.description),
-                quote(&new.description)
+                quote(old.description),
+                quote(new.description)
             ),
         ));
     }
     hints(old, new, changes);
     schemas(
         name,
-        &old.input_schema,
-        &new.input_schema,
+        old.input_schema,
+        new.input_schema,
         Direction::Input,
         "/inputSchema",
         source,
         changes,
     );
-    match (&old.output_schema, &new.output_schema) {
+    match (old.output_schema, new.output_schema) {
         (Some(a), Some(b)) => schemas(
             name,
             a,
@@ -431,8 +433,8 @@ fn compare_tool(old: &Tool, new: &Tool, source: bool, changes: &mut Vec<Change>)
 /// now destructive) is a warning; one that becomes safer is information. `destructiveHint`
 /// means something only on a tool that is not read-only: on a read-only tool it is not
 /// compared, and a read-only tool counts as not destructive.
-fn hints(old: &Tool, new: &Tool, changes: &mut Vec<Change>) {
-    let name = new.name.as_str();
+fn hints(old: &Tool<'_>, new: &Tool<'_>, changes: &mut Vec<Change>) {
+    let name = new.name;
     let (a, b) = (&old.annotations, &new.annotations);
     let note = |x: Option<bool>, y: Option<bool>| {
         if x.is_none() || y.is_none() {
@@ -562,9 +564,9 @@ fn schemas(
     }
 }
 
-fn quote(s: &Option<String>) -> String {
+fn quote(s: Option<&str>) -> String {
     match s {
-        Some(s) => schema::short(Some(&Value::String(s.clone()))),
+        Some(s) => schema::short(Some(&Value::String(s.to_owned()))),
         None => "none".to_owned(),
     }
 }

@@ -2,13 +2,13 @@
 //! (`inputSchema`) breaks when it admits fewer values, what it receives (`outputSchema`) when
 //! it admits more.
 //!
-//! The walk follows `$ref`s on both sides (see [`super::resolve`]), so pointers name the path a
+//! The walk follows `$ref`s on both sides (see [`crate::resolve`]), so pointers name the path a
 //! value takes (`/inputSchema/properties/user/properties/id`), not where a definition sits.
 //! Each pair of (old, new) schema nodes is compared once: recursive schemas terminate, and a
 //! definition used in many places is reported at the first place it is reached. Work per tool
 //! is bounded (depth and node count); past the bound the tool gets one `comparison-incomplete`.
 //!
-//! The walk finds where a change happens and names it; [`super::inclusion`] decides whether it
+//! The walk finds where a change happens and names it; [`crate::inclusion`] decides whether it
 //! takes values away. At every node the walk asks the algebra whether every value that matters
 //! still passes (for arguments: every old value passes the new schema; for results: every new
 //! value passed the old one). When it does, the walk's breaking findings under that node were
@@ -21,12 +21,12 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::inclusion::{
+use crate::inclusion::{
     self, ARRAY, Bound, FRACTION, INTEGER, Inclusion, OBJECT, STRING, Verdict, bound, type_names,
     types,
 };
-use super::resolve::{reference, resolve};
-use super::rules::{self, Direction, Level, Outcome, Rule, Severity};
+use crate::resolve::{reference, resolve};
+use crate::rules::{self, Direction, Level, Outcome, Rule, Severity};
 
 /// Schemas nested deeper than this (following `$ref`s) are not compared further.
 pub(crate) const MAX_DEPTH: usize = 256;
