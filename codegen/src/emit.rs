@@ -129,6 +129,10 @@ fn client(
         methods.extend(templates.fill(&fill));
     }
     let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();
+    let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
+    let listed = || plans.iter().map(|p| &p.tool.raw);
+    let digest = mcp_bindgen_diff::digest::digest(listed());
+    let tools = raw_string(&mcp_bindgen_diff::digest::canonical(listed()));
     let client_doc = doc(&format!(
         "Typed client for the {server_name} MCP server: one method per tool.\n\nEach `tool` method checks its arguments against the tool's input schema, calls the tool through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the `CallToolResult` as sent."
     ));
@@ -153,6 +157,16 @@ fn client(
         /// The tools this module was generated for, in the server's order.
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];
 
+        /// What this module was generated from: the generator, and the digest and definitions
+        /// of the tools its client calls. Before a call, the client transports compare it with
+        /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+        pub static PROVENANCE: ::mcp_bindgen::Provenance = ::mcp_bindgen::Provenance::new(
+            #generator,
+            #digest,
+            TOOL_NAMES,
+            #tools,
+        );
+
         #client_doc
         #[derive(Debug, Clone)]
         pub struct Client<C> {
@@ -176,7 +190,26 @@ fn client(
             }
         }
 
-        impl<C: ::mcp_bindgen::ToolCaller> Client<C> {}
+        impl<C: ::mcp_bindgen::ToolCaller> Client<C> {
+            /// The last drift check's report: how the server's tools differ from those this
+            /// module was generated from (`None` before the first call, and for callers that
+            /// do not check).
+            pub fn drift(&self) -> ::std::option::Option<::mcp_bindgen::DriftReport> {
+                ::mcp_bindgen::ToolCaller::drift(&self.caller, &PROVENANCE)
+            }
+
+            /// Checks now (one `tools/list`) whether the server's tools are those this module
+            /// was generated from, and returns the report (`None` for callers that do not
+            /// check). Calls check by themselves; this is for checking at start-up.
+            pub async fn check_drift(
+                &self,
+            ) -> ::std::result::Result<
+                ::std::option::Option<::mcp_bindgen::DriftReport>,
+                ::mcp_bindgen::Error,
+            > {
+                ::mcp_bindgen::ToolCaller::check_drift(&self.caller, &PROVENANCE).await
+            }
+        }
     };
     (tokens, methods)
 }
@@ -355,11 +388,13 @@ impl Templates {
             impl Template {
                 pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
                     let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
+                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
                     ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
                 }
 
                 pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
                     let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
+                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
                     ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
                 }
             }
@@ -368,11 +403,13 @@ impl Templates {
             impl Template {
                 pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
                     let arguments = ::serde_json::Map::new();
+                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
                     ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
                 }
 
                 pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
                     let arguments = ::serde_json::Map::new();
+                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
                     ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
                 }
             }

@@ -257,6 +257,8 @@ fn stages(
         warnings,
         tools: plans.len(),
         types: generated.count,
+        digest: has_client
+            .then(|| mcp_bindgen_diff::digest::digest(plans.iter().map(|p| &p.tool.raw))),
     })
 }
 

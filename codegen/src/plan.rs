@@ -15,7 +15,7 @@ use crate::naming::{self, Names};
 use crate::types;
 
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
-const RESERVED: &[&str] = &["new", "caller", "into_inner"];
+const RESERVED: &[&str] = &["new", "caller", "into_inner", "drift", "check_drift"];
 
 /// How a tool's arguments are passed.
 #[derive(Debug, Clone, PartialEq)]

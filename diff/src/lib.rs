@@ -26,6 +26,7 @@
 //! assert!(report.breaks(Severity::Breaking));
 //! ```
 
+#[cfg(feature = "digest")]
 pub mod digest;
 mod format;
 pub mod inclusion;

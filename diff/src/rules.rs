@@ -238,3 +238,22 @@ pub fn lookup(id: &str) -> Option<(Severity, Level)> {
     }
     None
 }
+
+/// The rules about what a tool tells its caller rather than what it accepts or returns: its
+/// title, its description and its behaviour hints. A team that reviews what its agent is told
+/// treats these as breaking (the runtime's `DriftPolicy::PinDescriptions`).
+pub const TOLD: &[Rule] = &[
+    TITLE_CHANGED,
+    DESCRIPTION_CHANGED,
+    READ_ONLY_HINT_CHANGED,
+    DESTRUCTIVE_HINT_CHANGED,
+    READ_ONLY_HINT_SAFER,
+    DESTRUCTIVE_HINT_SAFER,
+    IDEMPOTENT_HINT_CHANGED,
+    OPEN_WORLD_HINT_CHANGED,
+];
+
+/// Whether rule `id` is one of [`TOLD`].
+pub fn is_told(id: &str) -> bool {
+    TOLD.iter().any(|r| r.id == id)
+}

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::drift::{DriftReport, Provenance};
 use crate::{CallToolResult, Error};
 
 /// The one seam between generated clients and transports: call a tool by name.
@@ -52,6 +53,37 @@ pub trait ToolCaller {
         let calling = self.call_tool(name, arguments);
         async move { crate::decode_result(name, calling.await?) }
     }
+
+    /// Before a generated method calls `tool`: checks that the server's tools are still
+    /// those the module was generated from (see [`crate::drift`]), and fails with
+    /// [`Error::Drift`] when they changed in a way that breaks the call and the client's
+    /// policy says to stop. [`HttpClient`](crate::HttpClient) and
+    /// [`StdioClient`](crate::StdioClient) check; by default there is nothing to check.
+    fn check_tool(
+        &self,
+        provenance: &'static Provenance,
+        tool: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let _ = (provenance, tool);
+        std::future::ready(Ok(()))
+    }
+
+    /// The last drift check's report for the module of `provenance` (`None` before the first
+    /// check, and for callers that do not check).
+    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+        let _ = provenance;
+        None
+    }
+
+    /// Checks for drift now (one `tools/list`) and returns the report; `None` for callers
+    /// that do not check, and under [`DriftPolicy::Off`](crate::DriftPolicy::Off).
+    fn check_drift(
+        &self,
+        provenance: &'static Provenance,
+    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
+        let _ = provenance;
+        std::future::ready(Ok(None))
+    }
 }
 
 impl<T: ToolCaller + ?Sized + Sync> ToolCaller for &T {
@@ -69,6 +101,25 @@ impl<T: ToolCaller + ?Sized + Sync> ToolCaller for &T {
         arguments: Map<String, Value>,
     ) -> impl Future<Output = Result<R, Error>> + Send {
         (**self).call_tool_decoded(name, arguments)
+    }
+
+    fn check_tool(
+        &self,
+        provenance: &'static Provenance,
+        tool: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        (**self).check_tool(provenance, tool)
+    }
+
+    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+        (**self).drift(provenance)
+    }
+
+    fn check_drift(
+        &self,
+        provenance: &'static Provenance,
+    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
+        (**self).check_drift(provenance)
     }
 }
 
@@ -88,6 +139,25 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Box<T> {
     ) -> impl Future<Output = Result<R, Error>> + Send {
         (**self).call_tool_decoded(name, arguments)
     }
+
+    fn check_tool(
+        &self,
+        provenance: &'static Provenance,
+        tool: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        (**self).check_tool(provenance, tool)
+    }
+
+    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+        (**self).drift(provenance)
+    }
+
+    fn check_drift(
+        &self,
+        provenance: &'static Provenance,
+    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
+        (**self).check_drift(provenance)
+    }
 }
 
 impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
@@ -105,5 +175,24 @@ impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
         arguments: Map<String, Value>,
     ) -> impl Future<Output = Result<R, Error>> + Send {
         (**self).call_tool_decoded(name, arguments)
+    }
+
+    fn check_tool(
+        &self,
+        provenance: &'static Provenance,
+        tool: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        (**self).check_tool(provenance, tool)
+    }
+
+    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+        (**self).drift(provenance)
+    }
+
+    fn check_drift(
+        &self,
+        provenance: &'static Provenance,
+    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
+        (**self).check_drift(provenance)
     }
 }

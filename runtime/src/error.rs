@@ -86,6 +86,31 @@ pub enum Error {
         /// Why it is refused.
         message: String,
     },
+    /// The server changed the tool since this client was generated, in a way that breaks
+    /// the call, and the client's [`DriftPolicy`](crate::drift::DriftPolicy) is `Strict` or
+    /// `PinDescriptions`; nothing was sent. `Display` lists the changes, one per line.
+    #[error(
+        "MCP tool {tool} changed since this client was generated, so it was not called:{}",
+        Lines(changes)
+    )]
+    Drift {
+        /// The tool's name.
+        tool: String,
+        /// Its breaking changes.
+        changes: Vec<crate::drift::Change>,
+    },
+}
+
+/// `"\n  " and a change` for each change.
+struct Lines<'a>(&'a [crate::drift::Change]);
+
+impl fmt::Display for Lines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for change in self.0 {
+            write!(f, "\n  {}", crate::drift::Line(change))?;
+        }
+        Ok(())
+    }
 }
 
 /// `": cause: its cause: ..."` for every error in a source chain.
@@ -180,7 +205,8 @@ impl Error {
         match self {
             Error::Tool { tool, .. }
             | Error::Decode { tool, .. }
-            | Error::InvalidArguments { tool, .. } => Some(tool),
+            | Error::InvalidArguments { tool, .. }
+            | Error::Drift { tool, .. } => Some(tool),
             Error::Transport { .. }
             | Error::Timeout { .. }
             | Error::Protocol { .. }

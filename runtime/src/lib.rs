@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod caller;
+pub mod drift;
 mod envelope;
 pub mod era;
 mod error;
@@ -42,6 +43,7 @@ mod protocol;
 mod schema;
 
 pub use caller::ToolCaller;
+pub use drift::{DriftPolicy, DriftReport, Provenance};
 pub use envelope::{call_checked, decode_result, encode_arguments, envelope_value, tool_failure};
 pub use error::Error;
 pub use protocol::{

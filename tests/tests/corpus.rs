@@ -185,6 +185,8 @@ fn typing(module: &Module) -> Typing {
                     if let syn::ImplItem::Fn(f) = item
                         && f.sig.asyncness.is_some()
                         && !f.sig.ident.to_string().ends_with("_raw")
+                        // The client's own method (a reserved name no tool takes).
+                        && f.sig.ident != "check_drift"
                     {
                         methods.push(f.sig.clone());
                     }

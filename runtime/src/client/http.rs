@@ -720,6 +720,25 @@ impl ToolCaller for HttpClient {
     ) -> Result<T, Error> {
         session::call_tool_decoded(self, name, arguments).await
     }
+
+    async fn check_tool(
+        &self,
+        provenance: &'static crate::Provenance,
+        tool: &str,
+    ) -> Result<(), Error> {
+        super::drift::check_tool(self, provenance, tool).await
+    }
+
+    fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
+        session::Transport::session(self).drift.report(provenance)
+    }
+
+    async fn check_drift(
+        &self,
+        provenance: &'static crate::Provenance,
+    ) -> Result<Option<crate::DriftReport>, Error> {
+        super::drift::check_drift(self, provenance).await
+    }
 }
 
 /// Sends `notifications/cancelled` for request `id` (legacy era), in the background.

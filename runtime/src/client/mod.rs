@@ -17,6 +17,7 @@
 //! handler set with `on_request` on the builders, `ping` always, anything else with `-32601`.
 
 mod decode;
+mod drift;
 pub mod http;
 mod io;
 #[cfg(feature = "oauth")]
@@ -201,6 +202,8 @@ pub(crate) struct Settings {
     pub(crate) protocol: Protocol,
     pub(crate) log: Option<LogHandler>,
     pub(crate) requests: Option<RequestHandler>,
+    pub(crate) drift_policy: crate::DriftPolicy,
+    pub(crate) on_drift: Option<drift::DriftHandler>,
 }
 
 impl Default for Settings {
@@ -213,6 +216,8 @@ impl Default for Settings {
             protocol: Protocol::Auto,
             log: None,
             requests: None,
+            drift_policy: crate::DriftPolicy::default(),
+            on_drift: None,
         }
     }
 }
@@ -227,6 +232,8 @@ impl std::fmt::Debug for Settings {
             .field("protocol", &self.protocol)
             .field("log", &self.log.as_ref().map(|_| "<handler>"))
             .field("requests", &self.requests.as_ref().map(|_| "<handler>"))
+            .field("drift_policy", &self.drift_policy)
+            .field("on_drift", &self.on_drift.as_ref().map(|_| "<handler>"))
             .finish()
     }
 }
@@ -281,6 +288,24 @@ macro_rules! settings_methods {
             + 'static,
         ) -> Self {
             self.settings.requests = Some(std::sync::Arc::new(handler));
+            self
+        }
+
+        /// What generated clients do when the server's tools changed since they were
+        /// generated (default [`DriftPolicy::Warn`](crate::DriftPolicy::Warn): report, and
+        /// call). See [`crate::drift`].
+        pub fn drift_policy(mut self, policy: $crate::DriftPolicy) -> Self {
+            self.settings.drift_policy = policy;
+            self
+        }
+
+        /// Receives each drift report that found changes (they also go to `log`: `warn` when
+        /// one breaks a call, else `info`).
+        pub fn on_drift(
+            mut self,
+            handler: impl Fn(&$crate::DriftReport) + Send + Sync + 'static,
+        ) -> Self {
+            self.settings.on_drift = Some(std::sync::Arc::new(handler));
             self
         }
     };

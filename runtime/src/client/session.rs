@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use super::decode::{Decoder, Step, Typed, ValueResult};
+use super::drift::Drift;
 use super::outgoing::{MetaKeys, Modern};
 use super::{
     CallContext, CallOptions, LogMessage, Outgoing, Progress, Response, Settings, ToolList, lock,
@@ -38,6 +39,8 @@ pub(crate) struct Session {
     negotiated: Mutex<Option<Negotiated>>,
     server_info: Mutex<Value>,
     header_params: Mutex<HashMap<String, HeaderParams>>,
+    /// The drift checks of the generated modules this client serves.
+    pub(crate) drift: Drift,
 }
 
 impl Session {
@@ -48,6 +51,7 @@ impl Session {
             negotiated: Mutex::new(None),
             server_info: Mutex::new(Value::Null),
             header_params: Mutex::new(HashMap::new()),
+            drift: Drift::default(),
         }
     }
 
@@ -141,6 +145,7 @@ impl Session {
                     });
                 }
             }
+            Some("notifications/tools/list_changed") => self.drift.list_changed(),
             _ => {}
         }
     }
@@ -499,6 +504,8 @@ fn params_object(params: &mut Value) -> &mut Map<String, Value> {
 /// `tools/list`, every page; where the transport mirrors `x-mcp-header` annotations, tools
 /// with invalid ones are left out and the valid ones remembered for `tools/call`.
 pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, Error> {
+    let session = transport.session();
+    let epoch = session.drift.epoch();
     let mut list = ToolList::default();
     let mut cursor: Option<String> = None;
     let options = CallOptions::default();
@@ -538,6 +545,13 @@ pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, E
                     });
                     *lock(&transport.session().header_params) = headers;
                 }
+                session.drift.observe(
+                    &list,
+                    epoch,
+                    session.negotiated().is_some_and(|n| n.modern),
+                    session.settings.drift_policy,
+                    session.settings.on_drift.as_ref(),
+                );
                 return Ok(list);
             }
         }

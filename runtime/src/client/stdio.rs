@@ -293,6 +293,25 @@ impl ToolCaller for StdioClient {
     ) -> Result<T, Error> {
         session::call_tool_decoded(self, name, arguments).await
     }
+
+    async fn check_tool(
+        &self,
+        provenance: &'static crate::Provenance,
+        tool: &str,
+    ) -> Result<(), Error> {
+        super::drift::check_tool(self, provenance, tool).await
+    }
+
+    fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
+        session::Transport::session(self).drift.report(provenance)
+    }
+
+    async fn check_drift(
+        &self,
+        provenance: &'static crate::Provenance,
+    ) -> Result<Option<crate::DriftReport>, Error> {
+        super::drift::check_drift(self, provenance).await
+    }
 }
 
 /// Routes responses to their requests and notifications to their handlers; answers the

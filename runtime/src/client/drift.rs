@@ -1,0 +1,294 @@
+//! The clients' drift check (see [`crate::drift`]): each generated module's [`Provenance`]
+//! against the server's `tools/list`, kept current by `notifications/tools/list_changed` and by
+//! the list's `ttlMs`, without a request of its own while the last list is fresh.
+//!
+//! A call of a generated method asks [`check_tool`]. While the module's check is fresh that is a
+//! lock and a lookup; otherwise one `tools/list` (every page) is sent, by one caller at a time,
+//! and every module the client serves is judged from it. Any `tools/list` the client sends for
+//! another reason (the `-32020` header refresh, [`HttpClient::tool_list`]) refreshes the checks
+//! as well.
+//!
+//! [`HttpClient::tool_list`]: crate::HttpClient::tool_list
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_bindgen_diff::{Options, Severity, Tool, digest, rules};
+use serde_json::Value;
+
+use super::session::{Transport, tool_list};
+use super::{ToolList, lock};
+use crate::Error;
+use crate::drift::{Change, DriftPolicy, DriftReport, Provenance};
+
+/// Receives each drift report that found changes (see the builders' `on_drift`).
+pub(crate) type DriftHandler = Arc<dyn Fn(&DriftReport) + Send + Sync>;
+
+/// The shortest time a list is trusted, whatever its `ttlMs` (a server that answers `ttlMs: 0`
+/// would otherwise cost a `tools/list` before every call).
+const RECHECK_FLOOR: Duration = Duration::from_secs(1);
+
+/// How long calls go on unchecked after a `tools/list` failed, before the next try.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// The drift state of one client: one [`Guard`] per generated module it serves.
+#[derive(Debug, Default)]
+pub(crate) struct Drift {
+    /// Bumped by each `notifications/tools/list_changed`: a guard checked before is stale.
+    epoch: AtomicU64,
+    guards: Mutex<HashMap<&'static str, Guard>>,
+    /// One `tools/list` for the check at a time; the callers waiting meanwhile use its result.
+    checking: tokio::sync::Mutex<()>,
+}
+
+/// One module's last check.
+#[derive(Debug)]
+struct Guard {
+    provenance: &'static Provenance,
+    /// The module's tools, parsed from its provenance the first time they are needed.
+    expected: Option<Arc<Value>>,
+    report: Option<DriftReport>,
+    /// Under a blocking policy, the tools whose calls fail, and why.
+    blocked: HashMap<String, Vec<Change>>,
+    /// The list epoch the check saw.
+    epoch: u64,
+    /// When the list stops being fresh (`ttlMs`); `None`: until the next `list_changed`.
+    until: Option<Instant>,
+}
+
+impl Drift {
+    /// The server announced a new tool list: every check is stale.
+    pub(crate) fn list_changed(&self) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The verdict for a call of `tool` while `provenance`'s check is fresh; `None` when it
+    /// has to be checked first.
+    fn current(&self, provenance: &Provenance, tool: &str) -> Option<Result<(), Error>> {
+        let guards = lock(&self.guards);
+        let guard = guards.get(provenance.digest())?;
+        if guard.epoch != self.epoch.load(Ordering::Acquire)
+            || guard.until.is_some_and(|until| Instant::now() >= until)
+        {
+            return None;
+        }
+        Some(match guard.blocked.get(tool) {
+            Some(changes) => Err(Error::Drift {
+                tool: tool.to_owned(),
+                changes: changes.clone(),
+            }),
+            None => Ok(()),
+        })
+    }
+
+    fn register(&self, provenance: &'static Provenance) {
+        lock(&self.guards)
+            .entry(provenance.digest())
+            .or_insert_with(|| Guard {
+                provenance,
+                expected: None,
+                report: None,
+                blocked: HashMap::new(),
+                epoch: u64::MAX,
+                until: None,
+            });
+    }
+
+    /// The list epoch now, taken before a `tools/list` is sent: a `list_changed` that comes
+    /// while it is answered leaves the checks stale.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn report(&self, provenance: &Provenance) -> Option<DriftReport> {
+        lock(&self.guards)
+            .get(provenance.digest())
+            .and_then(|g| g.report.clone())
+    }
+
+    /// Judges every registered module from a `tools/list` the client received (requested at
+    /// list epoch `epoch`, in the modern era when `modern`).
+    pub(crate) fn observe(
+        &self,
+        list: &ToolList,
+        epoch: u64,
+        modern: bool,
+        policy: DriftPolicy,
+        handler: Option<&DriftHandler>,
+    ) {
+        if policy == DriftPolicy::Off {
+            return;
+        }
+        let until = match list.ttl_ms {
+            Some(ttl) if modern => {
+                Some(Instant::now() + Duration::from_millis(ttl).max(RECHECK_FLOOR))
+            }
+            _ => None,
+        };
+        let mut reports = Vec::new();
+        {
+            let mut guards = lock(&self.guards);
+            for guard in guards.values_mut() {
+                let report = judge(guard, &list.tools, policy);
+                guard.blocked = if policy.blocks() {
+                    blocked(&report)
+                } else {
+                    HashMap::new()
+                };
+                if !report.changes.is_empty() && guard.report.as_ref() != Some(&report) {
+                    reports.push(report.clone());
+                }
+                guard.report = Some(report);
+                guard.epoch = epoch;
+                guard.until = until;
+            }
+        }
+        // Outside the lock: the handler may ask the client for its report.
+        for report in &reports {
+            announce(report, handler);
+        }
+    }
+
+    /// A check's `tools/list` failed: calls go on unchecked for [`RETRY_AFTER`].
+    fn failed(&self, provenance: &Provenance, epoch: u64) {
+        if let Some(guard) = lock(&self.guards).get_mut(provenance.digest()) {
+            guard.epoch = epoch;
+            guard.until = Some(Instant::now() + RETRY_AFTER);
+        }
+    }
+}
+
+/// Reports `report` to the handler and to `log`.
+fn announce(report: &DriftReport, handler: Option<&DriftHandler>) {
+    if let Some(handler) = handler {
+        handler(report);
+    }
+    let level = if report.breaks(Severity::Breaking) {
+        log::Level::Warn
+    } else {
+        log::Level::Info
+    };
+    log::log!(
+        level,
+        "the server's tools changed since this client was generated ({} change{}):\n{report}",
+        report.changes.len(),
+        if report.changes.len() == 1 { "" } else { "s" }
+    );
+}
+
+/// The module's tools against the server's: equal digests end it; otherwise `diff`'s rules,
+/// restricted to the module's tools.
+fn judge(guard: &mut Guard, live: &[Value], policy: DriftPolicy) -> DriftReport {
+    let provenance = guard.provenance;
+    let names: HashSet<&str> = provenance.names().iter().copied().collect();
+    let mine: Vec<&Value> = live
+        .iter()
+        .filter(|t| names.contains(t.get("name").and_then(Value::as_str).unwrap_or("")))
+        .collect();
+    let live_digest = digest::digest(mine.iter().copied());
+    let mut report = DriftReport {
+        expected: provenance.digest().to_owned(),
+        live: live_digest,
+        changes: Vec::new(),
+    };
+    if report.unchanged() {
+        return report;
+    }
+    let expected = guard
+        .expected
+        .get_or_insert_with(|| {
+            Arc::new(serde_json::from_str(provenance.tools()).unwrap_or(Value::Null))
+        })
+        .clone();
+    let old: Vec<Tool<'_>> = match expected.as_array() {
+        Some(tools) => tools.iter().filter_map(Tool::from_json).collect(),
+        None => Vec::new(),
+    };
+    // All of the server's tools, so that a removed tool's likely new name is found.
+    let new: Vec<Tool<'_>> = live.iter().filter_map(Tool::from_json).collect();
+    let diff = mcp_bindgen_diff::diff(&old, &new, &Options::default());
+    report.changes = diff
+        .changes
+        .into_iter()
+        .filter(|c| names.contains(c.tool.as_str()))
+        .map(|mut c| {
+            if policy == DriftPolicy::PinDescriptions && rules::is_told(&c.rule) {
+                c.severity = Severity::Breaking;
+            }
+            c
+        })
+        .collect();
+    report
+        .changes
+        .sort_by_key(|c| std::cmp::Reverse(c.severity));
+    report
+}
+
+fn blocked(report: &DriftReport) -> HashMap<String, Vec<Change>> {
+    let mut blocked: HashMap<String, Vec<Change>> = HashMap::new();
+    for change in &report.changes {
+        if change.severity == Severity::Breaking {
+            blocked
+                .entry(change.tool.clone())
+                .or_default()
+                .push(change.clone());
+        }
+    }
+    blocked
+}
+
+/// Before a generated method calls `tool`: the module's check, made first if it is not fresh.
+pub(crate) async fn check_tool<T: Transport>(
+    transport: &T,
+    provenance: &'static Provenance,
+    tool: &str,
+) -> Result<(), Error> {
+    let session = transport.session();
+    if session.settings.drift_policy == DriftPolicy::Off {
+        return Ok(());
+    }
+    if let Some(verdict) = session.drift.current(provenance, tool) {
+        return verdict;
+    }
+    let _one_at_a_time = session.drift.checking.lock().await;
+    // Another caller may have checked while this one waited.
+    if let Some(verdict) = session.drift.current(provenance, tool) {
+        return verdict;
+    }
+    refresh(transport, provenance).await;
+    session.drift.current(provenance, tool).unwrap_or(Ok(()))
+}
+
+/// Checks now, whatever the last check: the report, `None` under [`DriftPolicy::Off`].
+pub(crate) async fn check_drift<T: Transport>(
+    transport: &T,
+    provenance: &'static Provenance,
+) -> Result<Option<DriftReport>, Error> {
+    let session = transport.session();
+    if session.settings.drift_policy == DriftPolicy::Off {
+        return Ok(None);
+    }
+    let _one_at_a_time = session.drift.checking.lock().await;
+    session.drift.register(provenance);
+    tool_list(transport).await?;
+    Ok(session.drift.report(provenance))
+}
+
+/// One `tools/list` for the check (which judges every module as it comes back); a failure is
+/// logged and leaves calls unchecked for a while rather than failing them.
+async fn refresh<T: Transport>(transport: &T, provenance: &'static Provenance) {
+    let session = transport.session();
+    session.drift.register(provenance);
+    let epoch = session.drift.epoch();
+    if let Err(error) = tool_list(transport).await {
+        log::warn!(
+            "could not check {}'s tools for drift (calls go on unchecked for {} s): {error}",
+            transport.peer(),
+            RETRY_AFTER.as_secs()
+        );
+        session.drift.failed(provenance, epoch);
+    }
+}

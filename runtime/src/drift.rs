@@ -1,0 +1,170 @@
+//! Drift: what changed in a server's tools since a client was generated from them.
+//!
+//! Every generated module records its [`Provenance`]: the generator, the digest of the tools
+//! its client calls, and those tools' definitions. The client transports
+//! ([`HttpClient`](crate::HttpClient), [`StdioClient`](crate::StdioClient)) compare it with the
+//! server's `tools/list` before the first call of a generated method, and again after the server
+//! announces a new list (`notifications/tools/list_changed`) or the list it sent expires
+//! (`ttlMs`, 2026-07-28). Equal digests end the check; otherwise each change is classified by
+//! the rules of `mcp-bindgen diff` (the `mcp-bindgen-diff` crate, the same code), restricted to
+//! the tools the client calls, and the [`DriftPolicy`] decides what happens to calls.
+
+use std::fmt;
+
+pub use mcp_bindgen_diff::{Change, Severity};
+
+/// What a generated module was made from: written by the generator as the module's
+/// `PROVENANCE`, read by the client's drift check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Provenance {
+    generator: &'static str,
+    digest: &'static str,
+    names: &'static [&'static str],
+    tools: &'static str,
+}
+
+impl Provenance {
+    /// The provenance of a module: the generator (`mcp-bindgen 0.1.0`), the digest of its
+    /// tools (`sha256:…`, see `mcp_bindgen_diff::digest`), their names and their canonical
+    /// JSON.
+    pub const fn new(
+        generator: &'static str,
+        digest: &'static str,
+        names: &'static [&'static str],
+        tools: &'static str,
+    ) -> Self {
+        Provenance {
+            generator,
+            digest,
+            names,
+            tools,
+        }
+    }
+
+    /// The generator and its version.
+    pub const fn generator(&self) -> &'static str {
+        self.generator
+    }
+
+    /// The digest of the tools the module's client calls, as the server listed them then.
+    pub const fn digest(&self) -> &'static str {
+        self.digest
+    }
+
+    /// The names of the tools the module's client calls.
+    pub const fn names(&self) -> &'static [&'static str] {
+        self.names
+    }
+
+    /// Those tools' definitions (a JSON array in canonical form).
+    pub const fn tools(&self) -> &'static str {
+        self.tools
+    }
+}
+
+/// What a client does when the server's tools changed since it was generated (set with the
+/// builders' `drift_policy`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DriftPolicy {
+    /// Report breaking changes and warnings (the `on_drift` handler, and `log` at `warn`);
+    /// calls go on.
+    #[default]
+    Warn,
+    /// As `Warn`, and a call of a tool with a breaking change fails with [`Error::Drift`]
+    /// before anything is sent. Calls of the other tools go on.
+    ///
+    /// [`Error::Drift`]: crate::Error::Drift
+    Strict,
+    /// As `Strict`, and a changed title, description or annotation also counts as breaking:
+    /// for teams that review what their agent is told.
+    PinDescriptions,
+    /// No check: no `tools/list` is sent for it.
+    Off,
+}
+
+impl DriftPolicy {
+    /// Whether a call of a tool with a breaking change fails.
+    pub fn blocks(self) -> bool {
+        matches!(self, DriftPolicy::Strict | DriftPolicy::PinDescriptions)
+    }
+}
+
+/// The outcome of one drift check: the server's tools against a module's [`Provenance`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DriftReport {
+    /// The digest the module recorded.
+    pub expected: String,
+    /// The digest of the same tools as the server lists them now.
+    pub live: String,
+    /// Each change to a tool the client calls, most severe first (empty when the digests are
+    /// equal, or when they differ only where no rule applies, such as number spelling).
+    pub changes: Vec<Change>,
+}
+
+impl DriftReport {
+    /// Whether the server's tools are those the module was generated from.
+    pub fn unchanged(&self) -> bool {
+        self.expected == self.live
+    }
+
+    /// Whether any change is at least `severity`.
+    pub fn breaks(&self, severity: Severity) -> bool {
+        self.changes.iter().any(|c| c.severity >= severity)
+    }
+
+    /// The breaking changes to `tool`.
+    pub fn breaking(&self, tool: &str) -> Vec<Change> {
+        self.changes
+            .iter()
+            .filter(|c| c.tool == tool && c.severity == Severity::Breaking)
+            .cloned()
+            .collect()
+    }
+}
+
+impl fmt::Display for DriftReport {
+    /// One line per change, `diff`'s text format: `breaking echo input-… /inputSchema/…: …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.changes.is_empty() {
+            return if self.unchanged() {
+                write!(
+                    f,
+                    "the server's tools are those the client was generated from"
+                )
+            } else {
+                write!(
+                    f,
+                    "the server's tools changed, but nothing a client relies on"
+                )
+            };
+        }
+        for (i, change) in self.changes.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}", Line(change))?;
+        }
+        Ok(())
+    }
+}
+
+/// One change as a line: severity, tool, rule, pointer, message.
+pub(crate) struct Line<'a>(pub(crate) &'a Change);
+
+impl fmt::Display for Line<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.0;
+        let at = if c.pointer.is_empty() { "" } else { " " };
+        write!(
+            f,
+            "{} {} {}{at}{}: {}",
+            c.severity.as_str(),
+            c.tool,
+            c.rule,
+            c.pointer,
+            c.message
+        )
+    }
+}
