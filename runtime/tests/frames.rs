@@ -55,6 +55,21 @@ impl CallHandler<World> for RunFrames {
     }
 }
 
+/// Step the world `frames` frames, then report the frame reached; also while the game has
+/// crashed.
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(when_crashed)]
+struct RunFramesAnyway {
+    frames: u64,
+}
+
+impl CallHandler<World> for RunFramesAnyway {
+    type Output = Stepped;
+    fn start(self, world: &mut World, call: Call<Stepped>) {
+        world.waiting.push((world.frame + self.frames, call));
+    }
+}
+
 /// Count a call.
 #[derive(McpTool, Deserialize, JsonSchema)]
 struct Tick {}
@@ -89,7 +104,8 @@ fn registry(deadline: Duration) -> Registry<World> {
     let mut r = Registry::new("frames-test", "0.1.0");
     r.register::<Tick>()
         .register::<Slow>()
-        .register_call::<RunFrames>(deadline);
+        .register_call::<RunFrames>(deadline)
+        .register_call::<RunFramesAnyway>(deadline);
     r
 }
 
@@ -297,6 +313,80 @@ fn crash_mode_answers_waiting_deferred_calls() {
             .expect("text")
             .contains("crashed")
     );
+    assert_eq!(server.registry().deferred_calls(), 0);
+}
+
+/// A crash answers the deferred calls of ordinary tools at once, and keeps those of tools
+/// marked `when_crashed`, which the game completes on a later frame as usual (and which still
+/// start while crashed).
+#[test]
+fn crash_mode_keeps_the_deferred_calls_of_tools_marked_when_crashed() {
+    let mut server = server(Duration::from_secs(60));
+    let port = server.port();
+    let mut world = World::default();
+    let ordinary = request(
+        port,
+        &call("run_frames", json!({"frames": 1000}), json!({})),
+    );
+    wait_queued(&server, 1);
+    assert!(server.poll(&mut world));
+    let kept = request(
+        port,
+        &call("run_frames_anyway", json!({"frames": 2}), json!({})),
+    );
+    wait_queued(&server, 1);
+    assert!(server.poll(&mut world));
+    assert_eq!(server.registry().deferred_calls(), 2);
+
+    server
+        .registry_mut()
+        .set_crashed("panicked at gameplay.rs:12");
+    assert_eq!(
+        server.registry().deferred_calls(),
+        1,
+        "the when_crashed call still waits"
+    );
+    let (_, body) = read_all(ordinary);
+    let body: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    assert!(
+        body["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("gameplay.rs:12"),
+        "{body}"
+    );
+
+    // A new call of the when_crashed tool starts too; the ordinary one is refused.
+    let started = request(
+        port,
+        &call("run_frames_anyway", json!({"frames": 1}), json!({})),
+    );
+    wait_queued(&server, 1);
+    assert!(server.poll(&mut world));
+    assert_eq!(server.registry().deferred_calls(), 2);
+    let refused = request(port, &call("run_frames", json!({"frames": 1}), json!({})));
+    wait_queued(&server, 1);
+    assert!(server.poll(&mut world));
+    let (_, body) = read_all(refused);
+    assert!(body.contains("gameplay.rs:12"), "{body}");
+
+    // The kept calls complete on later frames, as without a crash.
+    let crashed_at = world.frame;
+    frames_until(&mut server, &mut world, |w| {
+        w.frame >= crashed_at + 2 && w.waiting.len() == 1
+    });
+    for (client, frames) in [(kept, 2), (started, 1)] {
+        let (head, body) = read_all(client);
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        let body: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(body["result"]["isError"], false, "{body}");
+        let frame = body["result"]["structuredContent"]["frame"]
+            .as_u64()
+            .expect("a frame");
+        assert!(frame >= crashed_at + frames - 1, "{body}");
+    }
+    server.poll(&mut world);
     assert_eq!(server.registry().deferred_calls(), 0);
 }
 
