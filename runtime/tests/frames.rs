@@ -1,6 +1,7 @@
 //! Calls that span frames and the frame budget, over a real socket: a deferred call completed
 //! on a later frame (with progress as SSE when asked), abandoned by its client, past its
-//! deadline, and in crash mode; `poll_for` draining a burst within its budget. No test
+//! deadline, and in crash mode; `poll_for` draining a burst within its budget; the
+//! connection cap with calls in flight. No test
 //! depends on timing: the "game" here is driven step by step by the test itself.
 #![cfg(feature = "server")]
 
@@ -388,6 +389,102 @@ fn crash_mode_keeps_the_deferred_calls_of_tools_marked_when_crashed() {
     }
     server.poll(&mut world);
     assert_eq!(server.registry().deferred_calls(), 0);
+}
+
+/// A server capped at `max` connections, whose idle connections would otherwise stay open
+/// for the whole test.
+fn capped(max: usize) -> Server<World> {
+    ServerBuilder::new()
+        .port(0)
+        .max_connections(max)
+        .header_timeout(Duration::from_secs(600))
+        .listen(registry(Duration::from_secs(60)))
+        .expect("listens")
+}
+
+/// Whether the server closed `stream` without writing anything (an end of file or a reset),
+/// rather than leaving it open (the read then times out) or answering.
+fn closed_without_a_word(stream: &mut TcpStream) -> bool {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let mut buf = [0u8; 64];
+    match stream.read(&mut buf) {
+        Ok(0) => true,
+        Err(e) => matches!(
+            e.kind(),
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
+        ),
+        Ok(_) => false,
+    }
+}
+
+/// Starts a deferred call (`frames` frames) on a connection of its own, and returns it.
+fn start_deferred(server: &mut Server<World>, world: &mut World, frames: u64) -> TcpStream {
+    let stream = request(
+        server.port(),
+        &call("run_frames", json!({"frames": frames}), json!({})),
+    );
+    wait_queued(server, 1);
+    assert!(server.poll(world), "started");
+    stream
+}
+
+/// At the connection cap, the connection closed to make room is an idle one, never one with a
+/// call in flight, even when that one is the oldest.
+#[test]
+fn a_connection_with_a_call_in_flight_is_not_closed_to_make_room() {
+    let mut server = capped(2);
+    let mut world = World::default();
+    // The oldest connection, with a deferred call in flight.
+    let busy = start_deferred(&mut server, &mut world, 2);
+    let mut idle = TcpStream::connect(("127.0.0.1", server.port())).expect("connects");
+    let newcomer = request(server.port(), &call("tick", json!({}), json!({})));
+    wait_queued(&server, 1);
+    assert!(server.poll(&mut world));
+    let (head, _) = read_all(newcomer);
+    assert!(
+        head.starts_with("http/1.1 200"),
+        "the newcomer is served: {head}"
+    );
+    assert!(
+        closed_without_a_word(&mut idle),
+        "the idle connection made room"
+    );
+    // The busy one was kept: its call is answered when the game completes it.
+    frames_until(&mut server, &mut world, |w| w.waiting.is_empty());
+    let (head, body) = read_all(busy);
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    let body: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(body["result"]["isError"], false, "{body}");
+}
+
+/// At the cap with every connection busy, a new connection is closed at once without an
+/// answer; the busy ones are untouched, and once one of them is done a new connection is
+/// served again.
+#[test]
+fn at_the_cap_with_every_connection_busy_a_new_one_is_closed() {
+    let mut server = capped(2);
+    let mut world = World::default();
+    let first = start_deferred(&mut server, &mut world, 2);
+    let second = start_deferred(&mut server, &mut world, 2);
+    let mut refused = request(server.port(), &call("tick", json!({}), json!({})));
+    assert!(
+        closed_without_a_word(&mut refused),
+        "a third connection is closed while both are busy"
+    );
+    assert_eq!(server.queued(), 0, "its request was never read");
+    frames_until(&mut server, &mut world, |w| w.waiting.is_empty());
+    for client in [first, second] {
+        let (head, body) = read_all(client);
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(body.contains(r#""isError":false"#), "{body}");
+    }
+    let later = request(server.port(), &call("tick", json!({}), json!({})));
+    wait_queued(&server, 1);
+    assert!(server.poll(&mut world));
+    let (head, _) = read_all(later);
+    assert!(head.starts_with("http/1.1 200"), "served again: {head}");
 }
 
 #[test]
