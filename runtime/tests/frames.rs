@@ -1,7 +1,7 @@
 //! Calls that span frames and the frame budget, over a real socket: a deferred call completed
 //! on a later frame (with progress as SSE when asked), abandoned by its client, past its
-//! deadline, and in crash mode; `poll_for` draining a burst within its budget; the
-//! connection cap with calls in flight. No test
+//! deadline, and in crash mode; `poll_for` draining a burst within its budget and what it
+//! reports; the connection cap with calls in flight. No test
 //! depends on timing: the "game" here is driven step by step by the test itself.
 #![cfg(feature = "server")]
 
@@ -487,6 +487,38 @@ fn at_the_cap_with_every_connection_busy_a_new_one_is_closed() {
     assert!(head.starts_with("http/1.1 200"), "served again: {head}");
 }
 
+/// `poll_for`'s report: the time spent is the sum of the calls (two 30 ms calls: 60 ms at
+/// least, the longest at least 30 ms), and the deferred calls still waiting are counted.
+#[test]
+fn poll_stats_sum_the_time_spent_and_count_the_deferred_calls() {
+    let mut server = server(Duration::from_secs(60));
+    let port = server.port();
+    let mut world = World::default();
+    let clients = vec![
+        request(port, &call("slow", json!({}), json!({}))),
+        request(port, &call("slow", json!({}), json!({}))),
+        request(port, &call("run_frames", json!({"frames": 1}), json!({}))),
+        request(port, &call("run_frames", json!({"frames": 1}), json!({}))),
+    ];
+    wait_queued(&server, 4);
+    let stats = server.poll_for(&mut world, Duration::from_secs(60));
+    assert_eq!((stats.calls, stats.queued), (4, 0), "{stats:?}");
+    assert_eq!(stats.deferred, 2, "{stats:?}");
+    assert!(stats.longest >= Duration::from_millis(30), "{stats:?}");
+    assert!(
+        stats.busy >= Duration::from_millis(60) && stats.busy >= stats.longest,
+        "{stats:?}"
+    );
+    // The game completes the deferred calls; the next frame reports none waiting.
+    world.update();
+    let stats = server.poll_for(&mut world, Duration::from_secs(60));
+    assert_eq!((stats.calls, stats.deferred), (0, 0), "{stats:?}");
+    for client in clients {
+        let (head, _) = read_all(client);
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+    }
+}
+
 #[test]
 fn poll_for_drains_a_burst_across_frames_within_the_budget() {
     let mut server = server(Duration::from_secs(60));
@@ -529,6 +561,7 @@ fn a_call_slower_than_the_budget_runs_alone() {
     let stats = server.poll_for(&mut world, Duration::from_millis(1));
     assert_eq!(stats.calls, 1, "the slow call used the whole budget");
     assert!(stats.longest >= Duration::from_millis(30));
+    assert!(stats.busy >= stats.longest, "{stats:?}");
     assert_eq!(stats.queued, 1);
     assert_eq!(
         server.poll_for(&mut world, Duration::from_millis(1)).calls,
