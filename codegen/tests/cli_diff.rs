@@ -469,6 +469,11 @@ fn regenerate_check_classifies_the_capture_changes() {
     let mut required = schema["required"].as_array().cloned().unwrap_or_default();
     required.push(json!("region"));
     schema["required"] = Value::Array(required);
+    // Two commits of the capture, then one of something else: the commit that last wrote
+    // src/saving_throw.rs is neither HEAD (no change to the capture since) nor HEAD~1 (which
+    // has the edited description already).
+    std::fs::write(&capture, &edited).expect("edit");
+    git(dir.path(), &["commit", "-q", "-am", "a new description"]);
     std::fs::write(
         &capture,
         serde_json::to_string_pretty(&value).expect("json"),
@@ -478,6 +483,8 @@ fn regenerate_check_classifies_the_capture_changes() {
         dir.path(),
         &["commit", "-q", "-am", "new capture, not regenerated"],
     );
+    std::fs::write(crate_dir.join("captures/README.md"), "moved elsewhere\n").expect("edit");
+    git(dir.path(), &["commit", "-q", "-am", "something else"]);
     let out = bin()
         .args(["regenerate", "--check", "--manifest"])
         .arg(&manifest)
