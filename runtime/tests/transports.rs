@@ -781,10 +781,11 @@ struct RecordingHttp {
 }
 
 impl RecordingHttp {
-    fn start(recorder: &Recorder) -> Self {
+    fn start(recorder: &Recorder, modern: bool) -> Self {
         use std::io::BufRead;
         let mut child = std::process::Command::new("python3")
             .args([RECORDING_SERVER, "http", &recorder.port.to_string()])
+            .args(modern.then_some("modern"))
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("python3 starts");
@@ -824,6 +825,16 @@ impl AnyClient {
             AnyClient::Http(c) => c.call_tool_with(tool, Map::new(), options).await,
         }
     }
+
+    /// Calls `ask`, which asks the client `methods` through `input_required` (modern era).
+    async fn ask(&self, methods: &[&str]) -> Result<mcp_bindgen::CallToolResult, Error> {
+        let mut arguments = Map::new();
+        arguments.insert("methods".into(), serde_json::json!(methods));
+        match self {
+            AnyClient::Stdio(c) => c.call_tool("ask", arguments).await,
+            AnyClient::Http(c) => c.call_tool("ask", arguments).await,
+        }
+    }
 }
 
 /// The handlers a test gives the client of `recording_server.py`: a log sink for `on_log`, and
@@ -832,14 +843,21 @@ impl AnyClient {
 struct Handlers {
     log: Option<Arc<std::sync::Mutex<Vec<mcp_bindgen::client::LogMessage>>>>,
     asked: Option<Arc<std::sync::Mutex<Vec<String>>>>,
+    /// The modern era (the server offers it), instead of the legacy one.
+    modern: bool,
 }
 
-/// The same settings on either builder: the legacy era, a timeout far beyond every wait of
+/// The same settings on either builder: the era, a timeout far beyond every wait of
 /// these tests (only what the test does ends a call), and `handlers`.
 macro_rules! configure {
     ($builder:expr, $handlers:expr) => {{
+        let protocol = if $handlers.modern {
+            mcp_bindgen::Protocol::Modern
+        } else {
+            mcp_bindgen::Protocol::Legacy
+        };
         let mut builder = $builder
-            .protocol(mcp_bindgen::Protocol::Legacy)
+            .protocol(protocol)
             .timeout(Duration::from_secs(600));
         if let Some(log) = $handlers.log.clone() {
             builder = builder.on_log(move |m| log.lock().expect("log").push(m));
@@ -863,13 +881,14 @@ async fn recording_client(
     if transport == "stdio" {
         let mut command = tokio::process::Command::new("python3");
         command.args([RECORDING_SERVER, "stdio", &recorder.port.to_string()]);
+        command.args(handlers.modern.then_some("modern"));
         let client = configure!(StdioClient::builder(command), handlers)
             .spawn()
             .await
             .expect("spawns");
         (AnyClient::Stdio(client), None)
     } else {
-        let server = RecordingHttp::start(recorder);
+        let server = RecordingHttp::start(recorder, handlers.modern);
         let client = configure!(HttpClient::builder(&server.url), handlers)
             .connect()
             .await
@@ -954,7 +973,7 @@ async fn notifications_and_requests_of_the_server_during_a_call() {
         let recorder = Recorder::start();
         let handlers = Handlers {
             log: Some(Arc::default()),
-            asked: None,
+            ..Handlers::default()
         };
         let (client, _server) = recording_client(transport, &recorder, &handlers).await;
         let steps: Arc<std::sync::Mutex<Steps>> = Arc::default();
@@ -1006,8 +1025,8 @@ async fn notifications_and_requests_of_the_server_during_a_call() {
 
         // With an on_request handler: it answers the server's requests, except ping.
         let handlers = Handlers {
-            log: None,
             asked: Some(Arc::default()),
+            ..Handlers::default()
         };
         let (client, _server) = recording_client(transport, &recorder, &handlers).await;
         let result = client
@@ -1034,6 +1053,49 @@ async fn notifications_and_requests_of_the_server_during_a_call() {
                 .expect("asked"),
             ["roots/list"],
             "{transport}: the handler is not asked for ping"
+        );
+    }
+}
+
+/// In the modern era the server's requests come as the `inputRequests` of an `input_required`
+/// result: `ping` is answered `{}` by the client, and without an `on_request` handler any other
+/// request fails the call with `-32601`; with one, the handler answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_requests_of_the_modern_era_are_answered_like_requests() {
+    for transport in ["stdio", "HTTP"] {
+        let recorder = Recorder::start();
+        let handlers = Handlers {
+            modern: true,
+            ..Handlers::default()
+        };
+        let (client, _server) = recording_client(transport, &recorder, &handlers).await;
+        let result = client.ask(&["ping"]).await.expect("ping is answered");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"responses": {"ping": {}}})),
+            "{transport}"
+        );
+        let err = client
+            .ask(&["ping", "roots/list"])
+            .await
+            .expect_err("no handler for roots/list");
+        assert!(
+            matches!(err, Error::Protocol { code: -32601, .. }),
+            "{transport}: {err:?}"
+        );
+
+        let handlers = Handlers {
+            modern: true,
+            asked: Some(Arc::default()),
+            ..Handlers::default()
+        };
+        let (client, _server) = recording_client(transport, &recorder, &handlers).await;
+        let result = client.ask(&["roots/list"]).await.expect("answered");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"responses": {"roots/list":
+                {"roots": [{"uri": "file:///game", "name": "game"}]}}})),
+            "{transport}"
         );
     }
 }
