@@ -1058,8 +1058,9 @@ async fn notifications_and_requests_of_the_server_during_a_call() {
 }
 
 /// In the modern era the server's requests come as the `inputRequests` of an `input_required`
-/// result: `ping` is answered `{}` by the client, and without an `on_request` handler any other
-/// request fails the call with `-32601`; with one, the handler answers it.
+/// result: `ping` is answered `{}` by the client (with an `on_request` handler too, as in the
+/// legacy era), and without a handler any other request fails the call with `-32601`; with
+/// one, the handler answers it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_requests_of_the_modern_era_are_answered_like_requests() {
     for transport in ["stdio", "HTTP"] {
@@ -1090,12 +1091,22 @@ async fn input_requests_of_the_modern_era_are_answered_like_requests() {
             ..Handlers::default()
         };
         let (client, _server) = recording_client(transport, &recorder, &handlers).await;
-        let result = client.ask(&["roots/list"]).await.expect("answered");
+        let result = client.ask(&["ping", "roots/list"]).await.expect("answered");
         assert_eq!(
             result.structured_content,
-            Some(serde_json::json!({"responses": {"roots/list":
+            Some(serde_json::json!({"responses": {"ping": {}, "roots/list":
                 {"roots": [{"uri": "file:///game", "name": "game"}]}}})),
             "{transport}"
+        );
+        assert_eq!(
+            *handlers
+                .asked
+                .as_ref()
+                .expect("asked")
+                .lock()
+                .expect("asked"),
+            ["roots/list"],
+            "{transport}: the handler is not asked for ping, as in the legacy era"
         );
     }
 }
