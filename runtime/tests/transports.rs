@@ -390,16 +390,19 @@ async fn stdio_calls_and_misbehaviour() {
         ("wrong-id", "timed out"),
         ("silent", "timed out"),
     ] {
+        // The client's timeout is also the connect's budget: a generous one lets a slow
+        // machine start Python; the call has the short one.
         let client = StdioClient::builder(misbehaving(mode))
-            .timeout(timeout)
+            .timeout(Duration::from_secs(60))
             .spawn()
             .await
             .expect("spawns");
+        let options = mcp_bindgen::CallOptions::new().timeout(timeout);
         let started = Instant::now();
         // The outer bound only keeps a broken client from hanging the test.
         let err = tokio::time::timeout(
             timeout + 2 * TIMEOUT_MARGIN,
-            client.call_tool("echo", Map::new()),
+            client.call_tool_with("echo", Map::new(), &options),
         )
         .await
         .expect("the call ends")
