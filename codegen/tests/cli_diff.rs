@@ -469,6 +469,11 @@ fn regenerate_check_classifies_the_capture_changes() {
     let mut required = schema["required"].as_array().cloned().unwrap_or_default();
     required.push(json!("region"));
     schema["required"] = Value::Array(required);
+    // Two commits of the capture, then one of something else: the commit that last wrote
+    // src/saving_throw.rs is neither HEAD (no change to the capture since) nor HEAD~1 (which
+    // has the edited description already).
+    std::fs::write(&capture, &edited).expect("edit");
+    git(dir.path(), &["commit", "-q", "-am", "a new description"]);
     std::fs::write(
         &capture,
         serde_json::to_string_pretty(&value).expect("json"),
@@ -478,6 +483,8 @@ fn regenerate_check_classifies_the_capture_changes() {
         dir.path(),
         &["commit", "-q", "-am", "new capture, not regenerated"],
     );
+    std::fs::write(crate_dir.join("captures/README.md"), "moved elsewhere\n").expect("edit");
+    git(dir.path(), &["commit", "-q", "-am", "something else"]);
     let out = bin()
         .args(["regenerate", "--check", "--manifest"])
         .arg(&manifest)
@@ -498,4 +505,99 @@ fn regenerate_check_classifies_the_capture_changes() {
         summary < list,
         "the summary comes before the file list: {stdout}"
     );
+}
+
+/// A copy of the generated crate in a fresh git repository, with everything committed but
+/// `leave_out` (paths under the crate), and the saving_throw capture's path in it.
+fn committed_copy(leave_out: &[&str]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let crate_dir = dir.path().join("generated");
+    copy_dir(&workspace().join("generated"), &crate_dir);
+    git(dir.path(), &["init", "-q", "."]);
+    git(dir.path(), &["add", "."]);
+    for path in leave_out {
+        git(
+            dir.path(),
+            &["rm", "-q", "--cached", &format!("generated/{path}")],
+        );
+    }
+    git(dir.path(), &["commit", "-q", "-m", "generated"]);
+    let manifest = crate_dir.join("bindings.toml");
+    let capture = crate_dir.join("captures/saving_throw.tools.json");
+    (dir, manifest, capture)
+}
+
+/// `regenerate --check` on `manifest`: fails (exit 1) and lists the stale file; its stdout.
+fn check_fails(manifest: &Path) -> String {
+    let out = bin()
+        .args(["regenerate", "--check", "--manifest"])
+        .arg(manifest)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("STALE") && stdout.contains("saving_throw.rs"),
+        "{stdout}"
+    );
+    stdout
+}
+
+/// When the old capture cannot be had or read, `regenerate --check` says so, in place of the
+/// summary, and still fails on the stale file: the capture missing from the commit that wrote
+/// the generated file, a capture there that is not one, and no change to the capture at all
+/// (the generated file is stale for another reason).
+#[test]
+fn regenerate_check_says_why_a_capture_is_not_compared() {
+    // The generated file was committed, its capture never was.
+    let (dir, manifest, capture) = committed_copy(&["captures/saving_throw.tools.json"]);
+    let original = std::fs::read_to_string(&capture).expect("capture");
+    let edited = original.replace("Page size, 1-100", "Page size (1 to 100)");
+    assert_ne!(original, edited);
+    std::fs::write(&capture, &edited).expect("edit");
+    let stdout = check_fails(&manifest);
+    assert!(
+        stdout.contains("saving_throw.tools.json: not in commit")
+            && stdout.contains("which last wrote src/saving_throw.rs: nothing to compare"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("cannot be compared"), "{stdout}");
+    drop(dir);
+
+    // The capture committed with the generated file is not a capture (not JSON).
+    let (dir, manifest, capture) = committed_copy(&[]);
+    std::fs::write(&capture, "not a capture\n").expect("break");
+    git(
+        dir.path(),
+        &[
+            "commit",
+            "-q",
+            "-a",
+            "--amend",
+            "-m",
+            "generated, broken capture",
+        ],
+    );
+    std::fs::write(&capture, &edited).expect("edit");
+    let stdout = check_fails(&manifest);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("cannot be compared"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("saving_throw.tools.json@"), "{stdout}");
+    assert!(!stdout.contains("[description-changed]"), "{stdout}");
+    drop(dir);
+
+    // The capture is as committed; the generated file was edited by hand.
+    let (dir, manifest, _) = committed_copy(&[]);
+    let generated = manifest.with_file_name("src/saving_throw.rs");
+    let mut source = std::fs::read_to_string(&generated).expect("generated");
+    source.push_str("// edited by hand\n");
+    std::fs::write(&generated, source).expect("edit");
+    let stdout = check_fails(&manifest);
+    assert!(
+        stdout.contains("no changes (the generator or the manifest changed)"),
+        "{stdout}"
+    );
+    drop(dir);
 }

@@ -196,6 +196,11 @@ fn fake_http(answer: &'static str) -> String {
     format!("http://127.0.0.1:{port}/mcp")
 }
 
+/// How late a timed-out call may end, measured, beyond its timeout: generous for a loaded
+/// 2-core machine, yet far below what a client that ignores its timeout would wait (the silent
+/// HTTP server holds a connection 30 s, the silent stdio server an hour).
+const TIMEOUT_MARGIN: Duration = Duration::from_secs(20);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
     let cases = [
@@ -218,13 +223,17 @@ async fn http_misbehaving_servers_give_typed_errors_within_the_timeout() {
             .expect_err(answer);
         if answer == "silent" {
             // The silent server holds the connection for 30 s and then drops it: only the
-            // client's own timeout gives this error, and not before the time allowed.
+            // client's own timeout gives this error, not before the time allowed, and soon
+            // after it (the margin is for a loaded machine, and stays below the server's 30 s).
             assert!(
                 matches!(err, Error::Timeout { after, .. } if after == timeout),
                 "{answer}: {err:?}"
             );
             let waited = started.elapsed();
-            assert!(waited >= timeout, "{answer}: gave up after {waited:?}");
+            assert!(
+                waited >= timeout && waited < timeout + TIMEOUT_MARGIN,
+                "{answer}: gave up after {waited:?}"
+            );
         } else {
             assert!(matches!(err, Error::Transport { .. }), "{answer}: {err:?}");
         }
@@ -381,29 +390,36 @@ async fn stdio_calls_and_misbehaviour() {
         ("wrong-id", "timed out"),
         ("silent", "timed out"),
     ] {
+        // The client's timeout is also the connect's budget: a generous one lets a slow
+        // machine start Python; the call has the short one.
         let client = StdioClient::builder(misbehaving(mode))
-            .timeout(timeout)
+            .timeout(Duration::from_secs(60))
             .spawn()
             .await
             .expect("spawns");
+        let options = mcp_bindgen::CallOptions::new().timeout(timeout);
         let started = Instant::now();
         // The outer bound only keeps a broken client from hanging the test.
         let err = tokio::time::timeout(
-            Duration::from_secs(300),
-            client.call_tool("echo", Map::new()),
+            timeout + 2 * TIMEOUT_MARGIN,
+            client.call_tool_with("echo", Map::new(), &options),
         )
         .await
         .expect("the call ends")
         .expect_err(mode);
         assert!(err.to_string().contains(expected), "{mode}: {err}");
         if expected == "timed out" {
-            // Only the client's own timeout ends these calls, and not before the time allowed.
+            // Only the client's own timeout ends these calls: not before the time allowed, and
+            // soon after it.
             assert!(
                 matches!(err, Error::Timeout { after, .. } if after == timeout),
                 "{mode}: {err:?}"
             );
             let waited = started.elapsed();
-            assert!(waited >= timeout, "{mode}: gave up after {waited:?}");
+            assert!(
+                waited >= timeout && waited < timeout + TIMEOUT_MARGIN,
+                "{mode}: gave up after {waited:?}"
+            );
         } else {
             assert!(matches!(err, Error::Transport { .. }), "{mode}: {err:?}");
         }
@@ -686,4 +702,414 @@ async fn typed_calls_decode_from_the_bytes_on_every_transport() {
         .await
         .expect("decodes");
     assert_eq!(text, "ok");
+}
+
+const RECORDING_SERVER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/recording_server.py"
+);
+
+/// What `recording_server.py` reports from its side (a request arrived, a notification came
+/// in, the client answered), read from the lines it writes to a socket of the test.
+struct Recorder {
+    port: u16,
+    events: std::sync::mpsc::Receiver<serde_json::Value>,
+}
+
+impl Recorder {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+        let port = listener.local_addr().expect("addr").port();
+        let (tx, events) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    for line in std::io::BufReader::new(stream).lines() {
+                        let Ok(line) = line else { break };
+                        let Ok(event) = serde_json::from_str(&line) else {
+                            continue;
+                        };
+                        if tx.send(event).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        Recorder { port, events }
+    }
+
+    /// The next event for which `matches` holds (those before it are skipped); a failure
+    /// naming `what` if none comes within 60 s.
+    fn wait_for(
+        &self,
+        what: &str,
+        matches: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(event) if matches(&event) => return event,
+                Ok(_) => {}
+                Err(_) => panic!("the server reported no {what} within 60 s"),
+            }
+        }
+    }
+
+    /// The next `tools/call` of `tool` to arrive at the server: its request id.
+    fn arrived(&self, tool: &str) -> serde_json::Value {
+        self.wait_for(&format!("call of {tool}"), |e| {
+            e["event"] == "arrived" && e["tool"] == tool
+        })["id"]
+            .clone()
+    }
+
+    /// The params of the next `notifications/cancelled` the server received.
+    fn cancelled(&self) -> serde_json::Value {
+        self.wait_for("notifications/cancelled", |e| {
+            e["event"] == "notification" && e["method"] == "notifications/cancelled"
+        })["params"]
+            .clone()
+    }
+}
+
+/// `recording_server.py` over HTTP, ended when dropped.
+struct RecordingHttp {
+    child: std::process::Child,
+    url: String,
+}
+
+impl RecordingHttp {
+    fn start(recorder: &Recorder, modern: bool) -> Self {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("python3")
+            .args([RECORDING_SERVER, "http", &recorder.port.to_string()])
+            .args(modern.then_some("modern"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 starts");
+        let mut url = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut url)
+            .expect("prints its URL");
+        RecordingHttp {
+            child,
+            url: url.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for RecordingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client of either transport, for the tests that run alike on both.
+#[derive(Clone)]
+enum AnyClient {
+    Stdio(StdioClient),
+    Http(HttpClient),
+}
+
+impl AnyClient {
+    async fn call(
+        &self,
+        tool: &str,
+        options: &mcp_bindgen::CallOptions,
+    ) -> Result<mcp_bindgen::CallToolResult, Error> {
+        match self {
+            AnyClient::Stdio(c) => c.call_tool_with(tool, Map::new(), options).await,
+            AnyClient::Http(c) => c.call_tool_with(tool, Map::new(), options).await,
+        }
+    }
+
+    /// Calls `ask`, which asks the client `methods` through `input_required` (modern era).
+    async fn ask(&self, methods: &[&str]) -> Result<mcp_bindgen::CallToolResult, Error> {
+        let mut arguments = Map::new();
+        arguments.insert("methods".into(), serde_json::json!(methods));
+        match self {
+            AnyClient::Stdio(c) => c.call_tool("ask", arguments).await,
+            AnyClient::Http(c) => c.call_tool("ask", arguments).await,
+        }
+    }
+}
+
+/// The handlers a test gives the client of `recording_server.py`: a log sink for `on_log`, and
+/// for `on_request` a list of the methods it was asked (it answers every one with one root).
+#[derive(Clone, Default)]
+struct Handlers {
+    log: Option<Arc<std::sync::Mutex<Vec<mcp_bindgen::client::LogMessage>>>>,
+    asked: Option<Arc<std::sync::Mutex<Vec<String>>>>,
+    /// The modern era (the server offers it), instead of the legacy one.
+    modern: bool,
+}
+
+/// The same settings on either builder: the era, a timeout far beyond every wait of
+/// these tests (only what the test does ends a call), and `handlers`.
+macro_rules! configure {
+    ($builder:expr, $handlers:expr) => {{
+        let protocol = if $handlers.modern {
+            mcp_bindgen::Protocol::Modern
+        } else {
+            mcp_bindgen::Protocol::Legacy
+        };
+        let mut builder = $builder
+            .protocol(protocol)
+            .timeout(Duration::from_secs(600));
+        if let Some(log) = $handlers.log.clone() {
+            builder = builder.on_log(move |m| log.lock().expect("log").push(m));
+        }
+        if let Some(asked) = $handlers.asked.clone() {
+            builder = builder.on_request(move |method, _| {
+                asked.lock().expect("asked").push(method.to_owned());
+                Ok(serde_json::json!({"roots": [{"uri": "file:///game", "name": "game"}]}))
+            });
+        }
+        builder
+    }};
+}
+
+/// A client of `recording_server.py` over `transport`, and the HTTP server's guard.
+async fn recording_client(
+    transport: &str,
+    recorder: &Recorder,
+    handlers: &Handlers,
+) -> (AnyClient, Option<RecordingHttp>) {
+    if transport == "stdio" {
+        let mut command = tokio::process::Command::new("python3");
+        command.args([RECORDING_SERVER, "stdio", &recorder.port.to_string()]);
+        command.args(handlers.modern.then_some("modern"));
+        let client = configure!(StdioClient::builder(command), handlers)
+            .spawn()
+            .await
+            .expect("spawns");
+        (AnyClient::Stdio(client), None)
+    } else {
+        let server = RecordingHttp::start(recorder, handlers.modern);
+        let client = configure!(HttpClient::builder(&server.url), handlers)
+            .connect()
+            .await
+            .expect("connects");
+        (AnyClient::Http(client), Some(server))
+    }
+}
+
+/// Dropping a call's future, or its timeout, sends `notifications/cancelled` naming the
+/// request, on stdio and over legacy-era HTTP; seen by the server itself. The client's own
+/// timeout (600 s) is far beyond the test's waits, and the test knows from the server that
+/// the call arrived before it drops it.
+#[test]
+fn a_dropped_or_timed_out_call_is_cancelled_by_its_id() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    for transport in ["stdio", "HTTP"] {
+        let recorder = Recorder::start();
+        let (client, _server) =
+            runtime.block_on(recording_client(transport, &recorder, &Handlers::default()));
+
+        let calling = client.clone();
+        let call = runtime
+            .spawn(async move { calling.call("wait", &mcp_bindgen::CallOptions::new()).await });
+        let id = recorder.arrived("wait");
+        assert!(id.is_u64(), "{transport}: {id}");
+        // Dropping the task drops the call's future.
+        call.abort();
+        let dropped = runtime.block_on(call).expect_err("the call was dropped");
+        assert!(dropped.is_cancelled(), "{transport}: {dropped}");
+        let cancelled = recorder.cancelled();
+        assert_eq!(cancelled["requestId"], id, "{transport}: {cancelled}");
+        assert_eq!(
+            cancelled["reason"], "the caller stopped waiting",
+            "{transport}: {cancelled}"
+        );
+
+        let timeout = Duration::from_secs(2);
+        let options = mcp_bindgen::CallOptions::new().timeout(timeout);
+        let started = Instant::now();
+        let err = runtime
+            .block_on(client.call("wait", &options))
+            .expect_err("times out");
+        let waited = started.elapsed();
+        assert!(err.is_timeout(), "{transport}: {err}");
+        assert!(
+            waited >= timeout && waited < timeout + TIMEOUT_MARGIN,
+            "{transport}: the call's own timeout, not the client's: {waited:?}"
+        );
+        let timed_out = recorder.arrived("wait");
+        assert_ne!(timed_out, id, "{transport}: a new request");
+        let cancelled = recorder.cancelled();
+        assert_eq!(
+            cancelled["requestId"], timed_out,
+            "{transport}: {cancelled}"
+        );
+        assert_eq!(cancelled["reason"], "timed out", "{transport}: {cancelled}");
+    }
+}
+
+type Steps = Vec<(f64, Option<f64>, Option<String>)>;
+
+/// While a call runs, the server's progress reaches the call's `on_progress` and its log
+/// messages the client's `on_log` (or the call's own, instead); the server's `ping` is answered
+/// `{}` and any other request of the server `-32601` without an `on_request` handler, and by
+/// the handler with one (`ping` still answered by the client itself). On stdio and over
+/// legacy-era HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_and_requests_of_the_server_during_a_call() {
+    use mcp_bindgen::CallOptions;
+    use mcp_bindgen::client::{LogMessage, Progress};
+    let log = |level: &str, said: &str| LogMessage {
+        level: level.to_owned(),
+        logger: Some("chatty".to_owned()),
+        data: serde_json::json!({"said": said}),
+    };
+    let expected_logs = [log("info", "first"), log("warning", "second")];
+    for transport in ["stdio", "HTTP"] {
+        let recorder = Recorder::start();
+        let handlers = Handlers {
+            log: Some(Arc::default()),
+            ..Handlers::default()
+        };
+        let (client, _server) = recording_client(transport, &recorder, &handlers).await;
+        let steps: Arc<std::sync::Mutex<Steps>> = Arc::default();
+        let sink = steps.clone();
+        let options = CallOptions::new().on_progress(move |p: Progress| {
+            sink.lock()
+                .expect("steps")
+                .push((p.progress, p.total, p.message));
+        });
+        let result = client.call("chatty", &options).await.expect("chatty");
+        assert_eq!(
+            *steps.lock().expect("steps"),
+            [
+                (1.0, Some(2.0), Some("step 1".to_owned())),
+                (2.0, Some(2.0), Some("step 2".to_owned()))
+            ],
+            "{transport}: progress in order, before the result"
+        );
+        let client_log = handlers.log.as_ref().expect("a sink");
+        assert_eq!(
+            *client_log.lock().expect("log"),
+            expected_logs,
+            "{transport}: the client's on_log"
+        );
+        let answered = result.structured_content.expect("the client's answers");
+        assert_eq!(
+            answered["ping"],
+            serde_json::json!({"jsonrpc": "2.0", "id": answered["ping"]["id"], "result": {}}),
+            "{transport}: ping is answered"
+        );
+        assert_eq!(
+            answered["roots"]["error"]["code"], -32601,
+            "{transport}: no handler, no method: {answered}"
+        );
+        assert!(answered["roots"].get("result").is_none(), "{transport}");
+
+        // A call's own on_log takes the client's place while it runs.
+        let call_log: Arc<std::sync::Mutex<Vec<LogMessage>>> = Arc::default();
+        let sink = call_log.clone();
+        let options =
+            CallOptions::new().on_log(move |m: LogMessage| sink.lock().expect("log").push(m));
+        client.call("chatty", &options).await.expect("chatty");
+        assert_eq!(*call_log.lock().expect("log"), expected_logs, "{transport}");
+        assert_eq!(
+            client_log.lock().expect("log").len(),
+            2,
+            "{transport}: the client's on_log got nothing more"
+        );
+
+        // With an on_request handler: it answers the server's requests, except ping.
+        let handlers = Handlers {
+            asked: Some(Arc::default()),
+            ..Handlers::default()
+        };
+        let (client, _server) = recording_client(transport, &recorder, &handlers).await;
+        let result = client
+            .call("chatty", &CallOptions::new())
+            .await
+            .expect("chatty");
+        let answered = result.structured_content.expect("the client's answers");
+        assert_eq!(
+            answered["ping"]["result"],
+            serde_json::json!({}),
+            "{transport}"
+        );
+        assert_eq!(
+            answered["roots"]["result"],
+            serde_json::json!({"roots": [{"uri": "file:///game", "name": "game"}]}),
+            "{transport}"
+        );
+        assert_eq!(
+            *handlers
+                .asked
+                .as_ref()
+                .expect("asked")
+                .lock()
+                .expect("asked"),
+            ["roots/list"],
+            "{transport}: the handler is not asked for ping"
+        );
+    }
+}
+
+/// In the modern era the server's requests come as the `inputRequests` of an `input_required`
+/// result: `ping` is answered `{}` by the client (with an `on_request` handler too, as in the
+/// legacy era), and without a handler any other request fails the call with `-32601`; with
+/// one, the handler answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_requests_of_the_modern_era_are_answered_like_requests() {
+    for transport in ["stdio", "HTTP"] {
+        let recorder = Recorder::start();
+        let handlers = Handlers {
+            modern: true,
+            ..Handlers::default()
+        };
+        let (client, _server) = recording_client(transport, &recorder, &handlers).await;
+        let result = client.ask(&["ping"]).await.expect("ping is answered");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"responses": {"ping": {}}})),
+            "{transport}"
+        );
+        let err = client
+            .ask(&["ping", "roots/list"])
+            .await
+            .expect_err("no handler for roots/list");
+        assert!(
+            matches!(err, Error::Protocol { code: -32601, .. }),
+            "{transport}: {err:?}"
+        );
+
+        let handlers = Handlers {
+            modern: true,
+            asked: Some(Arc::default()),
+            ..Handlers::default()
+        };
+        let (client, _server) = recording_client(transport, &recorder, &handlers).await;
+        let result = client.ask(&["ping", "roots/list"]).await.expect("answered");
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"responses": {"ping": {}, "roots/list":
+                {"roots": [{"uri": "file:///game", "name": "game"}]}}})),
+            "{transport}"
+        );
+        assert_eq!(
+            *handlers
+                .asked
+                .as_ref()
+                .expect("asked")
+                .lock()
+                .expect("asked"),
+            ["roots/list"],
+            "{transport}: the handler is not asked for ping, as in the legacy era"
+        );
+    }
 }

@@ -5,7 +5,12 @@
 // Usage: node ts_tls_server.mjs CERT.pem KEY.pem TOKEN [modern-only]
 // (`modern-only`: the legacy handshake is refused, `createMcpHandler`'s `legacy: 'reject'`.)
 // Prints its URL (https://localhost:PORT/mcp) on the first line of stdout, then one JSON line
-// per event the tests observe ({"event":"aborted","tool":"slow"} when a call is cancelled).
+// per event the tests observe:
+//   {"event":"started","tool":"slow","id":ID,"ms":MS}   a call of `slow` runs;
+//   {"event":"aborted","tool":"slow","id":ID}   its signal aborted (in the legacy era only by
+//                                               the response stream closing: each POST has a
+//                                               stateless server of its own);
+//   {"event":"cancelled","requestId":ID,"reason":TEXT}   a notifications/cancelled came in.
 import https from 'node:https';
 import fs from 'node:fs';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
@@ -86,13 +91,16 @@ function factory() {
     },
     async ({ ms }, ctx) => {
       const signal = ctx?.mcpReq?.signal;
+      console.log(JSON.stringify({ event: 'started', tool: 'slow', id: ctx?.mcpReq?.id, ms: ms ?? null }));
       await new Promise((resolve) => {
-        const timer = setTimeout(resolve, ms ?? 60000);
-        signal?.addEventListener('abort', () => {
+        const aborted = () => {
           clearTimeout(timer);
-          console.log(JSON.stringify({ event: 'aborted', tool: 'slow' }));
+          console.log(JSON.stringify({ event: 'aborted', tool: 'slow', id: ctx?.mcpReq?.id }));
           resolve();
-        });
+        };
+        const timer = setTimeout(resolve, ms ?? 60000);
+        if (signal?.aborted) aborted();
+        else signal?.addEventListener('abort', aborted);
       });
       return { content: [{ type: 'text', text: 'finished' }] };
     },
@@ -110,6 +118,16 @@ const server = https.createServer({ cert: fs.readFileSync(cert), key: fs.readFil
   }
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
+  let message;
+  try {
+    message = JSON.parse(Buffer.concat(chunks).toString());
+  } catch {
+    message = undefined;
+  }
+  if (message?.method === 'notifications/cancelled') {
+    const { requestId, reason } = message.params ?? {};
+    console.log(JSON.stringify({ event: 'cancelled', requestId, reason }));
+  }
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   const request = new Request(`https://localhost${req.url}`, {

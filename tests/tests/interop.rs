@@ -535,6 +535,39 @@ impl TlsPeer {
         });
         TlsPeer { child, url, events }
     }
+
+    /// The next JSON event the server printed for which `matches` holds (others are
+    /// skipped); a failure naming `what` when none comes within 60 s.
+    fn event(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = self
+                .events
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("the server printed no {what} within 60 s"));
+            if let Ok(event) = serde_json::from_str::<Value>(&line)
+                && matches(&event)
+            {
+                return event;
+            }
+        }
+    }
+}
+
+/// What the TypeScript server saw when a call of `slow` (request `id`) ended early: in the
+/// modern era its response stream closed, which aborts the tool; in the legacy era the client
+/// sent notifications/cancelled for that request, for `reason`.
+fn assert_cancelled(peer: &TlsPeer, protocol: &mcp_bindgen::Protocol, id: &Value, reason: &str) {
+    if *protocol == mcp_bindgen::Protocol::Legacy {
+        let cancelled = peer.event("notifications/cancelled", |e| e["event"] == "cancelled");
+        assert_eq!(&cancelled["requestId"], id, "{protocol:?}: {cancelled}");
+        assert_eq!(cancelled["reason"], reason, "{protocol:?}: {cancelled}");
+    } else {
+        peer.event("abort of slow", |e| {
+            e["event"] == "aborted" && &e["id"] == id
+        });
+    }
 }
 
 impl Drop for TlsPeer {
@@ -705,8 +738,10 @@ fn call_every_python_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindg
 /// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:
 /// both eras, pinned and negotiated; every tool called through the client generated from the
 /// committed capture, typed; progress in order before the result; a timed-out and a dropped
-/// call cancelled on the server; `capture` with `--cacert` records the negotiated version and
-/// gives the committed capture again.
+/// call cancelled on the server, in both eras (legacy: the server receives
+/// notifications/cancelled with the request's id; modern: the tool's signal aborts);
+/// `capture` with `--cacert` records the negotiated version and gives the committed capture
+/// again.
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn typescript_v2_server_over_https_both_eras() {
@@ -753,35 +788,49 @@ fn typescript_v2_server_over_https_both_eras() {
             "{protocol:?}: progress in order, all before the result"
         );
 
-        // A call that times out is cancelled on the server.
+        // A call that times out is cancelled on the server: modern, its stream closes and the
+        // tool's signal aborts; legacy, notifications/cancelled names the request.
         let options = CallOptions::new().timeout(std::time::Duration::from_secs(2));
         let err =
             pollster::block_on(client.call_tool_with("slow", serde_json::Map::new(), &options))
                 .expect_err("times out");
         assert!(err.is_timeout(), "{protocol:?}: {err}");
-        let event = peer
-            .events
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("{protocol:?}: the server saw no cancellation"));
-        assert!(event.contains("aborted"), "{protocol:?}: {event}");
+        let started = peer.event("the call of slow", |e| {
+            e["event"] == "started" && e["ms"].is_null()
+        });
+        assert!(started["id"].is_u64(), "{protocol:?}: {started}");
+        assert_cancelled(&peer, &protocol, &started["id"], "timed out");
     }
 
-    // A dropped call's future cancels it too (modern: the stream closes).
-    let client = tls_client(&peer.url, &pki, Protocol::Auto);
-    {
-        let call = client.call_tool("slow", serde_json::Map::new());
-        let mut call = std::pin::pin!(call);
-        // Poll once so the request is sent, then drop it.
-        let waker = std::task::Waker::noop();
-        let _ =
-            std::future::Future::poll(call.as_mut(), &mut std::task::Context::from_waker(waker));
-        std::thread::sleep(std::time::Duration::from_millis(500));
+    // A dropped call's future cancels it too, in both eras. The client's timeout is far beyond
+    // the test's waits, and the call is dropped once the server says the tool runs.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    for protocol in [Protocol::Auto, Protocol::Legacy] {
+        let client = pollster::block_on(
+            mcp_bindgen::HttpClient::builder(&peer.url)
+                .bearer_token(TOKEN)
+                .add_root_certificate(pki.pem("ca.pem"))
+                .protocol(protocol.clone())
+                .timeout(std::time::Duration::from_secs(600))
+                .connect(),
+        )
+        .expect("connects");
+        let call =
+            runtime.spawn(async move { client.call_tool("slow", serde_json::Map::new()).await });
+        let started = peer.event("the call of slow", |e| {
+            e["event"] == "started" && e["ms"].is_null()
+        });
+        assert!(started["id"].is_u64(), "{protocol:?}: {started}");
+        call.abort();
+        let dropped = runtime.block_on(call).expect_err("dropped");
+        assert!(dropped.is_cancelled(), "{protocol:?}: {dropped}");
+        assert_cancelled(
+            &peer,
+            &protocol,
+            &started["id"],
+            "the caller stopped waiting",
+        );
     }
-    let event = peer
-        .events
-        .recv_timeout(std::time::Duration::from_secs(60))
-        .expect("the server saw the dropped call's cancellation");
-    assert!(event.contains("aborted"), "{event}");
 
     // capture's flags (--url, --cacert) record the negotiated version.
     let live = mcp_bindgen_codegen::live::LiveArgs {

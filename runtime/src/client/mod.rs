@@ -278,8 +278,9 @@ macro_rules! settings_methods {
             self
         }
 
-        /// Answers the server's requests (elicitation, sampling, roots, ...). Without one,
-        /// `ping` is answered and everything else gets `-32601` (method not found).
+        /// Answers the server's requests (elicitation, sampling, roots, ...), in both eras.
+        /// `ping` is answered by the client itself, never passed here; without a handler,
+        /// everything else gets `-32601` (method not found).
         pub fn on_request(
             mut self,
             handler: impl Fn(&str, &serde_json::Value) -> Result<serde_json::Value, Error>

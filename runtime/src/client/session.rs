@@ -150,12 +150,15 @@ impl Session {
         }
     }
 
-    /// The result of the server's request `method`: `ping` answers `{}`; otherwise the
+    /// The result of the server's request `method` (a legacy-era request or a modern-era
+    /// input request alike): `ping` answers `{}`, with or without a handler; otherwise the
     /// request handler, or `-32601`.
     pub(crate) fn answer(&self, method: &str, params: &Value) -> Result<Value, Error> {
+        if method == "ping" {
+            return Ok(json!({}));
+        }
         match &self.settings.requests {
             Some(handler) => handler(method, params),
-            None if method == "ping" => Ok(json!({})),
             None => Err(Error::Protocol {
                 code: -32601,
                 message: format!("Method not found: {method} (this client has no handler for it)"),
@@ -169,12 +172,7 @@ impl Session {
         let id = message["id"].clone();
         let method = message["method"].as_str().unwrap_or("");
         let params = message.get("params").cloned().unwrap_or(Value::Null);
-        let answer = if method == "ping" {
-            Ok(json!({}))
-        } else {
-            self.answer(method, &params)
-        };
-        match answer {
+        match self.answer(method, &params) {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(Error::Protocol {
                 code,
