@@ -250,3 +250,92 @@ fn a_wrong_expectation_fails() {
         "git_diff was expected: {failures}"
     );
 }
+
+/// A `known_engine_defect` is printed, not failed on, while the engine makes the mistake, and
+/// fails once it stops: a missed change, a wrong one, and one the engine now gets right.
+#[test]
+fn known_engine_defects_hold_until_fixed() {
+    let dir = pairs_dir().join("mcp-server-git");
+    let old = capture::read(&dir.join("old.tools.json")).expect("old");
+    let new = capture::read(&dir.join("new.tools.json")).expect("new");
+    let report = diff::diff(&old, &new, &Options::default());
+    let mut expectation: Expectation =
+        toml::from_str(&std::fs::read_to_string(dir.join("expected.toml")).expect("expected.toml"))
+            .expect("toml");
+    assert!(compare("mcp-server-git", &expectation, &report).is_empty());
+    let extra: Expectation = toml::from_str(
+        r#"
+        [[change]]
+        tool = "git_log"
+        rule = "input-property-added"
+        pointer = "/inputSchema/properties/nonsense"
+        severity = "info"
+        note = "missed by the engine"
+        known_engine_defect = "test: a change the engine misses"
+        "#,
+    )
+    .expect("toml");
+    expectation.changes.extend(extra.changes);
+    // The engine's right `git_show` is declared wrong.
+    let show = expectation
+        .changes
+        .iter_mut()
+        .find(|e| e.tool == "git_show")
+        .expect("git_show");
+    show.expected = false;
+    show.known_engine_defect = Some("test: a change the engine reports wrongly".into());
+    assert!(compare("mcp-server-git", &expectation, &report).is_empty());
+    // A marker on a change the engine reports as expected is stale.
+    let branch = expectation
+        .changes
+        .iter_mut()
+        .find(|e| e.tool == "git_branch")
+        .expect("git_branch");
+    branch.known_engine_defect = Some("test: stale".into());
+    let failures = compare("mcp-server-git", &expectation, &report).join("\n");
+    assert!(
+        failures.contains("now reports info tool-added git_branch - as it should"),
+        "{failures}"
+    );
+    // A wrong change without its reason is refused.
+    let show = expectation
+        .changes
+        .iter_mut()
+        .find(|e| e.tool == "git_show")
+        .expect("git_show");
+    show.known_engine_defect = None;
+    let failures = compare("mcp-server-git", &expectation, &report).join("\n");
+    assert!(
+        failures.contains("`expected = false` without `known_engine_defect`"),
+        "{failures}"
+    );
+}
+
+/// A rename the expectation names must be the one the report guesses, and none where it names
+/// none.
+#[test]
+fn a_wrong_rename_fails() {
+    let dir = pairs_dir().join("server-everything");
+    let old = capture::read(&dir.join("old.tools.json")).expect("old");
+    let new = capture::read(&dir.join("new.tools.json")).expect("new");
+    let report = diff::diff(&old, &new, &Options::default());
+    let mut expectation: Expectation =
+        toml::from_str(&std::fs::read_to_string(dir.join("expected.toml")).expect("expected.toml"))
+            .expect("toml");
+    for e in &mut expectation.changes {
+        match e.tool.as_str() {
+            "printEnv" => e.renamed_to = Some("get-env".into()),
+            "add" => e.renamed_to = None,
+            _ => {}
+        }
+    }
+    let failures = compare("server-everything", &expectation, &report).join("\n");
+    assert!(
+        failures.contains("printEnv should be probably renamed to `get-env`"),
+        "{failures}"
+    );
+    assert!(
+        failures.contains("add guesses a rename the expectation does not"),
+        "{failures}"
+    );
+}
