@@ -57,3 +57,54 @@ fn tool(tool: &model::Tool) -> Tool<'_> {
         raw: &tool.raw,
     }
 }
+
+/// The tools a generated module was made from, read back from its `PROVENANCE` (for `diff
+/// --against-module FILE.rs`: does a checked-in client still match the server?).
+pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::Error> {
+    use crate::diagnostic::Diagnostic;
+    let text = std::fs::read_to_string(path).map_err(|source| crate::Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file = syn::parse_file(&text).map_err(|e| {
+        Diagnostic::new(path, format!("not a Rust file: {e}"))
+            .help("name a module written by `mcp-bindgen generate` or `regenerate`")
+    })?;
+    let tools = provenance_tools(&file.items).ok_or_else(|| {
+        Diagnostic::new(path, "no `PROVENANCE` in this module").help(
+            "modules record the tools they were generated from since mcp-bindgen 0.1.0: \
+             run `mcp-bindgen regenerate` (or `generate`) again, or diff the capture itself",
+        )
+    })?;
+    crate::capture::parse(path, format!("{{\"tools\": {tools}}}"))
+}
+
+/// The last argument of `PROVENANCE`'s `Provenance::new(..)`: the tools' canonical JSON. The
+/// module's items, or those of a `pub mod` wrapping them.
+fn provenance_tools(items: &[syn::Item]) -> Option<String> {
+    for item in items {
+        match item {
+            syn::Item::Static(s) if s.ident == "PROVENANCE" => {
+                if let syn::Expr::Call(call) = &*s.expr
+                    && let Some(syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(tools),
+                        ..
+                    })) = call.args.last()
+                {
+                    return Some(tools.value());
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some(found) = m
+                    .content
+                    .as_ref()
+                    .and_then(|(_, items)| provenance_tools(items))
+                {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

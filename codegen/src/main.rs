@@ -48,8 +48,13 @@ enum Command {
     /// when nothing breaks, 1 when something does, 2 on bad input.
     Diff {
         /// The old capture, then the new one (omit the new one to capture a live server).
-        #[arg(value_names = ["OLD", "NEW"], num_args = 1..=2, required = true)]
+        /// With `--against-module`, only the new one (or a live server).
+        #[arg(value_names = ["OLD", "NEW"], num_args = 0..=2)]
         files: Vec<PathBuf>,
+        /// The old side is a generated module (`src/server.rs`): the tools it records in its
+        /// `PROVENANCE`, the ones its client was generated from.
+        #[arg(long, value_name = "FILE.rs")]
+        against_module: Option<PathBuf>,
         #[command(flatten)]
         server: LiveArgs,
         /// `text` (grouped by tool, breaking first), `markdown` (a pull-request comment) or
@@ -109,11 +114,19 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Capture { server, output } => capture(&server, &output),
         Command::Diff {
             files,
+            against_module,
             server,
             format,
             fail_on,
             level,
-        } => diff(&files, &server, format, fail_on, level),
+        } => diff(
+            &files,
+            against_module.as_deref(),
+            &server,
+            format,
+            fail_on,
+            level,
+        ),
         Command::Generate {
             tools,
             contracts,
@@ -259,15 +272,32 @@ fn parse_level(text: &str) -> Result<diff::Level, String> {
 
 fn diff(
     files: &[PathBuf],
+    module: Option<&std::path::Path>,
     server: &LiveArgs,
     format: diff::Format,
     fail_on: diff::Severity,
     level: diff::Level,
 ) -> Result<ExitCode, Error> {
-    let (old, new) = match (files, server.given()) {
-        ([old, new], false) => (capture::read(old)?, capture::read(new)?),
+    // With --against-module the old side is the module's recorded tools.
+    let mut files: Vec<Option<&PathBuf>> = files.iter().map(Some).collect();
+    if module.is_some() {
+        if files.len() > 1 {
+            eprintln!(
+                "error: with --against-module, diff takes one new capture, --url URL or -- COMMAND"
+            );
+            return Ok(ExitCode::from(2));
+        }
+        files.insert(0, None);
+    }
+    let old_side = |file: Option<&PathBuf>| match (file, module) {
+        (Some(file), _) => capture::read(file),
+        (None, Some(module)) => diff::read_module(module),
+        (None, None) => unreachable!("a file or a module"),
+    };
+    let (old, new) = match (files.as_slice(), server.given()) {
+        ([old, Some(new)], false) => (old_side(*old)?, capture::read(new)?),
         ([old], true) => {
-            let old = capture::read(old)?;
+            let old = old_side(*old)?;
             let (what, document) = match capture_live(server) {
                 Ok(captured) => captured,
                 Err(code) => return Ok(code),

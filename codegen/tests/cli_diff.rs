@@ -601,3 +601,58 @@ fn regenerate_check_says_why_a_capture_is_not_compared() {
     );
     drop(dir);
 }
+
+/// `--against-module`: the old side is what a generated module records in its `PROVENANCE`,
+/// whether the module is a file of its own (`regenerate`) or wrapped in `pub mod` (`generate`).
+#[test]
+fn against_module_compares_what_a_generated_client_was_made_from() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (old, new) = pair(dir.path());
+    let module = dir.path().join("client.rs");
+    let out = bin()
+        .args(["generate", "--tools"])
+        .arg(&old)
+        .args(["--module", "client", "-o"])
+        .arg(&module)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{:?}", text(&out));
+
+    let out = bin()
+        .args(["diff", "--against-module"])
+        .arg(&module)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "breaking: {stdout}{stderr}");
+    assert!(
+        stdout.contains("input-property-became-required"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("tool-removed"), "{stdout}");
+
+    let out = bin()
+        .args(["diff", "--against-module"])
+        .arg(&module)
+        .arg(&old)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("no changes"), "{stdout}");
+
+    // A Rust file without provenance: a clear error, exit 2.
+    let plain = dir.path().join("plain.rs");
+    std::fs::write(&plain, "pub fn f() {}\n").expect("write");
+    let out = bin()
+        .args(["diff", "--against-module"])
+        .arg(&plain)
+        .arg(&old)
+        .output()
+        .expect("runs");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no `PROVENANCE`"), "{stderr}");
+    assert!(stderr.contains("regenerate"), "{stderr}");
+}
