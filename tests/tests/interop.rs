@@ -1306,3 +1306,113 @@ fn conformance_client_oauth_2025_03_26_backcompat() {
         }
     }
 }
+
+/// The drift check against the official TypeScript SDK v1 server, legacy era over stateful
+/// HTTP: the server's tool list changes while the client is connected, the SDK announces it
+/// with `notifications/tools/list_changed` on the GET stream, and the next call of the changed
+/// tool is refused under `DriftPolicy::Strict` (the other tools go on).
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn drift_is_noticed_from_list_changed_on_the_legacy_get_stream() {
+    use mcp_bindgen::{DriftPolicy, Error, HttpClient, Provenance, ToolCaller};
+    use mcp_bindgen_codegen::diff::digest;
+
+    let mut command = Command::new(node());
+    command.arg(interop().join("ts_drift_server.mjs"));
+    /// Stops the server however the test ends.
+    struct Server(std::process::Child);
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut server = Server(command.stdout(Stdio::piped()).spawn().expect("starts node"));
+    let mut lines = BufReader::new(server.0.stdout.take().expect("stdout")).lines();
+    let url = lines.next().and_then(Result::ok).expect("prints its URL");
+    let (tx, events) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |what: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = events
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("the server printed no {what} event within 60 s"));
+            if line.contains(&format!("\"event\":\"{what}\"")) {
+                return;
+            }
+        }
+    };
+
+    let result = pollster::block_on(async {
+        let client = HttpClient::builder(url.trim())
+            .protocol(mcp_bindgen::Protocol::Version("2025-11-25".into()))
+            .drift_policy(DriftPolicy::Strict)
+            .connect()
+            .await
+            .expect("connects");
+        // "Generated" from what the server lists now: echo, gone, change.
+        let listed = client.list_tools().await.expect("tools/list");
+        let names: Vec<&'static str> = listed
+            .iter()
+            .map(|t| &*Box::leak(t["name"].as_str().unwrap_or("").to_owned().into_boxed_str()))
+            .collect();
+        let provenance: &'static Provenance = Box::leak(Box::new(Provenance::new(
+            "test",
+            Box::leak(digest::digest(&listed).into_boxed_str()),
+            Box::leak(names.into_boxed_slice()),
+            Box::leak(digest::canonical(&listed).into_boxed_str()),
+        )));
+        client
+            .check_tool(provenance, "echo")
+            .await
+            .expect("unchanged");
+        assert!(client.drift(provenance).expect("checked").unchanged());
+        wait_for("stream");
+        client
+            .call_tool("change", serde_json::Map::new())
+            .await
+            .expect("change");
+        // The announcement comes on the GET stream, on its own time: call until it is seen.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let refused = loop {
+            match client.check_tool(provenance, "echo").await {
+                Err(error) => break error,
+                Ok(()) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Ok(()) => panic!("no list_changed seen within 30 s"),
+            }
+        };
+        let Error::Drift { tool, changes } = &refused else {
+            panic!("not a drift error: {refused:?}")
+        };
+        assert_eq!(tool, "echo");
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.rule == "input-property-became-required"
+                    && c.pointer == "/inputSchema/properties/text"),
+            "{refused}"
+        );
+        let gone = client
+            .check_tool(provenance, "gone")
+            .await
+            .expect_err("removed");
+        assert!(gone.to_string().contains("tool-removed"), "{gone}");
+        client
+            .check_tool(provenance, "change")
+            .await
+            .expect("unchanged tools go on");
+        client.drift(provenance).expect("the last report")
+    });
+    drop(server);
+    assert!(!result.unchanged(), "{result}");
+}
