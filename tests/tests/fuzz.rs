@@ -16,91 +16,27 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_bindgen::server::{Handler, McpTool, Registry, ToolError};
 use mcp_bindgen_codegen::{Generator, ServerConfig, Stage, capture};
+use mcp_bindgen_fuzz_seed::seed;
 use proptest::prelude::*;
-use proptest::test_runner::{FileFailurePersistence, RngSeed, TestRunner};
+use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value, json};
 
 fn cases() -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000)
+    mcp_bindgen_fuzz_seed::cases(2_000)
 }
 
-/// `FUZZ_SEED`'s value: a u64 in decimal or `0x` hex.
-fn parse_seed(text: &str) -> Option<u64> {
-    let text = text.trim();
-    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => text.parse().ok(),
-    }
-}
-
-/// The commit being tested, when this is a git checkout with git installed.
-fn commit() -> Option<String> {
-    let out = Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()?;
-    let id = String::from_utf8(out.stdout).ok()?.trim().to_owned();
-    (out.status.success() && id.len() >= 16 && id.chars().all(|c| c.is_ascii_hexdigit()))
-        .then_some(id)
-}
-
-/// The seed of every property in this run, and where it came from. A malformed `FUZZ_SEED`
-/// fails every property rather than falling back to some other seed.
-fn seed() -> (u64, &'static str) {
-    static SEED: OnceLock<(u64, String)> = OnceLock::new();
-    let (seed, from) = SEED.get_or_init(|| match std::env::var("FUZZ_SEED") {
-        Ok(text) if text.trim() == "random" => {
-            use std::hash::{BuildHasher, Hasher};
-            let seed = std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish();
-            (seed, "FUZZ_SEED=random".to_owned())
-        }
-        Ok(text) => match parse_seed(&text) {
-            Some(seed) => (seed, "FUZZ_SEED".to_owned()),
-            None => panic!(
-                "FUZZ_SEED={text:?} is not a seed: give a u64 in decimal or 0x hex (as printed \
-                 by a failing run), or `random`"
-            ),
-        },
-        Err(std::env::VarError::NotUnicode(text)) => {
-            panic!("FUZZ_SEED={text:?} is not a seed: give a u64 in decimal or 0x hex")
-        }
-        Err(std::env::VarError::NotPresent) => match commit() {
-            Some(id) => (
-                u64::from_str_radix(&id[..16], 16).expect("hex digits"),
-                format!("commit {id}"),
-            ),
-            None => (7, "not a git checkout: the fixed seed".to_owned()),
-        },
-    });
-    (*seed, from.as_str())
-}
-
-/// `cases` cases from the run's seed; a failure is saved as a regression case (and every saved
-/// one is replayed first). Prints the seed, which the harness shows when the test fails.
+/// `cases` cases from the run's seed (printed); a failure is saved as a regression case beside
+/// this file, and every saved one is replayed first.
 fn config(cases: u32) -> ProptestConfig {
-    let (seed, from) = seed();
-    println!("fuzz seed {seed:#x} ({from}); replay with FUZZ_SEED={seed:#x}");
-    ProptestConfig {
+    mcp_bindgen_fuzz_seed::config(
         cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        rng_seed: RngSeed::Fixed(seed),
         // Absolute, so the regressions file is found whatever the working directory.
-        source_file: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz.rs")),
-        ..ProptestConfig::default()
-    }
+        Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz.rs")),
+    )
 }
 
 /// A runner for a property written as a plain `#[test]` (to run it in a child process, or to

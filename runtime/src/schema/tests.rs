@@ -646,19 +646,36 @@ fn family_of(message: &str) -> &'static str {
     "other"
 }
 
-#[test]
-fn compiled_and_interpreted_agree_on_generated_schemas() {
-    // A fixed seed: the tally below is asserted, so it must not vary from run to run.
-    let config = Config {
-        cases: 3000,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let rng = TestRng::deterministic_rng(config.rng_algorithm);
-    let mut runner = TestRunner::new_with_rng(config, rng);
-    let mut present: BTreeMap<&str, [usize; 2]> = BTreeMap::new();
-    let mut decided: BTreeMap<&str, usize> = BTreeMap::new();
-    let tally = std::cell::RefCell::new((&mut present, &mut decided));
+/// How often each keyword family took part in a run, with each verdict, and how many
+/// refusals each family's message decided.
+#[derive(Default)]
+struct Tally {
+    present: BTreeMap<&'static str, [usize; 2]>,
+    decided: BTreeMap<&'static str, usize>,
+}
+
+impl Tally {
+    fn print(&self) {
+        println!(
+            "{:<22} {:>8} {:>8} {:>8}",
+            "family", "valid", "invalid", "decided"
+        );
+        for (family, _) in FAMILIES {
+            let [valid, invalid] = self.present.get(family).copied().unwrap_or_default();
+            let by = self.decided.get(family).copied().unwrap_or_default();
+            println!("{family:<22} {valid:>8} {invalid:>8} {by:>8}");
+        }
+        for family in ["type or const", "false", "other"] {
+            let by = self.decided.get(family).copied().unwrap_or_default();
+            println!("{family:<22} {:>8} {:>8} {by:>8}", "", "");
+        }
+    }
+}
+
+/// The agreement property on `runner`'s cases: the compiled checker and the interpreter give
+/// the same verdict and first violation, on a `Value` and on a tree.
+fn agree_on_generated_schemas(mut runner: TestRunner) -> Tally {
+    let tally = std::cell::RefCell::new(Tally::default());
     runner
         .run(&cases(), |(schema, value)| {
             let compiled = CompiledSchema::new(&schema).validate(&value);
@@ -672,32 +689,46 @@ fn compiled_and_interpreted_agree_on_generated_schemas() {
             let mut tally = tally.borrow_mut();
             for (family, keywords) in FAMILIES {
                 if uses(&schema, keywords) {
-                    tally.0.entry(family).or_default()[usize::from(interpreted.is_err())] += 1;
+                    tally.present.entry(family).or_default()[usize::from(interpreted.is_err())] +=
+                        1;
                 }
             }
             if let Err(v) = &interpreted {
-                *tally.1.entry(family_of(&v.message)).or_default() += 1;
+                *tally.decided.entry(family_of(&v.message)).or_default() += 1;
             }
             Ok(())
         })
         .unwrap();
-    println!(
-        "{:<22} {:>8} {:>8} {:>8}",
-        "family", "valid", "invalid", "decided"
-    );
-    for (family, _) in FAMILIES {
-        let [valid, invalid] = present.get(family).copied().unwrap_or_default();
-        let by = decided.get(family).copied().unwrap_or_default();
-        println!("{family:<22} {valid:>8} {invalid:>8} {by:>8}");
-    }
-    for family in ["type or const", "false", "other"] {
-        let by = decided.get(family).copied().unwrap_or_default();
-        println!("{family:<22} {:>8} {:>8} {by:>8}", "", "");
-    }
+    let tally = tally.into_inner();
+    tally.print();
+    tally
+}
+
+/// The agreement property on the run's seed (printed; `FUZZ_SEED` replays it): new cases with
+/// every commit.
+#[test]
+fn compiled_and_interpreted_agree_on_generated_schemas() {
+    let cases = mcp_bindgen_fuzz_seed::cases(3000);
+    agree_on_generated_schemas(TestRunner::new(mcp_bindgen_fuzz_seed::config(cases, None)));
+}
+
+/// The case generator reaches every keyword family: on a fixed seed, because this checks the
+/// generator rather than the checkers, and how often a rare family decides a refusal varies
+/// from seed to seed (`multipleOf` decided 2 of 3,000 on one); the exploring run above checks
+/// agreement on new cases every commit.
+#[test]
+fn generated_schemas_reach_every_keyword_family() {
+    let config = Config {
+        cases: 3000,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let tally = agree_on_generated_schemas(TestRunner::new_with_rng(config, rng));
     // Every family is exercised with both verdicts, and every family with a message of its own
     // decided some cases (so the generator reaches the checks, not only the type test).
     for (family, _) in FAMILIES {
-        let [valid, invalid] = present.get(family).copied().unwrap_or_default();
+        let [valid, invalid] = tally.present.get(family).copied().unwrap_or_default();
         assert!(
             valid >= 20 && invalid >= 20,
             "{family}: {valid} valid, {invalid} invalid"
@@ -707,7 +738,7 @@ fn compiled_and_interpreted_agree_on_generated_schemas() {
             "type" | "items/tuples" | "properties" | "allOf" | "if/then/else" | "$ref"
         );
         if own_message {
-            let by = decided.get(family).copied().unwrap_or_default();
+            let by = tally.decided.get(family).copied().unwrap_or_default();
             assert!(by >= 5, "{family} decided only {by} cases");
         }
     }
