@@ -113,6 +113,87 @@ fn server_discover_lists_versions_capabilities_and_server_info() {
     );
 }
 
+/// A tools server advertises the same capabilities in both eras, and answers in both what it
+/// advertises: empty prompt and resource lists, "not found" for a prompt or resource, and
+/// log levels (`logging/setLevel` in the legacy era).
+#[test]
+fn both_eras_advertise_and_answer_the_same_capabilities() {
+    let mut r = registry();
+    let mut w = World::default();
+    let legacy = |id: u64, method: &str, params: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    };
+    let init = dispatch(
+        &mut r,
+        &mut w,
+        &legacy(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+        ),
+    );
+    let discover = dispatch(&mut r, &mut w, &request(1, "server/discover", json!({})));
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(capabilities, &discover["result"]["capabilities"]);
+    let advertised: Vec<&str> = capabilities
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(advertised, ["logging", "prompts", "resources", "tools"]);
+
+    for (modern, text) in [
+        (false, &legacy as &dyn Fn(u64, &str, Value) -> String),
+        (true, &request),
+    ] {
+        for (method, key) in [
+            ("tools/list", "tools"),
+            ("prompts/list", "prompts"),
+            ("resources/list", "resources"),
+            ("resources/templates/list", "resourceTemplates"),
+        ] {
+            let reply = dispatch(&mut r, &mut w, &text(2, method, json!({})));
+            assert!(
+                reply["result"][key].is_array(),
+                "{modern} {method}: {reply}"
+            );
+            assert_eq!(
+                reply["result"].get("ttlMs").is_some(),
+                modern,
+                "caching hints only in 2026-07-28: {reply}"
+            );
+        }
+        let read = dispatch(
+            &mut r,
+            &mut w,
+            &text(3, "resources/read", json!({"uri": "game://x"})),
+        );
+        let not_found = if modern { -32602 } else { -32002 };
+        assert_eq!(read["error"]["code"], not_found, "{modern}: {read}");
+        let prompt = dispatch(
+            &mut r,
+            &mut w,
+            &text(4, "prompts/get", json!({"name": "p"})),
+        );
+        assert_eq!(prompt["error"]["code"], -32602, "{modern}: {prompt}");
+        assert!(
+            prompt["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("\"p\""),
+            "{prompt}"
+        );
+    }
+    // Log levels: set per session in the legacy era.
+    let level = dispatch(
+        &mut r,
+        &mut w,
+        &legacy(5, "logging/setLevel", json!({"level": "debug"})),
+    );
+    assert_eq!(level["result"], json!({}), "{level}");
+}
+
 #[test]
 fn modern_results_carry_result_type_and_caching_hints() {
     let mut r = registry();

@@ -105,12 +105,26 @@ const KNOWN: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "prompts/list",
+    "prompts/get",
     "2026-07-28",
     "2025-11-25",
     "2025-06-18",
     "2025-03-26",
     "2024-11-05",
 ];
+
+/// What the server advertises, the same in both eras (`initialize` and `server/discover`), and
+/// each part is answered in both: tools; log messages (`logging/setLevel` in the legacy era, the
+/// request's log level in 2026-07-28); prompts and resources as empty lists (a tools server
+/// has none, and clients that probe them find a consistent server).
+fn capabilities() -> Value {
+    serde_json::json!({
+        "tools": {"listChanged": false},
+        "logging": {},
+        "prompts": {"listChanged": false},
+        "resources": {"listChanged": false},
+    })
+}
 
 impl Text {
     pub(crate) fn as_str(&self) -> Option<&str> {
@@ -1319,23 +1333,39 @@ impl<Ctx> Registry<Ctx> {
             (Era::Legacy, "ping") => (respond(id, &Map::new()), 200),
             (Era::Legacy, "logging/setLevel") => self.set_level(id, &request.params),
             (Era::Modern, "server/discover") => (self.discover(id), 200),
-            (Era::Modern, "prompts/list") => (self.empty_list(id, "prompts"), 200),
-            (Era::Modern, "resources/list") => (self.empty_list(id, "resources"), 200),
-            (Era::Modern, "resources/templates/list") => {
-                (self.empty_list(id, "resourceTemplates"), 200)
+            (_, "prompts/list") => (self.empty_list(id, "prompts", modern), 200),
+            (_, "resources/list") => (self.empty_list(id, "resources", modern), 200),
+            (_, "resources/templates/list") => {
+                (self.empty_list(id, "resourceTemplates", modern), 200)
             }
-            (Era::Modern, "resources/read") => {
+            (_, "resources/read") => {
                 let uri = request
                     .params
                     .uri
                     .as_deref()
                     .cloned()
                     .unwrap_or(Value::Null);
+                // 2026-07-28 renumbered "resource not found" to -32602; legacy says -32002.
+                let code = if modern { -32602 } else { -32002 };
                 let text = error_with(
                     id,
-                    -32602,
+                    code,
                     &format!("Resource not found: {uri}"),
                     Some(&serde_json::json!({ "uri": uri })),
+                );
+                (text, 200)
+            }
+            (_, "prompts/get") => {
+                let name = request
+                    .params
+                    .name
+                    .as_ref()
+                    .and_then(Text::as_str)
+                    .unwrap_or_default();
+                let text = error(
+                    id,
+                    -32602,
+                    &format!("Invalid params: no prompt named {name:?}"),
                 );
                 (text, 200)
             }
@@ -1369,7 +1399,7 @@ impl<Ctx> Registry<Ctx> {
             id,
             &Init {
                 protocol_version: version,
-                capabilities: serde_json::json!({"tools": {"listChanged": false}, "logging": {}}),
+                capabilities: capabilities(),
                 server_info: serde_json::json!({"name": self.name, "version": self.version}),
                 instructions: self.instructions.as_deref(),
             },
@@ -1402,7 +1432,7 @@ impl<Ctx> Registry<Ctx> {
     fn discover(&self, id: &Value) -> String {
         let mut result = serde_json::json!({
             "supportedVersions": era::ALL_VERSIONS,
-            "capabilities": {"tools": {"listChanged": false}, "prompts": {}, "resources": {}},
+            "capabilities": capabilities(),
             "ttlMs": 0,
             "cacheScope": "public",
             "resultType": "complete",
@@ -1414,14 +1444,17 @@ impl<Ctx> Registry<Ctx> {
         respond(id, &result)
     }
 
-    /// A tools-only server has no prompts and no resources: empty lists, so a 2026-07-28
-    /// client's probes and caches see a consistent server.
-    fn empty_list(&self, id: &Value, key: &str) -> String {
+    /// A tools server has no prompts and no resources: empty lists (with the 2026-07-28
+    /// caching hints in that era), so a client's probes and caches see the server it
+    /// advertised.
+    fn empty_list(&self, id: &Value, key: &str, modern: bool) -> String {
         let mut result = Map::new();
         result.insert(key.to_owned(), Value::Array(Vec::new()));
-        result.insert("ttlMs".into(), self.ttl_ms());
-        result.insert("cacheScope".into(), Value::String("public".into()));
-        result.insert("resultType".into(), Value::String("complete".into()));
+        if modern {
+            result.insert("ttlMs".into(), self.ttl_ms());
+            result.insert("cacheScope".into(), Value::String("public".into()));
+            result.insert("resultType".into(), Value::String("complete".into()));
+        }
         respond(id, &result)
     }
 
