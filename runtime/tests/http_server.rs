@@ -36,6 +36,30 @@ impl Handler<Game> for Frame {
     }
 }
 
+/// A free loopback port outside the kernel's ephemeral range, where no other test's `port(0)`
+/// listener and no outgoing connection's local port can land: a test that frees its port and
+/// then checks that it is free (or binds it again) races nothing else in this run. Starts at
+/// a random place, so that two such tests do not pick the same port.
+fn port_outside_the_ephemeral_range() -> u16 {
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    // Above the well-known and the commonly configured ports, below the ephemeral ones.
+    let (low, high) = (20_000u16, ephemeral_low.clamp(20_001, 32_768));
+    let start = {
+        use std::hash::{BuildHasher, Hasher};
+        let random = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        u16::try_from(random % u64::from(high - low)).expect("fits")
+    };
+    (0..high - low)
+        .map(|i| low + (start + i) % (high - low))
+        .find(|&port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
+        .expect("a free port between 20000 and the ephemeral range")
+}
+
 fn registry() -> Registry<Game> {
     let mut r = Registry::new("http-test", "0.1.0");
     r.register::<Frame>();
@@ -269,7 +293,7 @@ fn full_queue_is_503_and_an_unpolled_request_times_out() {
 
 #[test]
 fn poll_never_blocks_and_destroy_frees_the_port() {
-    let server = Server::listen(registry(), 0).expect("listens");
+    let server = Server::listen(registry(), port_outside_the_ephemeral_range()).expect("listens");
     let port = server.port();
     // A client in the middle of its request: the body never comes. Polls return at once
     // meanwhile (run on a thread so that a poll that blocked fails the test, not hangs it).
@@ -727,7 +751,7 @@ fn allowed_origins_are_served_and_others_are_403() {
 #[test]
 fn a_request_queued_at_shutdown_is_503() {
     let mut server = ServerBuilder::new()
-        .port(0)
+        .port(port_outside_the_ephemeral_range())
         .listen(registry())
         .expect("listens");
     let port = server.port();

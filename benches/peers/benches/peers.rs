@@ -233,6 +233,11 @@ fn dispatch(c: &mut Criterion) {
         );
     }
     assert_eq!(floor, ours, "the floor writes exactly our legacy response");
+    assert_eq!(
+        floors::typed_modern(MODERN_REQUEST),
+        modern,
+        "the 2026-07-28 floor writes exactly our 2026-07-28 response"
+    );
     assert!(modern.contains(r#""resultType":"complete""#), "{modern}");
     // The same id again and again is fine for rmcp too (each call completes before the next).
     for _ in 0..1000 {

@@ -55,6 +55,7 @@ pub struct HttpClientBuilder {
     allow_insecure_http: bool,
     roots: Vec<Vec<u8>>,
     proxy: ProxySetting,
+    pool_idle: Duration,
     settings: Settings,
     #[cfg(feature = "oauth")]
     oauth: Option<super::oauth::OAuth>,
@@ -105,6 +106,7 @@ impl std::fmt::Debug for HttpClientBuilder {
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("extra_roots", &self.roots.len())
             .field("proxy", &self.proxy)
+            .field("pool_idle_timeout", &self.pool_idle)
             .field("settings", &self.settings);
         #[cfg(feature = "oauth")]
         builder.field("oauth", &self.oauth);
@@ -182,6 +184,15 @@ impl HttpClientBuilder {
         self
     }
 
+    /// How long a kept-alive connection may sit unused and still be reused (default 2 s).
+    /// Servers close idle connections on their own clock (ours and Node's after 5 s, some load
+    /// balancers sooner); a connection the server closed is never reused whatever this says,
+    /// but each one found closed costs a reconnect, so keep this below the server's limit.
+    pub fn pool_idle_timeout(mut self, idle: Duration) -> Self {
+        self.pool_idle = idle;
+        self
+    }
+
     /// Signs in with OAuth 2.1 where the server asks for it (a 401, or a 403 asking for more
     /// scope): see [`super::oauth`]. An API key, JWT or token provider, when set, is used
     /// instead.
@@ -254,7 +265,7 @@ impl HttpClientBuilder {
                 ProxySetting::Direct => http = http.no_proxy(),
             }
             http.tls_backend_preconfigured(tls)
-                .pool_idle_timeout(POOL_IDLE)
+                .pool_idle_timeout(self.pool_idle)
                 .connect_timeout(self.settings.timeout)
                 .redirect(reqwest::redirect::Policy::none())
                 .user_agent(concat!("mcp-bindgen/", env!("CARGO_PKG_VERSION")))
@@ -481,6 +492,7 @@ impl HttpClient {
             allow_insecure_http: false,
             roots: Vec::new(),
             proxy: ProxySetting::Environment,
+            pool_idle: POOL_IDLE,
             settings: Settings::default(),
             #[cfg(feature = "oauth")]
             oauth: None,
