@@ -30,6 +30,18 @@
 //! The protocol types here ([`CallToolResult`], [`Content`]) are deliberately lenient: unknown
 //! fields are kept, and an unknown content block type is kept as raw JSON instead of failing
 //! the whole result.
+//!
+//! # Features
+//!
+//! - `client`: `HttpClient` and `StdioClient`, in both protocol eras.
+//! - `server`: `#[derive(McpTool)]`, the tool `server::Registry` and the frame-polled
+//!   loopback `server::Server`.
+//! - `oauth`: signing in where a server asks for OAuth 2.1 (implies `client`).
+//! - `tracing`: a span per client request (`mcp_request`, with `mcp_connect` for the
+//!   negotiation) and per tool call served (`mcp_tool_call`), and events for fallbacks,
+//!   retries, cancellations, drift reports, refused requests, connection-cap decisions and
+//!   crash mode. Arguments and results only at `TRACE`; credentials never. Without the feature
+//!   no tracing code is compiled in.
 
 #![deny(missing_docs)]
 
@@ -41,6 +53,8 @@ mod error;
 pub mod mock;
 mod protocol;
 mod schema;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use caller::ToolCaller;
 pub use drift::{DriftPolicy, DriftReport, Provenance};

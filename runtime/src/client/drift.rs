@@ -177,6 +177,16 @@ fn announce(report: &DriftReport, handler: Option<&DriftHandler>) {
         report.changes.len(),
         if report.changes.len() == 1 { "" } else { "s" }
     );
+    #[cfg(feature = "tracing")]
+    {
+        let breaking = report.breaks(Severity::Breaking);
+        let changes = report.changes.len();
+        if breaking {
+            tracing::warn!(changes, breaking, %report, "the server's tools changed");
+        } else {
+            tracing::info!(changes, breaking, %report, "the server's tools changed");
+        }
+    }
 }
 
 /// The module's tools against the server's: equal digests end it; otherwise `diff`'s rules,
@@ -289,6 +299,8 @@ async fn refresh<T: Transport>(transport: &T, provenance: &'static Provenance) {
             transport.peer(),
             RETRY_AFTER.as_secs()
         );
+        #[cfg(feature = "tracing")]
+        tracing::warn!(%error, "could not check the server's tools for drift");
         session.drift.failed(provenance, epoch);
     }
 }

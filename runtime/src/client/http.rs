@@ -554,6 +554,7 @@ impl HttpClient {
 
 impl Transport for HttpClient {
     const MIRRORS_HEADERS: bool = true;
+    const NAME: &'static str = "streamable-http";
 
     fn session(&self) -> &Session {
         &self.inner.session
@@ -755,6 +756,8 @@ impl ToolCaller for HttpClient {
 
 /// Sends `notifications/cancelled` for request `id` (legacy era), in the background.
 fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(id, reason, "cancelling the request on the server");
     let Ok(runtime) = io::handle() else { return };
     runtime.spawn(async move {
         let message = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",

@@ -238,6 +238,10 @@ pub(crate) trait Transport: Sync {
     /// the modern era), so that `tools/list` drops the tools whose annotations are invalid.
     const MIRRORS_HEADERS: bool;
 
+    /// The transport's name in traces (`streamable-http`, `stdio`).
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+    const NAME: &'static str;
+
     fn session(&self) -> &Session;
 
     /// Who the server is, for messages (`https://mcp.example/mcp`, `the server`).
@@ -321,8 +325,17 @@ async fn send<T: Transport>(
                 .await?
         {
             reauthorized += 1;
+            #[cfg(feature = "tracing")]
+            tracing::info!(
+                method,
+                id,
+                status = status.as_u16(),
+                "sending the request again with new credentials"
+            );
             continue;
         }
+        #[cfg(feature = "tracing")]
+        crate::trace::record("id", id);
         return Ok((id, reply));
     }
 }
@@ -405,7 +418,63 @@ async fn request_plain<T: Transport>(
     request_loop(transport, method, params, options, refresh, &ValueResult).await
 }
 
+/// One request and its rounds; with the `tracing` feature, inside a `mcp_request` span
+/// (method, tool, transport, protocol version, the last attempt's id, outcome and duration).
 async fn request_loop<T, R, F, D>(
+    transport: &T,
+    method: &str,
+    params: Value,
+    options: &CallOptions,
+    refresh: R,
+    decoder: &D,
+) -> Result<D::Output, Error>
+where
+    T: Transport,
+    R: Fn() -> F,
+    F: Future<Output = Result<(), Error>>,
+    D: Decoder,
+{
+    #[cfg(feature = "tracing")]
+    {
+        use tracing::Instrument;
+        use tracing::field::Empty;
+        let span = tracing::debug_span!(
+            "mcp_request",
+            method,
+            tool = params["name"].as_str().filter(|_| method == "tools/call"),
+            transport = T::NAME,
+            version = Empty,
+            id = Empty,
+            outcome = Empty,
+            elapsed_ms = Empty,
+        );
+        if span.is_disabled() {
+            return request_rounds(transport, method, params, options, refresh, decoder).await;
+        }
+        tracing::trace!(parent: &span, %params, "request");
+        let started = Instant::now();
+        let result = request_rounds(transport, method, params, options, refresh, decoder)
+            .instrument(span.clone())
+            .await;
+        let elapsed = started.elapsed();
+        span.record("elapsed_ms", elapsed.as_secs_f64() * 1e3);
+        match &result {
+            Ok(_) => {
+                span.record("outcome", "ok");
+                tracing::debug!(parent: &span, ?elapsed, "request answered");
+            }
+            Err(error) => {
+                span.record("outcome", "error");
+                tracing::debug!(parent: &span, ?elapsed, %error, "request failed");
+            }
+        }
+        result
+    }
+    #[cfg(not(feature = "tracing"))]
+    request_rounds(transport, method, params, options, refresh, decoder).await
+}
+
+async fn request_rounds<T, R, F, D>(
     transport: &T,
     method: &str,
     params: Value,
@@ -430,6 +499,10 @@ where
     let mut refreshed_headers = false;
     for _round in 0..32 {
         let negotiated = session.negotiated();
+        #[cfg(feature = "tracing")]
+        if let Some(negotiated) = &negotiated {
+            crate::trace::record("version", negotiated.version.as_str());
+        }
         let (id, reply) = send(
             transport,
             method,
@@ -441,6 +514,8 @@ where
         )
         .await?;
         let answer = into_response(transport, reply, method, &params)?;
+        #[cfg(feature = "tracing")]
+        tracing::trace!(response = %String::from_utf8_lossy(&answer.body), "response");
         let modern = negotiated.as_ref().is_some_and(|n| n.modern);
         let expected = (!answer.any_id).then_some(id);
         let decoded = decoder.decode(method, expected, &answer.body);
@@ -460,6 +535,8 @@ where
                     .as_ref()
                     .and_then(|d| session.settings.protocol.pick(&d["supported"]))
                     .unwrap_or_default();
+                #[cfg(feature = "tracing")]
+                tracing::info!(method, %version, "the server asked for another version: retrying");
                 session.set_negotiated(version, true);
             }
             Err(Error::Protocol { code, .. })
@@ -469,11 +546,21 @@ where
                     && !refreshed_headers =>
             {
                 refreshed_headers = true;
+                #[cfg(feature = "tracing")]
+                tracing::info!(
+                    method,
+                    "the server's headers disagree with its tool list: refreshing it, then retrying"
+                );
                 refresh().await?;
             }
             Err(e) => return Err(e),
             Ok(Step::Done(result)) => return Ok(result),
             Ok(Step::InputRequired(result)) => {
+                #[cfg(feature = "tracing")]
+                tracing::debug!(
+                    method,
+                    "the server asked for input: answering, then retrying"
+                );
                 let responses = session.input_responses(&result["inputRequests"])?;
                 let map = params_object(&mut params);
                 map.insert("inputResponses".into(), responses);
@@ -698,6 +785,36 @@ pub(crate) fn discover_server_info(result: &Value) -> Value {
 ///   allowed, the probe may take half of it and `initialize` the rest, so a silent server
 ///   fails within the budget with a message naming both steps.
 pub(crate) async fn negotiate<T: Transport>(transport: &T) -> Result<(), Error> {
+    #[cfg(feature = "tracing")]
+    {
+        use tracing::Instrument;
+        let span = tracing::debug_span!(
+            "mcp_connect",
+            peer = %transport.peer(),
+            transport = T::NAME,
+            version = tracing::field::Empty,
+        );
+        let result = negotiate_era(transport).instrument(span.clone()).await;
+        match (&result, transport.session().negotiated()) {
+            (Ok(()), Some(negotiated)) => {
+                span.record("version", negotiated.version.as_str());
+                tracing::debug!(
+                    parent: &span,
+                    version = %negotiated.version,
+                    era = if negotiated.modern { "2026-07-28" } else { "legacy" },
+                    "negotiated"
+                );
+            }
+            (Ok(()), None) => {}
+            (Err(error), _) => tracing::debug!(parent: &span, %error, "connect failed"),
+        }
+        result
+    }
+    #[cfg(not(feature = "tracing"))]
+    negotiate_era(transport).await
+}
+
+async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
     let session = transport.session();
     let protocol = session.settings.protocol.clone();
     let budget = session.settings.timeout;
@@ -736,12 +853,16 @@ pub(crate) async fn negotiate<T: Transport>(transport: &T) -> Result<(), Error> 
             Probe::Legacy(reason) => reason,
             Probe::Silent(reason) => {
                 if protocol.may_fall_back() {
+                    #[cfg(feature = "tracing")]
+                    tracing::info!(%reason, "no answer to server/discover: trying initialize");
                     return initialize(transport, era::LATEST_LEGACY, deadline, true).await;
                 }
                 reason
             }
         };
         if protocol.may_fall_back() {
+            #[cfg(feature = "tracing")]
+            tracing::info!(%reason, "not a 2026-07-28 server: falling back to initialize");
             return initialize(transport, era::LATEST_LEGACY, deadline, false).await;
         }
         return Err(Error::transport(format!(

@@ -57,6 +57,8 @@ impl Shared {
     }
 
     fn cancel(&self, id: u64, reason: &str) {
+        #[cfg(feature = "tracing")]
+        tracing::debug!(id, reason, "cancelling the request on the server");
         lock(&self.pending).remove(&id);
         let _ = self.write(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -218,6 +220,7 @@ impl StdioClient {
 
 impl Transport for StdioClient {
     const MIRRORS_HEADERS: bool = false;
+    const NAME: &'static str = "stdio";
 
     fn session(&self) -> &Session {
         &self.inner.shared.session

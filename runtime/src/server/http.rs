@@ -283,6 +283,15 @@ impl<Ctx> Server<Ctx> {
         }
         stats.queued = self.queued();
         stats.deferred = self.registry.deferred_calls();
+        #[cfg(feature = "tracing")]
+        tracing::trace!(
+            calls = stats.calls,
+            busy = ?stats.busy,
+            longest = ?stats.longest,
+            queued = stats.queued,
+            deferred = stats.deferred,
+            "poll_for"
+        );
         stats
     }
 
@@ -399,13 +408,29 @@ impl State {
     fn admit(&self) -> Option<(u64, Arc<Notify>)> {
         let mut c = self.connections();
         if c.open.len() >= self.config.max_connections {
-            let idlest = c
+            let Some(idlest) = c
                 .open
                 .iter()
                 .filter(|(_, conn)| conn.busy == 0)
                 .min_by_key(|(_, conn)| conn.idle_since)
-                .map(|(&id, _)| id)?;
+                .map(|(&id, _)| id)
+            else {
+                #[cfg(feature = "tracing")]
+                tracing::warn!(
+                    open = c.open.len(),
+                    max_connections = self.config.max_connections,
+                    "connection refused: every open connection has a request in flight"
+                );
+                return None;
+            };
             if let Some(conn) = c.open.remove(&idlest) {
+                #[cfg(feature = "tracing")]
+                tracing::debug!(
+                    connection = idlest,
+                    idle = ?conn.idle_since.elapsed(),
+                    max_connections = self.config.max_connections,
+                    "closing the idlest connection to make room"
+                );
                 conn.close.notify_one();
             }
         }
@@ -593,7 +618,20 @@ fn response(status: StatusCode, body: Option<String>) -> Response<Answer> {
 
 /// An HTTP error with a JSON-RPC error body, so MCP clients can show the reason.
 fn rejection(status: StatusCode, code: i64, message: &str) -> Response<Answer> {
+    #[cfg(feature = "tracing")]
+    refused(status, message);
     response(status, Some(error(&serde_json::Value::Null, code, message)))
+}
+
+/// The event of a refused request: a warning when the server could not serve it (5xx), else
+/// debug (the client's mistake).
+#[cfg(feature = "tracing")]
+fn refused(status: StatusCode, reason: &str) {
+    if status.is_server_error() {
+        tracing::warn!(status = status.as_u16(), reason, "request refused");
+    } else {
+        tracing::debug!(status = status.as_u16(), reason, "request refused");
+    }
 }
 
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -712,6 +750,8 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     };
     let request = match frame(&body) {
         Framed::Invalid(rejected) => {
+            #[cfg(feature = "tracing")]
+            refused(StatusCode::BAD_REQUEST, "not a JSON-RPC request");
             return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
         Framed::NoReply => return response(StatusCode::ACCEPTED, None),
@@ -725,7 +765,11 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     };
     let era = match classify(&request, Some(&headers)) {
         Ok(era) => era,
-        Err(rejected) => return response(StatusCode::BAD_REQUEST, Some(rejected.text())),
+        Err(rejected) => {
+            #[cfg(feature = "tracing")]
+            refused(StatusCode::BAD_REQUEST, "the request's protocol metadata");
+            return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
+        }
     };
     // The legacy handshake gets a session id, which is never checked: the game's state is
     // the session, and clients that need an id to open several streams have one.
@@ -738,6 +782,8 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         streamable,
         param_headers: Some(headers.params),
         requests: true,
+        #[cfg(feature = "tracing")]
+        received: Some(Instant::now()),
     }) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);

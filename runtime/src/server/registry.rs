@@ -113,6 +113,12 @@ const KNOWN: &[&str] = &[
     "2024-11-05",
 ];
 
+/// A duration in whole microseconds, for trace fields.
+#[cfg(feature = "tracing")]
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
 /// What the server advertises, the same in both eras (`initialize` and `server/discover`), and
 /// each part is answered in both: tools; log messages (`logging/setLevel` in the legacy era, the
 /// request's log level in 2026-07-28); prompts and resources as empty lists (a tools server
@@ -962,6 +968,10 @@ pub(crate) struct Incoming {
     /// Whether a call may send requests to the client on its stream and get the responses
     /// back on later frames (legacy era over HTTP, with an SSE answer).
     pub requests: bool,
+    /// When the HTTP server queued the request (its queue wait is traced); `None` when it
+    /// was dispatched at once.
+    #[cfg(feature = "tracing")]
+    pub received: Option<Instant>,
 }
 
 type Now<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree) -> Result<Answer, ToolError> + Send>;
@@ -1183,6 +1193,12 @@ impl<Ctx> Registry<Ctx> {
             slot.answer(&CallResult::failure(&failure));
             false
         });
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            traceback = %traceback,
+            still_callable = self.entries.iter().filter(|e| e.def.when_crashed).count(),
+            "crash mode: only tools marked when_crashed run"
+        );
         self.crashed = Some(traceback);
     }
 
@@ -1193,6 +1209,10 @@ impl<Ctx> Registry<Ctx> {
 
     /// Leaves crash mode.
     pub fn clear_crashed(&mut self) {
+        #[cfg(feature = "tracing")]
+        if self.crashed.is_some() {
+            tracing::info!("crash mode cleared");
+        }
         self.crashed = None;
     }
 
@@ -1276,6 +1296,8 @@ impl<Ctx> Registry<Ctx> {
                 streamable,
                 param_headers: None,
                 requests: false,
+                #[cfg(feature = "tracing")]
+                received: None,
             },
         );
         let Some(replies) = &mut replies else {
@@ -1496,7 +1518,47 @@ impl<Ctx> Registry<Ctx> {
         respond(id, &result)
     }
 
+    /// Runs a `tools/call`; with the `tracing` feature, inside a `mcp_tool_call` span (tool,
+    /// era, request id, queue wait, handler time, whether it was deferred, outcome).
     fn call(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
+        #[cfg(feature = "tracing")]
+        {
+            use tracing::field::Empty;
+            if !tracing::level_enabled!(tracing::Level::DEBUG) {
+                return self.call_tool(ctx, incoming);
+            }
+            let span = tracing::debug_span!(
+                "mcp_tool_call",
+                tool = incoming.request.params.name.as_ref().and_then(Text::as_str),
+                era = if incoming.era == Era::Modern { "2026-07-28" } else { "legacy" },
+                id = %incoming.request.id,
+                queue_wait_us = Empty,
+                handler_us = Empty,
+                deferred = false,
+                outcome = Empty,
+            );
+            if span.is_disabled() {
+                return self.call_tool(ctx, incoming);
+            }
+            if let Some(received) = incoming.received {
+                span.record("queue_wait_us", micros(received.elapsed()));
+            }
+            let started = Instant::now();
+            let reply = span.in_scope(|| self.call_tool(ctx, incoming));
+            span.record("handler_us", micros(started.elapsed()));
+            tracing::trace!(
+                parent: &span,
+                reply = reply.as_ref().map(|r| r.text.as_str()),
+                "answered"
+            );
+            reply
+        }
+        #[cfg(not(feature = "tracing"))]
+        self.call_tool(ctx, incoming)
+    }
+
+    #[inline]
+    fn call_tool(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
         let Incoming {
             request,
             era,
@@ -1504,12 +1566,17 @@ impl<Ctx> Registry<Ctx> {
             streamable,
             param_headers,
             requests,
+            ..
         } = incoming;
         let modern = era == Era::Modern;
         // Requests to the client travel on the call's SSE stream, in the legacy era only.
         let requests = requests && streamable && !modern;
         let Request { id, params, .. } = request;
-        let done = |text: String, status: u16| Some(Reply { text, status });
+        let done = |text: String, status: u16| {
+            #[cfg(feature = "tracing")]
+            crate::trace::record("outcome", "protocol error");
+            Some(Reply { text, status })
+        };
         let Params {
             object,
             name,
@@ -1550,7 +1617,14 @@ impl<Ctx> Registry<Ctx> {
         let meta = meta.as_ref();
         let entry = &mut self.entries[index];
         let result_type = modern.then_some("complete");
-        let answer = |result: CallResult| done(result.respond(&id, result_type), 200);
+        let answer = |result: CallResult| {
+            #[cfg(feature = "tracing")]
+            crate::trace::record("outcome", result.outcome());
+            Some(Reply {
+                text: result.respond(&id, result_type),
+                status: 200,
+            })
+        };
         if modern && !entry.requires.is_empty() {
             let declared = meta
                 .and_then(|m| m.capabilities.as_ref())
@@ -1651,7 +1725,13 @@ impl<Ctx> Registry<Ctx> {
                         slot.answer(&panicked(&name, panic));
                     }
                 }
+                #[cfg(feature = "tracing")]
+                if slot.is_finished() {
+                    crate::trace::record("outcome", "answered");
+                }
                 if !slot.is_finished() {
+                    #[cfg(feature = "tracing")]
+                    crate::trace::record("deferred", true);
                     if let Some(outlet) = &outlet {
                         let _ = outlet.send(Out::Deferred(timeout));
                     }
@@ -2108,6 +2188,15 @@ impl Serialize for Blocks {
 }
 
 impl CallResult {
+    /// `ok` or `tool error`, for traces.
+    #[cfg(feature = "tracing")]
+    fn outcome(&self) -> &'static str {
+        match self {
+            CallResult::Blocks { is_error: true, .. } => "tool error",
+            _ => "ok",
+        }
+    }
+
     fn success(answer: Answer) -> Self {
         let result = match answer {
             Answer::Json(text) => return CallResult::Json(text),
