@@ -57,6 +57,9 @@ mod naming;
 pub mod diff;
 #[cfg(feature = "cli")]
 pub mod live;
+// The command line (installed by the `mcp-bindgen-cli` crate).
+#[cfg(feature = "cli")]
+pub mod cli;
 
 pub use builder::Builder;
 pub use config::ServerConfig;
