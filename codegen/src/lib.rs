@@ -26,6 +26,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The ways in and what they share.
 mod builder;

@@ -26,6 +26,8 @@
 //! assert!(report.breaks(Severity::Breaking));
 //! ```
 
+#![deny(missing_docs)]
+
 #[cfg(feature = "digest")]
 pub mod digest;
 mod format;

@@ -1,8 +1,10 @@
 //! `#[derive(McpTool)]` for [mcp-bindgen](https://docs.rs/mcp-bindgen). Use it through the
 //! `mcp-bindgen` crate (`mcp_bindgen::McpTool`), which re-exports it next to the trait.
 //!
-//! Laid out like thiserror's `impl/`: [`ast`] parses the input, [`attr`] reads `#[mcp(..)]`,
-//! [`valid`] checks both with spanned errors, [`expand`] writes the tokens.
+//! Laid out like thiserror's `impl/`: `ast` parses the input, `attr` reads `#[mcp(..)]`,
+//! `valid` checks both with spanned errors, `expand` writes the tokens.
+
+#![deny(missing_docs)]
 
 mod ast;
 mod attr;

@@ -44,6 +44,7 @@
 //!   no tracing code is compiled in.
 
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod caller;
 pub mod drift;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Packages every crate meant for users as `cargo publish` would: each one is built from its
+# .crate alone (its unpublished siblings come from the packages made in the same run), so a
+# package that would not build from crates.io fails here. Then fails when a package carries
+# what a user does not need (tests, benches, fixtures, snapshots) or is over 1 MiB, and prints
+# each package's size. `PACKAGE_ALLOW_DIRTY=1` packages uncommitted changes too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# In dependency order.
+crates=(mcp-bindgen-diff mcp-bindgen-macro mcp-bindgen mcp-bindgen-bevy mcp-bindgen-codegen mcp-bindgen-cli)
+args=()
+for crate in "${crates[@]}"; do
+  args+=(-p "$crate")
+done
+if [ -n "${PACKAGE_ALLOW_DIRTY:-}" ]; then
+  args+=(--allow-dirty)
+fi
+cargo package "${args[@]}"
+
+limit=$((1024 * 1024))
+status=0
+printf '%-22s %10s %12s %6s\n' package compressed uncompressed files
+for crate in "${crates[@]}"; do
+  file=$(ls target/package/"$crate"-[0-9]*.crate)
+  compressed=$(stat -c %s "$file")
+  uncompressed=$(gzip -dc "$file" | wc -c)
+  listing=$(tar -tzf "$file")
+  files=$(grep -vc '/$' <<<"$listing")
+  printf '%-22s %10s %12s %6s\n' "$crate" "$compressed" "$uncompressed" "$files"
+  if stray=$(grep -E '^[^/]+/(tests|benches|fixtures|snapshots|examples)/' <<<"$listing"); then
+    echo "error: $crate packages files users do not need:" >&2
+    echo "$stray" >&2
+    status=1
+  fi
+  if [ "$uncompressed" -gt "$limit" ]; then
+    echo "error: $crate is $uncompressed bytes unpacked, over the 1 MiB limit" >&2
+    status=1
+  fi
+done
+exit "$status"
