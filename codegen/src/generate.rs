@@ -123,10 +123,39 @@ impl Generator {
         }
     }
 
+    /// Reads an input. A file that is not there says where it was looked for (a relative
+    /// path is read from the base: the crate's directory in build.rs) and how to make one.
     fn read(&self, path: &Path) -> Result<String, Error> {
-        std::fs::read_to_string(self.resolve(path)).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
+        let resolved = self.resolve(path);
+        std::fs::read_to_string(&resolved).map_err(|source| {
+            let source = if source.kind() == std::io::ErrorKind::NotFound {
+                let help = if path.extension().is_some_and(|e| e == "ts") {
+                    "write the declarations there, or fix the path given to with_contract"
+                } else {
+                    "capture the server's tools there (`mcp-bindgen capture -o FILE --url URL`, \
+                     or `-- COMMAND` for a stdio server), or fix the path given to \
+                     ServerConfig::new"
+                };
+                std::io::Error::new(
+                    source.kind(),
+                    format!(
+                        "{source}: looked for {}{}; help: {help}",
+                        resolved.display(),
+                        match &self.base {
+                            Some(_) if path.is_relative() =>
+                                " (relative paths are read from the \
+                                 crate's directory, CARGO_MANIFEST_DIR, in build.rs)",
+                            _ => "",
+                        }
+                    ),
+                )
+            } else {
+                source
+            };
+            Error::Io {
+                path: path.to_path_buf(),
+                source,
+            }
         })
     }
 
@@ -363,9 +392,9 @@ fn normalise_inputs(
         ] {
             if let Some(schema) = schema {
                 let base = format!("{}/{key}", tool.pointer);
-                dialect::check(schema, &|p: &str, m: String, h: &str| {
-                    report.error(&format!("{base}{p}"), m, h)
-                })?;
+                let at = |p: &str, m: String, h: &str| report.error(&format!("{base}{p}"), m, h);
+                dialect::check(schema, &at)?;
+                dialect::check_type_names(schema, &at)?;
             }
         }
         if !plan::takes_arguments(&tool.input_schema) {

@@ -152,6 +152,38 @@ fn unknown_dialect_is_an_error() {
     .assert_eq(&err.to_string());
 }
 
+/// A `type` that names no JSON Schema type is an error at the typo, with the likely name.
+#[test]
+fn an_unknown_type_name_is_an_error_at_the_typo() {
+    let capture = read(
+        "{\"tools\": [{\"name\": \"a\", \"inputSchema\": {\"type\": \"object\",\n  \"properties\": {\"items\": {\"type\": \"array\", \"items\": {\"type\": \"integr\"}}}}}]}",
+    )
+    .expect("valid capture");
+    let err = Generator::new()
+        .generate_capture(&ServerConfig::new("m", "captures/x.tools.json"), &capture)
+        .expect_err("unknown type");
+    expect![[r#"
+        captures/x.tools.json:2:55 (at /tools/0/inputSchema/properties/items/items/type): unknown type "integr"
+          |
+        2 |   "properties": {"items": {"type": "array", "items": {"type": "integr"}}}}}]}
+          |                                                       ^
+          = help: JSON Schema's types are null, boolean, object, array, number, string and integer: did you mean "integer"?"#]].assert_eq(&err.to_string());
+    // A name far from any type gets no guess.
+    let capture = read(
+        r#"{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"n": {"type": ["string", "whatever"]}}}}]}"#,
+    )
+    .expect("valid capture");
+    let err = Generator::new()
+        .generate_capture(&ServerConfig::new("m", "captures/x.tools.json"), &capture)
+        .expect_err("unknown type");
+    assert!(
+        err.to_string()
+            .contains("(at /tools/0/inputSchema/properties/n/type/1): unknown type \"whatever\"")
+            && !err.to_string().contains("did you mean"),
+        "{err}"
+    );
+}
+
 #[test]
 fn rename_of_an_unknown_tool() {
     let capture = read(r#"{"tools": [{"name": "a", "inputSchema": {}}]}"#).expect("valid");
@@ -263,6 +295,18 @@ fn a_missing_input_is_an_io_error_naming_it() {
     assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
     assert!(
         err.to_string().starts_with("captures/absent.tools.json: "),
+        "{err}"
+    );
+    // Where it looked (relative to the base: the crate's directory in build.rs), and what to
+    // do.
+    let looked = dir.path().join("captures/absent.tools.json");
+    assert!(
+        err.to_string()
+            .contains(&format!("looked for {}", looked.display()))
+            && err.to_string().contains("CARGO_MANIFEST_DIR")
+            && err
+                .to_string()
+                .contains("help: capture the server's tools there"),
         "{err}"
     );
     assert!(err.diagnostic().is_none());

@@ -386,6 +386,7 @@ async fn stdio_calls_and_misbehaviour() {
     let timeout = Duration::from_secs(3);
     for (mode, expected) in [
         ("close", "closed its output"),
+        ("usage", "closed its output"),
         ("garbage", "timed out"),
         ("wrong-id", "timed out"),
         ("silent", "timed out"),
@@ -408,6 +409,21 @@ async fn stdio_calls_and_misbehaviour() {
         .expect("the call ends")
         .expect_err(mode);
         assert!(err.to_string().contains(expected), "{mode}: {err}");
+        // What the server printed instead of JSON-RPC is quoted; a server that printed
+        // nothing else gets no such words.
+        let printed = match mode {
+            "usage" => Some("\"usage: server --stdio [--verbose]\""),
+            "garbage" => Some("\"this is not JSON\""),
+            _ => None,
+        };
+        match printed {
+            Some(line) => assert!(
+                err.to_string()
+                    .contains(&format!("instead of JSON-RPC it printed {line}")),
+                "{mode}: {err}"
+            ),
+            None => assert!(!err.to_string().contains("instead of"), "{mode}: {err}"),
+        }
         if expected == "timed out" {
             // Only the client's own timeout ends these calls: not before the time allowed, and
             // soon after it.

@@ -974,17 +974,33 @@ fn tls_failures_are_clear_errors() {
         .expect_err("refused")
         .to_string()
     };
+    // Each says what rustls found and, in words, what it means and what to do.
     let wrong_ca = connect(&good.url, "other-ca.pem");
     assert!(
-        wrong_ca.contains("invalid peer certificate: UnknownIssuer"),
+        wrong_ca.contains("invalid peer certificate: UnknownIssuer")
+            && wrong_ca.contains("not signed by a CA this client trusts")
+            && wrong_ca.contains(".add_root_certificate(pem)"),
         "{wrong_ca}"
     );
     let expired = connect(&expired.url, "ca.pem");
-    assert!(expired.contains("certificate expired"), "{expired}");
+    assert!(
+        expired.contains("certificate expired") && expired.contains("renew it"),
+        "{expired}"
+    );
     let wrong_host = connect(&good.url.replace("localhost", "127.0.0.1"), "ca.pem");
     assert!(
-        wrong_host.contains("certificate not valid for name"),
+        wrong_host.contains("certificate not valid for name")
+            && wrong_host.contains("does not name this host"),
         "{wrong_host}"
+    );
+    // The `openssl req -x509` one-liner's certificate: a CA serving as the server's own.
+    let self_signed = TlsPeer::typescript(&pki, "selfsigned");
+    let ca_as_server = connect(&self_signed.url, "selfsigned.pem");
+    assert!(
+        ca_as_server.contains("CaUsedAsEndEntity")
+            && ca_as_server.contains("openssl req -x509")
+            && ca_as_server.contains("basicConstraints CA:FALSE"),
+        "{ca_as_server}"
     );
     // Cleartext to a host that is not loopback: refused before anything is sent.
     let cleartext = pollster::block_on(

@@ -781,7 +781,60 @@ fn reach_error(url: &Url, e: reqwest::Error) -> Error {
     if e.is_timeout() {
         return Error::transport_source(format!("{url} did not answer in time"), e);
     }
-    Error::transport_source(format!("could not reach {url}"), e)
+    let mut message = format!("could not reach {url}");
+    if let Some(hint) = tls_hint(&e) {
+        message.push_str(" (");
+        message.push_str(hint);
+        message.push(')');
+    }
+    Error::transport_source(message, e)
+}
+
+/// What a certificate failure means and what to do about it, for the failures people meet
+/// first: rustls names them by its variants (`UnknownIssuer`, `CaUsedAsEndEntity`, ...), which
+/// say little to someone who only wanted HTTPS to work.
+fn tls_hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    let mut chain = String::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        chain.push_str(&e.to_string());
+        chain.push('\n');
+        next = e.source();
+    }
+    let hints: [(&[&str], &'static str); 5] = [
+        (
+            &["CaUsedAsEndEntity"],
+            "the server presents a CA certificate as its own, which is what the common \
+             `openssl req -x509` one-liner makes, and rustls refuses it: make a CA, then a \
+             server certificate signed by it (basicConstraints CA:FALSE, subjectAltName \
+             naming the host), serve that, and trust the CA with .add_root_certificate(pem), \
+             --cacert FILE or SSL_CERT_FILE",
+        ),
+        (
+            &["UnknownIssuer"],
+            "the server's certificate is not signed by a CA this client trusts: give the CA's \
+             certificate with .add_root_certificate(pem) (--cacert FILE on the command line) or \
+             SSL_CERT_FILE=ca.pem; the system's CA certificates are trusted already",
+        ),
+        (
+            &["BadSignature"],
+            "a certificate's signature does not verify against its issuer: the server sends a \
+             chain that does not belong to the CA given, or a damaged one",
+        ),
+        (
+            &["NotValidForName", "not valid for name"],
+            "the certificate does not name this host: connect with a name it lists in its \
+             subjectAltName (often `localhost` rather than 127.0.0.1), or reissue it",
+        ),
+        (
+            &["certificate expired", "Expired"],
+            "the server's certificate has expired (or this machine's clock is wrong): renew it",
+        ),
+    ];
+    hints
+        .iter()
+        .find(|(needles, _)| needles.iter().any(|needle| chain.contains(needle)))
+        .map(|(_, hint)| *hint)
 }
 
 /// The headers of a request (`method` with `params`; `None` for a GET) in the negotiated era.

@@ -33,7 +33,14 @@ struct Shared {
     session: Session,
     pending: Mutex<HashMap<u64, Pending>>,
     writer: mpsc::UnboundedSender<String>,
+    /// The last lines the server printed that are not JSON-RPC (a banner, a usage message, a
+    /// crash), quoted when it fails to answer.
+    noise: Mutex<std::collections::VecDeque<String>>,
 }
+
+/// How many of the server's stray lines are kept, and how much of each.
+const NOISE_LINES: usize = 3;
+const NOISE_CHARS: usize = 200;
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -44,6 +51,38 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
+    /// Keeps `line`, which is not JSON-RPC, among the last few.
+    fn stray(&self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let mut kept: String = line.chars().take(NOISE_CHARS).collect();
+        if kept.len() < line.len() {
+            kept.push('…');
+        }
+        let mut noise = lock(&self.noise);
+        if noise.len() == NOISE_LINES {
+            noise.pop_front();
+        }
+        noise.push_back(kept);
+    }
+
+    /// `; instead it printed: "…" | "…"` when the server printed lines that are not JSON-RPC.
+    fn printed_instead(&self) -> String {
+        let noise = lock(&self.noise);
+        if noise.is_empty() {
+            return String::new();
+        }
+        let quoted: Vec<String> = noise.iter().map(|l| format!("{l:?}")).collect();
+        format!(
+            "; instead of JSON-RPC it printed {} (the last {}): is this an MCP server on \
+             stdio, with its logs on stderr?",
+            quoted.join(" | "),
+            noise.len()
+        )
+    }
+
     fn write(&self, message: &Value) -> Result<(), Error> {
         self.write_line(message.to_string())
     }
@@ -111,6 +150,7 @@ impl StdioClientBuilder {
             session: Session::new(self.settings),
             pending: Mutex::new(HashMap::new()),
             writer,
+            noise: Mutex::new(std::collections::VecDeque::new()),
         });
         let writer_task = runtime.spawn(async move {
             while let Some(line) = lines.recv().await {
@@ -252,12 +292,13 @@ impl Transport for StdioClient {
                 match tokio::time::timeout(timeout, rx).await {
                     Ok(Ok(answer)) => Ok(Reply::Response(answer)),
                     Ok(Err(_)) => Err(Error::transport(format!(
-                        "{what}: the server closed its output before answering"
+                        "{what}: the server closed its output before answering{}",
+                        shared.printed_instead()
                     ))),
                     Err(_) => {
                         shared.cancel(id, "timed out");
                         Err(Error::Timeout {
-                            message: what,
+                            message: format!("{what}{}", shared.printed_instead()),
                             after: timeout,
                         })
                     }
@@ -323,6 +364,7 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
     let mut lines = BufReader::new(stdout).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let Some(route) = Route::of(line.as_bytes()) else {
+            shared.stray(&line);
             continue;
         };
         if !route.has_string_method() {
@@ -335,6 +377,7 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
             continue;
         }
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            shared.stray(&line);
             continue;
         };
         if let Some(method) = message.get("method").and_then(Value::as_str) {

@@ -41,6 +41,15 @@ impl Pki {
             write(&format!("{name}.pem"), cert.pem());
             write(&format!("{name}-key.pem"), key.serialize_pem());
         }
+        // What `openssl req -x509 -newkey ... -subj /CN=localhost` makes: a self-signed
+        // certificate that is a CA (basicConstraints CA:TRUE) and serves as its own server
+        // certificate, which rustls refuses.
+        let key = KeyPair::generate().expect("key");
+        let mut params = CertificateParams::new(vec!["localhost".to_owned()]).expect("params");
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let cert = params.self_signed(&key).expect("self-signed");
+        write("selfsigned.pem", cert.pem());
+        write("selfsigned-key.pem", key.serialize_pem());
         Pki { dir }
     }
 
