@@ -45,6 +45,48 @@ fn check_passes_on_the_checked_in_crate() {
     assert!(!stdout.contains("STALE"), "{stdout}");
 }
 
+/// Outside any bindings crate, `regenerate` names the directory it searched from (which
+/// exists) and what to pass; a missing capture names where it was looked for.
+#[test]
+fn regenerate_without_a_manifest_or_a_capture_says_where_it_looked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = bin()
+        .arg("regenerate")
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let searched = dir.path().canonicalize().expect("canonical");
+    assert!(
+        stderr.starts_with(&format!("error: {}: no bindings.toml", searched.display()))
+            && stderr.contains("pass --manifest PATH"),
+        "{stderr}"
+    );
+
+    std::fs::copy(
+        workspace().join("generated/bindings.toml"),
+        dir.path().join("bindings.toml"),
+    )
+    .expect("copies the manifest alone");
+    let out = bin()
+        .args(["regenerate", "--check"])
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("No such file or directory")
+            && stderr.contains(&format!(
+                "looked for {}",
+                searched.join("captures").display()
+            ))
+            && stderr.contains("help: capture the server's tools there"),
+        "{stderr}"
+    );
+}
+
 /// An edited capture makes `--check` fail, listing the stale file, and writes nothing;
 /// `regenerate` then brings it up to date.
 #[test]

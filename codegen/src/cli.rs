@@ -343,8 +343,9 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
                 path: PathBuf::from("."),
                 source,
             })?;
+            // Named by the directory searched from, which exists (the file does not).
             manifest::find(&cwd).ok_or_else(|| Error::Io {
-                path: PathBuf::from("generated/bindings.toml"),
+                path: cwd.clone(),
                 source: std::io::Error::new(
                     std::io::ErrorKind::NotFound,
                     "no bindings.toml or generated/bindings.toml here or in any parent directory; pass --manifest PATH",

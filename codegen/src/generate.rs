@@ -124,7 +124,8 @@ impl Generator {
     }
 
     /// Reads an input. A file that is not there says where it was looked for (a relative
-    /// path is read from the base: the crate's directory in build.rs) and how to make one.
+    /// path is read from the base: the crate's directory in build.rs, the manifest's in
+    /// `regenerate`) and how to make one.
     fn read(&self, path: &Path) -> Result<String, Error> {
         let resolved = self.resolve(path);
         std::fs::read_to_string(&resolved).map_err(|source| {
@@ -136,17 +137,22 @@ impl Generator {
                      or `-- COMMAND` for a stdio server), or fix the path given to \
                      ServerConfig::new"
                 };
+                let absolute = |p: &Path| match std::env::current_dir() {
+                    Ok(cwd) if p.is_relative() => cwd.join(p),
+                    _ => p.to_path_buf(),
+                };
+                let relative_to = match &self.base {
+                    // build.rs: the crate's directory; regenerate: the manifest's.
+                    Some(base) if path.is_relative() => {
+                        format!(" (relative to {})", absolute(base).display())
+                    }
+                    _ => String::new(),
+                };
                 std::io::Error::new(
                     source.kind(),
                     format!(
-                        "{source}: looked for {}{}; help: {help}",
-                        resolved.display(),
-                        match &self.base {
-                            Some(_) if path.is_relative() =>
-                                " (relative paths are read from the \
-                                 crate's directory, CARGO_MANIFEST_DIR, in build.rs)",
-                            _ => "",
-                        }
+                        "{source}: looked for {}{relative_to}; help: {help}",
+                        absolute(&resolved).display()
                     ),
                 )
             } else {
