@@ -86,6 +86,23 @@ fn no_generator_thread<T>() -> T {
 }
 
 /// The generator. Stateless between calls; cheap to create.
+///
+/// ```
+/// use mcp_bindgen_codegen::{Generator, ServerConfig, capture};
+///
+/// let text = r#"{"tools": [{"name": "add", "description": "Adds two numbers.",
+///     "inputSchema": {"type": "object", "required": ["a", "b"],
+///         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+///     "outputSchema": {"type": "object", "required": ["sum"],
+///         "properties": {"sum": {"type": "integer"}}}}]}"#;
+/// let config = ServerConfig::new("calculator", "calculator.tools.json");
+/// let capture = capture::parse(config.capture.as_deref().unwrap(), text.to_owned())?;
+/// let module = Generator::new().generate_capture(&config, &capture)?;
+/// let code = module.to_wrapped("mcp-bindgen generate");
+/// assert!(code.contains("pub async fn add("));
+/// assert!(code.contains("pub struct AddOutput"));
+/// # Ok::<(), mcp_bindgen_codegen::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Generator {
     base: Option<PathBuf>,

@@ -417,6 +417,26 @@ fn tls_config(roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConfig, Er
 
 /// An MCP client over Streamable HTTP; a [`ToolCaller`]. Cheap to clone (shared connection
 /// pool and session). Works from any executor (its I/O runs on the crate's own runtime).
+///
+/// A generated client wraps one (`my_server::Client::new(http_client)`); by hand, with
+/// [`ToolCaller::call_tool`]:
+///
+/// ```no_run
+/// use mcp_bindgen::{HttpClient, ToolCaller};
+///
+/// # async fn run() -> Result<(), mcp_bindgen::Error> {
+/// let client = HttpClient::builder("https://mcp.example/mcp")
+///     .api_key(std::env::var("MCP_API_KEY").unwrap_or_default())
+///     .timeout(std::time::Duration::from_secs(30))
+///     .connect()
+///     .await?; // negotiates the protocol era: 2026-07-28 if the server speaks it
+/// let mut arguments = serde_json::Map::new();
+/// arguments.insert("text".into(), "hello".into());
+/// let result = client.call_tool("echo", arguments).await?;
+/// println!("{:?} {}", client.protocol_version(), result.texts().collect::<String>());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct HttpClient {
     inner: Arc<Inner>,

@@ -175,6 +175,22 @@ impl StdioClientBuilder {
 
 /// An MCP client over a child process's stdio; a [`ToolCaller`]. The child is ended when the
 /// last clone is dropped. Works from any executor (its I/O runs on the crate's own runtime).
+///
+/// ```no_run
+/// use mcp_bindgen::{StdioClient, ToolCaller};
+///
+/// // No async runtime of your own needed: pollster drives the call, the client does its I/O.
+/// let mut server = std::process::Command::new("npx");
+/// server.args(["-y", "@modelcontextprotocol/server-everything", "stdio"]);
+/// let result = pollster::block_on(async {
+///     let client = StdioClient::spawn(server).await?;
+///     let mut arguments = serde_json::Map::new();
+///     arguments.insert("message".into(), "hi".into());
+///     client.call_tool("echo", arguments).await
+/// })?;
+/// assert_eq!(result.texts().collect::<String>(), "Echo: hi");
+/// # Ok::<(), mcp_bindgen::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct StdioClient {
     inner: Arc<Inner>,

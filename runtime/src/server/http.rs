@@ -182,6 +182,38 @@ impl ServerBuilder {
 
 /// A listening MCP endpoint on 127.0.0.1. It answers only while something polls it: call
 /// [`Server::poll`] or [`Server::poll_for`] once per frame.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
+///
+/// struct Game { frame: u64 }
+///
+/// /// Which frame is it?
+/// #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+/// #[mcp(read_only)]
+/// struct Frame {}
+///
+/// impl Handler<Game> for Frame {
+///     type Output = u64;
+///     fn call(self, game: &mut Game) -> Result<u64, ToolError> {
+///         Ok(game.frame)
+///     }
+/// }
+///
+/// let mut registry = Registry::new("my-game", "1.0.0");
+/// registry.register::<Frame>();
+/// let mut server = Server::listen(registry, 0)?; // 0: a free port; 127.0.0.1 only
+/// println!("serving http://127.0.0.1:{}/mcp", server.port());
+/// let mut game = Game { frame: 0 };
+/// for _ in 0..3 {
+///     game.frame += 1; // the game's own work
+///     let stats = server.poll_for(&mut game, Duration::from_millis(1)); // never blocks
+///     assert_eq!(stats.calls, 0); // nobody called yet
+/// }
+/// server.destroy(); // frees the port
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub struct Server<Ctx> {
     registry: Registry<Ctx>,
     port: u16,
