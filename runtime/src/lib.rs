@@ -69,16 +69,8 @@ pub use schema::{CompiledSchema, JsonTree, ToolSchema, Violation, validate_value
 
 #[cfg(feature = "client")]
 pub mod client;
-/// The HTTP client transport's former path; see [`client::http`].
-#[cfg(feature = "client")]
-#[doc(hidden)]
-pub use client::http as http_client;
 #[cfg(feature = "oauth")]
 pub use client::oauth;
-/// The stdio client transport's former path; see [`client::stdio`].
-#[cfg(feature = "client")]
-#[doc(hidden)]
-pub use client::stdio as stdio_client;
 #[cfg(feature = "client")]
 pub use client::{CallOptions, HttpClient, Protocol, StdioClient};
 #[cfg(feature = "server")]

@@ -1,6 +1,6 @@
 //! The contracts' parser when the `contracts` feature is off: there is no TypeScript parser
-//! (oxc) in this build. Generation stops with a located error before it would parse a contract
-//! (`client::generate`), so these functions only keep the types whole.
+//! (oxc) in this build. The generator stops with a located error before it would parse a
+//! contract (the `contracts` feature's help), so these functions only keep the types whole.
 
 use super::ir::{Decl, Loc, Ty};
 

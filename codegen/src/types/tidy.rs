@@ -23,8 +23,9 @@ use syn::visit_mut::VisitMut;
 /// The runtime's module for generated code.
 const SUPPORT: &str = "::mcp_bindgen::__private";
 
-/// typify's stock default functions, now the runtime's; `default_nzu64` becomes `default_u64`
-/// with bounded integers plain.
+/// typify's stock default functions, which generated code takes from the runtime instead of
+/// defining them in every module; `default_nzu64` becomes `default_u64`, since bounded
+/// integers are plain integers.
 const STOCK_DEFAULTS: &[(&str, &str)] = &[
     ("default_bool", "default_bool"),
     ("default_i64", "default_i64"),

@@ -252,7 +252,7 @@ fn dependent_required_and_property_counts() {
 
 #[test]
 fn recursive_refs_stop_at_the_depth_bound() {
-    // A reference cycle that consumes no input passes, as before.
+    // A reference cycle that consumes no input passes: there is nothing left to check.
     assert_eq!(check(r##"{"$ref":"#"}"##, json!(1)), Ok(()));
     // A recursive tree: checked to the bound, not beyond.
     let s = r##"{"type":"object","properties":{"next":{"$ref":"#"},"n":{"type":"integer"}}}"##;
