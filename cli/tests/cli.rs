@@ -258,6 +258,53 @@ fn misbehaving_server() -> PathBuf {
     workspace().join("runtime/tests/fixtures/misbehaving_server.py")
 }
 
+/// `-v` shows what the client does on stderr (the connect's span and the negotiated era, each
+/// request); `-vv` adds the requests and responses; nothing of that by default or with `-q`.
+#[test]
+fn verbose_shows_the_client_s_traces_and_quiet_hides_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture = |flags: &[&str]| {
+        let out = bin()
+            .args(flags)
+            .args(["capture", "-o"])
+            .arg(dir.path().join("c.tools.json"))
+            .args(["--", "python3"])
+            .arg(misbehaving_server())
+            .arg("ok")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{flags:?}: {stderr}");
+        stderr
+    };
+    let quiet_by_default = capture(&[]);
+    assert!(!quiet_by_default.contains("DEBUG"), "{quiet_by_default}");
+    let verbose = capture(&["-v"]);
+    assert!(
+        verbose.contains("DEBUG mcp_connect{")
+            && verbose.contains("negotiated")
+            && verbose.contains("transport=\"stdio\"")
+            && verbose.contains("mcp_request{method=\"tools/list\""),
+        "{verbose}"
+    );
+    assert!(!verbose.contains("TRACE"), "{verbose}");
+    let very = capture(&["-vv"]);
+    assert!(
+        very.contains("TRACE") && very.contains(r#"response={"jsonrpc": "2.0""#),
+        "{very}"
+    );
+    let quiet = capture(&["-q"]);
+    assert!(
+        !quiet.contains("DEBUG") && !quiet.contains("warning"),
+        "{quiet}"
+    );
+    let both = bin()
+        .args(["-q", "-v", "regenerate"])
+        .output()
+        .expect("runs");
+    assert_eq!(both.status.code(), Some(2), "-q and -v conflict");
+}
+
 /// `capture -o FILE -- COMMAND`: every page, unknown fields kept, server and protocol
 /// recorded; the capture feeds `generate` as it is.
 #[test]

@@ -14,8 +14,57 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "mcp-bindgen", version, about)]
 struct Cli {
+    /// Say more on stderr: `-v` what the client does (connecting, each request, fallbacks,
+    /// retries), `-vv` also the requests' arguments and the responses.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// Say less: errors only (no warnings).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Whether `-q` was given: warnings are not printed.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints a warning on stderr, unless `-q`.
+fn warn(message: impl std::fmt::Display) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("warning: {message}");
+    }
+}
+
+/// The runtime's spans and events on stderr, at the level `-v` / `-q` asks for: warnings by
+/// default (a drift report, a refused connection), DEBUG with `-v`, TRACE with `-vv`, errors
+/// only with `-q`. Other crates' events stay at WARN.
+fn init_logging(verbose: u8, quiet: bool) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let level = match (quiet, verbose) {
+        (true, _) => LevelFilter::ERROR,
+        (false, 0) => LevelFilter::WARN,
+        (false, 1) => LevelFilter::DEBUG,
+        (false, _) => LevelFilter::TRACE,
+    };
+    let filter = Targets::new()
+        .with_target("mcp_bindgen", level)
+        .with_target("mcp_bindgen_codegen", level)
+        .with_default(if quiet {
+            LevelFilter::ERROR
+        } else {
+            LevelFilter::WARN
+        });
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .without_time();
+    // Another subscriber already installed (a test harness) is left as it is.
+    let _ = tracing_subscriber::registry()
+        .with(layer)
+        .with(filter)
+        .try_init();
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,6 +148,8 @@ enum Command {
 /// error, printed on stderr).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    init_logging(cli.verbose, cli.quiet);
     match run(cli.command) {
         Ok(code) => code,
         Err(e) => {
@@ -176,7 +227,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             on_generator_stack(|| {
                 let generated = Generator::new().generate(&config)?;
                 for warning in &generated.warnings {
-                    eprintln!("warning: {warning}");
+                    warn(warning);
                 }
                 let text = generated.to_wrapped("mcp-bindgen generate");
                 std::fs::write(&output, text).map_err(|source| Error::Io {
@@ -361,7 +412,7 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     let manifest = manifest::load(&path)?;
     let report = manifest::regenerate(&manifest, check)?;
     for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+        warn(warning);
     }
     let base = manifest.dir.display().to_string();
     let base = if base.is_empty() {
