@@ -18,17 +18,20 @@ if [ -n "${PACKAGE_ALLOW_DIRTY:-}" ]; then
 fi
 cargo package "${args[@]}"
 
+# The workspace's version (every crate has it) and the target directory cargo packaged into.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+target=${CARGO_TARGET_DIR:-target}
 limit=$((1024 * 1024))
 status=0
 printf '%-22s %10s %12s %6s\n' package compressed uncompressed files
 for crate in "${crates[@]}"; do
-  file=$(ls target/package/"$crate"-[0-9]*.crate)
+  file="$target/package/$crate-$version.crate"
   compressed=$(stat -c %s "$file")
   uncompressed=$(gzip -dc "$file" | wc -c)
   listing=$(tar -tzf "$file")
   files=$(grep -vc '/$' <<<"$listing")
   printf '%-22s %10s %12s %6s\n' "$crate" "$compressed" "$uncompressed" "$files"
-  if stray=$(grep -E '^[^/]+/(tests|benches|fixtures|snapshots|examples)/' <<<"$listing"); then
+  if stray=$(grep -E '^[^/]+/(tests|benches|examples)/|/(fixtures|snapshots)/' <<<"$listing"); then
     echo "error: $crate packages files users do not need:" >&2
     echo "$stray" >&2
     status=1

@@ -29,7 +29,7 @@ struct Cli {
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Prints a warning on stderr, unless `-q`.
-fn warn(message: impl std::fmt::Display) {
+pub(crate) fn warn(message: impl std::fmt::Display) {
     if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
         eprintln!("warning: {message}");
     }

@@ -66,8 +66,10 @@ const SUBSCHEMA_MAPS: &[&str] = &[
     "dependentSchemas",
 ];
 
-/// A `type` that names no JSON Schema type (`"integr"`) is an error at the typo, rather than a
-/// type that quietly accepts anything: the generator cannot know what was meant.
+/// A `type` within two edits of a JSON Schema type (`"integr"`, `"strng"`) is an error at the
+/// typo, rather than a type that quietly accepts anything. Other names that are no JSON Schema
+/// type (draft-03's `"any"`, Gemini's `"STRING"`, Swagger's `"file"`) are what some servers
+/// really send: those degrade to a JSON value with a warning, one tool at a time, as before.
 pub(crate) fn check_type_names(
     schema: &Value,
     diag: &dyn Fn(&str, String, &str) -> Diagnostic,
@@ -95,20 +97,21 @@ fn check_types_at(
         _ => Vec::new(),
     };
     for (at, name) in names {
-        if !TYPES.contains(&name) {
-            let guess = TYPES
-                .iter()
-                .map(|t| (edit_distance(name, t), *t))
-                .min()
-                .filter(|(d, _)| *d <= 2)
-                .map(|(_, t)| format!(": did you mean \"{t}\"?"))
-                .unwrap_or_default();
+        if TYPES.contains(&name) {
+            continue;
+        }
+        let guess = TYPES
+            .iter()
+            .map(|t| (edit_distance(name, t), *t))
+            .min()
+            .filter(|(d, _)| *d <= 2);
+        if let Some((_, meant)) = guess {
             return Err(Error::from(diag(
                 &at,
                 format!("unknown type {name:?}"),
                 &format!(
                     "JSON Schema's types are null, boolean, object, array, number, string and \
-                     integer{guess}"
+                     integer: did you mean \"{meant}\"?"
                 ),
             )));
         }

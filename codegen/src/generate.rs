@@ -148,11 +148,14 @@ impl Generator {
         std::fs::read_to_string(&resolved).map_err(|source| {
             let source = if source.kind() == std::io::ErrorKind::NotFound {
                 let help = if path.extension().is_some_and(|e| e == "ts") {
-                    "write the declarations there, or fix the path given to with_contract"
+                    "write the declarations there, or fix the configured path \
+                     (ServerConfig::with_contract in build.rs, `contracts` in bindings.toml, \
+                     --contracts on the command line)"
                 } else {
                     "capture the server's tools there (`mcp-bindgen capture -o FILE --url URL`, \
-                     or `-- COMMAND` for a stdio server), or fix the path given to \
-                     ServerConfig::new"
+                     or `-- COMMAND` for a stdio server), or fix the configured path \
+                     (ServerConfig::new in build.rs, `capture` in bindings.toml, --tools on the \
+                     command line)"
                 };
                 let absolute = |p: &Path| match std::env::current_dir() {
                     Ok(cwd) if p.is_relative() => cwd.join(p),

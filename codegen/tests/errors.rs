@@ -168,20 +168,17 @@ fn an_unknown_type_name_is_an_error_at_the_typo() {
         2 |   "properties": {"items": {"type": "array", "items": {"type": "integr"}}}}}]}
           |                                                       ^
           = help: JSON Schema's types are null, boolean, object, array, number, string and integer: did you mean "integer"?"#]].assert_eq(&err.to_string());
-    // A name far from any type gets no guess.
-    let capture = read(
-        r#"{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"n": {"type": ["string", "whatever"]}}}}]}"#,
-    )
-    .expect("valid capture");
-    let err = Generator::new()
-        .generate_capture(&ServerConfig::new("m", "captures/x.tools.json"), &capture)
-        .expect_err("unknown type");
-    assert!(
-        err.to_string()
-            .contains("(at /tools/0/inputSchema/properties/n/type/1): unknown type \"whatever\"")
-            && !err.to_string().contains("did you mean"),
-        "{err}"
-    );
+    // A name far from every type (draft-03's "any", Gemini's "STRING") is what some servers
+    // send: not an error at all; that tool's argument degrades with a warning.
+    for name in ["any", "STRING"] {
+        let capture = read(&format!(
+            r#"{{"tools": [{{"name": "a", "inputSchema": {{"type": "object", "properties": {{"n": {{"type": ["string", "{name}"]}}}}}}}}]}}"#
+        ))
+        .expect("valid capture");
+        let module = Generator::new()
+            .generate_capture(&ServerConfig::new("m", "captures/x.tools.json"), &capture);
+        assert!(module.is_ok(), "{name}: {:?}", module.err());
+    }
 }
 
 #[test]

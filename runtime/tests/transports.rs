@@ -419,7 +419,7 @@ async fn stdio_calls_and_misbehaviour() {
         match printed {
             Some(line) => assert!(
                 err.to_string()
-                    .contains(&format!("instead of JSON-RPC it printed {line}")),
+                    .contains(&format!("(instead of JSON-RPC it printed {line}:")),
                 "{mode}: {err}"
             ),
             None => assert!(!err.to_string().contains("instead of"), "{mode}: {err}"),

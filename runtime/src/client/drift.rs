@@ -166,17 +166,22 @@ fn announce(report: &DriftReport, handler: Option<&DriftHandler>) {
     if let Some(handler) = handler {
         handler(report);
     }
-    let level = if report.breaks(Severity::Breaking) {
-        log::Level::Warn
-    } else {
-        log::Level::Info
-    };
-    log::log!(
-        level,
-        "the server's tools changed since this client was generated ({} change{}):\n{report}",
-        report.changes.len(),
-        if report.changes.len() == 1 { "" } else { "s" }
-    );
+    // Through `log`, or with the `tracing` feature through `tracing` only (a subscriber that
+    // also forwards `log` records would show it twice).
+    #[cfg(not(feature = "tracing"))]
+    {
+        let level = if report.breaks(Severity::Breaking) {
+            log::Level::Warn
+        } else {
+            log::Level::Info
+        };
+        log::log!(
+            level,
+            "the server's tools changed since this client was generated ({} change{}):\n{report}",
+            report.changes.len(),
+            if report.changes.len() == 1 { "" } else { "s" }
+        );
+    }
     #[cfg(feature = "tracing")]
     {
         let breaking = report.breaks(Severity::Breaking);
@@ -294,6 +299,7 @@ async fn refresh<T: Transport>(transport: &T, provenance: &'static Provenance) {
     session.drift.register(provenance);
     let epoch = session.drift.epoch();
     if let Err(error) = tool_list(transport).await {
+        #[cfg(not(feature = "tracing"))]
         log::warn!(
             "could not check {}'s tools for drift (calls go on unchecked for {} s): {error}",
             transport.peer(),

@@ -581,7 +581,7 @@ impl Transport for HttpClient {
     }
 
     fn peer(&self) -> String {
-        self.inner.url.to_string()
+        shown(&self.inner.url)
     }
 
     fn exchange(
@@ -667,7 +667,7 @@ impl Transport for HttpClient {
                 let posting = post(&inner, &message, None, &context, Some(&negotiated));
                 match tokio::time::timeout(timeout, posting).await {
                     Ok(Ok(Reply::Refused { status, body, .. })) => {
-                        Err(refused(inner.url.as_str(), status, &body))
+                        Err(refused(&shown(&inner.url), status, &body))
                     }
                     Ok(Ok(_)) => Ok(()),
                     Ok(Err(e)) => Err(e),
@@ -797,7 +797,23 @@ fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {
     });
 }
 
+/// `url` as messages and traces show it: without a password (a `user:password@` URL is sent
+/// as Basic credentials) or a query (where hosted servers often take an API key).
+pub(crate) fn shown(url: &Url) -> String {
+    let had_query = url.query().is_some();
+    let mut url = url.clone();
+    let _ = url.set_password(None);
+    url.set_query(None);
+    url.set_fragment(None);
+    let mut text = url.to_string();
+    if had_query {
+        text.push_str("?…");
+    }
+    text
+}
+
 fn reach_error(url: &Url, e: reqwest::Error) -> Error {
+    let url = shown(url);
     if e.is_timeout() {
         return Error::transport_source(format!("{url} did not answer in time"), e);
     }
@@ -814,8 +830,9 @@ fn reach_error(url: &Url, e: reqwest::Error) -> Error {
 /// first: rustls names them by its variants (`UnknownIssuer`, `CaUsedAsEndEntity`, ...), which
 /// say little to someone who only wanted HTTPS to work.
 fn tls_hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    // The causes only: the top error's text holds the URL, which may say anything.
     let mut chain = String::new();
-    let mut next = Some(error);
+    let mut next = error.source();
     while let Some(e) = next {
         chain.push_str(&e.to_string());
         chain.push('\n');
@@ -847,7 +864,7 @@ fn tls_hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
              subjectAltName (often `localhost` rather than 127.0.0.1), or reissue it",
         ),
         (
-            &["certificate expired", "Expired"],
+            &["certificate expired"],
             "the server's certificate has expired (or this machine's clock is wrong): renew it",
         ),
     ];
@@ -1075,7 +1092,7 @@ async fn read_events(
         if !response.status().is_success() {
             let status = response.status();
             let body = response.text().await.unwrap_or_default();
-            return Err(refused(inner.url.as_str(), status, &body));
+            return Err(refused(&shown(&inner.url), status, &body));
         }
     }
     Err(Error::transport(format!(
@@ -1153,6 +1170,42 @@ async fn listen(inner: std::sync::Weak<Inner>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Messages and traces name a server without its password or query.
+    #[test]
+    fn urls_are_shown_without_password_or_query() {
+        let shown = |url: &str| shown(&Url::parse(url).expect("a URL"));
+        assert_eq!(
+            shown("https://user:s3cret@mcp.example/mcp?api_key=k3y#top"),
+            "https://user@mcp.example/mcp?…"
+        );
+        assert_eq!(
+            shown("http://127.0.0.1:7100/mcp"),
+            "http://127.0.0.1:7100/mcp"
+        );
+    }
+
+    /// A hint comes from the causes, not from the URL in the top error's text.
+    #[test]
+    fn tls_hints_read_the_causes_only() {
+        #[derive(Debug)]
+        struct Top(Option<std::io::Error>);
+        impl std::fmt::Display for Top {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error sending request for url (https://h/UnknownIssuer)")
+            }
+        }
+        impl std::error::Error for Top {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                self.0.as_ref().map(|e| e as _)
+            }
+        }
+        assert_eq!(tls_hint(&Top(None)), None);
+        let refused = std::io::Error::other("connection refused");
+        assert_eq!(tls_hint(&Top(Some(refused))), None);
+        let unknown = std::io::Error::other("invalid peer certificate: UnknownIssuer");
+        assert!(tls_hint(&Top(Some(unknown))).is_some_and(|h| h.contains("add_root_certificate")));
+    }
 
     /// The builder's `Debug` names the proxy's host, never its password.
     #[test]

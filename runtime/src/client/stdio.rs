@@ -68,7 +68,16 @@ impl Shared {
         noise.push_back(kept);
     }
 
-    /// `; instead it printed: "…" | "…"` when the server printed lines that are not JSON-RPC.
+    /// A JSON-RPC message came: what was printed before it is not why a later request fails.
+    fn heard(&self) {
+        let mut noise = lock(&self.noise);
+        if !noise.is_empty() {
+            noise.clear();
+        }
+    }
+
+    /// ` (instead of JSON-RPC it printed "…" | "…": ...)` when the server's last lines were not
+    /// JSON-RPC.
     fn printed_instead(&self) -> String {
         let noise = lock(&self.noise);
         if noise.is_empty() {
@@ -76,10 +85,9 @@ impl Shared {
         }
         let quoted: Vec<String> = noise.iter().map(|l| format!("{l:?}")).collect();
         format!(
-            "; instead of JSON-RPC it printed {} (the last {}): is this an MCP server on \
-             stdio, with its logs on stderr?",
-            quoted.join(" | "),
-            noise.len()
+            " (instead of JSON-RPC it printed {}: is this an MCP server on stdio, with its logs \
+             on stderr?)",
+            quoted.join(" | ")
         )
     }
 
@@ -311,6 +319,7 @@ impl Transport for StdioClient {
                         "{what}: the server closed its output before answering{}",
                         shared.printed_instead()
                     ))),
+                    // Reads "tools/call x (instead of JSON-RPC it printed ...) timed out after".
                     Err(_) => {
                         shared.cancel(id, "timed out");
                         Err(Error::Timeout {
@@ -383,6 +392,7 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
             shared.stray(&line);
             continue;
         };
+        shared.heard();
         if !route.has_string_method() {
             // A response: its bytes go to the request, decoded there (see `super::decode`).
             if let Some(id) = route.id()
