@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use crate::live::LiveArgs;
 use crate::manifest::{self, FileStatus};
+use crate::say;
 use crate::{Error, Generator, ServerConfig, capture, diff, on_generator_stack};
 use clap::{Parser, Subcommand};
 
@@ -23,16 +24,6 @@ struct Cli {
     quiet: bool,
     #[command(subcommand)]
     command: Command,
-}
-
-/// Whether `-q` was given: warnings are not printed.
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Prints a warning on stderr, unless `-q`.
-pub(crate) fn warn(message: impl std::fmt::Display) {
-    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("warning: {message}");
-    }
 }
 
 /// The runtime's spans and events on stderr, at the level `-v` / `-q` asks for: warnings by
@@ -148,7 +139,7 @@ enum Command {
 /// error, printed on stderr).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    say::set_quiet(cli.quiet);
     init_logging(cli.verbose, cli.quiet);
     match run(cli.command) {
         Ok(code) => code,
@@ -227,7 +218,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             on_generator_stack(|| {
                 let generated = Generator::new().generate(&config)?;
                 for warning in &generated.warnings {
-                    warn(warning);
+                    say::warn(warning);
                 }
                 let text = generated.to_wrapped("mcp-bindgen generate");
                 std::fs::write(&output, text).map_err(|source| Error::Io {
@@ -412,7 +403,7 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     let manifest = manifest::load(&path)?;
     let report = manifest::regenerate(&manifest, check)?;
     for warning in &report.warnings {
-        warn(warning);
+        say::warn(warning);
     }
     let base = manifest.dir.display().to_string();
     let base = if base.is_empty() {

@@ -61,6 +61,8 @@ pub mod live;
 // The command line (installed by the `mcp-bindgen-cli` crate).
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
+mod say;
 
 pub use builder::Builder;
 pub use config::ServerConfig;

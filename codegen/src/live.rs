@@ -439,7 +439,7 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
     let client = builder.connect().await?;
     let list = client.tool_list().await?;
     for (tool, reason) in &list.rejected {
-        crate::cli::warn(format_args!("{url}: tool {tool} left out: {reason}"));
+        crate::say::warn(format_args!("{url}: tool {tool} left out: {reason}"));
     }
     Ok(document(
         client.protocol_version(),

@@ -2,9 +2,9 @@
 //! against the server's `tools/list`, kept current by `notifications/tools/list_changed` and by
 //! the list's `ttlMs`, without a request of its own while the last list is fresh.
 //!
-//! A call of a generated method asks [`check_tool`]. While the module's check is fresh that is a
-//! lock and a lookup; otherwise one `tools/list` (every page) is sent, by one caller at a time,
-//! and every module the client serves is judged from it. Any `tools/list` the client sends for
+//! A call of a generated method asks `drift_check::check_tool`. While the module's check is
+//! fresh that is a lock and a lookup; otherwise one `tools/list` (every page) is sent, by one
+//! caller at a time, and every module the client serves is judged from it. Any `tools/list` the client sends for
 //! another reason (the `-32020` header refresh, [`HttpClient::tool_list`]) refreshes the checks
 //! as well.
 //!
@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use mcp_bindgen_diff::{Options, Severity, Tool, digest, rules};
 use serde_json::Value;
 
-use super::session::{Transport, tool_list};
 use super::{ToolList, lock};
 use crate::Error;
 use crate::drift::{Change, DriftPolicy, DriftReport, Provenance};
@@ -32,7 +31,7 @@ pub(crate) type DriftHandler = Arc<dyn Fn(&DriftReport) + Send + Sync>;
 const RECHECK_FLOOR: Duration = Duration::from_secs(1);
 
 /// How long calls go on unchecked after a `tools/list` failed, before the next try.
-const RETRY_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// The drift state of one client: one [`Guard`] per generated module it serves.
 #[derive(Debug, Default)]
@@ -41,7 +40,7 @@ pub(crate) struct Drift {
     epoch: AtomicU64,
     guards: Mutex<HashMap<&'static str, Guard>>,
     /// One `tools/list` for the check at a time; the callers waiting meanwhile use its result.
-    checking: tokio::sync::Mutex<()>,
+    pub(crate) checking: tokio::sync::Mutex<()>,
 }
 
 /// One module's last check.
@@ -67,7 +66,7 @@ impl Drift {
 
     /// The verdict for a call of `tool` while `provenance`'s check is fresh; `None` when it
     /// has to be checked first.
-    fn current(&self, provenance: &Provenance, tool: &str) -> Option<Result<(), Error>> {
+    pub(crate) fn current(&self, provenance: &Provenance, tool: &str) -> Option<Result<(), Error>> {
         let guards = lock(&self.guards);
         let guard = guards.get(provenance.digest())?;
         if guard.epoch != self.epoch.load(Ordering::Acquire)
@@ -84,7 +83,7 @@ impl Drift {
         })
     }
 
-    fn register(&self, provenance: &'static Provenance) {
+    pub(crate) fn register(&self, provenance: &'static Provenance) {
         lock(&self.guards)
             .entry(provenance.digest())
             .or_insert_with(|| Guard {
@@ -153,7 +152,7 @@ impl Drift {
     }
 
     /// A check's `tools/list` failed: calls go on unchecked for [`RETRY_AFTER`].
-    fn failed(&self, provenance: &Provenance, epoch: u64) {
+    pub(crate) fn failed(&self, provenance: &Provenance, epoch: u64) {
         if let Some(guard) = lock(&self.guards).get_mut(provenance.digest()) {
             guard.epoch = epoch;
             guard.until = Some(Instant::now() + RETRY_AFTER);
@@ -253,60 +252,4 @@ fn blocked(report: &DriftReport) -> HashMap<String, Vec<Change>> {
         }
     }
     blocked
-}
-
-/// Before a generated method calls `tool`: the module's check, made first if it is not fresh.
-pub(crate) async fn check_tool<T: Transport>(
-    transport: &T,
-    provenance: &'static Provenance,
-    tool: &str,
-) -> Result<(), Error> {
-    let session = transport.session();
-    if session.settings.drift_policy == DriftPolicy::Off {
-        return Ok(());
-    }
-    if let Some(verdict) = session.drift.current(provenance, tool) {
-        return verdict;
-    }
-    let _one_at_a_time = session.drift.checking.lock().await;
-    // Another caller may have checked while this one waited.
-    if let Some(verdict) = session.drift.current(provenance, tool) {
-        return verdict;
-    }
-    refresh(transport, provenance).await;
-    session.drift.current(provenance, tool).unwrap_or(Ok(()))
-}
-
-/// Checks now, whatever the last check: the report, `None` under [`DriftPolicy::Off`].
-pub(crate) async fn check_drift<T: Transport>(
-    transport: &T,
-    provenance: &'static Provenance,
-) -> Result<Option<DriftReport>, Error> {
-    let session = transport.session();
-    if session.settings.drift_policy == DriftPolicy::Off {
-        return Ok(None);
-    }
-    let _one_at_a_time = session.drift.checking.lock().await;
-    session.drift.register(provenance);
-    tool_list(transport).await?;
-    Ok(session.drift.report(provenance))
-}
-
-/// One `tools/list` for the check (which judges every module as it comes back); a failure is
-/// logged and leaves calls unchecked for a while rather than failing them.
-async fn refresh<T: Transport>(transport: &T, provenance: &'static Provenance) {
-    let session = transport.session();
-    session.drift.register(provenance);
-    let epoch = session.drift.epoch();
-    if let Err(error) = tool_list(transport).await {
-        #[cfg(not(feature = "tracing"))]
-        log::warn!(
-            "could not check {}'s tools for drift (calls go on unchecked for {} s): {error}",
-            transport.peer(),
-            RETRY_AFTER.as_secs()
-        );
-        #[cfg(feature = "tracing")]
-        tracing::warn!(%error, "could not check the server's tools for drift");
-        session.drift.failed(provenance, epoch);
-    }
 }

@@ -759,7 +759,7 @@ impl ToolCaller for HttpClient {
         provenance: &'static crate::Provenance,
         tool: &str,
     ) -> Result<(), Error> {
-        super::drift::check_tool(self, provenance, tool).await
+        super::drift_check::check_tool(self, provenance, tool).await
     }
 
     fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
@@ -770,7 +770,7 @@ impl ToolCaller for HttpClient {
         &self,
         provenance: &'static crate::Provenance,
     ) -> Result<Option<crate::DriftReport>, Error> {
-        super::drift::check_drift(self, provenance).await
+        super::drift_check::check_drift(self, provenance).await
     }
 }
 

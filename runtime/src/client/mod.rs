@@ -18,6 +18,7 @@
 
 mod decode;
 mod drift;
+mod drift_check;
 pub mod http;
 mod io;
 #[cfg(feature = "oauth")]
