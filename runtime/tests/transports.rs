@@ -409,6 +409,18 @@ async fn stdio_calls_and_misbehaviour() {
         .expect("the call ends")
         .expect_err(mode);
         assert!(err.to_string().contains(expected), "{mode}: {err}");
+        if mode == "close" {
+            // The server has exited: the next call fails at once, not at its timeout.
+            let again = client
+                .call_tool_with("echo", Map::new(), &options)
+                .await
+                .expect_err("the server is gone");
+            assert!(
+                matches!(&again, Error::Transport { .. })
+                    && again.to_string().contains("the server has exited"),
+                "{again:?}"
+            );
+        }
         // What the server printed instead of JSON-RPC is quoted; a server that printed
         // nothing else gets no such words.
         let printed = match mode {

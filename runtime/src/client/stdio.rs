@@ -36,6 +36,9 @@ struct Shared {
     /// The last lines the server printed that are not JSON-RPC (a banner, a usage message, a
     /// crash), quoted when it fails to answer.
     noise: Mutex<std::collections::VecDeque<String>>,
+    /// The server's output has closed (set under the `pending` lock, so that a request is
+    /// either failed by the reader or refused here, never left waiting for its timeout).
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// How many of the server's stray lines are kept, and how much of each.
@@ -159,6 +162,7 @@ impl StdioClientBuilder {
             pending: Mutex::new(HashMap::new()),
             writer,
             noise: Mutex::new(std::collections::VecDeque::new()),
+            closed: std::sync::atomic::AtomicBool::new(false),
         });
         let writer_task = runtime.spawn(async move {
             while let Some(line) = lines.recv().await {
@@ -308,7 +312,16 @@ impl Transport for StdioClient {
         IoTask::spawn(
             async move {
                 let (tx, rx) = oneshot::channel();
-                lock(&shared.pending).insert(id, Pending { tx, context });
+                {
+                    let mut pending = lock(&shared.pending);
+                    if shared.closed.load(std::sync::atomic::Ordering::Acquire) {
+                        return Err(Error::transport(format!(
+                            "{what}: the server has exited (its output is closed){}",
+                            shared.printed_instead()
+                        )));
+                    }
+                    pending.insert(id, Pending { tx, context });
+                }
                 if let Err(e) = shared.write_line(text) {
                     lock(&shared.pending).remove(&id);
                     return Err(e);
@@ -440,6 +453,11 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
             }
         }
     }
-    // The server is gone: every waiting request fails now rather than at its timeout.
-    lock(&shared.pending).clear();
+    // The server is gone: every waiting request fails now rather than at its timeout, and
+    // every later one at once.
+    let mut pending = lock(&shared.pending);
+    shared
+        .closed
+        .store(true, std::sync::atomic::Ordering::Release);
+    pending.clear();
 }
