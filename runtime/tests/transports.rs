@@ -368,6 +368,27 @@ fn misbehaving(mode: &str) -> tokio::process::Command {
     command
 }
 
+/// A server that prints a banner on stdout and then answers nothing: the connect's error says
+/// both steps went unanswered and quotes what it printed instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_stdio_server_s_stray_output_is_quoted_at_connect() {
+    // Generous: the banner must be read before the budget ends, on a slow machine too.
+    let budget = Duration::from_secs(6);
+    let err = StdioClient::builder(misbehaving("banner"))
+        .timeout(budget)
+        .spawn()
+        .await
+        .expect_err("nothing answers");
+    assert!(
+        matches!(&err, Error::Timeout { .. })
+            && err.to_string().contains("answered neither server/discover")
+            && err
+                .to_string()
+                .contains("(instead of JSON-RPC it printed \"Demo server v1 listening\":"),
+        "{err}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_calls_and_misbehaviour() {
     let client = StdioClient::spawn(misbehaving("ok")).await.expect("spawns");

@@ -247,6 +247,12 @@ pub(crate) trait Transport: Sync {
     /// Who the server is, for messages (`https://mcp.example/mcp`, `the server`).
     fn peer(&self) -> String;
 
+    /// What the server printed that was not the protocol, for a message about its silence
+    /// (` (instead of JSON-RPC it printed ...)`); nothing by default.
+    fn printed_instead(&self) -> String {
+        String::new()
+    }
+
     /// Sends `request` and reports what came back.
     fn exchange(
         &self,
@@ -1012,8 +1018,9 @@ async fn initialize<T: Transport>(
             return Err(Error::Timeout {
                 message: format!(
                     "{} answered neither server/discover (the 2026-07-28 probe) nor \
-                     initialize (the legacy handshake)",
-                    transport.peer()
+                     initialize (the legacy handshake){}",
+                    transport.peer(),
+                    transport.printed_instead()
                 ),
                 after: budget,
             });

@@ -298,6 +298,10 @@ impl Transport for StdioClient {
         "the server".to_owned()
     }
 
+    fn printed_instead(&self) -> String {
+        self.inner.shared.printed_instead()
+    }
+
     fn exchange(
         &self,
         request: Outgoing<'_>,
