@@ -86,113 +86,51 @@ pub trait ToolCaller {
     }
 }
 
-impl<T: ToolCaller + ?Sized + Sync> ToolCaller for &T {
-    fn call_tool(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
-        (**self).call_tool(name, arguments)
-    }
+/// A caller behind a reference or a smart pointer is a caller: every method forwards,
+/// the drift check's included (a `Client` over `&HttpClient` or `Arc<StdioClient>` checks too).
+macro_rules! forward_tool_caller {
+    ($(impl<T: $($bound:path),+> for $wrapper:ty;)+) => {$(
+        impl<T: $($bound +)+ ?Sized> ToolCaller for $wrapper {
+            fn call_tool(
+                &self,
+                name: &str,
+                arguments: Map<String, Value>,
+            ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
+                (**self).call_tool(name, arguments)
+            }
 
-    fn call_tool_decoded<R: DeserializeOwned + Send>(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> impl Future<Output = Result<R, Error>> + Send {
-        (**self).call_tool_decoded(name, arguments)
-    }
+            fn call_tool_decoded<R: DeserializeOwned + Send>(
+                &self,
+                name: &str,
+                arguments: Map<String, Value>,
+            ) -> impl Future<Output = Result<R, Error>> + Send {
+                (**self).call_tool_decoded(name, arguments)
+            }
 
-    fn check_tool(
-        &self,
-        provenance: &'static Provenance,
-        tool: &str,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        (**self).check_tool(provenance, tool)
-    }
+            fn check_tool(
+                &self,
+                provenance: &'static Provenance,
+                tool: &str,
+            ) -> impl Future<Output = Result<(), Error>> + Send {
+                (**self).check_tool(provenance, tool)
+            }
 
-    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
-        (**self).drift(provenance)
-    }
+            fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+                (**self).drift(provenance)
+            }
 
-    fn check_drift(
-        &self,
-        provenance: &'static Provenance,
-    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
-        (**self).check_drift(provenance)
-    }
+            fn check_drift(
+                &self,
+                provenance: &'static Provenance,
+            ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
+                (**self).check_drift(provenance)
+            }
+        }
+    )+};
 }
 
-impl<T: ToolCaller + ?Sized> ToolCaller for Box<T> {
-    fn call_tool(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
-        (**self).call_tool(name, arguments)
-    }
-
-    fn call_tool_decoded<R: DeserializeOwned + Send>(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> impl Future<Output = Result<R, Error>> + Send {
-        (**self).call_tool_decoded(name, arguments)
-    }
-
-    fn check_tool(
-        &self,
-        provenance: &'static Provenance,
-        tool: &str,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        (**self).check_tool(provenance, tool)
-    }
-
-    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
-        (**self).drift(provenance)
-    }
-
-    fn check_drift(
-        &self,
-        provenance: &'static Provenance,
-    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
-        (**self).check_drift(provenance)
-    }
-}
-
-impl<T: ToolCaller + ?Sized> ToolCaller for Arc<T> {
-    fn call_tool(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> impl Future<Output = Result<CallToolResult, Error>> + Send {
-        (**self).call_tool(name, arguments)
-    }
-
-    fn call_tool_decoded<R: DeserializeOwned + Send>(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> impl Future<Output = Result<R, Error>> + Send {
-        (**self).call_tool_decoded(name, arguments)
-    }
-
-    fn check_tool(
-        &self,
-        provenance: &'static Provenance,
-        tool: &str,
-    ) -> impl Future<Output = Result<(), Error>> + Send {
-        (**self).check_tool(provenance, tool)
-    }
-
-    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
-        (**self).drift(provenance)
-    }
-
-    fn check_drift(
-        &self,
-        provenance: &'static Provenance,
-    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
-        (**self).check_drift(provenance)
-    }
+forward_tool_caller! {
+    impl<T: ToolCaller, Sync> for &T;
+    impl<T: ToolCaller> for Box<T>;
+    impl<T: ToolCaller> for Arc<T>;
 }

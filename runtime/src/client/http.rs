@@ -29,7 +29,7 @@ use super::{
     ToolList, Transport, lock,
 };
 use crate::era::{self, header as h};
-use crate::{CallToolResult, Error, ToolCaller};
+use crate::{CallToolResult, Error};
 
 /// Pooled connections idle longer than this are not reused: servers close idle keep-alive
 /// connections (ours and Node's after 5 s).
@@ -736,43 +736,7 @@ impl Transport for HttpClient {
     }
 }
 
-impl ToolCaller for HttpClient {
-    async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, &CallOptions::default())
-            .await
-    }
-
-    async fn call_tool_decoded<T: serde::de::DeserializeOwned + Send>(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<T, Error> {
-        session::call_tool_decoded(self, name, arguments).await
-    }
-
-    async fn check_tool(
-        &self,
-        provenance: &'static crate::Provenance,
-        tool: &str,
-    ) -> Result<(), Error> {
-        super::drift_check::check_tool(self, provenance, tool).await
-    }
-
-    fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
-        session::Transport::session(self).drift.report(provenance)
-    }
-
-    async fn check_drift(
-        &self,
-        provenance: &'static crate::Provenance,
-    ) -> Result<Option<crate::DriftReport>, Error> {
-        super::drift_check::check_drift(self, provenance).await
-    }
-}
+super::transport_tool_caller!(HttpClient);
 
 /// Sends `notifications/cancelled` for request `id` (legacy era), in the background.
 fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {

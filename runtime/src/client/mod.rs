@@ -314,6 +314,52 @@ macro_rules! settings_methods {
 }
 pub(crate) use settings_methods;
 
+/// The [`ToolCaller`](crate::ToolCaller) of a transport's client: the same for every
+/// transport, since the session does the work (a call with default options, a typed call
+/// decoded from the bytes, the drift check).
+macro_rules! transport_tool_caller {
+    ($client:ty) => {
+        impl $crate::ToolCaller for $client {
+            async fn call_tool(
+                &self,
+                name: &str,
+                arguments: Map<String, Value>,
+            ) -> Result<CallToolResult, Error> {
+                self.call_tool_with(name, arguments, &CallOptions::default())
+                    .await
+            }
+
+            async fn call_tool_decoded<T: serde::de::DeserializeOwned + Send>(
+                &self,
+                name: &str,
+                arguments: Map<String, Value>,
+            ) -> Result<T, Error> {
+                session::call_tool_decoded(self, name, arguments).await
+            }
+
+            async fn check_tool(
+                &self,
+                provenance: &'static crate::Provenance,
+                tool: &str,
+            ) -> Result<(), Error> {
+                super::drift_check::check_tool(self, provenance, tool).await
+            }
+
+            fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
+                session::Transport::session(self).drift.report(provenance)
+            }
+
+            async fn check_drift(
+                &self,
+                provenance: &'static crate::Provenance,
+            ) -> Result<Option<crate::DriftReport>, Error> {
+                super::drift_check::check_drift(self, provenance).await
+            }
+        }
+    };
+}
+pub(crate) use transport_tool_caller;
+
 /// The handlers of one exchange.
 #[derive(Clone, Default)]
 pub(crate) struct CallContext {

@@ -20,7 +20,7 @@ use super::{
     CallContext, CallOptions, Negotiated, Outgoing, Reply, Response, Route, Session, Settings,
     ToolList, Transport, lock,
 };
-use crate::{CallToolResult, Error, ToolCaller};
+use crate::{CallToolResult, Error};
 
 /// A request waiting for its response.
 struct Pending {
@@ -362,43 +362,7 @@ impl Transport for StdioClient {
     }
 }
 
-impl ToolCaller for StdioClient {
-    async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, &CallOptions::default())
-            .await
-    }
-
-    async fn call_tool_decoded<T: serde::de::DeserializeOwned + Send>(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<T, Error> {
-        session::call_tool_decoded(self, name, arguments).await
-    }
-
-    async fn check_tool(
-        &self,
-        provenance: &'static crate::Provenance,
-        tool: &str,
-    ) -> Result<(), Error> {
-        super::drift_check::check_tool(self, provenance, tool).await
-    }
-
-    fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
-        session::Transport::session(self).drift.report(provenance)
-    }
-
-    async fn check_drift(
-        &self,
-        provenance: &'static crate::Provenance,
-    ) -> Result<Option<crate::DriftReport>, Error> {
-        super::drift_check::check_drift(self, provenance).await
-    }
-}
+super::transport_tool_caller!(StdioClient);
 
 /// Routes responses to their requests and notifications to their handlers; answers the
 /// server's own requests; skips lines that are not JSON.
