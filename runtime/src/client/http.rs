@@ -415,11 +415,11 @@ fn tls_config(roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConfig, Er
     Ok(config)
 }
 
-/// An MCP client over Streamable HTTP; a [`ToolCaller`]. Cheap to clone (shared connection
+/// An MCP client over Streamable HTTP; a [`ToolCaller`](crate::ToolCaller). Cheap to clone (shared connection
 /// pool and session). Works from any executor (its I/O runs on the crate's own runtime).
 ///
 /// A generated client wraps one (`my_server::Client::new(http_client)`); by hand, with
-/// [`ToolCaller::call_tool`]:
+/// [`ToolCaller::call_tool`](crate::ToolCaller::call_tool):
 ///
 /// ```no_run
 /// use mcp_bindgen::{HttpClient, ToolCaller};

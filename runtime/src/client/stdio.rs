@@ -185,7 +185,7 @@ impl StdioClientBuilder {
     }
 }
 
-/// An MCP client over a child process's stdio; a [`ToolCaller`]. The child is ended when the
+/// An MCP client over a child process's stdio; a [`ToolCaller`](crate::ToolCaller). The child is ended when the
 /// last clone is dropped. Works from any executor (its I/O runs on the crate's own runtime).
 ///
 /// ```no_run
