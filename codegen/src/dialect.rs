@@ -69,7 +69,7 @@ const SUBSCHEMA_MAPS: &[&str] = &[
 /// A `type` within two edits of a JSON Schema type (`"integr"`, `"strng"`) is an error at the
 /// typo, rather than a type that quietly accepts anything. Other names that are no JSON Schema
 /// type (draft-03's `"any"`, Gemini's `"STRING"`, Swagger's `"file"`) are what some servers
-/// really send: those degrade to a JSON value with a warning, one tool at a time, as before.
+/// really send: those degrade to a JSON value with a warning, one tool at a time.
 pub(crate) fn check_type_names(
     schema: &Value,
     diag: &dyn Fn(&str, String, &str) -> Diagnostic,

@@ -99,13 +99,12 @@ fn parse_protocol(text: &str) -> Result<Protocol, String> {
         "auto" => Ok(Protocol::Auto),
         "modern" => Ok(Protocol::Modern),
         "legacy" => Ok(Protocol::Legacy),
-        v if mcp_bindgen::era::is_modern(v) || mcp_bindgen::era::LEGACY_VERSIONS.contains(&v) => {
-            Ok(Protocol::Version(v.to_owned()))
-        }
+        v if mcp_bindgen::era::is_supported(v) => Ok(Protocol::Version(v.to_owned())),
         other => Err(format!(
-            "`{other}` is not auto, modern, legacy or a protocol version this client speaks ({}, {})",
-            mcp_bindgen::era::LEGACY_VERSIONS.join(", "),
-            mcp_bindgen::era::MODERN_VERSIONS.join(", ")
+            "`{other}` is not auto, modern, legacy or a protocol version this client speaks ({})",
+            mcp_bindgen::era::all_versions()
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }

@@ -5,21 +5,75 @@
 //! session); 2026-07-28 is the *modern* era (stateless: every request carries its protocol
 //! version, client capabilities and client info in `params._meta`, and no handshake).
 
-/// Legacy-era protocol versions this crate speaks, oldest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+/// The two protocol eras.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2024-11-05 to 2025-11-25: an `initialize` handshake, then a session; requests carry no
+    /// `_meta` version.
+    Legacy,
+    /// 2026-07-28: stateless; every request carries its version and client capabilities in
+    /// `params._meta`.
+    Modern,
+}
 
-/// Modern-era (stateless) protocol versions this crate speaks, oldest first.
-pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+/// Every protocol version this crate speaks, with its era, newest first: the one list the
+/// server's `supportedVersions` and unsupported-version errors, `initialize`'s negotiation and
+/// the client's choice of version are read from.
+pub const VERSIONS: &[(&str, Era)] = &[
+    ("2026-07-28", Era::Modern),
+    ("2025-11-25", Era::Legacy),
+    ("2025-06-18", Era::Legacy),
+    ("2025-03-26", Era::Legacy),
+    ("2024-11-05", Era::Legacy),
+];
 
 /// The newest legacy-era version.
-pub const LATEST_LEGACY: &str = "2025-11-25";
+pub const LATEST_LEGACY: &str = latest(Era::Legacy);
 
 /// The newest modern-era version.
-pub const LATEST_MODERN: &str = "2026-07-28";
+pub const LATEST_MODERN: &str = latest(Era::Modern);
+
+/// The first (newest) version of `era` in [`VERSIONS`]; evaluated at compile time.
+const fn latest(era: Era) -> &'static str {
+    let mut i = 0;
+    while i < VERSIONS.len() {
+        if VERSIONS[i].1 as u8 == era as u8 {
+            return VERSIONS[i].0;
+        }
+        i += 1;
+    }
+    panic!("every era has a version in VERSIONS")
+}
+
+/// The era of `version`, when this crate speaks it.
+pub fn era_of(version: &str) -> Option<Era> {
+    VERSIONS
+        .iter()
+        .find(|(known, _)| *known == version)
+        .map(|&(_, era)| era)
+}
 
 /// Whether `version` belongs to the modern (stateless) era.
 pub fn is_modern(version: &str) -> bool {
-    MODERN_VERSIONS.contains(&version)
+    era_of(version) == Some(Era::Modern)
+}
+
+/// Whether `version` is one this crate speaks, in either era.
+pub fn is_supported(version: &str) -> bool {
+    era_of(version).is_some()
+}
+
+/// The versions of `era` this crate speaks, newest first.
+pub fn versions(era: Era) -> impl Iterator<Item = &'static str> {
+    VERSIONS
+        .iter()
+        .filter(move |&&(_, of)| of == era)
+        .map(|&(version, _)| version)
+}
+
+/// Every version this crate speaks, newest first.
+pub fn all_versions() -> impl Iterator<Item = &'static str> {
+    VERSIONS.iter().map(|&(version, _)| version)
 }
 
 /// `_meta` keys of a modern-era request or result.
@@ -218,21 +272,6 @@ pub mod header_value {
     }
 }
 
-/// Every version this crate speaks, newest first: what `server/discover` lists as
-/// `supportedVersions` and an unsupported-version error as `data.supported`.
-pub const ALL_VERSIONS: &[&str] = &[
-    "2026-07-28",
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-    "2024-11-05",
-];
-
-/// Whether `version` is one this crate speaks, in either era.
-pub fn is_supported(version: &str) -> bool {
-    ALL_VERSIONS.contains(&version)
-}
-
 /// The eight `notifications/message` severities, least severe first (RFC 5424 order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
@@ -340,5 +379,25 @@ mod tests {
             assert_eq!(LogLevel::parse(name).map(LogLevel::as_str), Some(name));
         }
         assert_eq!(LogLevel::parse("verbose"), None);
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_listed_newest_first_and_each_era_has_its_latest() {
+        let all: Vec<&str> = all_versions().collect();
+        let mut sorted = all.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        assert_eq!(all, sorted, "VERSIONS must be newest first");
+        assert_eq!(versions(Era::Modern).next(), Some(LATEST_MODERN));
+        assert_eq!(versions(Era::Legacy).next(), Some(LATEST_LEGACY));
+        assert_eq!(LATEST_MODERN, "2026-07-28");
+        assert_eq!(LATEST_LEGACY, "2025-11-25");
+        assert_eq!(era_of("2025-03-26"), Some(Era::Legacy));
+        assert_eq!(era_of("2026-07-28"), Some(Era::Modern));
+        assert_eq!(era_of("2099-01-01"), None);
     }
 }

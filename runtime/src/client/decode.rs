@@ -71,7 +71,7 @@ impl Decoder for ValueResult {
     type Output = Value;
 
     fn decode(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<Value>, Error> {
-        classify(method, response_value(method, id, body)?)
+        step_of(method, response_value(method, id, body)?)
     }
 }
 
@@ -99,7 +99,7 @@ fn different_request(id: u64) -> Error {
 
 /// `Done` for a complete result, `InputRequired` for `input_required`, an error for a
 /// `resultType` this client does not know.
-fn classify(method: &str, result: Value) -> Result<Step<Value>, Error> {
+fn step_of(method: &str, result: Value) -> Result<Step<Value>, Error> {
     match result.get("resultType").and_then(Value::as_str) {
         None | Some(era::result_type::COMPLETE) => Ok(Step::Done(result)),
         Some(era::result_type::INPUT_REQUIRED) => Ok(Step::InputRequired(result)),
@@ -110,14 +110,14 @@ fn classify(method: &str, result: Value) -> Result<Step<Value>, Error> {
 }
 
 /// A `tools/call` result decoded into `T` by the envelope rules.
-pub(crate) struct Typed<T> {
+pub(crate) struct TypedResult<T> {
     tool: String,
     output: PhantomData<fn() -> T>,
 }
 
-impl<T> Typed<T> {
+impl<T> TypedResult<T> {
     pub(crate) fn new(tool: &str) -> Self {
-        Typed {
+        TypedResult {
             tool: tool.to_owned(),
             output: PhantomData,
         }
@@ -169,7 +169,7 @@ fn id_is(raw: Option<&RawValue>, id: u64) -> bool {
     raw.and_then(|raw| serde_json::from_str::<u64>(raw.get()).ok()) == Some(id)
 }
 
-impl<T: DeserializeOwned + Send> Decoder for Typed<T> {
+impl<T: DeserializeOwned + Send> Decoder for TypedResult<T> {
     type Output = T;
 
     fn decode(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
@@ -370,7 +370,7 @@ impl<'a> Scan<'a> {
     }
 }
 
-impl<T: DeserializeOwned> Typed<T> {
+impl<T: DeserializeOwned> TypedResult<T> {
     /// What the fast path does not take: every rule of [`crate::decode_result`], with
     /// `structuredContent` decoded from its bytes (so [`Error::Decode`] names the path in the
     /// text the server sent).
@@ -392,7 +392,7 @@ impl<T: DeserializeOwned> Typed<T> {
             return self.via_value(method, id, body);
         };
         let value: Value = serde_json::from_str(result.get()).map_err(not_json)?;
-        let value = match classify(method, value)? {
+        let value = match step_of(method, value)? {
             Step::Done(value) => value,
             Step::InputRequired(value) => return Ok(Step::InputRequired(value)),
         };
@@ -420,11 +420,11 @@ impl<T: DeserializeOwned> Typed<T> {
     }
 }
 
-impl<T: DeserializeOwned> Typed<T> {
+impl<T: DeserializeOwned> TypedResult<T> {
     /// The client before this module: the message parsed into a `Value`, then
     /// [`crate::decode_result`].
     fn via_value(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
-        match classify(method, response_value(method, id, body)?)? {
+        match step_of(method, response_value(method, id, body)?)? {
             Step::Done(value) => {
                 crate::decode_result(&self.tool, call_tool_result(value)?).map(Step::Done)
             }
@@ -452,7 +452,7 @@ pub fn decode_tool_response<T: DeserializeOwned + Send>(
     id: u64,
     body: &[u8],
 ) -> Result<T, Error> {
-    match Typed::<T>::new(tool).decode("tools/call", Some(id), body)? {
+    match TypedResult::<T>::new(tool).decode("tools/call", Some(id), body)? {
         Step::Done(value) => Ok(value),
         Step::InputRequired(_) => Err(Error::transport(
             "tools/call: the server asked for input (answered by the client's request loop)",
@@ -709,7 +709,7 @@ mod tests {
         let message = body(json!({"jsonrpc": "2.0", "id": 9, "result": {
             "resultType": "input_required", "inputRequests": {"a": {"method": "ping"}},
             "structuredContent": {"players": []}}}));
-        let step = Typed::<Observation>::new("observe")
+        let step = TypedResult::<Observation>::new("observe")
             .decode("tools/call", Some(9), &message)
             .expect("decodes");
         assert!(

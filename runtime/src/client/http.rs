@@ -592,7 +592,7 @@ impl Transport for HttpClient {
     ) -> impl Future<Output = Result<Reply, Error>> + Send {
         let inner = self.inner.clone();
         let negotiated = request.era;
-        let legacy = !negotiated.as_ref().is_some_and(|n| n.modern);
+        let legacy = !negotiated.as_ref().is_some_and(|n| n.is_modern());
         let id = request.id;
         let what = session::describe(request.method, request.params);
         let headers = headers(
@@ -863,7 +863,7 @@ fn headers(
     if let Ok(version) = HeaderValue::from_str(&negotiated.version) {
         headers.insert(HeaderName::from_static(h::PROTOCOL_VERSION), version);
     }
-    if !negotiated.modern {
+    if !negotiated.is_modern() {
         if let Some(session) = lock(&inner.session_id).clone()
             && let Ok(value) = HeaderValue::from_str(&session)
         {
@@ -943,7 +943,7 @@ async fn send(
         .headers()
         .get(h::SESSION_ID)
         .and_then(|v| v.to_str().ok())
-        && !negotiated.is_some_and(|n| n.modern)
+        && !negotiated.is_some_and(|n| n.is_modern())
     {
         *lock(&inner.session_id) = Some(session.to_owned());
     }
@@ -1028,7 +1028,7 @@ async fn read_events(
                 }
             }
         }
-        let legacy = !negotiated.is_some_and(|n| n.modern);
+        let legacy = !negotiated.is_some_and(|n| n.is_modern());
         let Some(last_id) = parser.last_id.clone().filter(|_| legacy) else {
             break;
         };

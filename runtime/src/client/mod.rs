@@ -34,7 +34,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::Error;
-use crate::era;
+use crate::era::{self, Era};
 
 #[doc(hidden)]
 pub use decode::decode_tool_response;
@@ -63,12 +63,13 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// The version to try first, and whether it is modern.
-    fn first(&self) -> (String, bool) {
+    /// The version to try first, and its era (an unknown version is tried as a legacy one,
+    /// through `initialize`, which lets the server name the version it speaks instead).
+    fn first(&self) -> (String, Era) {
         match self {
-            Protocol::Auto | Protocol::Modern => (era::LATEST_MODERN.to_owned(), true),
-            Protocol::Legacy => (era::LATEST_LEGACY.to_owned(), false),
-            Protocol::Version(v) => (v.clone(), era::is_modern(v)),
+            Protocol::Auto | Protocol::Modern => (era::LATEST_MODERN.to_owned(), Era::Modern),
+            Protocol::Legacy => (era::LATEST_LEGACY.to_owned(), Era::Legacy),
+            Protocol::Version(v) => (v.clone(), era::era_of(v).unwrap_or(Era::Legacy)),
         }
     }
 
@@ -85,14 +86,9 @@ impl Protocol {
             .filter_map(Value::as_str)
             .collect();
         let ours: Vec<&str> = match self {
-            Protocol::Auto => era::MODERN_VERSIONS
-                .iter()
-                .rev()
-                .chain(era::LEGACY_VERSIONS.iter().rev())
-                .copied()
-                .collect(),
-            Protocol::Modern => era::MODERN_VERSIONS.iter().rev().copied().collect(),
-            Protocol::Legacy => era::LEGACY_VERSIONS.iter().rev().copied().collect(),
+            Protocol::Auto => era::all_versions().collect(),
+            Protocol::Modern => era::versions(Era::Modern).collect(),
+            Protocol::Legacy => era::versions(Era::Legacy).collect(),
             Protocol::Version(v) => vec![v.as_str()],
         };
         ours.into_iter()

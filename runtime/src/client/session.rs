@@ -12,20 +12,26 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::decode::{Decoder, Step, Typed, ValueResult};
+use super::decode::{Decoder, Step, TypedResult, ValueResult};
 use super::drift::Drift;
 use super::outgoing::{MetaKeys, Modern};
 use super::{
     CallContext, CallOptions, LogMessage, Outgoing, Progress, Response, Settings, ToolList, lock,
 };
-use crate::era::{self, meta};
+use crate::era::{self, Era, meta};
 use crate::{CallToolResult, Error};
 
 /// The negotiated version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Negotiated {
     pub(crate) version: String,
-    pub(crate) modern: bool,
+    pub(crate) era: Era,
+}
+
+impl Negotiated {
+    pub(crate) fn is_modern(&self) -> bool {
+        self.era == Era::Modern
+    }
 }
 
 /// The `x-mcp-header` parameters of one tool: header name and the property path.
@@ -63,8 +69,8 @@ impl Session {
         lock(&self.negotiated).clone()
     }
 
-    pub(crate) fn set_negotiated(&self, version: String, modern: bool) {
-        *lock(&self.negotiated) = Some(Negotiated { version, modern });
+    pub(crate) fn set_negotiated(&self, version: String, era: Era) {
+        *lock(&self.negotiated) = Some(Negotiated { version, era });
     }
 
     pub(crate) fn protocol_version(&self) -> Option<String> {
@@ -108,7 +114,7 @@ impl Session {
         progress_token: Option<u64>,
     ) -> Result<Outgoing<'a>, Error> {
         let keys = MetaKeys {
-            modern: version.filter(|n| n.modern).map(|n| Modern {
+            modern: version.filter(|n| n.is_modern()).map(|n| Modern {
                 version: &n.version,
                 capabilities: &self.settings.capabilities,
                 client_name: &self.settings.client_name,
@@ -522,7 +528,7 @@ where
         let answer = into_response(transport, reply, method, &params)?;
         #[cfg(feature = "tracing")]
         tracing::trace!(response = %String::from_utf8_lossy(&answer.body), "response");
-        let modern = negotiated.as_ref().is_some_and(|n| n.modern);
+        let modern = negotiated.as_ref().is_some_and(|n| n.is_modern());
         let expected = (!answer.any_id).then_some(id);
         let decoded = decoder.decode(method, expected, &answer.body);
         drop(answer);
@@ -543,7 +549,7 @@ where
                     .unwrap_or_default();
                 #[cfg(feature = "tracing")]
                 tracing::info!(method, %version, "the server asked for another version: retrying");
-                session.set_negotiated(version, true);
+                session.set_negotiated(version, Era::Modern);
             }
             Err(Error::Protocol { code, .. })
                 if modern
@@ -639,7 +645,7 @@ pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, E
                 session.drift.observe(
                     &list,
                     epoch,
-                    session.negotiated().is_some_and(|n| n.modern),
+                    session.negotiated().is_some_and(|n| n.is_modern()),
                     session.settings.drift_policy,
                     session.settings.on_drift.as_ref(),
                 );
@@ -763,7 +769,7 @@ pub(crate) async fn call_tool_decoded<C: Transport, T: serde::de::DeserializeOwn
     let refresh = || async { tool_list(client).await.map(|_| ()) };
     let params = json!({"name": name, "arguments": arguments});
     let options = CallOptions::default();
-    let decoder = Typed::<T>::new(name);
+    let decoder = TypedResult::<T>::new(name);
     request_loop(client, "tools/call", params, &options, refresh, &decoder).await
 }
 
@@ -807,7 +813,7 @@ pub(crate) async fn negotiate<T: Transport>(transport: &T) -> Result<(), Error> 
                 tracing::debug!(
                     parent: &span,
                     version = %negotiated.version,
-                    era = if negotiated.modern { "2026-07-28" } else { "legacy" },
+                    era = if negotiated.is_modern() { "2026-07-28" } else { "legacy" },
                     "negotiated"
                 );
             }
@@ -825,8 +831,8 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
     let protocol = session.settings.protocol.clone();
     let budget = session.settings.timeout;
     let deadline = Instant::now() + budget;
-    let (mut version, modern) = protocol.first();
-    if !modern {
+    let (mut version, first_era) = protocol.first();
+    if first_era == Era::Legacy {
         return initialize(transport, &version, deadline, false).await;
     }
     let probe_budget = if protocol.may_fall_back() {
@@ -838,7 +844,7 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
         let probe = discover(transport, &version, probe_budget).await?;
         let reason = match probe {
             Probe::Modern { server_info } => {
-                session.set_negotiated(version, true);
+                session.set_negotiated(version, Era::Modern);
                 session.set_server_info(server_info);
                 return Ok(());
             }
@@ -902,7 +908,7 @@ async fn discover<T: Transport>(
 ) -> Result<Probe, Error> {
     let negotiated = Negotiated {
         version: version.to_owned(),
-        modern: true,
+        era: Era::Modern,
     };
     let params = json!({});
     let context = CallContext::default();
@@ -1034,11 +1040,11 @@ async fn initialize<T: Transport>(
         .and_then(Value::as_str)
         .unwrap_or(version)
         .to_owned();
-    session.set_negotiated(agreed.clone(), false);
+    session.set_negotiated(agreed.clone(), Era::Legacy);
     session.set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
     let negotiated = Negotiated {
         version: agreed,
-        modern: false,
+        era: Era::Legacy,
     };
     let left = deadline.saturating_duration_since(Instant::now());
     transport
@@ -1108,7 +1114,7 @@ mod tests {
         let session = Session::new(Settings::default());
         let negotiated = Negotiated {
             version: "2026-07-28".into(),
-            modern: true,
+            era: Era::Modern,
         };
         let params = json!({"name": "x", "_meta": {"mine": 1}});
         let request = session

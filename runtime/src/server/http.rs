@@ -30,7 +30,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
-use super::registry::{Era, Framed, Headers, Incoming, Out, Waiters, classify, error, frame};
+use super::deferred::Waiters;
+use super::wire::{Era, Framed, Headers, Incoming, Outbound, classify, error, frame};
 use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
@@ -333,7 +334,7 @@ impl<Ctx> Server<Ctx> {
             && let Some(outlet) = outlet
         {
             // The client may have gone meanwhile; nothing to do then.
-            let _ = outlet.send(Out::Done(reply));
+            let _ = outlet.send(Outbound::Done(reply));
         }
     }
 
@@ -568,11 +569,11 @@ async fn accept_loop(
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 /// A response body: one JSON text, or an SSE stream of a call's notifications and answer.
-enum Answer {
+enum ReplyBody {
     Full(Option<Bytes>),
     Stream {
         first: Option<Bytes>,
-        replies: mpsc::UnboundedReceiver<Out>,
+        replies: mpsc::UnboundedReceiver<Outbound>,
         done: bool,
         _busy: Busy,
     },
@@ -582,7 +583,7 @@ fn event(text: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {text}\n\n"))
 }
 
-impl Body for Answer {
+impl Body for ReplyBody {
     type Data = Bytes;
     type Error = Infallible;
 
@@ -591,8 +592,8 @@ impl Body for Answer {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
-            Answer::Full(body) => Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
-            Answer::Stream {
+            ReplyBody::Full(body) => Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
+            ReplyBody::Stream {
                 first,
                 replies,
                 done,
@@ -606,14 +607,14 @@ impl Body for Answer {
                         return Poll::Ready(None);
                     }
                     return match replies.poll_recv(cx) {
-                        Poll::Ready(Some(Out::Note(text))) => {
+                        Poll::Ready(Some(Outbound::Note(text))) => {
                             Poll::Ready(Some(Ok(Frame::data(event(&text)))))
                         }
-                        Poll::Ready(Some(Out::Done(reply))) => {
+                        Poll::Ready(Some(Outbound::Done(reply))) => {
                             *done = true;
                             Poll::Ready(Some(Ok(Frame::data(event(&reply.text)))))
                         }
-                        Poll::Ready(Some(Out::Deferred(_))) => continue,
+                        Poll::Ready(Some(Outbound::Deferred(_))) => continue,
                         Poll::Ready(None) => Poll::Ready(None),
                         Poll::Pending => Poll::Pending,
                     };
@@ -623,21 +624,21 @@ impl Body for Answer {
     }
 
     fn is_end_stream(&self) -> bool {
-        matches!(self, Answer::Full(None))
+        matches!(self, ReplyBody::Full(None))
     }
 
     fn size_hint(&self) -> hyper::body::SizeHint {
         match self {
-            Answer::Full(Some(body)) => hyper::body::SizeHint::with_exact(body.len() as u64),
-            Answer::Full(None) => hyper::body::SizeHint::with_exact(0),
-            Answer::Stream { .. } => hyper::body::SizeHint::default(),
+            ReplyBody::Full(Some(body)) => hyper::body::SizeHint::with_exact(body.len() as u64),
+            ReplyBody::Full(None) => hyper::body::SizeHint::with_exact(0),
+            ReplyBody::Stream { .. } => hyper::body::SizeHint::default(),
         }
     }
 }
 
-fn response(status: StatusCode, body: Option<String>) -> Response<Answer> {
+fn response(status: StatusCode, body: Option<String>) -> Response<ReplyBody> {
     let json = body.is_some();
-    let mut response = Response::new(Answer::Full(body.map(Bytes::from)));
+    let mut response = Response::new(ReplyBody::Full(body.map(Bytes::from)));
     *response.status_mut() = status;
     if json {
         response.headers_mut().insert(
@@ -649,7 +650,7 @@ fn response(status: StatusCode, body: Option<String>) -> Response<Answer> {
 }
 
 /// An HTTP error with a JSON-RPC error body, so MCP clients can show the reason.
-fn rejection(status: StatusCode, code: i64, message: &str) -> Response<Answer> {
+fn rejection(status: StatusCode, code: i64, message: &str) -> Response<ReplyBody> {
     #[cfg(feature = "tracing")]
     refused(status, message);
     response(status, Some(error(&serde_json::Value::Null, code, message)))
@@ -673,7 +674,7 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|v| v.trim().to_owned())
 }
 
-async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Response<Answer> {
+async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Response<ReplyBody> {
     let config = &state.config;
     let path = request.uri().path();
     if path != config.path {
@@ -841,7 +842,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     let mut wait = config.reply_timeout;
     loop {
         match tokio::time::timeout(wait, replies.recv()).await {
-            Ok(Some(Out::Done(reply))) => {
+            Ok(Some(Outbound::Done(reply))) => {
                 let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
                 let mut r = response(status, Some(reply.text));
                 if session {
@@ -853,9 +854,9 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
                 return r;
             }
             // Taken up, answered on a later frame: wait out its deadline, then some.
-            Ok(Some(Out::Deferred(deadline))) => wait = deadline + config.reply_timeout,
-            Ok(Some(Out::Note(first))) => {
-                let mut r = Response::new(Answer::Stream {
+            Ok(Some(Outbound::Deferred(deadline))) => wait = deadline + config.reply_timeout,
+            Ok(Some(Outbound::Note(first))) => {
+                let mut r = Response::new(ReplyBody::Stream {
                     first: Some(event(&first)),
                     replies,
                     done: false,

@@ -33,10 +33,12 @@
 //! assert!(reply.unwrap().contains(r#""structuredContent":{"count":3}"#));
 //! ```
 
+mod deferred;
 mod http;
 mod registry;
 mod schema;
 mod stdio;
+mod wire;
 
 use std::fmt;
 
@@ -45,9 +47,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 pub use crate::era::LogLevel;
+pub use deferred::{Call, ClientRequest};
 pub use http::{PollStats, Server, ServerBuilder};
 pub use mcp_bindgen_macro::McpTool;
-pub use registry::{Call, ClientRequest, Registry};
+pub use registry::Registry;
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;
