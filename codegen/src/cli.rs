@@ -48,7 +48,7 @@ fn init_logging(verbose: u8, quiet: bool) {
             LevelFilter::WARN
         });
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| say::Stderr)
         .with_ansi(false)
         .without_time();
     // Another subscriber already installed (a test harness) is left as it is.
@@ -216,7 +216,10 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             }
             // Render on the generator's thread: the module is not handed across threads.
             on_generator_stack(|| {
-                let generated = Generator::new().generate(&config)?;
+                let step = say::progress(format!("generating {}", config.module));
+                let generated = Generator::new().generate(&config);
+                drop(step);
+                let generated = generated?;
                 for warning in &generated.warnings {
                     say::warn(warning);
                 }
@@ -263,8 +266,11 @@ fn capture_live(server: &LiveArgs) -> Result<(String, serde_json::Value), ExitCo
         }
     };
     let what = server.server();
+    let step = say::progress(format!("connecting to {what}"));
     // The client runs its I/O on a runtime of its own: any executor can wait for it.
-    match pollster::block_on(server.capture(&options)) {
+    let captured = pollster::block_on(server.capture(&options));
+    drop(step);
+    match captured {
         Ok(document) => Ok((what, document)),
         Err(e) => {
             eprintln!("error: capturing {what}: {e}");
@@ -401,7 +407,14 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
         .and_then(|cwd| path.strip_prefix(&cwd).ok().map(PathBuf::from))
         .unwrap_or(path);
     let manifest = manifest::load(&path)?;
-    let report = manifest::regenerate(&manifest, check)?;
+    let step = say::progress(format!(
+        "generating {} servers from {}",
+        manifest.servers.len(),
+        path.display()
+    ));
+    let report = manifest::regenerate(&manifest, check);
+    drop(step);
+    let report = report?;
     for warning in &report.warnings {
         say::warn(warning);
     }

@@ -436,6 +436,7 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
         builder = builder.oauth(oauth_settings(oauth)?);
     }
     let client = builder.connect().await?;
+    crate::say::status(format!("listing the tools of {url}"));
     let list = client.tool_list().await?;
     for (tool, reason) in &list.rejected {
         crate::say::warn(format_args!("{url}: tool {tool} left out: {reason}"));
@@ -462,6 +463,7 @@ pub async fn capture_stdio(
         .timeout(options.timeout)
         .spawn()
         .await?;
+    crate::say::status(format!("listing the tools of {program}"));
     let list = client.tool_list().await?;
     Ok(document(
         client.protocol_version(),

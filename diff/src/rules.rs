@@ -13,8 +13,10 @@
 //! *changed* when neither admits all the other does. `inputSchema` is what the client sends,
 //! so narrowing it breaks; `outputSchema` is what the client receives, so widening it breaks.
 //!
-//! The table of every id, its severity and when it applies is in the README ("What changed:
-//! `diff`", "Rules"); a test checks that it lists [`RULES`] and [`CONSTRAINTS`].
+//! The table below (the crate's `RULES.md`) gives every id, its severity and when it applies;
+//! a test checks it against [`RULES`], [`CONSTRAINTS`] and [`lookup`].
+//!
+#![doc = include_str!("../RULES.md")]
 
 use serde::Serialize;
 
