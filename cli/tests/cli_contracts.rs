@@ -75,8 +75,7 @@ fn tools_contracts_and_results_type_a_method() {
     assert!(out.status.success(), "{}", text(&out));
     let module = std::fs::read_to_string(dir.path().join("scape.rs")).expect("written");
     assert!(
-        module
-            .contains(") -> ::std::result::Result<types::AgentObservation, ::mcp_bindgen::Error>"),
+        module.contains(") -> Result<types::AgentObservation, Error>"),
         "scape_observe returns the contract type"
     );
     assert!(module.contains("pub x: i64,"), "the override applies");

@@ -12,6 +12,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::{Capture, Tool};
 use crate::naming;
+use crate::paths;
 use crate::plan::{Args, Plan};
 use crate::types;
 
@@ -85,6 +86,7 @@ pub(crate) fn file(
             }
         }
     }
+    paths::shorten(&mut file.items);
     Ok(file)
 }
 
@@ -147,6 +149,27 @@ fn client(
         }
     };
     let types_mod = types_module(config, plans, has_types);
+    let checked_arguments = if schemas.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
+            /// once the drift guard has checked the tool against the server's list.
+            async fn checked_arguments<C: ::mcp_bindgen::ToolCaller>(
+                caller: &C,
+                tool: &str,
+                args: &impl ::serde::Serialize,
+                schema: &::mcp_bindgen::ToolSchema,
+            ) -> ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::mcp_bindgen::Error,
+            > {
+                let arguments = ::mcp_bindgen::encode_arguments(tool, args, Some(schema))?;
+                caller.check_tool(&PROVENANCE, tool).await?;
+                Ok(arguments)
+            }
+        }
+    };
     let tokens = quote! {
         #module_doc
 
@@ -195,7 +218,7 @@ fn client(
             /// module was generated from (`None` before the first call, and for callers that
             /// do not check).
             pub fn drift(&self) -> ::std::option::Option<::mcp_bindgen::DriftReport> {
-                ::mcp_bindgen::ToolCaller::drift(&self.caller, &PROVENANCE)
+                self.caller.drift(&PROVENANCE)
             }
 
             /// Checks now (one `tools/list`) whether the server's tools are those this module
@@ -207,9 +230,11 @@ fn client(
                 ::std::option::Option<::mcp_bindgen::DriftReport>,
                 ::mcp_bindgen::Error,
             > {
-                ::mcp_bindgen::ToolCaller::check_drift(&self.caller, &PROVENANCE).await
+                self.caller.check_drift(&PROVENANCE).await
             }
         }
+
+        #checked_arguments
     };
     (tokens, methods)
 }
@@ -387,14 +412,12 @@ impl Templates {
         let with_args: syn::ItemImpl = syn::parse_quote! {
             impl Template {
                 pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
-                    let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
-                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
-                    ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
+                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
+                    self.caller.call_tool_decoded("__mcp_name", arguments).await
                 }
 
                 pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                    let arguments = ::mcp_bindgen::encode_arguments("__mcp_name", args, Some(&schemas::__MCP_SCHEMA))?;
-                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
+                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
                     ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
                 }
             }
@@ -402,15 +425,13 @@ impl Templates {
         let without_args: syn::ItemImpl = syn::parse_quote! {
             impl Template {
                 pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
-                    let arguments = ::serde_json::Map::new();
-                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
-                    ::mcp_bindgen::ToolCaller::call_tool_decoded(&self.caller, "__mcp_name", arguments).await
+                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
+                    self.caller.call_tool_decoded("__mcp_name", ::serde_json::Map::new()).await
                 }
 
                 pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                    let arguments = ::serde_json::Map::new();
-                    ::mcp_bindgen::ToolCaller::check_tool(&self.caller, &PROVENANCE, "__mcp_name").await?;
-                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
+                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
+                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", ::serde_json::Map::new()).await
                 }
             }
         };

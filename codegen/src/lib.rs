@@ -53,6 +53,7 @@ mod dialect;
 mod fault;
 pub mod model;
 mod naming;
+mod paths;
 
 // Comparing and capturing servers.
 pub mod diff;

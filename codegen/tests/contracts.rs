@@ -340,7 +340,7 @@ fn manifest_results_win_over_output_schemas() {
     };
     let plain = generate(ServerConfig::new("tecs", "tecs.tools.json"));
     assert!(
-        plain.contains("Result<types::PingOutput, ::mcp_bindgen::Error>"),
+        plain.contains("Result<types::PingOutput, Error>"),
         "{plain}"
     );
     let typed = generate(
@@ -348,10 +348,7 @@ fn manifest_results_win_over_output_schemas() {
             .with_contract("c.d.ts")
             .with_result("ping", "Ping"),
     );
-    assert!(
-        typed.contains("Result<types::Ping, ::mcp_bindgen::Error>"),
-        "{typed}"
-    );
+    assert!(typed.contains("Result<types::Ping, Error>"), "{typed}");
     assert!(
         !typed.contains("pub struct PingOutput"),
         "the outputSchema type is not generated"
@@ -431,136 +428,123 @@ fn fuzz_found_self_references_generate() {
         "nonnullable_self_array.d.ts",
         expect![[r#"
 
-        --
-        pub struct A(pub ::std::vec::Vec<A>);
-    "#]],
+            --
+            pub struct A(pub Vec<A>);
+        "#]],
     );
     check(
         "nonnullable_self_array_with_namespace.d.ts",
         expect![[r#"
 
-        --
-        pub struct A(pub ::std::vec::Vec<A>);
-        pub struct Nc {
-            pub t: ::std::string::String,
-        }
-        pub struct Nt(pub ::std::string::String);
-    "#]],
+            --
+            pub struct A(pub Vec<A>);
+            pub struct Nc {
+                pub t: String,
+            }
+            pub struct Nt(pub String);
+        "#]],
     );
     check(
         "indexed_self_tuples.d.ts",
         expect![[r#"
-        c.d.ts:1:63: `D` is left out: `x` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`) (the other part: c.d.ts:1:19); give the member types that overlap in both parts, or make it optional where it must be absent. Members that refer to it are serde_json::Value
-        c.d.ts:3:22: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
-        c.d.ts:3:22: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
-        c.d.ts:3:87: `B`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
-        c.d.ts:3:87: `B`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
-        c.d.ts:3:98: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
-        --
-        pub struct A {
-            pub z: ::std::option::Option<
-                ::std::vec::Vec<((AzItem00, ::std::vec::Vec<AzItem00Variant1>), AzItem1)>,
-            >,
-        }
-        pub enum AzItem00 {
-            A(A),
-            AzItem00Variant1(AzItem00Variant1),
-        }
-        pub struct AzItem00Variant1(
-            pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        );
-        pub enum AzItem1 {
-            Variant0(C),
-            Variant1(
-                ::std::vec::Vec<
-                    ((AzItem1Variant1Item00, ::std::vec::Vec<AzItem00Variant1>), AzItem1),
-                >,
-            ),
-            Variant2(::serde_json::Value, AzItem1Variant21),
-        }
-        pub enum AzItem1Variant1Item00 {
-            A(A),
-            AzItem00Variant1(AzItem00Variant1),
-        }
-        pub struct AzItem1Variant21(
-            pub ::std::vec::Vec<
-                (
-                    (AzItem1Variant21Item00, ::std::vec::Vec<AzItem00Variant1>),
-                    AzItem1Variant21ItemItem1,
-                ),
-            >,
-        );
-        pub enum AzItem1Variant21Item00 {
-            A(A),
-            AzItem00Variant1(AzItem00Variant1),
-        }
-        pub enum AzItem1Variant21ItemItem1 {
-            C(C),
-            AzItem1Variant21(AzItem1Variant21),
-            Array(::serde_json::Value, AzItem1Variant21),
-        }
-        pub struct C(pub ::std::vec::Vec<A>);
-    "#]],
+            c.d.ts:1:63: `D` is left out: `x` is in both parts of an intersection, with types that share no value (TypeScript makes it `never`) (the other part: c.d.ts:1:19); give the member types that overlap in both parts, or make it optional where it must be absent. Members that refer to it are serde_json::Value
+            c.d.ts:3:22: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
+            c.d.ts:3:22: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
+            c.d.ts:3:87: `B`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
+            c.d.ts:3:87: `B`, which is not declared in the contract files (imports are not followed), typed as serde_json::Value
+            c.d.ts:3:98: a union of object types with no literal property that tells them apart: decoded by trying each member in order (the first that fits wins)
+            --
+            pub struct A {
+                pub z: Option<Vec<((AzItem00, Vec<AzItem00Variant1>), AzItem1)>>,
+            }
+            pub enum AzItem00 {
+                A(A),
+                AzItem00Variant1(AzItem00Variant1),
+            }
+            pub struct AzItem00Variant1(pub Map<String, Value>);
+            pub enum AzItem1 {
+                Variant0(C),
+                Variant1(Vec<((AzItem1Variant1Item00, Vec<AzItem00Variant1>), AzItem1)>),
+                Variant2(Value, AzItem1Variant21),
+            }
+            pub enum AzItem1Variant1Item00 {
+                A(A),
+                AzItem00Variant1(AzItem00Variant1),
+            }
+            pub struct AzItem1Variant21(
+                pub Vec<((AzItem1Variant21Item00, Vec<AzItem00Variant1>), AzItem1Variant21ItemItem1)>,
+            );
+            pub enum AzItem1Variant21Item00 {
+                A(A),
+                AzItem00Variant1(AzItem00Variant1),
+            }
+            pub enum AzItem1Variant21ItemItem1 {
+                C(C),
+                AzItem1Variant21(AzItem1Variant21),
+                Array(Value, AzItem1Variant21),
+            }
+            pub struct C(pub Vec<A>);
+        "#]],
     );
     check(
         "indexed_self_array.d.ts",
         expect![[r#"
 
-        --
-        pub struct A {
-            pub z: ::std::option::Option<::std::vec::Vec<AzItem>>,
-        }
-        pub struct AzItem(pub ::std::vec::Vec<AzItem>);
-    "#]],
+            --
+            pub struct A {
+                pub z: Option<Vec<AzItem>>,
+            }
+            pub struct AzItem(pub Vec<AzItem>);
+        "#]],
     );
     check(
         "indexed_self_only.d.ts",
         expect![[r#"
-        c.d.ts:1:26: a type computed from itself (it stands for nothing but itself); typed as serde_json::Value
-        --
-        pub struct A {
-            pub z: ::std::option::Option<Az>,
-        }
-        pub struct Az(pub ::serde_json::Value);
-    "#]],
+            c.d.ts:1:26: a type computed from itself (it stands for nothing but itself); typed as serde_json::Value
+            --
+            pub struct A {
+                pub z: Option<Az>,
+            }
+            pub struct Az(pub Value);
+        "#]],
     );
     check(
         "partial_self.d.ts",
         expect![[r#"
 
-        --
-        pub struct C {
-            pub x: Cx,
-        }
-        pub struct Cx {
-            pub x: ::std::option::Option<::std::boxed::Box<Cx>>,
-        }
-    "#]],
+            --
+            pub struct C {
+                pub x: Cx,
+            }
+            pub struct Cx {
+                pub x: Option<Box<Cx>>,
+            }
+        "#]],
     );
     check(
         "intersection_self.d.ts",
         expect![[r#"
 
-        --
-        pub struct A {
-            pub x: Ax,
-        }
-        pub struct Ax {
-            pub x: ::std::boxed::Box<Ax>,
-            pub y: ::std::string::String,
-        }
-    "#]],
+            --
+            pub struct A {
+                pub x: Ax,
+            }
+            pub struct Ax {
+                pub x: Box<Ax>,
+                pub y: String,
+            }
+        "#]],
     );
     check(
         "union_self.d.ts",
         expect![[r#"
-        c.d.ts:1:13: `U` is left out: `U` stands for nothing but itself; declare what the type is made of. Members that refer to it are serde_json::Value
-        c.d.ts:2:25: `U` is left out (see the warning at its declaration); typed as serde_json::Value
-        --
-        pub struct K {
-            pub u: ::serde_json::Value,
-        }
-    "#]],
+            c.d.ts:1:13: `U` is left out: `U` stands for nothing but itself; declare what the type is made of. Members that refer to it are serde_json::Value
+            c.d.ts:2:25: `U` is left out (see the warning at its declaration); typed as serde_json::Value
+            --
+            pub struct K {
+                pub u: Value,
+            }
+        "#]],
     );
 }
 

@@ -84,31 +84,31 @@ fn a_failure_at_any_stage_degrades_that_tool_alone() {
             Stage::Normalise,
             "/tools/1/inputSchema",
             "normaliser panicked: failure forced by a test; arguments typed as a JSON object",
-            "pub type ConvertArgs = ::serde_json::Map",
+            "pub type ConvertArgs = Map<String, Value>;",
         ),
         (
             Stage::Typify,
             "/tools/1/inputSchema",
             "typify: failure forced by a test; arguments typed as a JSON object",
-            "pub type ConvertArgs = ::serde_json::Map",
+            "pub type ConvertArgs = Map<String, Value>;",
         ),
         (
             Stage::Render,
             "/tools/1/inputSchema",
             "typify panicked writing the types: failure forced by a test (beside the other tools' types); arguments typed as a JSON object",
-            "pub type ConvertArgs = ::serde_json::Map",
+            "pub type ConvertArgs = Map<String, Value>;",
         ),
         (
             Stage::PostPass,
             "/tools/1/inputSchema",
             "self-consistency check: the generated `ConvertArgs` names `McpBindgenForcedFailure`, which is not in the module; arguments typed as a JSON object",
-            "pub type ConvertArgs = ::serde_json::Map",
+            "pub type ConvertArgs = Map<String, Value>;",
         ),
         (
             Stage::Output,
             "/tools/1/outputSchema",
             "typify: failure forced by a test; result typed as serde_json::Value",
-            "::serde_json::Value, ::mcp_bindgen::Error>",
+            "Result<Value, Error>",
         ),
     ] {
         let module = generate(Generator::new().with_fault("convert", stage), CAPTURE);
@@ -125,7 +125,7 @@ fn a_failure_at_any_stage_degrades_that_tool_alone() {
         assert!(code.contains("pub struct LookupArgs"), "{stage:?}");
         assert!(code.contains("pub struct LookupOutput"), "{stage:?}");
         assert!(
-            code.contains("-> ::std::result::Result<types::LookupOutput, ::mcp_bindgen::Error>"),
+            code.contains("-> Result<types::LookupOutput, Error>"),
             "{stage:?}"
         );
         assert_consistent(&module);
@@ -153,6 +153,6 @@ fn a_type_typify_cannot_write_beside_others_is_found_and_left_out() {
     assert!(
         module
             .to_module_file("test")
-            .contains("pub type Tool6Args = ::serde_json::Map")
+            .contains("pub type Tool6Args = Map<String, Value>;")
     );
 }

@@ -7,21 +7,22 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use serde::{Deserialize, Serialize};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Lists {
-        pub generic: ::std::vec::Vec<f64>,
+        pub generic: Vec<f64>,
         pub named: (f64, f64),
-        pub nested: ::std::vec::Vec<::std::vec::Vec<f64>>,
-        pub objects: ::std::vec::Vec<ListsObjectsItem>,
-        pub pair: (::std::string::String, f64),
-        pub plain: ::std::vec::Vec<::std::string::String>,
+        pub nested: Vec<Vec<f64>>,
+        pub objects: Vec<ListsObjectsItem>,
+        pub pair: (String, f64),
+        pub plain: Vec<String>,
         #[serde(rename = "readonlyArray")]
-        pub readonly_array: ::std::vec::Vec<bool>,
+        pub readonly_array: Vec<bool>,
         #[serde(rename = "readonlyGeneric")]
-        pub readonly_generic: ::std::vec::Vec<::std::string::String>,
+        pub readonly_generic: Vec<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListsObjectsItem {
-        pub id: ::std::string::String,
+        pub id: String,
     }
 }

@@ -7,74 +7,80 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Bare {
-        pub id: ::std::string::String,
+        pub id: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Complete {
-        pub id: ::std::string::String,
-        pub label: ::std::string::String,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub note: ::std::option::Option<::std::string::String>,
+        pub id: String,
+        pub label: String,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub note: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Draft {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<String>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub note: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub note: Option<Option<String>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Flags {
         pub id: bool,
         pub label: bool,
         pub note: bool,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Forest(pub ::std::vec::Vec<Tree>);
-    impl ::std::ops::Deref for Forest {
-        type Target = ::std::vec::Vec<Tree>;
-        fn deref(&self) -> &::std::vec::Vec<Tree> {
+    pub struct Forest(pub Vec<Tree>);
+    impl Deref for Forest {
+        type Target = Vec<Tree>;
+        fn deref(&self) -> &Vec<Tree> {
             &self.0
         }
     }
-    impl ::std::convert::From<Forest> for ::std::vec::Vec<Tree> {
+    impl From<Forest> for Vec<Tree> {
         fn from(value: Forest) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Tree>> for Forest {
-        fn from(value: ::std::vec::Vec<Tree>) -> Self {
+    impl From<Vec<Tree>> for Forest {
+        fn from(value: Vec<Tree>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Frozen {
-        pub id: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub note: ::std::option::Option<::std::string::String>,
+        pub id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<String>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub note: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Item {
-        pub id: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub note: ::std::option::Option<::std::string::String>,
+        pub id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<String>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub note: Option<String>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -92,8 +98,8 @@ pub mod types {
         #[serde(rename = "note")]
         Note,
     }
-    impl ::std::fmt::Display for ItemKey {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ItemKey {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Id => f.write_str("id"),
                 Self::Label => f.write_str("label"),
@@ -101,66 +107,54 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ItemKey {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ItemKey {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "id" => Ok(Self::Id),
                 "label" => Ok(Self::Label),
                 "note" => Ok(Self::Note),
                 _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "ItemKey",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
+                    Err(ConversionError::new("ItemKey", &value, "not one of its values"))
                 }
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ItemKey {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ItemKey {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ItemKey {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ItemKey {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A named list: the usual way to name a (recursive) array type.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Items(pub ::std::vec::Vec<Item>);
-    impl ::std::ops::Deref for Items {
-        type Target = ::std::vec::Vec<Item>;
-        fn deref(&self) -> &::std::vec::Vec<Item> {
+    pub struct Items(pub Vec<Item>);
+    impl Deref for Items {
+        type Target = Vec<Item>;
+        fn deref(&self) -> &Vec<Item> {
             &self.0
         }
     }
-    impl ::std::convert::From<Items> for ::std::vec::Vec<Item> {
+    impl From<Items> for Vec<Item> {
         fn from(value: Items) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Item>> for Items {
-        fn from(value: ::std::vec::Vec<Item>) -> Self {
+    impl From<Vec<Item>> for Items {
+        fn from(value: Vec<Item>) -> Self {
             Self(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -180,8 +174,8 @@ pub mod types {
         #[serde(rename = "error")]
         Error,
     }
-    impl ::std::fmt::Display for Level {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Level {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Debug => f.write_str("debug"),
                 Self::Info => f.write_str("info"),
@@ -190,47 +184,33 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for Level {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Level {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "debug" => Ok(Self::Debug),
                 "info" => Ok(Self::Info),
                 "warn" => Ok(Self::Warn),
                 "error" => Ok(Self::Error),
-                _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Level",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
-                }
+                _ => Err(ConversionError::new("Level", &value, "not one of its values")),
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Level {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Level {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Level {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Level {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -246,112 +226,88 @@ pub mod types {
         #[serde(rename = "error")]
         Error,
     }
-    impl ::std::fmt::Display for Loud {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Loud {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Warn => f.write_str("warn"),
                 Self::Error => f.write_str("error"),
             }
         }
     }
-    impl ::std::str::FromStr for Loud {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Loud {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "warn" => Ok(Self::Warn),
                 "error" => Ok(Self::Error),
-                _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Loud",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
-                }
+                _ => Err(ConversionError::new("Loud", &value, "not one of its values")),
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Loud {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Loud {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Loud {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Loud {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Names(pub ::std::vec::Vec<::std::string::String>);
-    impl ::std::ops::Deref for Names {
-        type Target = ::std::vec::Vec<::std::string::String>;
-        fn deref(&self) -> &::std::vec::Vec<::std::string::String> {
+    pub struct Names(pub Vec<String>);
+    impl Deref for Names {
+        type Target = Vec<String>;
+        fn deref(&self) -> &Vec<String> {
             &self.0
         }
     }
-    impl ::std::convert::From<Names> for ::std::vec::Vec<::std::string::String> {
+    impl From<Names> for Vec<String> {
         fn from(value: Names) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>> for Names {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for Names {
+        fn from(value: Vec<String>) -> Self {
             Self(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Note(pub ::std::string::String);
-    impl ::std::ops::Deref for Note {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Note(pub String);
+    impl Deref for Note {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Note> for ::std::string::String {
+    impl From<Note> for String {
         fn from(value: Note) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Note {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Note {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Note {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Note {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Note {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Note {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -367,80 +323,66 @@ pub mod types {
         #[serde(rename = "info")]
         Info,
     }
-    impl ::std::fmt::Display for Quiet {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Quiet {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Debug => f.write_str("debug"),
                 Self::Info => f.write_str("info"),
             }
         }
     }
-    impl ::std::str::FromStr for Quiet {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Quiet {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "debug" => Ok(Self::Debug),
                 "info" => Ok(Self::Info),
-                _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Quiet",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
-                }
+                _ => Err(ConversionError::new("Quiet", &value, "not one of its values")),
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Quiet {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Quiet {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Quiet {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Quiet {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Summary {
-        pub id: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
+        pub id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<String>,
     }
     /// An array with members besides: only the array is typed (a warning).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Tagged(pub ::std::vec::Vec<::std::string::String>);
-    impl ::std::ops::Deref for Tagged {
-        type Target = ::std::vec::Vec<::std::string::String>;
-        fn deref(&self) -> &::std::vec::Vec<::std::string::String> {
+    pub struct Tagged(pub Vec<String>);
+    impl Deref for Tagged {
+        type Target = Vec<String>;
+        fn deref(&self) -> &Vec<String> {
             &self.0
         }
     }
-    impl ::std::convert::From<Tagged> for ::std::vec::Vec<::std::string::String> {
+    impl From<Tagged> for Vec<String> {
         fn from(value: Tagged) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>> for Tagged {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for Tagged {
+        fn from(value: Vec<String>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Tree {
         pub children: Forest,
-        pub name: ::std::string::String,
+        pub name: String,
     }
 }
 

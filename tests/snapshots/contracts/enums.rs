@@ -7,10 +7,16 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize};
     /// A TypeScript enum keeps its member names.
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -26,25 +32,23 @@ pub mod types {
         #[serde(rename = "DOWN")]
         Down,
     }
-    impl ::std::fmt::Display for Direction {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Direction {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Up => f.write_str("UP"),
                 Self::Down => f.write_str("DOWN"),
             }
         }
     }
-    impl ::std::str::FromStr for Direction {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Direction {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "UP" => Ok(Self::Up),
                 "DOWN" => Ok(Self::Down),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "Direction",
                             &value,
                             "not one of its values",
@@ -54,64 +58,52 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Direction {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Direction {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Direction {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Direction {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Level(i64);
-    impl ::std::ops::Deref for Level {
+    impl Deref for Level {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Level> for i64 {
+    impl From<Level> for i64 {
         fn from(value: Level) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for Level {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for Level {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![1_i64, 2_i64].contains(&value) {
-                Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
-                        "Level",
-                        &value,
-                        "not one of its values",
-                    ),
-                )
+                Err(ConversionError::new("Level", &value, "not one of its values"))
             } else {
                 Ok(Self(value))
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for Level {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for Level {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Move {
         pub direction: Direction,
         pub level: Level,

@@ -7,42 +7,44 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Item {
-        pub id: ::std::string::String,
+        pub id: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Listing {
         pub items: PageItem,
         pub names: PageString,
         pub raw: Page,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Page {
-        pub items: ::std::vec::Vec<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub next: ::std::option::Option<::std::string::String>,
+        pub items: Vec<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub next: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PageItem {
-        pub items: ::std::vec::Vec<Item>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub next: ::std::option::Option<::std::string::String>,
+        pub items: Vec<Item>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub next: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PageString {
-        pub items: ::std::vec::Vec<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub next: ::std::option::Option<::std::string::String>,
+        pub items: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub next: Option<String>,
     }
     /// No default: only its instantiations are types.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PairStringNumber {
-        pub first: ::std::string::String,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        pub first: String,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub second: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Uses {
         pub pair: PairStringNumber,
     }

@@ -7,7 +7,8 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use serde::{Deserialize, Serialize};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Panel {
         pub meta: PanelMeta,
         /// The same shape: `PanelSize` again.
@@ -15,18 +16,18 @@ pub mod types {
         /// Named `PanelSize`.
         pub size: PanelSize,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PanelMeta {
-        pub tag: ::std::string::String,
+        pub tag: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PanelSize {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub h: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub w: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Window {
         /// Still the same shape, declared elsewhere: `PanelSize`.
         pub extent: PanelSize,

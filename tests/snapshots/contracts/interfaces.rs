@@ -7,28 +7,29 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use serde::{Deserialize, Serialize};
     /// A type alias of an object type is a struct too.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Label {
-        pub text: ::std::string::String,
+        pub text: String,
         pub visible: bool,
     }
     /// A point with a name: `extends` adds Point's members.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Named {
         /// Shown to players.
-        pub name: ::std::string::String,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        pub name: String,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
     /// A point on the grid.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Point {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
 }

@@ -7,42 +7,44 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::ops::Deref;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Meta {
         #[serde(rename = "createdAt")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub created_at: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Position {
         pub floor: PositionFloor,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct PositionFloor(i64);
-    impl ::std::ops::Deref for PositionFloor {
+    impl Deref for PositionFloor {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<PositionFloor> for i64 {
+    impl From<PositionFloor> for i64 {
         fn from(value: PositionFloor) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for PositionFloor {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for PositionFloor {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![0_i64, 1_i64].contains(&value) {
                 Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
+                    ConversionError::new(
                         "PositionFloor",
                         &value,
                         "not one of its values",
@@ -53,55 +55,52 @@ pub mod types {
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for PositionFloor {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for PositionFloor {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Room {
-        pub players: ::std::vec::Vec<RoomPlayersItem>,
-        #[serde(
-            rename = "self",
-            deserialize_with = "::std::option::Option::deserialize"
-        )]
-        pub self_: ::std::option::Option<RoomSelf>,
+        pub players: Vec<RoomPlayersItem>,
+        #[serde(rename = "self", deserialize_with = "Option::deserialize")]
+        pub self_: Option<RoomSelf>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RoomPlayersItem {
         #[serde(rename = "createdAt")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub created_at: f64,
         pub floor: PositionFloor,
-        pub id: ::std::string::String,
+        pub id: String,
         pub settled: bool,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RoomSelf {
         pub floor: PositionFloor,
-        pub id: ::std::string::String,
-        pub name: ::std::string::String,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        pub id: String,
+        pub name: String,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Tagged {
         pub floor: PositionFloor,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tag: ::std::option::Option<::std::string::String>,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tag: Option<String>,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
 }

@@ -7,17 +7,19 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Point {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Uses {
-        pub callback: ::serde_json::Value,
-        pub ok: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub upper: ::std::option::Option<::serde_json::Value>,
+        pub callback: Value,
+        pub ok: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub upper: Option<Value>,
     }
 }
 

@@ -7,73 +7,49 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::ops::Deref;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Maps {
-        pub anything: ::serde_json::Value,
+        pub anything: Value,
         #[serde(rename = "fixedKeys")]
         pub fixed_keys: MapsFixedKeys,
         pub lookup: MapsLookup,
-        pub scores: ::std::collections::BTreeMap<::std::string::String, f64>,
-        pub whatever: ::serde_json::Value,
+        pub scores: std::collections::BTreeMap<String, f64>,
+        pub whatever: Value,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MapsFixedKeys {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub high: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub low: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MapsLookup(
-        pub ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        >,
-    );
-    impl ::std::ops::Deref for MapsLookup {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        > {
+    pub struct MapsLookup(pub std::collections::BTreeMap<String, Vec<String>>);
+    impl Deref for MapsLookup {
+        type Target = std::collections::BTreeMap<String, Vec<String>>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Vec<String>> {
             &self.0
         }
     }
-    impl ::std::convert::From<MapsLookup>
-    for ::std::collections::BTreeMap<
-        ::std::string::String,
-        ::std::vec::Vec<::std::string::String>,
-    > {
+    impl From<MapsLookup> for std::collections::BTreeMap<String, Vec<String>> {
         fn from(value: MapsLookup) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        >,
-    > for MapsLookup {
-        fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<::std::string::String>,
-            >,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Vec<String>>> for MapsLookup {
+        fn from(value: std::collections::BTreeMap<String, Vec<String>>) -> Self {
             Self(value)
         }
     }
     /// Named fields, and every other field kept as sent.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Open {
-        pub id: ::std::string::String,
+        pub id: String,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
 }

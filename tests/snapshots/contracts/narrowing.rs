@@ -7,67 +7,64 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Base {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub code: f64,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
-        pub message: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
+        pub message: String,
     }
     /// A branded string is a string on the wire.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Brand(pub ::std::string::String);
-    impl ::std::ops::Deref for Brand {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Brand(pub String);
+    impl Deref for Brand {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Brand> for ::std::string::String {
+    impl From<Brand> for String {
         fn from(value: Brand) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Brand {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Brand {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Brand {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Brand {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Brand {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Brand {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Holder {
         pub brand: Brand,
         pub specific: Specific,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Modes {
         pub mode: ModesMode,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -83,25 +80,23 @@ pub mod types {
         #[serde(rename = "c")]
         C,
     }
-    impl ::std::fmt::Display for ModesMode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ModesMode {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::B => f.write_str("b"),
                 Self::C => f.write_str("c"),
             }
         }
     }
-    impl ::std::str::FromStr for ModesMode {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ModesMode {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "b" => Ok(Self::B),
                 "c" => Ok(Self::C),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ModesMode",
                             &value,
                             "not one of its values",
@@ -111,44 +106,40 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ModesMode {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ModesMode {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ModesMode {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ModesMode {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Nested {
         pub meta: NestedMeta,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NestedMeta {
-        pub a: ::std::string::String,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        pub a: String,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub b: f64,
     }
     /// `b?: never`: never present, so no field.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OnlyA {
-        pub a: ::std::string::String,
+        pub a: String,
     }
     /// `number & -32042` is `-32042`, as TypeScript computes it.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Specific {
         pub code: SpecificCode,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
-        pub message: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
+        pub message: String,
     }
     /// Always `-32042` on the wire: any other value does not decode.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -157,27 +148,20 @@ pub mod types {
         /// The value, `-32042`.
         pub const VALUE: i64 = -32042i64;
     }
-    impl ::serde::Serialize for SpecificCode {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <i64 as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for SpecificCode {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for SpecificCode {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <i64 as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for SpecificCode {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <i64 as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }

@@ -7,140 +7,117 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::ops::Deref;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Numbers {
         pub flag: NumbersFlag,
         pub floor: Floor,
         pub half: NumbersHalf,
-        #[serde(
-            rename = "optionalFloor",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub optional_floor: ::std::option::Option<Floor>,
+        #[serde(rename = "optionalFloor", skip_serializing_if = "Option::is_none")]
+        pub optional_floor: Option<Floor>,
         pub protocol: NumbersProtocol,
         pub sign: NumbersSign,
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Floor(i64);
-    impl ::std::ops::Deref for Floor {
+    impl Deref for Floor {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Floor> for i64 {
+    impl From<Floor> for i64 {
         fn from(value: Floor) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for Floor {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for Floor {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![0_i64, 1_i64].contains(&value) {
-                Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
-                        "Floor",
-                        &value,
-                        "not one of its values",
-                    ),
-                )
+                Err(ConversionError::new("Floor", &value, "not one of its values"))
             } else {
                 Ok(Self(value))
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for Floor {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for Floor {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct NumbersHalf(f64);
-    impl ::std::ops::Deref for NumbersHalf {
+    impl Deref for NumbersHalf {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<NumbersHalf> for f64 {
+    impl From<NumbersHalf> for f64 {
         fn from(value: NumbersHalf) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<f64> for NumbersHalf {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: f64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<f64> for NumbersHalf {
+        type Error = ConversionError;
+        fn try_from(value: f64) -> Result<Self, ConversionError> {
             if ![0.5_f64, 1.5_f64].contains(&value) {
-                Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
-                        "NumbersHalf",
-                        &value,
-                        "not one of its values",
-                    ),
-                )
+                Err(ConversionError::new("NumbersHalf", &value, "not one of its values"))
             } else {
                 Ok(Self(value))
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for NumbersHalf {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for NumbersHalf {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<f64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct NumbersSign(i64);
-    impl ::std::ops::Deref for NumbersSign {
+    impl Deref for NumbersSign {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<NumbersSign> for i64 {
+    impl From<NumbersSign> for i64 {
         fn from(value: NumbersSign) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for NumbersSign {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for NumbersSign {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![-1_i64, 1_i64].contains(&value) {
-                Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
-                        "NumbersSign",
-                        &value,
-                        "not one of its values",
-                    ),
-                )
+                Err(ConversionError::new("NumbersSign", &value, "not one of its values"))
             } else {
                 Ok(Self(value))
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for NumbersSign {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for NumbersSign {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// Always `1` on the wire: any other value does not decode.
@@ -150,27 +127,20 @@ pub mod types {
         /// The value, `1`.
         pub const VALUE: i64 = 1i64;
     }
-    impl ::serde::Serialize for NumbersProtocol {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <i64 as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for NumbersProtocol {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for NumbersProtocol {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <i64 as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for NumbersProtocol {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <i64 as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }
@@ -183,27 +153,20 @@ pub mod types {
         /// The value, `true`.
         pub const VALUE: bool = true;
     }
-    impl ::serde::Serialize for NumbersFlag {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <bool as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for NumbersFlag {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <bool as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for NumbersFlag {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <bool as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for NumbersFlag {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <bool as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }

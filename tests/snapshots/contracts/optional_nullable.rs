@@ -7,33 +7,34 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use serde::{Deserialize, Serialize};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Presence {
         /// Absent, null, or a string: three states.
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub both: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub both: Option<Option<String>>,
         /// `undefined` makes a member optional.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub maybe: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub maybe: Option<String>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub nested: ::std::option::Option<::std::option::Option<PresenceNested>>,
+        pub nested: Option<Option<PresenceNested>>,
         /// Always present; a string or null.
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub nullable: ::std::option::Option<::std::string::String>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub nullable: Option<String>,
         /// Absent or a string; never null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub optional: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub optional: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PresenceNested {
-        pub id: ::std::string::String,
+        pub id: String,
     }
 }

@@ -7,67 +7,63 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::ops::Deref;
+    use serde::{Deserialize, Serialize};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Json {
-        String(::std::string::String),
+        String(String),
         Number(f64),
         Boolean(bool),
-        Array(::std::vec::Vec<Json>),
+        Array(Vec<Json>),
         JsonValueVariant4(JsonValueVariant4),
         Null,
     }
-    impl ::std::convert::From<f64> for Json {
+    impl From<f64> for Json {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    impl ::std::convert::From<bool> for Json {
+    impl From<bool> for Json {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Json>> for Json {
-        fn from(value: ::std::vec::Vec<Json>) -> Self {
+    impl From<Vec<Json>> for Json {
+        fn from(value: Vec<Json>) -> Self {
             Self::Array(value)
         }
     }
-    impl ::std::convert::From<JsonValueVariant4> for Json {
+    impl From<JsonValueVariant4> for Json {
         fn from(value: JsonValueVariant4) -> Self {
             Self::JsonValueVariant4(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct JsonValueVariant4(
-        pub ::std::collections::BTreeMap<::std::string::String, Json>,
-    );
-    impl ::std::ops::Deref for JsonValueVariant4 {
-        type Target = ::std::collections::BTreeMap<::std::string::String, Json>;
-        fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, Json> {
+    pub struct JsonValueVariant4(pub std::collections::BTreeMap<String, Json>);
+    impl Deref for JsonValueVariant4 {
+        type Target = std::collections::BTreeMap<String, Json>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Json> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonValueVariant4>
-    for ::std::collections::BTreeMap<::std::string::String, Json> {
+    impl From<JsonValueVariant4> for std::collections::BTreeMap<String, Json> {
         fn from(value: JsonValueVariant4) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::collections::BTreeMap<::std::string::String, Json>>
-    for JsonValueVariant4 {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, Json>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Json>> for JsonValueVariant4 {
+        fn from(value: std::collections::BTreeMap<String, Json>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Tree {
-        pub children: ::std::vec::Vec<Tree>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::boxed::Box<Tree>>,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        pub children: Vec<Tree>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parent: Option<Box<Tree>>,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub value: f64,
     }
 }

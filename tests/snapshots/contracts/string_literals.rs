@@ -7,9 +7,14 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -25,63 +30,51 @@ pub mod types {
         #[serde(rename = "owner")]
         Owner,
     }
-    impl ::std::fmt::Display for Editing {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Editing {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Everyone => f.write_str("everyone"),
                 Self::Owner => f.write_str("owner"),
             }
         }
     }
-    impl ::std::str::FromStr for Editing {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Editing {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "everyone" => Ok(Self::Everyone),
                 "owner" => Ok(Self::Owner),
                 _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Editing",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
+                    Err(ConversionError::new("Editing", &value, "not one of its values"))
                 }
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Editing {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Editing {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Editing {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Editing {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Literals {
         /// `'⬆'` and `'⬆️'` are different values.
         pub arrow: LiteralsArrow,
         /// The seed's conveyor directions: U+FE0F is part of each value.
         pub conveyor: LiteralsConveyor,
         pub mode: LiteralsMode,
-        pub open: ::std::string::String,
+        pub open: String,
         pub status: LiteralsStatus,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -97,25 +90,23 @@ pub mod types {
         #[serde(rename = "⬆\u{fe0f}")]
         UpwardsBlackArrowEmoji,
     }
-    impl ::std::fmt::Display for LiteralsArrow {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LiteralsArrow {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::UpwardsBlackArrow => f.write_str("⬆"),
                 Self::UpwardsBlackArrowEmoji => f.write_str("⬆\u{fe0f}"),
             }
         }
     }
-    impl ::std::str::FromStr for LiteralsArrow {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LiteralsArrow {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "⬆" => Ok(Self::UpwardsBlackArrow),
                 "⬆\u{fe0f}" => Ok(Self::UpwardsBlackArrowEmoji),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LiteralsArrow",
                             &value,
                             "not one of its values",
@@ -125,25 +116,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LiteralsArrow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LiteralsArrow {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LiteralsArrow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LiteralsArrow {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -163,8 +150,8 @@ pub mod types {
         #[serde(rename = "⬆\u{fe0f}")]
         UpwardsBlackArrow,
     }
-    impl ::std::fmt::Display for LiteralsConveyor {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LiteralsConveyor {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::BlackRightwardsArrow => f.write_str("➡\u{fe0f}"),
                 Self::DownwardsBlackArrow => f.write_str("⬇\u{fe0f}"),
@@ -173,11 +160,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for LiteralsConveyor {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LiteralsConveyor {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "➡\u{fe0f}" => Ok(Self::BlackRightwardsArrow),
                 "⬇\u{fe0f}" => Ok(Self::DownwardsBlackArrow),
@@ -185,7 +170,7 @@ pub mod types {
                 "⬆\u{fe0f}" => Ok(Self::UpwardsBlackArrow),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LiteralsConveyor",
                             &value,
                             "not one of its values",
@@ -195,25 +180,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LiteralsConveyor {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LiteralsConveyor {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LiteralsConveyor {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LiteralsConveyor {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -229,25 +210,23 @@ pub mod types {
         #[serde(rename = "approach")]
         Approach,
     }
-    impl ::std::fmt::Display for LiteralsMode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LiteralsMode {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Follow => f.write_str("follow"),
                 Self::Approach => f.write_str("approach"),
             }
         }
     }
-    impl ::std::str::FromStr for LiteralsMode {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LiteralsMode {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "follow" => Ok(Self::Follow),
                 "approach" => Ok(Self::Approach),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LiteralsMode",
                             &value,
                             "not one of its values",
@@ -257,25 +236,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LiteralsMode {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LiteralsMode {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LiteralsMode {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LiteralsMode {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -289,23 +264,21 @@ pub mod types {
         #[serde(rename = "awaiting_owner_approval")]
         AwaitingOwnerApproval,
     }
-    impl ::std::fmt::Display for LiteralsStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LiteralsStatus {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AwaitingOwnerApproval => f.write_str("awaiting_owner_approval"),
             }
         }
     }
-    impl ::std::str::FromStr for LiteralsStatus {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LiteralsStatus {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "awaiting_owner_approval" => Ok(Self::AwaitingOwnerApproval),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LiteralsStatus",
                             &value,
                             "not one of its values",
@@ -315,19 +288,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LiteralsStatus {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LiteralsStatus {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LiteralsStatus {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LiteralsStatus {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }

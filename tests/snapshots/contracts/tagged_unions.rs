@@ -7,51 +7,57 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct A {
-        pub a: ::std::string::String,
+        pub a: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct B {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub b: f64,
     }
     /// Nothing tells these apart: tried in order.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Either {
         A(A),
         B(B),
     }
-    impl ::std::convert::From<A> for Either {
+    impl From<A> for Either {
         fn from(value: A) -> Self {
             Self::A(value)
         }
     }
-    impl ::std::convert::From<B> for Either {
+    impl From<B> for Either {
         fn from(value: B) -> Self {
             Self::B(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EnterEntered {
         #[serde(rename = "inactivityTimeoutMs")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub inactivity_timeout_ms: f64,
-        pub observation: ::std::string::String,
+        pub observation: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EnterNotEntered {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub code: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
         #[serde(rename = "expiresAt")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub expires_at: f64,
         pub status: EnterNotEnteredStatus,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -65,23 +71,21 @@ pub mod types {
         #[serde(rename = "awaiting_owner_approval")]
         AwaitingOwnerApproval,
     }
-    impl ::std::fmt::Display for EnterNotEnteredStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for EnterNotEnteredStatus {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AwaitingOwnerApproval => f.write_str("awaiting_owner_approval"),
             }
         }
     }
-    impl ::std::str::FromStr for EnterNotEnteredStatus {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for EnterNotEnteredStatus {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "awaiting_owner_approval" => Ok(Self::AwaitingOwnerApproval),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "EnterNotEnteredStatus",
                             &value,
                             "not one of its values",
@@ -91,32 +95,28 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for EnterNotEnteredStatus {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for EnterNotEnteredStatus {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for EnterNotEnteredStatus {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for EnterNotEnteredStatus {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Scalars of several kinds.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Scalar {
-        String(::std::string::String),
+        String(String),
         Number(f64),
         Boolean(bool),
     }
-    impl ::std::fmt::Display for Scalar {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Scalar {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::String(x) => x.fmt(f),
                 Self::Number(x) => x.fmt(f),
@@ -124,39 +124,36 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::From<f64> for Scalar {
+    impl From<f64> for Scalar {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    impl ::std::convert::From<bool> for Scalar {
+    impl From<bool> for Scalar {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
     /// Told apart by a string.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "kind")]
     pub enum Shape {
         #[serde(rename = "circle")]
         Circle {
-            #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+            #[serde(serialize_with = "mcp_bindgen::__private::number")]
             radius: f64,
         },
         #[serde(rename = "square")]
-        Square {
-            #[serde(serialize_with = "::mcp_bindgen::__private::number")]
-            side: f64,
-        },
+        Square { #[serde(serialize_with = "mcp_bindgen::__private::number")] side: f64 },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct VersionedVersion1 {
-        pub name: ::std::string::String,
+        pub name: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct VersionedVersion2 {
-        pub tags: ::std::vec::Vec<::std::string::String>,
-        pub title: ::std::string::String,
+        pub tags: Vec<String>,
+        pub title: String,
     }
     /// Told apart by a boolean, as scape_enter's answer.
     ///
@@ -168,24 +165,21 @@ pub mod types {
         /// `"entered": false`.
         NotEntered(EnterNotEntered),
     }
-    impl ::serde::Serialize for Enter {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+    impl Serialize for Enter {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             use ::serde::ser::SerializeMap as _;
             let (tag, payload) = match self {
                 Self::Entered(payload) => {
-                    (::serde_json::Value::from(true), ::serde_json::to_value(payload))
+                    (Value::from(true), serde_json::to_value(payload))
                 }
                 Self::NotEntered(payload) => {
-                    (::serde_json::Value::from(false), ::serde_json::to_value(payload))
+                    (Value::from(false), serde_json::to_value(payload))
                 }
             };
-            let ::serde_json::Value::Object(fields) = payload
-                .map_err(<S::Error as ::serde::ser::Error>::custom)? else {
+            let Value::Object(fields) = payload
+                .map_err(<S::Error as serde::ser::Error>::custom)? else {
                 return Err(
-                    <S::Error as ::serde::ser::Error>::custom(
+                    <S::Error as serde::ser::Error>::custom(
                         "a `Enter` variant did not encode as a JSON object",
                     ),
                 );
@@ -198,33 +192,31 @@ pub mod types {
             map.end()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for Enter {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut fields = <::serde_json::Map<
-                ::std::string::String,
-                ::serde_json::Value,
-            > as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for Enter {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let mut fields = <Map<
+                String,
+                Value,
+            > as Deserialize>::deserialize(deserializer)?;
             let Some(tag) = fields.remove("entered") else {
-                return Err(<D::Error as ::serde::de::Error>::missing_field("entered"));
+                return Err(<D::Error as serde::de::Error>::missing_field("entered"));
             };
-            let rest = ::serde_json::Value::Object(fields);
+            let rest = Value::Object(fields);
             match tag {
                 tag if tag == true => {
-                    ::serde_json::from_value(rest)
+                    serde_json::from_value(rest)
                         .map(Self::Entered)
-                        .map_err(<D::Error as ::serde::de::Error>::custom)
+                        .map_err(<D::Error as serde::de::Error>::custom)
                 }
                 tag if tag == false => {
-                    ::serde_json::from_value(rest)
+                    serde_json::from_value(rest)
                         .map(Self::NotEntered)
-                        .map_err(<D::Error as ::serde::de::Error>::custom)
+                        .map_err(<D::Error as serde::de::Error>::custom)
                 }
                 other => {
                     Err(
-                        <D::Error as ::serde::de::Error>::custom(
-                            ::std::format_args!(
+                        <D::Error as serde::de::Error>::custom(
+                            format_args!(
                                 "invalid value {} for `{}`, expected {}", other, "entered",
                                 "true or false"
                             ),
@@ -234,12 +226,12 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::From<EnterEntered> for Enter {
+    impl From<EnterEntered> for Enter {
         fn from(value: EnterEntered) -> Self {
             Self::Entered(value)
         }
     }
-    impl ::std::convert::From<EnterNotEntered> for Enter {
+    impl From<EnterNotEntered> for Enter {
         fn from(value: EnterNotEntered) -> Self {
             Self::NotEntered(value)
         }
@@ -254,24 +246,21 @@ pub mod types {
         /// `"version": 2`.
         Version2(VersionedVersion2),
     }
-    impl ::serde::Serialize for Versioned {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
+    impl Serialize for Versioned {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             use ::serde::ser::SerializeMap as _;
             let (tag, payload) = match self {
                 Self::Version1(payload) => {
-                    (::serde_json::Value::from(1i64), ::serde_json::to_value(payload))
+                    (Value::from(1i64), serde_json::to_value(payload))
                 }
                 Self::Version2(payload) => {
-                    (::serde_json::Value::from(2i64), ::serde_json::to_value(payload))
+                    (Value::from(2i64), serde_json::to_value(payload))
                 }
             };
-            let ::serde_json::Value::Object(fields) = payload
-                .map_err(<S::Error as ::serde::ser::Error>::custom)? else {
+            let Value::Object(fields) = payload
+                .map_err(<S::Error as serde::ser::Error>::custom)? else {
                 return Err(
-                    <S::Error as ::serde::ser::Error>::custom(
+                    <S::Error as serde::ser::Error>::custom(
                         "a `Versioned` variant did not encode as a JSON object",
                     ),
                 );
@@ -284,33 +273,31 @@ pub mod types {
             map.end()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for Versioned {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut fields = <::serde_json::Map<
-                ::std::string::String,
-                ::serde_json::Value,
-            > as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for Versioned {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let mut fields = <Map<
+                String,
+                Value,
+            > as Deserialize>::deserialize(deserializer)?;
             let Some(tag) = fields.remove("version") else {
-                return Err(<D::Error as ::serde::de::Error>::missing_field("version"));
+                return Err(<D::Error as serde::de::Error>::missing_field("version"));
             };
-            let rest = ::serde_json::Value::Object(fields);
+            let rest = Value::Object(fields);
             match tag {
                 tag if tag == 1i64 => {
-                    ::serde_json::from_value(rest)
+                    serde_json::from_value(rest)
                         .map(Self::Version1)
-                        .map_err(<D::Error as ::serde::de::Error>::custom)
+                        .map_err(<D::Error as serde::de::Error>::custom)
                 }
                 tag if tag == 2i64 => {
-                    ::serde_json::from_value(rest)
+                    serde_json::from_value(rest)
                         .map(Self::Version2)
-                        .map_err(<D::Error as ::serde::de::Error>::custom)
+                        .map_err(<D::Error as serde::de::Error>::custom)
                 }
                 other => {
                     Err(
-                        <D::Error as ::serde::de::Error>::custom(
-                            ::std::format_args!(
+                        <D::Error as serde::de::Error>::custom(
+                            format_args!(
                                 "invalid value {} for `{}`, expected {}", other, "version",
                                 "1 or 2"
                             ),
@@ -320,12 +307,12 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::From<VersionedVersion1> for Versioned {
+    impl From<VersionedVersion1> for Versioned {
         fn from(value: VersionedVersion1) -> Self {
             Self::Version1(value)
         }
     }
-    impl ::std::convert::From<VersionedVersion2> for Versioned {
+    impl From<VersionedVersion2> for Versioned {
         fn from(value: VersionedVersion2) -> Self {
             Self::Version2(value)
         }

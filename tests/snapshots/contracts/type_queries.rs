@@ -7,51 +7,57 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Coordinate(pub f64);
-    impl ::std::ops::Deref for Coordinate {
+    impl Deref for Coordinate {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Coordinate> for f64 {
+    impl From<Coordinate> for f64 {
         fn from(value: Coordinate) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for Coordinate {
+    impl From<f64> for Coordinate {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Coordinate {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Coordinate {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Coordinate {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Coordinate {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for Coordinate {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for Coordinate {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for Coordinate {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for Coordinate {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -67,53 +73,39 @@ pub mod types {
         #[serde(rename = "square")]
         Square,
     }
-    impl ::std::fmt::Display for Kind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Kind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Circle => f.write_str("circle"),
                 Self::Square => f.write_str("square"),
             }
         }
     }
-    impl ::std::str::FromStr for Kind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Kind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "circle" => Ok(Self::Circle),
                 "square" => Ok(Self::Square),
-                _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Kind",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
-                }
+                _ => Err(ConversionError::new("Kind", &value, "not one of its values")),
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Kind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Kind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Kind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Kind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -129,67 +121,57 @@ pub mod types {
         #[serde(rename = "square")]
         Square,
     }
-    impl ::std::fmt::Display for KindName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for KindName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Circle => f.write_str("circle"),
                 Self::Square => f.write_str("square"),
             }
         }
     }
-    impl ::std::str::FromStr for KindName {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for KindName {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "circle" => Ok(Self::Circle),
                 "square" => Ok(Self::Square),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "KindName",
-                            &value,
-                            "not one of its values",
-                        ),
+                        ConversionError::new("KindName", &value, "not one of its values"),
                     )
                 }
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for KindName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for KindName {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for KindName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for KindName {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ParseError {
         pub code: ParseErrorCode,
-        pub message: ::std::string::String,
+        pub message: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Point {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<::std::string::String>,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<String>,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub x: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub y: f64,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -207,8 +189,8 @@ pub mod types {
         #[serde(rename = "label")]
         Label,
     }
-    impl ::std::fmt::Display for PointKey {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PointKey {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::X => f.write_str("x"),
                 Self::Y => f.write_str("y"),
@@ -216,46 +198,36 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for PointKey {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PointKey {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "x" => Ok(Self::X),
                 "y" => Ok(Self::Y),
                 "label" => Ok(Self::Label),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "PointKey",
-                            &value,
-                            "not one of its values",
-                        ),
+                        ConversionError::new("PointKey", &value, "not one of its values"),
                     )
                 }
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PointKey {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PointKey {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PointKey {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PointKey {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -269,49 +241,35 @@ pub mod types {
         #[serde(rename = "px")]
         Px,
     }
-    impl ::std::fmt::Display for Unit {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Unit {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Px => f.write_str("px"),
             }
         }
     }
-    impl ::std::str::FromStr for Unit {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Unit {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "px" => Ok(Self::Px),
-                _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Unit",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
-                }
+                _ => Err(ConversionError::new("Unit", &value, "not one of its values")),
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Unit {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Unit {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Unit {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Unit {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Uses {
         pub all: UsesAll,
         pub key: PointKey,
@@ -319,21 +277,21 @@ pub mod types {
         pub max: UsesMax,
         pub unit: Unit,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum UsesAll {
         Number(f64),
-        String(::std::string::String),
+        String(String),
     }
-    impl ::std::fmt::Display for UsesAll {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for UsesAll {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::Number(x) => x.fmt(f),
                 Self::String(x) => x.fmt(f),
             }
         }
     }
-    impl ::std::convert::From<f64> for UsesAll {
+    impl From<f64> for UsesAll {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
@@ -345,27 +303,20 @@ pub mod types {
         /// The value, `-32700`.
         pub const VALUE: i64 = -32700i64;
     }
-    impl ::serde::Serialize for ParseErrorCode {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <i64 as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for ParseErrorCode {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for ParseErrorCode {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <i64 as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for ParseErrorCode {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <i64 as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }
@@ -378,27 +329,20 @@ pub mod types {
         /// The value, `10`.
         pub const VALUE: i64 = 10i64;
     }
-    impl ::serde::Serialize for UsesMax {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <i64 as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for UsesMax {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for UsesMax {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <i64 as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for UsesMax {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <i64 as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }

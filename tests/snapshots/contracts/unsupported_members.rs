@@ -7,19 +7,25 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Mixed {
-        pub imported: ::serde_json::Value,
+        pub imported: Value,
         pub keys: MixedKeys,
-        pub mapped: ::serde_json::Value,
-        pub name: ::std::string::String,
+        pub mapped: Value,
+        pub name: String,
         /// A function has no JSON form: Value, with a warning.
         #[serde(rename = "onChange")]
-        pub on_change: ::serde_json::Value,
+        pub on_change: Value,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -41,8 +47,8 @@ pub mod types {
         #[serde(rename = "imported")]
         Imported,
     }
-    impl ::std::fmt::Display for MixedKeys {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MixedKeys {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Name => f.write_str("name"),
                 Self::OnChange => f.write_str("onChange"),
@@ -52,11 +58,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for MixedKeys {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MixedKeys {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "name" => Ok(Self::Name),
                 "onChange" => Ok(Self::OnChange),
@@ -65,7 +69,7 @@ pub mod types {
                 "imported" => Ok(Self::Imported),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MixedKeys",
                             &value,
                             "not one of its values",
@@ -75,19 +79,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MixedKeys {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MixedKeys {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MixedKeys {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MixedKeys {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }

@@ -7,52 +7,58 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ArrayExpression {
-        pub elements: ::std::vec::Vec<ArrayExpressionElementsItem>,
+        pub elements: Vec<ArrayExpressionElementsItem>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ArrayExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ArrayExpressionElementsItem {
         Expression(Expression),
         SpreadElement(SpreadElement),
         Null,
     }
-    impl ::std::convert::From<Expression> for ArrayExpressionElementsItem {
+    impl From<Expression> for ArrayExpressionElementsItem {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for ArrayExpressionElementsItem {
+    impl From<SpreadElement> for ArrayExpressionElementsItem {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -65,23 +71,21 @@ pub mod types {
     pub enum ArrayExpressionType {
         ArrayExpression,
     }
-    impl ::std::fmt::Display for ArrayExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ArrayExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ArrayExpression => f.write_str("ArrayExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ArrayExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ArrayExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ArrayExpression" => Ok(Self::ArrayExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ArrayExpressionType",
                             &value,
                             "not one of its values",
@@ -91,205 +95,201 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ArrayExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ArrayExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ArrayExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ArrayExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ArrayPattern {
-        pub elements: ::std::vec::Vec<::std::option::Option<ArrayPatternElementsItem>>,
+        pub elements: Vec<Option<ArrayPatternElementsItem>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ArrayPatternType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ArrayPatternElementsItem {
         Identifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            name: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            name: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ObjectPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            properties: ::std::vec::Vec<ObjectPatternPropertiesItem>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            properties: Vec<ObjectPatternPropertiesItem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ArrayPattern {
-            elements: ::std::vec::Vec<::std::option::Option<Pattern>>,
+            elements: Vec<Option<Pattern>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         RestElement {
             argument: Pattern,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         AssignmentPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: Pattern,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         MemberExpression {
             computed: bool,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: ArrayPatternElementsItemObject,
             optional: bool,
             property: ArrayPatternElementsItemProperty,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ArrayPatternElementsItemObject {
         Expression(Expression),
         Super(Super),
     }
-    impl ::std::convert::From<Expression> for ArrayPatternElementsItemObject {
+    impl From<Expression> for ArrayPatternElementsItemObject {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for ArrayPatternElementsItemObject {
+    impl From<Super> for ArrayPatternElementsItemObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ArrayPatternElementsItemProperty {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for ArrayPatternElementsItemProperty {
+    impl From<Expression> for ArrayPatternElementsItemProperty {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for ArrayPatternElementsItemProperty {
+    impl From<PrivateIdentifier> for ArrayPatternElementsItemProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -302,23 +302,21 @@ pub mod types {
     pub enum ArrayPatternType {
         ArrayPattern,
     }
-    impl ::std::fmt::Display for ArrayPatternType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ArrayPatternType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ArrayPattern => f.write_str("ArrayPattern"),
             }
         }
     }
-    impl ::std::str::FromStr for ArrayPatternType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ArrayPatternType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ArrayPattern" => Ok(Self::ArrayPattern),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ArrayPatternType",
                             &value,
                             "not one of its values",
@@ -328,77 +326,69 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ArrayPatternType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ArrayPatternType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ArrayPatternType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ArrayPatternType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ArrowFunctionExpression {
-        #[serde(
-            rename = "async",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub async_: ::std::option::Option<bool>,
+        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        pub async_: Option<bool>,
         pub body: ArrowFunctionExpressionBody,
         pub expression: bool,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub generator: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub generator: Option<bool>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub params: ::std::vec::Vec<Pattern>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub params: Vec<Pattern>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ArrowFunctionExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ArrowFunctionExpressionBody {
         BlockStatement(BlockStatement),
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
     }
-    impl ::std::convert::From<BlockStatement> for ArrowFunctionExpressionBody {
+    impl From<BlockStatement> for ArrowFunctionExpressionBody {
         fn from(value: BlockStatement) -> Self {
             Self::BlockStatement(value)
         }
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>>
-    for ArrowFunctionExpressionBody {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for ArrowFunctionExpressionBody {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -411,23 +401,21 @@ pub mod types {
     pub enum ArrowFunctionExpressionType {
         ArrowFunctionExpression,
     }
-    impl ::std::fmt::Display for ArrowFunctionExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ArrowFunctionExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ArrowFunctionExpression => f.write_str("ArrowFunctionExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ArrowFunctionExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ArrowFunctionExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ArrowFunctionExpression" => Ok(Self::ArrowFunctionExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ArrowFunctionExpressionType",
                             &value,
                             "not one of its values",
@@ -437,209 +425,203 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ArrowFunctionExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ArrowFunctionExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ArrowFunctionExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ArrowFunctionExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AssignmentExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         pub left: AssignmentExpressionLeft,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub operator: AssignmentOperator,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        pub right: ::std::boxed::Box<Expression>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        pub right: Box<Expression>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: AssignmentExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum AssignmentExpressionLeft {
         Identifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            name: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            name: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ObjectPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            properties: ::std::vec::Vec<ObjectPatternPropertiesItem>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            properties: Vec<ObjectPatternPropertiesItem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ArrayPattern {
-            elements: ::std::vec::Vec<::std::option::Option<ArrayPatternElementsItem>>,
+            elements: Vec<Option<ArrayPatternElementsItem>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         RestElement {
             argument: Pattern,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         AssignmentPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: Pattern,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            right: ::std::boxed::Box<Expression>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            right: Box<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         MemberExpression {
             computed: bool,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: AssignmentExpressionLeftObject,
             optional: bool,
             property: AssignmentExpressionLeftProperty,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum AssignmentExpressionLeftObject {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>>
-    for AssignmentExpressionLeftObject {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for AssignmentExpressionLeftObject {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for AssignmentExpressionLeftObject {
+    impl From<Super> for AssignmentExpressionLeftObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum AssignmentExpressionLeftProperty {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>>
-    for AssignmentExpressionLeftProperty {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for AssignmentExpressionLeftProperty {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for AssignmentExpressionLeftProperty {
+    impl From<PrivateIdentifier> for AssignmentExpressionLeftProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -652,23 +634,21 @@ pub mod types {
     pub enum AssignmentExpressionType {
         AssignmentExpression,
     }
-    impl ::std::fmt::Display for AssignmentExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for AssignmentExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AssignmentExpression => f.write_str("AssignmentExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for AssignmentExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for AssignmentExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "AssignmentExpression" => Ok(Self::AssignmentExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "AssignmentExpressionType",
                             &value,
                             "not one of its values",
@@ -678,25 +658,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for AssignmentExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for AssignmentExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for AssignmentExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for AssignmentExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -740,8 +716,8 @@ pub mod types {
         #[serde(rename = "??=")]
         QuestionQuestionEquals,
     }
-    impl ::std::fmt::Display for AssignmentOperator {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for AssignmentOperator {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Equals => f.write_str("="),
                 Self::PlusEquals => f.write_str("+="),
@@ -762,11 +738,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for AssignmentOperator {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for AssignmentOperator {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "=" => Ok(Self::Equals),
                 "+=" => Ok(Self::PlusEquals),
@@ -786,7 +760,7 @@ pub mod types {
                 "??=" => Ok(Self::QuestionQuestionEquals),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "AssignmentOperator",
                             &value,
                             "not one of its values",
@@ -796,52 +770,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for AssignmentOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for AssignmentOperator {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for AssignmentOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for AssignmentOperator {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AssignmentPattern {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         pub left: Pattern,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub right: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: AssignmentPatternType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -854,23 +824,21 @@ pub mod types {
     pub enum AssignmentPatternType {
         AssignmentPattern,
     }
-    impl ::std::fmt::Display for AssignmentPatternType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for AssignmentPatternType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AssignmentPattern => f.write_str("AssignmentPattern"),
             }
         }
     }
-    impl ::std::str::FromStr for AssignmentPatternType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for AssignmentPatternType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "AssignmentPattern" => Ok(Self::AssignmentPattern),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "AssignmentPatternType",
                             &value,
                             "not one of its values",
@@ -880,23 +848,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for AssignmentPatternType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for AssignmentPatternType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for AssignmentPatternType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for AssignmentPatternType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AssignmentProperty {
         pub computed: bool,
         pub key: AssignmentPropertyKey,
@@ -904,48 +868,48 @@ pub mod types {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub method: bool,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub shorthand: bool,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: PropertyType,
         pub value: Pattern,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum AssignmentPropertyKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for AssignmentPropertyKey {
+    impl From<Expression> for AssignmentPropertyKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for AssignmentPropertyKey {
+    impl From<PrivateIdentifier> for AssignmentPropertyKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -959,23 +923,21 @@ pub mod types {
         #[serde(rename = "init")]
         Init,
     }
-    impl ::std::fmt::Display for AssignmentPropertyKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for AssignmentPropertyKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Init => f.write_str("init"),
             }
         }
     }
-    impl ::std::str::FromStr for AssignmentPropertyKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for AssignmentPropertyKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "init" => Ok(Self::Init),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "AssignmentPropertyKind",
                             &value,
                             "not one of its values",
@@ -985,51 +947,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for AssignmentPropertyKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for AssignmentPropertyKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for AssignmentPropertyKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for AssignmentPropertyKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AwaitExpression {
-        pub argument: ::std::boxed::Box<Expression>,
+        pub argument: Box<Expression>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: AwaitExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1042,23 +1000,21 @@ pub mod types {
     pub enum AwaitExpressionType {
         AwaitExpression,
     }
-    impl ::std::fmt::Display for AwaitExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for AwaitExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AwaitExpression => f.write_str("AwaitExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for AwaitExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for AwaitExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "AwaitExpression" => Ok(Self::AwaitExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "AwaitExpressionType",
                             &value,
                             "not one of its values",
@@ -1068,592 +1024,585 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for AwaitExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for AwaitExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for AwaitExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for AwaitExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseCallExpression {
-        pub arguments: ::std::vec::Vec<BaseCallExpressionArgumentsItem>,
+        pub arguments: Vec<BaseCallExpressionArgumentsItem>,
         pub callee: BaseCallExpressionCallee,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseCallExpressionArgumentsItem {
         Expression(Expression),
         SpreadElement(SpreadElement),
     }
-    impl ::std::convert::From<Expression> for BaseCallExpressionArgumentsItem {
+    impl From<Expression> for BaseCallExpressionArgumentsItem {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for BaseCallExpressionArgumentsItem {
+    impl From<SpreadElement> for BaseCallExpressionArgumentsItem {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseCallExpressionCallee {
         Expression(Expression),
         Super(Super),
     }
-    impl ::std::convert::From<Expression> for BaseCallExpressionCallee {
+    impl From<Expression> for BaseCallExpressionCallee {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for BaseCallExpressionCallee {
+    impl From<Super> for BaseCallExpressionCallee {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseClass {
         pub body: ClassBody,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "superClass",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub super_class: ::std::option::Option<::std::option::Option<Expression>>,
+        pub super_class: Option<Option<Expression>>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseDeclaration {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseForXStatement {
         pub body: Statement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         pub left: BaseForXStatementLeft,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub right: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum BaseForXStatementLeft {
         VariableDeclaration {
-            declarations: ::std::vec::Vec<VariableDeclarator>,
+            declarations: Vec<VariableDeclarator>,
             kind: VariableDeclarationKind,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         Identifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            name: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            name: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ObjectPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            properties: ::std::vec::Vec<ObjectPatternPropertiesItem>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            properties: Vec<ObjectPatternPropertiesItem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ArrayPattern {
-            elements: ::std::vec::Vec<::std::option::Option<ArrayPatternElementsItem>>,
+            elements: Vec<Option<ArrayPatternElementsItem>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         RestElement {
             argument: Pattern,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         AssignmentPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: Pattern,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         MemberExpression {
             computed: bool,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: BaseForXStatementLeftObject,
             optional: bool,
             property: BaseForXStatementLeftProperty,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseForXStatementLeftObject {
         Expression(Expression),
         Super(Super),
     }
-    impl ::std::convert::From<Expression> for BaseForXStatementLeftObject {
+    impl From<Expression> for BaseForXStatementLeftObject {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for BaseForXStatementLeftObject {
+    impl From<Super> for BaseForXStatementLeftObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseForXStatementLeftProperty {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for BaseForXStatementLeftProperty {
+    impl From<Expression> for BaseForXStatementLeftProperty {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for BaseForXStatementLeftProperty {
+    impl From<PrivateIdentifier> for BaseForXStatementLeftProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseFunction {
-        #[serde(
-            rename = "async",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub async_: ::std::option::Option<bool>,
+        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        pub async_: Option<bool>,
         pub body: BaseFunctionBody,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub generator: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub generator: Option<bool>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub params: ::std::vec::Vec<Pattern>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub params: Vec<Pattern>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseFunctionBody {
         BlockStatement(BlockStatement),
         Expression(Expression),
     }
-    impl ::std::convert::From<BlockStatement> for BaseFunctionBody {
+    impl From<BlockStatement> for BaseFunctionBody {
         fn from(value: BlockStatement) -> Self {
             Self::BlockStatement(value)
         }
     }
-    impl ::std::convert::From<Expression> for BaseFunctionBody {
+    impl From<Expression> for BaseFunctionBody {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseModuleDeclaration {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseModuleSpecifier {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub local: Identifier,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseNode {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseNodeWithoutComments {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BasePattern {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseStatement {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BigIntLiteral {
-        pub bigint: ::std::string::String,
+        pub bigint: String,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub raw: ::std::option::Option<::std::string::String>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub raw: Option<String>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: BigIntLiteralType,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub value: ::std::option::Option<::std::option::Option<::serde_json::Value>>,
+        pub value: Option<Option<Value>>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1666,23 +1615,21 @@ pub mod types {
     pub enum BigIntLiteralType {
         Literal,
     }
-    impl ::std::fmt::Display for BigIntLiteralType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BigIntLiteralType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Literal => f.write_str("Literal"),
             }
         }
     }
-    impl ::std::str::FromStr for BigIntLiteralType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BigIntLiteralType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Literal" => Ok(Self::Literal),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BigIntLiteralType",
                             &value,
                             "not one of its values",
@@ -1692,69 +1639,65 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BigIntLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BigIntLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BigIntLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BigIntLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BinaryExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         pub left: BinaryExpressionLeft,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub operator: BinaryOperator,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        pub right: ::std::boxed::Box<Expression>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        pub right: Box<Expression>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: BinaryExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BinaryExpressionLeft {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for BinaryExpressionLeft {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for BinaryExpressionLeft {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for BinaryExpressionLeft {
+    impl From<PrivateIdentifier> for BinaryExpressionLeft {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1767,23 +1710,21 @@ pub mod types {
     pub enum BinaryExpressionType {
         BinaryExpression,
     }
-    impl ::std::fmt::Display for BinaryExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BinaryExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::BinaryExpression => f.write_str("BinaryExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for BinaryExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BinaryExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "BinaryExpression" => Ok(Self::BinaryExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BinaryExpressionType",
                             &value,
                             "not one of its values",
@@ -1793,25 +1734,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BinaryExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BinaryExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BinaryExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BinaryExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1867,8 +1804,8 @@ pub mod types {
         #[serde(rename = "instanceof")]
         Instanceof,
     }
-    impl ::std::fmt::Display for BinaryOperator {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BinaryOperator {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::EqualsEquals => f.write_str("=="),
                 Self::BangEquals => f.write_str("!="),
@@ -1895,11 +1832,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for BinaryOperator {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BinaryOperator {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "==" => Ok(Self::EqualsEquals),
                 "!=" => Ok(Self::BangEquals),
@@ -1925,7 +1860,7 @@ pub mod types {
                 "instanceof" => Ok(Self::Instanceof),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BinaryOperator",
                             &value,
                             "not one of its values",
@@ -1935,57 +1870,53 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BinaryOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BinaryOperator {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BinaryOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BinaryOperator {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BlockStatement {
-        pub body: ::std::vec::Vec<Statement>,
+        pub body: Vec<Statement>,
         #[serde(
             rename = "innerComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub inner_comments: Option<Vec<Comment>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: BlockStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1998,23 +1929,21 @@ pub mod types {
     pub enum BlockStatementType {
         BlockStatement,
     }
-    impl ::std::fmt::Display for BlockStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BlockStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::BlockStatement => f.write_str("BlockStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for BlockStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BlockStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "BlockStatement" => Ok(Self::BlockStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BlockStatementType",
                             &value,
                             "not one of its values",
@@ -2024,56 +1953,52 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BlockStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BlockStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BlockStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BlockStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BreakStatement {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub label: ::std::option::Option<::std::option::Option<Identifier>>,
+        pub label: Option<Option<Identifier>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: BreakStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2086,23 +2011,21 @@ pub mod types {
     pub enum BreakStatementType {
         BreakStatement,
     }
-    impl ::std::fmt::Display for BreakStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BreakStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::BreakStatement => f.write_str("BreakStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for BreakStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BreakStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "BreakStatement" => Ok(Self::BreakStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BreakStatementType",
                             &value,
                             "not one of its values",
@@ -2112,284 +2035,280 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BreakStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BreakStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BreakStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BreakStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum CallExpression {
         CallExpression {
-            arguments: ::std::vec::Vec<CallExpressionArgumentsItem>,
+            arguments: Vec<CallExpressionArgumentsItem>,
             callee: CallExpressionCallee,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             optional: bool,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         NewExpression {
-            arguments: ::std::vec::Vec<CallExpressionArgumentsItem>,
+            arguments: Vec<CallExpressionArgumentsItem>,
             callee: CallExpressionCallee,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CallExpressionArgumentsItem {
         Expression(Expression),
         SpreadElement(SpreadElement),
     }
-    impl ::std::convert::From<Expression> for CallExpressionArgumentsItem {
+    impl From<Expression> for CallExpressionArgumentsItem {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for CallExpressionArgumentsItem {
+    impl From<SpreadElement> for CallExpressionArgumentsItem {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CallExpressionCallee {
         Expression(Expression),
         Super(Super),
     }
-    impl ::std::convert::From<Expression> for CallExpressionCallee {
+    impl From<Expression> for CallExpressionCallee {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for CallExpressionCallee {
+    impl From<Super> for CallExpressionCallee {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CatchClause {
         pub body: BlockStatement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub param: ::std::option::Option<CatchClauseParam>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub param: Option<CatchClauseParam>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: CatchClauseType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum CatchClauseParam {
         Identifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            name: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            name: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ObjectPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            properties: ::std::vec::Vec<ObjectPatternPropertiesItem>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            properties: Vec<ObjectPatternPropertiesItem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ArrayPattern {
-            elements: ::std::vec::Vec<::std::option::Option<Pattern>>,
+            elements: Vec<Option<Pattern>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         RestElement {
             argument: Pattern,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         AssignmentPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: Pattern,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         MemberExpression {
             computed: bool,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: CatchClauseParamObject,
             optional: bool,
             property: CatchClauseParamProperty,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CatchClauseParamObject {
         Expression(Expression),
         Super(Super),
     }
-    impl ::std::convert::From<Expression> for CatchClauseParamObject {
+    impl From<Expression> for CatchClauseParamObject {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for CatchClauseParamObject {
+    impl From<Super> for CatchClauseParamObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CatchClauseParamProperty {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for CatchClauseParamProperty {
+    impl From<Expression> for CatchClauseParamProperty {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for CatchClauseParamProperty {
+    impl From<PrivateIdentifier> for CatchClauseParamProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2402,23 +2321,21 @@ pub mod types {
     pub enum CatchClauseType {
         CatchClause,
     }
-    impl ::std::fmt::Display for CatchClauseType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for CatchClauseType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::CatchClause => f.write_str("CatchClause"),
             }
         }
     }
-    impl ::std::str::FromStr for CatchClauseType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for CatchClauseType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "CatchClause" => Ok(Self::CatchClause),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "CatchClauseType",
                             &value,
                             "not one of its values",
@@ -2428,162 +2345,158 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for CatchClauseType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for CatchClauseType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for CatchClauseType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for CatchClauseType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ChainElement {
         CallExpression {
-            arguments: ::std::vec::Vec<ChainElementArgumentsItem>,
+            arguments: Vec<ChainElementArgumentsItem>,
             callee: ChainElementCallee,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             optional: bool,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         MemberExpression {
             computed: bool,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: ChainElementObject,
             optional: bool,
             property: ChainElementProperty,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ChainElementArgumentsItem {
         Expression(Expression),
         SpreadElement(SpreadElement),
     }
-    impl ::std::convert::From<Expression> for ChainElementArgumentsItem {
+    impl From<Expression> for ChainElementArgumentsItem {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for ChainElementArgumentsItem {
+    impl From<SpreadElement> for ChainElementArgumentsItem {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ChainElementCallee {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for ChainElementCallee {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for ChainElementCallee {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for ChainElementCallee {
+    impl From<Super> for ChainElementCallee {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ChainElementObject {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for ChainElementObject {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for ChainElementObject {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for ChainElementObject {
+    impl From<Super> for ChainElementObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ChainElementProperty {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for ChainElementProperty {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for ChainElementProperty {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for ChainElementProperty {
+    impl From<PrivateIdentifier> for ChainElementProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ChainExpression {
         pub expression: ChainElement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ChainExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2596,23 +2509,21 @@ pub mod types {
     pub enum ChainExpressionType {
         ChainExpression,
     }
-    impl ::std::fmt::Display for ChainExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ChainExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ChainExpression => f.write_str("ChainExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ChainExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ChainExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ChainExpression" => Ok(Self::ChainExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ChainExpressionType",
                             &value,
                             "not one of its values",
@@ -2622,23 +2533,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ChainExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ChainExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ChainExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ChainExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum Class {
         ClassDeclaration {
@@ -2647,79 +2554,73 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(
-                rename = "superClass",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            super_class: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(rename = "superClass", skip_serializing_if = "Option::is_none")]
+            super_class: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ClassExpression {
             body: ClassBody,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            id: ::std::option::Option<Identifier>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<Identifier>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(
-                rename = "superClass",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            super_class: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(rename = "superClass", skip_serializing_if = "Option::is_none")]
+            super_class: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ClassBody {
-        pub body: ::std::vec::Vec<ClassBodyBodyItem>,
+        pub body: Vec<ClassBodyBodyItem>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ClassBodyType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ClassBodyBodyItem {
         MethodDefinition {
@@ -2729,21 +2630,21 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(rename = "static")]
             static_: bool,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
             value: FunctionExpression,
         },
         PropertyDefinition {
@@ -2752,69 +2653,69 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(rename = "static")]
             static_: bool,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            value: ::std::option::Option<Expression>,
+            trailing_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            value: Option<Expression>,
         },
         StaticBlock {
-            body: ::std::vec::Vec<Statement>,
+            body: Vec<Statement>,
             #[serde(
                 rename = "innerComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            inner_comments: Option<Vec<Comment>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ClassBodyBodyItemKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for ClassBodyBodyItemKey {
+    impl From<Expression> for ClassBodyBodyItemKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for ClassBodyBodyItemKey {
+    impl From<PrivateIdentifier> for ClassBodyBodyItemKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2827,23 +2728,21 @@ pub mod types {
     pub enum ClassBodyType {
         ClassBody,
     }
-    impl ::std::fmt::Display for ClassBodyType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ClassBodyType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ClassBody => f.write_str("ClassBody"),
             }
         }
     }
-    impl ::std::str::FromStr for ClassBodyType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ClassBodyType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ClassBody" => Ok(Self::ClassBody),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ClassBodyType",
                             &value,
                             "not one of its values",
@@ -2853,100 +2752,94 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ClassBodyType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ClassBodyType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ClassBodyType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ClassBodyType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ClassDeclaration {
         pub body: ClassBody,
         pub id: Identifier,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "superClass",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub super_class: ::std::option::Option<::std::option::Option<Expression>>,
+        pub super_class: Option<Option<Expression>>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MaybeNamedClassDeclarationType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ClassExpression {
         pub body: ClassBody,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub id: ::std::option::Option<::std::option::Option<Identifier>>,
+        pub id: Option<Option<Identifier>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "superClass",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub super_class: ::std::option::Option<
-            ::std::boxed::Box<::std::option::Option<Expression>>,
-        >,
+        pub super_class: Option<Box<Option<Expression>>>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ClassExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2959,23 +2852,21 @@ pub mod types {
     pub enum ClassExpressionType {
         ClassExpression,
     }
-    impl ::std::fmt::Display for ClassExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ClassExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ClassExpression => f.write_str("ClassExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ClassExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ClassExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ClassExpression" => Ok(Self::ClassExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ClassExpressionType",
                             &value,
                             "not one of its values",
@@ -2985,39 +2876,35 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ClassExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ClassExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ClassExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ClassExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Comment {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(rename = "type")]
         pub type_: CommentType,
-        pub value: ::std::string::String,
+        pub value: String,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3031,25 +2918,23 @@ pub mod types {
         Line,
         Block,
     }
-    impl ::std::fmt::Display for CommentType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for CommentType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Line => f.write_str("Line"),
                 Self::Block => f.write_str("Block"),
             }
         }
     }
-    impl ::std::str::FromStr for CommentType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for CommentType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Line" => Ok(Self::Line),
                 "Block" => Ok(Self::Block),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "CommentType",
                             &value,
                             "not one of its values",
@@ -3059,53 +2944,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for CommentType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for CommentType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for CommentType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for CommentType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConditionalExpression {
-        pub alternate: ::std::boxed::Box<Expression>,
-        pub consequent: ::std::boxed::Box<Expression>,
+        pub alternate: Box<Expression>,
+        pub consequent: Box<Expression>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        pub test: ::std::boxed::Box<Expression>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        pub test: Box<Expression>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ConditionalExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3118,23 +2999,21 @@ pub mod types {
     pub enum ConditionalExpressionType {
         ConditionalExpression,
     }
-    impl ::std::fmt::Display for ConditionalExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ConditionalExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ConditionalExpression => f.write_str("ConditionalExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ConditionalExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ConditionalExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ConditionalExpression" => Ok(Self::ConditionalExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ConditionalExpressionType",
                             &value,
                             "not one of its values",
@@ -3144,56 +3023,52 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ConditionalExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ConditionalExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ConditionalExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ConditionalExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ContinueStatement {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub label: ::std::option::Option<::std::option::Option<Identifier>>,
+        pub label: Option<Option<Identifier>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ContinueStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3206,23 +3081,21 @@ pub mod types {
     pub enum ContinueStatementType {
         ContinueStatement,
     }
-    impl ::std::fmt::Display for ContinueStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContinueStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ContinueStatement => f.write_str("ContinueStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ContinueStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ContinueStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ContinueStatement" => Ok(Self::ContinueStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ContinueStatementType",
                             &value,
                             "not one of its values",
@@ -3232,50 +3105,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ContinueStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ContinueStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ContinueStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ContinueStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DebuggerStatement {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: DebuggerStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3288,23 +3157,21 @@ pub mod types {
     pub enum DebuggerStatementType {
         DebuggerStatement,
     }
-    impl ::std::fmt::Display for DebuggerStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for DebuggerStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::DebuggerStatement => f.write_str("DebuggerStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for DebuggerStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for DebuggerStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "DebuggerStatement" => Ok(Self::DebuggerStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "DebuggerStatementType",
                             &value,
                             "not one of its values",
@@ -3314,72 +3181,65 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for DebuggerStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for DebuggerStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DebuggerStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for DebuggerStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum Declaration {
         FunctionDeclaration {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
             id: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         VariableDeclaration {
-            declarations: ::std::vec::Vec<VariableDeclarator>,
+            declarations: Vec<VariableDeclarator>,
             kind: VariableDeclarationKind,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ClassDeclaration {
             body: ClassBody,
@@ -3387,56 +3247,53 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(
-                rename = "superClass",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            super_class: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(rename = "superClass", skip_serializing_if = "Option::is_none")]
+            super_class: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Directive {
-        pub directive: ::std::string::String,
+        pub directive: String,
         pub expression: Literal,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: DirectiveType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3449,23 +3306,21 @@ pub mod types {
     pub enum DirectiveType {
         ExpressionStatement,
     }
-    impl ::std::fmt::Display for DirectiveType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for DirectiveType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ExpressionStatement => f.write_str("ExpressionStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for DirectiveType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for DirectiveType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ExpressionStatement" => Ok(Self::ExpressionStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "DirectiveType",
                             &value,
                             "not one of its values",
@@ -3475,52 +3330,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for DirectiveType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for DirectiveType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DirectiveType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for DirectiveType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DoWhileStatement {
         pub body: Statement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub test: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: DoWhileStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3533,23 +3384,21 @@ pub mod types {
     pub enum DoWhileStatementType {
         DoWhileStatement,
     }
-    impl ::std::fmt::Display for DoWhileStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for DoWhileStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::DoWhileStatement => f.write_str("DoWhileStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for DoWhileStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for DoWhileStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "DoWhileStatement" => Ok(Self::DoWhileStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "DoWhileStatementType",
                             &value,
                             "not one of its values",
@@ -3559,50 +3408,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for DoWhileStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for DoWhileStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DoWhileStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for DoWhileStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EmptyStatement {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: EmptyStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3615,23 +3460,21 @@ pub mod types {
     pub enum EmptyStatementType {
         EmptyStatement,
     }
-    impl ::std::fmt::Display for EmptyStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for EmptyStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::EmptyStatement => f.write_str("EmptyStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for EmptyStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for EmptyStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "EmptyStatement" => Ok(Self::EmptyStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "EmptyStatementType",
                             &value,
                             "not one of its values",
@@ -3641,52 +3484,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for EmptyStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for EmptyStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for EmptyStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for EmptyStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportAllDeclaration {
-        pub attributes: ::std::vec::Vec<ImportAttribute>,
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub exported: ::std::option::Option<ExportAllDeclarationExported>,
+        pub attributes: Vec<ImportAttribute>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub exported: Option<ExportAllDeclarationExported>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub source: Literal,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ExportAllDeclarationType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExportAllDeclarationExported {
         Identifier(Identifier),
@@ -3694,29 +3533,29 @@ pub mod types {
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<Identifier> for ExportAllDeclarationExported {
+    impl From<Identifier> for ExportAllDeclarationExported {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<SimpleLiteral> for ExportAllDeclarationExported {
+    impl From<SimpleLiteral> for ExportAllDeclarationExported {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for ExportAllDeclarationExported {
+    impl From<RegExpLiteral> for ExportAllDeclarationExported {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for ExportAllDeclarationExported {
+    impl From<BigIntLiteral> for ExportAllDeclarationExported {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3729,23 +3568,21 @@ pub mod types {
     pub enum ExportAllDeclarationType {
         ExportAllDeclaration,
     }
-    impl ::std::fmt::Display for ExportAllDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExportAllDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ExportAllDeclaration => f.write_str("ExportAllDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for ExportAllDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ExportAllDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ExportAllDeclaration" => Ok(Self::ExportAllDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ExportAllDeclarationType",
                             &value,
                             "not one of its values",
@@ -3755,75 +3592,69 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExportAllDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ExportAllDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ExportAllDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ExportAllDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportDefaultDeclaration {
         pub declaration: ExportDefaultDeclarationDeclaration,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ExportDefaultDeclarationType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExportDefaultDeclarationDeclaration {
         MaybeNamedFunctionDeclaration(MaybeNamedFunctionDeclaration),
         MaybeNamedClassDeclaration(MaybeNamedClassDeclaration),
         Expression(Expression),
     }
-    impl ::std::convert::From<MaybeNamedFunctionDeclaration>
-    for ExportDefaultDeclarationDeclaration {
+    impl From<MaybeNamedFunctionDeclaration> for ExportDefaultDeclarationDeclaration {
         fn from(value: MaybeNamedFunctionDeclaration) -> Self {
             Self::MaybeNamedFunctionDeclaration(value)
         }
     }
-    impl ::std::convert::From<MaybeNamedClassDeclaration>
-    for ExportDefaultDeclarationDeclaration {
+    impl From<MaybeNamedClassDeclaration> for ExportDefaultDeclarationDeclaration {
         fn from(value: MaybeNamedClassDeclaration) -> Self {
             Self::MaybeNamedClassDeclaration(value)
         }
     }
-    impl ::std::convert::From<Expression> for ExportDefaultDeclarationDeclaration {
+    impl From<Expression> for ExportDefaultDeclarationDeclaration {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3836,23 +3667,21 @@ pub mod types {
     pub enum ExportDefaultDeclarationType {
         ExportDefaultDeclaration,
     }
-    impl ::std::fmt::Display for ExportDefaultDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExportDefaultDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ExportDefaultDeclaration => f.write_str("ExportDefaultDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for ExportDefaultDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ExportDefaultDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ExportDefaultDeclaration" => Ok(Self::ExportDefaultDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ExportDefaultDeclarationType",
                             &value,
                             "not one of its values",
@@ -3862,116 +3691,104 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExportDefaultDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ExportDefaultDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ExportDefaultDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ExportDefaultDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportNamedDeclaration {
-        pub attributes: ::std::vec::Vec<ImportAttribute>,
+        pub attributes: Vec<ImportAttribute>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub declaration: ::std::option::Option<
-            ::std::option::Option<ExportNamedDeclarationDeclaration>,
-        >,
+        pub declaration: Option<Option<ExportNamedDeclarationDeclaration>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub source: ::std::option::Option<
-            ::std::option::Option<ExportNamedDeclarationSource>,
-        >,
-        pub specifiers: ::std::vec::Vec<ExportSpecifier>,
+        pub source: Option<Option<ExportNamedDeclarationSource>>,
+        pub specifiers: Vec<ExportSpecifier>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ExportNamedDeclarationType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ExportNamedDeclarationDeclaration {
         FunctionDeclaration {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
             id: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         VariableDeclaration {
-            declarations: ::std::vec::Vec<VariableDeclarator>,
+            declarations: Vec<VariableDeclarator>,
             kind: VariableDeclarationKind,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ClassDeclaration {
             body: ClassBody,
@@ -3979,51 +3796,48 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(
-                rename = "superClass",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            super_class: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(rename = "superClass", skip_serializing_if = "Option::is_none")]
+            super_class: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExportNamedDeclarationSource {
         SimpleLiteral(SimpleLiteral),
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<SimpleLiteral> for ExportNamedDeclarationSource {
+    impl From<SimpleLiteral> for ExportNamedDeclarationSource {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for ExportNamedDeclarationSource {
+    impl From<RegExpLiteral> for ExportNamedDeclarationSource {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for ExportNamedDeclarationSource {
+    impl From<BigIntLiteral> for ExportNamedDeclarationSource {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4036,23 +3850,21 @@ pub mod types {
     pub enum ExportNamedDeclarationType {
         ExportNamedDeclaration,
     }
-    impl ::std::fmt::Display for ExportNamedDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExportNamedDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ExportNamedDeclaration => f.write_str("ExportNamedDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for ExportNamedDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ExportNamedDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ExportNamedDeclaration" => Ok(Self::ExportNamedDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ExportNamedDeclarationType",
                             &value,
                             "not one of its values",
@@ -4062,50 +3874,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExportNamedDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ExportNamedDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ExportNamedDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ExportNamedDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportSpecifier {
         pub exported: ExportSpecifierExported,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub local: ExportSpecifierLocal,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ExportSpecifierType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExportSpecifierExported {
         Identifier(Identifier),
@@ -4113,27 +3921,27 @@ pub mod types {
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<Identifier> for ExportSpecifierExported {
+    impl From<Identifier> for ExportSpecifierExported {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<SimpleLiteral> for ExportSpecifierExported {
+    impl From<SimpleLiteral> for ExportSpecifierExported {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for ExportSpecifierExported {
+    impl From<RegExpLiteral> for ExportSpecifierExported {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for ExportSpecifierExported {
+    impl From<BigIntLiteral> for ExportSpecifierExported {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExportSpecifierLocal {
         Identifier(Identifier),
@@ -4141,29 +3949,29 @@ pub mod types {
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<Identifier> for ExportSpecifierLocal {
+    impl From<Identifier> for ExportSpecifierLocal {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<SimpleLiteral> for ExportSpecifierLocal {
+    impl From<SimpleLiteral> for ExportSpecifierLocal {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for ExportSpecifierLocal {
+    impl From<RegExpLiteral> for ExportSpecifierLocal {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for ExportSpecifierLocal {
+    impl From<BigIntLiteral> for ExportSpecifierLocal {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4176,23 +3984,21 @@ pub mod types {
     pub enum ExportSpecifierType {
         ExportSpecifier,
     }
-    impl ::std::fmt::Display for ExportSpecifierType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExportSpecifierType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ExportSpecifier => f.write_str("ExportSpecifier"),
             }
         }
     }
-    impl ::std::str::FromStr for ExportSpecifierType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ExportSpecifierType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ExportSpecifier" => Ok(Self::ExportSpecifier),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ExportSpecifierType",
                             &value,
                             "not one of its values",
@@ -4202,23 +4008,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExportSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ExportSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ExportSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ExportSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Expression {
         ArrayExpression(ArrayExpression),
@@ -4249,142 +4051,142 @@ pub mod types {
         UpdateExpression(UpdateExpression),
         YieldExpression(YieldExpression),
     }
-    impl ::std::convert::From<ArrayExpression> for Expression {
+    impl From<ArrayExpression> for Expression {
         fn from(value: ArrayExpression) -> Self {
             Self::ArrayExpression(value)
         }
     }
-    impl ::std::convert::From<ArrowFunctionExpression> for Expression {
+    impl From<ArrowFunctionExpression> for Expression {
         fn from(value: ArrowFunctionExpression) -> Self {
             Self::ArrowFunctionExpression(value)
         }
     }
-    impl ::std::convert::From<AssignmentExpression> for Expression {
+    impl From<AssignmentExpression> for Expression {
         fn from(value: AssignmentExpression) -> Self {
             Self::AssignmentExpression(value)
         }
     }
-    impl ::std::convert::From<AwaitExpression> for Expression {
+    impl From<AwaitExpression> for Expression {
         fn from(value: AwaitExpression) -> Self {
             Self::AwaitExpression(value)
         }
     }
-    impl ::std::convert::From<BinaryExpression> for Expression {
+    impl From<BinaryExpression> for Expression {
         fn from(value: BinaryExpression) -> Self {
             Self::BinaryExpression(value)
         }
     }
-    impl ::std::convert::From<SimpleCallExpression> for Expression {
+    impl From<SimpleCallExpression> for Expression {
         fn from(value: SimpleCallExpression) -> Self {
             Self::SimpleCallExpression(value)
         }
     }
-    impl ::std::convert::From<NewExpression> for Expression {
+    impl From<NewExpression> for Expression {
         fn from(value: NewExpression) -> Self {
             Self::NewExpression(value)
         }
     }
-    impl ::std::convert::From<ChainExpression> for Expression {
+    impl From<ChainExpression> for Expression {
         fn from(value: ChainExpression) -> Self {
             Self::ChainExpression(value)
         }
     }
-    impl ::std::convert::From<ClassExpression> for Expression {
+    impl From<ClassExpression> for Expression {
         fn from(value: ClassExpression) -> Self {
             Self::ClassExpression(value)
         }
     }
-    impl ::std::convert::From<ConditionalExpression> for Expression {
+    impl From<ConditionalExpression> for Expression {
         fn from(value: ConditionalExpression) -> Self {
             Self::ConditionalExpression(value)
         }
     }
-    impl ::std::convert::From<FunctionExpression> for Expression {
+    impl From<FunctionExpression> for Expression {
         fn from(value: FunctionExpression) -> Self {
             Self::FunctionExpression(value)
         }
     }
-    impl ::std::convert::From<Identifier> for Expression {
+    impl From<Identifier> for Expression {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<ImportExpression> for Expression {
+    impl From<ImportExpression> for Expression {
         fn from(value: ImportExpression) -> Self {
             Self::ImportExpression(value)
         }
     }
-    impl ::std::convert::From<SimpleLiteral> for Expression {
+    impl From<SimpleLiteral> for Expression {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for Expression {
+    impl From<RegExpLiteral> for Expression {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for Expression {
+    impl From<BigIntLiteral> for Expression {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
-    impl ::std::convert::From<LogicalExpression> for Expression {
+    impl From<LogicalExpression> for Expression {
         fn from(value: LogicalExpression) -> Self {
             Self::LogicalExpression(value)
         }
     }
-    impl ::std::convert::From<MemberExpression> for Expression {
+    impl From<MemberExpression> for Expression {
         fn from(value: MemberExpression) -> Self {
             Self::MemberExpression(value)
         }
     }
-    impl ::std::convert::From<MetaProperty> for Expression {
+    impl From<MetaProperty> for Expression {
         fn from(value: MetaProperty) -> Self {
             Self::MetaProperty(value)
         }
     }
-    impl ::std::convert::From<ObjectExpression> for Expression {
+    impl From<ObjectExpression> for Expression {
         fn from(value: ObjectExpression) -> Self {
             Self::ObjectExpression(value)
         }
     }
-    impl ::std::convert::From<SequenceExpression> for Expression {
+    impl From<SequenceExpression> for Expression {
         fn from(value: SequenceExpression) -> Self {
             Self::SequenceExpression(value)
         }
     }
-    impl ::std::convert::From<TaggedTemplateExpression> for Expression {
+    impl From<TaggedTemplateExpression> for Expression {
         fn from(value: TaggedTemplateExpression) -> Self {
             Self::TaggedTemplateExpression(value)
         }
     }
-    impl ::std::convert::From<TemplateLiteral> for Expression {
+    impl From<TemplateLiteral> for Expression {
         fn from(value: TemplateLiteral) -> Self {
             Self::TemplateLiteral(value)
         }
     }
-    impl ::std::convert::From<ThisExpression> for Expression {
+    impl From<ThisExpression> for Expression {
         fn from(value: ThisExpression) -> Self {
             Self::ThisExpression(value)
         }
     }
-    impl ::std::convert::From<UnaryExpression> for Expression {
+    impl From<UnaryExpression> for Expression {
         fn from(value: UnaryExpression) -> Self {
             Self::UnaryExpression(value)
         }
     }
-    impl ::std::convert::From<UpdateExpression> for Expression {
+    impl From<UpdateExpression> for Expression {
         fn from(value: UpdateExpression) -> Self {
             Self::UpdateExpression(value)
         }
     }
-    impl ::std::convert::From<YieldExpression> for Expression {
+    impl From<YieldExpression> for Expression {
         fn from(value: YieldExpression) -> Self {
             Self::YieldExpression(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExpressionMap {
         #[serde(rename = "ArrayExpression")]
         pub array_expression: ArrayExpression,
@@ -4437,35 +4239,35 @@ pub mod types {
         #[serde(rename = "YieldExpression")]
         pub yield_expression: YieldExpression,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExpressionStatement {
         pub expression: Expression,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ExpressionStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4478,23 +4280,21 @@ pub mod types {
     pub enum ExpressionStatementType {
         ExpressionStatement,
     }
-    impl ::std::fmt::Display for ExpressionStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExpressionStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ExpressionStatement => f.write_str("ExpressionStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ExpressionStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ExpressionStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ExpressionStatement" => Ok(Self::ExpressionStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ExpressionStatementType",
                             &value,
                             "not one of its values",
@@ -4504,53 +4304,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExpressionStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ExpressionStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ExpressionStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ExpressionStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ForInStatement {
         pub body: Statement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         pub left: BaseForXStatementLeft,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub right: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ForInStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4563,23 +4359,21 @@ pub mod types {
     pub enum ForInStatementType {
         ForInStatement,
     }
-    impl ::std::fmt::Display for ForInStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ForInStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ForInStatement => f.write_str("ForInStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ForInStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ForInStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ForInStatement" => Ok(Self::ForInStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ForInStatementType",
                             &value,
                             "not one of its values",
@@ -4589,23 +4383,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ForInStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ForInStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ForInStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ForInStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ForOfStatement {
         #[serde(rename = "await")]
         pub await_: bool,
@@ -4613,31 +4403,31 @@ pub mod types {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         pub left: BaseForXStatementLeft,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub right: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ForOfStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4650,23 +4440,21 @@ pub mod types {
     pub enum ForOfStatementType {
         ForOfStatement,
     }
-    impl ::std::fmt::Display for ForOfStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ForOfStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ForOfStatement => f.write_str("ForOfStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ForOfStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ForOfStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ForOfStatement" => Ok(Self::ForOfStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ForOfStatementType",
                             &value,
                             "not one of its values",
@@ -4676,82 +4464,78 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ForOfStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ForOfStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ForOfStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ForOfStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ForStatement {
         pub body: Statement,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub init: ::std::option::Option<ForStatementInit>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub init: Option<ForStatementInit>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub test: ::std::option::Option<::std::option::Option<Expression>>,
+        pub test: Option<Option<Expression>>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ForStatementType,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub update: ::std::option::Option<::std::option::Option<Expression>>,
+        pub update: Option<Option<Expression>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ForStatementInit {
         VariableDeclaration(VariableDeclaration),
         Expression(Expression),
         Null,
     }
-    impl ::std::convert::From<VariableDeclaration> for ForStatementInit {
+    impl From<VariableDeclaration> for ForStatementInit {
         fn from(value: VariableDeclaration) -> Self {
             Self::VariableDeclaration(value)
         }
     }
-    impl ::std::convert::From<Expression> for ForStatementInit {
+    impl From<Expression> for ForStatementInit {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4764,23 +4548,21 @@ pub mod types {
     pub enum ForStatementType {
         ForStatement,
     }
-    impl ::std::fmt::Display for ForStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ForStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ForStatement => f.write_str("ForStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ForStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ForStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ForStatement" => Ok(Self::ForStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ForStatementType",
                             &value,
                             "not one of its values",
@@ -4790,205 +4572,186 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ForStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ForStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ForStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ForStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum Function {
         FunctionDeclaration {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
             id: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         FunctionExpression {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            id: ::std::option::Option<Identifier>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<Identifier>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ArrowFunctionExpression {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: FunctionBody,
             expression: bool,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FunctionBody {
         BlockStatement(BlockStatement),
         Expression(Expression),
     }
-    impl ::std::convert::From<BlockStatement> for FunctionBody {
+    impl From<BlockStatement> for FunctionBody {
         fn from(value: BlockStatement) -> Self {
             Self::BlockStatement(value)
         }
     }
-    impl ::std::convert::From<Expression> for FunctionBody {
+    impl From<Expression> for FunctionBody {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FunctionDeclaration {
-        #[serde(
-            rename = "async",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub async_: ::std::option::Option<bool>,
+        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        pub async_: Option<bool>,
         pub body: BlockStatement,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub generator: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub generator: Option<bool>,
         pub id: Identifier,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub params: ::std::vec::Vec<Pattern>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub params: Vec<Pattern>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MaybeNamedFunctionDeclarationType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FunctionExpression {
-        #[serde(
-            rename = "async",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub async_: ::std::option::Option<bool>,
+        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        pub async_: Option<bool>,
         pub body: BlockStatement,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub generator: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub generator: Option<bool>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub id: ::std::option::Option<::std::option::Option<Identifier>>,
+        pub id: Option<Option<Identifier>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub params: ::std::vec::Vec<Pattern>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub params: Vec<Pattern>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: FunctionExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5001,23 +4764,21 @@ pub mod types {
     pub enum FunctionExpressionType {
         FunctionExpression,
     }
-    impl ::std::fmt::Display for FunctionExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FunctionExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::FunctionExpression => f.write_str("FunctionExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for FunctionExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FunctionExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "FunctionExpression" => Ok(Self::FunctionExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FunctionExpressionType",
                             &value,
                             "not one of its values",
@@ -5027,51 +4788,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FunctionExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FunctionExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for FunctionExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FunctionExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Identifier {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: IdentifierType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5084,23 +4841,21 @@ pub mod types {
     pub enum IdentifierType {
         Identifier,
     }
-    impl ::std::fmt::Display for IdentifierType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for IdentifierType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Identifier => f.write_str("Identifier"),
             }
         }
     }
-    impl ::std::str::FromStr for IdentifierType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for IdentifierType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Identifier" => Ok(Self::Identifier),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "IdentifierType",
                             &value,
                             "not one of its values",
@@ -5110,58 +4865,52 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for IdentifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for IdentifierType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for IdentifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for IdentifierType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct IfStatement {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub alternate: ::std::option::Option<
-            ::std::option::Option<IfStatementAlternate>,
-        >,
+        pub alternate: Option<Option<IfStatementAlternate>>,
         pub consequent: Statement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub test: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: IfStatementType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum IfStatementAlternate {
         ExpressionStatement {
@@ -5169,446 +4918,443 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         BlockStatement {
-            body: ::std::vec::Vec<Statement>,
+            body: Vec<Statement>,
             #[serde(
                 rename = "innerComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            inner_comments: Option<Vec<Comment>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         StaticBlock {
-            body: ::std::vec::Vec<Statement>,
+            body: Vec<Statement>,
             #[serde(
                 rename = "innerComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            inner_comments: Option<Vec<Comment>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         EmptyStatement {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         DebuggerStatement {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         WithStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: Expression,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ReturnStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            argument: ::std::option::Option<Expression>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            argument: Option<Expression>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         LabeledStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             label: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         BreakStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            label: ::std::option::Option<Identifier>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            label: Option<Identifier>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ContinueStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            label: ::std::option::Option<Identifier>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            label: Option<Identifier>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         IfStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            alternate: ::std::option::Option<::std::boxed::Box<Statement>>,
-            consequent: ::std::boxed::Box<Statement>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            alternate: Option<Box<Statement>>,
+            consequent: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             test: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         SwitchStatement {
-            cases: ::std::vec::Vec<SwitchCase>,
+            cases: Vec<SwitchCase>,
             discriminant: Expression,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ThrowStatement {
             argument: Expression,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         TryStatement {
             block: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            finalizer: ::std::option::Option<BlockStatement>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            handler: ::std::option::Option<CatchClause>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            finalizer: Option<BlockStatement>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            handler: Option<CatchClause>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         WhileStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             test: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         DoWhileStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             test: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ForStatement {
-            body: ::std::boxed::Box<Statement>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            init: ::std::option::Option<IfStatementAlternateInit>,
+            body: Box<Statement>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            init: Option<IfStatementAlternateInit>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            test: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            test: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            update: ::std::option::Option<Expression>,
+            trailing_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            update: Option<Expression>,
         },
         ForInStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: BaseForXStatementLeft,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ForOfStatement {
             #[serde(rename = "await")]
             await_: bool,
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: BaseForXStatementLeft,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         FunctionDeclaration {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
             id: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         VariableDeclaration {
-            declarations: ::std::vec::Vec<VariableDeclarator>,
+            declarations: Vec<VariableDeclarator>,
             kind: VariableDeclarationKind,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ClassDeclaration {
             body: ClassBody,
@@ -5616,46 +5362,43 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(
-                rename = "superClass",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            super_class: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(rename = "superClass", skip_serializing_if = "Option::is_none")]
+            super_class: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum IfStatementAlternateInit {
         VariableDeclaration(VariableDeclaration),
         Expression(Expression),
         Null,
     }
-    impl ::std::convert::From<VariableDeclaration> for IfStatementAlternateInit {
+    impl From<VariableDeclaration> for IfStatementAlternateInit {
         fn from(value: VariableDeclaration) -> Self {
             Self::VariableDeclaration(value)
         }
     }
-    impl ::std::convert::From<Expression> for IfStatementAlternateInit {
+    impl From<Expression> for IfStatementAlternateInit {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5668,23 +5411,21 @@ pub mod types {
     pub enum IfStatementType {
         IfStatement,
     }
-    impl ::std::fmt::Display for IfStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for IfStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::IfStatement => f.write_str("IfStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for IfStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for IfStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "IfStatement" => Ok(Self::IfStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "IfStatementType",
                             &value,
                             "not one of its values",
@@ -5694,50 +5435,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for IfStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for IfStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for IfStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for IfStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ImportAttribute {
         pub key: ImportAttributeKey,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ImportAttributeType,
         pub value: Literal,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ImportAttributeKey {
         Identifier(Identifier),
@@ -5745,29 +5482,29 @@ pub mod types {
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<Identifier> for ImportAttributeKey {
+    impl From<Identifier> for ImportAttributeKey {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<SimpleLiteral> for ImportAttributeKey {
+    impl From<SimpleLiteral> for ImportAttributeKey {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for ImportAttributeKey {
+    impl From<RegExpLiteral> for ImportAttributeKey {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for ImportAttributeKey {
+    impl From<BigIntLiteral> for ImportAttributeKey {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5780,23 +5517,21 @@ pub mod types {
     pub enum ImportAttributeType {
         ImportAttribute,
     }
-    impl ::std::fmt::Display for ImportAttributeType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ImportAttributeType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ImportAttribute => f.write_str("ImportAttribute"),
             }
         }
     }
-    impl ::std::str::FromStr for ImportAttributeType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ImportAttributeType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ImportAttribute" => Ok(Self::ImportAttribute),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ImportAttributeType",
                             &value,
                             "not one of its values",
@@ -5806,51 +5541,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ImportAttributeType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ImportAttributeType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ImportAttributeType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ImportAttributeType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ImportDeclaration {
-        pub attributes: ::std::vec::Vec<ImportAttribute>,
+        pub attributes: Vec<ImportAttribute>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub source: Literal,
-        pub specifiers: ::std::vec::Vec<ImportDeclarationSpecifiersItem>,
+        pub specifiers: Vec<ImportDeclarationSpecifiersItem>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ImportDeclarationType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ImportDeclarationSpecifiersItem {
         ImportSpecifier {
@@ -5858,63 +5589,63 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: Identifier,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ImportDefaultSpecifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: Identifier,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ImportNamespaceSpecifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: Identifier,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5927,23 +5658,21 @@ pub mod types {
     pub enum ImportDeclarationType {
         ImportDeclaration,
     }
-    impl ::std::fmt::Display for ImportDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ImportDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ImportDeclaration => f.write_str("ImportDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for ImportDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ImportDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ImportDeclaration" => Ok(Self::ImportDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ImportDeclarationType",
                             &value,
                             "not one of its values",
@@ -5953,51 +5682,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ImportDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ImportDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ImportDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ImportDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ImportDefaultSpecifier {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub local: Identifier,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ImportDefaultSpecifierType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6010,23 +5735,21 @@ pub mod types {
     pub enum ImportDefaultSpecifierType {
         ImportDefaultSpecifier,
     }
-    impl ::std::fmt::Display for ImportDefaultSpecifierType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ImportDefaultSpecifierType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ImportDefaultSpecifier => f.write_str("ImportDefaultSpecifier"),
             }
         }
     }
-    impl ::std::str::FromStr for ImportDefaultSpecifierType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ImportDefaultSpecifierType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ImportDefaultSpecifier" => Ok(Self::ImportDefaultSpecifier),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ImportDefaultSpecifierType",
                             &value,
                             "not one of its values",
@@ -6036,59 +5759,53 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ImportDefaultSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ImportDefaultSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ImportDefaultSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ImportDefaultSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ImportExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub options: ::std::option::Option<
-            ::std::boxed::Box<::std::option::Option<Expression>>,
-        >,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        pub source: ::std::boxed::Box<Expression>,
+        pub options: Option<Box<Option<Expression>>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        pub source: Box<Expression>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ImportExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6101,23 +5818,21 @@ pub mod types {
     pub enum ImportExpressionType {
         ImportExpression,
     }
-    impl ::std::fmt::Display for ImportExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ImportExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ImportExpression => f.write_str("ImportExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ImportExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ImportExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ImportExpression" => Ok(Self::ImportExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ImportExpressionType",
                             &value,
                             "not one of its values",
@@ -6127,51 +5842,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ImportExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ImportExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ImportExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ImportExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ImportNamespaceSpecifier {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub local: Identifier,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ImportNamespaceSpecifierType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6184,23 +5895,21 @@ pub mod types {
     pub enum ImportNamespaceSpecifierType {
         ImportNamespaceSpecifier,
     }
-    impl ::std::fmt::Display for ImportNamespaceSpecifierType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ImportNamespaceSpecifierType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ImportNamespaceSpecifier => f.write_str("ImportNamespaceSpecifier"),
             }
         }
     }
-    impl ::std::str::FromStr for ImportNamespaceSpecifierType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ImportNamespaceSpecifierType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ImportNamespaceSpecifier" => Ok(Self::ImportNamespaceSpecifier),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ImportNamespaceSpecifierType",
                             &value,
                             "not one of its values",
@@ -6210,51 +5919,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ImportNamespaceSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ImportNamespaceSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ImportNamespaceSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ImportNamespaceSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ImportSpecifier {
         pub imported: ImportSpecifierImported,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub local: Identifier,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ImportSpecifierType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ImportSpecifierImported {
         Identifier(Identifier),
@@ -6262,29 +5966,29 @@ pub mod types {
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<Identifier> for ImportSpecifierImported {
+    impl From<Identifier> for ImportSpecifierImported {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<SimpleLiteral> for ImportSpecifierImported {
+    impl From<SimpleLiteral> for ImportSpecifierImported {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for ImportSpecifierImported {
+    impl From<RegExpLiteral> for ImportSpecifierImported {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for ImportSpecifierImported {
+    impl From<BigIntLiteral> for ImportSpecifierImported {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6297,23 +6001,21 @@ pub mod types {
     pub enum ImportSpecifierType {
         ImportSpecifier,
     }
-    impl ::std::fmt::Display for ImportSpecifierType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ImportSpecifierType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ImportSpecifier => f.write_str("ImportSpecifier"),
             }
         }
     }
-    impl ::std::str::FromStr for ImportSpecifierType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ImportSpecifierType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ImportSpecifier" => Ok(Self::ImportSpecifier),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ImportSpecifierType",
                             &value,
                             "not one of its values",
@@ -6323,52 +6025,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ImportSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ImportSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ImportSpecifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ImportSpecifierType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LabeledStatement {
         pub body: Statement,
         pub label: Identifier,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: LabeledStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6381,23 +6079,21 @@ pub mod types {
     pub enum LabeledStatementType {
         LabeledStatement,
     }
-    impl ::std::fmt::Display for LabeledStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LabeledStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::LabeledStatement => f.write_str("LabeledStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for LabeledStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LabeledStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "LabeledStatement" => Ok(Self::LabeledStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LabeledStatementType",
                             &value,
                             "not one of its values",
@@ -6407,75 +6103,71 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LabeledStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LabeledStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LabeledStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LabeledStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Literal {
         SimpleLiteral(SimpleLiteral),
         RegExpLiteral(RegExpLiteral),
         BigIntLiteral(BigIntLiteral),
     }
-    impl ::std::convert::From<SimpleLiteral> for Literal {
+    impl From<SimpleLiteral> for Literal {
         fn from(value: SimpleLiteral) -> Self {
             Self::SimpleLiteral(value)
         }
     }
-    impl ::std::convert::From<RegExpLiteral> for Literal {
+    impl From<RegExpLiteral> for Literal {
         fn from(value: RegExpLiteral) -> Self {
             Self::RegExpLiteral(value)
         }
     }
-    impl ::std::convert::From<BigIntLiteral> for Literal {
+    impl From<BigIntLiteral> for Literal {
         fn from(value: BigIntLiteral) -> Self {
             Self::BigIntLiteral(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LogicalExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-        pub left: ::std::boxed::Box<Expression>,
+        pub leading_comments: Option<Vec<Comment>>,
+        pub left: Box<Expression>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub operator: LogicalOperator,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        pub right: ::std::boxed::Box<Expression>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        pub right: Box<Expression>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: LogicalExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6488,23 +6180,21 @@ pub mod types {
     pub enum LogicalExpressionType {
         LogicalExpression,
     }
-    impl ::std::fmt::Display for LogicalExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LogicalExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::LogicalExpression => f.write_str("LogicalExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for LogicalExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LogicalExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "LogicalExpression" => Ok(Self::LogicalExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LogicalExpressionType",
                             &value,
                             "not one of its values",
@@ -6514,25 +6204,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LogicalExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LogicalExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LogicalExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LogicalExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6550,8 +6236,8 @@ pub mod types {
         #[serde(rename = "??")]
         QuestionQuestion,
     }
-    impl ::std::fmt::Display for LogicalOperator {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LogicalOperator {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::U007cU007c => f.write_str("||"),
                 Self::AndAnd => f.write_str("&&"),
@@ -6559,18 +6245,16 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for LogicalOperator {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LogicalOperator {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "||" => Ok(Self::U007cU007c),
                 "&&" => Ok(Self::AndAnd),
                 "??" => Ok(Self::QuestionQuestion),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LogicalOperator",
                             &value,
                             "not one of its values",
@@ -6580,61 +6264,57 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LogicalOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LogicalOperator {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LogicalOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LogicalOperator {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MaybeNamedClassDeclaration {
         pub body: ClassBody,
         /// It is null when a class declaration is a part of the `export default class` statement
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub id: ::std::option::Option<Identifier>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub id: Option<Identifier>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "superClass",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub super_class: ::std::option::Option<::std::option::Option<Expression>>,
+        pub super_class: Option<Option<Expression>>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MaybeNamedClassDeclarationType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6647,23 +6327,21 @@ pub mod types {
     pub enum MaybeNamedClassDeclarationType {
         ClassDeclaration,
     }
-    impl ::std::fmt::Display for MaybeNamedClassDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MaybeNamedClassDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ClassDeclaration => f.write_str("ClassDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for MaybeNamedClassDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MaybeNamedClassDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ClassDeclaration" => Ok(Self::ClassDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MaybeNamedClassDeclarationType",
                             &value,
                             "not one of its values",
@@ -6673,63 +6351,55 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MaybeNamedClassDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MaybeNamedClassDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for MaybeNamedClassDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MaybeNamedClassDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MaybeNamedFunctionDeclaration {
-        #[serde(
-            rename = "async",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub async_: ::std::option::Option<bool>,
+        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        pub async_: Option<bool>,
         pub body: BlockStatement,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub generator: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub generator: Option<bool>,
         /// It is null when a function declaration is a part of the `export default function` statement
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        pub id: ::std::option::Option<Identifier>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        pub id: Option<Identifier>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub params: ::std::vec::Vec<Pattern>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub params: Vec<Pattern>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MaybeNamedFunctionDeclarationType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6742,23 +6412,21 @@ pub mod types {
     pub enum MaybeNamedFunctionDeclarationType {
         FunctionDeclaration,
     }
-    impl ::std::fmt::Display for MaybeNamedFunctionDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MaybeNamedFunctionDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::FunctionDeclaration => f.write_str("FunctionDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for MaybeNamedFunctionDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MaybeNamedFunctionDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "FunctionDeclaration" => Ok(Self::FunctionDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MaybeNamedFunctionDeclarationType",
                             &value,
                             "not one of its values",
@@ -6768,88 +6436,82 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MaybeNamedFunctionDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MaybeNamedFunctionDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for MaybeNamedFunctionDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MaybeNamedFunctionDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MemberExpression {
         pub computed: bool,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub object: MemberExpressionObject,
         pub optional: bool,
         pub property: MemberExpressionProperty,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MemberExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum MemberExpressionObject {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for MemberExpressionObject {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for MemberExpressionObject {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for MemberExpressionObject {
+    impl From<Super> for MemberExpressionObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum MemberExpressionProperty {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>>
-    for MemberExpressionProperty {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for MemberExpressionProperty {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for MemberExpressionProperty {
+    impl From<PrivateIdentifier> for MemberExpressionProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6862,23 +6524,21 @@ pub mod types {
     pub enum MemberExpressionType {
         MemberExpression,
     }
-    impl ::std::fmt::Display for MemberExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MemberExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::MemberExpression => f.write_str("MemberExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for MemberExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MemberExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "MemberExpression" => Ok(Self::MemberExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MemberExpressionType",
                             &value,
                             "not one of its values",
@@ -6888,52 +6548,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MemberExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MemberExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MemberExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MemberExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MetaProperty {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub meta: Identifier,
         pub property: Identifier,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MetaPropertyType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6946,23 +6602,21 @@ pub mod types {
     pub enum MetaPropertyType {
         MetaProperty,
     }
-    impl ::std::fmt::Display for MetaPropertyType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MetaPropertyType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::MetaProperty => f.write_str("MetaProperty"),
             }
         }
     }
-    impl ::std::str::FromStr for MetaPropertyType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MetaPropertyType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "MetaProperty" => Ok(Self::MetaProperty),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MetaPropertyType",
                             &value,
                             "not one of its values",
@@ -6972,23 +6626,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MetaPropertyType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MetaPropertyType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MetaPropertyType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MetaPropertyType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MethodDefinition {
         pub computed: bool,
         pub key: MethodDefinitionKey,
@@ -6996,48 +6646,48 @@ pub mod types {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(rename = "static")]
         pub static_: bool,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: MethodDefinitionType,
         pub value: FunctionExpression,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum MethodDefinitionKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for MethodDefinitionKey {
+    impl From<Expression> for MethodDefinitionKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for MethodDefinitionKey {
+    impl From<PrivateIdentifier> for MethodDefinitionKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7057,8 +6707,8 @@ pub mod types {
         #[serde(rename = "set")]
         Set,
     }
-    impl ::std::fmt::Display for MethodDefinitionKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodDefinitionKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Constructor => f.write_str("constructor"),
                 Self::Method => f.write_str("method"),
@@ -7067,11 +6717,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for MethodDefinitionKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MethodDefinitionKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "constructor" => Ok(Self::Constructor),
                 "method" => Ok(Self::Method),
@@ -7079,7 +6727,7 @@ pub mod types {
                 "set" => Ok(Self::Set),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MethodDefinitionKind",
                             &value,
                             "not one of its values",
@@ -7089,25 +6737,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MethodDefinitionKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MethodDefinitionKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MethodDefinitionKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MethodDefinitionKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7120,23 +6764,21 @@ pub mod types {
     pub enum MethodDefinitionType {
         MethodDefinition,
     }
-    impl ::std::fmt::Display for MethodDefinitionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodDefinitionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::MethodDefinition => f.write_str("MethodDefinition"),
             }
         }
     }
-    impl ::std::str::FromStr for MethodDefinitionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MethodDefinitionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "MethodDefinition" => Ok(Self::MethodDefinition),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MethodDefinitionType",
                             &value,
                             "not one of its values",
@@ -7146,137 +6788,131 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MethodDefinitionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MethodDefinitionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MethodDefinitionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MethodDefinitionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ModuleDeclaration {
         ImportDeclaration {
-            attributes: ::std::vec::Vec<ImportAttribute>,
+            attributes: Vec<ImportAttribute>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             source: Literal,
-            specifiers: ::std::vec::Vec<ImportDeclarationSpecifiersItem>,
+            specifiers: Vec<ImportDeclarationSpecifiersItem>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ExportNamedDeclaration {
-            attributes: ::std::vec::Vec<ImportAttribute>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            declaration: ::std::option::Option<ExportNamedDeclarationDeclaration>,
+            attributes: Vec<ImportAttribute>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            declaration: Option<ExportNamedDeclarationDeclaration>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            source: ::std::option::Option<ExportNamedDeclarationSource>,
-            specifiers: ::std::vec::Vec<ExportSpecifier>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            source: Option<ExportNamedDeclarationSource>,
+            specifiers: Vec<ExportSpecifier>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ExportDefaultDeclaration {
             declaration: ModuleDeclarationDeclaration,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ExportAllDeclaration {
-            attributes: ::std::vec::Vec<ImportAttribute>,
-            #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            exported: ::std::option::Option<ExportAllDeclarationExported>,
+            attributes: Vec<ImportAttribute>,
+            #[serde(deserialize_with = "Option::deserialize")]
+            exported: Option<ExportAllDeclarationExported>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             source: Literal,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ModuleDeclarationDeclaration {
         MaybeNamedFunctionDeclaration(MaybeNamedFunctionDeclaration),
         MaybeNamedClassDeclaration(MaybeNamedClassDeclaration),
         Expression(Expression),
     }
-    impl ::std::convert::From<MaybeNamedFunctionDeclaration>
-    for ModuleDeclarationDeclaration {
+    impl From<MaybeNamedFunctionDeclaration> for ModuleDeclarationDeclaration {
         fn from(value: MaybeNamedFunctionDeclaration) -> Self {
             Self::MaybeNamedFunctionDeclaration(value)
         }
     }
-    impl ::std::convert::From<MaybeNamedClassDeclaration>
-    for ModuleDeclarationDeclaration {
+    impl From<MaybeNamedClassDeclaration> for ModuleDeclarationDeclaration {
         fn from(value: MaybeNamedClassDeclaration) -> Self {
             Self::MaybeNamedClassDeclaration(value)
         }
     }
-    impl ::std::convert::From<Expression> for ModuleDeclarationDeclaration {
+    impl From<Expression> for ModuleDeclarationDeclaration {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ModuleSpecifier {
         ImportSpecifier {
@@ -7284,142 +6920,142 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: Identifier,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ImportDefaultSpecifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: Identifier,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ImportNamespaceSpecifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: Identifier,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ExportSpecifier {
             exported: ExportSpecifierExported,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             local: ExportSpecifierLocal,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NewExpression {
-        pub arguments: ::std::vec::Vec<NewExpressionArgumentsItem>,
+        pub arguments: Vec<NewExpressionArgumentsItem>,
         pub callee: NewExpressionCallee,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: NewExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum NewExpressionArgumentsItem {
         Expression(Expression),
         SpreadElement(SpreadElement),
     }
-    impl ::std::convert::From<Expression> for NewExpressionArgumentsItem {
+    impl From<Expression> for NewExpressionArgumentsItem {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for NewExpressionArgumentsItem {
+    impl From<SpreadElement> for NewExpressionArgumentsItem {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum NewExpressionCallee {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for NewExpressionCallee {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for NewExpressionCallee {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for NewExpressionCallee {
+    impl From<Super> for NewExpressionCallee {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7432,23 +7068,21 @@ pub mod types {
     pub enum NewExpressionType {
         NewExpression,
     }
-    impl ::std::fmt::Display for NewExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for NewExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::NewExpression => f.write_str("NewExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for NewExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for NewExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "NewExpression" => Ok(Self::NewExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "NewExpressionType",
                             &value,
                             "not one of its values",
@@ -7458,23 +7092,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for NewExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for NewExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for NewExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for NewExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Node {
         AssignmentProperty(AssignmentProperty),
@@ -7500,117 +7130,117 @@ pub mod types {
         TemplateElement(TemplateElement),
         VariableDeclarator(VariableDeclarator),
     }
-    impl ::std::convert::From<AssignmentProperty> for Node {
+    impl From<AssignmentProperty> for Node {
         fn from(value: AssignmentProperty) -> Self {
             Self::AssignmentProperty(value)
         }
     }
-    impl ::std::convert::From<CatchClause> for Node {
+    impl From<CatchClause> for Node {
         fn from(value: CatchClause) -> Self {
             Self::CatchClause(value)
         }
     }
-    impl ::std::convert::From<Class> for Node {
+    impl From<Class> for Node {
         fn from(value: Class) -> Self {
             Self::Class(value)
         }
     }
-    impl ::std::convert::From<ClassBody> for Node {
+    impl From<ClassBody> for Node {
         fn from(value: ClassBody) -> Self {
             Self::ClassBody(value)
         }
     }
-    impl ::std::convert::From<Expression> for Node {
+    impl From<Expression> for Node {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Function> for Node {
+    impl From<Function> for Node {
         fn from(value: Function) -> Self {
             Self::Function(value)
         }
     }
-    impl ::std::convert::From<Identifier> for Node {
+    impl From<Identifier> for Node {
         fn from(value: Identifier) -> Self {
             Self::Identifier(value)
         }
     }
-    impl ::std::convert::From<Literal> for Node {
+    impl From<Literal> for Node {
         fn from(value: Literal) -> Self {
             Self::Literal(value)
         }
     }
-    impl ::std::convert::From<MethodDefinition> for Node {
+    impl From<MethodDefinition> for Node {
         fn from(value: MethodDefinition) -> Self {
             Self::MethodDefinition(value)
         }
     }
-    impl ::std::convert::From<ModuleDeclaration> for Node {
+    impl From<ModuleDeclaration> for Node {
         fn from(value: ModuleDeclaration) -> Self {
             Self::ModuleDeclaration(value)
         }
     }
-    impl ::std::convert::From<ModuleSpecifier> for Node {
+    impl From<ModuleSpecifier> for Node {
         fn from(value: ModuleSpecifier) -> Self {
             Self::ModuleSpecifier(value)
         }
     }
-    impl ::std::convert::From<Pattern> for Node {
+    impl From<Pattern> for Node {
         fn from(value: Pattern) -> Self {
             Self::Pattern(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for Node {
+    impl From<PrivateIdentifier> for Node {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
-    impl ::std::convert::From<Program> for Node {
+    impl From<Program> for Node {
         fn from(value: Program) -> Self {
             Self::Program(value)
         }
     }
-    impl ::std::convert::From<Property> for Node {
+    impl From<Property> for Node {
         fn from(value: Property) -> Self {
             Self::Property(value)
         }
     }
-    impl ::std::convert::From<PropertyDefinition> for Node {
+    impl From<PropertyDefinition> for Node {
         fn from(value: PropertyDefinition) -> Self {
             Self::PropertyDefinition(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for Node {
+    impl From<SpreadElement> for Node {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
-    impl ::std::convert::From<Statement> for Node {
+    impl From<Statement> for Node {
         fn from(value: Statement) -> Self {
             Self::Statement(value)
         }
     }
-    impl ::std::convert::From<Super> for Node {
+    impl From<Super> for Node {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    impl ::std::convert::From<SwitchCase> for Node {
+    impl From<SwitchCase> for Node {
         fn from(value: SwitchCase) -> Self {
             Self::SwitchCase(value)
         }
     }
-    impl ::std::convert::From<TemplateElement> for Node {
+    impl From<TemplateElement> for Node {
         fn from(value: TemplateElement) -> Self {
             Self::TemplateElement(value)
         }
     }
-    impl ::std::convert::From<VariableDeclarator> for Node {
+    impl From<VariableDeclarator> for Node {
         fn from(value: VariableDeclarator) -> Self {
             Self::VariableDeclarator(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NodeMap {
         #[serde(rename = "AssignmentProperty")]
         pub assignment_property: AssignmentProperty,
@@ -7657,33 +7287,33 @@ pub mod types {
         #[serde(rename = "VariableDeclarator")]
         pub variable_declarator: VariableDeclarator,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ObjectExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub properties: ::std::vec::Vec<ObjectExpressionPropertiesItem>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub properties: Vec<ObjectExpressionPropertiesItem>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ObjectExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ObjectExpressionPropertiesItem {
         Property {
@@ -7693,21 +7323,21 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             method: bool,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             shorthand: bool,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
             value: ObjectExpressionPropertiesItemValue,
         },
         SpreadElement {
@@ -7715,56 +7345,56 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ObjectExpressionPropertiesItemKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for ObjectExpressionPropertiesItemKey {
+    impl From<Expression> for ObjectExpressionPropertiesItemKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for ObjectExpressionPropertiesItemKey {
+    impl From<PrivateIdentifier> for ObjectExpressionPropertiesItemKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ObjectExpressionPropertiesItemValue {
         Expression(Expression),
         Pattern(Pattern),
     }
-    impl ::std::convert::From<Expression> for ObjectExpressionPropertiesItemValue {
+    impl From<Expression> for ObjectExpressionPropertiesItemValue {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Pattern> for ObjectExpressionPropertiesItemValue {
+    impl From<Pattern> for ObjectExpressionPropertiesItemValue {
         fn from(value: Pattern) -> Self {
             Self::Pattern(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7777,23 +7407,21 @@ pub mod types {
     pub enum ObjectExpressionType {
         ObjectExpression,
     }
-    impl ::std::fmt::Display for ObjectExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ObjectExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ObjectExpression => f.write_str("ObjectExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ObjectExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ObjectExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ObjectExpression" => Ok(Self::ObjectExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ObjectExpressionType",
                             &value,
                             "not one of its values",
@@ -7803,49 +7431,45 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ObjectExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ObjectExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ObjectExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ObjectExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ObjectPattern {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub properties: ::std::vec::Vec<ObjectPatternPropertiesItem>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub properties: Vec<ObjectPatternPropertiesItem>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ObjectPatternType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum ObjectPatternPropertiesItem {
         Property {
@@ -7855,21 +7479,21 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             method: bool,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             shorthand: bool,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
             value: Pattern,
         },
         RestElement {
@@ -7877,40 +7501,40 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ObjectPatternPropertiesItemKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for ObjectPatternPropertiesItemKey {
+    impl From<Expression> for ObjectPatternPropertiesItemKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for ObjectPatternPropertiesItemKey {
+    impl From<PrivateIdentifier> for ObjectPatternPropertiesItemKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7923,23 +7547,21 @@ pub mod types {
     pub enum ObjectPatternType {
         ObjectPattern,
     }
-    impl ::std::fmt::Display for ObjectPatternType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ObjectPatternType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ObjectPattern => f.write_str("ObjectPattern"),
             }
         }
     }
-    impl ::std::str::FromStr for ObjectPatternType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ObjectPatternType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ObjectPattern" => Ok(Self::ObjectPattern),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ObjectPatternType",
                             &value,
                             "not one of its values",
@@ -7949,214 +7571,210 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ObjectPatternType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ObjectPatternType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ObjectPatternType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ObjectPatternType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum Pattern {
         Identifier {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            name: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            name: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ObjectPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            properties: ::std::vec::Vec<ObjectPatternPropertiesItem>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            properties: Vec<ObjectPatternPropertiesItem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ArrayPattern {
-            elements: ::std::vec::Vec<::std::option::Option<ArrayPatternElementsItem>>,
+            elements: Vec<Option<ArrayPatternElementsItem>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         RestElement {
-            argument: ::std::boxed::Box<Pattern>,
+            argument: Box<Pattern>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         AssignmentPattern {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            left: ::std::boxed::Box<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            right: ::std::boxed::Box<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            left: Box<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            right: Box<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         MemberExpression {
             computed: bool,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: PatternObject,
             optional: bool,
             property: PatternProperty,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PatternObject {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for PatternObject {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for PatternObject {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for PatternObject {
+    impl From<Super> for PatternObject {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PatternProperty {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>> for PatternProperty {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for PatternProperty {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for PatternProperty {
+    impl From<PrivateIdentifier> for PatternProperty {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Position {
         /// >= 0
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub column: f64,
         /// >= 1
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub line: f64,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PrivateIdentifier {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: PrivateIdentifierType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8169,23 +7787,21 @@ pub mod types {
     pub enum PrivateIdentifierType {
         PrivateIdentifier,
     }
-    impl ::std::fmt::Display for PrivateIdentifierType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PrivateIdentifierType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::PrivateIdentifier => f.write_str("PrivateIdentifier"),
             }
         }
     }
-    impl ::std::str::FromStr for PrivateIdentifierType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PrivateIdentifierType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PrivateIdentifier" => Ok(Self::PrivateIdentifier),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PrivateIdentifierType",
                             &value,
                             "not one of its values",
@@ -8195,53 +7811,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PrivateIdentifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PrivateIdentifierType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PrivateIdentifierType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PrivateIdentifierType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Program {
-        pub body: ::std::vec::Vec<ProgramBodyItem>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub body: Vec<ProgramBodyItem>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub comments: Option<Vec<Comment>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(rename = "sourceType")]
         pub source_type: ProgramSourceType,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ProgramType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ProgramBodyItem {
         Directive(Directive),
@@ -8272,144 +7884,144 @@ pub mod types {
         ExportDefaultDeclaration(ExportDefaultDeclaration),
         ExportAllDeclaration(ExportAllDeclaration),
     }
-    impl ::std::convert::From<Directive> for ProgramBodyItem {
+    impl From<Directive> for ProgramBodyItem {
         fn from(value: Directive) -> Self {
             Self::Directive(value)
         }
     }
-    impl ::std::convert::From<ExpressionStatement> for ProgramBodyItem {
+    impl From<ExpressionStatement> for ProgramBodyItem {
         fn from(value: ExpressionStatement) -> Self {
             Self::ExpressionStatement(value)
         }
     }
-    impl ::std::convert::From<BlockStatement> for ProgramBodyItem {
+    impl From<BlockStatement> for ProgramBodyItem {
         fn from(value: BlockStatement) -> Self {
             Self::BlockStatement(value)
         }
     }
-    impl ::std::convert::From<StaticBlock> for ProgramBodyItem {
+    impl From<StaticBlock> for ProgramBodyItem {
         fn from(value: StaticBlock) -> Self {
             Self::StaticBlock(value)
         }
     }
-    impl ::std::convert::From<EmptyStatement> for ProgramBodyItem {
+    impl From<EmptyStatement> for ProgramBodyItem {
         fn from(value: EmptyStatement) -> Self {
             Self::EmptyStatement(value)
         }
     }
-    impl ::std::convert::From<DebuggerStatement> for ProgramBodyItem {
+    impl From<DebuggerStatement> for ProgramBodyItem {
         fn from(value: DebuggerStatement) -> Self {
             Self::DebuggerStatement(value)
         }
     }
-    impl ::std::convert::From<WithStatement> for ProgramBodyItem {
+    impl From<WithStatement> for ProgramBodyItem {
         fn from(value: WithStatement) -> Self {
             Self::WithStatement(value)
         }
     }
-    impl ::std::convert::From<ReturnStatement> for ProgramBodyItem {
+    impl From<ReturnStatement> for ProgramBodyItem {
         fn from(value: ReturnStatement) -> Self {
             Self::ReturnStatement(value)
         }
     }
-    impl ::std::convert::From<LabeledStatement> for ProgramBodyItem {
+    impl From<LabeledStatement> for ProgramBodyItem {
         fn from(value: LabeledStatement) -> Self {
             Self::LabeledStatement(value)
         }
     }
-    impl ::std::convert::From<BreakStatement> for ProgramBodyItem {
+    impl From<BreakStatement> for ProgramBodyItem {
         fn from(value: BreakStatement) -> Self {
             Self::BreakStatement(value)
         }
     }
-    impl ::std::convert::From<ContinueStatement> for ProgramBodyItem {
+    impl From<ContinueStatement> for ProgramBodyItem {
         fn from(value: ContinueStatement) -> Self {
             Self::ContinueStatement(value)
         }
     }
-    impl ::std::convert::From<IfStatement> for ProgramBodyItem {
+    impl From<IfStatement> for ProgramBodyItem {
         fn from(value: IfStatement) -> Self {
             Self::IfStatement(value)
         }
     }
-    impl ::std::convert::From<SwitchStatement> for ProgramBodyItem {
+    impl From<SwitchStatement> for ProgramBodyItem {
         fn from(value: SwitchStatement) -> Self {
             Self::SwitchStatement(value)
         }
     }
-    impl ::std::convert::From<ThrowStatement> for ProgramBodyItem {
+    impl From<ThrowStatement> for ProgramBodyItem {
         fn from(value: ThrowStatement) -> Self {
             Self::ThrowStatement(value)
         }
     }
-    impl ::std::convert::From<TryStatement> for ProgramBodyItem {
+    impl From<TryStatement> for ProgramBodyItem {
         fn from(value: TryStatement) -> Self {
             Self::TryStatement(value)
         }
     }
-    impl ::std::convert::From<WhileStatement> for ProgramBodyItem {
+    impl From<WhileStatement> for ProgramBodyItem {
         fn from(value: WhileStatement) -> Self {
             Self::WhileStatement(value)
         }
     }
-    impl ::std::convert::From<DoWhileStatement> for ProgramBodyItem {
+    impl From<DoWhileStatement> for ProgramBodyItem {
         fn from(value: DoWhileStatement) -> Self {
             Self::DoWhileStatement(value)
         }
     }
-    impl ::std::convert::From<ForStatement> for ProgramBodyItem {
+    impl From<ForStatement> for ProgramBodyItem {
         fn from(value: ForStatement) -> Self {
             Self::ForStatement(value)
         }
     }
-    impl ::std::convert::From<ForInStatement> for ProgramBodyItem {
+    impl From<ForInStatement> for ProgramBodyItem {
         fn from(value: ForInStatement) -> Self {
             Self::ForInStatement(value)
         }
     }
-    impl ::std::convert::From<ForOfStatement> for ProgramBodyItem {
+    impl From<ForOfStatement> for ProgramBodyItem {
         fn from(value: ForOfStatement) -> Self {
             Self::ForOfStatement(value)
         }
     }
-    impl ::std::convert::From<FunctionDeclaration> for ProgramBodyItem {
+    impl From<FunctionDeclaration> for ProgramBodyItem {
         fn from(value: FunctionDeclaration) -> Self {
             Self::FunctionDeclaration(value)
         }
     }
-    impl ::std::convert::From<VariableDeclaration> for ProgramBodyItem {
+    impl From<VariableDeclaration> for ProgramBodyItem {
         fn from(value: VariableDeclaration) -> Self {
             Self::VariableDeclaration(value)
         }
     }
-    impl ::std::convert::From<ClassDeclaration> for ProgramBodyItem {
+    impl From<ClassDeclaration> for ProgramBodyItem {
         fn from(value: ClassDeclaration) -> Self {
             Self::ClassDeclaration(value)
         }
     }
-    impl ::std::convert::From<ImportDeclaration> for ProgramBodyItem {
+    impl From<ImportDeclaration> for ProgramBodyItem {
         fn from(value: ImportDeclaration) -> Self {
             Self::ImportDeclaration(value)
         }
     }
-    impl ::std::convert::From<ExportNamedDeclaration> for ProgramBodyItem {
+    impl From<ExportNamedDeclaration> for ProgramBodyItem {
         fn from(value: ExportNamedDeclaration) -> Self {
             Self::ExportNamedDeclaration(value)
         }
     }
-    impl ::std::convert::From<ExportDefaultDeclaration> for ProgramBodyItem {
+    impl From<ExportDefaultDeclaration> for ProgramBodyItem {
         fn from(value: ExportDefaultDeclaration) -> Self {
             Self::ExportDefaultDeclaration(value)
         }
     }
-    impl ::std::convert::From<ExportAllDeclaration> for ProgramBodyItem {
+    impl From<ExportAllDeclaration> for ProgramBodyItem {
         fn from(value: ExportAllDeclaration) -> Self {
             Self::ExportAllDeclaration(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8425,25 +8037,23 @@ pub mod types {
         #[serde(rename = "module")]
         Module,
     }
-    impl ::std::fmt::Display for ProgramSourceType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ProgramSourceType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Script => f.write_str("script"),
                 Self::Module => f.write_str("module"),
             }
         }
     }
-    impl ::std::str::FromStr for ProgramSourceType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ProgramSourceType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "script" => Ok(Self::Script),
                 "module" => Ok(Self::Module),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ProgramSourceType",
                             &value,
                             "not one of its values",
@@ -8453,25 +8063,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ProgramSourceType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ProgramSourceType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ProgramSourceType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ProgramSourceType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8484,23 +8090,21 @@ pub mod types {
     pub enum ProgramType {
         Program,
     }
-    impl ::std::fmt::Display for ProgramType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ProgramType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Program => f.write_str("Program"),
             }
         }
     }
-    impl ::std::str::FromStr for ProgramType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ProgramType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Program" => Ok(Self::Program),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ProgramType",
                             &value,
                             "not one of its values",
@@ -8510,23 +8114,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ProgramType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ProgramType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ProgramType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ProgramType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Property {
         pub computed: bool,
         pub key: PropertyKey,
@@ -8534,83 +8134,83 @@ pub mod types {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub method: bool,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub shorthand: bool,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: PropertyType,
         pub value: PropertyValue,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PropertyDefinition {
         pub computed: bool,
         pub key: PropertyDefinitionKey,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(rename = "static")]
         pub static_: bool,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: PropertyDefinitionType,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub value: ::std::option::Option<::std::option::Option<Expression>>,
+        pub value: Option<Option<Expression>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PropertyDefinitionKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for PropertyDefinitionKey {
+    impl From<Expression> for PropertyDefinitionKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for PropertyDefinitionKey {
+    impl From<PrivateIdentifier> for PropertyDefinitionKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8623,23 +8223,21 @@ pub mod types {
     pub enum PropertyDefinitionType {
         PropertyDefinition,
     }
-    impl ::std::fmt::Display for PropertyDefinitionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PropertyDefinitionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::PropertyDefinition => f.write_str("PropertyDefinition"),
             }
         }
     }
-    impl ::std::str::FromStr for PropertyDefinitionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PropertyDefinitionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PropertyDefinition" => Ok(Self::PropertyDefinition),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PropertyDefinitionType",
                             &value,
                             "not one of its values",
@@ -8649,41 +8247,37 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PropertyDefinitionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PropertyDefinitionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PropertyDefinitionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PropertyDefinitionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PropertyKey {
         Expression(Expression),
         PrivateIdentifier(PrivateIdentifier),
     }
-    impl ::std::convert::From<Expression> for PropertyKey {
+    impl From<Expression> for PropertyKey {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<PrivateIdentifier> for PropertyKey {
+    impl From<PrivateIdentifier> for PropertyKey {
         fn from(value: PrivateIdentifier) -> Self {
             Self::PrivateIdentifier(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8701,8 +8295,8 @@ pub mod types {
         #[serde(rename = "set")]
         Set,
     }
-    impl ::std::fmt::Display for PropertyKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PropertyKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Init => f.write_str("init"),
                 Self::Get => f.write_str("get"),
@@ -8710,18 +8304,16 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for PropertyKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PropertyKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "init" => Ok(Self::Init),
                 "get" => Ok(Self::Get),
                 "set" => Ok(Self::Set),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PropertyKind",
                             &value,
                             "not one of its values",
@@ -8731,25 +8323,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PropertyKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PropertyKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PropertyKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PropertyKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8762,23 +8350,21 @@ pub mod types {
     pub enum PropertyType {
         Property,
     }
-    impl ::std::fmt::Display for PropertyType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PropertyType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Property => f.write_str("Property"),
             }
         }
     }
-    impl ::std::str::FromStr for PropertyType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PropertyType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Property" => Ok(Self::Property),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PropertyType",
                             &value,
                             "not one of its values",
@@ -8788,80 +8374,76 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PropertyType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PropertyType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PropertyType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PropertyType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PropertyValue {
         Expression(Expression),
         Pattern(Pattern),
     }
-    impl ::std::convert::From<Expression> for PropertyValue {
+    impl From<Expression> for PropertyValue {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Pattern> for PropertyValue {
+    impl From<Pattern> for PropertyValue {
         fn from(value: Pattern) -> Self {
             Self::Pattern(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RegExpLiteral {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub raw: ::std::option::Option<::std::string::String>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub raw: Option<String>,
         pub regex: RegExpLiteralRegex,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: RegExpLiteralType,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub value: ::std::option::Option<::std::option::Option<::serde_json::Value>>,
+        pub value: Option<Option<Value>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RegExpLiteralRegex {
-        pub flags: ::std::string::String,
-        pub pattern: ::std::string::String,
+        pub flags: String,
+        pub pattern: String,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8874,23 +8456,21 @@ pub mod types {
     pub enum RegExpLiteralType {
         Literal,
     }
-    impl ::std::fmt::Display for RegExpLiteralType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for RegExpLiteralType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Literal => f.write_str("Literal"),
             }
         }
     }
-    impl ::std::str::FromStr for RegExpLiteralType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for RegExpLiteralType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Literal" => Ok(Self::Literal),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "RegExpLiteralType",
                             &value,
                             "not one of its values",
@@ -8900,51 +8480,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for RegExpLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for RegExpLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for RegExpLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for RegExpLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RestElement {
         pub argument: Pattern,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: RestElementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -8957,23 +8533,21 @@ pub mod types {
     pub enum RestElementType {
         RestElement,
     }
-    impl ::std::fmt::Display for RestElementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for RestElementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::RestElement => f.write_str("RestElement"),
             }
         }
     }
-    impl ::std::str::FromStr for RestElementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for RestElementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "RestElement" => Ok(Self::RestElement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "RestElementType",
                             &value,
                             "not one of its values",
@@ -8983,56 +8557,52 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for RestElementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for RestElementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for RestElementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for RestElementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReturnStatement {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub argument: ::std::option::Option<::std::option::Option<Expression>>,
+        pub argument: Option<Option<Expression>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ReturnStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -9045,23 +8615,21 @@ pub mod types {
     pub enum ReturnStatementType {
         ReturnStatement,
     }
-    impl ::std::fmt::Display for ReturnStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ReturnStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ReturnStatement => f.write_str("ReturnStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ReturnStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ReturnStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ReturnStatement" => Ok(Self::ReturnStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ReturnStatementType",
                             &value,
                             "not one of its values",
@@ -9071,51 +8639,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ReturnStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ReturnStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ReturnStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ReturnStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SequenceExpression {
-        pub expressions: ::std::vec::Vec<Expression>,
+        pub expressions: Vec<Expression>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SequenceExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -9128,23 +8692,21 @@ pub mod types {
     pub enum SequenceExpressionType {
         SequenceExpression,
     }
-    impl ::std::fmt::Display for SequenceExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SequenceExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::SequenceExpression => f.write_str("SequenceExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for SequenceExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SequenceExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "SequenceExpression" => Ok(Self::SequenceExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SequenceExpressionType",
                             &value,
                             "not one of its values",
@@ -9154,86 +8716,81 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SequenceExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SequenceExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SequenceExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SequenceExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SimpleCallExpression {
-        pub arguments: ::std::vec::Vec<SimpleCallExpressionArgumentsItem>,
+        pub arguments: Vec<SimpleCallExpressionArgumentsItem>,
         pub callee: SimpleCallExpressionCallee,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub optional: bool,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SimpleCallExpressionType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SimpleCallExpressionArgumentsItem {
         Expression(Expression),
         SpreadElement(SpreadElement),
     }
-    impl ::std::convert::From<Expression> for SimpleCallExpressionArgumentsItem {
+    impl From<Expression> for SimpleCallExpressionArgumentsItem {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<SpreadElement> for SimpleCallExpressionArgumentsItem {
+    impl From<SpreadElement> for SimpleCallExpressionArgumentsItem {
         fn from(value: SpreadElement) -> Self {
             Self::SpreadElement(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SimpleCallExpressionCallee {
-        Expression(::std::boxed::Box<Expression>),
+        Expression(Box<Expression>),
         Super(Super),
     }
-    impl ::std::convert::From<::std::boxed::Box<Expression>>
-    for SimpleCallExpressionCallee {
-        fn from(value: ::std::boxed::Box<Expression>) -> Self {
+    impl From<Box<Expression>> for SimpleCallExpressionCallee {
+        fn from(value: Box<Expression>) -> Self {
             Self::Expression(value)
         }
     }
-    impl ::std::convert::From<Super> for SimpleCallExpressionCallee {
+    impl From<Super> for SimpleCallExpressionCallee {
         fn from(value: Super) -> Self {
             Self::Super(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -9246,23 +8803,21 @@ pub mod types {
     pub enum SimpleCallExpressionType {
         CallExpression,
     }
-    impl ::std::fmt::Display for SimpleCallExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SimpleCallExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::CallExpression => f.write_str("CallExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for SimpleCallExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SimpleCallExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "CallExpression" => Ok(Self::CallExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SimpleCallExpressionType",
                             &value,
                             "not one of its values",
@@ -9272,53 +8827,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SimpleCallExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SimpleCallExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SimpleCallExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SimpleCallExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SimpleLiteral {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub raw: ::std::option::Option<::std::string::String>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub raw: Option<String>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SimpleLiteralType,
         pub value: SimpleLiteralValue,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -9331,23 +8882,21 @@ pub mod types {
     pub enum SimpleLiteralType {
         Literal,
     }
-    impl ::std::fmt::Display for SimpleLiteralType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SimpleLiteralType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Literal => f.write_str("Literal"),
             }
         }
     }
-    impl ::std::str::FromStr for SimpleLiteralType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SimpleLiteralType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Literal" => Ok(Self::Literal),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SimpleLiteralType",
                             &value,
                             "not one of its values",
@@ -9357,80 +8906,76 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SimpleLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SimpleLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SimpleLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SimpleLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SimpleLiteralValue {
-        String(::std::string::String),
+        String(String),
         Boolean(bool),
         Number(f64),
         Null,
     }
-    impl ::std::convert::From<bool> for SimpleLiteralValue {
+    impl From<bool> for SimpleLiteralValue {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<f64> for SimpleLiteralValue {
+    impl From<f64> for SimpleLiteralValue {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SourceLocation {
         pub end: Position,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub source: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub source: Option<Option<String>>,
         pub start: Position,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SpreadElement {
         pub argument: Expression,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SpreadElementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -9443,23 +8988,21 @@ pub mod types {
     pub enum SpreadElementType {
         SpreadElement,
     }
-    impl ::std::fmt::Display for SpreadElementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SpreadElementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::SpreadElement => f.write_str("SpreadElement"),
             }
         }
     }
-    impl ::std::str::FromStr for SpreadElementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SpreadElementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "SpreadElement" => Ok(Self::SpreadElement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SpreadElementType",
                             &value,
                             "not one of its values",
@@ -9469,23 +9012,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SpreadElementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SpreadElementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SpreadElementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SpreadElementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum Statement {
         ExpressionStatement {
@@ -9493,446 +9032,443 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         BlockStatement {
-            body: ::std::vec::Vec<Statement>,
+            body: Vec<Statement>,
             #[serde(
                 rename = "innerComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            inner_comments: Option<Vec<Comment>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         StaticBlock {
-            body: ::std::vec::Vec<Statement>,
+            body: Vec<Statement>,
             #[serde(
                 rename = "innerComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            inner_comments: Option<Vec<Comment>>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         EmptyStatement {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         DebuggerStatement {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         WithStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
             object: Expression,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ReturnStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            argument: ::std::option::Option<Expression>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            argument: Option<Expression>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         LabeledStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             label: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         BreakStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            label: ::std::option::Option<Identifier>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            label: Option<Identifier>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ContinueStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            label: ::std::option::Option<Identifier>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            label: Option<Identifier>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         IfStatement {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            alternate: ::std::option::Option<IfStatementAlternate>,
-            consequent: ::std::boxed::Box<Statement>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            alternate: Option<IfStatementAlternate>,
+            consequent: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             test: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         SwitchStatement {
-            cases: ::std::vec::Vec<SwitchCase>,
+            cases: Vec<SwitchCase>,
             discriminant: Expression,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ThrowStatement {
             argument: Expression,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         TryStatement {
             block: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            finalizer: ::std::option::Option<BlockStatement>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            handler: ::std::option::Option<CatchClause>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            finalizer: Option<BlockStatement>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            handler: Option<CatchClause>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         WhileStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             test: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         DoWhileStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             test: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ForStatement {
-            body: ::std::boxed::Box<Statement>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            init: ::std::option::Option<StatementInit>,
+            body: Box<Statement>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            init: Option<StatementInit>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            test: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            test: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            update: ::std::option::Option<Expression>,
+            trailing_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            update: Option<Expression>,
         },
         ForInStatement {
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: BaseForXStatementLeft,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ForOfStatement {
             #[serde(rename = "await")]
             await_: bool,
-            body: ::std::boxed::Box<Statement>,
+            body: Box<Statement>,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            leading_comments: Option<Vec<Comment>>,
             left: BaseForXStatementLeft,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             right: Expression,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         FunctionDeclaration {
-            #[serde(
-                rename = "async",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            async_: ::std::option::Option<bool>,
+            #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+            async_: Option<bool>,
             body: BlockStatement,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            generator: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            generator: Option<bool>,
             id: Identifier,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            params: ::std::vec::Vec<Pattern>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            params: Vec<Pattern>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         VariableDeclaration {
-            declarations: ::std::vec::Vec<VariableDeclarator>,
+            declarations: Vec<VariableDeclarator>,
             kind: VariableDeclarationKind,
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
         ClassDeclaration {
             body: ClassBody,
@@ -9940,78 +9476,75 @@ pub mod types {
             #[serde(
                 rename = "leadingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            loc: ::std::option::Option<SourceLocation>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            range: ::std::option::Option<(f64, f64)>,
-            #[serde(
-                rename = "superClass",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            super_class: ::std::option::Option<Expression>,
+            leading_comments: Option<Vec<Comment>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            loc: Option<SourceLocation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            range: Option<(f64, f64)>,
+            #[serde(rename = "superClass", skip_serializing_if = "Option::is_none")]
+            super_class: Option<Expression>,
             #[serde(
                 rename = "trailingComments",
                 default,
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+            trailing_comments: Option<Vec<Comment>>,
         },
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum StatementInit {
         VariableDeclaration(VariableDeclaration),
         Expression(Expression),
         Null,
     }
-    impl ::std::convert::From<VariableDeclaration> for StatementInit {
+    impl From<VariableDeclaration> for StatementInit {
         fn from(value: VariableDeclaration) -> Self {
             Self::VariableDeclaration(value)
         }
     }
-    impl ::std::convert::From<Expression> for StatementInit {
+    impl From<Expression> for StatementInit {
         fn from(value: Expression) -> Self {
             Self::Expression(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct StaticBlock {
-        pub body: ::std::vec::Vec<Statement>,
+        pub body: Vec<Statement>,
         #[serde(
             rename = "innerComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub inner_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub inner_comments: Option<Vec<Comment>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: StaticBlockType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10024,23 +9557,21 @@ pub mod types {
     pub enum StaticBlockType {
         StaticBlock,
     }
-    impl ::std::fmt::Display for StaticBlockType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for StaticBlockType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::StaticBlock => f.write_str("StaticBlock"),
             }
         }
     }
-    impl ::std::str::FromStr for StaticBlockType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for StaticBlockType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "StaticBlock" => Ok(Self::StaticBlock),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "StaticBlockType",
                             &value,
                             "not one of its values",
@@ -10050,50 +9581,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for StaticBlockType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for StaticBlockType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StaticBlockType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for StaticBlockType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Super {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SuperType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10106,23 +9633,21 @@ pub mod types {
     pub enum SuperType {
         Super,
     }
-    impl ::std::fmt::Display for SuperType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SuperType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Super => f.write_str("Super"),
             }
         }
     }
-    impl ::std::str::FromStr for SuperType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SuperType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Super" => Ok(Self::Super),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SuperType",
                             &value,
                             "not one of its values",
@@ -10132,57 +9657,53 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SuperType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SuperType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SuperType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SuperType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SwitchCase {
-        pub consequent: ::std::vec::Vec<Statement>,
+        pub consequent: Vec<Statement>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub test: ::std::option::Option<::std::option::Option<Expression>>,
+        pub test: Option<Option<Expression>>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SwitchCaseType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10195,23 +9716,21 @@ pub mod types {
     pub enum SwitchCaseType {
         SwitchCase,
     }
-    impl ::std::fmt::Display for SwitchCaseType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SwitchCaseType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::SwitchCase => f.write_str("SwitchCase"),
             }
         }
     }
-    impl ::std::str::FromStr for SwitchCaseType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SwitchCaseType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "SwitchCase" => Ok(Self::SwitchCase),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SwitchCaseType",
                             &value,
                             "not one of its values",
@@ -10221,52 +9740,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SwitchCaseType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SwitchCaseType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SwitchCaseType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SwitchCaseType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SwitchStatement {
-        pub cases: ::std::vec::Vec<SwitchCase>,
+        pub cases: Vec<SwitchCase>,
         pub discriminant: Expression,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: SwitchStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10279,23 +9794,21 @@ pub mod types {
     pub enum SwitchStatementType {
         SwitchStatement,
     }
-    impl ::std::fmt::Display for SwitchStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SwitchStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::SwitchStatement => f.write_str("SwitchStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for SwitchStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SwitchStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "SwitchStatement" => Ok(Self::SwitchStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SwitchStatementType",
                             &value,
                             "not one of its values",
@@ -10305,52 +9818,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SwitchStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SwitchStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SwitchStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SwitchStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TaggedTemplateExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub quasi: TemplateLiteral,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
-        pub tag: ::std::boxed::Box<Expression>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
+        pub tag: Box<Expression>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: TaggedTemplateExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10363,23 +9872,21 @@ pub mod types {
     pub enum TaggedTemplateExpressionType {
         TaggedTemplateExpression,
     }
-    impl ::std::fmt::Display for TaggedTemplateExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for TaggedTemplateExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::TaggedTemplateExpression => f.write_str("TaggedTemplateExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for TaggedTemplateExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for TaggedTemplateExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "TaggedTemplateExpression" => Ok(Self::TaggedTemplateExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "TaggedTemplateExpressionType",
                             &value,
                             "not one of its values",
@@ -10389,53 +9896,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for TaggedTemplateExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for TaggedTemplateExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for TaggedTemplateExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for TaggedTemplateExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TemplateElement {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub tail: bool,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: TemplateElementType,
         pub value: TemplateElementValue,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10448,23 +9950,21 @@ pub mod types {
     pub enum TemplateElementType {
         TemplateElement,
     }
-    impl ::std::fmt::Display for TemplateElementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for TemplateElementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::TemplateElement => f.write_str("TemplateElement"),
             }
         }
     }
-    impl ::std::str::FromStr for TemplateElementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for TemplateElementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "TemplateElement" => Ok(Self::TemplateElement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "TemplateElementType",
                             &value,
                             "not one of its values",
@@ -10474,63 +9974,59 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for TemplateElementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for TemplateElementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for TemplateElementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for TemplateElementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TemplateElementValue {
         /// It is null when the template literal is tagged and the text has an invalid escape (e.g. - tag`\unicode and \u{55}`)
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub cooked: ::std::option::Option<::std::option::Option<::std::string::String>>,
-        pub raw: ::std::string::String,
+        pub cooked: Option<Option<String>>,
+        pub raw: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TemplateLiteral {
-        pub expressions: ::std::vec::Vec<Expression>,
+        pub expressions: Vec<Expression>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        pub quasis: ::std::vec::Vec<TemplateElement>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        pub quasis: Vec<TemplateElement>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: TemplateLiteralType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10543,23 +10039,21 @@ pub mod types {
     pub enum TemplateLiteralType {
         TemplateLiteral,
     }
-    impl ::std::fmt::Display for TemplateLiteralType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for TemplateLiteralType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::TemplateLiteral => f.write_str("TemplateLiteral"),
             }
         }
     }
-    impl ::std::str::FromStr for TemplateLiteralType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for TemplateLiteralType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "TemplateLiteral" => Ok(Self::TemplateLiteral),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "TemplateLiteralType",
                             &value,
                             "not one of its values",
@@ -10569,50 +10063,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for TemplateLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for TemplateLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for TemplateLiteralType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for TemplateLiteralType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ThisExpression {
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ThisExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10625,23 +10115,21 @@ pub mod types {
     pub enum ThisExpressionType {
         ThisExpression,
     }
-    impl ::std::fmt::Display for ThisExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ThisExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ThisExpression => f.write_str("ThisExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for ThisExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ThisExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ThisExpression" => Ok(Self::ThisExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ThisExpressionType",
                             &value,
                             "not one of its values",
@@ -10651,51 +10139,47 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ThisExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ThisExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ThisExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ThisExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ThrowStatement {
         pub argument: Expression,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: ThrowStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10708,23 +10192,21 @@ pub mod types {
     pub enum ThrowStatementType {
         ThrowStatement,
     }
-    impl ::std::fmt::Display for ThrowStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ThrowStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ThrowStatement => f.write_str("ThrowStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for ThrowStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ThrowStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ThrowStatement" => Ok(Self::ThrowStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ThrowStatementType",
                             &value,
                             "not one of its values",
@@ -10734,63 +10216,59 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ThrowStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ThrowStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ThrowStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ThrowStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TryStatement {
         pub block: BlockStatement,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub finalizer: ::std::option::Option<::std::option::Option<BlockStatement>>,
+        pub finalizer: Option<Option<BlockStatement>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub handler: ::std::option::Option<::std::option::Option<CatchClause>>,
+        pub handler: Option<Option<CatchClause>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: TryStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10803,23 +10281,21 @@ pub mod types {
     pub enum TryStatementType {
         TryStatement,
     }
-    impl ::std::fmt::Display for TryStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for TryStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::TryStatement => f.write_str("TryStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for TryStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for TryStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "TryStatement" => Ok(Self::TryStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "TryStatementType",
                             &value,
                             "not one of its values",
@@ -10829,53 +10305,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for TryStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for TryStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for TryStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for TryStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UnaryExpression {
-        pub argument: ::std::boxed::Box<Expression>,
+        pub argument: Box<Expression>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub operator: UnaryOperator,
         pub prefix: UnaryExpressionPrefix,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: UnaryExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10888,23 +10360,21 @@ pub mod types {
     pub enum UnaryExpressionType {
         UnaryExpression,
     }
-    impl ::std::fmt::Display for UnaryExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for UnaryExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::UnaryExpression => f.write_str("UnaryExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for UnaryExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for UnaryExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "UnaryExpression" => Ok(Self::UnaryExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "UnaryExpressionType",
                             &value,
                             "not one of its values",
@@ -10914,25 +10384,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for UnaryExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for UnaryExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for UnaryExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for UnaryExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -10958,8 +10424,8 @@ pub mod types {
         #[serde(rename = "delete")]
         Delete,
     }
-    impl ::std::fmt::Display for UnaryOperator {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for UnaryOperator {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Minus => f.write_str("-"),
                 Self::Plus => f.write_str("+"),
@@ -10971,11 +10437,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for UnaryOperator {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for UnaryOperator {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "-" => Ok(Self::Minus),
                 "+" => Ok(Self::Plus),
@@ -10986,7 +10450,7 @@ pub mod types {
                 "delete" => Ok(Self::Delete),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "UnaryOperator",
                             &value,
                             "not one of its values",
@@ -10996,53 +10460,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for UnaryOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for UnaryOperator {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for UnaryOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for UnaryOperator {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateExpression {
-        pub argument: ::std::boxed::Box<Expression>,
+        pub argument: Box<Expression>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub operator: UpdateOperator,
         pub prefix: bool,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: UpdateExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11055,23 +10515,21 @@ pub mod types {
     pub enum UpdateExpressionType {
         UpdateExpression,
     }
-    impl ::std::fmt::Display for UpdateExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for UpdateExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::UpdateExpression => f.write_str("UpdateExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for UpdateExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for UpdateExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "UpdateExpression" => Ok(Self::UpdateExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "UpdateExpressionType",
                             &value,
                             "not one of its values",
@@ -11081,25 +10539,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for UpdateExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for UpdateExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for UpdateExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11115,25 +10569,23 @@ pub mod types {
         #[serde(rename = "--")]
         MinusMinus,
     }
-    impl ::std::fmt::Display for UpdateOperator {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for UpdateOperator {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::PlusPlus => f.write_str("++"),
                 Self::MinusMinus => f.write_str("--"),
             }
         }
     }
-    impl ::std::str::FromStr for UpdateOperator {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for UpdateOperator {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "++" => Ok(Self::PlusPlus),
                 "--" => Ok(Self::MinusMinus),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "UpdateOperator",
                             &value,
                             "not one of its values",
@@ -11143,52 +10595,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for UpdateOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for UpdateOperator {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateOperator {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for UpdateOperator {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct VariableDeclaration {
-        pub declarations: ::std::vec::Vec<VariableDeclarator>,
+        pub declarations: Vec<VariableDeclarator>,
         pub kind: VariableDeclarationKind,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: VariableDeclarationType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11210,8 +10658,8 @@ pub mod types {
         #[serde(rename = "await using")]
         AwaitUsing,
     }
-    impl ::std::fmt::Display for VariableDeclarationKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for VariableDeclarationKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Var => f.write_str("var"),
                 Self::Let => f.write_str("let"),
@@ -11221,11 +10669,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for VariableDeclarationKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for VariableDeclarationKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "var" => Ok(Self::Var),
                 "let" => Ok(Self::Let),
@@ -11234,7 +10680,7 @@ pub mod types {
                 "await using" => Ok(Self::AwaitUsing),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "VariableDeclarationKind",
                             &value,
                             "not one of its values",
@@ -11244,25 +10690,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for VariableDeclarationKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for VariableDeclarationKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for VariableDeclarationKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for VariableDeclarationKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11275,23 +10717,21 @@ pub mod types {
     pub enum VariableDeclarationType {
         VariableDeclaration,
     }
-    impl ::std::fmt::Display for VariableDeclarationType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for VariableDeclarationType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::VariableDeclaration => f.write_str("VariableDeclaration"),
             }
         }
     }
-    impl ::std::str::FromStr for VariableDeclarationType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for VariableDeclarationType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "VariableDeclaration" => Ok(Self::VariableDeclaration),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "VariableDeclarationType",
                             &value,
                             "not one of its values",
@@ -11301,57 +10741,53 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for VariableDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for VariableDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for VariableDeclarationType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for VariableDeclarationType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct VariableDeclarator {
         pub id: Pattern,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub init: ::std::option::Option<::std::option::Option<Expression>>,
+        pub init: Option<Option<Expression>>,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: VariableDeclaratorType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11364,23 +10800,21 @@ pub mod types {
     pub enum VariableDeclaratorType {
         VariableDeclarator,
     }
-    impl ::std::fmt::Display for VariableDeclaratorType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for VariableDeclaratorType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::VariableDeclarator => f.write_str("VariableDeclarator"),
             }
         }
     }
-    impl ::std::str::FromStr for VariableDeclaratorType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for VariableDeclaratorType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "VariableDeclarator" => Ok(Self::VariableDeclarator),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "VariableDeclaratorType",
                             &value,
                             "not one of its values",
@@ -11390,52 +10824,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for VariableDeclaratorType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for VariableDeclaratorType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for VariableDeclaratorType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for VariableDeclaratorType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WhileStatement {
         pub body: Statement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         pub test: Expression,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: WhileStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11448,23 +10878,21 @@ pub mod types {
     pub enum WhileStatementType {
         WhileStatement,
     }
-    impl ::std::fmt::Display for WhileStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for WhileStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::WhileStatement => f.write_str("WhileStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for WhileStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for WhileStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "WhileStatement" => Ok(Self::WhileStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "WhileStatementType",
                             &value,
                             "not one of its values",
@@ -11474,52 +10902,48 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for WhileStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for WhileStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for WhileStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for WhileStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WithStatement {
         pub body: Statement,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
+        pub loc: Option<Option<SourceLocation>>,
         pub object: Expression,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: WithStatementType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11532,23 +10956,21 @@ pub mod types {
     pub enum WithStatementType {
         WithStatement,
     }
-    impl ::std::fmt::Display for WithStatementType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for WithStatementType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::WithStatement => f.write_str("WithStatement"),
             }
         }
     }
-    impl ::std::str::FromStr for WithStatementType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for WithStatementType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "WithStatement" => Ok(Self::WithStatement),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "WithStatementType",
                             &value,
                             "not one of its values",
@@ -11558,59 +10980,53 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for WithStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for WithStatementType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for WithStatementType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for WithStatementType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct YieldExpression {
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub argument: ::std::option::Option<
-            ::std::boxed::Box<::std::option::Option<Expression>>,
-        >,
+        pub argument: Option<Box<Option<Expression>>>,
         pub delegate: bool,
         #[serde(
             rename = "leadingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub leading_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub loc: ::std::option::Option<::std::option::Option<SourceLocation>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<(f64, f64)>,
+        pub loc: Option<Option<SourceLocation>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<(f64, f64)>,
         #[serde(
             rename = "trailingComments",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trailing_comments: ::std::option::Option<::std::vec::Vec<Comment>>,
+        pub trailing_comments: Option<Vec<Comment>>,
         #[serde(rename = "type")]
         pub type_: YieldExpressionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -11623,23 +11039,21 @@ pub mod types {
     pub enum YieldExpressionType {
         YieldExpression,
     }
-    impl ::std::fmt::Display for YieldExpressionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for YieldExpressionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::YieldExpression => f.write_str("YieldExpression"),
             }
         }
     }
-    impl ::std::str::FromStr for YieldExpressionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for YieldExpressionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "YieldExpression" => Ok(Self::YieldExpression),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "YieldExpressionType",
                             &value,
                             "not one of its values",
@@ -11649,19 +11063,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for YieldExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for YieldExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for YieldExpressionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for YieldExpressionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
@@ -11672,27 +11082,20 @@ pub mod types {
         /// The value, `true`.
         pub const VALUE: bool = true;
     }
-    impl ::serde::Serialize for UnaryExpressionPrefix {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <bool as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for UnaryExpressionPrefix {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <bool as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for UnaryExpressionPrefix {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <bool as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for UnaryExpressionPrefix {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <bool as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }

@@ -7,27 +7,34 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
     /// Bounding box
     /// https://tools.ietf.org/html/rfc7946#section-5
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BBox {
         Variant0(f64, f64, f64, f64),
         Variant1(f64, f64, f64, f64, f64, f64),
     }
-    impl ::std::convert::From<(f64, f64, f64, f64)> for BBox {
+    impl From<(f64, f64, f64, f64)> for BBox {
         fn from(value: (f64, f64, f64, f64)) -> Self {
             Self::Variant0(value.0, value.1, value.2, value.3)
         }
     }
-    impl ::std::convert::From<(f64, f64, f64, f64, f64, f64)> for BBox {
+    impl From<(f64, f64, f64, f64, f64, f64)> for BBox {
         fn from(value: (f64, f64, f64, f64, f64, f64)) -> Self {
             Self::Variant1(value.0, value.1, value.2, value.3, value.4, value.5)
         }
     }
     /// A feature object which contains a geometry and associated properties.
     /// https://tools.ietf.org/html/rfc7946#section-3.2
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Feature {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -35,14 +42,14 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
         /// The feature's geometry
         pub geometry: Geometry,
         /// A value that uniquely identifies this feature in a
         /// https://tools.ietf.org/html/rfc7946#section-3.2.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<FeatureId>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<FeatureId>,
         /// Properties associated with this feature.
         pub properties: GeoJsonProperties,
         #[serde(rename = "type")]
@@ -50,7 +57,7 @@ pub mod types {
     }
     /// A collection of feature objects.
     ///  https://tools.ietf.org/html/rfc7946#section-3.3
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FeatureCollection {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -58,15 +65,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub features: ::std::vec::Vec<Feature>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub features: Vec<Feature>,
         #[serde(rename = "type")]
         pub type_: FeatureCollectionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -79,23 +86,21 @@ pub mod types {
     pub enum FeatureCollectionType {
         FeatureCollection,
     }
-    impl ::std::fmt::Display for FeatureCollectionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FeatureCollectionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::FeatureCollection => f.write_str("FeatureCollection"),
             }
         }
     }
-    impl ::std::str::FromStr for FeatureCollectionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FeatureCollectionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "FeatureCollection" => Ok(Self::FeatureCollection),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FeatureCollectionType",
                             &value,
                             "not one of its values",
@@ -105,25 +110,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FeatureCollectionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FeatureCollectionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for FeatureCollectionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FeatureCollectionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A feature object which contains a geometry and associated properties.
     /// https://tools.ietf.org/html/rfc7946#section-3.2
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FeatureGeometryGeoJsonProperties {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -131,14 +132,14 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
         /// The feature's geometry
         pub geometry: Geometry,
         /// A value that uniquely identifies this feature in a
         /// https://tools.ietf.org/html/rfc7946#section-3.2.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<FeatureGeometryGeoJsonPropertiesId>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<FeatureGeometryGeoJsonPropertiesId>,
         /// Properties associated with this feature.
         pub properties: GeoJsonProperties,
         #[serde(rename = "type")]
@@ -146,28 +147,28 @@ pub mod types {
     }
     /// A value that uniquely identifies this feature in a
     /// https://tools.ietf.org/html/rfc7946#section-3.2.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FeatureGeometryGeoJsonPropertiesId {
-        String(::std::string::String),
+        String(String),
         Number(f64),
     }
-    impl ::std::fmt::Display for FeatureGeometryGeoJsonPropertiesId {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FeatureGeometryGeoJsonPropertiesId {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::String(x) => x.fmt(f),
                 Self::Number(x) => x.fmt(f),
             }
         }
     }
-    impl ::std::convert::From<f64> for FeatureGeometryGeoJsonPropertiesId {
+    impl From<f64> for FeatureGeometryGeoJsonPropertiesId {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -180,23 +181,21 @@ pub mod types {
     pub enum FeatureGeometryGeoJsonPropertiesType {
         Feature,
     }
-    impl ::std::fmt::Display for FeatureGeometryGeoJsonPropertiesType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FeatureGeometryGeoJsonPropertiesType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Feature => f.write_str("Feature"),
             }
         }
     }
-    impl ::std::str::FromStr for FeatureGeometryGeoJsonPropertiesType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FeatureGeometryGeoJsonPropertiesType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Feature" => Ok(Self::Feature),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FeatureGeometryGeoJsonPropertiesType",
                             &value,
                             "not one of its values",
@@ -206,47 +205,42 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FeatureGeometryGeoJsonPropertiesType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FeatureGeometryGeoJsonPropertiesType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for FeatureGeometryGeoJsonPropertiesType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FeatureGeometryGeoJsonPropertiesType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A value that uniquely identifies this feature in a
     /// https://tools.ietf.org/html/rfc7946#section-3.2.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FeatureId {
-        String(::std::string::String),
+        String(String),
         Number(f64),
     }
-    impl ::std::fmt::Display for FeatureId {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FeatureId {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::String(x) => x.fmt(f),
                 Self::Number(x) => x.fmt(f),
             }
         }
     }
-    impl ::std::convert::From<f64> for FeatureId {
+    impl From<f64> for FeatureId {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -259,23 +253,21 @@ pub mod types {
     pub enum FeatureType {
         Feature,
     }
-    impl ::std::fmt::Display for FeatureType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FeatureType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Feature => f.write_str("Feature"),
             }
         }
     }
-    impl ::std::str::FromStr for FeatureType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FeatureType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Feature" => Ok(Self::Feature),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FeatureType",
                             &value,
                             "not one of its values",
@@ -285,24 +277,20 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FeatureType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FeatureType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for FeatureType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FeatureType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Union of GeoJSON objects.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum GeoJson {
         Point {
@@ -312,8 +300,8 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
             coordinates: Position,
         },
         MultiPoint {
@@ -323,9 +311,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<Position>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Position>,
         },
         LineString {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -334,9 +322,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<Position>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Position>,
         },
         MultiLineString {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -345,9 +333,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<::std::vec::Vec<Position>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Vec<Position>>,
         },
         Polygon {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -356,9 +344,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<::std::vec::Vec<Position>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Vec<Position>>,
         },
         MultiPolygon {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -367,9 +355,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<Position>>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Vec<Vec<Position>>>,
         },
         GeometryCollection {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -378,9 +366,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            geometries: ::std::vec::Vec<Geometry>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            geometries: Vec<Geometry>,
         },
         Feature {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -389,14 +377,14 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
             /// The feature's geometry
             geometry: Geometry,
             /// A value that uniquely identifies this feature in a
             /// https://tools.ietf.org/html/rfc7946#section-3.2.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            id: ::std::option::Option<GeoJsonId>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<GeoJsonId>,
             /// Properties associated with this feature.
             properties: GeoJsonProperties,
         },
@@ -407,16 +395,16 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            features: ::std::vec::Vec<FeatureGeometryGeoJsonProperties>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            features: Vec<FeatureGeometryGeoJsonProperties>,
         },
     }
     /// The valid values for the "type" property of GeoJSON geometry objects.
     /// https://tools.ietf.org/html/rfc7946#section-1.4
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -435,8 +423,8 @@ pub mod types {
         MultiPolygon,
         GeometryCollection,
     }
-    impl ::std::fmt::Display for GeoJsonGeometryTypes {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for GeoJsonGeometryTypes {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Point => f.write_str("Point"),
                 Self::MultiPoint => f.write_str("MultiPoint"),
@@ -448,11 +436,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for GeoJsonGeometryTypes {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for GeoJsonGeometryTypes {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Point" => Ok(Self::Point),
                 "MultiPoint" => Ok(Self::MultiPoint),
@@ -463,7 +449,7 @@ pub mod types {
                 "GeometryCollection" => Ok(Self::GeometryCollection),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "GeoJsonGeometryTypes",
                             &value,
                             "not one of its values",
@@ -473,39 +459,35 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for GeoJsonGeometryTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for GeoJsonGeometryTypes {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for GeoJsonGeometryTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for GeoJsonGeometryTypes {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A value that uniquely identifies this feature in a
     /// https://tools.ietf.org/html/rfc7946#section-3.2.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum GeoJsonId {
-        String(::std::string::String),
+        String(String),
         Number(f64),
     }
-    impl ::std::fmt::Display for GeoJsonId {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for GeoJsonId {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::String(x) => x.fmt(f),
                 Self::Number(x) => x.fmt(f),
             }
         }
     }
-    impl ::std::convert::From<f64> for GeoJsonId {
+    impl From<f64> for GeoJsonId {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
@@ -516,7 +498,7 @@ pub mod types {
     /// (https://tools.ietf.org/html/rfc7946#section-6.1)
     /// Developers should use "&" type in TypeScript or extend the interface
     /// to add these foreign members.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeoJsonObject {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -524,66 +506,55 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
         /// Specifies the type of GeoJSON object.
         #[serde(rename = "type")]
         pub type_: GeoJsonTypes,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct GeoJsonProperties(pub ::std::option::Option<GeoJsonPropertiesValue>);
-    impl ::std::ops::Deref for GeoJsonProperties {
-        type Target = ::std::option::Option<GeoJsonPropertiesValue>;
-        fn deref(&self) -> &::std::option::Option<GeoJsonPropertiesValue> {
+    pub struct GeoJsonProperties(pub Option<GeoJsonPropertiesValue>);
+    impl Deref for GeoJsonProperties {
+        type Target = Option<GeoJsonPropertiesValue>;
+        fn deref(&self) -> &Option<GeoJsonPropertiesValue> {
             &self.0
         }
     }
-    impl ::std::convert::From<GeoJsonProperties>
-    for ::std::option::Option<GeoJsonPropertiesValue> {
+    impl From<GeoJsonProperties> for Option<GeoJsonPropertiesValue> {
         fn from(value: GeoJsonProperties) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::option::Option<GeoJsonPropertiesValue>>
-    for GeoJsonProperties {
-        fn from(value: ::std::option::Option<GeoJsonPropertiesValue>) -> Self {
+    impl From<Option<GeoJsonPropertiesValue>> for GeoJsonProperties {
+        fn from(value: Option<GeoJsonPropertiesValue>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct GeoJsonPropertiesValue(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for GeoJsonPropertiesValue {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct GeoJsonPropertiesValue(pub Map<String, Value>);
+    impl Deref for GeoJsonPropertiesValue {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<GeoJsonPropertiesValue>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<GeoJsonPropertiesValue> for Map<String, Value> {
         fn from(value: GeoJsonPropertiesValue) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for GeoJsonPropertiesValue {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for GeoJsonPropertiesValue {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
     /// The value values for the "type" property of GeoJSON Objects.
     /// https://tools.ietf.org/html/rfc7946#section-1.4
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -604,8 +575,8 @@ pub mod types {
         Feature,
         FeatureCollection,
     }
-    impl ::std::fmt::Display for GeoJsonTypes {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for GeoJsonTypes {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Point => f.write_str("Point"),
                 Self::MultiPoint => f.write_str("MultiPoint"),
@@ -619,11 +590,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for GeoJsonTypes {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for GeoJsonTypes {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Point" => Ok(Self::Point),
                 "MultiPoint" => Ok(Self::MultiPoint),
@@ -636,7 +605,7 @@ pub mod types {
                 "FeatureCollection" => Ok(Self::FeatureCollection),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "GeoJsonTypes",
                             &value,
                             "not one of its values",
@@ -646,25 +615,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for GeoJsonTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for GeoJsonTypes {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for GeoJsonTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for GeoJsonTypes {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Geometry object.
     /// https://tools.ietf.org/html/rfc7946#section-3
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type")]
     pub enum Geometry {
         Point {
@@ -674,8 +639,8 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
             coordinates: Position,
         },
         MultiPoint {
@@ -685,9 +650,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<Position>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Position>,
         },
         LineString {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -696,9 +661,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<Position>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Position>,
         },
         MultiLineString {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -707,9 +672,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<::std::vec::Vec<Position>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Vec<Position>>,
         },
         Polygon {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -718,9 +683,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<::std::vec::Vec<Position>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Vec<Position>>,
         },
         MultiPolygon {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -729,9 +694,9 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            coordinates: ::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<Position>>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            coordinates: Vec<Vec<Vec<Position>>>,
         },
         GeometryCollection {
             /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
@@ -740,14 +705,14 @@ pub mod types {
             /// followed by all axes of the more northeasterly point.
             /// The axes order of a bbox follows the axes order of geometries.
             /// https://tools.ietf.org/html/rfc7946#section-5
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            bbox: ::std::option::Option<BBox>,
-            geometries: ::std::vec::Vec<Geometry>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bbox: Option<BBox>,
+            geometries: Vec<Geometry>,
         },
     }
     /// Geometry Collection
     /// https://tools.ietf.org/html/rfc7946#section-3.1.8
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeometryCollection {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -755,15 +720,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub geometries: ::std::vec::Vec<Geometry>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub geometries: Vec<Geometry>,
         #[serde(rename = "type")]
         pub type_: GeometryCollectionType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -776,23 +741,21 @@ pub mod types {
     pub enum GeometryCollectionType {
         GeometryCollection,
     }
-    impl ::std::fmt::Display for GeometryCollectionType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for GeometryCollectionType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::GeometryCollection => f.write_str("GeometryCollection"),
             }
         }
     }
-    impl ::std::str::FromStr for GeometryCollectionType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for GeometryCollectionType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "GeometryCollection" => Ok(Self::GeometryCollection),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "GeometryCollectionType",
                             &value,
                             "not one of its values",
@@ -802,44 +765,40 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for GeometryCollectionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for GeometryCollectionType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for GeometryCollectionType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for GeometryCollectionType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct GeometryObject(pub Geometry);
-    impl ::std::ops::Deref for GeometryObject {
+    impl Deref for GeometryObject {
         type Target = Geometry;
         fn deref(&self) -> &Geometry {
             &self.0
         }
     }
-    impl ::std::convert::From<GeometryObject> for Geometry {
+    impl From<GeometryObject> for Geometry {
         fn from(value: GeometryObject) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<Geometry> for GeometryObject {
+    impl From<Geometry> for GeometryObject {
         fn from(value: Geometry) -> Self {
             Self(value)
         }
     }
     /// LineString geometry object.
     /// https://tools.ietf.org/html/rfc7946#section-3.1.4
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LineString {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -847,15 +806,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub coordinates: ::std::vec::Vec<Position>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub coordinates: Vec<Position>,
         #[serde(rename = "type")]
         pub type_: LineStringType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -868,23 +827,21 @@ pub mod types {
     pub enum LineStringType {
         LineString,
     }
-    impl ::std::fmt::Display for LineStringType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LineStringType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::LineString => f.write_str("LineString"),
             }
         }
     }
-    impl ::std::str::FromStr for LineStringType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LineStringType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "LineString" => Ok(Self::LineString),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LineStringType",
                             &value,
                             "not one of its values",
@@ -894,25 +851,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LineStringType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LineStringType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LineStringType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LineStringType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// MultiLineString geometry object.
     /// https://tools.ietf.org/html/rfc7946#section-3.1.5
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MultiLineString {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -920,15 +873,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub coordinates: ::std::vec::Vec<::std::vec::Vec<Position>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub coordinates: Vec<Vec<Position>>,
         #[serde(rename = "type")]
         pub type_: MultiLineStringType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -941,23 +894,21 @@ pub mod types {
     pub enum MultiLineStringType {
         MultiLineString,
     }
-    impl ::std::fmt::Display for MultiLineStringType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MultiLineStringType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::MultiLineString => f.write_str("MultiLineString"),
             }
         }
     }
-    impl ::std::str::FromStr for MultiLineStringType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MultiLineStringType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "MultiLineString" => Ok(Self::MultiLineString),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MultiLineStringType",
                             &value,
                             "not one of its values",
@@ -967,25 +918,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MultiLineStringType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MultiLineStringType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MultiLineStringType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MultiLineStringType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// MultiPoint geometry object.
     ///  https://tools.ietf.org/html/rfc7946#section-3.1.3
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MultiPoint {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -993,15 +940,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub coordinates: ::std::vec::Vec<Position>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub coordinates: Vec<Position>,
         #[serde(rename = "type")]
         pub type_: MultiPointType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1014,23 +961,21 @@ pub mod types {
     pub enum MultiPointType {
         MultiPoint,
     }
-    impl ::std::fmt::Display for MultiPointType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MultiPointType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::MultiPoint => f.write_str("MultiPoint"),
             }
         }
     }
-    impl ::std::str::FromStr for MultiPointType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MultiPointType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "MultiPoint" => Ok(Self::MultiPoint),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MultiPointType",
                             &value,
                             "not one of its values",
@@ -1040,25 +985,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MultiPointType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MultiPointType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MultiPointType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MultiPointType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// MultiPolygon geometry object.
     /// https://tools.ietf.org/html/rfc7946#section-3.1.7
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MultiPolygon {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -1066,15 +1007,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub coordinates: ::std::vec::Vec<::std::vec::Vec<::std::vec::Vec<Position>>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub coordinates: Vec<Vec<Vec<Position>>>,
         #[serde(rename = "type")]
         pub type_: MultiPolygonType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1087,23 +1028,21 @@ pub mod types {
     pub enum MultiPolygonType {
         MultiPolygon,
     }
-    impl ::std::fmt::Display for MultiPolygonType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MultiPolygonType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::MultiPolygon => f.write_str("MultiPolygon"),
             }
         }
     }
-    impl ::std::str::FromStr for MultiPolygonType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MultiPolygonType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "MultiPolygon" => Ok(Self::MultiPolygon),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MultiPolygonType",
                             &value,
                             "not one of its values",
@@ -1113,25 +1052,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MultiPolygonType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MultiPolygonType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MultiPolygonType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MultiPolygonType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Point geometry object.
     /// https://tools.ietf.org/html/rfc7946#section-3.1.2
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Point {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -1139,15 +1074,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
         pub coordinates: Position,
         #[serde(rename = "type")]
         pub type_: PointType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1160,23 +1095,21 @@ pub mod types {
     pub enum PointType {
         Point,
     }
-    impl ::std::fmt::Display for PointType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PointType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Point => f.write_str("Point"),
             }
         }
     }
-    impl ::std::str::FromStr for PointType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PointType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Point" => Ok(Self::Point),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PointType",
                             &value,
                             "not one of its values",
@@ -1186,25 +1119,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PointType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PointType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PointType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PointType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Polygon geometry object.
     /// https://tools.ietf.org/html/rfc7946#section-3.1.6
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Polygon {
         /// Bounding box of the coordinate range of the object's Geometries, Features, or Feature Collections.
         /// The value of the bbox member is an array of length 2*n where n is the number of dimensions
@@ -1212,15 +1141,15 @@ pub mod types {
         /// followed by all axes of the more northeasterly point.
         /// The axes order of a bbox follows the axes order of geometries.
         /// https://tools.ietf.org/html/rfc7946#section-5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bbox: ::std::option::Option<BBox>,
-        pub coordinates: ::std::vec::Vec<::std::vec::Vec<Position>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bbox: Option<BBox>,
+        pub coordinates: Vec<Vec<Position>>,
         #[serde(rename = "type")]
         pub type_: PolygonType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1233,23 +1162,21 @@ pub mod types {
     pub enum PolygonType {
         Polygon,
     }
-    impl ::std::fmt::Display for PolygonType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PolygonType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Polygon => f.write_str("Polygon"),
             }
         }
     }
-    impl ::std::str::FromStr for PolygonType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PolygonType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Polygon" => Ok(Self::Polygon),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PolygonType",
                             &value,
                             "not one of its values",
@@ -1259,19 +1186,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PolygonType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PolygonType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PolygonType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PolygonType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
@@ -1314,22 +1237,22 @@ pub mod types {
     /// } else {
     ///      throw new TypeError("Position is not a 2D or 3D point");
     /// }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Position(pub ::std::vec::Vec<f64>);
-    impl ::std::ops::Deref for Position {
-        type Target = ::std::vec::Vec<f64>;
-        fn deref(&self) -> &::std::vec::Vec<f64> {
+    pub struct Position(pub Vec<f64>);
+    impl Deref for Position {
+        type Target = Vec<f64>;
+        fn deref(&self) -> &Vec<f64> {
             &self.0
         }
     }
-    impl ::std::convert::From<Position> for ::std::vec::Vec<f64> {
+    impl From<Position> for Vec<f64> {
         fn from(value: Position) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<f64>> for Position {
-        fn from(value: ::std::vec::Vec<f64>) -> Self {
+    impl From<Vec<f64>> for Position {
+        fn from(value: Vec<f64>) -> Self {
             Self(value)
         }
     }

@@ -7,25 +7,31 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
     /// Infos about application/browser used to export the log.
     ///
     /// `Browser` and `Creator` objects share the same structure.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#browser
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Browser {
         /// A comment provided by the user or the application.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Name of the application/browser used to export the log.
-        pub name: ::std::string::String,
+        pub name: String,
         /// Version of the application/browser used to export the log.
-        pub version: ::std::string::String,
+        pub version: String,
     }
     /// This objects contains info about a request coming from browser cache.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#cache
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Cache {
         /// State of a cache entry after the request.
         ///
@@ -33,91 +39,91 @@ pub mod types {
         #[serde(
             rename = "afterRequest",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub after_request: ::std::option::Option<::std::option::Option<CacheDetails>>,
+        pub after_request: Option<Option<CacheDetails>>,
         /// State of a cache entry before the request.
         ///
         /// Leave out this field if the information is not available.
         #[serde(
             rename = "beforeRequest",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub before_request: ::std::option::Option<::std::option::Option<CacheDetails>>,
+        pub before_request: Option<Option<CacheDetails>>,
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CacheDetails {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Etag
         #[serde(rename = "eTag")]
-        pub e_tag: ::std::string::String,
+        pub e_tag: String,
         /// Expiration time of the cache entry.
         ///
         /// _(Format not documente but assumingly ISO 8601 -
         /// `YYYY-MM-DDThh:mm:ss.sTZD`)_
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub expires: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub expires: Option<String>,
         /// The number of times the cache entry has been opened.
         #[serde(rename = "hitCount")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub hit_count: f64,
         /// The last time the cache entry was opened.
         ///
         /// _(Format not documente but assumingly ISO 8601 -
         /// `YYYY-MM-DDThh:mm:ss.sTZD`)_
         #[serde(rename = "lastAccess")]
-        pub last_access: ::std::string::String,
+        pub last_access: String,
     }
     /// _non-standard_
     ///
     /// Data for Chunk as provided by e.g. WebPageTest
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Chunk {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub bytes: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub ts: f64,
     }
     /// This object describes details about response content
     /// (embedded in `response` object).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#content
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Content {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Number of bytes saved. Leave out this field if the information is not
         /// available.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub compression: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub compression: Option<f64>,
         /// Encoding used for response text field e.g `base64`.
         ///
         /// Leave out this field if the text field is HTTP decoded
         /// (decompressed & unchunked), than trans-coded from its original character
         /// set into UTF-8.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub encoding: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub encoding: Option<String>,
         /// MIME type of the response text (value of the Content-Type response
         /// header).
         ///
         /// The charset attribute of the MIME type is included (if available).
         #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
+        pub mime_type: String,
         /// Length of the returned content in bytes.
         ///
         /// Should be equal to `response.bodySize` if there is no compression and
         /// bigger when the content has been compressed.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub size: f64,
         /// Response body sent from the server or loaded from the browser cache.
         ///
@@ -127,57 +133,54 @@ pub mod types {
         /// representation of the response body.
         ///
         /// Leave out this field if the information is not available.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub text: Option<String>,
     }
     /// This object contains list of all cookies (used in `request` and `response`
     /// objects).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#cookies
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Cookie {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// The host of the cookie.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub domain: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub domain: Option<String>,
         /// Cookie expiration time.
         /// (ISO 8601 - `YYYY-MM-DDThh:mm:ss.sTZD`,
         /// e.g. `2009-07-24T19:20:30.123+02:00`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub expires: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub expires: Option<String>,
         /// Set to true if the cookie is HTTP only, false otherwise.
-        #[serde(
-            rename = "httpOnly",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub http_only: ::std::option::Option<bool>,
+        #[serde(rename = "httpOnly", skip_serializing_if = "Option::is_none")]
+        pub http_only: Option<bool>,
         /// The name of the cookie.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The path pertaining to the cookie.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub path: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub path: Option<String>,
         /// True if the cookie was transmitted over ssl, false otherwise.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub secure: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub secure: Option<bool>,
         /// The cookie value.
-        pub value: ::std::string::String,
+        pub value: String,
     }
     /// Infos about application/browser used to export the log.
     ///
     /// `Creator` and `Browser` objects share the same structure.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#creator
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Creator {
         /// A comment provided by the user or the application.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Name of the application/browser used to export the log.
-        pub name: ::std::string::String,
+        pub name: String,
         /// Version of the application/browser used to export the log.
-        pub version: ::std::string::String,
+        pub version: String,
     }
     /// This object represents an array with all exported HTTP requests. Sorting
     /// entries by `startedDateTime` (starting from the oldest) is preferred way how
@@ -186,107 +189,70 @@ pub mod types {
     /// (if required for the import).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#entries
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Entry {
         /// _non-standard_
-        #[serde(
-            rename = "_all_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_end: ::std::option::Option<EntryAllEnd>,
+        #[serde(rename = "_all_end", skip_serializing_if = "Option::is_none")]
+        pub all_end: Option<EntryAllEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_all_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_ms: ::std::option::Option<EntryAllMs>,
+        #[serde(rename = "_all_ms", skip_serializing_if = "Option::is_none")]
+        pub all_ms: Option<EntryAllMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_all_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_start: ::std::option::Option<EntryAllStart>,
+        #[serde(rename = "_all_start", skip_serializing_if = "Option::is_none")]
+        pub all_start: Option<EntryAllStart>,
         /// _non-standard_
-        #[serde(
-            rename = "_bytesIn",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub bytes_in: ::std::option::Option<EntryBytesIn>,
+        #[serde(rename = "_bytesIn", skip_serializing_if = "Option::is_none")]
+        pub bytes_in: Option<EntryBytesIn>,
         /// _non-standard_
-        #[serde(
-            rename = "_bytesOut",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub bytes_out: ::std::option::Option<EntryBytesOut>,
+        #[serde(rename = "_bytesOut", skip_serializing_if = "Option::is_none")]
+        pub bytes_out: Option<EntryBytesOut>,
         /// Info about cache usage.
         pub cache: Cache,
         /// _non-standard_
         #[serde(
             rename = "_cacheControl",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub cache_control: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub cache_control: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_cache_time",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub cache_time: ::std::option::Option<EntryCacheTime>,
+        #[serde(rename = "_cache_time", skip_serializing_if = "Option::is_none")]
+        pub cache_time: Option<EntryCacheTime>,
         /// _non-standard_
         #[serde(
             rename = "_cdn_provider",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub cdn_provider: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub cdn_provider: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_certificate_bytes",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub certificate_bytes: ::std::option::Option<EntryCertificateBytes>,
+        #[serde(rename = "_certificate_bytes", skip_serializing_if = "Option::is_none")]
+        pub certificate_bytes: Option<EntryCertificateBytes>,
         /// _non-standard_
         #[serde(
             rename = "_chunks",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub chunks: ::std::option::Option<::std::option::Option<::std::vec::Vec<Chunk>>>,
+        pub chunks: Option<Option<Vec<Chunk>>>,
         /// _non-standard_
-        #[serde(
-            rename = "_client_port",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub client_port: ::std::option::Option<EntryClientPort>,
+        #[serde(rename = "_client_port", skip_serializing_if = "Option::is_none")]
+        pub client_port: Option<EntryClientPort>,
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// _non-standard_
-        #[serde(
-            rename = "_connect_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub connect_end: ::std::option::Option<EntryConnectEnd>,
+        #[serde(rename = "_connect_end", skip_serializing_if = "Option::is_none")]
+        pub connect_end: Option<EntryConnectEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_connect_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub connect_ms: ::std::option::Option<EntryConnectMs>,
+        #[serde(rename = "_connect_ms", skip_serializing_if = "Option::is_none")]
+        pub connect_ms: Option<EntryConnectMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_connect_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub connect_start: ::std::option::Option<EntryConnectStart>,
+        #[serde(rename = "_connect_start", skip_serializing_if = "Option::is_none")]
+        pub connect_start: Option<EntryConnectStart>,
         /// Unique ID of the parent TCP/IP connection, can be the client or server
         /// port number.
         ///
@@ -296,749 +262,595 @@ pub mod types {
         /// If the port isn't available for the application, any other unique
         /// connection ID can be used instead (e.g. connection index). Leave out
         /// this field if the application doesn't support this info.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub connection: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub connection: Option<String>,
         /// _non-standard_
         #[serde(
             rename = "_contentEncoding",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub content_encoding: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub content_encoding: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_contentType",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub content_type: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub content_type: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_dns_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub dns_end: ::std::option::Option<EntryDnsEnd>,
+        #[serde(rename = "_dns_end", skip_serializing_if = "Option::is_none")]
+        pub dns_end: Option<EntryDnsEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_dns_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub dns_ms: ::std::option::Option<EntryDnsMs>,
+        #[serde(rename = "_dns_ms", skip_serializing_if = "Option::is_none")]
+        pub dns_ms: Option<EntryDnsMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_dns_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub dns_start: ::std::option::Option<EntryDnsStart>,
+        #[serde(rename = "_dns_start", skip_serializing_if = "Option::is_none")]
+        pub dns_start: Option<EntryDnsStart>,
         /// _non-standard_
-        #[serde(
-            rename = "_download_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub download_end: ::std::option::Option<EntryDownloadEnd>,
+        #[serde(rename = "_download_end", skip_serializing_if = "Option::is_none")]
+        pub download_end: Option<EntryDownloadEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_download_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub download_ms: ::std::option::Option<EntryDownloadMs>,
+        #[serde(rename = "_download_ms", skip_serializing_if = "Option::is_none")]
+        pub download_ms: Option<EntryDownloadMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_download_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub download_start: ::std::option::Option<EntryDownloadStart>,
+        #[serde(rename = "_download_start", skip_serializing_if = "Option::is_none")]
+        pub download_start: Option<EntryDownloadStart>,
         /// _non-standard_
         #[serde(
             rename = "_expires",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub expires: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub expires: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_fromCache",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub from_cache: ::std::option::Option<::std::option::Option<EntryFromCache>>,
+        pub from_cache: Option<Option<EntryFromCache>>,
         /// _non-standard_
         #[serde(
             rename = "_full_url",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub full_url: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub full_url: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_gzip_save",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub gzip_save: ::std::option::Option<EntryGzipSave>,
+        #[serde(rename = "_gzip_save", skip_serializing_if = "Option::is_none")]
+        pub gzip_save: Option<EntryGzipSave>,
         /// _non-standard_
-        #[serde(
-            rename = "_gzip_total",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub gzip_total: ::std::option::Option<EntryGzipTotal>,
+        #[serde(rename = "_gzip_total", skip_serializing_if = "Option::is_none")]
+        pub gzip_total: Option<EntryGzipTotal>,
         /// _non-standard_
         #[serde(
             rename = "_host",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub host: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub host: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_http2_stream_dependency",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub http2_stream_dependency: ::std::option::Option<EntryHttp2StreamDependency>,
+        pub http2_stream_dependency: Option<EntryHttp2StreamDependency>,
         /// _non-standard_
         #[serde(
             rename = "_http2_stream_exclusive",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub http2_stream_exclusive: ::std::option::Option<EntryHttp2StreamExclusive>,
+        pub http2_stream_exclusive: Option<EntryHttp2StreamExclusive>,
         /// _non-standard_
-        #[serde(
-            rename = "_http2_stream_id",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub http2_stream_id: ::std::option::Option<EntryHttp2StreamId>,
+        #[serde(rename = "_http2_stream_id", skip_serializing_if = "Option::is_none")]
+        pub http2_stream_id: Option<EntryHttp2StreamId>,
         /// _non-standard_
         #[serde(
             rename = "_http2_stream_weight",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub http2_stream_weight: ::std::option::Option<EntryHttp2StreamWeight>,
+        pub http2_stream_weight: Option<EntryHttp2StreamWeight>,
         /// _non-standard_
-        #[serde(
-            rename = "_image_save",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub image_save: ::std::option::Option<EntryImageSave>,
+        #[serde(rename = "_image_save", skip_serializing_if = "Option::is_none")]
+        pub image_save: Option<EntryImageSave>,
         /// _non-standard_
-        #[serde(
-            rename = "_image_total",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub image_total: ::std::option::Option<EntryImageTotal>,
+        #[serde(rename = "_image_total", skip_serializing_if = "Option::is_none")]
+        pub image_total: Option<EntryImageTotal>,
         /// _non-standard_
         #[serde(
             rename = "_index",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub index: ::std::option::Option<::std::option::Option<f64>>,
+        pub index: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_initialPriority",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub initial_priority: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub initial_priority: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_initiator",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub initiator: ::std::option::Option<EntryInitiator>,
+        #[serde(rename = "_initiator", skip_serializing_if = "Option::is_none")]
+        pub initiator: Option<EntryInitiator>,
         /// _non-standard_
         #[serde(
             rename = "_initiator_column",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub initiator_column: ::std::option::Option<::std::option::Option<f64>>,
+        pub initiator_column: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_initiator_detail",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub initiator_detail: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub initiator_detail: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_initiator_function",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub initiator_function: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub initiator_function: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_initiator_line",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub initiator_line: ::std::option::Option<::std::option::Option<f64>>,
+        pub initiator_line: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_initiator_type",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub initiator_type: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub initiator_type: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_ip_addr",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub ip_addr: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub ip_addr: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_isLCP",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub is_lcp: ::std::option::Option<::std::option::Option<bool>>,
+        pub is_lcp: Option<Option<bool>>,
         /// _non-standard_
-        #[serde(
-            rename = "_is_secure",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub is_secure: ::std::option::Option<EntryIsSecure>,
+        #[serde(rename = "_is_secure", skip_serializing_if = "Option::is_none")]
+        pub is_secure: Option<EntryIsSecure>,
         /// _non-standard_
-        #[serde(
-            rename = "_jpeg_scan_count",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub jpeg_scan_count: ::std::option::Option<EntryJpegScanCount>,
+        #[serde(rename = "_jpeg_scan_count", skip_serializing_if = "Option::is_none")]
+        pub jpeg_scan_count: Option<EntryJpegScanCount>,
         /// _non-standard_
-        #[serde(
-            rename = "_load_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub load_end: ::std::option::Option<EntryLoadEnd>,
+        #[serde(rename = "_load_end", skip_serializing_if = "Option::is_none")]
+        pub load_end: Option<EntryLoadEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_load_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub load_ms: ::std::option::Option<EntryLoadMs>,
+        #[serde(rename = "_load_ms", skip_serializing_if = "Option::is_none")]
+        pub load_ms: Option<EntryLoadMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_load_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub load_start: ::std::option::Option<EntryLoadStart>,
+        #[serde(rename = "_load_start", skip_serializing_if = "Option::is_none")]
+        pub load_start: Option<EntryLoadStart>,
         /// _non-standard_
         #[serde(
             rename = "_method",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub method: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub method: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_minify_save",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub minify_save: ::std::option::Option<EntryMinifySave>,
+        #[serde(rename = "_minify_save", skip_serializing_if = "Option::is_none")]
+        pub minify_save: Option<EntryMinifySave>,
         /// _non-standard_
-        #[serde(
-            rename = "_minify_total",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub minify_total: ::std::option::Option<EntryMinifyTotal>,
+        #[serde(rename = "_minify_total", skip_serializing_if = "Option::is_none")]
+        pub minify_total: Option<EntryMinifyTotal>,
         /// _non-standard_
         #[serde(
             rename = "_number",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub number: ::std::option::Option<::std::option::Option<f64>>,
+        pub number: Option<Option<f64>>,
         /// _non-standard_
-        #[serde(
-            rename = "_objectSize",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub object_size: ::std::option::Option<EntryObjectSize>,
+        #[serde(rename = "_objectSize", skip_serializing_if = "Option::is_none")]
+        pub object_size: Option<EntryObjectSize>,
         /// _non-standard_
         #[serde(
             rename = "_objectSizeUncompressed",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub object_size_uncompressed: ::std::option::Option<EntryObjectSizeUncompressed>,
+        pub object_size_uncompressed: Option<EntryObjectSizeUncompressed>,
         /// Reference to the parent page. Leave out this field if the application
         /// does not support grouping by pages.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pageref: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pageref: Option<String>,
         /// _non-standard_
         #[serde(
             rename = "_priority",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub priority: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub priority: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_protocol",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub protocol: ::std::option::Option<EntryProtocol>,
+        #[serde(rename = "_protocol", skip_serializing_if = "Option::is_none")]
+        pub protocol: Option<EntryProtocol>,
         /// _non-standard_
         #[serde(
             rename = "_renderBlocking",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub render_blocking: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub render_blocking: Option<Option<String>>,
         /// Detailed info about the request.
         pub request: Request,
         /// _non-standard_
-        #[serde(
-            rename = "_request_id",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub request_id: ::std::option::Option<EntryRequestId>,
+        #[serde(rename = "_request_id", skip_serializing_if = "Option::is_none")]
+        pub request_id: Option<EntryRequestId>,
         /// _non-standard_
         #[serde(
             rename = "_resourceType",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub resource_type: ::std::option::Option<
-            ::std::option::Option<EntryResourceType>,
-        >,
+        pub resource_type: Option<Option<EntryResourceType>>,
         /// Detailed info about the response.
         pub response: Response,
         /// _non-standard_
-        #[serde(
-            rename = "_responseCode",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub response_code: ::std::option::Option<EntryResponseCode>,
+        #[serde(rename = "_responseCode", skip_serializing_if = "Option::is_none")]
+        pub response_code: Option<EntryResponseCode>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_cache",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_cache: ::std::option::Option<EntryScoreCache>,
+        #[serde(rename = "_score_cache", skip_serializing_if = "Option::is_none")]
+        pub score_cache: Option<EntryScoreCache>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_cdn",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_cdn: ::std::option::Option<EntryScoreCdn>,
+        #[serde(rename = "_score_cdn", skip_serializing_if = "Option::is_none")]
+        pub score_cdn: Option<EntryScoreCdn>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_combine",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_combine: ::std::option::Option<EntryScoreCombine>,
+        #[serde(rename = "_score_combine", skip_serializing_if = "Option::is_none")]
+        pub score_combine: Option<EntryScoreCombine>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_compress",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_compress: ::std::option::Option<EntryScoreCompress>,
+        #[serde(rename = "_score_compress", skip_serializing_if = "Option::is_none")]
+        pub score_compress: Option<EntryScoreCompress>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_cookies",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_cookies: ::std::option::Option<EntryScoreCookies>,
+        #[serde(rename = "_score_cookies", skip_serializing_if = "Option::is_none")]
+        pub score_cookies: Option<EntryScoreCookies>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_etags",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_etags: ::std::option::Option<EntryScoreEtags>,
+        #[serde(rename = "_score_etags", skip_serializing_if = "Option::is_none")]
+        pub score_etags: Option<EntryScoreEtags>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_gzip",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_gzip: ::std::option::Option<EntryScoreGzip>,
+        #[serde(rename = "_score_gzip", skip_serializing_if = "Option::is_none")]
+        pub score_gzip: Option<EntryScoreGzip>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_keep-alive",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_keep_alive: ::std::option::Option<EntryScoreKeepAlive>,
+        #[serde(rename = "_score_keep-alive", skip_serializing_if = "Option::is_none")]
+        pub score_keep_alive: Option<EntryScoreKeepAlive>,
         /// _non-standard_
-        #[serde(
-            rename = "_score_minify",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub score_minify: ::std::option::Option<EntryScoreMinify>,
+        #[serde(rename = "_score_minify", skip_serializing_if = "Option::is_none")]
+        pub score_minify: Option<EntryScoreMinify>,
         /// _non-standard_
         #[serde(
             rename = "_score_progressive_jpeg",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_progressive_jpeg: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_progressive_jpeg: Option<Option<f64>>,
         /// _non-standard_
-        #[serde(
-            rename = "_server_count",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub server_count: ::std::option::Option<EntryServerCount>,
+        #[serde(rename = "_server_count", skip_serializing_if = "Option::is_none")]
+        pub server_count: Option<EntryServerCount>,
         /// IP address of the server that was connected
         /// (result of DNS resolution).
-        #[serde(
-            rename = "serverIPAddress",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub server_ip_address: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "serverIPAddress", skip_serializing_if = "Option::is_none")]
+        pub server_ip_address: Option<String>,
         /// _non-standard_
-        #[serde(
-            rename = "_server_rtt",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub server_rtt: ::std::option::Option<EntryServerRtt>,
+        #[serde(rename = "_server_rtt", skip_serializing_if = "Option::is_none")]
+        pub server_rtt: Option<EntryServerRtt>,
         /// _non-standard_
-        #[serde(
-            rename = "_socket",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub socket: ::std::option::Option<EntrySocket>,
+        #[serde(rename = "_socket", skip_serializing_if = "Option::is_none")]
+        pub socket: Option<EntrySocket>,
         /// _non-standard_
-        #[serde(
-            rename = "_ssl_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ssl_end: ::std::option::Option<EntrySslEnd>,
+        #[serde(rename = "_ssl_end", skip_serializing_if = "Option::is_none")]
+        pub ssl_end: Option<EntrySslEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_ssl_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ssl_ms: ::std::option::Option<EntrySslMs>,
+        #[serde(rename = "_ssl_ms", skip_serializing_if = "Option::is_none")]
+        pub ssl_ms: Option<EntrySslMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_ssl_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ssl_start: ::std::option::Option<EntrySslStart>,
+        #[serde(rename = "_ssl_start", skip_serializing_if = "Option::is_none")]
+        pub ssl_start: Option<EntrySslStart>,
         /// Date and time stamp of the request start
         ///
         /// (ISO 8601 - `YYYY-MM-DDThh:mm:ss.sTZD`).
         #[serde(rename = "startedDateTime")]
-        pub started_date_time: ::std::string::String,
+        pub started_date_time: String,
         /// Total elapsed time of the request in milliseconds.
         ///
         /// This is the sum of all timings available in the timings object
         /// (i.e. not including `-1` values).
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub time: f64,
         /// Detailed timing info about request/response round trip.
         pub timings: Timings,
         /// _non-standard_
-        #[serde(
-            rename = "_ttfb_end",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ttfb_end: ::std::option::Option<EntryTtfbEnd>,
+        #[serde(rename = "_ttfb_end", skip_serializing_if = "Option::is_none")]
+        pub ttfb_end: Option<EntryTtfbEnd>,
         /// _non-standard_
-        #[serde(
-            rename = "_ttfb_ms",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ttfb_ms: ::std::option::Option<EntryTtfbMs>,
+        #[serde(rename = "_ttfb_ms", skip_serializing_if = "Option::is_none")]
+        pub ttfb_ms: Option<EntryTtfbMs>,
         /// _non-standard_
-        #[serde(
-            rename = "_ttfb_start",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ttfb_start: ::std::option::Option<EntryTtfbStart>,
+        #[serde(rename = "_ttfb_start", skip_serializing_if = "Option::is_none")]
+        pub ttfb_start: Option<EntryTtfbStart>,
         /// _non-standard_
-        #[serde(
-            rename = "_type",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub type_: ::std::option::Option<EntryType>,
+        #[serde(rename = "_type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<EntryType>,
         /// _non-standard_
         #[serde(
             rename = "_url",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub url: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub url: Option<Option<String>>,
         /// _non-standard_
-        #[serde(
-            rename = "_was_pushed",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub was_pushed: ::std::option::Option<EntryWasPushed>,
+        #[serde(rename = "_was_pushed", skip_serializing_if = "Option::is_none")]
+        pub was_pushed: Option<EntryWasPushed>,
         /// _non-standard_
         #[serde(
             rename = "_webSocketMessages",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub web_socket_messages: ::std::option::Option<
-            ::std::option::Option<::std::vec::Vec<EntryWebSocketMessagesItem>>,
-        >,
+        pub web_socket_messages: Option<Option<Vec<EntryWebSocketMessagesItem>>>,
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryAllEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryAllEnd {
+    impl From<f64> for EntryAllEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryAllMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryAllMs {
+    impl From<f64> for EntryAllMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryAllStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryAllStart {
+    impl From<f64> for EntryAllStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryBytesIn {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryBytesIn {
+    impl From<f64> for EntryBytesIn {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryBytesOut {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryBytesOut {
+    impl From<f64> for EntryBytesOut {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryCacheTime {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryCacheTime {
+    impl From<f64> for EntryCacheTime {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryCertificateBytes {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryCertificateBytes {
+    impl From<f64> for EntryCertificateBytes {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryClientPort {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryClientPort {
+    impl From<f64> for EntryClientPort {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryConnectEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryConnectEnd {
+    impl From<f64> for EntryConnectEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryConnectMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryConnectMs {
+    impl From<f64> for EntryConnectMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryConnectStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryConnectStart {
+    impl From<f64> for EntryConnectStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryDnsEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryDnsEnd {
+    impl From<f64> for EntryDnsEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryDnsMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryDnsMs {
+    impl From<f64> for EntryDnsMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryDnsStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryDnsStart {
+    impl From<f64> for EntryDnsStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryDownloadEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryDownloadEnd {
+    impl From<f64> for EntryDownloadEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryDownloadMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryDownloadMs {
+    impl From<f64> for EntryDownloadMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryDownloadStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryDownloadStart {
+    impl From<f64> for EntryDownloadStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1054,25 +866,23 @@ pub mod types {
         #[serde(rename = "disk")]
         Disk,
     }
-    impl ::std::fmt::Display for EntryFromCache {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for EntryFromCache {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Memory => f.write_str("memory"),
                 Self::Disk => f.write_str("disk"),
             }
         }
     }
-    impl ::std::str::FromStr for EntryFromCache {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for EntryFromCache {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "memory" => Ok(Self::Memory),
                 "disk" => Ok(Self::Disk),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "EntryFromCache",
                             &value,
                             "not one of its values",
@@ -1082,285 +892,281 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for EntryFromCache {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for EntryFromCache {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for EntryFromCache {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for EntryFromCache {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryGzipSave {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryGzipSave {
+    impl From<f64> for EntryGzipSave {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryGzipTotal {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryGzipTotal {
+    impl From<f64> for EntryGzipTotal {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryHttp2StreamDependency {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryHttp2StreamDependency {
+    impl From<f64> for EntryHttp2StreamDependency {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryHttp2StreamExclusive {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryHttp2StreamExclusive {
+    impl From<f64> for EntryHttp2StreamExclusive {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryHttp2StreamId {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryHttp2StreamId {
+    impl From<f64> for EntryHttp2StreamId {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryHttp2StreamWeight {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryHttp2StreamWeight {
+    impl From<f64> for EntryHttp2StreamWeight {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryImageSave {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryImageSave {
+    impl From<f64> for EntryImageSave {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryImageTotal {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryImageTotal {
+    impl From<f64> for EntryImageTotal {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryInitiator {
         Initiator(Initiator),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<Initiator> for EntryInitiator {
+    impl From<Initiator> for EntryInitiator {
         fn from(value: Initiator) -> Self {
             Self::Initiator(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryIsSecure {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryIsSecure {
+    impl From<f64> for EntryIsSecure {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryJpegScanCount {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryJpegScanCount {
+    impl From<f64> for EntryJpegScanCount {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryLoadEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryLoadEnd {
+    impl From<f64> for EntryLoadEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryLoadMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryLoadMs {
+    impl From<f64> for EntryLoadMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryLoadStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryLoadStart {
+    impl From<f64> for EntryLoadStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryMinifySave {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryMinifySave {
+    impl From<f64> for EntryMinifySave {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryMinifyTotal {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryMinifyTotal {
+    impl From<f64> for EntryMinifyTotal {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryObjectSize {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryObjectSize {
+    impl From<f64> for EntryObjectSize {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryObjectSizeUncompressed {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryObjectSizeUncompressed {
+    impl From<f64> for EntryObjectSizeUncompressed {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryProtocol {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryProtocol {
+    impl From<f64> for EntryProtocol {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryRequestId {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryRequestId {
+    impl From<f64> for EntryRequestId {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1418,8 +1224,8 @@ pub mod types {
         #[serde(rename = "webbundle")]
         Webbundle,
     }
-    impl ::std::fmt::Display for EntryResourceType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for EntryResourceType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Document => f.write_str("document"),
                 Self::Stylesheet => f.write_str("stylesheet"),
@@ -1447,11 +1253,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for EntryResourceType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for EntryResourceType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "document" => Ok(Self::Document),
                 "stylesheet" => Ok(Self::Stylesheet),
@@ -1478,7 +1282,7 @@ pub mod types {
                 "webbundle" => Ok(Self::Webbundle),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "EntryResourceType",
                             &value,
                             "not one of its values",
@@ -1488,308 +1292,304 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for EntryResourceType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for EntryResourceType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for EntryResourceType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for EntryResourceType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryResponseCode {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryResponseCode {
+    impl From<f64> for EntryResponseCode {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreCache {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreCache {
+    impl From<f64> for EntryScoreCache {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreCdn {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreCdn {
+    impl From<f64> for EntryScoreCdn {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreCombine {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreCombine {
+    impl From<f64> for EntryScoreCombine {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreCompress {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreCompress {
+    impl From<f64> for EntryScoreCompress {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreCookies {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreCookies {
+    impl From<f64> for EntryScoreCookies {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreEtags {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreEtags {
+    impl From<f64> for EntryScoreEtags {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreGzip {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreGzip {
+    impl From<f64> for EntryScoreGzip {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreKeepAlive {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreKeepAlive {
+    impl From<f64> for EntryScoreKeepAlive {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryScoreMinify {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryScoreMinify {
+    impl From<f64> for EntryScoreMinify {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryServerCount {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryServerCount {
+    impl From<f64> for EntryServerCount {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryServerRtt {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryServerRtt {
+    impl From<f64> for EntryServerRtt {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntrySocket {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntrySocket {
+    impl From<f64> for EntrySocket {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntrySslEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntrySslEnd {
+    impl From<f64> for EntrySslEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntrySslMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntrySslMs {
+    impl From<f64> for EntrySslMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntrySslStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntrySslStart {
+    impl From<f64> for EntrySslStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryTtfbEnd {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryTtfbEnd {
+    impl From<f64> for EntryTtfbEnd {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryTtfbMs {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryTtfbMs {
+    impl From<f64> for EntryTtfbMs {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryTtfbStart {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryTtfbStart {
+    impl From<f64> for EntryTtfbStart {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryType {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryType {
+    impl From<f64> for EntryType {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// _non-standard_
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum EntryWasPushed {
         Number(f64),
-        String(::std::string::String),
+        String(String),
         Null,
     }
-    impl ::std::convert::From<f64> for EntryWasPushed {
+    impl From<f64> for EntryWasPushed {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EntryWebSocketMessagesItem {
-        pub data: ::std::string::String,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        pub data: String,
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub opcode: f64,
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub time: f64,
         #[serde(rename = "type")]
         pub type_: EntryWebSocketMessagesItemType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1805,25 +1605,23 @@ pub mod types {
         #[serde(rename = "receive")]
         Receive,
     }
-    impl ::std::fmt::Display for EntryWebSocketMessagesItemType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for EntryWebSocketMessagesItemType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Send => f.write_str("send"),
                 Self::Receive => f.write_str("receive"),
             }
         }
     }
-    impl ::std::str::FromStr for EntryWebSocketMessagesItemType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for EntryWebSocketMessagesItemType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "send" => Ok(Self::Send),
                 "receive" => Ok(Self::Receive),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "EntryWebSocketMessagesItemType",
                             &value,
                             "not one of its values",
@@ -1833,27 +1631,22 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for EntryWebSocketMessagesItemType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for EntryWebSocketMessagesItemType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for EntryWebSocketMessagesItemType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for EntryWebSocketMessagesItemType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// HTTP Archive 1.2
     ///
     /// http://www.softwareishard.com/blog/har-12-spec
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Har {
         /// This object represents the root of exported data.
         pub log: Log,
@@ -1861,74 +1654,74 @@ pub mod types {
     /// This object represents a headers (used in `request` and `response` objects).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#headers
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Header {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
-        pub value: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        pub name: String,
+        pub value: String,
     }
     /// _non-standard_
     ///
     /// This object describes the initiator of a request (the location of the
     /// code that issued the request) and is used to populate the Entry's
     /// non-standard `_initiator` field.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Initiator {
         /// The column number of the code that issued the request.
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub column: ::std::option::Option<::std::option::Option<f64>>,
+        pub column: Option<Option<f64>>,
         /// The detail information that would be in `_initiator_detail`.
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub detail: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub detail: Option<Option<String>>,
         /// The line number of the code that issued the request represented
         /// by the Entry to which this Initiator object has been attached.
         #[serde(
             rename = "lineNumber",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub line_number: ::std::option::Option<::std::option::Option<f64>>,
+        pub line_number: Option<Option<f64>>,
         /// presumably equivalent to _initiator_type
         ///
         /// values "parser" and "other" have been observed in Chrome's HARs
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
         /// The URL of the code file in which the code that issued the
         /// request represented by the Entry (this object's parent) resides.
         /// This would otherwise be the string in the Entry's `_initiator` field.
         #[serde(
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub url: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub url: Option<Option<String>>,
     }
     /// This object (`log`) represents the root of exported data.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#log
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Log {
         /// Name and version info of used browser.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub browser: ::std::option::Option<Browser>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub browser: Option<Browser>,
         /// A comment provided by the user or the application.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Name and version info of the log creator application.
         pub creator: Creator,
         /// List of all exported (tracked) requests.
-        pub entries: ::std::vec::Vec<Entry>,
+        pub entries: Vec<Entry>,
         /// List of all exported (tracked) pages.
         ///
         /// _Leave out this field if the application
@@ -1939,440 +1732,424 @@ pub mod types {
         /// In case when an HTTP trace tool isn't able to group requests by a page,
         /// the `<pages>` object is empty and individual requests doesn't have a
         /// parent page.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub pages: ::std::option::Option<::std::vec::Vec<Page>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub pages: Option<Vec<Page>>,
         /// Version number of the format.
         ///
         /// _If empty, string "1.1" is assumed by default._
-        pub version: ::std::string::String,
+        pub version: String,
     }
     /// This object represents list of exported pages.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#pages
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Page {
         /// _non-standard_
         #[serde(
             rename = "_adult_site",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub adult_site: ::std::option::Option<::std::option::Option<f64>>,
+        pub adult_site: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_aft",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub aft: ::std::option::Option<::std::option::Option<f64>>,
+        pub aft: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_base_page_cdn",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub base_page_cdn: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub base_page_cdn: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_base_page_redirects",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub base_page_redirects: ::std::option::Option<::std::option::Option<f64>>,
+        pub base_page_redirects: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_base_page_ttfb",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub base_page_ttfb: ::std::option::Option<::std::option::Option<f64>>,
+        pub base_page_ttfb: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_browser_main_memory_kb",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub browser_main_memory_kb: ::std::option::Option<::std::option::Option<f64>>,
+        pub browser_main_memory_kb: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_browser_name",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub browser_name: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub browser_name: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_browser_other_private_memory_kb",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub browser_other_private_memory_kb: ::std::option::Option<
-            ::std::option::Option<f64>,
-        >,
+        pub browser_other_private_memory_kb: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_browser_process_count",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub browser_process_count: ::std::option::Option<::std::option::Option<f64>>,
+        pub browser_process_count: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_browser_version",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub browser_version: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub browser_version: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_browser_working_set_kb",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub browser_working_set_kb: ::std::option::Option<::std::option::Option<f64>>,
+        pub browser_working_set_kb: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_bytesIn",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub bytes_in: ::std::option::Option<::std::option::Option<f64>>,
+        pub bytes_in: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_bytesInDoc",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub bytes_in_doc: ::std::option::Option<::std::option::Option<f64>>,
+        pub bytes_in_doc: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_bytesOut",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub bytes_out: ::std::option::Option<::std::option::Option<f64>>,
+        pub bytes_out: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_bytesOutDoc",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub bytes_out_doc: ::std::option::Option<::std::option::Option<f64>>,
+        pub bytes_out_doc: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_cached",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub cached: ::std::option::Option<::std::option::Option<f64>>,
+        pub cached: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_certificate_bytes",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub certificate_bytes: ::std::option::Option<::std::option::Option<f64>>,
+        pub certificate_bytes: Option<Option<f64>>,
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// _non-standard_
         #[serde(
             rename = "_connections",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub connections: ::std::option::Option<::std::option::Option<f64>>,
+        pub connections: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_date",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub date: ::std::option::Option<::std::option::Option<f64>>,
+        pub date: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_docCPUms",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub doc_cp_ums: ::std::option::Option<::std::option::Option<f64>>,
+        pub doc_cp_ums: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_docCPUpct",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub doc_cp_upct: ::std::option::Option<::std::option::Option<f64>>,
+        pub doc_cp_upct: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_docTime",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub doc_time: ::std::option::Option<::std::option::Option<f64>>,
+        pub doc_time: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_domContentLoadedEventEnd",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub dom_content_loaded_event_end: ::std::option::Option<
-            ::std::option::Option<f64>,
-        >,
+        pub dom_content_loaded_event_end: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_domContentLoadedEventStart",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub dom_content_loaded_event_start: ::std::option::Option<
-            ::std::option::Option<f64>,
-        >,
+        pub dom_content_loaded_event_start: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_domElements",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub dom_elements: ::std::option::Option<::std::option::Option<f64>>,
+        pub dom_elements: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_domInteractive",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub dom_interactive: ::std::option::Option<::std::option::Option<f64>>,
+        pub dom_interactive: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_domLoading",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub dom_loading: ::std::option::Option<::std::option::Option<f64>>,
+        pub dom_loading: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_domTime",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub dom_time: ::std::option::Option<::std::option::Option<f64>>,
+        pub dom_time: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_effectiveBps",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub effective_bps: ::std::option::Option<::std::option::Option<f64>>,
+        pub effective_bps: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_effectiveBpsDoc",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub effective_bps_doc: ::std::option::Option<::std::option::Option<f64>>,
+        pub effective_bps_doc: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_eventName",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub event_name: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub event_name: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_firstPaint",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub first_paint: ::std::option::Option<::std::option::Option<f64>>,
+        pub first_paint: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_fixed_viewport",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub fixed_viewport: ::std::option::Option<::std::option::Option<f64>>,
+        pub fixed_viewport: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_fullyLoaded",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub fully_loaded: ::std::option::Option<::std::option::Option<f64>>,
+        pub fully_loaded: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_fullyLoadedCPUms",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub fully_loaded_cp_ums: ::std::option::Option<::std::option::Option<f64>>,
+        pub fully_loaded_cp_ums: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_fullyLoadedCPUpct",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub fully_loaded_cp_upct: ::std::option::Option<::std::option::Option<f64>>,
+        pub fully_loaded_cp_upct: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_gzip_savings",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub gzip_savings: ::std::option::Option<::std::option::Option<f64>>,
+        pub gzip_savings: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_gzip_total",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub gzip_total: ::std::option::Option<::std::option::Option<f64>>,
+        pub gzip_total: Option<Option<f64>>,
         /// Unique identifier of a page within the `<log>` (HAR doc).
         /// Entries use it to refer the parent page.
-        pub id: ::std::string::String,
+        pub id: String,
         /// _non-standard_
         #[serde(
             rename = "_image_savings",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub image_savings: ::std::option::Option<::std::option::Option<f64>>,
+        pub image_savings: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_image_total",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub image_total: ::std::option::Option<::std::option::Option<f64>>,
+        pub image_total: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_isResponsive",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub is_responsive: ::std::option::Option<::std::option::Option<f64>>,
+        pub is_responsive: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_lastVisualChange",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub last_visual_change: ::std::option::Option<::std::option::Option<f64>>,
+        pub last_visual_change: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_loadEventEnd",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub load_event_end: ::std::option::Option<::std::option::Option<f64>>,
+        pub load_event_end: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_loadEventStart",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub load_event_start: ::std::option::Option<::std::option::Option<f64>>,
+        pub load_event_start: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_loadTime",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub load_time: ::std::option::Option<::std::option::Option<f64>>,
+        pub load_time: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_title",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub title_2: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub title_2: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_minify_savings",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub minify_savings: ::std::option::Option<::std::option::Option<f64>>,
+        pub minify_savings: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_minify_total",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub minify_total: ::std::option::Option<::std::option::Option<f64>>,
+        pub minify_total: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_optimization_checked",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub optimization_checked: ::std::option::Option<::std::option::Option<f64>>,
+        pub optimization_checked: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_pageSpeedVersion",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub page_speed_version: ::std::option::Option<
-            ::std::option::Option<::std::string::String>,
-        >,
+        pub page_speed_version: Option<Option<String>>,
         /// Detailed timing info about page load
         #[serde(rename = "pageTimings")]
         pub page_timings: PageTiming,
@@ -2380,226 +2157,226 @@ pub mod types {
         #[serde(
             rename = "_render",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub render: ::std::option::Option<::std::option::Option<f64>>,
+        pub render: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_requests",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub requests: ::std::option::Option<::std::option::Option<f64>>,
+        pub requests: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_requestsDoc",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub requests_doc: ::std::option::Option<::std::option::Option<f64>>,
+        pub requests_doc: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_requestsFull",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub requests_full: ::std::option::Option<::std::option::Option<f64>>,
+        pub requests_full: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_responses_200",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub responses_200: ::std::option::Option<::std::option::Option<f64>>,
+        pub responses_200: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_responses_404",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub responses_404: ::std::option::Option<::std::option::Option<f64>>,
+        pub responses_404: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_responses_other",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub responses_other: ::std::option::Option<::std::option::Option<f64>>,
+        pub responses_other: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_result",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub result: ::std::option::Option<::std::option::Option<f64>>,
+        pub result: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_run",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub run: ::std::option::Option<::std::option::Option<f64>>,
+        pub run: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_cache",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_cache: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_cache: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_cdn",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_cdn: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_cdn: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_combine",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_combine: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_combine: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_compress",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_compress: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_compress: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_cookies",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_cookies: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_cookies: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_etags",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_etags: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_etags: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_gzip",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_gzip: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_gzip: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_keep-alive",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_keep_alive: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_keep_alive: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_minify",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_minify: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_minify: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_score_progressive_jpeg",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub score_progressive_jpeg: ::std::option::Option<::std::option::Option<f64>>,
+        pub score_progressive_jpeg: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_server_count",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub server_count: ::std::option::Option<::std::option::Option<f64>>,
+        pub server_count: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_server_rtt",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub server_rtt: ::std::option::Option<::std::option::Option<f64>>,
+        pub server_rtt: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_SpeedIndex",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub speed_index: ::std::option::Option<::std::option::Option<f64>>,
+        pub speed_index: Option<Option<f64>>,
         /// Date and time stamp for the beginning of the page load
         ///
         /// (ISO 8601 - `YYYY-MM-DDThh:mm:ss.sTZD`,
         /// e.g. `2009-07-24T19:20:30.45+01:00`).
         #[serde(rename = "startedDateTime")]
-        pub started_date_time: ::std::string::String,
+        pub started_date_time: String,
         /// _non-standard_
         #[serde(
             rename = "_step",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub step: ::std::option::Option<::std::option::Option<f64>>,
+        pub step: Option<Option<f64>>,
         /// Page title.
-        pub title: ::std::string::String,
+        pub title: String,
         /// _non-standard_
         #[serde(
             rename = "_titleTime",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub title_time: ::std::option::Option<::std::option::Option<f64>>,
+        pub title_time: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_TTFB",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub ttfb: ::std::option::Option<::std::option::Option<f64>>,
+        pub ttfb: Option<Option<f64>>,
         /// _non-standard_
         #[serde(
             rename = "_URL",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub url: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        pub url: Option<Option<String>>,
         /// _non-standard_
         #[serde(
             rename = "_visualComplete",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub visual_complete: ::std::option::Option<::std::option::Option<f64>>,
+        pub visual_complete: Option<Option<f64>>,
     }
     /// This object describes timings for various events (states) fired during the
     /// page load.
@@ -2609,231 +2386,216 @@ pub mod types {
     /// If a time info is not available appropriate field is set to `-1`.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#pageTimings
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct PageTiming {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Content of the page loaded. Number of milliseconds since page load
         /// started (`page.startedDateTime`).
         ///
         /// Use `-1` if the timing does not apply to the current request.
-        #[serde(
-            rename = "onContentLoad",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub on_content_load: ::std::option::Option<f64>,
+        #[serde(rename = "onContentLoad", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub on_content_load: Option<f64>,
         /// Page is loaded (`onLoad` event fired). Number of milliseconds since
         /// page load started (`page.startedDateTime`).
         ///
         /// Use `-1` if the timing does not apply to the current request.
-        #[serde(
-            rename = "onLoad",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub on_load: ::std::option::Option<f64>,
+        #[serde(rename = "onLoad", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub on_load: Option<f64>,
         #[serde(
             rename = "_startRender",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub start_render: ::std::option::Option<::std::option::Option<f64>>,
+        pub start_render: Option<Option<f64>>,
     }
     /// List of posted parameters, if any (embedded in `postData` object).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#params
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Param {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// content type of a posted file.
-        #[serde(
-            rename = "contentType",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub content_type: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "contentType", skip_serializing_if = "Option::is_none")]
+        pub content_type: Option<String>,
         /// name of a posted file.
-        #[serde(
-            rename = "fileName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub file_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "fileName", skip_serializing_if = "Option::is_none")]
+        pub file_name: Option<String>,
         /// name of a posted parameter.
-        pub name: ::std::string::String,
+        pub name: String,
         /// value of a posted parameter or content of a posted file
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub value: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub value: Option<String>,
     }
     /// This object describes posted data, if any (embedded in `request` object).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#postData
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PostData {
         Variant0(RequestPostDataVariant0),
         Variant1(RequestPostDataVariant1),
     }
-    impl ::std::convert::From<RequestPostDataVariant0> for PostData {
+    impl From<RequestPostDataVariant0> for PostData {
         fn from(value: RequestPostDataVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<RequestPostDataVariant1> for PostData {
+    impl From<RequestPostDataVariant1> for PostData {
         fn from(value: RequestPostDataVariant1) -> Self {
             Self::Variant1(value)
         }
     }
     /// The common properties of PostData
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PostDataCommon {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Mime type of posted data.
         #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
+        pub mime_type: String,
     }
     /// Post data with `params` specified.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PostDataParams {
         /// List of posted parameters (in case of URL encoded parameters).
-        pub params: ::std::vec::Vec<Param>,
+        pub params: Vec<Param>,
         /// _`params` and `text` fields are mutually exclusive._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub text: Option<Value>,
     }
     /// Post data with `text` specified.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PostDataText {
         /// _`params` and `text` fields are mutually exclusive._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub params: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub params: Option<Value>,
         /// Plain text posted data
-        pub text: ::std::string::String,
+        pub text: String,
     }
     /// This object represents a parameter & value parsed from a query string,
     /// if any (embedded in `request` object).
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#queryString
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryString {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
-        pub value: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        pub name: String,
+        pub value: String,
     }
     /// This object contains detailed info about performed request.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#request
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Request {
         /// Size of the request body (POST data payload) in bytes.
         ///
         /// Set to `-1` if the info is not available.
         #[serde(rename = "bodySize")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub body_size: f64,
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// List of cookie objects.
-        pub cookies: ::std::vec::Vec<Cookie>,
+        pub cookies: Vec<Cookie>,
         /// List of header objects.
-        pub headers: ::std::vec::Vec<Header>,
+        pub headers: Vec<Header>,
         /// Total number of bytes from the start of the HTTP request message until
         /// (and including) the double CRLF before the body.
         ///
         /// Set to `-1` if the info is not available.
         #[serde(rename = "headersSize")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub headers_size: f64,
         /// Request HTTP Version.
         #[serde(rename = "httpVersion")]
-        pub http_version: ::std::string::String,
+        pub http_version: String,
         /// Request method (`GET`, `POST`, ...).
-        pub method: ::std::string::String,
+        pub method: String,
         /// Posted data info.
-        #[serde(
-            rename = "postData",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub post_data: ::std::option::Option<RequestPostData>,
+        #[serde(rename = "postData", skip_serializing_if = "Option::is_none")]
+        pub post_data: Option<RequestPostData>,
         /// List of query parameter objects.
         #[serde(rename = "queryString")]
-        pub query_string: ::std::vec::Vec<QueryString>,
+        pub query_string: Vec<QueryString>,
         /// Absolute URL of the request (fragments are not included).
-        pub url: ::std::string::String,
+        pub url: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum RequestPostData {
         Variant0(RequestPostDataVariant0),
         Variant1(RequestPostDataVariant1),
     }
-    impl ::std::convert::From<RequestPostDataVariant0> for RequestPostData {
+    impl From<RequestPostDataVariant0> for RequestPostData {
         fn from(value: RequestPostDataVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<RequestPostDataVariant1> for RequestPostData {
+    impl From<RequestPostDataVariant1> for RequestPostData {
         fn from(value: RequestPostDataVariant1) -> Self {
             Self::Variant1(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RequestPostDataVariant0 {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Mime type of posted data.
         #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
+        pub mime_type: String,
         /// List of posted parameters (in case of URL encoded parameters).
-        pub params: ::std::vec::Vec<Param>,
+        pub params: Vec<Param>,
         /// _`params` and `text` fields are mutually exclusive._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub text: Option<Value>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RequestPostDataVariant1 {
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Mime type of posted data.
         #[serde(rename = "mimeType")]
-        pub mime_type: ::std::string::String,
+        pub mime_type: String,
         /// _`params` and `text` fields are mutually exclusive._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub params: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub params: Option<Value>,
         /// Plain text posted data
-        pub text: ::std::string::String,
+        pub text: String,
     }
     /// This object contains detailed info about the response.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#response
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Response {
         /// Size of the received response body in bytes.
         ///
         /// - Set to zero in case of responses coming from the cache (`304`).
         /// - Set to `-1` if the info is not available.
         #[serde(rename = "bodySize")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub body_size: f64,
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Details about the response body.
         pub content: Content,
         /// List of cookie objects.
-        pub cookies: ::std::vec::Vec<Cookie>,
+        pub cookies: Vec<Cookie>,
         /// List of header objects.
-        pub headers: ::std::vec::Vec<Header>,
+        pub headers: Vec<Header>,
         /// Total number of bytes from the start of the HTTP response message until
         /// (and including) the double CRLF before the body.
         ///
@@ -2844,81 +2606,81 @@ pub mod types {
         /// the browser are not included in this number, but they appear in the list
         /// of header objects._
         #[serde(rename = "headersSize")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub headers_size: f64,
         /// Response HTTP Version.
         #[serde(rename = "httpVersion")]
-        pub http_version: ::std::string::String,
+        pub http_version: String,
         /// Redirection target URL from the Location response header.
         #[serde(rename = "redirectURL")]
-        pub redirect_url: ::std::string::String,
+        pub redirect_url: String,
         /// Response status.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub status: f64,
         /// Response status description.
         #[serde(rename = "statusText")]
-        pub status_text: ::std::string::String,
+        pub status_text: String,
         /// _non-standard_
         #[serde(
             rename = "_transferSize",
             default,
-            skip_serializing_if = "::std::option::Option::is_none",
-            deserialize_with = "::mcp_bindgen::__private::present"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "mcp_bindgen::__private::present"
         )]
-        pub transfer_size: ::std::option::Option<::std::option::Option<f64>>,
+        pub transfer_size: Option<Option<f64>>,
     }
     /// This object describes various phases within request-response round trip.
     ///
     /// All times are specified in milliseconds.
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#timings
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Timings {
         /// Time spent in a queue waiting for a network connection.
         ///
         /// Use `-1` if the timing does not apply to the current request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub blocked: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub blocked: Option<f64>,
         /// A comment provided by the user or the application
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub comment: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
         /// Time required to create TCP connection.
         ///
         /// Use `-1` if the timing does not apply to the current request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub connect: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub connect: Option<f64>,
         /// DNS resolution time. The time required to resolve a host name.
         ///
         /// Use `-1` if the timing does not apply to the current request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub dns: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub dns: Option<f64>,
         /// Time required to read entire response from the server (or cache).
         ///
         /// _Not optional and must have non-negative values._
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub receive: f64,
         /// Time required to send HTTP request to the server.
         ///
         /// _Not optional and must have non-negative values._
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub send: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub send: Option<f64>,
         /// Time required for SSL/TLS negotiation.
         ///
         /// If this field is defined then the time is also included in the connect
         /// field (to ensure backward compatibility with HAR 1.1).
         ///
         /// Use `-1` if the timing does not apply to the current request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub ssl: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub ssl: Option<f64>,
         /// Waiting for a response from the server.
         ///
         /// _Not optional and must have non-negative values._
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub wait: f64,
     }
 }

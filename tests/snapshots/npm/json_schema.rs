@@ -7,9 +7,16 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
     /// JSON Schema V4
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-04
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JsonSchema4 {
         /// May only be defined when "items" is defined, and is a tuple of JSONSchemas.
         ///
@@ -19,11 +26,8 @@ pub mod types {
         /// be a schema that defines the schema of the additional items.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.6
-        #[serde(
-            rename = "additionalItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub additional_items: ::std::option::Option<JsonSchema4AdditionalItems>,
+        #[serde(rename = "additionalItems", skip_serializing_if = "Option::is_none")]
+        pub additional_items: Option<JsonSchema4AdditionalItems>,
         /// This attribute defines a schema for all properties that are not
         /// explicitly defined in an object type definition. If specified, the
         /// value MUST be a schema or a boolean. If false is provided, no
@@ -34,35 +38,25 @@ pub mod types {
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.4
         #[serde(
             rename = "additionalProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_properties: ::std::option::Option<
-            JsonSchema4AdditionalProperties,
-        >,
-        #[serde(
-            rename = "allOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_of: ::std::option::Option<::std::vec::Vec<JsonSchema4>>,
-        #[serde(
-            rename = "anyOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub any_of: ::std::option::Option<::std::vec::Vec<JsonSchema4>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<JsonSchema4Type>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub definitions: ::std::option::Option<JsonSchema4Definitions>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub dependencies: ::std::option::Option<JsonSchema4Dependencies>,
+        pub additional_properties: Option<JsonSchema4AdditionalProperties>,
+        #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+        pub all_of: Option<Vec<JsonSchema4>>,
+        #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+        pub any_of: Option<Vec<JsonSchema4>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<JsonSchema4Type>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub definitions: Option<JsonSchema4Definitions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dependencies: Option<JsonSchema4Dependencies>,
         /// This attribute is a string that provides a full description of the of
         /// purpose the instance property.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.22
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// This provides an enumeration of all possible values that are valid
         /// for the instance property. This MUST be an array, and each item in
         /// the array represents a possible value for the instance value. If
@@ -70,22 +64,12 @@ pub mod types {
         /// values in the array in order for the schema to be valid.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.19
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<JsonSchema4Type>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<JsonSchema4Type>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
         /// The value of this property MUST be another schema which will provide
         /// a base schema which the current schema will inherit from.  The
         /// inheritance rules are such that any instance that is valid according
@@ -100,12 +84,12 @@ pub mod types {
         /// the extended schema(s).
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.26
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub extends: ::std::option::Option<JsonSchema4Extends>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub extends: Option<JsonSchema4Extends>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// This attribute defines the allowed items in an instance array, and
         /// MUST be a schema or an array of schemas.  The default value is an
         /// empty schema which allows any value for items in the instance array.
@@ -123,66 +107,41 @@ pub mod types {
         /// "additionalProperties" (Section 5.4) for objects.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.5
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<JsonSchema4Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not: ::std::option::Option<::std::boxed::Box<JsonSchema4>>,
-        #[serde(
-            rename = "oneOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub one_of: ::std::option::Option<::std::vec::Vec<JsonSchema4>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<JsonSchema4Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub not: Option<Box<JsonSchema4>>,
+        #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+        pub one_of: Option<Vec<JsonSchema4>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
         /// This attribute is an object that defines the schema for a set of
         /// property names of an object instance. The name of each property of
         /// this attribute's object is a regular expression pattern in the ECMA
@@ -192,11 +151,8 @@ pub mod types {
         /// schema value.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.3
-        #[serde(
-            rename = "patternProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub pattern_properties: ::std::option::Option<JsonSchema4Definitions>,
+        #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
+        pub pattern_properties: Option<JsonSchema4Definitions>,
         /// This attribute is an object with property definitions that define the
         /// valid values of instance object property values. When the instance
         /// value is an object, the property values of the instance object MUST
@@ -208,38 +164,32 @@ pub mod types {
         /// order of the instance properties MAY be in any order.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.2
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<JsonSchema4Definitions>,
-        #[serde(rename = "$ref", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ref_: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<JsonSchema4Definitions>,
+        #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+        pub ref_: Option<String>,
         /// This attribute indicates if the instance must have a value, and not
         /// be undefined. This is false by default, making the instance
         /// optional.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.7
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<JsonSchema4Required>,
-        #[serde(
-            rename = "$schema",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<JsonSchema4Required>,
+        #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
         /// This attribute is a string that provides a short description of the
         /// instance property.
         ///
         /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.21
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         /// A single type, or a union of simple types
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<JsonSchema4Type>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<JsonSchema4Type>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
     /// May only be defined when "items" is defined, and is a tuple of JSONSchemas.
     ///
@@ -249,20 +199,19 @@ pub mod types {
     /// be a schema that defines the schema of the additional items.
     ///
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.6
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4AdditionalItems {
         Boolean(bool),
-        JsonSchema4(::std::boxed::Box<JsonSchema4>),
+        JsonSchema4(Box<JsonSchema4>),
     }
-    impl ::std::convert::From<bool> for JsonSchema4AdditionalItems {
+    impl From<bool> for JsonSchema4AdditionalItems {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<::std::boxed::Box<JsonSchema4>>
-    for JsonSchema4AdditionalItems {
-        fn from(value: ::std::boxed::Box<JsonSchema4>) -> Self {
+    impl From<Box<JsonSchema4>> for JsonSchema4AdditionalItems {
+        fn from(value: Box<JsonSchema4>) -> Self {
             Self::JsonSchema4(value)
         }
     }
@@ -274,127 +223,104 @@ pub mod types {
     /// value for additional properties.
     ///
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.4
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4AdditionalProperties {
         Boolean(bool),
-        JsonSchema4(::std::boxed::Box<JsonSchema4>),
+        JsonSchema4(Box<JsonSchema4>),
     }
-    impl ::std::convert::From<bool> for JsonSchema4AdditionalProperties {
+    impl From<bool> for JsonSchema4AdditionalProperties {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<::std::boxed::Box<JsonSchema4>>
-    for JsonSchema4AdditionalProperties {
-        fn from(value: ::std::boxed::Box<JsonSchema4>) -> Self {
+    impl From<Box<JsonSchema4>> for JsonSchema4AdditionalProperties {
+        fn from(value: Box<JsonSchema4>) -> Self {
             Self::JsonSchema4(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct JsonSchema4Array(pub ::std::vec::Vec<JsonSchema4Type>);
-    impl ::std::ops::Deref for JsonSchema4Array {
-        type Target = ::std::vec::Vec<JsonSchema4Type>;
-        fn deref(&self) -> &::std::vec::Vec<JsonSchema4Type> {
+    pub struct JsonSchema4Array(pub Vec<JsonSchema4Type>);
+    impl Deref for JsonSchema4Array {
+        type Target = Vec<JsonSchema4Type>;
+        fn deref(&self) -> &Vec<JsonSchema4Type> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema4Array> for ::std::vec::Vec<JsonSchema4Type> {
+    impl From<JsonSchema4Array> for Vec<JsonSchema4Type> {
         fn from(value: JsonSchema4Array) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema4Type>> for JsonSchema4Array {
-        fn from(value: ::std::vec::Vec<JsonSchema4Type>) -> Self {
+    impl From<Vec<JsonSchema4Type>> for JsonSchema4Array {
+        fn from(value: Vec<JsonSchema4Type>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema4Definitions(
-        pub ::std::collections::BTreeMap<::std::string::String, JsonSchema4>,
+        pub std::collections::BTreeMap<String, JsonSchema4>,
     );
-    impl ::std::ops::Deref for JsonSchema4Definitions {
-        type Target = ::std::collections::BTreeMap<::std::string::String, JsonSchema4>;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, JsonSchema4> {
+    impl Deref for JsonSchema4Definitions {
+        type Target = std::collections::BTreeMap<String, JsonSchema4>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, JsonSchema4> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema4Definitions>
-    for ::std::collections::BTreeMap<::std::string::String, JsonSchema4> {
+    impl From<JsonSchema4Definitions>
+    for std::collections::BTreeMap<String, JsonSchema4> {
         fn from(value: JsonSchema4Definitions) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema4>,
-    > for JsonSchema4Definitions {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, JsonSchema4>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, JsonSchema4>>
+    for JsonSchema4Definitions {
+        fn from(value: std::collections::BTreeMap<String, JsonSchema4>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema4Dependencies(
-        pub ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema4DependenciesValue,
-        >,
+        pub std::collections::BTreeMap<String, JsonSchema4DependenciesValue>,
     );
-    impl ::std::ops::Deref for JsonSchema4Dependencies {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema4DependenciesValue,
-        >;
+    impl Deref for JsonSchema4Dependencies {
+        type Target = std::collections::BTreeMap<String, JsonSchema4DependenciesValue>;
         fn deref(
             &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema4DependenciesValue,
-        > {
+        ) -> &std::collections::BTreeMap<String, JsonSchema4DependenciesValue> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema4Dependencies>
-    for ::std::collections::BTreeMap<
-        ::std::string::String,
-        JsonSchema4DependenciesValue,
-    > {
+    impl From<JsonSchema4Dependencies>
+    for std::collections::BTreeMap<String, JsonSchema4DependenciesValue> {
         fn from(value: JsonSchema4Dependencies) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema4DependenciesValue>,
-    > for JsonSchema4Dependencies {
+    impl From<std::collections::BTreeMap<String, JsonSchema4DependenciesValue>>
+    for JsonSchema4Dependencies {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                JsonSchema4DependenciesValue,
-            >,
+            value: std::collections::BTreeMap<String, JsonSchema4DependenciesValue>,
         ) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4DependenciesValue {
         JsonSchema4(JsonSchema4),
-        Array(::std::vec::Vec<::std::string::String>),
+        Array(Vec<String>),
     }
-    impl ::std::convert::From<JsonSchema4> for JsonSchema4DependenciesValue {
+    impl From<JsonSchema4> for JsonSchema4DependenciesValue {
         fn from(value: JsonSchema4) -> Self {
             Self::JsonSchema4(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
-    for JsonSchema4DependenciesValue {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for JsonSchema4DependenciesValue {
+        fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
@@ -412,15 +338,14 @@ pub mod types {
     /// the extended schema(s).
     ///
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.26
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4Extends {
-        String(::std::string::String),
-        Array(::std::vec::Vec<::std::string::String>),
+        String(String),
+        Array(Vec<String>),
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
-    for JsonSchema4Extends {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for JsonSchema4Extends {
+        fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
@@ -441,50 +366,42 @@ pub mod types {
     /// "additionalProperties" (Section 5.4) for objects.
     ///
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.5
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4Items {
-        JsonSchema4(::std::boxed::Box<JsonSchema4>),
-        Array(::std::vec::Vec<JsonSchema4>),
+        JsonSchema4(Box<JsonSchema4>),
+        Array(Vec<JsonSchema4>),
     }
-    impl ::std::convert::From<::std::boxed::Box<JsonSchema4>> for JsonSchema4Items {
-        fn from(value: ::std::boxed::Box<JsonSchema4>) -> Self {
+    impl From<Box<JsonSchema4>> for JsonSchema4Items {
+        fn from(value: Box<JsonSchema4>) -> Self {
             Self::JsonSchema4(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema4>> for JsonSchema4Items {
-        fn from(value: ::std::vec::Vec<JsonSchema4>) -> Self {
+    impl From<Vec<JsonSchema4>> for JsonSchema4Items {
+        fn from(value: Vec<JsonSchema4>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema4Object(
-        pub ::std::collections::BTreeMap<::std::string::String, JsonSchema4Type>,
+        pub std::collections::BTreeMap<String, JsonSchema4Type>,
     );
-    impl ::std::ops::Deref for JsonSchema4Object {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema4Type,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, JsonSchema4Type> {
+    impl Deref for JsonSchema4Object {
+        type Target = std::collections::BTreeMap<String, JsonSchema4Type>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, JsonSchema4Type> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema4Object>
-    for ::std::collections::BTreeMap<::std::string::String, JsonSchema4Type> {
+    impl From<JsonSchema4Object>
+    for std::collections::BTreeMap<String, JsonSchema4Type> {
         fn from(value: JsonSchema4Object) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema4Type>,
-    > for JsonSchema4Object {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, JsonSchema4Type>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, JsonSchema4Type>>
+    for JsonSchema4Object {
+        fn from(value: std::collections::BTreeMap<String, JsonSchema4Type>) -> Self {
             Self(value)
         }
     }
@@ -493,58 +410,57 @@ pub mod types {
     /// optional.
     ///
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.7
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4Required {
         Boolean(bool),
-        Array(::std::vec::Vec<::std::string::String>),
+        Array(Vec<String>),
     }
-    impl ::std::convert::From<bool> for JsonSchema4Required {
+    impl From<bool> for JsonSchema4Required {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
-    for JsonSchema4Required {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for JsonSchema4Required {
+        fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-04#section-3.5
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema4Type {
-        String(::std::string::String),
+        String(String),
         Number(f64),
         Boolean(bool),
         JsonSchema4Object(JsonSchema4Object),
         JsonSchema4Array(JsonSchema4Array),
         Null,
     }
-    impl ::std::convert::From<f64> for JsonSchema4Type {
+    impl From<f64> for JsonSchema4Type {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    impl ::std::convert::From<bool> for JsonSchema4Type {
+    impl From<bool> for JsonSchema4Type {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<JsonSchema4Object> for JsonSchema4Type {
+    impl From<JsonSchema4Object> for JsonSchema4Type {
         fn from(value: JsonSchema4Object) -> Self {
             Self::JsonSchema4Object(value)
         }
     }
-    impl ::std::convert::From<JsonSchema4Array> for JsonSchema4Type {
+    impl From<JsonSchema4Array> for JsonSchema4Type {
         fn from(value: JsonSchema4Array) -> Self {
             Self::JsonSchema4Array(value)
         }
     }
     /// @see https://tools.ietf.org/html/draft-zyp-json-schema-03#section-5.1
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -572,8 +488,8 @@ pub mod types {
         #[serde(rename = "any")]
         Any,
     }
-    impl ::std::fmt::Display for JsonSchema4TypeName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchema4TypeName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -586,11 +502,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for JsonSchema4TypeName {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for JsonSchema4TypeName {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -602,7 +516,7 @@ pub mod types {
                 "any" => Ok(Self::Any),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "JsonSchema4TypeName",
                             &value,
                             "not one of its values",
@@ -612,19 +526,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for JsonSchema4TypeName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for JsonSchema4TypeName {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for JsonSchema4TypeName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for JsonSchema4TypeName {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
@@ -639,47 +549,37 @@ pub mod types {
     /// - 'http://json-schema.org/draft-03/hyper-schema#'
     ///
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-5
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct JsonSchema4Version(pub ::std::string::String);
-    impl ::std::ops::Deref for JsonSchema4Version {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct JsonSchema4Version(pub String);
+    impl Deref for JsonSchema4Version {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema4Version> for ::std::string::String {
+    impl From<JsonSchema4Version> for String {
         fn from(value: JsonSchema4Version) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for JsonSchema4Version {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for JsonSchema4Version {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for JsonSchema4Version {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchema4Version {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for JsonSchema4Version {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for JsonSchema4Version {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct JsonSchema6 {
         /// This keyword determines how child instances validate for arrays, and does not directly validate the immediate instance itself.
         /// If "items" is an array of schemas, validation succeeds if every instance element
@@ -688,13 +588,8 @@ pub mod types {
         /// (possibly the default value of an empty schema) is applied to all elements.
         /// Omitting this keyword has the same behavior as an empty schema.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.10
-        #[serde(
-            rename = "additionalItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub additional_items: ::std::option::Option<
-            ::std::boxed::Box<JsonSchema6Definition>,
-        >,
+        #[serde(rename = "additionalItems", skip_serializing_if = "Option::is_none")]
+        pub additional_items: Option<Box<JsonSchema6Definition>>,
         /// This attribute defines a schema for all properties that are not explicitly defined in an object type definition.
         /// If specified, the value MUST be a schema or a boolean.
         /// If false is provided, no additional properties are allowed beyond the properties defined in the schema.
@@ -702,56 +597,43 @@ pub mod types {
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.20
         #[serde(
             rename = "additionalProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_properties: ::std::option::Option<
-            ::std::boxed::Box<JsonSchema6Definition>,
-        >,
+        pub additional_properties: Option<Box<JsonSchema6Definition>>,
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.26
-        #[serde(
-            rename = "allOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_of: ::std::option::Option<::std::vec::Vec<JsonSchema6Definition>>,
+        #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+        pub all_of: Option<Vec<JsonSchema6Definition>>,
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.27
-        #[serde(
-            rename = "anyOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub any_of: ::std::option::Option<::std::vec::Vec<JsonSchema6Definition>>,
+        #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+        pub any_of: Option<Vec<JsonSchema6Definition>>,
         /// More readable form of a one-element "enum"
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.24
-        #[serde(
-            rename = "const",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub const_: ::std::option::Option<JsonSchema6Type>,
+        #[serde(rename = "const", skip_serializing_if = "Option::is_none")]
+        pub const_: Option<JsonSchema6Type>,
         /// An array instance is valid against "contains" if at least one of its elements is valid against the given schema.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.14
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contains: ::std::option::Option<::std::boxed::Box<JsonSchema6Definition>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contains: Option<Box<JsonSchema6Definition>>,
         /// This keyword can be used to supply a default JSON value associated with a particular schema.
         /// It is RECOMMENDED that a default value be valid against the associated schema.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-7.3
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<JsonSchema6Type>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<JsonSchema6Type>,
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-7.1
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub definitions: ::std::option::Option<JsonSchema6Properties>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub definitions: Option<JsonSchema6Properties>,
         /// This keyword specifies rules that are evaluated if the instance is an object and contains a certain property.
         /// Each property specifies a dependency.
         /// If the dependency value is an array, each element in the array must be unique.
         /// Omitting this keyword has the same behavior as an empty object.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.21
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub dependencies: ::std::option::Option<JsonSchema6Dependencies>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dependencies: Option<JsonSchema6Dependencies>,
         /// This attribute is a string that provides a full description of the of purpose the instance property.
         ///
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-7.2
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// This provides an enumeration of all possible values that are valid
         /// for the instance property. This MUST be an array, and each item in
         /// the array represents a possible value for the instance value. If
@@ -759,418 +641,330 @@ pub mod types {
         /// values in the array in order for the schema to be valid.
         ///
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.23
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<JsonSchema6Type>>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<JsonSchema6Type>>,
         /// Array of examples with no validation effect the value of "default" is usable as an example without repeating it under this keyword
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-7.4
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub examples: ::std::option::Option<::std::vec::Vec<JsonSchema6Type>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub examples: Option<Vec<JsonSchema6Type>>,
         /// Representing an exclusive upper limit for a numeric instance.
         /// This keyword validates only if the instance is strictly less than (not equal to) to "exclusiveMaximum".
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.3
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exclusive_maximum: ::std::option::Option<f64>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exclusive_maximum: Option<f64>,
         /// Representing an exclusive lower limit for a numeric instance.
         /// This keyword validates only if the instance is strictly greater than (not equal to) to "exclusiveMinimum".
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.5
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exclusive_minimum: ::std::option::Option<f64>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exclusive_minimum: Option<f64>,
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-8
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "$id", skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(rename = "$id", skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// This keyword determines how child instances validate for arrays, and does not directly validate the immediate instance itself.
         /// Omitting this keyword has the same behavior as an empty schema.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.9
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<JsonSchema6Items>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<JsonSchema6Items>,
         /// Must be a non-negative integer.
         /// An array instance is valid against "maxItems" if its size is less than, or equal to, the value of this keyword.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.11
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
         /// Must be a non-negative integer.
         /// A string instance is valid against this keyword if its length is less than, or equal to, the value of this keyword.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.6
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
         /// Must be a non-negative integer.
         /// An object instance is valid against "maxProperties" if its number of properties is less than, or equal to, the value of this keyword.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.15
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
         /// Representing an inclusive upper limit for a numeric instance.
         /// This keyword validates only if the instance is less than or exactly equal to "maximum".
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.2
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
         /// Must be a non-negative integer.
         /// An array instance is valid against "maxItems" if its size is greater than, or equal to, the value of this keyword.
         /// Omitting this keyword has the same behavior as a value of 0.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.12
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
         /// Must be a non-negative integer.
         /// A string instance is valid against this keyword if its length is greater than, or equal to, the value of this keyword.
         /// Omitting this keyword has the same behavior as a value of 0.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.7
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
         /// Must be a non-negative integer.
         /// An object instance is valid against "maxProperties" if its number of properties is greater than,
         /// or equal to, the value of this keyword.
         /// Omitting this keyword has the same behavior as a value of 0.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.16
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
         /// Representing an inclusive lower limit for a numeric instance.
         /// This keyword validates only if the instance is greater than or exactly equal to "minimum".
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.4
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
         /// Must be strictly greater than 0.
         /// A numeric instance is valid only if division by this keyword's value results in an integer.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.1
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.29
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not: ::std::option::Option<::std::boxed::Box<JsonSchema6Definition>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub not: Option<Box<JsonSchema6Definition>>,
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.28
-        #[serde(
-            rename = "oneOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub one_of: ::std::option::Option<::std::vec::Vec<JsonSchema6Definition>>,
+        #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+        pub one_of: Option<Vec<JsonSchema6Definition>>,
         /// Should be a valid regular expression, according to the ECMA 262 regular expression dialect.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.8
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
         /// This attribute is an object that defines the schema for a set of property names of an object instance.
         /// The name of each property of this attribute's object is a regular expression pattern in the ECMA 262, while the value is a schema.
         /// If the pattern matches the name of a property on the instance object, the value of the instance's property
         /// MUST be valid against the pattern name's schema value.
         /// Omitting this keyword has the same behavior as an empty object.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.19
-        #[serde(
-            rename = "patternProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub pattern_properties: ::std::option::Option<JsonSchema6Properties>,
+        #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
+        pub pattern_properties: Option<JsonSchema6Properties>,
         /// This keyword determines how child instances validate for objects, and does not directly validate the immediate instance itself.
         /// Validation succeeds if, for each name that appears in both the instance and as a name within this keyword's value,
         /// the child instance for that name successfully validates against the corresponding schema.
         /// Omitting this keyword has the same behavior as an empty object.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.18
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<JsonSchema6Properties>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<JsonSchema6Properties>,
         /// Takes a schema which validates the names of all properties rather than their values.
         /// Note the property name that the schema is testing will always be a string.
         /// Omitting this keyword has the same behavior as an empty schema.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.22
-        #[serde(
-            rename = "propertyNames",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub property_names: ::std::option::Option<
-            ::std::boxed::Box<JsonSchema6Definition>,
-        >,
-        #[serde(rename = "$ref", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ref_: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "propertyNames", skip_serializing_if = "Option::is_none")]
+        pub property_names: Option<Box<JsonSchema6Definition>>,
+        #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+        pub ref_: Option<String>,
         /// Elements of this array must be unique.
         /// An object instance is valid against this keyword if every item in the array is the name of a property in the instance.
         /// Omitting this keyword has the same behavior as an empty array.
         ///
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.17
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(
-            rename = "$schema",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub required: Option<Vec<String>>,
+        #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
         /// This attribute is a string that provides a short description of the instance property.
         ///
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-7.2
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         /// A single type, or a union of simple types
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.25
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<JsonSchema6Type>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<JsonSchema6Type>,
         /// If this keyword has boolean value false, the instance validates successfully.
         /// If it has boolean value true, the instance validates successfully if all of its elements are unique.
         /// Omitting this keyword has the same behavior as a value of false.
         /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.13
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct JsonSchema6Array(pub ::std::vec::Vec<JsonSchema6Type>);
-    impl ::std::ops::Deref for JsonSchema6Array {
-        type Target = ::std::vec::Vec<JsonSchema6Type>;
-        fn deref(&self) -> &::std::vec::Vec<JsonSchema6Type> {
+    pub struct JsonSchema6Array(pub Vec<JsonSchema6Type>);
+    impl Deref for JsonSchema6Array {
+        type Target = Vec<JsonSchema6Type>;
+        fn deref(&self) -> &Vec<JsonSchema6Type> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema6Array> for ::std::vec::Vec<JsonSchema6Type> {
+    impl From<JsonSchema6Array> for Vec<JsonSchema6Type> {
         fn from(value: JsonSchema6Array) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema6Type>> for JsonSchema6Array {
-        fn from(value: ::std::vec::Vec<JsonSchema6Type>) -> Self {
+    impl From<Vec<JsonSchema6Type>> for JsonSchema6Array {
+        fn from(value: Vec<JsonSchema6Type>) -> Self {
             Self(value)
         }
     }
     /// JSON Schema V6
     /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema6Definition {
         JsonSchema6(JsonSchema6),
         Boolean(bool),
     }
-    impl ::std::convert::From<JsonSchema6> for JsonSchema6Definition {
+    impl From<JsonSchema6> for JsonSchema6Definition {
         fn from(value: JsonSchema6) -> Self {
             Self::JsonSchema6(value)
         }
     }
-    impl ::std::convert::From<bool> for JsonSchema6Definition {
+    impl From<bool> for JsonSchema6Definition {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema6Dependencies(
-        pub ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema6DependenciesValue,
-        >,
+        pub std::collections::BTreeMap<String, JsonSchema6DependenciesValue>,
     );
-    impl ::std::ops::Deref for JsonSchema6Dependencies {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema6DependenciesValue,
-        >;
+    impl Deref for JsonSchema6Dependencies {
+        type Target = std::collections::BTreeMap<String, JsonSchema6DependenciesValue>;
         fn deref(
             &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema6DependenciesValue,
-        > {
+        ) -> &std::collections::BTreeMap<String, JsonSchema6DependenciesValue> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema6Dependencies>
-    for ::std::collections::BTreeMap<
-        ::std::string::String,
-        JsonSchema6DependenciesValue,
-    > {
+    impl From<JsonSchema6Dependencies>
+    for std::collections::BTreeMap<String, JsonSchema6DependenciesValue> {
         fn from(value: JsonSchema6Dependencies) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema6DependenciesValue>,
-    > for JsonSchema6Dependencies {
+    impl From<std::collections::BTreeMap<String, JsonSchema6DependenciesValue>>
+    for JsonSchema6Dependencies {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                JsonSchema6DependenciesValue,
-            >,
+            value: std::collections::BTreeMap<String, JsonSchema6DependenciesValue>,
         ) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema6DependenciesValue {
         JsonSchema6Definition(JsonSchema6Definition),
-        Array(::std::vec::Vec<::std::string::String>),
+        Array(Vec<String>),
     }
-    impl ::std::convert::From<JsonSchema6Definition> for JsonSchema6DependenciesValue {
+    impl From<JsonSchema6Definition> for JsonSchema6DependenciesValue {
         fn from(value: JsonSchema6Definition) -> Self {
             Self::JsonSchema6Definition(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
-    for JsonSchema6DependenciesValue {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for JsonSchema6DependenciesValue {
+        fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
     /// This keyword determines how child instances validate for arrays, and does not directly validate the immediate instance itself.
     /// Omitting this keyword has the same behavior as an empty schema.
     /// @see https://tools.ietf.org/html/draft-wright-json-schema-validation-01#section-6.9
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema6Items {
-        JsonSchema6Definition(::std::boxed::Box<JsonSchema6Definition>),
-        Array(::std::vec::Vec<JsonSchema6Definition>),
+        JsonSchema6Definition(Box<JsonSchema6Definition>),
+        Array(Vec<JsonSchema6Definition>),
     }
-    impl ::std::convert::From<::std::boxed::Box<JsonSchema6Definition>>
-    for JsonSchema6Items {
-        fn from(value: ::std::boxed::Box<JsonSchema6Definition>) -> Self {
+    impl From<Box<JsonSchema6Definition>> for JsonSchema6Items {
+        fn from(value: Box<JsonSchema6Definition>) -> Self {
             Self::JsonSchema6Definition(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema6Definition>>
-    for JsonSchema6Items {
-        fn from(value: ::std::vec::Vec<JsonSchema6Definition>) -> Self {
+    impl From<Vec<JsonSchema6Definition>> for JsonSchema6Items {
+        fn from(value: Vec<JsonSchema6Definition>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema6Object(
-        pub ::std::collections::BTreeMap<::std::string::String, JsonSchema6Type>,
+        pub std::collections::BTreeMap<String, JsonSchema6Type>,
     );
-    impl ::std::ops::Deref for JsonSchema6Object {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema6Type,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, JsonSchema6Type> {
+    impl Deref for JsonSchema6Object {
+        type Target = std::collections::BTreeMap<String, JsonSchema6Type>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, JsonSchema6Type> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema6Object>
-    for ::std::collections::BTreeMap<::std::string::String, JsonSchema6Type> {
+    impl From<JsonSchema6Object>
+    for std::collections::BTreeMap<String, JsonSchema6Type> {
         fn from(value: JsonSchema6Object) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema6Type>,
-    > for JsonSchema6Object {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, JsonSchema6Type>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, JsonSchema6Type>>
+    for JsonSchema6Object {
+        fn from(value: std::collections::BTreeMap<String, JsonSchema6Type>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema6Properties(
-        pub ::std::collections::BTreeMap<::std::string::String, JsonSchema6Definition>,
+        pub std::collections::BTreeMap<String, JsonSchema6Definition>,
     );
-    impl ::std::ops::Deref for JsonSchema6Properties {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema6Definition,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema6Definition,
-        > {
+    impl Deref for JsonSchema6Properties {
+        type Target = std::collections::BTreeMap<String, JsonSchema6Definition>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, JsonSchema6Definition> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema6Properties>
-    for ::std::collections::BTreeMap<::std::string::String, JsonSchema6Definition> {
+    impl From<JsonSchema6Properties>
+    for std::collections::BTreeMap<String, JsonSchema6Definition> {
         fn from(value: JsonSchema6Properties) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema6Definition>,
-    > for JsonSchema6Properties {
+    impl From<std::collections::BTreeMap<String, JsonSchema6Definition>>
+    for JsonSchema6Properties {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                JsonSchema6Definition,
-            >,
+            value: std::collections::BTreeMap<String, JsonSchema6Definition>,
         ) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema6Type {
-        String(::std::string::String),
+        String(String),
         Number(f64),
         Boolean(bool),
         JsonSchema6Object(JsonSchema6Object),
         JsonSchema6Array(JsonSchema6Array),
         Null,
     }
-    impl ::std::convert::From<f64> for JsonSchema6Type {
+    impl From<f64> for JsonSchema6Type {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    impl ::std::convert::From<bool> for JsonSchema6Type {
+    impl From<bool> for JsonSchema6Type {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<JsonSchema6Object> for JsonSchema6Type {
+    impl From<JsonSchema6Object> for JsonSchema6Type {
         fn from(value: JsonSchema6Object) -> Self {
             Self::JsonSchema6Object(value)
         }
     }
-    impl ::std::convert::From<JsonSchema6Array> for JsonSchema6Type {
+    impl From<JsonSchema6Array> for JsonSchema6Type {
         fn from(value: JsonSchema6Array) -> Self {
             Self::JsonSchema6Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1198,8 +992,8 @@ pub mod types {
         #[serde(rename = "any")]
         Any,
     }
-    impl ::std::fmt::Display for JsonSchema6TypeName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchema6TypeName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -1212,11 +1006,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for JsonSchema6TypeName {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for JsonSchema6TypeName {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -1228,7 +1020,7 @@ pub mod types {
                 "any" => Ok(Self::Any),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "JsonSchema6TypeName",
                             &value,
                             "not one of its values",
@@ -1238,19 +1030,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for JsonSchema6TypeName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for JsonSchema6TypeName {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for JsonSchema6TypeName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for JsonSchema6TypeName {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
@@ -1263,467 +1051,333 @@ pub mod types {
     /// - 'http://json-schema.org/draft-06/hyper-schema#'
     ///
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-5
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct JsonSchema6Version(pub ::std::string::String);
-    impl ::std::ops::Deref for JsonSchema6Version {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct JsonSchema6Version(pub String);
+    impl Deref for JsonSchema6Version {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema6Version> for ::std::string::String {
+    impl From<JsonSchema6Version> for String {
         fn from(value: JsonSchema6Version) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for JsonSchema6Version {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for JsonSchema6Version {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for JsonSchema6Version {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchema6Version {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for JsonSchema6Version {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for JsonSchema6Version {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct JsonSchema7 {
-        #[serde(
-            rename = "additionalItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub additional_items: ::std::option::Option<
-            ::std::boxed::Box<JsonSchema7Definition>,
-        >,
+        #[serde(rename = "additionalItems", skip_serializing_if = "Option::is_none")]
+        pub additional_items: Option<Box<JsonSchema7Definition>>,
         #[serde(
             rename = "additionalProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_properties: ::std::option::Option<
-            ::std::boxed::Box<JsonSchema7Definition>,
-        >,
+        pub additional_properties: Option<Box<JsonSchema7Definition>>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.7
-        #[serde(
-            rename = "allOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_of: ::std::option::Option<::std::vec::Vec<JsonSchema7Definition>>,
-        #[serde(
-            rename = "anyOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub any_of: ::std::option::Option<::std::vec::Vec<JsonSchema7Definition>>,
-        #[serde(
-            rename = "$comment",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub comment: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "const",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub const_: ::std::option::Option<JsonSchema7Type>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contains: ::std::option::Option<::std::boxed::Box<JsonSchema7Definition>>,
-        #[serde(
-            rename = "contentEncoding",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub content_encoding: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+        pub all_of: Option<Vec<JsonSchema7Definition>>,
+        #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+        pub any_of: Option<Vec<JsonSchema7Definition>>,
+        #[serde(rename = "$comment", skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        #[serde(rename = "const", skip_serializing_if = "Option::is_none")]
+        pub const_: Option<JsonSchema7Type>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contains: Option<Box<JsonSchema7Definition>>,
+        #[serde(rename = "contentEncoding", skip_serializing_if = "Option::is_none")]
+        pub content_encoding: Option<String>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-8
-        #[serde(
-            rename = "contentMediaType",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub content_media_type: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<JsonSchema7Type>,
+        #[serde(rename = "contentMediaType", skip_serializing_if = "Option::is_none")]
+        pub content_media_type: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<JsonSchema7Type>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-9
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub definitions: ::std::option::Option<JsonSchema7Defs>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub definitions: Option<JsonSchema7Defs>,
         /// @see https://datatracker.ietf.org/doc/html/draft-bhutton-json-schema-00#section-8.2.4
         /// @see https://datatracker.ietf.org/doc/html/draft-bhutton-json-schema-validation-00#appendix-A
-        #[serde(
-            rename = "$defs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub defs: ::std::option::Option<JsonSchema7Defs>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub dependencies: ::std::option::Option<JsonSchema7Dependencies>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "else", skip_serializing_if = "::std::option::Option::is_none")]
-        pub else_: ::std::option::Option<::std::boxed::Box<JsonSchema7Definition>>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<JsonSchema7Type>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub examples: ::std::option::Option<JsonSchema7Type>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exclusive_maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exclusive_minimum: ::std::option::Option<f64>,
+        #[serde(rename = "$defs", skip_serializing_if = "Option::is_none")]
+        pub defs: Option<JsonSchema7Defs>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dependencies: Option<JsonSchema7Dependencies>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "else", skip_serializing_if = "Option::is_none")]
+        pub else_: Option<Box<JsonSchema7Definition>>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<JsonSchema7Type>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub examples: Option<JsonSchema7Type>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exclusive_maximum: Option<f64>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exclusive_minimum: Option<f64>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-7
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "$id", skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(rename = "$id", skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.6
-        #[serde(rename = "if", skip_serializing_if = "::std::option::Option::is_none")]
-        pub if_: ::std::option::Option<::std::boxed::Box<JsonSchema7Definition>>,
+        #[serde(rename = "if", skip_serializing_if = "Option::is_none")]
+        pub if_: Option<Box<JsonSchema7Definition>>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.4
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<JsonSchema7Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<JsonSchema7Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.3
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.5
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.2
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not: ::std::option::Option<::std::boxed::Box<JsonSchema7Definition>>,
-        #[serde(
-            rename = "oneOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub one_of: ::std::option::Option<::std::vec::Vec<JsonSchema7Definition>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "patternProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub pattern_properties: ::std::option::Option<JsonSchema7Defs>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<JsonSchema7Defs>,
-        #[serde(
-            rename = "propertyNames",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub property_names: ::std::option::Option<
-            ::std::boxed::Box<JsonSchema7Definition>,
-        >,
-        #[serde(
-            rename = "readOnly",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub read_only: ::std::option::Option<bool>,
-        #[serde(rename = "$ref", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ref_: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(
-            rename = "$schema",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub then: ::std::option::Option<::std::boxed::Box<JsonSchema7Definition>>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub not: Option<Box<JsonSchema7Definition>>,
+        #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+        pub one_of: Option<Vec<JsonSchema7Definition>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
+        pub pattern_properties: Option<JsonSchema7Defs>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<JsonSchema7Defs>,
+        #[serde(rename = "propertyNames", skip_serializing_if = "Option::is_none")]
+        pub property_names: Option<Box<JsonSchema7Definition>>,
+        #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
+        pub read_only: Option<bool>,
+        #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+        pub ref_: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub required: Option<Vec<String>>,
+        #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub then: Option<Box<JsonSchema7Definition>>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-10
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.1
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<JsonSchema7Type>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
-        #[serde(
-            rename = "writeOnly",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub write_only: ::std::option::Option<bool>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<JsonSchema7Type>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
+        #[serde(rename = "writeOnly", skip_serializing_if = "Option::is_none")]
+        pub write_only: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct JsonSchema7Array(pub ::std::vec::Vec<JsonSchema7Type>);
-    impl ::std::ops::Deref for JsonSchema7Array {
-        type Target = ::std::vec::Vec<JsonSchema7Type>;
-        fn deref(&self) -> &::std::vec::Vec<JsonSchema7Type> {
+    pub struct JsonSchema7Array(pub Vec<JsonSchema7Type>);
+    impl Deref for JsonSchema7Array {
+        type Target = Vec<JsonSchema7Type>;
+        fn deref(&self) -> &Vec<JsonSchema7Type> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema7Array> for ::std::vec::Vec<JsonSchema7Type> {
+    impl From<JsonSchema7Array> for Vec<JsonSchema7Type> {
         fn from(value: JsonSchema7Array) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema7Type>> for JsonSchema7Array {
-        fn from(value: ::std::vec::Vec<JsonSchema7Type>) -> Self {
+    impl From<Vec<JsonSchema7Type>> for JsonSchema7Array {
+        fn from(value: Vec<JsonSchema7Type>) -> Self {
             Self(value)
         }
     }
     /// JSON Schema v7
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema7Definition {
         JsonSchema7(JsonSchema7),
         Boolean(bool),
     }
-    impl ::std::convert::From<JsonSchema7> for JsonSchema7Definition {
+    impl From<JsonSchema7> for JsonSchema7Definition {
         fn from(value: JsonSchema7) -> Self {
             Self::JsonSchema7(value)
         }
     }
-    impl ::std::convert::From<bool> for JsonSchema7Definition {
+    impl From<bool> for JsonSchema7Definition {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema7Defs(
-        pub ::std::collections::BTreeMap<::std::string::String, JsonSchema7Definition>,
+        pub std::collections::BTreeMap<String, JsonSchema7Definition>,
     );
-    impl ::std::ops::Deref for JsonSchema7Defs {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema7Definition,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema7Definition,
-        > {
+    impl Deref for JsonSchema7Defs {
+        type Target = std::collections::BTreeMap<String, JsonSchema7Definition>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, JsonSchema7Definition> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema7Defs>
-    for ::std::collections::BTreeMap<::std::string::String, JsonSchema7Definition> {
+    impl From<JsonSchema7Defs>
+    for std::collections::BTreeMap<String, JsonSchema7Definition> {
         fn from(value: JsonSchema7Defs) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema7Definition>,
-    > for JsonSchema7Defs {
+    impl From<std::collections::BTreeMap<String, JsonSchema7Definition>>
+    for JsonSchema7Defs {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                JsonSchema7Definition,
-            >,
+            value: std::collections::BTreeMap<String, JsonSchema7Definition>,
         ) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema7Dependencies(
-        pub ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema7DependenciesValue,
-        >,
+        pub std::collections::BTreeMap<String, JsonSchema7DependenciesValue>,
     );
-    impl ::std::ops::Deref for JsonSchema7Dependencies {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema7DependenciesValue,
-        >;
+    impl Deref for JsonSchema7Dependencies {
+        type Target = std::collections::BTreeMap<String, JsonSchema7DependenciesValue>;
         fn deref(
             &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema7DependenciesValue,
-        > {
+        ) -> &std::collections::BTreeMap<String, JsonSchema7DependenciesValue> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema7Dependencies>
-    for ::std::collections::BTreeMap<
-        ::std::string::String,
-        JsonSchema7DependenciesValue,
-    > {
+    impl From<JsonSchema7Dependencies>
+    for std::collections::BTreeMap<String, JsonSchema7DependenciesValue> {
         fn from(value: JsonSchema7Dependencies) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema7DependenciesValue>,
-    > for JsonSchema7Dependencies {
+    impl From<std::collections::BTreeMap<String, JsonSchema7DependenciesValue>>
+    for JsonSchema7Dependencies {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                JsonSchema7DependenciesValue,
-            >,
+            value: std::collections::BTreeMap<String, JsonSchema7DependenciesValue>,
         ) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema7DependenciesValue {
         JsonSchema7Definition(JsonSchema7Definition),
-        Array(::std::vec::Vec<::std::string::String>),
+        Array(Vec<String>),
     }
-    impl ::std::convert::From<JsonSchema7Definition> for JsonSchema7DependenciesValue {
+    impl From<JsonSchema7Definition> for JsonSchema7DependenciesValue {
         fn from(value: JsonSchema7Definition) -> Self {
             Self::JsonSchema7Definition(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
-    for JsonSchema7DependenciesValue {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for JsonSchema7DependenciesValue {
+        fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.4
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema7Items {
-        JsonSchema7Definition(::std::boxed::Box<JsonSchema7Definition>),
-        Array(::std::vec::Vec<JsonSchema7Definition>),
+        JsonSchema7Definition(Box<JsonSchema7Definition>),
+        Array(Vec<JsonSchema7Definition>),
     }
-    impl ::std::convert::From<::std::boxed::Box<JsonSchema7Definition>>
-    for JsonSchema7Items {
-        fn from(value: ::std::boxed::Box<JsonSchema7Definition>) -> Self {
+    impl From<Box<JsonSchema7Definition>> for JsonSchema7Items {
+        fn from(value: Box<JsonSchema7Definition>) -> Self {
             Self::JsonSchema7Definition(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema7Definition>>
-    for JsonSchema7Items {
-        fn from(value: ::std::vec::Vec<JsonSchema7Definition>) -> Self {
+    impl From<Vec<JsonSchema7Definition>> for JsonSchema7Items {
+        fn from(value: Vec<JsonSchema7Definition>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchema7Object(
-        pub ::std::collections::BTreeMap<::std::string::String, JsonSchema7Type>,
+        pub std::collections::BTreeMap<String, JsonSchema7Type>,
     );
-    impl ::std::ops::Deref for JsonSchema7Object {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            JsonSchema7Type,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, JsonSchema7Type> {
+    impl Deref for JsonSchema7Object {
+        type Target = std::collections::BTreeMap<String, JsonSchema7Type>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, JsonSchema7Type> {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema7Object>
-    for ::std::collections::BTreeMap<::std::string::String, JsonSchema7Type> {
+    impl From<JsonSchema7Object>
+    for std::collections::BTreeMap<String, JsonSchema7Type> {
         fn from(value: JsonSchema7Object) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, JsonSchema7Type>,
-    > for JsonSchema7Object {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, JsonSchema7Type>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, JsonSchema7Type>>
+    for JsonSchema7Object {
+        fn from(value: std::collections::BTreeMap<String, JsonSchema7Type>) -> Self {
             Self(value)
         }
     }
     /// Primitive type
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.1.1
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema7Type {
-        String(::std::string::String),
+        String(String),
         Number(f64),
         Boolean(bool),
         JsonSchema7Object(JsonSchema7Object),
         JsonSchema7Array(JsonSchema7Array),
         Null,
     }
-    impl ::std::convert::From<f64> for JsonSchema7Type {
+    impl From<f64> for JsonSchema7Type {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
-    impl ::std::convert::From<bool> for JsonSchema7Type {
+    impl From<bool> for JsonSchema7Type {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<JsonSchema7Object> for JsonSchema7Type {
+    impl From<JsonSchema7Object> for JsonSchema7Type {
         fn from(value: JsonSchema7Object) -> Self {
             Self::JsonSchema7Object(value)
         }
     }
-    impl ::std::convert::From<JsonSchema7Array> for JsonSchema7Type {
+    impl From<JsonSchema7Array> for JsonSchema7Type {
         fn from(value: JsonSchema7Array) -> Self {
             Self::JsonSchema7Array(value)
         }
@@ -1731,8 +1385,8 @@ pub mod types {
     /// Primitive type
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-6.1.1
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1758,8 +1412,8 @@ pub mod types {
         #[serde(rename = "null")]
         Null,
     }
-    impl ::std::fmt::Display for JsonSchema7TypeName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchema7TypeName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -1771,11 +1425,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for JsonSchema7TypeName {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for JsonSchema7TypeName {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -1786,7 +1438,7 @@ pub mod types {
                 "null" => Ok(Self::Null),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "JsonSchema7TypeName",
                             &value,
                             "not one of its values",
@@ -1796,19 +1448,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for JsonSchema7TypeName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for JsonSchema7TypeName {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for JsonSchema7TypeName {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for JsonSchema7TypeName {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
@@ -1821,54 +1469,44 @@ pub mod types {
     /// - 'http://json-schema.org/draft-07/hyper-schema#'
     ///
     /// @see https://tools.ietf.org/html/draft-handrews-json-schema-validation-01#section-5
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct JsonSchema7Version(pub ::std::string::String);
-    impl ::std::ops::Deref for JsonSchema7Version {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct JsonSchema7Version(pub String);
+    impl Deref for JsonSchema7Version {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchema7Version> for ::std::string::String {
+    impl From<JsonSchema7Version> for String {
         fn from(value: JsonSchema7Version) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for JsonSchema7Version {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for JsonSchema7Version {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for JsonSchema7Version {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchema7Version {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for JsonSchema7Version {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for JsonSchema7Version {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ValidationError {
-        pub message: ::std::string::String,
-        pub property: ::std::string::String,
+        pub message: String,
+        pub property: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ValidationResult {
-        pub errors: ::std::vec::Vec<ValidationError>,
+        pub errors: Vec<ValidationError>,
         pub valid: bool,
     }
 }

@@ -7,2609 +7,2132 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct AlwaysFalse(pub ::serde_json::Value);
-    impl ::std::ops::Deref for AlwaysFalse {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct AlwaysFalse(pub Value);
+    impl Deref for AlwaysFalse {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<AlwaysFalse> for ::serde_json::Value {
+    impl From<AlwaysFalse> for Value {
         fn from(value: AlwaysFalse) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for AlwaysFalse {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for AlwaysFalse {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct AlwaysTrue(pub ::serde_json::Value);
-    impl ::std::ops::Deref for AlwaysTrue {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct AlwaysTrue(pub Value);
+    impl Deref for AlwaysTrue {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<AlwaysTrue> for ::serde_json::Value {
+    impl From<AlwaysTrue> for Value {
         fn from(value: AlwaysTrue) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for AlwaysTrue {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for AlwaysTrue {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ArrayOfSimpleTypes(pub ::std::vec::Vec<SimpleTypes>);
-    impl ::std::ops::Deref for ArrayOfSimpleTypes {
-        type Target = ::std::vec::Vec<SimpleTypes>;
-        fn deref(&self) -> &::std::vec::Vec<SimpleTypes> {
+    pub struct ArrayOfSimpleTypes(pub Vec<SimpleTypes>);
+    impl Deref for ArrayOfSimpleTypes {
+        type Target = Vec<SimpleTypes>;
+        fn deref(&self) -> &Vec<SimpleTypes> {
             &self.0
         }
     }
-    impl ::std::convert::From<ArrayOfSimpleTypes> for ::std::vec::Vec<SimpleTypes> {
+    impl From<ArrayOfSimpleTypes> for Vec<SimpleTypes> {
         fn from(value: ArrayOfSimpleTypes) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<SimpleTypes>> for ArrayOfSimpleTypes {
-        fn from(value: ::std::vec::Vec<SimpleTypes>) -> Self {
+    impl From<Vec<SimpleTypes>> for ArrayOfSimpleTypes {
+        fn from(value: Vec<SimpleTypes>) -> Self {
             Self(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Comment(pub ::std::string::String);
-    impl ::std::ops::Deref for Comment {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Comment(pub String);
+    impl Deref for Comment {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Comment> for ::std::string::String {
+    impl From<Comment> for String {
         fn from(value: Comment) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Comment {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Comment {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Comment {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Comment {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Comment {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Comment {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Components {
-        #[serde(
-            rename = "contentDescriptors",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub content_descriptors: ::std::option::Option<ContentDescriptorComponents>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub errors: ::std::option::Option<ErrorComponents>,
-        #[serde(
-            rename = "examplePairings",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub example_pairings: ::std::option::Option<ExamplePairingComponents>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub examples: ::std::option::Option<ExampleComponents>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub links: ::std::option::Option<LinkComponents>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub schemas: ::std::option::Option<SchemaComponents>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<TagComponents>,
+        #[serde(rename = "contentDescriptors", skip_serializing_if = "Option::is_none")]
+        pub content_descriptors: Option<ContentDescriptorComponents>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub errors: Option<ErrorComponents>,
+        #[serde(rename = "examplePairings", skip_serializing_if = "Option::is_none")]
+        pub example_pairings: Option<ExamplePairingComponents>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub examples: Option<ExampleComponents>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub links: Option<LinkComponents>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub schemas: Option<SchemaComponents>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<TagComponents>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ContactObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub email: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub email: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContactObjectEmail(pub ::std::string::String);
-    impl ::std::ops::Deref for ContactObjectEmail {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContactObjectEmail(pub String);
+    impl Deref for ContactObjectEmail {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContactObjectEmail> for ::std::string::String {
+    impl From<ContactObjectEmail> for String {
         fn from(value: ContactObjectEmail) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContactObjectEmail {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContactObjectEmail {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContactObjectEmail {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContactObjectEmail {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContactObjectEmail {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContactObjectEmail {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContactObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for ContactObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContactObjectName(pub String);
+    impl Deref for ContactObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContactObjectName> for ::std::string::String {
+    impl From<ContactObjectName> for String {
         fn from(value: ContactObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContactObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContactObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContactObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContactObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContactObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContactObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContactObjectUrl(pub ::std::string::String);
-    impl ::std::ops::Deref for ContactObjectUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContactObjectUrl(pub String);
+    impl Deref for ContactObjectUrl {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContactObjectUrl> for ::std::string::String {
+    impl From<ContactObjectUrl> for String {
         fn from(value: ContactObjectUrl) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContactObjectUrl {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContactObjectUrl {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContactObjectUrl {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContactObjectUrl {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContactObjectUrl {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContactObjectUrl {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ContentDescriptorComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for ContentDescriptorComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct ContentDescriptorComponents(pub Map<String, Value>);
+    impl Deref for ContentDescriptorComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentDescriptorComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<ContentDescriptorComponents> for Map<String, Value> {
         fn from(value: ContentDescriptorComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for ContentDescriptorComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for ContentDescriptorComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ContentDescriptorObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deprecated: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
         pub schema: JsonSchema,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ContentDescriptorObjectDeprecated(pub bool);
-    impl ::std::ops::Deref for ContentDescriptorObjectDeprecated {
+    impl Deref for ContentDescriptorObjectDeprecated {
         type Target = bool;
         fn deref(&self) -> &bool {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentDescriptorObjectDeprecated> for bool {
+    impl From<ContentDescriptorObjectDeprecated> for bool {
         fn from(value: ContentDescriptorObjectDeprecated) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<bool> for ContentDescriptorObjectDeprecated {
+    impl From<bool> for ContentDescriptorObjectDeprecated {
         fn from(value: bool) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentDescriptorObjectDeprecated {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentDescriptorObjectDeprecated {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentDescriptorObjectDeprecated {
-        type Err = <bool as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentDescriptorObjectDeprecated {
+        type Err = <bool as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ContentDescriptorObjectDeprecated {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for ContentDescriptorObjectDeprecated {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for ContentDescriptorObjectDeprecated {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for ContentDescriptorObjectDeprecated {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContentDescriptorObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for ContentDescriptorObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContentDescriptorObjectDescription(pub String);
+    impl Deref for ContentDescriptorObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentDescriptorObjectDescription>
-    for ::std::string::String {
+    impl From<ContentDescriptorObjectDescription> for String {
         fn from(value: ContentDescriptorObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String>
-    for ContentDescriptorObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContentDescriptorObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentDescriptorObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentDescriptorObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentDescriptorObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentDescriptorObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContentDescriptorObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for ContentDescriptorObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContentDescriptorObjectName(pub String);
+    impl Deref for ContentDescriptorObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentDescriptorObjectName> for ::std::string::String {
+    impl From<ContentDescriptorObjectName> for String {
         fn from(value: ContentDescriptorObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContentDescriptorObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContentDescriptorObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentDescriptorObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentDescriptorObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentDescriptorObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentDescriptorObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ContentDescriptorObjectRequired(pub bool);
-    impl ::std::ops::Deref for ContentDescriptorObjectRequired {
+    impl Deref for ContentDescriptorObjectRequired {
         type Target = bool;
         fn deref(&self) -> &bool {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentDescriptorObjectRequired> for bool {
+    impl From<ContentDescriptorObjectRequired> for bool {
         fn from(value: ContentDescriptorObjectRequired) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<bool> for ContentDescriptorObjectRequired {
+    impl From<bool> for ContentDescriptorObjectRequired {
         fn from(value: bool) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentDescriptorObjectRequired {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentDescriptorObjectRequired {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentDescriptorObjectRequired {
-        type Err = <bool as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentDescriptorObjectRequired {
+        type Err = <bool as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ContentDescriptorObjectRequired {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for ContentDescriptorObjectRequired {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for ContentDescriptorObjectRequired {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for ContentDescriptorObjectRequired {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContentDescriptorObjectSummary(pub ::std::string::String);
-    impl ::std::ops::Deref for ContentDescriptorObjectSummary {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContentDescriptorObjectSummary(pub String);
+    impl Deref for ContentDescriptorObjectSummary {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentDescriptorObjectSummary> for ::std::string::String {
+    impl From<ContentDescriptorObjectSummary> for String {
         fn from(value: ContentDescriptorObjectSummary) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContentDescriptorObjectSummary {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContentDescriptorObjectSummary {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentDescriptorObjectSummary {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentDescriptorObjectSummary {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentDescriptorObjectSummary {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentDescriptorObjectSummary {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ContentDescriptorOrReference {
         ContentDescriptorObject(ContentDescriptorObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<ContentDescriptorObject> for ContentDescriptorOrReference {
+    impl From<ContentDescriptorObject> for ContentDescriptorOrReference {
         fn from(value: ContentDescriptorObject) -> Self {
             Self::ContentDescriptorObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for ContentDescriptorOrReference {
+    impl From<ReferenceObject> for ContentDescriptorOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContentEncoding(pub ::std::string::String);
-    impl ::std::ops::Deref for ContentEncoding {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContentEncoding(pub String);
+    impl Deref for ContentEncoding {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentEncoding> for ::std::string::String {
+    impl From<ContentEncoding> for String {
         fn from(value: ContentEncoding) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContentEncoding {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContentEncoding {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentEncoding {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentEncoding {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentEncoding {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentEncoding {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ContentMediaType(pub ::std::string::String);
-    impl ::std::ops::Deref for ContentMediaType {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ContentMediaType(pub String);
+    impl Deref for ContentMediaType {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ContentMediaType> for ::std::string::String {
+    impl From<ContentMediaType> for String {
         fn from(value: ContentMediaType) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ContentMediaType {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ContentMediaType {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ContentMediaType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ContentMediaType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ContentMediaType {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ContentMediaType {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// @default {}
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Definitions(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for Definitions {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct Definitions(pub Map<String, Value>);
+    impl Deref for Definitions {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<Definitions>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<Definitions> for Map<String, Value> {
         fn from(value: Definitions) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for Definitions {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for Definitions {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Dependencies(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for Dependencies {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct Dependencies(pub Map<String, Value>);
+    impl Deref for Dependencies {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<Dependencies>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<Dependencies> for Map<String, Value> {
         fn from(value: Dependencies) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for Dependencies {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for Dependencies {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum DependenciesSet {
         JsonSchema(JsonSchema),
         StringArray(StringArray),
     }
-    impl ::std::convert::From<JsonSchema> for DependenciesSet {
+    impl From<JsonSchema> for DependenciesSet {
         fn from(value: JsonSchema) -> Self {
             Self::JsonSchema(value)
         }
     }
-    impl ::std::convert::From<StringArray> for DependenciesSet {
+    impl From<StringArray> for DependenciesSet {
         fn from(value: StringArray) -> Self {
             Self::StringArray(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Description(pub ::std::string::String);
-    impl ::std::ops::Deref for Description {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Description(pub String);
+    impl Deref for Description {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Description> for ::std::string::String {
+    impl From<Description> for String {
         fn from(value: Description) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Description {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Description {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Description {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Description {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Description {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Description {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Enum(pub ::std::vec::Vec<::serde_json::Value>);
-    impl ::std::ops::Deref for Enum {
-        type Target = ::std::vec::Vec<::serde_json::Value>;
-        fn deref(&self) -> &::std::vec::Vec<::serde_json::Value> {
+    pub struct Enum(pub Vec<Value>);
+    impl Deref for Enum {
+        type Target = Vec<Value>;
+        fn deref(&self) -> &Vec<Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<Enum> for ::std::vec::Vec<::serde_json::Value> {
+    impl From<Enum> for Vec<Value> {
         fn from(value: Enum) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::serde_json::Value>> for Enum {
-        fn from(value: ::std::vec::Vec<::serde_json::Value>) -> Self {
+    impl From<Vec<Value>> for Enum {
+        fn from(value: Vec<Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ErrorComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for ErrorComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct ErrorComponents(pub Map<String, Value>);
+    impl Deref for ErrorComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<ErrorComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<ErrorComponents> for Map<String, Value> {
         fn from(value: ErrorComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for ErrorComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for ErrorComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
     /// Defines an application level error.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ErrorObject {
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub code: f64,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
-        pub message: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
+        pub message: String,
     }
     /// A Number that indicates the error type that occurred. This MUST be an integer. The error codes from and including -32768 to -32000 are reserved for pre-defined errors. These pre-defined errors SHOULD be assumed to be returned from any JSON-RPC api.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ErrorObjectCode(pub f64);
-    impl ::std::ops::Deref for ErrorObjectCode {
+    impl Deref for ErrorObjectCode {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<ErrorObjectCode> for f64 {
+    impl From<ErrorObjectCode> for f64 {
         fn from(value: ErrorObjectCode) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for ErrorObjectCode {
+    impl From<f64> for ErrorObjectCode {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ErrorObjectCode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ErrorObjectCode {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ErrorObjectCode {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ErrorObjectCode {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ErrorObjectCode {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for ErrorObjectCode {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for ErrorObjectCode {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for ErrorObjectCode {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// A Primitive or Structured value that contains additional information about the error. This may be omitted. The value of this member is defined by the Server (e.g. detailed error information, nested errors etc.).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ErrorObjectData(pub ::serde_json::Value);
-    impl ::std::ops::Deref for ErrorObjectData {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct ErrorObjectData(pub Value);
+    impl Deref for ErrorObjectData {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<ErrorObjectData> for ::serde_json::Value {
+    impl From<ErrorObjectData> for Value {
         fn from(value: ErrorObjectData) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for ErrorObjectData {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for ErrorObjectData {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
     /// A String providing a short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ErrorObjectMessage(pub ::std::string::String);
-    impl ::std::ops::Deref for ErrorObjectMessage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ErrorObjectMessage(pub String);
+    impl Deref for ErrorObjectMessage {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ErrorObjectMessage> for ::std::string::String {
+    impl From<ErrorObjectMessage> for String {
         fn from(value: ErrorObjectMessage) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ErrorObjectMessage {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ErrorObjectMessage {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ErrorObjectMessage {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ErrorObjectMessage {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ErrorObjectMessage {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ErrorObjectMessage {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ErrorOrReference {
         ErrorObject(ErrorObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<ErrorObject> for ErrorOrReference {
+    impl From<ErrorObject> for ErrorOrReference {
         fn from(value: ErrorObject) -> Self {
             Self::ErrorObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for ErrorOrReference {
+    impl From<ReferenceObject> for ErrorOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ExampleComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for ExampleComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct ExampleComponents(pub Map<String, Value>);
+    impl Deref for ExampleComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<ExampleComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<ExampleComponents> for Map<String, Value> {
         fn from(value: ExampleComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for ExampleComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for ExampleComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExampleObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
-        pub value: ::serde_json::Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
+        pub value: Value,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExampleObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for ExampleObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExampleObjectDescription(pub String);
+    impl Deref for ExampleObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExampleObjectDescription> for ::std::string::String {
+    impl From<ExampleObjectDescription> for String {
         fn from(value: ExampleObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ExampleObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExampleObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExampleObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExampleObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExampleObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExampleObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExampleObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for ExampleObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExampleObjectName(pub String);
+    impl Deref for ExampleObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExampleObjectName> for ::std::string::String {
+    impl From<ExampleObjectName> for String {
         fn from(value: ExampleObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ExampleObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExampleObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExampleObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExampleObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExampleObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExampleObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExampleObjectSummary(pub ::std::string::String);
-    impl ::std::ops::Deref for ExampleObjectSummary {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExampleObjectSummary(pub String);
+    impl Deref for ExampleObjectSummary {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExampleObjectSummary> for ::std::string::String {
+    impl From<ExampleObjectSummary> for String {
         fn from(value: ExampleObjectSummary) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ExampleObjectSummary {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExampleObjectSummary {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExampleObjectSummary {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExampleObjectSummary {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExampleObjectSummary {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExampleObjectSummary {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ExampleObjectValue(pub ::serde_json::Value);
-    impl ::std::ops::Deref for ExampleObjectValue {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct ExampleObjectValue(pub Value);
+    impl Deref for ExampleObjectValue {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<ExampleObjectValue> for ::serde_json::Value {
+    impl From<ExampleObjectValue> for Value {
         fn from(value: ExampleObjectValue) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for ExampleObjectValue {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for ExampleObjectValue {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExampleOrReference {
         ExampleObject(ExampleObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<ExampleObject> for ExampleOrReference {
+    impl From<ExampleObject> for ExampleOrReference {
         fn from(value: ExampleObject) -> Self {
             Self::ExampleObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for ExampleOrReference {
+    impl From<ReferenceObject> for ExampleOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ExamplePairingComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for ExamplePairingComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct ExamplePairingComponents(pub Map<String, Value>);
+    impl Deref for ExamplePairingComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<ExamplePairingComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<ExamplePairingComponents> for Map<String, Value> {
         fn from(value: ExamplePairingComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for ExamplePairingComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for ExamplePairingComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExamplePairingObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        pub name: String,
         pub params: ExamplePairingObjectParams,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<ExamplePairingObjectResult>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub result: Option<ExamplePairingObjectResult>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExamplePairingObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for ExamplePairingObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExamplePairingObjectDescription(pub String);
+    impl Deref for ExamplePairingObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExamplePairingObjectDescription>
-    for ::std::string::String {
+    impl From<ExamplePairingObjectDescription> for String {
         fn from(value: ExamplePairingObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String>
-    for ExamplePairingObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExamplePairingObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExamplePairingObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExamplePairingObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExamplePairingObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExamplePairingObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExamplePairingObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for ExamplePairingObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExamplePairingObjectName(pub String);
+    impl Deref for ExamplePairingObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExamplePairingObjectName> for ::std::string::String {
+    impl From<ExamplePairingObjectName> for String {
         fn from(value: ExamplePairingObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ExamplePairingObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExamplePairingObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExamplePairingObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExamplePairingObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExamplePairingObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExamplePairingObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ExamplePairingObjectParams(pub ::std::vec::Vec<ExampleOrReference>);
-    impl ::std::ops::Deref for ExamplePairingObjectParams {
-        type Target = ::std::vec::Vec<ExampleOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<ExampleOrReference> {
+    pub struct ExamplePairingObjectParams(pub Vec<ExampleOrReference>);
+    impl Deref for ExamplePairingObjectParams {
+        type Target = Vec<ExampleOrReference>;
+        fn deref(&self) -> &Vec<ExampleOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<ExamplePairingObjectParams>
-    for ::std::vec::Vec<ExampleOrReference> {
+    impl From<ExamplePairingObjectParams> for Vec<ExampleOrReference> {
         fn from(value: ExamplePairingObjectParams) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<ExampleOrReference>>
-    for ExamplePairingObjectParams {
-        fn from(value: ::std::vec::Vec<ExampleOrReference>) -> Self {
+    impl From<Vec<ExampleOrReference>> for ExamplePairingObjectParams {
+        fn from(value: Vec<ExampleOrReference>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExamplePairingObjectResult {
         ExampleObject(ExampleObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<ExampleObject> for ExamplePairingObjectResult {
+    impl From<ExampleObject> for ExamplePairingObjectResult {
         fn from(value: ExampleObject) -> Self {
             Self::ExampleObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for ExamplePairingObjectResult {
+    impl From<ReferenceObject> for ExamplePairingObjectResult {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExamplePairingOrReference {
         ExamplePairingObject(ExamplePairingObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<ExamplePairingObject> for ExamplePairingOrReference {
+    impl From<ExamplePairingObject> for ExamplePairingOrReference {
         fn from(value: ExamplePairingObject) -> Self {
             Self::ExamplePairingObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for ExamplePairingOrReference {
+    impl From<ReferenceObject> for ExamplePairingOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Examples(pub ::std::vec::Vec<::serde_json::Value>);
-    impl ::std::ops::Deref for Examples {
-        type Target = ::std::vec::Vec<::serde_json::Value>;
-        fn deref(&self) -> &::std::vec::Vec<::serde_json::Value> {
+    pub struct Examples(pub Vec<Value>);
+    impl Deref for Examples {
+        type Target = Vec<Value>;
+        fn deref(&self) -> &Vec<Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<Examples> for ::std::vec::Vec<::serde_json::Value> {
+    impl From<Examples> for Vec<Value> {
         fn from(value: Examples) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::serde_json::Value>> for Examples {
-        fn from(value: ::std::vec::Vec<::serde_json::Value>) -> Self {
+    impl From<Vec<Value>> for Examples {
+        fn from(value: Vec<Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ExclusiveMaximum(pub f64);
-    impl ::std::ops::Deref for ExclusiveMaximum {
+    impl Deref for ExclusiveMaximum {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<ExclusiveMaximum> for f64 {
+    impl From<ExclusiveMaximum> for f64 {
         fn from(value: ExclusiveMaximum) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for ExclusiveMaximum {
+    impl From<f64> for ExclusiveMaximum {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExclusiveMaximum {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExclusiveMaximum {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExclusiveMaximum {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExclusiveMaximum {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExclusiveMaximum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for ExclusiveMaximum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for ExclusiveMaximum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for ExclusiveMaximum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ExclusiveMinimum(pub f64);
-    impl ::std::ops::Deref for ExclusiveMinimum {
+    impl Deref for ExclusiveMinimum {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<ExclusiveMinimum> for f64 {
+    impl From<ExclusiveMinimum> for f64 {
         fn from(value: ExclusiveMinimum) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for ExclusiveMinimum {
+    impl From<f64> for ExclusiveMinimum {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExclusiveMinimum {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExclusiveMinimum {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExclusiveMinimum {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExclusiveMinimum {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExclusiveMinimum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for ExclusiveMinimum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for ExclusiveMinimum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for ExclusiveMinimum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// information about external documentation
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExternalDocumentationObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        pub url: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        pub url: String,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExternalDocumentationObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for ExternalDocumentationObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExternalDocumentationObjectDescription(pub String);
+    impl Deref for ExternalDocumentationObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExternalDocumentationObjectDescription>
-    for ::std::string::String {
+    impl From<ExternalDocumentationObjectDescription> for String {
         fn from(value: ExternalDocumentationObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String>
-    for ExternalDocumentationObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExternalDocumentationObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExternalDocumentationObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExternalDocumentationObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExternalDocumentationObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExternalDocumentationObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ExternalDocumentationObjectUrl(pub ::std::string::String);
-    impl ::std::ops::Deref for ExternalDocumentationObjectUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ExternalDocumentationObjectUrl(pub String);
+    impl Deref for ExternalDocumentationObjectUrl {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ExternalDocumentationObjectUrl> for ::std::string::String {
+    impl From<ExternalDocumentationObjectUrl> for String {
         fn from(value: ExternalDocumentationObjectUrl) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ExternalDocumentationObjectUrl {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ExternalDocumentationObjectUrl {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ExternalDocumentationObjectUrl {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExternalDocumentationObjectUrl {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ExternalDocumentationObjectUrl {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ExternalDocumentationObjectUrl {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Format(pub ::std::string::String);
-    impl ::std::ops::Deref for Format {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Format(pub String);
+    impl Deref for Format {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Format> for ::std::string::String {
+    impl From<Format> for String {
         fn from(value: Format) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Format {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Format {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Format {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Format {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Format {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Format {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Id(pub ::std::string::String);
-    impl ::std::ops::Deref for Id {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Id(pub String);
+    impl Deref for Id {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Id> for ::std::string::String {
+    impl From<Id> for String {
         fn from(value: Id) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Id {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Id {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Id {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Id {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Id {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Id {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InfoObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contact: ::std::option::Option<ContactObject>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub license: ::std::option::Option<LicenseObject>,
-        #[serde(
-            rename = "termsOfService",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub terms_of_service: ::std::option::Option<::std::string::String>,
-        pub title: ::std::string::String,
-        pub version: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contact: Option<ContactObject>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub license: Option<LicenseObject>,
+        #[serde(rename = "termsOfService", skip_serializing_if = "Option::is_none")]
+        pub terms_of_service: Option<String>,
+        pub title: String,
+        pub version: String,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct InfoObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for InfoObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct InfoObjectDescription(pub String);
+    impl Deref for InfoObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<InfoObjectDescription> for ::std::string::String {
+    impl From<InfoObjectDescription> for String {
         fn from(value: InfoObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for InfoObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for InfoObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for InfoObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for InfoObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for InfoObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for InfoObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct InfoObjectProperties(pub ::std::string::String);
-    impl ::std::ops::Deref for InfoObjectProperties {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct InfoObjectProperties(pub String);
+    impl Deref for InfoObjectProperties {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<InfoObjectProperties> for ::std::string::String {
+    impl From<InfoObjectProperties> for String {
         fn from(value: InfoObjectProperties) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for InfoObjectProperties {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for InfoObjectProperties {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for InfoObjectProperties {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for InfoObjectProperties {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for InfoObjectProperties {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for InfoObjectProperties {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct InfoObjectTermsOfService(pub ::std::string::String);
-    impl ::std::ops::Deref for InfoObjectTermsOfService {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct InfoObjectTermsOfService(pub String);
+    impl Deref for InfoObjectTermsOfService {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<InfoObjectTermsOfService> for ::std::string::String {
+    impl From<InfoObjectTermsOfService> for String {
         fn from(value: InfoObjectTermsOfService) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for InfoObjectTermsOfService {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for InfoObjectTermsOfService {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for InfoObjectTermsOfService {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for InfoObjectTermsOfService {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for InfoObjectTermsOfService {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for InfoObjectTermsOfService {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct InfoObjectVersion(pub ::std::string::String);
-    impl ::std::ops::Deref for InfoObjectVersion {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct InfoObjectVersion(pub String);
+    impl Deref for InfoObjectVersion {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<InfoObjectVersion> for ::std::string::String {
+    impl From<InfoObjectVersion> for String {
         fn from(value: InfoObjectVersion) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for InfoObjectVersion {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for InfoObjectVersion {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for InfoObjectVersion {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for InfoObjectVersion {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for InfoObjectVersion {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for InfoObjectVersion {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// @default true
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Items {
         JsonSchema(JsonSchema),
         SchemaArray(SchemaArray),
     }
-    impl ::std::convert::From<JsonSchema> for Items {
+    impl From<JsonSchema> for Items {
         fn from(value: JsonSchema) -> Self {
             Self::JsonSchema(value)
         }
     }
-    impl ::std::convert::From<SchemaArray> for Items {
+    impl From<SchemaArray> for Items {
         fn from(value: SchemaArray) -> Self {
             Self::SchemaArray(value)
         }
     }
     /// @default {}
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum JsonSchema {
         JsonSchemaObject(JsonSchemaObject),
         Boolean(bool),
     }
-    impl ::std::convert::From<JsonSchemaObject> for JsonSchema {
+    impl From<JsonSchemaObject> for JsonSchema {
         fn from(value: JsonSchemaObject) -> Self {
             Self::JsonSchemaObject(value)
         }
     }
-    impl ::std::convert::From<bool> for JsonSchema {
+    impl From<bool> for JsonSchema {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
     /// Always valid if true. Never valid if false. Is constant.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct JsonSchemaBoolean(pub bool);
-    impl ::std::ops::Deref for JsonSchemaBoolean {
+    impl Deref for JsonSchemaBoolean {
         type Target = bool;
         fn deref(&self) -> &bool {
             &self.0
         }
     }
-    impl ::std::convert::From<JsonSchemaBoolean> for bool {
+    impl From<JsonSchemaBoolean> for bool {
         fn from(value: JsonSchemaBoolean) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<bool> for JsonSchemaBoolean {
+    impl From<bool> for JsonSchemaBoolean {
         fn from(value: bool) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for JsonSchemaBoolean {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for JsonSchemaBoolean {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for JsonSchemaBoolean {
-        type Err = <bool as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for JsonSchemaBoolean {
+        type Err = <bool as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for JsonSchemaBoolean {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for JsonSchemaBoolean {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for JsonSchemaBoolean {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for JsonSchemaBoolean {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JsonSchemaObject {
-        #[serde(
-            rename = "additionalItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub additional_items: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
+        #[serde(rename = "additionalItems", skip_serializing_if = "Option::is_none")]
+        pub additional_items: Option<Box<JsonSchema>>,
         #[serde(
             rename = "additionalProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_properties: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(
-            rename = "allOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_of: ::std::option::Option<SchemaArray>,
-        #[serde(
-            rename = "anyOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub any_of: ::std::option::Option<SchemaArray>,
-        #[serde(
-            rename = "$comment",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub comment: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "const",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub const_: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contains: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(
-            rename = "contentEncoding",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub content_encoding: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "contentMediaType",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub content_media_type: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub definitions: ::std::option::Option<Definitions>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub dependencies: ::std::option::Option<Dependencies>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "else", skip_serializing_if = "::std::option::Option::is_none")]
-        pub else_: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(rename = "enum", skip_serializing_if = "::std::option::Option::is_none")]
-        pub enum_: ::std::option::Option<Enum>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub examples: ::std::option::Option<Examples>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exclusive_maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exclusive_minimum: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "$id", skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "if", skip_serializing_if = "::std::option::Option::is_none")]
-        pub if_: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<::std::boxed::Box<Items>>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(
-            rename = "oneOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub one_of: ::std::option::Option<SchemaArray>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "patternProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub pattern_properties: ::std::option::Option<PatternProperties>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<Properties>,
-        #[serde(
-            rename = "propertyNames",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub property_names: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(
-            rename = "readOnly",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub read_only: ::std::option::Option<bool>,
-        #[serde(rename = "$ref", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ref_: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<StringArray>,
-        #[serde(
-            rename = "$schema",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub then: ::std::option::Option<::std::boxed::Box<JsonSchema>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<Type>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        pub additional_properties: Option<Box<JsonSchema>>,
+        #[serde(rename = "allOf", skip_serializing_if = "Option::is_none")]
+        pub all_of: Option<SchemaArray>,
+        #[serde(rename = "anyOf", skip_serializing_if = "Option::is_none")]
+        pub any_of: Option<SchemaArray>,
+        #[serde(rename = "$comment", skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        #[serde(rename = "const", skip_serializing_if = "Option::is_none")]
+        pub const_: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contains: Option<Box<JsonSchema>>,
+        #[serde(rename = "contentEncoding", skip_serializing_if = "Option::is_none")]
+        pub content_encoding: Option<String>,
+        #[serde(rename = "contentMediaType", skip_serializing_if = "Option::is_none")]
+        pub content_media_type: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub definitions: Option<Definitions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dependencies: Option<Dependencies>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "else", skip_serializing_if = "Option::is_none")]
+        pub else_: Option<Box<JsonSchema>>,
+        #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Enum>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub examples: Option<Examples>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exclusive_maximum: Option<f64>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exclusive_minimum: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(rename = "$id", skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        #[serde(rename = "if", skip_serializing_if = "Option::is_none")]
+        pub if_: Option<Box<JsonSchema>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<Box<Items>>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub not: Option<Box<JsonSchema>>,
+        #[serde(rename = "oneOf", skip_serializing_if = "Option::is_none")]
+        pub one_of: Option<SchemaArray>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
+        pub pattern_properties: Option<PatternProperties>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<Properties>,
+        #[serde(rename = "propertyNames", skip_serializing_if = "Option::is_none")]
+        pub property_names: Option<Box<JsonSchema>>,
+        #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
+        pub read_only: Option<bool>,
+        #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+        pub ref_: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<StringArray>,
+        #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub then: Option<Box<JsonSchema>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<Type>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LicenseObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct LicenseObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for LicenseObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct LicenseObjectName(pub String);
+    impl Deref for LicenseObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<LicenseObjectName> for ::std::string::String {
+    impl From<LicenseObjectName> for String {
         fn from(value: LicenseObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for LicenseObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for LicenseObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for LicenseObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LicenseObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for LicenseObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for LicenseObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct LicenseObjectUrl(pub ::std::string::String);
-    impl ::std::ops::Deref for LicenseObjectUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct LicenseObjectUrl(pub String);
+    impl Deref for LicenseObjectUrl {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<LicenseObjectUrl> for ::std::string::String {
+    impl From<LicenseObjectUrl> for String {
         fn from(value: LicenseObjectUrl) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for LicenseObjectUrl {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for LicenseObjectUrl {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for LicenseObjectUrl {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LicenseObjectUrl {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for LicenseObjectUrl {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for LicenseObjectUrl {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct LinkComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for LinkComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct LinkComponents(pub Map<String, Value>);
+    impl Deref for LinkComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<LinkComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<LinkComponents> for Map<String, Value> {
         fn from(value: LinkComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for LinkComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for LinkComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LinkObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub method: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub params: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub server: ::std::option::Option<LinkObjectServer>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub method: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub params: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub server: Option<LinkObjectServer>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct LinkObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for LinkObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct LinkObjectDescription(pub String);
+    impl Deref for LinkObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<LinkObjectDescription> for ::std::string::String {
+    impl From<LinkObjectDescription> for String {
         fn from(value: LinkObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for LinkObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for LinkObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for LinkObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LinkObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for LinkObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for LinkObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct LinkObjectMethod(pub ::std::string::String);
-    impl ::std::ops::Deref for LinkObjectMethod {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct LinkObjectMethod(pub String);
+    impl Deref for LinkObjectMethod {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<LinkObjectMethod> for ::std::string::String {
+    impl From<LinkObjectMethod> for String {
         fn from(value: LinkObjectMethod) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for LinkObjectMethod {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for LinkObjectMethod {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for LinkObjectMethod {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LinkObjectMethod {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for LinkObjectMethod {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for LinkObjectMethod {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct LinkObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for LinkObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct LinkObjectName(pub String);
+    impl Deref for LinkObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<LinkObjectName> for ::std::string::String {
+    impl From<LinkObjectName> for String {
         fn from(value: LinkObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for LinkObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for LinkObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for LinkObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LinkObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for LinkObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for LinkObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct LinkObjectParams(pub ::serde_json::Value);
-    impl ::std::ops::Deref for LinkObjectParams {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct LinkObjectParams(pub Value);
+    impl Deref for LinkObjectParams {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<LinkObjectParams> for ::serde_json::Value {
+    impl From<LinkObjectParams> for Value {
         fn from(value: LinkObjectParams) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for LinkObjectParams {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for LinkObjectParams {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LinkObjectServer {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
-        pub url: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub variables: ::std::option::Option<ServerObjectVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
+        pub url: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ServerObjectVariables>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct LinkObjectSummary(pub ::std::string::String);
-    impl ::std::ops::Deref for LinkObjectSummary {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct LinkObjectSummary(pub String);
+    impl Deref for LinkObjectSummary {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<LinkObjectSummary> for ::std::string::String {
+    impl From<LinkObjectSummary> for String {
         fn from(value: LinkObjectSummary) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for LinkObjectSummary {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for LinkObjectSummary {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for LinkObjectSummary {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LinkObjectSummary {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for LinkObjectSummary {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for LinkObjectSummary {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum LinkOrReference {
         LinkObject(LinkObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<LinkObject> for LinkOrReference {
+    impl From<LinkObject> for LinkOrReference {
         fn from(value: LinkObject) -> Self {
             Self::LinkObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for LinkOrReference {
+    impl From<ReferenceObject> for LinkOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Maximum(pub f64);
-    impl ::std::ops::Deref for Maximum {
+    impl Deref for Maximum {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Maximum> for f64 {
+    impl From<Maximum> for f64 {
         fn from(value: Maximum) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for Maximum {
+    impl From<f64> for Maximum {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Maximum {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Maximum {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Maximum {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Maximum {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for Maximum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for Maximum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for Maximum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for Maximum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// JSON Schema URI (used by some editors)
     ///
     /// @default https://meta.open-rpc.org/
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct MetaSchema(pub ::std::string::String);
-    impl ::std::ops::Deref for MetaSchema {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct MetaSchema(pub String);
+    impl Deref for MetaSchema {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<MetaSchema> for ::std::string::String {
+    impl From<MetaSchema> for String {
         fn from(value: MetaSchema) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for MetaSchema {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for MetaSchema {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for MetaSchema {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MetaSchema {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for MetaSchema {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for MetaSchema {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MethodObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deprecated: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub errors: ::std::option::Option<MethodObjectErrors>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub examples: ::std::option::Option<MethodObjectExamples>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocumentationObject>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub links: ::std::option::Option<MethodObjectLinks>,
-        pub name: ::std::string::String,
-        #[serde(
-            rename = "paramStructure",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub param_structure: ::std::option::Option<MethodObjectParamStructure>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub errors: Option<MethodObjectErrors>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub examples: Option<MethodObjectExamples>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocumentationObject>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub links: Option<MethodObjectLinks>,
+        pub name: String,
+        #[serde(rename = "paramStructure", skip_serializing_if = "Option::is_none")]
+        pub param_structure: Option<MethodObjectParamStructure>,
         pub params: MethodObjectParams,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub result: ::std::option::Option<MethodObjectResult>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub servers: ::std::option::Option<Servers>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<MethodObjectTags>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub result: Option<MethodObjectResult>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub servers: Option<Servers>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<MethodObjectTags>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct MethodObjectDeprecated(pub bool);
-    impl ::std::ops::Deref for MethodObjectDeprecated {
+    impl Deref for MethodObjectDeprecated {
         type Target = bool;
         fn deref(&self) -> &bool {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectDeprecated> for bool {
+    impl From<MethodObjectDeprecated> for bool {
         fn from(value: MethodObjectDeprecated) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<bool> for MethodObjectDeprecated {
+    impl From<bool> for MethodObjectDeprecated {
         fn from(value: bool) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for MethodObjectDeprecated {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodObjectDeprecated {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for MethodObjectDeprecated {
-        type Err = <bool as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for MethodObjectDeprecated {
+        type Err = <bool as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for MethodObjectDeprecated {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for MethodObjectDeprecated {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for MethodObjectDeprecated {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for MethodObjectDeprecated {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// A verbose explanation of the method behavior. GitHub Flavored Markdown syntax MAY be used for rich text representation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct MethodObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for MethodObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct MethodObjectDescription(pub String);
+    impl Deref for MethodObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectDescription> for ::std::string::String {
+    impl From<MethodObjectDescription> for String {
         fn from(value: MethodObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for MethodObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for MethodObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for MethodObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for MethodObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for MethodObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// Defines an application level error.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MethodObjectErrors(pub ::std::vec::Vec<ErrorOrReference>);
-    impl ::std::ops::Deref for MethodObjectErrors {
-        type Target = ::std::vec::Vec<ErrorOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<ErrorOrReference> {
+    pub struct MethodObjectErrors(pub Vec<ErrorOrReference>);
+    impl Deref for MethodObjectErrors {
+        type Target = Vec<ErrorOrReference>;
+        fn deref(&self) -> &Vec<ErrorOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectErrors> for ::std::vec::Vec<ErrorOrReference> {
+    impl From<MethodObjectErrors> for Vec<ErrorOrReference> {
         fn from(value: MethodObjectErrors) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<ErrorOrReference>> for MethodObjectErrors {
-        fn from(value: ::std::vec::Vec<ErrorOrReference>) -> Self {
+    impl From<Vec<ErrorOrReference>> for MethodObjectErrors {
+        fn from(value: Vec<ErrorOrReference>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MethodObjectExamples(pub ::std::vec::Vec<ExamplePairingOrReference>);
-    impl ::std::ops::Deref for MethodObjectExamples {
-        type Target = ::std::vec::Vec<ExamplePairingOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<ExamplePairingOrReference> {
+    pub struct MethodObjectExamples(pub Vec<ExamplePairingOrReference>);
+    impl Deref for MethodObjectExamples {
+        type Target = Vec<ExamplePairingOrReference>;
+        fn deref(&self) -> &Vec<ExamplePairingOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectExamples>
-    for ::std::vec::Vec<ExamplePairingOrReference> {
+    impl From<MethodObjectExamples> for Vec<ExamplePairingOrReference> {
         fn from(value: MethodObjectExamples) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<ExamplePairingOrReference>>
-    for MethodObjectExamples {
-        fn from(value: ::std::vec::Vec<ExamplePairingOrReference>) -> Self {
+    impl From<Vec<ExamplePairingOrReference>> for MethodObjectExamples {
+        fn from(value: Vec<ExamplePairingOrReference>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MethodObjectLinks(pub ::std::vec::Vec<LinkOrReference>);
-    impl ::std::ops::Deref for MethodObjectLinks {
-        type Target = ::std::vec::Vec<LinkOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<LinkOrReference> {
+    pub struct MethodObjectLinks(pub Vec<LinkOrReference>);
+    impl Deref for MethodObjectLinks {
+        type Target = Vec<LinkOrReference>;
+        fn deref(&self) -> &Vec<LinkOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectLinks> for ::std::vec::Vec<LinkOrReference> {
+    impl From<MethodObjectLinks> for Vec<LinkOrReference> {
         fn from(value: MethodObjectLinks) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<LinkOrReference>> for MethodObjectLinks {
-        fn from(value: ::std::vec::Vec<LinkOrReference>) -> Self {
+    impl From<Vec<LinkOrReference>> for MethodObjectLinks {
+        fn from(value: Vec<LinkOrReference>) -> Self {
             Self(value)
         }
     }
     /// The cannonical name for the method. The name MUST be unique within the methods array.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct MethodObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for MethodObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct MethodObjectName(pub String);
+    impl Deref for MethodObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectName> for ::std::string::String {
+    impl From<MethodObjectName> for String {
         fn from(value: MethodObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for MethodObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for MethodObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for MethodObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for MethodObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for MethodObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
@@ -2617,8 +2140,8 @@ pub mod types {
     ///
     /// @default either
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2636,8 +2159,8 @@ pub mod types {
         #[serde(rename = "either")]
         Either,
     }
-    impl ::std::fmt::Display for MethodObjectParamStructure {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodObjectParamStructure {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ByPosition => f.write_str("by-position"),
                 Self::ByName => f.write_str("by-name"),
@@ -2645,18 +2168,16 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for MethodObjectParamStructure {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MethodObjectParamStructure {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "by-position" => Ok(Self::ByPosition),
                 "by-name" => Ok(Self::ByName),
                 "either" => Ok(Self::Either),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MethodObjectParamStructure",
                             &value,
                             "not one of its values",
@@ -2666,325 +2187,309 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MethodObjectParamStructure {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MethodObjectParamStructure {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MethodObjectParamStructure {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MethodObjectParamStructure {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MethodObjectParams(pub ::std::vec::Vec<ContentDescriptorOrReference>);
-    impl ::std::ops::Deref for MethodObjectParams {
-        type Target = ::std::vec::Vec<ContentDescriptorOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<ContentDescriptorOrReference> {
+    pub struct MethodObjectParams(pub Vec<ContentDescriptorOrReference>);
+    impl Deref for MethodObjectParams {
+        type Target = Vec<ContentDescriptorOrReference>;
+        fn deref(&self) -> &Vec<ContentDescriptorOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectParams>
-    for ::std::vec::Vec<ContentDescriptorOrReference> {
+    impl From<MethodObjectParams> for Vec<ContentDescriptorOrReference> {
         fn from(value: MethodObjectParams) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<ContentDescriptorOrReference>>
-    for MethodObjectParams {
-        fn from(value: ::std::vec::Vec<ContentDescriptorOrReference>) -> Self {
+    impl From<Vec<ContentDescriptorOrReference>> for MethodObjectParams {
+        fn from(value: Vec<ContentDescriptorOrReference>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum MethodObjectResult {
         ContentDescriptorObject(ContentDescriptorObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<ContentDescriptorObject> for MethodObjectResult {
+    impl From<ContentDescriptorObject> for MethodObjectResult {
         fn from(value: ContentDescriptorObject) -> Self {
             Self::ContentDescriptorObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for MethodObjectResult {
+    impl From<ReferenceObject> for MethodObjectResult {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
     /// A short summary of what the method does.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct MethodObjectSummary(pub ::std::string::String);
-    impl ::std::ops::Deref for MethodObjectSummary {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct MethodObjectSummary(pub String);
+    impl Deref for MethodObjectSummary {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectSummary> for ::std::string::String {
+    impl From<MethodObjectSummary> for String {
         fn from(value: MethodObjectSummary) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for MethodObjectSummary {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for MethodObjectSummary {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for MethodObjectSummary {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MethodObjectSummary {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for MethodObjectSummary {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for MethodObjectSummary {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct MethodObjectTags(pub ::std::vec::Vec<TagOrReference>);
-    impl ::std::ops::Deref for MethodObjectTags {
-        type Target = ::std::vec::Vec<TagOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<TagOrReference> {
+    pub struct MethodObjectTags(pub Vec<TagOrReference>);
+    impl Deref for MethodObjectTags {
+        type Target = Vec<TagOrReference>;
+        fn deref(&self) -> &Vec<TagOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<MethodObjectTags> for ::std::vec::Vec<TagOrReference> {
+    impl From<MethodObjectTags> for Vec<TagOrReference> {
         fn from(value: MethodObjectTags) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<TagOrReference>> for MethodObjectTags {
-        fn from(value: ::std::vec::Vec<TagOrReference>) -> Self {
+    impl From<Vec<TagOrReference>> for MethodObjectTags {
+        fn from(value: Vec<TagOrReference>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum MethodOrReference {
         MethodObject(MethodObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<MethodObject> for MethodOrReference {
+    impl From<MethodObject> for MethodOrReference {
         fn from(value: MethodObject) -> Self {
             Self::MethodObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for MethodOrReference {
+    impl From<ReferenceObject> for MethodOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Methods(pub ::std::vec::Vec<MethodOrReference>);
-    impl ::std::ops::Deref for Methods {
-        type Target = ::std::vec::Vec<MethodOrReference>;
-        fn deref(&self) -> &::std::vec::Vec<MethodOrReference> {
+    pub struct Methods(pub Vec<MethodOrReference>);
+    impl Deref for Methods {
+        type Target = Vec<MethodOrReference>;
+        fn deref(&self) -> &Vec<MethodOrReference> {
             &self.0
         }
     }
-    impl ::std::convert::From<Methods> for ::std::vec::Vec<MethodOrReference> {
+    impl From<Methods> for Vec<MethodOrReference> {
         fn from(value: Methods) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<MethodOrReference>> for Methods {
-        fn from(value: ::std::vec::Vec<MethodOrReference>) -> Self {
+    impl From<Vec<MethodOrReference>> for Methods {
+        fn from(value: Vec<MethodOrReference>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Minimum(pub f64);
-    impl ::std::ops::Deref for Minimum {
+    impl Deref for Minimum {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Minimum> for f64 {
+    impl From<Minimum> for f64 {
         fn from(value: Minimum) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for Minimum {
+    impl From<f64> for Minimum {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Minimum {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Minimum {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Minimum {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Minimum {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for Minimum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for Minimum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for Minimum {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for Minimum {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct MultipleOf(pub f64);
-    impl ::std::ops::Deref for MultipleOf {
+    impl Deref for MultipleOf {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<MultipleOf> for f64 {
+    impl From<MultipleOf> for f64 {
         fn from(value: MultipleOf) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for MultipleOf {
+    impl From<f64> for MultipleOf {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for MultipleOf {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MultipleOf {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for MultipleOf {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for MultipleOf {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for MultipleOf {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for MultipleOf {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for MultipleOf {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for MultipleOf {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct NonNegativeInteger(pub f64);
-    impl ::std::ops::Deref for NonNegativeInteger {
+    impl Deref for NonNegativeInteger {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<NonNegativeInteger> for f64 {
+    impl From<NonNegativeInteger> for f64 {
         fn from(value: NonNegativeInteger) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for NonNegativeInteger {
+    impl From<f64> for NonNegativeInteger {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for NonNegativeInteger {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for NonNegativeInteger {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for NonNegativeInteger {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for NonNegativeInteger {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for NonNegativeInteger {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for NonNegativeInteger {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for NonNegativeInteger {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for NonNegativeInteger {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct NonNegativeIntegerDefaultZero(pub f64);
-    impl ::std::ops::Deref for NonNegativeIntegerDefaultZero {
+    impl Deref for NonNegativeIntegerDefaultZero {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<NonNegativeIntegerDefaultZero> for f64 {
+    impl From<NonNegativeIntegerDefaultZero> for f64 {
         fn from(value: NonNegativeIntegerDefaultZero) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for NonNegativeIntegerDefaultZero {
+    impl From<f64> for NonNegativeIntegerDefaultZero {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for NonNegativeIntegerDefaultZero {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for NonNegativeIntegerDefaultZero {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for NonNegativeIntegerDefaultZero {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for NonNegativeIntegerDefaultZero {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for NonNegativeIntegerDefaultZero {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for NonNegativeIntegerDefaultZero {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for NonNegativeIntegerDefaultZero {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for NonNegativeIntegerDefaultZero {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3048,8 +2553,8 @@ pub mod types {
         #[serde(rename = "1.0.0-rc0")]
         X100Rc0,
     }
-    impl ::std::fmt::Display for Openrpc {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Openrpc {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::X132 => f.write_str("1.3.2"),
                 Self::X131 => f.write_str("1.3.1"),
@@ -3080,11 +2585,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for Openrpc {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for Openrpc {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "1.3.2" => Ok(Self::X132),
                 "1.3.1" => Ok(Self::X131),
@@ -3113,704 +2616,548 @@ pub mod types {
                 "1.0.0-rc1" => Ok(Self::X100Rc1),
                 "1.0.0-rc0" => Ok(Self::X100Rc0),
                 _ => {
-                    Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
-                            "Openrpc",
-                            &value,
-                            "not one of its values",
-                        ),
-                    )
+                    Err(ConversionError::new("Openrpc", &value, "not one of its values"))
                 }
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for Openrpc {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for Openrpc {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for Openrpc {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for Openrpc {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OpenrpcDocument {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub components: ::std::option::Option<Components>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocumentationObject>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub components: Option<Components>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocumentationObject>,
         pub info: InfoObject,
         pub methods: Methods,
         pub openrpc: Openrpc,
-        #[serde(
-            rename = "$schema",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub servers: ::std::option::Option<Servers>,
+        #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub servers: Option<Servers>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Pattern(pub ::std::string::String);
-    impl ::std::ops::Deref for Pattern {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Pattern(pub String);
+    impl Deref for Pattern {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Pattern> for ::std::string::String {
+    impl From<Pattern> for String {
         fn from(value: Pattern) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Pattern {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Pattern {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Pattern {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Pattern {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Pattern {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Pattern {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// @default {}
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct PatternProperties(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for PatternProperties {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct PatternProperties(pub Map<String, Value>);
+    impl Deref for PatternProperties {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<PatternProperties>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<PatternProperties> for Map<String, Value> {
         fn from(value: PatternProperties) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for PatternProperties {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for PatternProperties {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
     /// @default {}
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Properties(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for Properties {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct Properties(pub Map<String, Value>);
+    impl Deref for Properties {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<Properties>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<Properties> for Map<String, Value> {
         fn from(value: Properties) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for Properties {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for Properties {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ReadOnly(pub bool);
-    impl ::std::ops::Deref for ReadOnly {
+    impl Deref for ReadOnly {
         type Target = bool;
         fn deref(&self) -> &bool {
             &self.0
         }
     }
-    impl ::std::convert::From<ReadOnly> for bool {
+    impl From<ReadOnly> for bool {
         fn from(value: ReadOnly) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<bool> for ReadOnly {
+    impl From<bool> for ReadOnly {
         fn from(value: bool) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ReadOnly {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ReadOnly {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ReadOnly {
-        type Err = <bool as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ReadOnly {
+        type Err = <bool as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ReadOnly {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for ReadOnly {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for ReadOnly {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for ReadOnly {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Ref(pub ::std::string::String);
-    impl ::std::ops::Deref for Ref {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Ref(pub String);
+    impl Deref for Ref {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Ref> for ::std::string::String {
+    impl From<Ref> for String {
         fn from(value: Ref) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Ref {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Ref {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Ref {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Ref {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Ref {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Ref {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReferenceObject {
         #[serde(rename = "$ref")]
-        pub ref_: ::std::string::String,
+        pub ref_: String,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Schema(pub ::std::string::String);
-    impl ::std::ops::Deref for Schema {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Schema(pub String);
+    impl Deref for Schema {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Schema> for ::std::string::String {
+    impl From<Schema> for String {
         fn from(value: Schema) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Schema {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Schema {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Schema {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Schema {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Schema {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Schema {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SchemaArray(pub ::std::vec::Vec<JsonSchema>);
-    impl ::std::ops::Deref for SchemaArray {
-        type Target = ::std::vec::Vec<JsonSchema>;
-        fn deref(&self) -> &::std::vec::Vec<JsonSchema> {
+    pub struct SchemaArray(pub Vec<JsonSchema>);
+    impl Deref for SchemaArray {
+        type Target = Vec<JsonSchema>;
+        fn deref(&self) -> &Vec<JsonSchema> {
             &self.0
         }
     }
-    impl ::std::convert::From<SchemaArray> for ::std::vec::Vec<JsonSchema> {
+    impl From<SchemaArray> for Vec<JsonSchema> {
         fn from(value: SchemaArray) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<JsonSchema>> for SchemaArray {
-        fn from(value: ::std::vec::Vec<JsonSchema>) -> Self {
+    impl From<Vec<JsonSchema>> for SchemaArray {
+        fn from(value: Vec<JsonSchema>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SchemaComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for SchemaComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct SchemaComponents(pub Map<String, Value>);
+    impl Deref for SchemaComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<SchemaComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<SchemaComponents> for Map<String, Value> {
         fn from(value: SchemaComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for SchemaComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for SchemaComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ServerObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
-        pub url: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub variables: ::std::option::Option<ServerObjectVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
+        pub url: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ServerObjectVariables>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectDescription(pub String);
+    impl Deref for ServerObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectDescription> for ::std::string::String {
+    impl From<ServerObjectDescription> for String {
         fn from(value: ServerObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ServerObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectName(pub String);
+    impl Deref for ServerObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectName> for ::std::string::String {
+    impl From<ServerObjectName> for String {
         fn from(value: ServerObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ServerObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectSummary(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectSummary {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectSummary(pub String);
+    impl Deref for ServerObjectSummary {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectSummary> for ::std::string::String {
+    impl From<ServerObjectSummary> for String {
         fn from(value: ServerObjectSummary) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ServerObjectSummary {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectSummary {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectSummary {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectSummary {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectSummary {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectSummary {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectUrl(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectUrl(pub String);
+    impl Deref for ServerObjectUrl {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectUrl> for ::std::string::String {
+    impl From<ServerObjectUrl> for String {
         fn from(value: ServerObjectUrl) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ServerObjectUrl {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectUrl {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectUrl {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectUrl {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectUrl {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectUrl {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ServerObjectVariable {
-        pub default: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "enum", skip_serializing_if = "::std::option::Option::is_none")]
-        pub enum_: ::std::option::Option<ServerObjectVariableEnum>,
+        pub default: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<ServerObjectVariableEnum>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectVariableDefault(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectVariableDefault {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectVariableDefault(pub String);
+    impl Deref for ServerObjectVariableDefault {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectVariableDefault> for ::std::string::String {
+    impl From<ServerObjectVariableDefault> for String {
         fn from(value: ServerObjectVariableDefault) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ServerObjectVariableDefault {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectVariableDefault {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectVariableDefault {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectVariableDefault {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectVariableDefault {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectVariableDefault {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectVariableDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectVariableDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectVariableDescription(pub String);
+    impl Deref for ServerObjectVariableDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectVariableDescription>
-    for ::std::string::String {
+    impl From<ServerObjectVariableDescription> for String {
         fn from(value: ServerObjectVariableDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String>
-    for ServerObjectVariableDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectVariableDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectVariableDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectVariableDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectVariableDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectVariableDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ServerObjectVariableEnum(pub ::std::vec::Vec<::std::string::String>);
-    impl ::std::ops::Deref for ServerObjectVariableEnum {
-        type Target = ::std::vec::Vec<::std::string::String>;
-        fn deref(&self) -> &::std::vec::Vec<::std::string::String> {
+    pub struct ServerObjectVariableEnum(pub Vec<String>);
+    impl Deref for ServerObjectVariableEnum {
+        type Target = Vec<String>;
+        fn deref(&self) -> &Vec<String> {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectVariableEnum>
-    for ::std::vec::Vec<::std::string::String> {
+    impl From<ServerObjectVariableEnum> for Vec<String> {
         fn from(value: ServerObjectVariableEnum) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>>
-    for ServerObjectVariableEnum {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for ServerObjectVariableEnum {
+        fn from(value: Vec<String>) -> Self {
             Self(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ServerObjectVariableEnumItem(pub ::std::string::String);
-    impl ::std::ops::Deref for ServerObjectVariableEnumItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ServerObjectVariableEnumItem(pub String);
+    impl Deref for ServerObjectVariableEnumItem {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectVariableEnumItem> for ::std::string::String {
+    impl From<ServerObjectVariableEnumItem> for String {
         fn from(value: ServerObjectVariableEnumItem) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ServerObjectVariableEnumItem {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ServerObjectVariableEnumItem {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ServerObjectVariableEnumItem {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ServerObjectVariableEnumItem {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ServerObjectVariableEnumItem {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ServerObjectVariableEnumItem {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ServerObjectVariables(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for ServerObjectVariables {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct ServerObjectVariables(pub Map<String, Value>);
+    impl Deref for ServerObjectVariables {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<ServerObjectVariables>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<ServerObjectVariables> for Map<String, Value> {
         fn from(value: ServerObjectVariables) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for ServerObjectVariables {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for ServerObjectVariables {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Servers(pub ::std::vec::Vec<ServerObject>);
-    impl ::std::ops::Deref for Servers {
-        type Target = ::std::vec::Vec<ServerObject>;
-        fn deref(&self) -> &::std::vec::Vec<ServerObject> {
+    pub struct Servers(pub Vec<ServerObject>);
+    impl Deref for Servers {
+        type Target = Vec<ServerObject>;
+        fn deref(&self) -> &Vec<ServerObject> {
             &self.0
         }
     }
-    impl ::std::convert::From<Servers> for ::std::vec::Vec<ServerObject> {
+    impl From<Servers> for Vec<ServerObject> {
         fn from(value: Servers) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<ServerObject>> for Servers {
-        fn from(value: ::std::vec::Vec<ServerObject>) -> Self {
+    impl From<Vec<ServerObject>> for Servers {
+        fn from(value: Vec<ServerObject>) -> Self {
             Self(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3836,8 +3183,8 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for SimpleTypes {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SimpleTypes {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Array => f.write_str("array"),
                 Self::Boolean => f.write_str("boolean"),
@@ -3849,11 +3196,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for SimpleTypes {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SimpleTypes {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "array" => Ok(Self::Array),
                 "boolean" => Ok(Self::Boolean),
@@ -3864,7 +3209,7 @@ pub mod types {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SimpleTypes",
                             &value,
                             "not one of its values",
@@ -3874,333 +3219,277 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SimpleTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SimpleTypes {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SimpleTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SimpleTypes {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SpecificationExtension(pub ::serde_json::Value);
-    impl ::std::ops::Deref for SpecificationExtension {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct SpecificationExtension(pub Value);
+    impl Deref for SpecificationExtension {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<SpecificationExtension> for ::serde_json::Value {
+    impl From<SpecificationExtension> for Value {
         fn from(value: SpecificationExtension) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for SpecificationExtension {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for SpecificationExtension {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
     /// @default []
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct StringArray(pub ::std::vec::Vec<::std::string::String>);
-    impl ::std::ops::Deref for StringArray {
-        type Target = ::std::vec::Vec<::std::string::String>;
-        fn deref(&self) -> &::std::vec::Vec<::std::string::String> {
+    pub struct StringArray(pub Vec<String>);
+    impl Deref for StringArray {
+        type Target = Vec<String>;
+        fn deref(&self) -> &Vec<String> {
             &self.0
         }
     }
-    impl ::std::convert::From<StringArray> for ::std::vec::Vec<::std::string::String> {
+    impl From<StringArray> for Vec<String> {
         fn from(value: StringArray) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::std::string::String>> for StringArray {
-        fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+    impl From<Vec<String>> for StringArray {
+        fn from(value: Vec<String>) -> Self {
             Self(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct StringDoaGddGa(pub ::std::string::String);
-    impl ::std::ops::Deref for StringDoaGddGa {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct StringDoaGddGa(pub String);
+    impl Deref for StringDoaGddGa {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<StringDoaGddGa> for ::std::string::String {
+    impl From<StringDoaGddGa> for String {
         fn from(value: StringDoaGddGa) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for StringDoaGddGa {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for StringDoaGddGa {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for StringDoaGddGa {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for StringDoaGddGa {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for StringDoaGddGa {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for StringDoaGddGa {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct TagComponents(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for TagComponents {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct TagComponents(pub Map<String, Value>);
+    impl Deref for TagComponents {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<TagComponents>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<TagComponents> for Map<String, Value> {
         fn from(value: TagComponents) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for TagComponents {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for TagComponents {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TagObject {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocumentationObject>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocumentationObject>,
+        pub name: String,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct TagObjectDescription(pub ::std::string::String);
-    impl ::std::ops::Deref for TagObjectDescription {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct TagObjectDescription(pub String);
+    impl Deref for TagObjectDescription {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<TagObjectDescription> for ::std::string::String {
+    impl From<TagObjectDescription> for String {
         fn from(value: TagObjectDescription) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for TagObjectDescription {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for TagObjectDescription {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for TagObjectDescription {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for TagObjectDescription {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for TagObjectDescription {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for TagObjectDescription {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct TagObjectName(pub ::std::string::String);
-    impl ::std::ops::Deref for TagObjectName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct TagObjectName(pub String);
+    impl Deref for TagObjectName {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<TagObjectName> for ::std::string::String {
+    impl From<TagObjectName> for String {
         fn from(value: TagObjectName) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for TagObjectName {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for TagObjectName {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for TagObjectName {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for TagObjectName {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for TagObjectName {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for TagObjectName {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum TagOrReference {
         TagObject(TagObject),
         ReferenceObject(ReferenceObject),
     }
-    impl ::std::convert::From<TagObject> for TagOrReference {
+    impl From<TagObject> for TagOrReference {
         fn from(value: TagObject) -> Self {
             Self::TagObject(value)
         }
     }
-    impl ::std::convert::From<ReferenceObject> for TagOrReference {
+    impl From<ReferenceObject> for TagOrReference {
         fn from(value: ReferenceObject) -> Self {
             Self::ReferenceObject(value)
         }
     }
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Title(pub ::std::string::String);
-    impl ::std::ops::Deref for Title {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Title(pub String);
+    impl Deref for Title {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Title> for ::std::string::String {
+    impl From<Title> for String {
         fn from(value: Title) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Title {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Title {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Title {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Title {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Title {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Title {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Type {
         SimpleTypes(SimpleTypes),
         ArrayOfSimpleTypes(ArrayOfSimpleTypes),
     }
-    impl ::std::convert::From<SimpleTypes> for Type {
+    impl From<SimpleTypes> for Type {
         fn from(value: SimpleTypes) -> Self {
             Self::SimpleTypes(value)
         }
     }
-    impl ::std::convert::From<ArrayOfSimpleTypes> for Type {
+    impl From<ArrayOfSimpleTypes> for Type {
         fn from(value: ArrayOfSimpleTypes) -> Self {
             Self::ArrayOfSimpleTypes(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct UniqueItems(pub bool);
-    impl ::std::ops::Deref for UniqueItems {
+    impl Deref for UniqueItems {
         type Target = bool;
         fn deref(&self) -> &bool {
             &self.0
         }
     }
-    impl ::std::convert::From<UniqueItems> for bool {
+    impl From<UniqueItems> for bool {
         fn from(value: UniqueItems) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<bool> for UniqueItems {
+    impl From<bool> for UniqueItems {
         fn from(value: bool) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for UniqueItems {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for UniqueItems {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for UniqueItems {
-        type Err = <bool as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for UniqueItems {
+        type Err = <bool as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for UniqueItems {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for UniqueItems {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for UniqueItems {
-        type Error = <bool as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for UniqueItems {
+        type Error = <bool as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }

@@ -7,215 +7,174 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
     /// A physical or virtual address, or a range of addresses, in an 'addressable region' (memory or a binary file).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Address {
         /// The address expressed as a byte offset from the start of the addressable region.
-        #[serde(
-            rename = "absoluteAddress",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub absolute_address: ::std::option::Option<f64>,
+        #[serde(rename = "absoluteAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub absolute_address: Option<f64>,
         /// A human-readable fully qualified name that is associated with the address.
-        #[serde(
-            rename = "fullyQualifiedName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub fully_qualified_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "fullyQualifiedName", skip_serializing_if = "Option::is_none")]
+        pub fully_qualified_name: Option<String>,
         /// The index within run.addresses of the cached object for this address.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// An open-ended string that identifies the address kind. 'data', 'function', 'header','instruction', 'module',
         /// 'page', 'section', 'segment', 'stack', 'stackFrame', 'table' are well-known values.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// The number of bytes in this range of addresses.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub length: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub length: Option<f64>,
         /// A name that is associated with the address, e.g., '.text'.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// The byte offset of this address from the absolute or relative address of the parent object.
-        #[serde(
-            rename = "offsetFromParent",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub offset_from_parent: ::std::option::Option<f64>,
+        #[serde(rename = "offsetFromParent", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub offset_from_parent: Option<f64>,
         /// The index within run.addresses of the parent object.
-        #[serde(
-            rename = "parentIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub parent_index: ::std::option::Option<f64>,
+        #[serde(rename = "parentIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub parent_index: Option<f64>,
         /// Key/value pairs that provide additional information about the address.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The address expressed as a byte offset from the absolute address of the top-most parent object.
-        #[serde(
-            rename = "relativeAddress",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub relative_address: ::std::option::Option<f64>,
+        #[serde(rename = "relativeAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub relative_address: Option<f64>,
     }
     /// A single artifact. In some cases, this artifact might be nested within another artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Artifact {
         /// The contents of the artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contents: ::std::option::Option<ArtifactContent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contents: Option<ArtifactContent>,
         /// A short description of the artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// Specifies the encoding for an artifact object that refers to a text file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub encoding: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub encoding: Option<String>,
         /// A dictionary, each of whose keys is the name of a hash function and each of whose values is the hashed value of
         /// the artifact produced by the specified hash function.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub hashes: ::std::option::Option<ArtifactHashes>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub hashes: Option<ArtifactHashes>,
         /// The Coordinated Universal Time (UTC) date and time at which the artifact was most recently modified. See
         /// "Date/time properties" in the SARIF spec for the required format.
-        #[serde(
-            rename = "lastModifiedTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub last_modified_time_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "lastModifiedTimeUtc", skip_serializing_if = "Option::is_none")]
+        pub last_modified_time_utc: Option<String>,
         /// The length of the artifact in bytes.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub length: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub length: Option<f64>,
         /// The location of the artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<ArtifactLocation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<ArtifactLocation>,
         /// The MIME type (RFC 2045) of the artifact.
-        #[serde(
-            rename = "mimeType",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub mime_type: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
         /// The offset in bytes of the artifact within its containing artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub offset: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub offset: Option<f64>,
         /// Identifies the index of the immediate parent of the artifact, if this artifact is nested.
-        #[serde(
-            rename = "parentIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub parent_index: ::std::option::Option<f64>,
+        #[serde(rename = "parentIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub parent_index: Option<f64>,
         /// Key/value pairs that provide additional information about the artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The role or roles played by the artifact in the analysis.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub roles: ::std::option::Option<::std::vec::Vec<ArtifactRoles>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub roles: Option<Vec<ArtifactRoles>>,
         /// Specifies the source language for any artifact object that refers to a text file that contains source code.
-        #[serde(
-            rename = "sourceLanguage",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub source_language: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "sourceLanguage", skip_serializing_if = "Option::is_none")]
+        pub source_language: Option<String>,
     }
     /// A change to a single artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ArtifactChange {
         /// The location of the artifact to change.
         #[serde(rename = "artifactLocation")]
         pub artifact_location: ArtifactLocation,
         /// Key/value pairs that provide additional information about the change.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of replacement objects, each of which represents the replacement of a single region in a single
         /// artifact specified by 'artifactLocation'.
-        pub replacements: ::std::vec::Vec<Replacement>,
+        pub replacements: Vec<Replacement>,
     }
     /// Represents the contents of an artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ArtifactContent {
         /// MIME Base64-encoded content from a binary artifact, or from a text artifact in its original encoding.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub binary: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub binary: Option<String>,
         /// Key/value pairs that provide additional information about the artifact content.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An alternate rendered representation of the artifact (e.g., a decompiled representation of a binary region).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub rendered: ::std::option::Option<MultiformatMessageString>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rendered: Option<MultiformatMessageString>,
         /// UTF-8-encoded content from a text artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub text: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ArtifactHashes(
-        pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    );
-    impl ::std::ops::Deref for ArtifactHashes {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        > {
+    pub struct ArtifactHashes(pub std::collections::BTreeMap<String, String>);
+    impl Deref for ArtifactHashes {
+        type Target = std::collections::BTreeMap<String, String>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, String> {
             &self.0
         }
     }
-    impl ::std::convert::From<ArtifactHashes>
-    for ::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
+    impl From<ArtifactHashes> for std::collections::BTreeMap<String, String> {
         fn from(value: ArtifactHashes) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    > for ArtifactHashes {
-        fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, String>> for ArtifactHashes {
+        fn from(value: std::collections::BTreeMap<String, String>) -> Self {
             Self(value)
         }
     }
     /// Specifies the location of an artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ArtifactLocation {
         /// A short description of the artifact location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// The index within the run artifacts array of the artifact object associated with the artifact location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// Key/value pairs that provide additional information about the artifact location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A string containing a valid relative or absolute URI.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub uri: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub uri: Option<String>,
         /// A string which indirectly specifies the absolute URI with respect to which a relative URI in the "uri" property
         /// is interpreted.
-        #[serde(
-            rename = "uriBaseId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub uri_base_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "uriBaseId", skip_serializing_if = "Option::is_none")]
+        pub uri_base_id: Option<String>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -273,8 +232,8 @@ pub mod types {
         #[serde(rename = "debugOutputFile")]
         DebugOutputFile,
     }
-    impl ::std::fmt::Display for ArtifactRoles {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ArtifactRoles {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AnalysisTarget => f.write_str("analysisTarget"),
                 Self::Attachment => f.write_str("attachment"),
@@ -306,11 +265,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ArtifactRoles {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ArtifactRoles {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "analysisTarget" => Ok(Self::AnalysisTarget),
                 "attachment" => Ok(Self::Attachment),
@@ -337,7 +294,7 @@ pub mod types {
                 "debugOutputFile" => Ok(Self::DebugOutputFile),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ArtifactRoles",
                             &value,
                             "not one of its values",
@@ -347,287 +304,260 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ArtifactRoles {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ArtifactRoles {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ArtifactRoles {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ArtifactRoles {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// An artifact relevant to a result.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Attachment {
         /// The location of the attachment.
         #[serde(rename = "artifactLocation")]
         pub artifact_location: ArtifactLocation,
         /// A message describing the role played by the attachment.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// Key/value pairs that provide additional information about the attachment.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of rectangles specifying areas of interest within the image.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub rectangles: ::std::option::Option<::std::vec::Vec<Rectangle>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rectangles: Option<Vec<Rectangle>>,
         /// An array of regions of interest within the attachment.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub regions: ::std::option::Option<::std::vec::Vec<Region>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub regions: Option<Vec<Region>>,
     }
     /// A set of threadFlows which together describe a pattern of code execution relevant to detecting a result.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CodeFlow {
         /// A message relevant to the code flow.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Key/value pairs that provide additional information about the code flow.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of one or more unique threadFlow objects, each of which describes the progress of a program through a
         /// thread of execution.
         #[serde(rename = "threadFlows")]
-        pub thread_flows: ::std::vec::Vec<ThreadFlow>,
+        pub thread_flows: Vec<ThreadFlow>,
     }
     /// Information about how a specific rule or notification was reconfigured at runtime.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfigurationOverride {
         /// Specifies how the rule or notification was configured during the scan.
         pub configuration: ReportingConfiguration,
         /// A reference used to locate the descriptor whose configuration was overridden.
         pub descriptor: ReportingDescriptorReference,
         /// Key/value pairs that provide additional information about the configuration override.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Describes how a converter transformed the output of a static analysis tool from the analysis tool's native output
     /// format into the SARIF format.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Conversion {
         /// The locations of the analysis tool's per-run log files.
         #[serde(
             rename = "analysisToolLogFiles",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub analysis_tool_log_files: ::std::option::Option<
-            ::std::vec::Vec<ArtifactLocation>,
-        >,
+        pub analysis_tool_log_files: Option<Vec<ArtifactLocation>>,
         /// An invocation object that describes the invocation of the converter.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub invocation: ::std::option::Option<Invocation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub invocation: Option<Invocation>,
         /// Key/value pairs that provide additional information about the conversion.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A tool object that describes the converter.
         pub tool: Tool,
     }
     /// Represents a directed edge in a graph.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Edge {
         /// A string that uniquely identifies the edge within its graph.
-        pub id: ::std::string::String,
+        pub id: String,
         /// A short description of the edge.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<Message>,
         /// Key/value pairs that provide additional information about the edge.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// Identifies the source node (the node at which the edge starts).
         #[serde(rename = "sourceNodeId")]
-        pub source_node_id: ::std::string::String,
+        pub source_node_id: String,
         /// Identifies the target node (the node at which the edge ends).
         #[serde(rename = "targetNodeId")]
-        pub target_node_id: ::std::string::String,
+        pub target_node_id: String,
     }
     /// Represents the traversal of a single edge during a graph traversal.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EdgeTraversal {
         /// Identifies the edge being traversed.
         #[serde(rename = "edgeId")]
-        pub edge_id: ::std::string::String,
+        pub edge_id: String,
         /// The values of relevant expressions after the edge has been traversed.
-        #[serde(
-            rename = "finalState",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub final_state: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(rename = "finalState", skip_serializing_if = "Option::is_none")]
+        pub final_state: Option<EdgeTraversalFinalState>,
         /// A message to display to the user as the edge is traversed.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Key/value pairs that provide additional information about the edge traversal.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The number of edge traversals necessary to return from a nested graph.
-        #[serde(
-            rename = "stepOverEdgeCount",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub step_over_edge_count: ::std::option::Option<f64>,
+        #[serde(rename = "stepOverEdgeCount", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub step_over_edge_count: Option<f64>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct EdgeTraversalFinalState(
-        pub ::std::collections::BTreeMap<::std::string::String, MultiformatMessageString>,
+        pub std::collections::BTreeMap<String, MultiformatMessageString>,
     );
-    impl ::std::ops::Deref for EdgeTraversalFinalState {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            MultiformatMessageString,
-        >;
+    impl Deref for EdgeTraversalFinalState {
+        type Target = std::collections::BTreeMap<String, MultiformatMessageString>;
         fn deref(
             &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            MultiformatMessageString,
-        > {
+        ) -> &std::collections::BTreeMap<String, MultiformatMessageString> {
             &self.0
         }
     }
-    impl ::std::convert::From<EdgeTraversalFinalState>
-    for ::std::collections::BTreeMap<::std::string::String, MultiformatMessageString> {
+    impl From<EdgeTraversalFinalState>
+    for std::collections::BTreeMap<String, MultiformatMessageString> {
         fn from(value: EdgeTraversalFinalState) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, MultiformatMessageString>,
-    > for EdgeTraversalFinalState {
+    impl From<std::collections::BTreeMap<String, MultiformatMessageString>>
+    for EdgeTraversalFinalState {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                MultiformatMessageString,
-            >,
+            value: std::collections::BTreeMap<String, MultiformatMessageString>,
         ) -> Self {
             Self(value)
         }
     }
     /// Describes a runtime exception encountered during the execution of an analysis tool.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Exception {
         /// An array of exception objects each of which is considered a cause of this exception.
         #[serde(
             rename = "innerExceptions",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub inner_exceptions: ::std::option::Option<::std::vec::Vec<Exception>>,
+        pub inner_exceptions: Option<Vec<Exception>>,
         /// A string that identifies the kind of exception, for example, the fully qualified type name of an object that was
         /// thrown, or the symbolic name of a signal.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// A message that describes the exception.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
         /// Key/value pairs that provide additional information about the exception.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The sequence of function calls leading to the exception.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub stack: ::std::option::Option<Stack>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stack: Option<Stack>,
     }
     /// The top-level element of an external property file.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExternalProperties {
         /// Addresses that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub addresses: ::std::option::Option<::std::vec::Vec<Address>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub addresses: Option<Vec<Address>>,
         /// An array of artifact objects that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub artifacts: ::std::option::Option<::std::vec::Vec<Artifact>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub artifacts: Option<Vec<Artifact>>,
         /// A conversion object that will be merged with a separate run.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub conversion: ::std::option::Option<Conversion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conversion: Option<Conversion>,
         /// The analysis tool object that will be merged with a separate run.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub driver: ::std::option::Option<ToolComponent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub driver: Option<ToolComponent>,
         /// Tool extensions that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub extensions: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub extensions: Option<Vec<ToolComponent>>,
         /// Key/value pairs that provide additional information that will be merged with a separate run.
         #[serde(
             rename = "externalizedProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub externalized_properties: ::std::option::Option<PropertyBag>,
+        pub externalized_properties: Option<PropertyBag>,
         /// An array of graph objects that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub graphs: ::std::option::Option<::std::vec::Vec<Graph>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub graphs: Option<Vec<Graph>>,
         /// A stable, unique identifer for this external properties object, in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// Describes the invocation of the analysis tool that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub invocations: ::std::option::Option<::std::vec::Vec<Invocation>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub invocations: Option<Vec<Invocation>>,
         /// An array of logical locations such as namespaces, types or functions that will be merged with a separate run.
         #[serde(
             rename = "logicalLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub logical_locations: ::std::option::Option<::std::vec::Vec<LogicalLocation>>,
+        pub logical_locations: Option<Vec<LogicalLocation>>,
         /// Tool policies that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub policies: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub policies: Option<Vec<ToolComponent>>,
         /// Key/value pairs that provide additional information about the external properties.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of result objects that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub results: ::std::option::Option<::std::vec::Vec<Result>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub results: Option<Vec<Result>>,
         /// A stable, unique identifer for the run associated with this external properties object, in the form of a GUID.
-        #[serde(
-            rename = "runGuid",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub run_guid: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "runGuid", skip_serializing_if = "Option::is_none")]
+        pub run_guid: Option<String>,
         /// The URI of the JSON schema corresponding to the version of the external property file format.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub schema: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
         /// Tool taxonomies that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub taxonomies: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub taxonomies: Option<Vec<ToolComponent>>,
         /// An array of threadFlowLocation objects that will be merged with a separate run.
         #[serde(
             rename = "threadFlowLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub thread_flow_locations: ::std::option::Option<
-            ::std::vec::Vec<ThreadFlowLocation>,
-        >,
+        pub thread_flow_locations: Option<Vec<ThreadFlowLocation>>,
         /// Tool translations that will be merged with a separate run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub translations: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub translations: Option<Vec<ToolComponent>>,
         /// The SARIF format version of this external properties object.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub version: ::std::option::Option<ExternalPropertiesVersion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<ExternalPropertiesVersion>,
         /// Requests that will be merged with a separate run.
         #[serde(
             rename = "webRequests",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub web_requests: ::std::option::Option<::std::vec::Vec<WebRequest>>,
+        pub web_requests: Option<Vec<WebRequest>>,
         /// Responses that will be merged with a separate run.
         #[serde(
             rename = "webResponses",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub web_responses: ::std::option::Option<::std::vec::Vec<WebResponse>>,
+        pub web_responses: Option<Vec<WebResponse>>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -641,23 +571,21 @@ pub mod types {
         #[serde(rename = "2.1.0")]
         X210,
     }
-    impl ::std::fmt::Display for ExternalPropertiesVersion {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ExternalPropertiesVersion {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::X210 => f.write_str("2.1.0"),
             }
         }
     }
-    impl ::std::str::FromStr for ExternalPropertiesVersion {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ExternalPropertiesVersion {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "2.1.0" => Ok(Self::X210),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ExternalPropertiesVersion",
                             &value,
                             "not one of its values",
@@ -667,455 +595,359 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ExternalPropertiesVersion {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ExternalPropertiesVersion {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ExternalPropertiesVersion {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ExternalPropertiesVersion {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Contains information that enables a SARIF consumer to locate the external property file that contains the value of
     /// an externalized property associated with the run.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExternalPropertyFileReference {
         /// A stable, unique identifer for the external property file in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// A non-negative integer specifying the number of items contained in the external property file.
-        #[serde(
-            rename = "itemCount",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub item_count: ::std::option::Option<f64>,
+        #[serde(rename = "itemCount", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub item_count: Option<f64>,
         /// The location of the external property file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<ArtifactLocation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<ArtifactLocation>,
         /// Key/value pairs that provide additional information about the external property file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// References to external property files that should be inlined with the content of a root log file.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExternalPropertyFileReferences {
         /// An array of external property files containing run.addresses arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub addresses: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub addresses: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.artifacts arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub artifacts: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub artifacts: Option<Vec<ExternalPropertyFileReference>>,
         /// An external property file containing a run.conversion object to be merged with the root log file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub conversion: ::std::option::Option<ExternalPropertyFileReference>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conversion: Option<ExternalPropertyFileReference>,
         /// An external property file containing a run.driver object to be merged with the root log file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub driver: ::std::option::Option<ExternalPropertyFileReference>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub driver: Option<ExternalPropertyFileReference>,
         /// An array of external property files containing run.extensions arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub extensions: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub extensions: Option<Vec<ExternalPropertyFileReference>>,
         /// An external property file containing a run.properties object to be merged with the root log file.
         #[serde(
             rename = "externalizedProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub externalized_properties: ::std::option::Option<
-            ExternalPropertyFileReference,
-        >,
+        pub externalized_properties: Option<ExternalPropertyFileReference>,
         /// An array of external property files containing a run.graphs object to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub graphs: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub graphs: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.invocations arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub invocations: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub invocations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.logicalLocations arrays to be merged with the root log file.
         #[serde(
             rename = "logicalLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub logical_locations: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        pub logical_locations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.policies arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub policies: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub policies: Option<Vec<ExternalPropertyFileReference>>,
         /// Key/value pairs that provide additional information about the external property files.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of external property files containing run.results arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub results: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub results: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.taxonomies arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub taxonomies: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub taxonomies: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.threadFlowLocations arrays to be merged with the root log
         /// file.
         #[serde(
             rename = "threadFlowLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub thread_flow_locations: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        pub thread_flow_locations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.translations arrays to be merged with the root log file.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub translations: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub translations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.requests arrays to be merged with the root log file.
         #[serde(
             rename = "webRequests",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub web_requests: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        pub web_requests: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.responses arrays to be merged with the root log file.
         #[serde(
             rename = "webResponses",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub web_responses: ::std::option::Option<
-            ::std::vec::Vec<ExternalPropertyFileReference>,
-        >,
+        pub web_responses: Option<Vec<ExternalPropertyFileReference>>,
     }
     /// A proposed fix for the problem represented by a result object. A fix specifies a set of artifacts to modify. For
     /// each artifact, it specifies a set of bytes to remove, and provides a set of new bytes to replace them.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Fix {
         /// One or more artifact changes that comprise a fix for a result.
         #[serde(rename = "artifactChanges")]
-        pub artifact_changes: ::std::vec::Vec<ArtifactChange>,
+        pub artifact_changes: Vec<ArtifactChange>,
         /// A message that describes the proposed fix, enabling viewers to present the proposed change to an end user.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// Key/value pairs that provide additional information about the fix.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// A network of nodes and directed edges that describes some aspect of the structure of the code (for example, a call
     /// graph).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Graph {
         /// A description of the graph.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// An array of edge objects representing the edges of the graph.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub edges: ::std::option::Option<::std::vec::Vec<Edge>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub edges: Option<Vec<Edge>>,
         /// An array of node objects representing the nodes of the graph.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub nodes: ::std::option::Option<::std::vec::Vec<Node>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub nodes: Option<Vec<Node>>,
         /// Key/value pairs that provide additional information about the graph.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Represents a path through a graph.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GraphTraversal {
         /// A description of this graph traversal.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// The sequences of edges traversed by this graph traversal.
         #[serde(
             rename = "edgeTraversals",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub edge_traversals: ::std::option::Option<::std::vec::Vec<EdgeTraversal>>,
+        pub edge_traversals: Option<Vec<EdgeTraversal>>,
         /// Values of relevant expressions at the start of the graph traversal that remain constant for the graph traversal.
-        #[serde(
-            rename = "immutableState",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub immutable_state: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(rename = "immutableState", skip_serializing_if = "Option::is_none")]
+        pub immutable_state: Option<EdgeTraversalFinalState>,
         /// Values of relevant expressions at the start of the graph traversal that may change during graph traversal.
-        #[serde(
-            rename = "initialState",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub initial_state: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(rename = "initialState", skip_serializing_if = "Option::is_none")]
+        pub initial_state: Option<EdgeTraversalFinalState>,
         /// Key/value pairs that provide additional information about the graph traversal.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The index within the result.graphs to be associated with the result.
-        #[serde(
-            rename = "resultGraphIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub result_graph_index: ::std::option::Option<f64>,
+        #[serde(rename = "resultGraphIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub result_graph_index: Option<f64>,
         /// The index within the run.graphs to be associated with the result.
-        #[serde(
-            rename = "runGraphIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub run_graph_index: ::std::option::Option<f64>,
+        #[serde(rename = "runGraphIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub run_graph_index: Option<f64>,
     }
     /// The runtime environment of the analysis tool run.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Invocation {
         /// The account that ran the analysis tool.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub account: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub account: Option<String>,
         /// An array of strings, containing in order the command line arguments passed to the tool from the operating
         /// system.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub arguments: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Vec<String>>,
         /// The command line used to invoke the tool.
-        #[serde(
-            rename = "commandLine",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub command_line: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "commandLine", skip_serializing_if = "Option::is_none")]
+        pub command_line: Option<String>,
         /// The Coordinated Universal Time (UTC) date and time at which the run ended. See "Date/time properties" in the
         /// SARIF spec for the required format.
-        #[serde(
-            rename = "endTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub end_time_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "endTimeUtc", skip_serializing_if = "Option::is_none")]
+        pub end_time_utc: Option<String>,
         /// The environment variables associated with the analysis tool process, expressed as key/value pairs.
         #[serde(
             rename = "environmentVariables",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub environment_variables: ::std::option::Option<ArtifactHashes>,
+        pub environment_variables: Option<ArtifactHashes>,
         /// An absolute URI specifying the location of the analysis tool's executable.
-        #[serde(
-            rename = "executableLocation",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub executable_location: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "executableLocation", skip_serializing_if = "Option::is_none")]
+        pub executable_location: Option<ArtifactLocation>,
         /// Specifies whether the tool's execution completed successfully.
         #[serde(rename = "executionSuccessful")]
         pub execution_successful: bool,
         /// The process exit code.
-        #[serde(
-            rename = "exitCode",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exit_code: ::std::option::Option<f64>,
+        #[serde(rename = "exitCode", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exit_code: Option<f64>,
         /// The reason for the process exit.
-        #[serde(
-            rename = "exitCodeDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exit_code_description: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "exitCodeDescription", skip_serializing_if = "Option::is_none")]
+        pub exit_code_description: Option<String>,
         /// The name of the signal that caused the process to exit.
-        #[serde(
-            rename = "exitSignalName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exit_signal_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "exitSignalName", skip_serializing_if = "Option::is_none")]
+        pub exit_signal_name: Option<String>,
         /// The numeric value of the signal that caused the process to exit.
-        #[serde(
-            rename = "exitSignalNumber",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub exit_signal_number: ::std::option::Option<f64>,
+        #[serde(rename = "exitSignalNumber", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub exit_signal_number: Option<f64>,
         /// The machine that hosted the analysis tool run.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub machine: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine: Option<String>,
         /// An array of configurationOverride objects that describe notifications related runtime overrides.
         #[serde(
             rename = "notificationConfigurationOverrides",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub notification_configuration_overrides: ::std::option::Option<
-            ::std::vec::Vec<ConfigurationOverride>,
-        >,
+        pub notification_configuration_overrides: Option<Vec<ConfigurationOverride>>,
         /// The process id for the analysis tool run.
-        #[serde(
-            rename = "processId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub process_id: ::std::option::Option<f64>,
+        #[serde(rename = "processId", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub process_id: Option<f64>,
         /// The reason given by the operating system that the process failed to start.
         #[serde(
             rename = "processStartFailureMessage",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub process_start_failure_message: ::std::option::Option<::std::string::String>,
+        pub process_start_failure_message: Option<String>,
         /// Key/value pairs that provide additional information about the invocation.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The locations of any response files specified on the tool's command line.
         #[serde(
             rename = "responseFiles",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub response_files: ::std::option::Option<::std::vec::Vec<ArtifactLocation>>,
+        pub response_files: Option<Vec<ArtifactLocation>>,
         /// An array of configurationOverride objects that describe rules related runtime overrides.
         #[serde(
             rename = "ruleConfigurationOverrides",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub rule_configuration_overrides: ::std::option::Option<
-            ::std::vec::Vec<ConfigurationOverride>,
-        >,
+        pub rule_configuration_overrides: Option<Vec<ConfigurationOverride>>,
         /// The Coordinated Universal Time (UTC) date and time at which the run started. See "Date/time properties" in the
         /// SARIF spec for the required format.
-        #[serde(
-            rename = "startTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub start_time_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "startTimeUtc", skip_serializing_if = "Option::is_none")]
+        pub start_time_utc: Option<String>,
         /// A file containing the standard error stream from the process that was invoked.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub stderr: ::std::option::Option<ArtifactLocation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stderr: Option<ArtifactLocation>,
         /// A file containing the standard input stream to the process that was invoked.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub stdin: ::std::option::Option<ArtifactLocation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stdin: Option<ArtifactLocation>,
         /// A file containing the standard output stream from the process that was invoked.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub stdout: ::std::option::Option<ArtifactLocation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stdout: Option<ArtifactLocation>,
         /// A file containing the interleaved standard output and standard error stream from the process that was invoked.
-        #[serde(
-            rename = "stdoutStderr",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub stdout_stderr: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "stdoutStderr", skip_serializing_if = "Option::is_none")]
+        pub stdout_stderr: Option<ArtifactLocation>,
         /// A list of conditions detected by the tool that are relevant to the tool's configuration.
         #[serde(
             rename = "toolConfigurationNotifications",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub tool_configuration_notifications: ::std::option::Option<
-            ::std::vec::Vec<Notification>,
-        >,
+        pub tool_configuration_notifications: Option<Vec<Notification>>,
         /// A list of runtime conditions detected by the tool during the analysis.
         #[serde(
             rename = "toolExecutionNotifications",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub tool_execution_notifications: ::std::option::Option<
-            ::std::vec::Vec<Notification>,
-        >,
+        pub tool_execution_notifications: Option<Vec<Notification>>,
         /// The working directory for the analysis tool run.
-        #[serde(
-            rename = "workingDirectory",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub working_directory: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "workingDirectory", skip_serializing_if = "Option::is_none")]
+        pub working_directory: Option<ArtifactLocation>,
     }
     /// A location within a programming artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Location {
         /// A set of regions relevant to the location.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub annotations: ::std::option::Option<::std::vec::Vec<Region>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<Vec<Region>>,
         /// Value that distinguishes this location from all other locations within a single result object.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub id: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub id: Option<f64>,
         /// The logical locations associated with the result.
         #[serde(
             rename = "logicalLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub logical_locations: ::std::option::Option<::std::vec::Vec<LogicalLocation>>,
+        pub logical_locations: Option<Vec<LogicalLocation>>,
         /// A message relevant to the location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Identifies the artifact and region.
-        #[serde(
-            rename = "physicalLocation",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub physical_location: ::std::option::Option<PhysicalLocation>,
+        #[serde(rename = "physicalLocation", skip_serializing_if = "Option::is_none")]
+        pub physical_location: Option<PhysicalLocation>,
         /// Key/value pairs that provide additional information about the location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of objects that describe relationships between this location and others.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub relationships: ::std::option::Option<::std::vec::Vec<LocationRelationship>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub relationships: Option<Vec<LocationRelationship>>,
     }
     /// Information about the relation of one location to another.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LocationRelationship {
         /// A description of the location relationship.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// A set of distinct strings that categorize the relationship. Well-known kinds include 'includes', 'isIncludedBy'
         /// and 'relevant'.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub kinds: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub kinds: Option<Vec<String>>,
         /// Key/value pairs that provide additional information about the location relationship.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A reference to the related location.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub target: f64,
     }
     /// Static Analysis Results Format (SARIF) Version 2.1.0-rtm.5 JSON Schema: a standard format for the output of static
     /// analysis tools.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Log {
         /// References to external property files that share data between runs.
         #[serde(
             rename = "inlineExternalProperties",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub inline_external_properties: ::std::option::Option<
-            ::std::vec::Vec<ExternalProperties>,
-        >,
+        pub inline_external_properties: Option<Vec<ExternalProperties>>,
         /// Key/value pairs that provide additional information about the log file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The set of runs contained in this log file.
-        pub runs: ::std::vec::Vec<Run>,
+        pub runs: Vec<Run>,
         /// The URI of the JSON schema corresponding to the version.
-        #[serde(
-            rename = "$schema",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub schema: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
+        pub schema: Option<String>,
         /// The SARIF format version of this log file.
         pub version: LogVersion,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1129,23 +961,21 @@ pub mod types {
         #[serde(rename = "2.1.0")]
         X210,
     }
-    impl ::std::fmt::Display for LogVersion {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for LogVersion {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::X210 => f.write_str("2.1.0"),
             }
         }
     }
-    impl ::std::str::FromStr for LogVersion {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for LogVersion {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "2.1.0" => Ok(Self::X210),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "LogVersion",
                             &value,
                             "not one of its values",
@@ -1155,157 +985,135 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for LogVersion {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for LogVersion {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LogVersion {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for LogVersion {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A logical location of a construct that produced a result.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct LogicalLocation {
         /// The machine-readable name for the logical location, such as a mangled function name provided by a C++ compiler
         /// that encodes calling convention, return type and other details along with the function name.
-        #[serde(
-            rename = "decoratedName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub decorated_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "decoratedName", skip_serializing_if = "Option::is_none")]
+        pub decorated_name: Option<String>,
         /// The human-readable fully qualified name of the logical location.
-        #[serde(
-            rename = "fullyQualifiedName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub fully_qualified_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "fullyQualifiedName", skip_serializing_if = "Option::is_none")]
+        pub fully_qualified_name: Option<String>,
         /// The index within the logical locations array.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// The type of construct this logical location component refers to. Should be one of 'function', 'member',
         /// 'module', 'namespace', 'parameter', 'resource', 'returnType', 'type', 'variable', 'object', 'array', 'property',
         /// 'value', 'element', 'text', 'attribute', 'comment', 'declaration', 'dtd' or 'processingInstruction', if any of
         /// those accurately describe the construct.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// Identifies the construct in which the result occurred. For example, this property might contain the name of a
         /// class or a method.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// Identifies the index of the immediate parent of the construct in which the result was detected. For example,
         /// this property might point to a logical location that represents the namespace that holds a type.
-        #[serde(
-            rename = "parentIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub parent_index: ::std::option::Option<f64>,
+        #[serde(rename = "parentIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub parent_index: Option<f64>,
         /// Key/value pairs that provide additional information about the logical location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Encapsulates a message intended to be read by the end user.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Message {
         /// An array of strings to substitute into the message string.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub arguments: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Vec<String>>,
         /// The identifier for this message.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// A Markdown message string.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub markdown: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub markdown: Option<String>,
         /// Key/value pairs that provide additional information about the message.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A plain text message string.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub text: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub text: Option<String>,
     }
     /// A message string or message format string rendered in multiple formats.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MultiformatMessageString {
         /// A Markdown message string or format string.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub markdown: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub markdown: Option<String>,
         /// Key/value pairs that provide additional information about the message.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A plain text message string or format string.
-        pub text: ::std::string::String,
+        pub text: String,
     }
     /// Represents a node in a graph.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Node {
         /// Array of child nodes.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub children: ::std::option::Option<::std::vec::Vec<Node>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub children: Option<Vec<Node>>,
         /// A string that uniquely identifies the node within its graph.
-        pub id: ::std::string::String,
+        pub id: String,
         /// A short description of the node.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label: Option<Message>,
         /// A code location associated with the node.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<Location>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<Location>,
         /// Key/value pairs that provide additional information about the node.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Describes a condition relevant to the tool itself, as opposed to being relevant to a target being analyzed by the
     /// tool.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Notification {
         /// A reference used to locate the rule descriptor associated with this notification.
-        #[serde(
-            rename = "associatedRule",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub associated_rule: ::std::option::Option<ReportingDescriptorReference>,
+        #[serde(rename = "associatedRule", skip_serializing_if = "Option::is_none")]
+        pub associated_rule: Option<ReportingDescriptorReference>,
         /// A reference used to locate the descriptor relevant to this notification.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub descriptor: ::std::option::Option<ReportingDescriptorReference>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub descriptor: Option<ReportingDescriptorReference>,
         /// The runtime exception, if any, relevant to this notification.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub exception: ::std::option::Option<Exception>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub exception: Option<Exception>,
         /// A value specifying the severity level of the notification.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub level: ::std::option::Option<NotificationLevel>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub level: Option<NotificationLevel>,
         /// The locations relevant to this notification.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub locations: ::std::option::Option<::std::vec::Vec<Location>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub locations: Option<Vec<Location>>,
         /// A message that describes the condition that was encountered.
         pub message: Message,
         /// Key/value pairs that provide additional information about the notification.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The thread identifier of the code that generated the notification.
-        #[serde(
-            rename = "threadId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub thread_id: ::std::option::Option<f64>,
+        #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub thread_id: Option<f64>,
         /// The Coordinated Universal Time (UTC) date and time at which the analysis tool generated the notification.
-        #[serde(
-            rename = "timeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub time_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "timeUtc", skip_serializing_if = "Option::is_none")]
+        pub time_utc: Option<String>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1325,8 +1133,8 @@ pub mod types {
         #[serde(rename = "error")]
         Error,
     }
-    impl ::std::fmt::Display for NotificationLevel {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for NotificationLevel {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::None => f.write_str("none"),
                 Self::Note => f.write_str("note"),
@@ -1335,11 +1143,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for NotificationLevel {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for NotificationLevel {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "none" => Ok(Self::None),
                 "note" => Ok(Self::Note),
@@ -1347,7 +1153,7 @@ pub mod types {
                 "error" => Ok(Self::Error),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "NotificationLevel",
                             &value,
                             "not one of its values",
@@ -1357,198 +1163,158 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for NotificationLevel {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for NotificationLevel {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for NotificationLevel {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for NotificationLevel {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A physical location relevant to a result. Specifies a reference to a programming artifact together with a range of
     /// bytes or characters within that artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct PhysicalLocation {
         /// The address of the location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub address: ::std::option::Option<Address>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub address: Option<Address>,
         /// The location of the artifact.
-        #[serde(
-            rename = "artifactLocation",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub artifact_location: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "artifactLocation", skip_serializing_if = "Option::is_none")]
+        pub artifact_location: Option<ArtifactLocation>,
         /// Specifies a portion of the artifact that encloses the region. Allows a viewer to display additional context
         /// around the region.
-        #[serde(
-            rename = "contextRegion",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub context_region: ::std::option::Option<Region>,
+        #[serde(rename = "contextRegion", skip_serializing_if = "Option::is_none")]
+        pub context_region: Option<Region>,
         /// Key/value pairs that provide additional information about the physical location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// Specifies a portion of the artifact.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub region: ::std::option::Option<Region>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub region: Option<Region>,
     }
     /// Key/value pairs that provide additional information about the object.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PropertyBag {
         /// A set of distinct strings that provide additional information.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
         #[serde(flatten)]
-        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub extra: Map<String, Value>,
     }
     /// An area within an image.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Rectangle {
         /// The Y coordinate of the bottom edge of the rectangle, measured in the image's natural units.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub bottom: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub bottom: Option<f64>,
         /// The X coordinate of the left edge of the rectangle, measured in the image's natural units.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub left: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub left: Option<f64>,
         /// A message relevant to the rectangle.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Key/value pairs that provide additional information about the rectangle.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The X coordinate of the right edge of the rectangle, measured in the image's natural units.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub right: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub right: Option<f64>,
         /// The Y coordinate of the top edge of the rectangle, measured in the image's natural units.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub top: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub top: Option<f64>,
     }
     /// A region within an artifact where a result was detected.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Region {
         /// The length of the region in bytes.
-        #[serde(
-            rename = "byteLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub byte_length: ::std::option::Option<f64>,
+        #[serde(rename = "byteLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub byte_length: Option<f64>,
         /// The zero-based offset from the beginning of the artifact of the first byte in the region.
-        #[serde(
-            rename = "byteOffset",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub byte_offset: ::std::option::Option<f64>,
+        #[serde(rename = "byteOffset", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub byte_offset: Option<f64>,
         /// The length of the region in characters.
-        #[serde(
-            rename = "charLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub char_length: ::std::option::Option<f64>,
+        #[serde(rename = "charLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub char_length: Option<f64>,
         /// The zero-based offset from the beginning of the artifact of the first character in the region.
-        #[serde(
-            rename = "charOffset",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub char_offset: ::std::option::Option<f64>,
+        #[serde(rename = "charOffset", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub char_offset: Option<f64>,
         /// The column number of the character following the end of the region.
-        #[serde(
-            rename = "endColumn",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub end_column: ::std::option::Option<f64>,
+        #[serde(rename = "endColumn", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub end_column: Option<f64>,
         /// The line number of the last character in the region.
-        #[serde(
-            rename = "endLine",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub end_line: ::std::option::Option<f64>,
+        #[serde(rename = "endLine", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub end_line: Option<f64>,
         /// A message relevant to the region.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Key/value pairs that provide additional information about the region.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The portion of the artifact contents within the specified region.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub snippet: ::std::option::Option<ArtifactContent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub snippet: Option<ArtifactContent>,
         /// Specifies the source language, if any, of the portion of the artifact specified by the region object.
-        #[serde(
-            rename = "sourceLanguage",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub source_language: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "sourceLanguage", skip_serializing_if = "Option::is_none")]
+        pub source_language: Option<String>,
         /// The column number of the first character in the region.
-        #[serde(
-            rename = "startColumn",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub start_column: ::std::option::Option<f64>,
+        #[serde(rename = "startColumn", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub start_column: Option<f64>,
         /// The line number of the first character in the region.
-        #[serde(
-            rename = "startLine",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub start_line: ::std::option::Option<f64>,
+        #[serde(rename = "startLine", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub start_line: Option<f64>,
     }
     /// The replacement of a single region of an artifact.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Replacement {
         /// The region of the artifact to delete.
         #[serde(rename = "deletedRegion")]
         pub deleted_region: Region,
         /// The content to insert at the location specified by the 'deletedRegion' property.
-        #[serde(
-            rename = "insertedContent",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub inserted_content: ::std::option::Option<ArtifactContent>,
+        #[serde(rename = "insertedContent", skip_serializing_if = "Option::is_none")]
+        pub inserted_content: Option<ArtifactContent>,
         /// Key/value pairs that provide additional information about the replacement.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Information about a rule or notification that can be configured at runtime.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ReportingConfiguration {
         /// Specifies whether the report may be produced during the scan.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub enabled: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enabled: Option<bool>,
         /// Specifies the failure level for the report.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub level: ::std::option::Option<ReportingConfigurationLevel>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub level: Option<ReportingConfigurationLevel>,
         /// Contains configuration information specific to a report.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<PropertyBag>,
         /// Key/value pairs that provide additional information about the reporting configuration.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// Specifies the relative priority of the report. Used for analysis output only.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub rank: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub rank: Option<f64>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1568,8 +1334,8 @@ pub mod types {
         #[serde(rename = "error")]
         Error,
     }
-    impl ::std::fmt::Display for ReportingConfigurationLevel {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ReportingConfigurationLevel {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::None => f.write_str("none"),
                 Self::Note => f.write_str("note"),
@@ -1578,11 +1344,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ReportingConfigurationLevel {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ReportingConfigurationLevel {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "none" => Ok(Self::None),
                 "note" => Ok(Self::Note),
@@ -1590,7 +1354,7 @@ pub mod types {
                 "error" => Ok(Self::Error),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ReportingConfigurationLevel",
                             &value,
                             "not one of its values",
@@ -1600,301 +1364,238 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ReportingConfigurationLevel {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ReportingConfigurationLevel {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ReportingConfigurationLevel {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ReportingConfigurationLevel {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Metadata that describes a specific report produced by the tool, as part of the analysis it provides or its runtime
     /// reporting.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReportingDescriptor {
         /// Default reporting configuration information.
         #[serde(
             rename = "defaultConfiguration",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub default_configuration: ::std::option::Option<ReportingConfiguration>,
+        pub default_configuration: Option<ReportingConfiguration>,
         /// An array of unique identifies in the form of a GUID by which this report was known in some previous version of
         /// the analysis tool.
         #[serde(
             rename = "deprecatedGuids",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub deprecated_guids: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub deprecated_guids: Option<Vec<String>>,
         /// An array of stable, opaque identifiers by which this report was known in some previous version of the analysis
         /// tool.
         #[serde(
             rename = "deprecatedIds",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub deprecated_ids: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub deprecated_ids: Option<Vec<String>>,
         /// An array of readable identifiers by which this report was known in some previous version of the analysis tool.
         #[serde(
             rename = "deprecatedNames",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub deprecated_names: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub deprecated_names: Option<Vec<String>>,
         /// A description of the report. Should, as far as possible, provide details sufficient to enable resolution of any
         /// problem indicated by the result.
-        #[serde(
-            rename = "fullDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub full_description: ::std::option::Option<MultiformatMessageString>,
+        #[serde(rename = "fullDescription", skip_serializing_if = "Option::is_none")]
+        pub full_description: Option<MultiformatMessageString>,
         /// A unique identifer for the reporting descriptor in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// Provides the primary documentation for the report, useful when there is no online documentation.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub help: ::std::option::Option<MultiformatMessageString>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub help: Option<MultiformatMessageString>,
         /// A URI where the primary documentation for the report can be found.
-        #[serde(
-            rename = "helpUri",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub help_uri: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "helpUri", skip_serializing_if = "Option::is_none")]
+        pub help_uri: Option<String>,
         /// A stable, opaque identifier for the report.
-        pub id: ::std::string::String,
+        pub id: String,
         /// A set of name/value pairs with arbitrary names. Each value is a multiformatMessageString object, which holds
         /// message strings in plain text and (optionally) Markdown format. The strings can include placeholders, which can
         /// be used to construct a message in combination with an arbitrary number of additional string arguments.
-        #[serde(
-            rename = "messageStrings",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub message_strings: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(rename = "messageStrings", skip_serializing_if = "Option::is_none")]
+        pub message_strings: Option<EdgeTraversalFinalState>,
         /// A report identifier that is understandable to an end user.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// Key/value pairs that provide additional information about the report.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of objects that describe relationships between this reporting descriptor and others.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub relationships: ::std::option::Option<
-            ::std::vec::Vec<ReportingDescriptorRelationship>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub relationships: Option<Vec<ReportingDescriptorRelationship>>,
         /// A concise description of the report. Should be a single sentence that is understandable when visible space is
         /// limited to a single line of text.
-        #[serde(
-            rename = "shortDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub short_description: ::std::option::Option<MultiformatMessageString>,
+        #[serde(rename = "shortDescription", skip_serializing_if = "Option::is_none")]
+        pub short_description: Option<MultiformatMessageString>,
     }
     /// Information about how to locate a relevant reporting descriptor.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ReportingDescriptorReference {
         /// A guid that uniquely identifies the descriptor.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// The id of the descriptor.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// The index into an array of descriptors in toolComponent.ruleDescriptors, toolComponent.notificationDescriptors,
         /// or toolComponent.taxonomyDescriptors, depending on context.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// Key/value pairs that provide additional information about the reporting descriptor reference.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A reference used to locate the toolComponent associated with the descriptor.
-        #[serde(
-            rename = "toolComponent",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub tool_component: ::std::option::Option<ToolComponentReference>,
+        #[serde(rename = "toolComponent", skip_serializing_if = "Option::is_none")]
+        pub tool_component: Option<ToolComponentReference>,
     }
     /// Information about the relation of one reporting descriptor to another.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReportingDescriptorRelationship {
         /// A description of the reporting descriptor relationship.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// A set of distinct strings that categorize the relationship. Well-known kinds include 'canPrecede', 'canFollow',
         /// 'willPrecede', 'willFollow', 'superset', 'subset', 'equal', 'disjoint', 'relevant', and 'incomparable'.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub kinds: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub kinds: Option<Vec<String>>,
         /// Key/value pairs that provide additional information about the reporting descriptor reference.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A reference to the related reporting descriptor.
         pub target: ReportingDescriptorReference,
     }
     /// A result produced by an analysis tool.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Result {
         /// Identifies the artifact that the analysis tool was instructed to scan. This need not be the same as the artifact
         /// where the result actually occurred.
-        #[serde(
-            rename = "analysisTarget",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub analysis_target: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "analysisTarget", skip_serializing_if = "Option::is_none")]
+        pub analysis_target: Option<ArtifactLocation>,
         /// A set of artifacts relevant to the result.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub attachments: ::std::option::Option<::std::vec::Vec<Attachment>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub attachments: Option<Vec<Attachment>>,
         /// The state of a result relative to a baseline of a previous run.
-        #[serde(
-            rename = "baselineState",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub baseline_state: ::std::option::Option<ResultBaselineState>,
+        #[serde(rename = "baselineState", skip_serializing_if = "Option::is_none")]
+        pub baseline_state: Option<ResultBaselineState>,
         /// An array of 'codeFlow' objects relevant to the result.
-        #[serde(
-            rename = "codeFlows",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub code_flows: ::std::option::Option<::std::vec::Vec<CodeFlow>>,
+        #[serde(rename = "codeFlows", default, skip_serializing_if = "Option::is_none")]
+        pub code_flows: Option<Vec<CodeFlow>>,
         /// A stable, unique identifier for the equivalence class of logically identical results to which this result
         /// belongs, in the form of a GUID.
-        #[serde(
-            rename = "correlationGuid",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub correlation_guid: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "correlationGuid", skip_serializing_if = "Option::is_none")]
+        pub correlation_guid: Option<String>,
         /// A set of strings each of which individually defines a stable, unique identity for the result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub fingerprints: ::std::option::Option<ArtifactHashes>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub fingerprints: Option<ArtifactHashes>,
         /// An array of 'fix' objects, each of which represents a proposed fix to the problem indicated by the result.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub fixes: ::std::option::Option<::std::vec::Vec<Fix>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fixes: Option<Vec<Fix>>,
         /// An array of one or more unique 'graphTraversal' objects.
         #[serde(
             rename = "graphTraversals",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub graph_traversals: ::std::option::Option<::std::vec::Vec<GraphTraversal>>,
+        pub graph_traversals: Option<Vec<GraphTraversal>>,
         /// An array of zero or more unique graph objects associated with the result.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub graphs: ::std::option::Option<::std::vec::Vec<Graph>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub graphs: Option<Vec<Graph>>,
         /// A stable, unique identifer for the result in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// An absolute URI at which the result can be viewed.
-        #[serde(
-            rename = "hostedViewerUri",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub hosted_viewer_uri: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "hostedViewerUri", skip_serializing_if = "Option::is_none")]
+        pub hosted_viewer_uri: Option<String>,
         /// A value that categorizes results by evaluation state.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<ResultKind>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<ResultKind>,
         /// A value specifying the severity level of the result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub level: ::std::option::Option<ResultLevel>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub level: Option<ResultLevel>,
         /// The set of locations where the result was detected. Specify only one location unless the problem indicated by
         /// the result can only be corrected by making a change at every specified location.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub locations: ::std::option::Option<::std::vec::Vec<Location>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub locations: Option<Vec<Location>>,
         /// A message that describes the result. The first sentence of the message only will be displayed when visible space
         /// is limited.
         pub message: Message,
         /// A positive integer specifying the number of times this logically unique result was observed in this run.
-        #[serde(
-            rename = "occurrenceCount",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub occurrence_count: ::std::option::Option<f64>,
+        #[serde(rename = "occurrenceCount", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub occurrence_count: Option<f64>,
         /// A set of strings that contribute to the stable, unique identity of the result.
-        #[serde(
-            rename = "partialFingerprints",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub partial_fingerprints: ::std::option::Option<ArtifactHashes>,
+        #[serde(rename = "partialFingerprints", skip_serializing_if = "Option::is_none")]
+        pub partial_fingerprints: Option<ArtifactHashes>,
         /// Key/value pairs that provide additional information about the result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// Information about how and when the result was detected.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub provenance: ::std::option::Option<ResultProvenance>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub provenance: Option<ResultProvenance>,
         /// A number representing the priority or importance of the result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub rank: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub rank: Option<f64>,
         /// A set of locations relevant to this result.
         #[serde(
             rename = "relatedLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub related_locations: ::std::option::Option<::std::vec::Vec<Location>>,
+        pub related_locations: Option<Vec<Location>>,
         /// A reference used to locate the rule descriptor relevant to this result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub rule: ::std::option::Option<ReportingDescriptorReference>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rule: Option<ReportingDescriptorReference>,
         /// The stable, unique identifier of the rule, if any, to which this notification is relevant. This member can be
         /// used to retrieve rule metadata from the rules dictionary, if it exists.
-        #[serde(
-            rename = "ruleId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub rule_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "ruleId", skip_serializing_if = "Option::is_none")]
+        pub rule_id: Option<String>,
         /// The index within the tool component rules array of the rule object associated with this result.
-        #[serde(
-            rename = "ruleIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub rule_index: ::std::option::Option<f64>,
+        #[serde(rename = "ruleIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub rule_index: Option<f64>,
         /// An array of 'stack' objects relevant to the result.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub stacks: ::std::option::Option<::std::vec::Vec<Stack>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub stacks: Option<Vec<Stack>>,
         /// A set of suppressions relevant to this result.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub suppressions: ::std::option::Option<::std::vec::Vec<Suppression>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub suppressions: Option<Vec<Suppression>>,
         /// An array of references to taxonomy reporting descriptors that are applicable to the result.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub taxa: ::std::option::Option<::std::vec::Vec<ReportingDescriptorReference>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub taxa: Option<Vec<ReportingDescriptorReference>>,
         /// A web request associated with this result.
-        #[serde(
-            rename = "webRequest",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub web_request: ::std::option::Option<WebRequest>,
+        #[serde(rename = "webRequest", skip_serializing_if = "Option::is_none")]
+        pub web_request: Option<WebRequest>,
         /// A web response associated with this result.
-        #[serde(
-            rename = "webResponse",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub web_response: ::std::option::Option<WebResponse>,
+        #[serde(rename = "webResponse", skip_serializing_if = "Option::is_none")]
+        pub web_response: Option<WebResponse>,
         /// The URIs of the work items associated with this result.
         #[serde(
             rename = "workItemUris",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub work_item_uris: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub work_item_uris: Option<Vec<String>>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1914,8 +1615,8 @@ pub mod types {
         #[serde(rename = "absent")]
         Absent,
     }
-    impl ::std::fmt::Display for ResultBaselineState {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ResultBaselineState {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::New => f.write_str("new"),
                 Self::Unchanged => f.write_str("unchanged"),
@@ -1924,11 +1625,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ResultBaselineState {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ResultBaselineState {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "new" => Ok(Self::New),
                 "unchanged" => Ok(Self::Unchanged),
@@ -1936,7 +1635,7 @@ pub mod types {
                 "absent" => Ok(Self::Absent),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ResultBaselineState",
                             &value,
                             "not one of its values",
@@ -1946,25 +1645,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ResultBaselineState {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ResultBaselineState {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ResultBaselineState {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ResultBaselineState {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1988,8 +1683,8 @@ pub mod types {
         #[serde(rename = "informational")]
         Informational,
     }
-    impl ::std::fmt::Display for ResultKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ResultKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::NotApplicable => f.write_str("notApplicable"),
                 Self::Pass => f.write_str("pass"),
@@ -2000,11 +1695,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ResultKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ResultKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "notApplicable" => Ok(Self::NotApplicable),
                 "pass" => Ok(Self::Pass),
@@ -2014,7 +1707,7 @@ pub mod types {
                 "informational" => Ok(Self::Informational),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ResultKind",
                             &value,
                             "not one of its values",
@@ -2024,25 +1717,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ResultKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ResultKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ResultKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ResultKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2062,8 +1751,8 @@ pub mod types {
         #[serde(rename = "error")]
         Error,
     }
-    impl ::std::fmt::Display for ResultLevel {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ResultLevel {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::None => f.write_str("none"),
                 Self::Note => f.write_str("note"),
@@ -2072,11 +1761,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ResultLevel {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ResultLevel {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "none" => Ok(Self::None),
                 "note" => Ok(Self::Note),
@@ -2084,7 +1771,7 @@ pub mod types {
                 "error" => Ok(Self::Error),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ResultLevel",
                             &value,
                             "not one of its values",
@@ -2094,265 +1781,227 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ResultLevel {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ResultLevel {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ResultLevel {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ResultLevel {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Contains information about how and when a result was detected.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ResultProvenance {
         /// An array of physicalLocation objects which specify the portions of an analysis tool's output that a converter
         /// transformed into the result.
         #[serde(
             rename = "conversionSources",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub conversion_sources: ::std::option::Option<::std::vec::Vec<PhysicalLocation>>,
+        pub conversion_sources: Option<Vec<PhysicalLocation>>,
         /// A GUID-valued string equal to the automationDetails.guid property of the run in which the result was first
         /// detected.
         #[serde(
             rename = "firstDetectionRunGuid",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub first_detection_run_guid: ::std::option::Option<::std::string::String>,
+        pub first_detection_run_guid: Option<String>,
         /// The Coordinated Universal Time (UTC) date and time at which the result was first detected. See "Date/time
         /// properties" in the SARIF spec for the required format.
         #[serde(
             rename = "firstDetectionTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub first_detection_time_utc: ::std::option::Option<::std::string::String>,
+        pub first_detection_time_utc: Option<String>,
         /// The index within the run.invocations array of the invocation object which describes the tool invocation that
         /// detected the result.
-        #[serde(
-            rename = "invocationIndex",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub invocation_index: ::std::option::Option<f64>,
+        #[serde(rename = "invocationIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub invocation_index: Option<f64>,
         /// A GUID-valued string equal to the automationDetails.guid property of the run in which the result was most
         /// recently detected.
         #[serde(
             rename = "lastDetectionRunGuid",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub last_detection_run_guid: ::std::option::Option<::std::string::String>,
+        pub last_detection_run_guid: Option<String>,
         /// The Coordinated Universal Time (UTC) date and time at which the result was most recently detected. See
         /// "Date/time properties" in the SARIF spec for the required format.
         #[serde(
             rename = "lastDetectionTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub last_detection_time_utc: ::std::option::Option<::std::string::String>,
+        pub last_detection_time_utc: Option<String>,
         /// Key/value pairs that provide additional information about the result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Describes a single run of an analysis tool, and contains the reported output of that run.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Run {
         /// Addresses associated with this run instance, if any.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub addresses: ::std::option::Option<::std::vec::Vec<Address>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub addresses: Option<Vec<Address>>,
         /// An array of artifact objects relevant to the run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub artifacts: ::std::option::Option<::std::vec::Vec<Artifact>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub artifacts: Option<Vec<Artifact>>,
         /// Automation details that describe this run.
-        #[serde(
-            rename = "automationDetails",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub automation_details: ::std::option::Option<RunAutomationDetails>,
+        #[serde(rename = "automationDetails", skip_serializing_if = "Option::is_none")]
+        pub automation_details: Option<RunAutomationDetails>,
         /// The 'guid' property of a previous SARIF 'run' that comprises the baseline that was used to compute result
         /// 'baselineState' properties for the run.
-        #[serde(
-            rename = "baselineGuid",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub baseline_guid: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "baselineGuid", skip_serializing_if = "Option::is_none")]
+        pub baseline_guid: Option<String>,
         /// Specifies the unit in which the tool measures columns.
-        #[serde(
-            rename = "columnKind",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub column_kind: ::std::option::Option<RunColumnKind>,
+        #[serde(rename = "columnKind", skip_serializing_if = "Option::is_none")]
+        pub column_kind: Option<RunColumnKind>,
         /// A conversion object that describes how a converter transformed an analysis tool's native reporting format into
         /// the SARIF format.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub conversion: ::std::option::Option<Conversion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conversion: Option<Conversion>,
         /// Specifies the default encoding for any artifact object that refers to a text file.
-        #[serde(
-            rename = "defaultEncoding",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub default_encoding: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "defaultEncoding", skip_serializing_if = "Option::is_none")]
+        pub default_encoding: Option<String>,
         /// Specifies the default source language for any artifact object that refers to a text file that contains source
         /// code.
         #[serde(
             rename = "defaultSourceLanguage",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub default_source_language: ::std::option::Option<::std::string::String>,
+        pub default_source_language: Option<String>,
         /// References to external property files that should be inlined with the content of a root log file.
         #[serde(
             rename = "externalPropertyFileReferences",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub external_property_file_references: ::std::option::Option<
-            ExternalPropertyFileReferences,
-        >,
+        pub external_property_file_references: Option<ExternalPropertyFileReferences>,
         /// An array of zero or more unique graph objects associated with the run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub graphs: ::std::option::Option<::std::vec::Vec<Graph>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub graphs: Option<Vec<Graph>>,
         /// Describes the invocation of the analysis tool.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub invocations: ::std::option::Option<::std::vec::Vec<Invocation>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub invocations: Option<Vec<Invocation>>,
         /// The language of the messages emitted into the log file during this run (expressed as an ISO 639-1 two-letter
         /// lowercase culture code) and an optional region (expressed as an ISO 3166-1 two-letter uppercase subculture code
         /// associated with a country or region). The casing is recommended but not required (in order for this data to
         /// conform to RFC5646).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub language: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub language: Option<String>,
         /// An array of logical locations such as namespaces, types or functions.
         #[serde(
             rename = "logicalLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub logical_locations: ::std::option::Option<::std::vec::Vec<LogicalLocation>>,
+        pub logical_locations: Option<Vec<LogicalLocation>>,
         /// An ordered list of character sequences that were treated as line breaks when computing region information for
         /// the run.
         #[serde(
             rename = "newlineSequences",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub newline_sequences: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub newline_sequences: Option<Vec<String>>,
         /// The artifact location specified by each uriBaseId symbol on the machine where the tool originally ran.
-        #[serde(
-            rename = "originalUriBaseIds",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub original_uri_base_ids: ::std::option::Option<RunOriginalUriBaseIds>,
+        #[serde(rename = "originalUriBaseIds", skip_serializing_if = "Option::is_none")]
+        pub original_uri_base_ids: Option<RunOriginalUriBaseIds>,
         /// Contains configurations that may potentially override both reportingDescriptor.defaultConfiguration (the tool's
         /// default severities) and invocation.configurationOverrides (severities established at run-time from the command
         /// line).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub policies: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub policies: Option<Vec<ToolComponent>>,
         /// Key/value pairs that provide additional information about the run.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// An array of strings used to replace sensitive information in a redaction-aware property.
         #[serde(
             rename = "redactionTokens",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub redaction_tokens: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub redaction_tokens: Option<Vec<String>>,
         /// The set of results contained in an SARIF log. The results array can be omitted when a run is solely exporting
         /// rules metadata. It must be present (but may be empty) if a log file represents an actual scan.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub results: ::std::option::Option<::std::vec::Vec<Result>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub results: Option<Vec<Result>>,
         /// Automation details that describe the aggregate of runs to which this run belongs.
         #[serde(
             rename = "runAggregates",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub run_aggregates: ::std::option::Option<::std::vec::Vec<RunAutomationDetails>>,
+        pub run_aggregates: Option<Vec<RunAutomationDetails>>,
         /// A specialLocations object that defines locations of special significance to SARIF consumers.
-        #[serde(
-            rename = "specialLocations",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub special_locations: ::std::option::Option<SpecialLocations>,
+        #[serde(rename = "specialLocations", skip_serializing_if = "Option::is_none")]
+        pub special_locations: Option<SpecialLocations>,
         /// An array of toolComponent objects relevant to a taxonomy in which results are categorized.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub taxonomies: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub taxonomies: Option<Vec<ToolComponent>>,
         /// An array of threadFlowLocation objects cached at run level.
         #[serde(
             rename = "threadFlowLocations",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub thread_flow_locations: ::std::option::Option<
-            ::std::vec::Vec<ThreadFlowLocation>,
-        >,
+        pub thread_flow_locations: Option<Vec<ThreadFlowLocation>>,
         /// Information about the tool or tool pipeline that generated the results in this run. A run can only contain
         /// results produced by a single tool or tool pipeline. A run can aggregate results from multiple log files, as long
         /// as context around the tool run (tool command-line arguments and the like) is identical for all aggregated files.
         pub tool: Tool,
         /// The set of available translations of the localized data provided by the tool.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub translations: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub translations: Option<Vec<ToolComponent>>,
         /// Specifies the revision in version control of the artifacts that were scanned.
         #[serde(
             rename = "versionControlProvenance",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub version_control_provenance: ::std::option::Option<
-            ::std::vec::Vec<VersionControlDetails>,
-        >,
+        pub version_control_provenance: Option<Vec<VersionControlDetails>>,
         /// An array of request objects cached at run level.
         #[serde(
             rename = "webRequests",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub web_requests: ::std::option::Option<::std::vec::Vec<WebRequest>>,
+        pub web_requests: Option<Vec<WebRequest>>,
         /// An array of response objects cached at run level.
         #[serde(
             rename = "webResponses",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub web_responses: ::std::option::Option<::std::vec::Vec<WebResponse>>,
+        pub web_responses: Option<Vec<WebResponse>>,
     }
     /// Information that describes a run's identity and role within an engineering system process.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct RunAutomationDetails {
         /// A stable, unique identifier for the equivalence class of runs to which this object's containing run object
         /// belongs in the form of a GUID.
-        #[serde(
-            rename = "correlationGuid",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub correlation_guid: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "correlationGuid", skip_serializing_if = "Option::is_none")]
+        pub correlation_guid: Option<String>,
         /// A description of the identity and role played within the engineering system by this object's containing run
         /// object.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<Message>,
         /// A stable, unique identifer for this object's containing run object in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// A hierarchical string that uniquely identifies this object's containing run object.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// Key/value pairs that provide additional information about the run automation details.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2368,25 +2017,23 @@ pub mod types {
         #[serde(rename = "unicodeCodePoints")]
         UnicodeCodePoints,
     }
-    impl ::std::fmt::Display for RunColumnKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for RunColumnKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Utf16CodeUnits => f.write_str("utf16CodeUnits"),
                 Self::UnicodeCodePoints => f.write_str("unicodeCodePoints"),
             }
         }
     }
-    impl ::std::str::FromStr for RunColumnKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for RunColumnKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "utf16CodeUnits" => Ok(Self::Utf16CodeUnits),
                 "unicodeCodePoints" => Ok(Self::UnicodeCodePoints),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "RunColumnKind",
                             &value,
                             "not one of its values",
@@ -2396,126 +2043,108 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for RunColumnKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for RunColumnKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for RunColumnKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for RunColumnKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct RunOriginalUriBaseIds(
-        pub ::std::collections::BTreeMap<::std::string::String, ArtifactLocation>,
+        pub std::collections::BTreeMap<String, ArtifactLocation>,
     );
-    impl ::std::ops::Deref for RunOriginalUriBaseIds {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            ArtifactLocation,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, ArtifactLocation> {
+    impl Deref for RunOriginalUriBaseIds {
+        type Target = std::collections::BTreeMap<String, ArtifactLocation>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, ArtifactLocation> {
             &self.0
         }
     }
-    impl ::std::convert::From<RunOriginalUriBaseIds>
-    for ::std::collections::BTreeMap<::std::string::String, ArtifactLocation> {
+    impl From<RunOriginalUriBaseIds>
+    for std::collections::BTreeMap<String, ArtifactLocation> {
         fn from(value: RunOriginalUriBaseIds) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, ArtifactLocation>,
-    > for RunOriginalUriBaseIds {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, ArtifactLocation>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, ArtifactLocation>>
+    for RunOriginalUriBaseIds {
+        fn from(value: std::collections::BTreeMap<String, ArtifactLocation>) -> Self {
             Self(value)
         }
     }
     /// Defines locations of special significance to SARIF consumers.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SpecialLocations {
         /// Provides a suggestion to SARIF consumers to display file paths relative to the specified location.
-        #[serde(
-            rename = "displayBase",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub display_base: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "displayBase", skip_serializing_if = "Option::is_none")]
+        pub display_base: Option<ArtifactLocation>,
         /// Key/value pairs that provide additional information about the special locations.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// A call stack that is relevant to a result.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Stack {
         /// An array of stack frames that represents a sequence of calls, rendered in reverse chronological order, that
         /// comprise the call stack.
-        pub frames: ::std::vec::Vec<StackFrame>,
+        pub frames: Vec<StackFrame>,
         /// A message relevant to this call stack.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Key/value pairs that provide additional information about the stack.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// A function call within a stack trace.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct StackFrame {
         /// The location to which this stack frame refers.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<Location>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<Location>,
         /// The name of the module that contains the code of this stack frame.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub module: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub module: Option<String>,
         /// The parameters of the call that is executing.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<Vec<String>>,
         /// Key/value pairs that provide additional information about the stack frame.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The thread identifier of the stack frame.
-        #[serde(
-            rename = "threadId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub thread_id: ::std::option::Option<f64>,
+        #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub thread_id: Option<f64>,
     }
     /// A suppression that is relevant to a result.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Suppression {
         /// A stable, unique identifer for the suprression in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// A string representing the justification for the suppression.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub justification: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub justification: Option<String>,
         /// A string that indicates where the suppression is persisted.
         pub kind: SuppressionKind,
         /// Identifies the location associated with the suppression.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<Location>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<Location>,
         /// Key/value pairs that provide additional information about the suppression.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A string that indicates the review status of the suppression.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub status: ::std::option::Option<SuppressionStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<SuppressionStatus>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2531,25 +2160,23 @@ pub mod types {
         #[serde(rename = "external")]
         External,
     }
-    impl ::std::fmt::Display for SuppressionKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SuppressionKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::InSource => f.write_str("inSource"),
                 Self::External => f.write_str("external"),
             }
         }
     }
-    impl ::std::str::FromStr for SuppressionKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SuppressionKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "inSource" => Ok(Self::InSource),
                 "external" => Ok(Self::External),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SuppressionKind",
                             &value,
                             "not one of its values",
@@ -2559,25 +2186,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SuppressionKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SuppressionKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SuppressionKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SuppressionKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2595,8 +2218,8 @@ pub mod types {
         #[serde(rename = "rejected")]
         Rejected,
     }
-    impl ::std::fmt::Display for SuppressionStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SuppressionStatus {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Accepted => f.write_str("accepted"),
                 Self::UnderReview => f.write_str("underReview"),
@@ -2604,18 +2227,16 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for SuppressionStatus {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SuppressionStatus {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "accepted" => Ok(Self::Accepted),
                 "underReview" => Ok(Self::UnderReview),
                 "rejected" => Ok(Self::Rejected),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SuppressionStatus",
                             &value,
                             "not one of its values",
@@ -2625,124 +2246,99 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SuppressionStatus {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SuppressionStatus {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SuppressionStatus {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SuppressionStatus {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Describes a sequence of code locations that specify a path through a single thread of execution such as an operating
     /// system or fiber.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ThreadFlow {
         /// An string that uniquely identifies the threadFlow within the codeFlow in which it occurs.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// Values of relevant expressions at the start of the thread flow that remain constant.
-        #[serde(
-            rename = "immutableState",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub immutable_state: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(rename = "immutableState", skip_serializing_if = "Option::is_none")]
+        pub immutable_state: Option<EdgeTraversalFinalState>,
         /// Values of relevant expressions at the start of the thread flow that may change during thread flow execution.
-        #[serde(
-            rename = "initialState",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub initial_state: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(rename = "initialState", skip_serializing_if = "Option::is_none")]
+        pub initial_state: Option<EdgeTraversalFinalState>,
         /// A temporally ordered array of 'threadFlowLocation' objects, each of which describes a location visited by the
         /// tool while producing the result.
-        pub locations: ::std::vec::Vec<ThreadFlowLocation>,
+        pub locations: Vec<ThreadFlowLocation>,
         /// A message relevant to the thread flow.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<Message>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<Message>,
         /// Key/value pairs that provide additional information about the thread flow.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// A location visited by an analysis tool while simulating or monitoring the execution of a program.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ThreadFlowLocation {
         /// An integer representing the temporal order in which execution reached this location.
-        #[serde(
-            rename = "executionOrder",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub execution_order: ::std::option::Option<f64>,
+        #[serde(rename = "executionOrder", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub execution_order: Option<f64>,
         /// The Coordinated Universal Time (UTC) date and time at which this location was executed.
-        #[serde(
-            rename = "executionTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub execution_time_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "executionTimeUtc", skip_serializing_if = "Option::is_none")]
+        pub execution_time_utc: Option<String>,
         /// Specifies the importance of this location in understanding the code flow in which it occurs. The order from most
         /// to least important is "essential", "important", "unimportant". Default: "important".
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub importance: ::std::option::Option<ThreadFlowLocationImportance>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub importance: Option<ThreadFlowLocationImportance>,
         /// The index within the run threadFlowLocations array.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// A set of distinct strings that categorize the thread flow location. Well-known kinds include 'acquire',
         /// 'release', 'enter', 'exit', 'call', 'return', 'branch', 'implicit', 'false', 'true', 'caution', 'danger',
         /// 'unknown', 'unreachable', 'taint', 'function', 'handler', 'lock', 'memory', 'resource', 'scope' and 'value'.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub kinds: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub kinds: Option<Vec<String>>,
         /// The code location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<Location>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<Location>,
         /// The name of the module that contains the code that is executing.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub module: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub module: Option<String>,
         /// An integer representing a containment hierarchy within the thread flow.
-        #[serde(
-            rename = "nestingLevel",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub nesting_level: ::std::option::Option<f64>,
+        #[serde(rename = "nestingLevel", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub nesting_level: Option<f64>,
         /// Key/value pairs that provide additional information about the threadflow location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The call stack leading to this location.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub stack: ::std::option::Option<Stack>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stack: Option<Stack>,
         /// A dictionary, each of whose keys specifies a variable or expression, the associated value of which represents
         /// the variable or expression value. For an annotation of kind 'continuation', for example, this dictionary might
         /// hold the current assumed values of a set of global variables.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub state: ::std::option::Option<EdgeTraversalFinalState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub state: Option<EdgeTraversalFinalState>,
         /// An array of references to rule or taxonomy reporting descriptors that are applicable to the thread flow
         /// location.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub taxa: ::std::option::Option<::std::vec::Vec<ReportingDescriptorReference>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub taxa: Option<Vec<ReportingDescriptorReference>>,
         /// A web request associated with this thread flow location.
-        #[serde(
-            rename = "webRequest",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub web_request: ::std::option::Option<WebRequest>,
+        #[serde(rename = "webRequest", skip_serializing_if = "Option::is_none")]
+        pub web_request: Option<WebRequest>,
         /// A web response associated with this thread flow location.
-        #[serde(
-            rename = "webResponse",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub web_response: ::std::option::Option<WebResponse>,
+        #[serde(rename = "webResponse", skip_serializing_if = "Option::is_none")]
+        pub web_response: Option<WebResponse>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2760,8 +2356,8 @@ pub mod types {
         #[serde(rename = "unimportant")]
         Unimportant,
     }
-    impl ::std::fmt::Display for ThreadFlowLocationImportance {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ThreadFlowLocationImportance {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Important => f.write_str("important"),
                 Self::Essential => f.write_str("essential"),
@@ -2769,18 +2365,16 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ThreadFlowLocationImportance {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ThreadFlowLocationImportance {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "important" => Ok(Self::Important),
                 "essential" => Ok(Self::Essential),
                 "unimportant" => Ok(Self::Unimportant),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ThreadFlowLocationImportance",
                             &value,
                             "not one of its values",
@@ -2790,194 +2384,150 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ThreadFlowLocationImportance {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ThreadFlowLocationImportance {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ThreadFlowLocationImportance {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ThreadFlowLocationImportance {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// The analysis tool that was run.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Tool {
         /// The analysis tool that was run.
         pub driver: ToolComponent,
         /// Tool extensions that contributed to or reconfigured the analysis tool that was run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub extensions: ::std::option::Option<::std::vec::Vec<ToolComponent>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub extensions: Option<Vec<ToolComponent>>,
         /// Key/value pairs that provide additional information about the tool.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// A component, such as a plug-in or the driver, of the analysis tool that was run.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ToolComponent {
         /// The component which is strongly associated with this component. For a translation, this refers to the component
         /// which has been translated. For an extension, this is the driver that provides the extension's plugin model.
-        #[serde(
-            rename = "associatedComponent",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub associated_component: ::std::option::Option<ToolComponentReference>,
+        #[serde(rename = "associatedComponent", skip_serializing_if = "Option::is_none")]
+        pub associated_component: Option<ToolComponentReference>,
         /// The kinds of data contained in this object.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub contents: ::std::option::Option<::std::vec::Vec<ToolComponentContents>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub contents: Option<Vec<ToolComponentContents>>,
         /// The binary version of the tool component's primary executable file expressed as four non-negative integers
         /// separated by a period (for operating systems that express file versions in this way).
         #[serde(
             rename = "dottedQuadFileVersion",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub dotted_quad_file_version: ::std::option::Option<::std::string::String>,
+        pub dotted_quad_file_version: Option<String>,
         /// The absolute URI from which the tool component can be downloaded.
-        #[serde(
-            rename = "downloadUri",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub download_uri: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "downloadUri", skip_serializing_if = "Option::is_none")]
+        pub download_uri: Option<String>,
         /// A comprehensive description of the tool component.
-        #[serde(
-            rename = "fullDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub full_description: ::std::option::Option<MultiformatMessageString>,
+        #[serde(rename = "fullDescription", skip_serializing_if = "Option::is_none")]
+        pub full_description: Option<MultiformatMessageString>,
         /// The name of the tool component along with its version and any other useful identifying information, such as its
         /// locale.
-        #[serde(
-            rename = "fullName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub full_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "fullName", skip_serializing_if = "Option::is_none")]
+        pub full_name: Option<String>,
         /// A dictionary, each of whose keys is a resource identifier and each of whose values is a multiformatMessageString
         /// object, which holds message strings in plain text and (optionally) Markdown format. The strings can include
         /// placeholders, which can be used to construct a message in combination with an arbitrary number of additional
         /// string arguments.
         #[serde(
             rename = "globalMessageStrings",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub global_message_strings: ::std::option::Option<EdgeTraversalFinalState>,
+        pub global_message_strings: Option<EdgeTraversalFinalState>,
         /// A unique identifer for the tool component in the form of a GUID.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// The absolute URI at which information about this version of the tool component can be found.
-        #[serde(
-            rename = "informationUri",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub information_uri: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "informationUri", skip_serializing_if = "Option::is_none")]
+        pub information_uri: Option<String>,
         /// Specifies whether this object contains a complete definition of the localizable and/or non-localizable data for
         /// this component, as opposed to including only data that is relevant to the results persisted to this log file.
-        #[serde(
-            rename = "isComprehensive",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub is_comprehensive: ::std::option::Option<bool>,
+        #[serde(rename = "isComprehensive", skip_serializing_if = "Option::is_none")]
+        pub is_comprehensive: Option<bool>,
         /// The language of the messages emitted into the log file during this run (expressed as an ISO 639-1 two-letter
         /// lowercase language code) and an optional region (expressed as an ISO 3166-1 two-letter uppercase subculture code
         /// associated with a country or region). The casing is recommended but not required (in order for this data to
         /// conform to RFC5646).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub language: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub language: Option<String>,
         /// The semantic version of the localized strings defined in this component; maintained by components that provide
         /// translations.
         #[serde(
             rename = "localizedDataSemanticVersion",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub localized_data_semantic_version: ::std::option::Option<
-            ::std::string::String,
-        >,
+        pub localized_data_semantic_version: Option<String>,
         /// An array of the artifactLocation objects associated with the tool component.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub locations: ::std::option::Option<::std::vec::Vec<ArtifactLocation>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub locations: Option<Vec<ArtifactLocation>>,
         /// The minimum value of localizedDataSemanticVersion required in translations consumed by this component; used by
         /// components that consume translations.
         #[serde(
             rename = "minimumRequiredLocalizedDataSemanticVersion",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub minimum_required_localized_data_semantic_version: ::std::option::Option<
-            ::std::string::String,
-        >,
+        pub minimum_required_localized_data_semantic_version: Option<String>,
         /// The name of the tool component.
-        pub name: ::std::string::String,
+        pub name: String,
         /// An array of reportingDescriptor objects relevant to the notifications related to the configuration and runtime
         /// execution of the tool component.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub notifications: ::std::option::Option<::std::vec::Vec<ReportingDescriptor>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub notifications: Option<Vec<ReportingDescriptor>>,
         /// The organization or company that produced the tool component.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub organization: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub organization: Option<String>,
         /// A product suite to which the tool component belongs.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub product: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub product: Option<String>,
         /// A localizable string containing the name of the suite of products to which the tool component belongs.
-        #[serde(
-            rename = "productSuite",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub product_suite: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "productSuite", skip_serializing_if = "Option::is_none")]
+        pub product_suite: Option<String>,
         /// Key/value pairs that provide additional information about the tool component.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A string specifying the UTC date (and optionally, the time) of the component's release.
-        #[serde(
-            rename = "releaseDateUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub release_date_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "releaseDateUtc", skip_serializing_if = "Option::is_none")]
+        pub release_date_utc: Option<String>,
         /// An array of reportingDescriptor objects relevant to the analysis performed by the tool component.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub rules: ::std::option::Option<::std::vec::Vec<ReportingDescriptor>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rules: Option<Vec<ReportingDescriptor>>,
         /// The tool component version in the format specified by Semantic Versioning 2.0.
-        #[serde(
-            rename = "semanticVersion",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub semantic_version: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "semanticVersion", skip_serializing_if = "Option::is_none")]
+        pub semantic_version: Option<String>,
         /// A brief description of the tool component.
-        #[serde(
-            rename = "shortDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub short_description: ::std::option::Option<MultiformatMessageString>,
+        #[serde(rename = "shortDescription", skip_serializing_if = "Option::is_none")]
+        pub short_description: Option<MultiformatMessageString>,
         /// An array of toolComponentReference objects to declare the taxonomies supported by the tool component.
         #[serde(
             rename = "supportedTaxonomies",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub supported_taxonomies: ::std::option::Option<
-            ::std::vec::Vec<ToolComponentReference>,
-        >,
+        pub supported_taxonomies: Option<Vec<ToolComponentReference>>,
         /// An array of reportingDescriptor objects relevant to the definitions of both standalone and tool-defined
         /// taxonomies.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub taxa: ::std::option::Option<::std::vec::Vec<ReportingDescriptor>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub taxa: Option<Vec<ReportingDescriptor>>,
         /// Translation metadata, required for a translation, not populated by other component types.
-        #[serde(
-            rename = "translationMetadata",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub translation_metadata: ::std::option::Option<TranslationMetadata>,
+        #[serde(rename = "translationMetadata", skip_serializing_if = "Option::is_none")]
+        pub translation_metadata: Option<TranslationMetadata>,
         /// The tool component version, in whatever format the component natively provides.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub version: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2993,25 +2543,23 @@ pub mod types {
         #[serde(rename = "nonLocalizedData")]
         NonLocalizedData,
     }
-    impl ::std::fmt::Display for ToolComponentContents {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ToolComponentContents {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::LocalizedData => f.write_str("localizedData"),
                 Self::NonLocalizedData => f.write_str("nonLocalizedData"),
             }
         }
     }
-    impl ::std::str::FromStr for ToolComponentContents {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ToolComponentContents {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> std::result::Result<Self, ConversionError> {
             match value {
                 "localizedData" => Ok(Self::LocalizedData),
                 "nonLocalizedData" => Ok(Self::NonLocalizedData),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ToolComponentContents",
                             &value,
                             "not one of its values",
@@ -3021,190 +2569,150 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ToolComponentContents {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ToolComponentContents {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ToolComponentContents {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ToolComponentContents {
+        type Error = ConversionError;
+        fn try_from(value: String) -> std::result::Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Identifies a particular toolComponent object, either the driver or an extension.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ToolComponentReference {
         /// The 'guid' property of the referenced toolComponent.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub guid: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub guid: Option<String>,
         /// An index into the referenced toolComponent in tool.extensions.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// The 'name' property of the referenced toolComponent.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// Key/value pairs that provide additional information about the toolComponentReference.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
     }
     /// Provides additional metadata related to translation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TranslationMetadata {
         /// The absolute URI from which the translation metadata can be downloaded.
-        #[serde(
-            rename = "downloadUri",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub download_uri: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "downloadUri", skip_serializing_if = "Option::is_none")]
+        pub download_uri: Option<String>,
         /// A comprehensive description of the translation metadata.
-        #[serde(
-            rename = "fullDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub full_description: ::std::option::Option<MultiformatMessageString>,
+        #[serde(rename = "fullDescription", skip_serializing_if = "Option::is_none")]
+        pub full_description: Option<MultiformatMessageString>,
         /// The full name associated with the translation metadata.
-        #[serde(
-            rename = "fullName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub full_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "fullName", skip_serializing_if = "Option::is_none")]
+        pub full_name: Option<String>,
         /// The absolute URI from which information related to the translation metadata can be downloaded.
-        #[serde(
-            rename = "informationUri",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub information_uri: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "informationUri", skip_serializing_if = "Option::is_none")]
+        pub information_uri: Option<String>,
         /// The name associated with the translation metadata.
-        pub name: ::std::string::String,
+        pub name: String,
         /// Key/value pairs that provide additional information about the translation metadata.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// A brief description of the translation metadata.
-        #[serde(
-            rename = "shortDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub short_description: ::std::option::Option<MultiformatMessageString>,
+        #[serde(rename = "shortDescription", skip_serializing_if = "Option::is_none")]
+        pub short_description: Option<MultiformatMessageString>,
     }
     /// Specifies the information necessary to retrieve a desired revision from a version control system.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct VersionControlDetails {
         /// A Coordinated Universal Time (UTC) date and time that can be used to synchronize an enlistment to the state of
         /// the repository at that time.
-        #[serde(
-            rename = "asOfTimeUtc",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub as_of_time_utc: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "asOfTimeUtc", skip_serializing_if = "Option::is_none")]
+        pub as_of_time_utc: Option<String>,
         /// The name of a branch containing the revision.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub branch: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub branch: Option<String>,
         /// The location in the local file system to which the root of the repository was mapped at the time of the
         /// analysis.
-        #[serde(
-            rename = "mappedTo",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub mapped_to: ::std::option::Option<ArtifactLocation>,
+        #[serde(rename = "mappedTo", skip_serializing_if = "Option::is_none")]
+        pub mapped_to: Option<ArtifactLocation>,
         /// Key/value pairs that provide additional information about the version control details.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The absolute URI of the repository.
         #[serde(rename = "repositoryUri")]
-        pub repository_uri: ::std::string::String,
+        pub repository_uri: String,
         /// A string that uniquely and permanently identifies the revision within the repository.
-        #[serde(
-            rename = "revisionId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub revision_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "revisionId", skip_serializing_if = "Option::is_none")]
+        pub revision_id: Option<String>,
         /// A tag that has been applied to the revision.
-        #[serde(
-            rename = "revisionTag",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub revision_tag: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "revisionTag", skip_serializing_if = "Option::is_none")]
+        pub revision_tag: Option<String>,
     }
     /// Describes an HTTP request.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct WebRequest {
         /// The body of the request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub body: ::std::option::Option<ArtifactContent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub body: Option<ArtifactContent>,
         /// The request headers.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub headers: ::std::option::Option<ArtifactHashes>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<ArtifactHashes>,
         /// The index within the run.webRequests array of the request object associated with this result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// The HTTP method. Well-known values are 'GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE',
         /// 'CONNECT'.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub method: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub method: Option<String>,
         /// The request parameters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<ArtifactHashes>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<ArtifactHashes>,
         /// Key/value pairs that provide additional information about the request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The request protocol. Example: 'http'.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub protocol: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub protocol: Option<String>,
         /// The target of the request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub target: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub target: Option<String>,
         /// The request version. Example: '1.1'.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub version: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
     }
     /// Describes the response to an HTTP request.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct WebResponse {
         /// The body of the response.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub body: ::std::option::Option<ArtifactContent>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub body: Option<ArtifactContent>,
         /// The response headers.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub headers: ::std::option::Option<ArtifactHashes>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<ArtifactHashes>,
         /// The index within the run.webResponses array of the response object associated with this result.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub index: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub index: Option<f64>,
         /// Specifies whether a response was received from the server.
-        #[serde(
-            rename = "noResponseReceived",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub no_response_received: ::std::option::Option<bool>,
+        #[serde(rename = "noResponseReceived", skip_serializing_if = "Option::is_none")]
+        pub no_response_received: Option<bool>,
         /// Key/value pairs that provide additional information about the response.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<PropertyBag>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<PropertyBag>,
         /// The response protocol. Example: 'http'.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub protocol: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub protocol: Option<String>,
         /// The response reason. Example: 'Not found'.
-        #[serde(
-            rename = "reasonPhrase",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub reason_phrase: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "reasonPhrase", skip_serializing_if = "Option::is_none")]
+        pub reason_phrase: Option<String>,
         /// The response status code. Example: 451.
-        #[serde(
-            rename = "statusCode",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub status_code: ::std::option::Option<f64>,
+        #[serde(rename = "statusCode", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub status_code: Option<f64>,
         /// The response version. Example: '1.1'.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub version: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
     }
 }

@@ -7,19 +7,26 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiKeySecurity {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         #[serde(rename = "in")]
         pub in_: ApiKeySecurityIn,
-        pub name: ::std::string::String,
+        pub name: String,
         #[serde(rename = "type")]
         pub type_: ApiKeySecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -35,25 +42,23 @@ pub mod types {
         #[serde(rename = "header")]
         Header,
     }
-    impl ::std::fmt::Display for ApiKeySecurityIn {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ApiKeySecurityIn {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Query => f.write_str("query"),
                 Self::Header => f.write_str("header"),
             }
         }
     }
-    impl ::std::str::FromStr for ApiKeySecurityIn {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ApiKeySecurityIn {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "query" => Ok(Self::Query),
                 "header" => Ok(Self::Header),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ApiKeySecurityIn",
                             &value,
                             "not one of its values",
@@ -63,25 +68,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ApiKeySecurityIn {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ApiKeySecurityIn {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ApiKeySecurityIn {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ApiKeySecurityIn {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -95,23 +96,21 @@ pub mod types {
         #[serde(rename = "apiKey")]
         ApiKey,
     }
-    impl ::std::fmt::Display for ApiKeySecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ApiKeySecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::ApiKey => f.write_str("apiKey"),
             }
         }
     }
-    impl ::std::str::FromStr for ApiKeySecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ApiKeySecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "apiKey" => Ok(Self::ApiKey),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ApiKeySecurityType",
                             &value,
                             "not one of its values",
@@ -121,23 +120,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ApiKeySecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ApiKeySecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ApiKeySecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ApiKeySecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseFormatContrainedParameter {
         Variant0(BaseFormatContrainedParameterVariant0),
@@ -145,99 +140,95 @@ pub mod types {
         Variant2(BaseFormatContrainedParameterVariant2),
         Variant3(BaseFormatContrainedParameterVariant3),
     }
-    impl ::std::convert::From<BaseFormatContrainedParameterVariant0>
-    for BaseFormatContrainedParameter {
+    impl From<BaseFormatContrainedParameterVariant0> for BaseFormatContrainedParameter {
         fn from(value: BaseFormatContrainedParameterVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<BaseFormatContrainedParameterVariant1>
-    for BaseFormatContrainedParameter {
+    impl From<BaseFormatContrainedParameterVariant1> for BaseFormatContrainedParameter {
         fn from(value: BaseFormatContrainedParameterVariant1) -> Self {
             Self::Variant1(value)
         }
     }
-    impl ::std::convert::From<BaseFormatContrainedParameterVariant2>
-    for BaseFormatContrainedParameter {
+    impl From<BaseFormatContrainedParameterVariant2> for BaseFormatContrainedParameter {
         fn from(value: BaseFormatContrainedParameterVariant2) -> Self {
             Self::Variant2(value)
         }
     }
-    impl ::std::convert::From<BaseFormatContrainedParameterVariant3>
-    for BaseFormatContrainedParameter {
+    impl From<BaseFormatContrainedParameterVariant3> for BaseFormatContrainedParameter {
         fn from(value: BaseFormatContrainedParameterVariant3) -> Self {
             Self::Variant3(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseFormatContrainedParameterVariant0 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseFormatContrainedParameterVariant1 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
         #[serde(rename = "type")]
         pub type_: IntegerFormatType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseFormatContrainedParameterVariant2 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
         #[serde(rename = "type")]
         pub type_: NumberFormatType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseFormatContrainedParameterVariant3 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
         #[serde(rename = "type")]
         pub type_: StringFormatType,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseOAuthSecurity {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         pub flow: BaseOAuthSecurityFlow,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scopes: ::std::option::Option<OAuthScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scopes: Option<OAuthScope>,
         #[serde(rename = "type")]
         pub type_: BaseOAuthSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -257,8 +248,8 @@ pub mod types {
         #[serde(rename = "password")]
         Password,
     }
-    impl ::std::fmt::Display for BaseOAuthSecurityFlow {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseOAuthSecurityFlow {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AccessCode => f.write_str("accessCode"),
                 Self::Application => f.write_str("application"),
@@ -267,11 +258,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for BaseOAuthSecurityFlow {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseOAuthSecurityFlow {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "accessCode" => Ok(Self::AccessCode),
                 "application" => Ok(Self::Application),
@@ -279,7 +268,7 @@ pub mod types {
                 "password" => Ok(Self::Password),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseOAuthSecurityFlow",
                             &value,
                             "not one of its values",
@@ -289,25 +278,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseOAuthSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseOAuthSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseOAuthSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseOAuthSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -321,23 +306,21 @@ pub mod types {
         #[serde(rename = "oauth2")]
         Oauth2,
     }
-    impl ::std::fmt::Display for BaseOAuthSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseOAuthSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Oauth2 => f.write_str("oauth2"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseOAuthSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseOAuthSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "oauth2" => Ok(Self::Oauth2),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseOAuthSecurityType",
                             &value,
                             "not one of its values",
@@ -347,35 +330,31 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseOAuthSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseOAuthSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseOAuthSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseOAuthSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseParameter {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -397,8 +376,8 @@ pub mod types {
         #[serde(rename = "formData")]
         FormData,
     }
-    impl ::std::fmt::Display for BaseParameterIn {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseParameterIn {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Body => f.write_str("body"),
                 Self::Query => f.write_str("query"),
@@ -408,11 +387,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for BaseParameterIn {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseParameterIn {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "body" => Ok(Self::Body),
                 "query" => Ok(Self::Query),
@@ -421,7 +398,7 @@ pub mod types {
                 "formData" => Ok(Self::FormData),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseParameterIn",
                             &value,
                             "not one of its values",
@@ -431,25 +408,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseParameterIn {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseParameterIn {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseParameterIn {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseParameterIn {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -463,23 +436,21 @@ pub mod types {
         #[serde(rename = "body")]
         Body,
     }
-    impl ::std::fmt::Display for BaseParameterIn2 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseParameterIn2 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Body => f.write_str("body"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseParameterIn2 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseParameterIn2 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "body" => Ok(Self::Body),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseParameterIn2",
                             &value,
                             "not one of its values",
@@ -489,25 +460,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseParameterIn2 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseParameterIn2 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseParameterIn2 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseParameterIn2 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -521,23 +488,21 @@ pub mod types {
         #[serde(rename = "query")]
         Query,
     }
-    impl ::std::fmt::Display for BaseParameterIn3 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseParameterIn3 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Query => f.write_str("query"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseParameterIn3 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseParameterIn3 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "query" => Ok(Self::Query),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseParameterIn3",
                             &value,
                             "not one of its values",
@@ -547,25 +512,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseParameterIn3 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseParameterIn3 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseParameterIn3 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseParameterIn3 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -579,23 +540,21 @@ pub mod types {
         #[serde(rename = "path")]
         Path,
     }
-    impl ::std::fmt::Display for BaseParameterIn4 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseParameterIn4 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Path => f.write_str("path"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseParameterIn4 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseParameterIn4 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "path" => Ok(Self::Path),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseParameterIn4",
                             &value,
                             "not one of its values",
@@ -605,25 +564,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseParameterIn4 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseParameterIn4 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseParameterIn4 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseParameterIn4 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -637,23 +592,21 @@ pub mod types {
         #[serde(rename = "header")]
         Header,
     }
-    impl ::std::fmt::Display for BaseParameterIn5 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseParameterIn5 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Header => f.write_str("header"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseParameterIn5 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseParameterIn5 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "header" => Ok(Self::Header),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseParameterIn5",
                             &value,
                             "not one of its values",
@@ -663,25 +616,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseParameterIn5 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseParameterIn5 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseParameterIn5 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseParameterIn5 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -695,23 +644,21 @@ pub mod types {
         #[serde(rename = "formData")]
         FormData,
     }
-    impl ::std::fmt::Display for BaseParameterIn6 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseParameterIn6 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::FormData => f.write_str("formData"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseParameterIn6 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseParameterIn6 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "formData" => Ok(Self::FormData),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseParameterIn6",
                             &value,
                             "not one of its values",
@@ -721,127 +668,89 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseParameterIn6 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseParameterIn6 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseParameterIn6 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseParameterIn6 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BaseSchema {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<BaseSchemaItems>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<BaseSchemaItems>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BaseSchemaItems {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for BaseSchemaItems {
+    impl From<Schema> for BaseSchemaItems {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for BaseSchemaItems {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for BaseSchemaItems {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -855,23 +764,21 @@ pub mod types {
         #[serde(rename = "integer")]
         Integer,
     }
-    impl ::std::fmt::Display for BaseSchemaType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseSchemaType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Integer => f.write_str("integer"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseSchemaType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseSchemaType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "integer" => Ok(Self::Integer),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseSchemaType",
                             &value,
                             "not one of its values",
@@ -881,25 +788,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseSchemaType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseSchemaType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseSchemaType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseSchemaType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -913,23 +816,21 @@ pub mod types {
         #[serde(rename = "number")]
         Number,
     }
-    impl ::std::fmt::Display for BaseSchemaType2 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseSchemaType2 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Number => f.write_str("number"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseSchemaType2 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseSchemaType2 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseSchemaType2",
                             &value,
                             "not one of its values",
@@ -939,25 +840,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseSchemaType2 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseSchemaType2 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseSchemaType2 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseSchemaType2 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -971,23 +868,21 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for BaseSchemaType3 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseSchemaType3 {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
             }
         }
     }
-    impl ::std::str::FromStr for BaseSchemaType3 {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseSchemaType3 {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseSchemaType3",
                             &value,
                             "not one of its values",
@@ -997,32 +892,28 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseSchemaType3 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseSchemaType3 {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseSchemaType3 {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseSchemaType3 {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseSecurity {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1040,8 +931,8 @@ pub mod types {
         #[serde(rename = "oauth2")]
         Oauth2,
     }
-    impl ::std::fmt::Display for BaseSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BaseSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Basic => f.write_str("basic"),
                 Self::ApiKey => f.write_str("apiKey"),
@@ -1049,18 +940,16 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for BaseSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BaseSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "basic" => Ok(Self::Basic),
                 "apiKey" => Ok(Self::ApiKey),
                 "oauth2" => Ok(Self::Oauth2),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BaseSecurityType",
                             &value,
                             "not one of its values",
@@ -1070,32 +959,28 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BaseSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BaseSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for BaseSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BaseSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BasicAuthenticationSecurity {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         #[serde(rename = "type")]
         pub type_: BasicAuthenticationSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1109,23 +994,21 @@ pub mod types {
         #[serde(rename = "basic")]
         Basic,
     }
-    impl ::std::fmt::Display for BasicAuthenticationSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for BasicAuthenticationSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Basic => f.write_str("basic"),
             }
         }
     }
-    impl ::std::str::FromStr for BasicAuthenticationSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for BasicAuthenticationSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "basic" => Ok(Self::Basic),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "BasicAuthenticationSecurityType",
                             &value,
                             "not one of its values",
@@ -1135,51 +1018,46 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for BasicAuthenticationSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for BasicAuthenticationSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for BasicAuthenticationSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for BasicAuthenticationSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BodyParameter {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn2,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub schema: ::std::option::Option<Schema>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub schema: Option<Schema>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Contact {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub email: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub email: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExternalDocs {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        pub url: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        pub url: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FormDataParameter {
         Variant0(FormDataParameterVariant0),
@@ -1187,147 +1065,106 @@ pub mod types {
         Variant2(FormDataParameterVariant2),
         Variant3(FormDataParameterVariant3),
     }
-    impl ::std::convert::From<FormDataParameterVariant0> for FormDataParameter {
+    impl From<FormDataParameterVariant0> for FormDataParameter {
         fn from(value: FormDataParameterVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<FormDataParameterVariant1> for FormDataParameter {
+    impl From<FormDataParameterVariant1> for FormDataParameter {
         fn from(value: FormDataParameterVariant1) -> Self {
             Self::Variant1(value)
         }
     }
-    impl ::std::convert::From<FormDataParameterVariant2> for FormDataParameter {
+    impl From<FormDataParameterVariant2> for FormDataParameter {
         fn from(value: FormDataParameterVariant2) -> Self {
             Self::Variant2(value)
         }
     }
-    impl ::std::convert::From<FormDataParameterVariant3> for FormDataParameter {
+    impl From<FormDataParameterVariant3> for FormDataParameter {
         fn from(value: FormDataParameterVariant3) -> Self {
             Self::Variant3(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FormDataParameterVariant0 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<FormDataParameterVariant0Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<FormDataParameterVariant0Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: FormDataParameterVariant0Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FormDataParameterVariant0Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for FormDataParameterVariant0Items {
+    impl From<Schema> for FormDataParameterVariant0Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for FormDataParameterVariant0Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for FormDataParameterVariant0Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1353,8 +1190,8 @@ pub mod types {
         #[serde(rename = "file")]
         File,
     }
-    impl ::std::fmt::Display for FormDataParameterVariant0Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FormDataParameterVariant0Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -1366,11 +1203,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for FormDataParameterVariant0Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FormDataParameterVariant0Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -1381,7 +1216,7 @@ pub mod types {
                 "file" => Ok(Self::File),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FormDataParameterVariant0Type",
                             &value,
                             "not one of its values",
@@ -1391,144 +1226,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FormDataParameterVariant0Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FormDataParameterVariant0Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for FormDataParameterVariant0Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FormDataParameterVariant0Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FormDataParameterVariant1 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<FormDataParameterVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<FormDataParameterVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: FormDataParameterVariant1Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FormDataParameterVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for FormDataParameterVariant1Items {
+    impl From<Schema> for FormDataParameterVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for FormDataParameterVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for FormDataParameterVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1542,23 +1331,21 @@ pub mod types {
         #[serde(rename = "integer")]
         Integer,
     }
-    impl ::std::fmt::Display for FormDataParameterVariant1Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FormDataParameterVariant1Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Integer => f.write_str("integer"),
             }
         }
     }
-    impl ::std::str::FromStr for FormDataParameterVariant1Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FormDataParameterVariant1Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "integer" => Ok(Self::Integer),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FormDataParameterVariant1Type",
                             &value,
                             "not one of its values",
@@ -1568,144 +1355,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FormDataParameterVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FormDataParameterVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for FormDataParameterVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FormDataParameterVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FormDataParameterVariant2 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<FormDataParameterVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<FormDataParameterVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: FormDataParameterVariant2Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FormDataParameterVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for FormDataParameterVariant2Items {
+    impl From<Schema> for FormDataParameterVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for FormDataParameterVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for FormDataParameterVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1719,23 +1460,21 @@ pub mod types {
         #[serde(rename = "number")]
         Number,
     }
-    impl ::std::fmt::Display for FormDataParameterVariant2Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FormDataParameterVariant2Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Number => f.write_str("number"),
             }
         }
     }
-    impl ::std::str::FromStr for FormDataParameterVariant2Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FormDataParameterVariant2Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FormDataParameterVariant2Type",
                             &value,
                             "not one of its values",
@@ -1745,144 +1484,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FormDataParameterVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FormDataParameterVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for FormDataParameterVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FormDataParameterVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FormDataParameterVariant3 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<FormDataParameterVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<FormDataParameterVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: FormDataParameterVariant3Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FormDataParameterVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for FormDataParameterVariant3Items {
+    impl From<Schema> for FormDataParameterVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for FormDataParameterVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for FormDataParameterVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1896,23 +1589,21 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for FormDataParameterVariant3Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FormDataParameterVariant3Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
             }
         }
     }
-    impl ::std::str::FromStr for FormDataParameterVariant3Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for FormDataParameterVariant3Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "FormDataParameterVariant3Type",
                             &value,
                             "not one of its values",
@@ -1922,133 +1613,94 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for FormDataParameterVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for FormDataParameterVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for FormDataParameterVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for FormDataParameterVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GenericFormat {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Header {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<HeaderItems>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<HeaderItems>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: ParameterType,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HeaderItems {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for HeaderItems {
+    impl From<Schema> for HeaderItems {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for HeaderItems {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for HeaderItems {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HeaderParameter {
         Variant0(HeaderParameterVariant0),
@@ -2056,480 +1708,341 @@ pub mod types {
         Variant2(HeaderParameterVariant2),
         Variant3(HeaderParameterVariant3),
     }
-    impl ::std::convert::From<HeaderParameterVariant0> for HeaderParameter {
+    impl From<HeaderParameterVariant0> for HeaderParameter {
         fn from(value: HeaderParameterVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant1> for HeaderParameter {
+    impl From<HeaderParameterVariant1> for HeaderParameter {
         fn from(value: HeaderParameterVariant1) -> Self {
             Self::Variant1(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant2> for HeaderParameter {
+    impl From<HeaderParameterVariant2> for HeaderParameter {
         fn from(value: HeaderParameterVariant2) -> Self {
             Self::Variant2(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant3> for HeaderParameter {
+    impl From<HeaderParameterVariant3> for HeaderParameter {
         fn from(value: HeaderParameterVariant3) -> Self {
             Self::Variant3(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct HeaderParameterVariant0 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<HeaderParameterVariant0Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<HeaderParameterVariant0Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HeaderParameterVariant0Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for HeaderParameterVariant0Items {
+    impl From<Schema> for HeaderParameterVariant0Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for HeaderParameterVariant0Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for HeaderParameterVariant0Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct HeaderParameterVariant1 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<HeaderParameterVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<HeaderParameterVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HeaderParameterVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for HeaderParameterVariant1Items {
+    impl From<Schema> for HeaderParameterVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for HeaderParameterVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for HeaderParameterVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct HeaderParameterVariant2 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<HeaderParameterVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<HeaderParameterVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType2,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HeaderParameterVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for HeaderParameterVariant2Items {
+    impl From<Schema> for HeaderParameterVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for HeaderParameterVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for HeaderParameterVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct HeaderParameterVariant3 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<HeaderParameterVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<HeaderParameterVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType3,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HeaderParameterVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for HeaderParameterVariant3Items {
+    impl From<Schema> for HeaderParameterVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for HeaderParameterVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for HeaderParameterVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Info {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contact: ::std::option::Option<Contact>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub license: ::std::option::Option<License>,
-        #[serde(
-            rename = "termsOfService",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub terms_of_service: ::std::option::Option<::std::string::String>,
-        pub title: ::std::string::String,
-        pub version: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contact: Option<Contact>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub license: Option<License>,
+        #[serde(rename = "termsOfService", skip_serializing_if = "Option::is_none")]
+        pub terms_of_service: Option<String>,
+        pub title: String,
+        pub version: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct IntegerFormat {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "type")]
         pub type_: IntegerFormatType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2545,25 +2058,23 @@ pub mod types {
         #[serde(rename = "int64")]
         Int64,
     }
-    impl ::std::fmt::Display for IntegerFormatFormat {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for IntegerFormatFormat {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Int32 => f.write_str("int32"),
                 Self::Int64 => f.write_str("int64"),
             }
         }
     }
-    impl ::std::str::FromStr for IntegerFormatFormat {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for IntegerFormatFormat {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "int32" => Ok(Self::Int32),
                 "int64" => Ok(Self::Int64),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "IntegerFormatFormat",
                             &value,
                             "not one of its values",
@@ -2573,25 +2084,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for IntegerFormatFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for IntegerFormatFormat {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for IntegerFormatFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for IntegerFormatFormat {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2605,23 +2112,21 @@ pub mod types {
         #[serde(rename = "integer")]
         Integer,
     }
-    impl ::std::fmt::Display for IntegerFormatType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for IntegerFormatType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Integer => f.write_str("integer"),
             }
         }
     }
-    impl ::std::str::FromStr for IntegerFormatType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for IntegerFormatType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "integer" => Ok(Self::Integer),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "IntegerFormatType",
                             &value,
                             "not one of its values",
@@ -2631,38 +2136,34 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for IntegerFormatType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for IntegerFormatType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for IntegerFormatType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for IntegerFormatType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct License {
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<::std::string::String>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NumberFormat {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "type")]
         pub type_: NumberFormatType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2678,25 +2179,23 @@ pub mod types {
         #[serde(rename = "double")]
         Double,
     }
-    impl ::std::fmt::Display for NumberFormatFormat {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for NumberFormatFormat {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Float => f.write_str("float"),
                 Self::Double => f.write_str("double"),
             }
         }
     }
-    impl ::std::str::FromStr for NumberFormatFormat {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for NumberFormatFormat {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "float" => Ok(Self::Float),
                 "double" => Ok(Self::Double),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "NumberFormatFormat",
                             &value,
                             "not one of its values",
@@ -2706,25 +2205,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for NumberFormatFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for NumberFormatFormat {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for NumberFormatFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for NumberFormatFormat {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2738,23 +2233,21 @@ pub mod types {
         #[serde(rename = "number")]
         Number,
     }
-    impl ::std::fmt::Display for NumberFormatType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for NumberFormatType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Number => f.write_str("number"),
             }
         }
     }
-    impl ::std::str::FromStr for NumberFormatType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for NumberFormatType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "NumberFormatType",
                             &value,
                             "not one of its values",
@@ -2764,39 +2257,35 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for NumberFormatType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for NumberFormatType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for NumberFormatType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for NumberFormatType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OAuth2AccessCodeSecurity {
         #[serde(rename = "authorizationUrl")]
-        pub authorization_url: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        pub authorization_url: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         pub flow: OAuth2AccessCodeSecurityFlow,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scopes: ::std::option::Option<OAuthScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scopes: Option<OAuthScope>,
         #[serde(rename = "tokenUrl")]
-        pub token_url: ::std::string::String,
+        pub token_url: String,
         #[serde(rename = "type")]
         pub type_: OAuth2AccessCodeSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2810,23 +2299,21 @@ pub mod types {
         #[serde(rename = "accessCode")]
         AccessCode,
     }
-    impl ::std::fmt::Display for OAuth2AccessCodeSecurityFlow {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2AccessCodeSecurityFlow {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::AccessCode => f.write_str("accessCode"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2AccessCodeSecurityFlow {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2AccessCodeSecurityFlow {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "accessCode" => Ok(Self::AccessCode),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2AccessCodeSecurityFlow",
                             &value,
                             "not one of its values",
@@ -2836,26 +2323,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2AccessCodeSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2AccessCodeSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OAuth2AccessCodeSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2AccessCodeSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2869,23 +2351,21 @@ pub mod types {
         #[serde(rename = "oauth2")]
         Oauth2,
     }
-    impl ::std::fmt::Display for OAuth2AccessCodeSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2AccessCodeSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Oauth2 => f.write_str("oauth2"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2AccessCodeSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2AccessCodeSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "oauth2" => Ok(Self::Oauth2),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2AccessCodeSecurityType",
                             &value,
                             "not one of its values",
@@ -2895,38 +2375,33 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2AccessCodeSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2AccessCodeSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OAuth2AccessCodeSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2AccessCodeSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OAuth2ApplicationSecurity {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         pub flow: OAuth2ApplicationSecurityFlow,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scopes: ::std::option::Option<OAuthScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scopes: Option<OAuthScope>,
         #[serde(rename = "tokenUrl")]
-        pub token_url: ::std::string::String,
+        pub token_url: String,
         #[serde(rename = "type")]
         pub type_: OAuth2ApplicationSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2940,23 +2415,21 @@ pub mod types {
         #[serde(rename = "application")]
         Application,
     }
-    impl ::std::fmt::Display for OAuth2ApplicationSecurityFlow {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2ApplicationSecurityFlow {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Application => f.write_str("application"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2ApplicationSecurityFlow {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2ApplicationSecurityFlow {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "application" => Ok(Self::Application),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2ApplicationSecurityFlow",
                             &value,
                             "not one of its values",
@@ -2966,26 +2439,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2ApplicationSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2ApplicationSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OAuth2ApplicationSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2ApplicationSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2999,23 +2467,21 @@ pub mod types {
         #[serde(rename = "oauth2")]
         Oauth2,
     }
-    impl ::std::fmt::Display for OAuth2ApplicationSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2ApplicationSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Oauth2 => f.write_str("oauth2"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2ApplicationSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2ApplicationSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "oauth2" => Ok(Self::Oauth2),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2ApplicationSecurityType",
                             &value,
                             "not one of its values",
@@ -3025,38 +2491,33 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2ApplicationSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2ApplicationSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OAuth2ApplicationSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2ApplicationSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OAuth2ImplicitSecurity {
         #[serde(rename = "authorizationUrl")]
-        pub authorization_url: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        pub authorization_url: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         pub flow: OAuth2ImplicitSecurityFlow,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scopes: ::std::option::Option<OAuthScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scopes: Option<OAuthScope>,
         #[serde(rename = "type")]
         pub type_: OAuth2ImplicitSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3070,23 +2531,21 @@ pub mod types {
         #[serde(rename = "implicit")]
         Implicit,
     }
-    impl ::std::fmt::Display for OAuth2ImplicitSecurityFlow {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2ImplicitSecurityFlow {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Implicit => f.write_str("implicit"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2ImplicitSecurityFlow {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2ImplicitSecurityFlow {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "implicit" => Ok(Self::Implicit),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2ImplicitSecurityFlow",
                             &value,
                             "not one of its values",
@@ -3096,25 +2555,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2ImplicitSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2ImplicitSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for OAuth2ImplicitSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2ImplicitSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3128,23 +2583,21 @@ pub mod types {
         #[serde(rename = "oauth2")]
         Oauth2,
     }
-    impl ::std::fmt::Display for OAuth2ImplicitSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2ImplicitSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Oauth2 => f.write_str("oauth2"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2ImplicitSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2ImplicitSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "oauth2" => Ok(Self::Oauth2),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2ImplicitSecurityType",
                             &value,
                             "not one of its values",
@@ -3154,37 +2607,33 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2ImplicitSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2ImplicitSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for OAuth2ImplicitSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2ImplicitSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OAuth2PasswordSecurity {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         pub flow: OAuth2PasswordSecurityFlow,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub scopes: ::std::option::Option<OAuthScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scopes: Option<OAuthScope>,
         #[serde(rename = "tokenUrl")]
-        pub token_url: ::std::string::String,
+        pub token_url: String,
         #[serde(rename = "type")]
         pub type_: OAuth2PasswordSecurityType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3198,23 +2647,21 @@ pub mod types {
         #[serde(rename = "password")]
         Password,
     }
-    impl ::std::fmt::Display for OAuth2PasswordSecurityFlow {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2PasswordSecurityFlow {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Password => f.write_str("password"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2PasswordSecurityFlow {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2PasswordSecurityFlow {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "password" => Ok(Self::Password),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2PasswordSecurityFlow",
                             &value,
                             "not one of its values",
@@ -3224,25 +2671,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2PasswordSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2PasswordSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for OAuth2PasswordSecurityFlow {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2PasswordSecurityFlow {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3256,23 +2699,21 @@ pub mod types {
         #[serde(rename = "oauth2")]
         Oauth2,
     }
-    impl ::std::fmt::Display for OAuth2PasswordSecurityType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OAuth2PasswordSecurityType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Oauth2 => f.write_str("oauth2"),
             }
         }
     }
-    impl ::std::str::FromStr for OAuth2PasswordSecurityType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OAuth2PasswordSecurityType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "oauth2" => Ok(Self::Oauth2),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OAuth2PasswordSecurityType",
                             &value,
                             "not one of its values",
@@ -3282,92 +2723,64 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OAuth2PasswordSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OAuth2PasswordSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for OAuth2PasswordSecurityType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OAuth2PasswordSecurityType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct OAuthScope(
-        pub ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    );
-    impl ::std::ops::Deref for OAuthScope {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        > {
+    pub struct OAuthScope(pub std::collections::BTreeMap<String, String>);
+    impl Deref for OAuthScope {
+        type Target = std::collections::BTreeMap<String, String>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, String> {
             &self.0
         }
     }
-    impl ::std::convert::From<OAuthScope>
-    for ::std::collections::BTreeMap<::std::string::String, ::std::string::String> {
+    impl From<OAuthScope> for std::collections::BTreeMap<String, String> {
         fn from(value: OAuthScope) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    > for OAuthScope {
-        fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, String>> for OAuthScope {
+        fn from(value: std::collections::BTreeMap<String, String>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Operation {
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub consumes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deprecated: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocs>,
-        #[serde(
-            rename = "operationId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub operation_id: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<::std::vec::Vec<OperationParametersItem>>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub produces: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub consumes: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocs>,
+        #[serde(rename = "operationId", skip_serializing_if = "Option::is_none")]
+        pub operation_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<Vec<OperationParametersItem>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub produces: Option<Vec<String>>,
         pub responses: OperationResponses,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub schemes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub security: ::std::option::Option<::std::vec::Vec<OperationSecurityItem>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub summary: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub schemes: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub security: Option<Vec<OperationSecurityItem>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub summary: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum OperationParametersItem {
         BodyParameter(BodyParameter),
@@ -3389,221 +2802,176 @@ pub mod types {
         HeaderParameterVariant3(HeaderParameterVariant3),
         Reference(Reference),
     }
-    impl ::std::convert::From<BodyParameter> for OperationParametersItem {
+    impl From<BodyParameter> for OperationParametersItem {
         fn from(value: BodyParameter) -> Self {
             Self::BodyParameter(value)
         }
     }
-    impl ::std::convert::From<OperationParametersItemVariant1>
-    for OperationParametersItem {
+    impl From<OperationParametersItemVariant1> for OperationParametersItem {
         fn from(value: OperationParametersItemVariant1) -> Self {
             Self::OperationParametersItemVariant1(value)
         }
     }
-    impl ::std::convert::From<OperationParametersItemVariant2>
-    for OperationParametersItem {
+    impl From<OperationParametersItemVariant2> for OperationParametersItem {
         fn from(value: OperationParametersItemVariant2) -> Self {
             Self::OperationParametersItemVariant2(value)
         }
     }
-    impl ::std::convert::From<OperationParametersItemVariant3>
-    for OperationParametersItem {
+    impl From<OperationParametersItemVariant3> for OperationParametersItem {
         fn from(value: OperationParametersItemVariant3) -> Self {
             Self::OperationParametersItemVariant3(value)
         }
     }
-    impl ::std::convert::From<OperationParametersItemVariant4>
-    for OperationParametersItem {
+    impl From<OperationParametersItemVariant4> for OperationParametersItem {
         fn from(value: OperationParametersItemVariant4) -> Self {
             Self::OperationParametersItemVariant4(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant0> for OperationParametersItem {
+    impl From<QueryParameterVariant0> for OperationParametersItem {
         fn from(value: QueryParameterVariant0) -> Self {
             Self::QueryParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant1> for OperationParametersItem {
+    impl From<QueryParameterVariant1> for OperationParametersItem {
         fn from(value: QueryParameterVariant1) -> Self {
             Self::QueryParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant2> for OperationParametersItem {
+    impl From<QueryParameterVariant2> for OperationParametersItem {
         fn from(value: QueryParameterVariant2) -> Self {
             Self::QueryParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant3> for OperationParametersItem {
+    impl From<QueryParameterVariant3> for OperationParametersItem {
         fn from(value: QueryParameterVariant3) -> Self {
             Self::QueryParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant0> for OperationParametersItem {
+    impl From<PathParameterVariant0> for OperationParametersItem {
         fn from(value: PathParameterVariant0) -> Self {
             Self::PathParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant1> for OperationParametersItem {
+    impl From<PathParameterVariant1> for OperationParametersItem {
         fn from(value: PathParameterVariant1) -> Self {
             Self::PathParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant2> for OperationParametersItem {
+    impl From<PathParameterVariant2> for OperationParametersItem {
         fn from(value: PathParameterVariant2) -> Self {
             Self::PathParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant3> for OperationParametersItem {
+    impl From<PathParameterVariant3> for OperationParametersItem {
         fn from(value: PathParameterVariant3) -> Self {
             Self::PathParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant0> for OperationParametersItem {
+    impl From<HeaderParameterVariant0> for OperationParametersItem {
         fn from(value: HeaderParameterVariant0) -> Self {
             Self::HeaderParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant1> for OperationParametersItem {
+    impl From<HeaderParameterVariant1> for OperationParametersItem {
         fn from(value: HeaderParameterVariant1) -> Self {
             Self::HeaderParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant2> for OperationParametersItem {
+    impl From<HeaderParameterVariant2> for OperationParametersItem {
         fn from(value: HeaderParameterVariant2) -> Self {
             Self::HeaderParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant3> for OperationParametersItem {
+    impl From<HeaderParameterVariant3> for OperationParametersItem {
         fn from(value: HeaderParameterVariant3) -> Self {
             Self::HeaderParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<Reference> for OperationParametersItem {
+    impl From<Reference> for OperationParametersItem {
         fn from(value: Reference) -> Self {
             Self::Reference(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OperationParametersItemVariant1 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<OperationParametersItemVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<OperationParametersItemVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant1Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum OperationParametersItemVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for OperationParametersItemVariant1Items {
+    impl From<Schema> for OperationParametersItemVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for OperationParametersItemVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for OperationParametersItemVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3629,8 +2997,8 @@ pub mod types {
         #[serde(rename = "file")]
         File,
     }
-    impl ::std::fmt::Display for OperationParametersItemVariant1Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OperationParametersItemVariant1Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -3642,11 +3010,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for OperationParametersItemVariant1Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OperationParametersItemVariant1Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -3657,7 +3023,7 @@ pub mod types {
                 "file" => Ok(Self::File),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OperationParametersItemVariant1Type",
                             &value,
                             "not one of its values",
@@ -3667,144 +3033,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OperationParametersItemVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OperationParametersItemVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OperationParametersItemVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OperationParametersItemVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OperationParametersItemVariant2 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<OperationParametersItemVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<OperationParametersItemVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant2Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum OperationParametersItemVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for OperationParametersItemVariant2Items {
+    impl From<Schema> for OperationParametersItemVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for OperationParametersItemVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for OperationParametersItemVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3818,23 +3138,21 @@ pub mod types {
         #[serde(rename = "integer")]
         Integer,
     }
-    impl ::std::fmt::Display for OperationParametersItemVariant2Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OperationParametersItemVariant2Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Integer => f.write_str("integer"),
             }
         }
     }
-    impl ::std::str::FromStr for OperationParametersItemVariant2Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OperationParametersItemVariant2Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "integer" => Ok(Self::Integer),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OperationParametersItemVariant2Type",
                             &value,
                             "not one of its values",
@@ -3844,144 +3162,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OperationParametersItemVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OperationParametersItemVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OperationParametersItemVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OperationParametersItemVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OperationParametersItemVariant3 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<OperationParametersItemVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<OperationParametersItemVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant3Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum OperationParametersItemVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for OperationParametersItemVariant3Items {
+    impl From<Schema> for OperationParametersItemVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for OperationParametersItemVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for OperationParametersItemVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -3995,23 +3267,21 @@ pub mod types {
         #[serde(rename = "number")]
         Number,
     }
-    impl ::std::fmt::Display for OperationParametersItemVariant3Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OperationParametersItemVariant3Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Number => f.write_str("number"),
             }
         }
     }
-    impl ::std::str::FromStr for OperationParametersItemVariant3Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OperationParametersItemVariant3Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OperationParametersItemVariant3Type",
                             &value,
                             "not one of its values",
@@ -4021,144 +3291,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OperationParametersItemVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OperationParametersItemVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OperationParametersItemVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OperationParametersItemVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OperationParametersItemVariant4 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<OperationParametersItemVariant4Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<OperationParametersItemVariant4Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant4Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum OperationParametersItemVariant4Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for OperationParametersItemVariant4Items {
+    impl From<Schema> for OperationParametersItemVariant4Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for OperationParametersItemVariant4Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for OperationParametersItemVariant4Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4172,23 +3396,21 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for OperationParametersItemVariant4Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for OperationParametersItemVariant4Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
             }
         }
     }
-    impl ::std::str::FromStr for OperationParametersItemVariant4Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for OperationParametersItemVariant4Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "OperationParametersItemVariant4Type",
                             &value,
                             "not one of its values",
@@ -4198,123 +3420,83 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for OperationParametersItemVariant4Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for OperationParametersItemVariant4Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for OperationParametersItemVariant4Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for OperationParametersItemVariant4Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OperationResponses(
-        pub ::std::collections::BTreeMap<::std::string::String, OperationResponsesValue>,
+        pub std::collections::BTreeMap<String, OperationResponsesValue>,
     );
-    impl ::std::ops::Deref for OperationResponses {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            OperationResponsesValue,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            OperationResponsesValue,
-        > {
+    impl Deref for OperationResponses {
+        type Target = std::collections::BTreeMap<String, OperationResponsesValue>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, OperationResponsesValue> {
             &self.0
         }
     }
-    impl ::std::convert::From<OperationResponses>
-    for ::std::collections::BTreeMap<::std::string::String, OperationResponsesValue> {
+    impl From<OperationResponses>
+    for std::collections::BTreeMap<String, OperationResponsesValue> {
         fn from(value: OperationResponses) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, OperationResponsesValue>,
-    > for OperationResponses {
+    impl From<std::collections::BTreeMap<String, OperationResponsesValue>>
+    for OperationResponses {
         fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                OperationResponsesValue,
-            >,
+            value: std::collections::BTreeMap<String, OperationResponsesValue>,
         ) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum OperationResponsesValue {
         Response(Response),
         Reference(Reference),
     }
-    impl ::std::convert::From<Response> for OperationResponsesValue {
+    impl From<Response> for OperationResponsesValue {
         fn from(value: Response) -> Self {
             Self::Response(value)
         }
     }
-    impl ::std::convert::From<Reference> for OperationResponsesValue {
+    impl From<Reference> for OperationResponsesValue {
         fn from(value: Reference) -> Self {
             Self::Reference(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OperationSecurityItem(
-        pub ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub std::collections::BTreeMap<String, Vec<String>>,
     );
-    impl ::std::ops::Deref for OperationSecurityItem {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        > {
+    impl Deref for OperationSecurityItem {
+        type Target = std::collections::BTreeMap<String, Vec<String>>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Vec<String>> {
             &self.0
         }
     }
-    impl ::std::convert::From<OperationSecurityItem>
-    for ::std::collections::BTreeMap<
-        ::std::string::String,
-        ::std::vec::Vec<::std::string::String>,
-    > {
+    impl From<OperationSecurityItem>
+    for std::collections::BTreeMap<String, Vec<String>> {
         fn from(value: OperationSecurityItem) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
-        >,
-    > for OperationSecurityItem {
-        fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<::std::string::String>,
-            >,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Vec<String>>>
+    for OperationSecurityItem {
+        fn from(value: std::collections::BTreeMap<String, Vec<String>>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Parameter {
         BodyParameter(BodyParameter),
@@ -4335,94 +3517,94 @@ pub mod types {
         HeaderParameterVariant2(HeaderParameterVariant2),
         HeaderParameterVariant3(HeaderParameterVariant3),
     }
-    impl ::std::convert::From<BodyParameter> for Parameter {
+    impl From<BodyParameter> for Parameter {
         fn from(value: BodyParameter) -> Self {
             Self::BodyParameter(value)
         }
     }
-    impl ::std::convert::From<ParameterVariant1> for Parameter {
+    impl From<ParameterVariant1> for Parameter {
         fn from(value: ParameterVariant1) -> Self {
             Self::ParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<ParameterVariant2> for Parameter {
+    impl From<ParameterVariant2> for Parameter {
         fn from(value: ParameterVariant2) -> Self {
             Self::ParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<ParameterVariant3> for Parameter {
+    impl From<ParameterVariant3> for Parameter {
         fn from(value: ParameterVariant3) -> Self {
             Self::ParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<ParameterVariant4> for Parameter {
+    impl From<ParameterVariant4> for Parameter {
         fn from(value: ParameterVariant4) -> Self {
             Self::ParameterVariant4(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant0> for Parameter {
+    impl From<QueryParameterVariant0> for Parameter {
         fn from(value: QueryParameterVariant0) -> Self {
             Self::QueryParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant1> for Parameter {
+    impl From<QueryParameterVariant1> for Parameter {
         fn from(value: QueryParameterVariant1) -> Self {
             Self::QueryParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant2> for Parameter {
+    impl From<QueryParameterVariant2> for Parameter {
         fn from(value: QueryParameterVariant2) -> Self {
             Self::QueryParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant3> for Parameter {
+    impl From<QueryParameterVariant3> for Parameter {
         fn from(value: QueryParameterVariant3) -> Self {
             Self::QueryParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant0> for Parameter {
+    impl From<PathParameterVariant0> for Parameter {
         fn from(value: PathParameterVariant0) -> Self {
             Self::PathParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant1> for Parameter {
+    impl From<PathParameterVariant1> for Parameter {
         fn from(value: PathParameterVariant1) -> Self {
             Self::PathParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant2> for Parameter {
+    impl From<PathParameterVariant2> for Parameter {
         fn from(value: PathParameterVariant2) -> Self {
             Self::PathParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant3> for Parameter {
+    impl From<PathParameterVariant3> for Parameter {
         fn from(value: PathParameterVariant3) -> Self {
             Self::PathParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant0> for Parameter {
+    impl From<HeaderParameterVariant0> for Parameter {
         fn from(value: HeaderParameterVariant0) -> Self {
             Self::HeaderParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant1> for Parameter {
+    impl From<HeaderParameterVariant1> for Parameter {
         fn from(value: HeaderParameterVariant1) -> Self {
             Self::HeaderParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant2> for Parameter {
+    impl From<HeaderParameterVariant2> for Parameter {
         fn from(value: HeaderParameterVariant2) -> Self {
             Self::HeaderParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant3> for Parameter {
+    impl From<HeaderParameterVariant3> for Parameter {
         fn from(value: HeaderParameterVariant3) -> Self {
             Self::HeaderParameterVariant3(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4444,8 +3626,8 @@ pub mod types {
         #[serde(rename = "multi")]
         Multi,
     }
-    impl ::std::fmt::Display for ParameterCollectionFormat {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ParameterCollectionFormat {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Csv => f.write_str("csv"),
                 Self::Ssv => f.write_str("ssv"),
@@ -4455,11 +3637,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ParameterCollectionFormat {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ParameterCollectionFormat {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "csv" => Ok(Self::Csv),
                 "ssv" => Ok(Self::Ssv),
@@ -4468,7 +3648,7 @@ pub mod types {
                 "multi" => Ok(Self::Multi),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ParameterCollectionFormat",
                             &value,
                             "not one of its values",
@@ -4478,25 +3658,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ParameterCollectionFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ParameterCollectionFormat {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ParameterCollectionFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ParameterCollectionFormat {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4522,8 +3698,8 @@ pub mod types {
         #[serde(rename = "file")]
         File,
     }
-    impl ::std::fmt::Display for ParameterType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ParameterType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -4535,11 +3711,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ParameterType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ParameterType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -4550,7 +3724,7 @@ pub mod types {
                 "file" => Ok(Self::File),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ParameterType",
                             &value,
                             "not one of its values",
@@ -4560,142 +3734,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ParameterType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ParameterType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ParameterType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ParameterType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ParameterVariant1 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<ParameterVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<ParameterVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: ParameterVariant1Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ParameterVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for ParameterVariant1Items {
+    impl From<Schema> for ParameterVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for ParameterVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for ParameterVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4721,8 +3851,8 @@ pub mod types {
         #[serde(rename = "file")]
         File,
     }
-    impl ::std::fmt::Display for ParameterVariant1Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ParameterVariant1Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -4734,11 +3864,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for ParameterVariant1Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ParameterVariant1Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -4749,7 +3877,7 @@ pub mod types {
                 "file" => Ok(Self::File),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ParameterVariant1Type",
                             &value,
                             "not one of its values",
@@ -4759,142 +3887,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ParameterVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ParameterVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ParameterVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ParameterVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ParameterVariant2 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<ParameterVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<ParameterVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: ParameterVariant2Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ParameterVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for ParameterVariant2Items {
+    impl From<Schema> for ParameterVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for ParameterVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for ParameterVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -4908,23 +3992,21 @@ pub mod types {
         #[serde(rename = "integer")]
         Integer,
     }
-    impl ::std::fmt::Display for ParameterVariant2Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ParameterVariant2Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Integer => f.write_str("integer"),
             }
         }
     }
-    impl ::std::str::FromStr for ParameterVariant2Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ParameterVariant2Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "integer" => Ok(Self::Integer),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ParameterVariant2Type",
                             &value,
                             "not one of its values",
@@ -4934,142 +4016,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ParameterVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ParameterVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ParameterVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ParameterVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ParameterVariant3 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<ParameterVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<ParameterVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: ParameterVariant3Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ParameterVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for ParameterVariant3Items {
+    impl From<Schema> for ParameterVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for ParameterVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for ParameterVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5083,23 +4121,21 @@ pub mod types {
         #[serde(rename = "number")]
         Number,
     }
-    impl ::std::fmt::Display for ParameterVariant3Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ParameterVariant3Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Number => f.write_str("number"),
             }
         }
     }
-    impl ::std::str::FromStr for ParameterVariant3Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ParameterVariant3Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ParameterVariant3Type",
                             &value,
                             "not one of its values",
@@ -5109,142 +4145,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ParameterVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ParameterVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ParameterVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ParameterVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ParameterVariant4 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<ParameterVariant4Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<ParameterVariant4Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: ParameterVariant4Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ParameterVariant4Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for ParameterVariant4Items {
+    impl From<Schema> for ParameterVariant4Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for ParameterVariant4Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for ParameterVariant4Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -5258,23 +4250,21 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for ParameterVariant4Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ParameterVariant4Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
             }
         }
     }
-    impl ::std::str::FromStr for ParameterVariant4Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for ParameterVariant4Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "ParameterVariant4Type",
                             &value,
                             "not one of its values",
@@ -5284,44 +4274,40 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for ParameterVariant4Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for ParameterVariant4Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ParameterVariant4Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for ParameterVariant4Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Path {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub delete: ::std::option::Option<Operation>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub get: ::std::option::Option<Operation>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub head: ::std::option::Option<Operation>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub options: ::std::option::Option<Operation>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<::std::vec::Vec<PathParametersItem>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub patch: ::std::option::Option<Operation>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub post: ::std::option::Option<Operation>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub put: ::std::option::Option<Operation>,
-        #[serde(rename = "$ref", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ref_: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub delete: Option<Operation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub get: Option<Operation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub head: Option<Operation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<Operation>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<Vec<PathParametersItem>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub patch: Option<Operation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub post: Option<Operation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub put: Option<Operation>,
+        #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+        pub ref_: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParameter {
         Variant0(PathParameterVariant0),
@@ -5329,451 +4315,315 @@ pub mod types {
         Variant2(PathParameterVariant2),
         Variant3(PathParameterVariant3),
     }
-    impl ::std::convert::From<PathParameterVariant0> for PathParameter {
+    impl From<PathParameterVariant0> for PathParameter {
         fn from(value: PathParameterVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant1> for PathParameter {
+    impl From<PathParameterVariant1> for PathParameter {
         fn from(value: PathParameterVariant1) -> Self {
             Self::Variant1(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant2> for PathParameter {
+    impl From<PathParameterVariant2> for PathParameter {
         fn from(value: PathParameterVariant2) -> Self {
             Self::Variant2(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant3> for PathParameter {
+    impl From<PathParameterVariant3> for PathParameter {
         fn from(value: PathParameterVariant3) -> Self {
             Self::Variant3(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParameterVariant0 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParameterVariant0Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParameterVariant0Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
         pub required: BaseParameterRequired,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParameterVariant0Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParameterVariant0Items {
+    impl From<Schema> for PathParameterVariant0Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for PathParameterVariant0Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParameterVariant0Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParameterVariant1 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParameterVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParameterVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
         pub required: BaseParameterRequired,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParameterVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParameterVariant1Items {
+    impl From<Schema> for PathParameterVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for PathParameterVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParameterVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParameterVariant2 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParameterVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParameterVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
         pub required: BaseParameterRequired,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType2,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParameterVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParameterVariant2Items {
+    impl From<Schema> for PathParameterVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for PathParameterVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParameterVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParameterVariant3 {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParameterVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParameterVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
         pub required: BaseParameterRequired,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType3,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParameterVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParameterVariant3Items {
+    impl From<Schema> for PathParameterVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for PathParameterVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParameterVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParametersItem {
         BodyParameter(BodyParameter),
@@ -5795,217 +4645,176 @@ pub mod types {
         HeaderParameterVariant3(HeaderParameterVariant3),
         Reference(Reference),
     }
-    impl ::std::convert::From<BodyParameter> for PathParametersItem {
+    impl From<BodyParameter> for PathParametersItem {
         fn from(value: BodyParameter) -> Self {
             Self::BodyParameter(value)
         }
     }
-    impl ::std::convert::From<PathParametersItemVariant1> for PathParametersItem {
+    impl From<PathParametersItemVariant1> for PathParametersItem {
         fn from(value: PathParametersItemVariant1) -> Self {
             Self::PathParametersItemVariant1(value)
         }
     }
-    impl ::std::convert::From<PathParametersItemVariant2> for PathParametersItem {
+    impl From<PathParametersItemVariant2> for PathParametersItem {
         fn from(value: PathParametersItemVariant2) -> Self {
             Self::PathParametersItemVariant2(value)
         }
     }
-    impl ::std::convert::From<PathParametersItemVariant3> for PathParametersItem {
+    impl From<PathParametersItemVariant3> for PathParametersItem {
         fn from(value: PathParametersItemVariant3) -> Self {
             Self::PathParametersItemVariant3(value)
         }
     }
-    impl ::std::convert::From<PathParametersItemVariant4> for PathParametersItem {
+    impl From<PathParametersItemVariant4> for PathParametersItem {
         fn from(value: PathParametersItemVariant4) -> Self {
             Self::PathParametersItemVariant4(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant0> for PathParametersItem {
+    impl From<QueryParameterVariant0> for PathParametersItem {
         fn from(value: QueryParameterVariant0) -> Self {
             Self::QueryParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant1> for PathParametersItem {
+    impl From<QueryParameterVariant1> for PathParametersItem {
         fn from(value: QueryParameterVariant1) -> Self {
             Self::QueryParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant2> for PathParametersItem {
+    impl From<QueryParameterVariant2> for PathParametersItem {
         fn from(value: QueryParameterVariant2) -> Self {
             Self::QueryParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant3> for PathParametersItem {
+    impl From<QueryParameterVariant3> for PathParametersItem {
         fn from(value: QueryParameterVariant3) -> Self {
             Self::QueryParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant0> for PathParametersItem {
+    impl From<PathParameterVariant0> for PathParametersItem {
         fn from(value: PathParameterVariant0) -> Self {
             Self::PathParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant1> for PathParametersItem {
+    impl From<PathParameterVariant1> for PathParametersItem {
         fn from(value: PathParameterVariant1) -> Self {
             Self::PathParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant2> for PathParametersItem {
+    impl From<PathParameterVariant2> for PathParametersItem {
         fn from(value: PathParameterVariant2) -> Self {
             Self::PathParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<PathParameterVariant3> for PathParametersItem {
+    impl From<PathParameterVariant3> for PathParametersItem {
         fn from(value: PathParameterVariant3) -> Self {
             Self::PathParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant0> for PathParametersItem {
+    impl From<HeaderParameterVariant0> for PathParametersItem {
         fn from(value: HeaderParameterVariant0) -> Self {
             Self::HeaderParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant1> for PathParametersItem {
+    impl From<HeaderParameterVariant1> for PathParametersItem {
         fn from(value: HeaderParameterVariant1) -> Self {
             Self::HeaderParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant2> for PathParametersItem {
+    impl From<HeaderParameterVariant2> for PathParametersItem {
         fn from(value: HeaderParameterVariant2) -> Self {
             Self::HeaderParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<HeaderParameterVariant3> for PathParametersItem {
+    impl From<HeaderParameterVariant3> for PathParametersItem {
         fn from(value: HeaderParameterVariant3) -> Self {
             Self::HeaderParameterVariant3(value)
         }
     }
-    impl ::std::convert::From<Reference> for PathParametersItem {
+    impl From<Reference> for PathParametersItem {
         fn from(value: Reference) -> Self {
             Self::Reference(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParametersItemVariant1 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParametersItemVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParametersItemVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: PathParametersItemVariant1Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParametersItemVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParametersItemVariant1Items {
+    impl From<Schema> for PathParametersItemVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for PathParametersItemVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParametersItemVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6031,8 +4840,8 @@ pub mod types {
         #[serde(rename = "file")]
         File,
     }
-    impl ::std::fmt::Display for PathParametersItemVariant1Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PathParametersItemVariant1Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
                 Self::Number => f.write_str("number"),
@@ -6044,11 +4853,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for PathParametersItemVariant1Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PathParametersItemVariant1Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 "number" => Ok(Self::Number),
@@ -6059,7 +4866,7 @@ pub mod types {
                 "file" => Ok(Self::File),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PathParametersItemVariant1Type",
                             &value,
                             "not one of its values",
@@ -6069,144 +4876,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PathParametersItemVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PathParametersItemVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for PathParametersItemVariant1Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PathParametersItemVariant1Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParametersItemVariant2 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParametersItemVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParametersItemVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: PathParametersItemVariant2Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParametersItemVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParametersItemVariant2Items {
+    impl From<Schema> for PathParametersItemVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for PathParametersItemVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParametersItemVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6220,23 +4981,21 @@ pub mod types {
         #[serde(rename = "integer")]
         Integer,
     }
-    impl ::std::fmt::Display for PathParametersItemVariant2Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PathParametersItemVariant2Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Integer => f.write_str("integer"),
             }
         }
     }
-    impl ::std::str::FromStr for PathParametersItemVariant2Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PathParametersItemVariant2Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "integer" => Ok(Self::Integer),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PathParametersItemVariant2Type",
                             &value,
                             "not one of its values",
@@ -6246,144 +5005,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PathParametersItemVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PathParametersItemVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for PathParametersItemVariant2Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PathParametersItemVariant2Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParametersItemVariant3 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParametersItemVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParametersItemVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: PathParametersItemVariant3Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParametersItemVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParametersItemVariant3Items {
+    impl From<Schema> for PathParametersItemVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for PathParametersItemVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParametersItemVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6397,23 +5110,21 @@ pub mod types {
         #[serde(rename = "number")]
         Number,
     }
-    impl ::std::fmt::Display for PathParametersItemVariant3Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PathParametersItemVariant3Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Number => f.write_str("number"),
             }
         }
     }
-    impl ::std::str::FromStr for PathParametersItemVariant3Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PathParametersItemVariant3Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PathParametersItemVariant3Type",
                             &value,
                             "not one of its values",
@@ -6423,144 +5134,98 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PathParametersItemVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PathParametersItemVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for PathParametersItemVariant3Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PathParametersItemVariant3Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PathParametersItemVariant4 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<PathParametersItemVariant4Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<PathParametersItemVariant4Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: PathParametersItemVariant4Type,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum PathParametersItemVariant4Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for PathParametersItemVariant4Items {
+    impl From<Schema> for PathParametersItemVariant4Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>>
-    for PathParametersItemVariant4Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for PathParametersItemVariant4Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -6574,23 +5239,21 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for PathParametersItemVariant4Type {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for PathParametersItemVariant4Type {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
             }
         }
     }
-    impl ::std::str::FromStr for PathParametersItemVariant4Type {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for PathParametersItemVariant4Type {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "PathParametersItemVariant4Type",
                             &value,
                             "not one of its values",
@@ -6600,24 +5263,19 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for PathParametersItemVariant4Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for PathParametersItemVariant4Type {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for PathParametersItemVariant4Type {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for PathParametersItemVariant4Type {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum QueryParameter {
         Variant0(QueryParameterVariant0),
@@ -6625,699 +5283,479 @@ pub mod types {
         Variant2(QueryParameterVariant2),
         Variant3(QueryParameterVariant3),
     }
-    impl ::std::convert::From<QueryParameterVariant0> for QueryParameter {
+    impl From<QueryParameterVariant0> for QueryParameter {
         fn from(value: QueryParameterVariant0) -> Self {
             Self::Variant0(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant1> for QueryParameter {
+    impl From<QueryParameterVariant1> for QueryParameter {
         fn from(value: QueryParameterVariant1) -> Self {
             Self::Variant1(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant2> for QueryParameter {
+    impl From<QueryParameterVariant2> for QueryParameter {
         fn from(value: QueryParameterVariant2) -> Self {
             Self::Variant2(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant3> for QueryParameter {
+    impl From<QueryParameterVariant3> for QueryParameter {
         fn from(value: QueryParameterVariant3) -> Self {
             Self::Variant3(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryParameterVariant0 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<QueryParameterVariant0Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<QueryParameterVariant0Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum QueryParameterVariant0Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for QueryParameterVariant0Items {
+    impl From<Schema> for QueryParameterVariant0Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for QueryParameterVariant0Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for QueryParameterVariant0Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryParameterVariant1 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<IntegerFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<IntegerFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<QueryParameterVariant1Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<QueryParameterVariant1Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum QueryParameterVariant1Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for QueryParameterVariant1Items {
+    impl From<Schema> for QueryParameterVariant1Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for QueryParameterVariant1Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for QueryParameterVariant1Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryParameterVariant2 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<NumberFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<NumberFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<QueryParameterVariant2Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<QueryParameterVariant2Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType2,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum QueryParameterVariant2Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for QueryParameterVariant2Items {
+    impl From<Schema> for QueryParameterVariant2Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for QueryParameterVariant2Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for QueryParameterVariant2Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryParameterVariant3 {
-        #[serde(
-            rename = "allowEmptyValue",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub allow_empty_value: ::std::option::Option<bool>,
-        #[serde(
-            rename = "collectionFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collection_format: ::std::option::Option<ParameterCollectionFormat>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        pub allow_empty_value: Option<bool>,
+        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        pub collection_format: Option<ParameterCollectionFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<QueryParameterVariant3Items>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        pub name: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<QueryParameterVariant3Items>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
         #[serde(rename = "type")]
         pub type_: BaseSchemaType3,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum QueryParameterVariant3Items {
         Schema(Schema),
-        Array(::std::vec::Vec<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<Schema> for QueryParameterVariant3Items {
+    impl From<Schema> for QueryParameterVariant3Items {
         fn from(value: Schema) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for QueryParameterVariant3Items {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for QueryParameterVariant3Items {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Reference {
         #[serde(rename = "$ref")]
-        pub ref_: ::std::string::String,
+        pub ref_: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Response {
-        pub description: ::std::string::String,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub examples: ::std::option::Option<ResponseExamples>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub headers: ::std::option::Option<ResponseHeaders>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub schema: ::std::option::Option<Schema>,
+        pub description: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub examples: Option<ResponseExamples>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<ResponseHeaders>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub schema: Option<Schema>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ResponseExamples(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for ResponseExamples {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct ResponseExamples(pub Map<String, Value>);
+    impl Deref for ResponseExamples {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<ResponseExamples>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<ResponseExamples> for Map<String, Value> {
         fn from(value: ResponseExamples) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for ResponseExamples {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for ResponseExamples {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct ResponseHeaders(
-        pub ::std::collections::BTreeMap<::std::string::String, Header>,
-    );
-    impl ::std::ops::Deref for ResponseHeaders {
-        type Target = ::std::collections::BTreeMap<::std::string::String, Header>;
-        fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, Header> {
+    pub struct ResponseHeaders(pub std::collections::BTreeMap<String, Header>);
+    impl Deref for ResponseHeaders {
+        type Target = std::collections::BTreeMap<String, Header>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Header> {
             &self.0
         }
     }
-    impl ::std::convert::From<ResponseHeaders>
-    for ::std::collections::BTreeMap<::std::string::String, Header> {
+    impl From<ResponseHeaders> for std::collections::BTreeMap<String, Header> {
         fn from(value: ResponseHeaders) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, Header>,
-    > for ResponseHeaders {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, Header>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Header>> for ResponseHeaders {
+        fn from(value: std::collections::BTreeMap<String, Header>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Schema {
         #[serde(
             rename = "additionalProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_properties: ::std::option::Option<SchemaAdditionalProperties>,
-        #[serde(
-            rename = "allOf",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub all_of: ::std::option::Option<::std::vec::Vec<Schema>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub discriminator: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub example: ::std::option::Option<::serde_json::Value>,
-        #[serde(
-            rename = "exclusiveMaximum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_maximum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "exclusiveMinimum",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub exclusive_minimum: ::std::option::Option<bool>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocs>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub items: ::std::option::Option<SchemaItems>,
-        #[serde(
-            rename = "maxItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "maxProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub max_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub maximum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_items: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minLength",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_length: ::std::option::Option<f64>,
-        #[serde(
-            rename = "minProperties",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub min_properties: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub minimum: ::std::option::Option<f64>,
-        #[serde(
-            rename = "multipleOf",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub multiple_of: ::std::option::Option<f64>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub pattern: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub properties: ::std::option::Option<SchemaProperties>,
-        #[serde(
-            rename = "readOnly",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub read_only: ::std::option::Option<bool>,
-        #[serde(rename = "$ref", skip_serializing_if = "::std::option::Option::is_none")]
-        pub ref_: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ParameterType>,
-        #[serde(
-            rename = "uniqueItems",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub unique_items: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub xml: ::std::option::Option<Xml>,
+        pub additional_properties: Option<SchemaAdditionalProperties>,
+        #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+        pub all_of: Option<Vec<Schema>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub discriminator: Option<String>,
+        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        pub enum_: Option<Vec<Value>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub example: Option<Value>,
+        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_maximum: Option<bool>,
+        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        pub exclusive_minimum: Option<bool>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocs>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub items: Option<SchemaItems>,
+        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_items: Option<f64>,
+        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_length: Option<f64>,
+        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub max_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub maximum: Option<f64>,
+        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_items: Option<f64>,
+        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_length: Option<f64>,
+        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub min_properties: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub minimum: Option<f64>,
+        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub multiple_of: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pattern: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub properties: Option<SchemaProperties>,
+        #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
+        pub read_only: Option<bool>,
+        #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
+        pub ref_: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub required: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        pub type_: Option<ParameterType>,
+        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        pub unique_items: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub xml: Option<Xml>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SchemaAdditionalProperties {
-        Schema(::std::boxed::Box<Schema>),
+        Schema(Box<Schema>),
         Boolean(bool),
     }
-    impl ::std::convert::From<::std::boxed::Box<Schema>> for SchemaAdditionalProperties {
-        fn from(value: ::std::boxed::Box<Schema>) -> Self {
+    impl From<Box<Schema>> for SchemaAdditionalProperties {
+        fn from(value: Box<Schema>) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<bool> for SchemaAdditionalProperties {
+    impl From<bool> for SchemaAdditionalProperties {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SchemaFormatConstraints {
         GenericFormat(GenericFormat),
@@ -7325,69 +5763,62 @@ pub mod types {
         NumberFormat(NumberFormat),
         StringFormat(StringFormat),
     }
-    impl ::std::convert::From<GenericFormat> for SchemaFormatConstraints {
+    impl From<GenericFormat> for SchemaFormatConstraints {
         fn from(value: GenericFormat) -> Self {
             Self::GenericFormat(value)
         }
     }
-    impl ::std::convert::From<IntegerFormat> for SchemaFormatConstraints {
+    impl From<IntegerFormat> for SchemaFormatConstraints {
         fn from(value: IntegerFormat) -> Self {
             Self::IntegerFormat(value)
         }
     }
-    impl ::std::convert::From<NumberFormat> for SchemaFormatConstraints {
+    impl From<NumberFormat> for SchemaFormatConstraints {
         fn from(value: NumberFormat) -> Self {
             Self::NumberFormat(value)
         }
     }
-    impl ::std::convert::From<StringFormat> for SchemaFormatConstraints {
+    impl From<StringFormat> for SchemaFormatConstraints {
         fn from(value: StringFormat) -> Self {
             Self::StringFormat(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SchemaItems {
-        Schema(::std::boxed::Box<Schema>),
-        Array(::std::vec::Vec<Schema>),
+        Schema(Box<Schema>),
+        Array(Vec<Schema>),
     }
-    impl ::std::convert::From<::std::boxed::Box<Schema>> for SchemaItems {
-        fn from(value: ::std::boxed::Box<Schema>) -> Self {
+    impl From<Box<Schema>> for SchemaItems {
+        fn from(value: Box<Schema>) -> Self {
             Self::Schema(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Schema>> for SchemaItems {
-        fn from(value: ::std::vec::Vec<Schema>) -> Self {
+    impl From<Vec<Schema>> for SchemaItems {
+        fn from(value: Vec<Schema>) -> Self {
             Self::Array(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SchemaProperties(
-        pub ::std::collections::BTreeMap<::std::string::String, Schema>,
-    );
-    impl ::std::ops::Deref for SchemaProperties {
-        type Target = ::std::collections::BTreeMap<::std::string::String, Schema>;
-        fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, Schema> {
+    pub struct SchemaProperties(pub std::collections::BTreeMap<String, Schema>);
+    impl Deref for SchemaProperties {
+        type Target = std::collections::BTreeMap<String, Schema>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Schema> {
             &self.0
         }
     }
-    impl ::std::convert::From<SchemaProperties>
-    for ::std::collections::BTreeMap<::std::string::String, Schema> {
+    impl From<SchemaProperties> for std::collections::BTreeMap<String, Schema> {
         fn from(value: SchemaProperties) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, Schema>,
-    > for SchemaProperties {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, Schema>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Schema>> for SchemaProperties {
+        fn from(value: std::collections::BTreeMap<String, Schema>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Security {
         BasicAuthenticationSecurity(BasicAuthenticationSecurity),
@@ -7397,110 +5828,90 @@ pub mod types {
         OAuth2PasswordSecurity(OAuth2PasswordSecurity),
         ApiKeySecurity(ApiKeySecurity),
     }
-    impl ::std::convert::From<BasicAuthenticationSecurity> for Security {
+    impl From<BasicAuthenticationSecurity> for Security {
         fn from(value: BasicAuthenticationSecurity) -> Self {
             Self::BasicAuthenticationSecurity(value)
         }
     }
-    impl ::std::convert::From<OAuth2AccessCodeSecurity> for Security {
+    impl From<OAuth2AccessCodeSecurity> for Security {
         fn from(value: OAuth2AccessCodeSecurity) -> Self {
             Self::OAuth2AccessCodeSecurity(value)
         }
     }
-    impl ::std::convert::From<OAuth2ApplicationSecurity> for Security {
+    impl From<OAuth2ApplicationSecurity> for Security {
         fn from(value: OAuth2ApplicationSecurity) -> Self {
             Self::OAuth2ApplicationSecurity(value)
         }
     }
-    impl ::std::convert::From<OAuth2ImplicitSecurity> for Security {
+    impl From<OAuth2ImplicitSecurity> for Security {
         fn from(value: OAuth2ImplicitSecurity) -> Self {
             Self::OAuth2ImplicitSecurity(value)
         }
     }
-    impl ::std::convert::From<OAuth2PasswordSecurity> for Security {
+    impl From<OAuth2PasswordSecurity> for Security {
         fn from(value: OAuth2PasswordSecurity) -> Self {
             Self::OAuth2PasswordSecurity(value)
         }
     }
-    impl ::std::convert::From<ApiKeySecurity> for Security {
+    impl From<ApiKeySecurity> for Security {
         fn from(value: ApiKeySecurity) -> Self {
             Self::ApiKeySecurity(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Spec {
-        #[serde(
-            rename = "basePath",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub base_path: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub consumes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub definitions: ::std::option::Option<SchemaProperties>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocs>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub host: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "basePath", skip_serializing_if = "Option::is_none")]
+        pub base_path: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub consumes: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub definitions: Option<SchemaProperties>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocs>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host: Option<String>,
         pub info: Info,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<SpecParameters>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<SpecParameters>,
         pub paths: SpecPaths,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub produces: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub responses: ::std::option::Option<SpecResponses>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub schemes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub security: ::std::option::Option<::std::vec::Vec<OperationSecurityItem>>,
-        #[serde(
-            rename = "securityDefinitions",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub security_definitions: ::std::option::Option<SpecSecurityDefinitions>,
-        pub swagger: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<Tag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub produces: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub responses: Option<SpecResponses>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub schemes: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub security: Option<Vec<OperationSecurityItem>>,
+        #[serde(rename = "securityDefinitions", skip_serializing_if = "Option::is_none")]
+        pub security_definitions: Option<SpecSecurityDefinitions>,
+        pub swagger: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<Tag>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct SpecParameters(
-        pub ::std::collections::BTreeMap<::std::string::String, SpecParametersValue>,
+        pub std::collections::BTreeMap<String, SpecParametersValue>,
     );
-    impl ::std::ops::Deref for SpecParameters {
-        type Target = ::std::collections::BTreeMap<
-            ::std::string::String,
-            SpecParametersValue,
-        >;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, SpecParametersValue> {
+    impl Deref for SpecParameters {
+        type Target = std::collections::BTreeMap<String, SpecParametersValue>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, SpecParametersValue> {
             &self.0
         }
     }
-    impl ::std::convert::From<SpecParameters>
-    for ::std::collections::BTreeMap<::std::string::String, SpecParametersValue> {
+    impl From<SpecParameters>
+    for std::collections::BTreeMap<String, SpecParametersValue> {
         fn from(value: SpecParameters) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, SpecParametersValue>,
-    > for SpecParameters {
-        fn from(
-            value: ::std::collections::BTreeMap<
-                ::std::string::String,
-                SpecParametersValue,
-            >,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, SpecParametersValue>>
+    for SpecParameters {
+        fn from(value: std::collections::BTreeMap<String, SpecParametersValue>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SpecParametersValue {
         BodyParameter(BodyParameter),
@@ -7509,120 +5920,98 @@ pub mod types {
         QueryParameterVariant2(QueryParameterVariant2),
         QueryParameterVariant3(QueryParameterVariant3),
     }
-    impl ::std::convert::From<BodyParameter> for SpecParametersValue {
+    impl From<BodyParameter> for SpecParametersValue {
         fn from(value: BodyParameter) -> Self {
             Self::BodyParameter(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant0> for SpecParametersValue {
+    impl From<QueryParameterVariant0> for SpecParametersValue {
         fn from(value: QueryParameterVariant0) -> Self {
             Self::QueryParameterVariant0(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant1> for SpecParametersValue {
+    impl From<QueryParameterVariant1> for SpecParametersValue {
         fn from(value: QueryParameterVariant1) -> Self {
             Self::QueryParameterVariant1(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant2> for SpecParametersValue {
+    impl From<QueryParameterVariant2> for SpecParametersValue {
         fn from(value: QueryParameterVariant2) -> Self {
             Self::QueryParameterVariant2(value)
         }
     }
-    impl ::std::convert::From<QueryParameterVariant3> for SpecParametersValue {
+    impl From<QueryParameterVariant3> for SpecParametersValue {
         fn from(value: QueryParameterVariant3) -> Self {
             Self::QueryParameterVariant3(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SpecPaths(pub ::std::collections::BTreeMap<::std::string::String, Path>);
-    impl ::std::ops::Deref for SpecPaths {
-        type Target = ::std::collections::BTreeMap<::std::string::String, Path>;
-        fn deref(&self) -> &::std::collections::BTreeMap<::std::string::String, Path> {
+    pub struct SpecPaths(pub std::collections::BTreeMap<String, Path>);
+    impl Deref for SpecPaths {
+        type Target = std::collections::BTreeMap<String, Path>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Path> {
             &self.0
         }
     }
-    impl ::std::convert::From<SpecPaths>
-    for ::std::collections::BTreeMap<::std::string::String, Path> {
+    impl From<SpecPaths> for std::collections::BTreeMap<String, Path> {
         fn from(value: SpecPaths) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::collections::BTreeMap<::std::string::String, Path>>
-    for SpecPaths {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, Path>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Path>> for SpecPaths {
+        fn from(value: std::collections::BTreeMap<String, Path>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SpecResponses(
-        pub ::std::collections::BTreeMap<::std::string::String, Response>,
-    );
-    impl ::std::ops::Deref for SpecResponses {
-        type Target = ::std::collections::BTreeMap<::std::string::String, Response>;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, Response> {
+    pub struct SpecResponses(pub std::collections::BTreeMap<String, Response>);
+    impl Deref for SpecResponses {
+        type Target = std::collections::BTreeMap<String, Response>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Response> {
             &self.0
         }
     }
-    impl ::std::convert::From<SpecResponses>
-    for ::std::collections::BTreeMap<::std::string::String, Response> {
+    impl From<SpecResponses> for std::collections::BTreeMap<String, Response> {
         fn from(value: SpecResponses) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, Response>,
-    > for SpecResponses {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, Response>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Response>> for SpecResponses {
+        fn from(value: std::collections::BTreeMap<String, Response>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct SpecSecurityDefinitions(
-        pub ::std::collections::BTreeMap<::std::string::String, Security>,
-    );
-    impl ::std::ops::Deref for SpecSecurityDefinitions {
-        type Target = ::std::collections::BTreeMap<::std::string::String, Security>;
-        fn deref(
-            &self,
-        ) -> &::std::collections::BTreeMap<::std::string::String, Security> {
+    pub struct SpecSecurityDefinitions(pub std::collections::BTreeMap<String, Security>);
+    impl Deref for SpecSecurityDefinitions {
+        type Target = std::collections::BTreeMap<String, Security>;
+        fn deref(&self) -> &std::collections::BTreeMap<String, Security> {
             &self.0
         }
     }
-    impl ::std::convert::From<SpecSecurityDefinitions>
-    for ::std::collections::BTreeMap<::std::string::String, Security> {
+    impl From<SpecSecurityDefinitions> for std::collections::BTreeMap<String, Security> {
         fn from(value: SpecSecurityDefinitions) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::std::collections::BTreeMap<::std::string::String, Security>,
-    > for SpecSecurityDefinitions {
-        fn from(
-            value: ::std::collections::BTreeMap<::std::string::String, Security>,
-        ) -> Self {
+    impl From<std::collections::BTreeMap<String, Security>> for SpecSecurityDefinitions {
+        fn from(value: std::collections::BTreeMap<String, Security>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct StringFormat {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub format: ::std::option::Option<StringFormatFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub format: Option<StringFormatFormat>,
         #[serde(rename = "type")]
         pub type_: StringFormatType,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7646,8 +6035,8 @@ pub mod types {
         #[serde(rename = "password")]
         Password,
     }
-    impl ::std::fmt::Display for StringFormatFormat {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for StringFormatFormat {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::X => f.write_str(""),
                 Self::Byte => f.write_str("byte"),
@@ -7658,11 +6047,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for StringFormatFormat {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for StringFormatFormat {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
                 "byte" => Ok(Self::Byte),
@@ -7672,7 +6059,7 @@ pub mod types {
                 "password" => Ok(Self::Password),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "StringFormatFormat",
                             &value,
                             "not one of its values",
@@ -7682,25 +6069,21 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for StringFormatFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for StringFormatFormat {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StringFormatFormat {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for StringFormatFormat {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -7714,23 +6097,21 @@ pub mod types {
         #[serde(rename = "string")]
         String,
     }
-    impl ::std::fmt::Display for StringFormatType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for StringFormatType {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::String => f.write_str("string"),
             }
         }
     }
-    impl ::std::str::FromStr for StringFormatType {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for StringFormatType {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "string" => Ok(Self::String),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "StringFormatType",
                             &value,
                             "not one of its values",
@@ -7740,45 +6121,38 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for StringFormatType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for StringFormatType {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StringFormatType {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for StringFormatType {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Tag {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
-        #[serde(
-            rename = "externalDocs",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub external_docs: ::std::option::Option<ExternalDocs>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        pub external_docs: Option<ExternalDocs>,
+        pub name: String,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Xml {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub attribute: ::std::option::Option<bool>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub namespace: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub prefix: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub wrapped: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub attribute: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub namespace: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub prefix: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub wrapped: Option<bool>,
     }
     /// Always `true` on the wire: any other value does not decode.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -7787,27 +6161,20 @@ pub mod types {
         /// The value, `true`.
         pub const VALUE: bool = true;
     }
-    impl ::serde::Serialize for BaseParameterRequired {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <bool as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for BaseParameterRequired {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <bool as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for BaseParameterRequired {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <bool as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for BaseParameterRequired {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <bool as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }

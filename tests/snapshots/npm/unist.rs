@@ -7,6 +7,9 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::ops::Deref;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value};
     /// Info associated with nodes by the ecosystem.
     ///
     /// This space is guaranteed to never be specified by unist or specifications
@@ -24,29 +27,22 @@ pub mod types {
     ///   }
     /// }
     /// ```
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct Data(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
-    impl ::std::ops::Deref for Data {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct Data(pub Map<String, Value>);
+    impl Deref for Data {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<Data>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<Data> for Map<String, Value> {
         fn from(value: Data) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for Data {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for Data {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
@@ -55,22 +51,22 @@ pub mod types {
     /// This interface is supposed to be extended.
     ///
     /// For example, in HTML, a `text` node is a leaf that contains text.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Literal {
         /// Info from the ecosystem.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<Data>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Data>,
         /// Position of a node in a source document.
         ///
         /// Nodes that are generated (not in the original source document) must not
         /// have a position.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub position: ::std::option::Option<Position>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub position: Option<Position>,
         /// Node type.
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
         /// Plain value.
-        pub value: ::serde_json::Value,
+        pub value: Value,
     }
     /// Abstract unist node.
     ///
@@ -80,20 +76,20 @@ pub mod types {
     /// If you can use {@link Literal} or {@link Parent}, you should.
     /// But for example in markdown, a `thematicBreak` (`***`), is neither literal
     /// nor parent, but still a node.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Node {
         /// Info from the ecosystem.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<Data>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Data>,
         /// Position of a node in a source document.
         ///
         /// Nodes that are generated (not in the original source document) must not
         /// have a position.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub position: ::std::option::Option<Position>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub position: Option<Position>,
         /// Node type.
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
     /// Abstract unist node that contains other nodes (*children*).
     ///
@@ -101,41 +97,41 @@ pub mod types {
     ///
     /// For example, in XML, an element is a parent of different things, such as
     /// comments, text, and further elements.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Parent {
         /// List of children.
-        pub children: ::std::vec::Vec<Node>,
+        pub children: Vec<Node>,
         /// Info from the ecosystem.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<Data>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Data>,
         /// Position of a node in a source document.
         ///
         /// Nodes that are generated (not in the original source document) must not
         /// have a position.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub position: ::std::option::Option<Position>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub position: Option<Position>,
         /// Node type.
         #[serde(rename = "type")]
-        pub type_: ::std::string::String,
+        pub type_: String,
     }
     /// One place in a source file.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Point {
         /// Column in a source file (1-indexed integer).
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub column: f64,
         /// Line in a source file (1-indexed integer).
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub line: f64,
         /// Character in a source file (0-indexed integer).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub offset: ::std::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub offset: Option<f64>,
     }
     /// Position of a node in a source document.
     ///
     /// A position is a range between two points.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Position {
         /// Place of the first character after the parsed source region.
         pub end: Point,

@@ -7,73 +7,77 @@
 /// The agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
+    use std::convert::TryFrom;
+    use std::fmt;
+    use std::ops::Deref;
+    use std::str::FromStr;
+    use mcp_bindgen::__private::ConversionError;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
     /// A special text edit with an additional change annotation.
     ///
     /// @since 3.16.0.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AnnotatedTextEdit {
         /// The actual identifier of the change annotation
         #[serde(rename = "annotationId")]
-        pub annotation_id: ::std::string::String,
+        pub annotation_id: String,
         /// The string to be inserted. For delete operations use an
         /// empty string.
         #[serde(rename = "newText")]
-        pub new_text: ::std::string::String,
+        pub new_text: String,
         /// The range of the text document to be manipulated. To insert
         /// text into a document create a range where start === end.
         pub range: Range,
     }
     /// A base for all symbol information.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BaseSymbolInformation {
         /// The name of the symbol containing this symbol. This information is for
         /// user interface purposes (e.g. to render a qualifier in the user interface
         /// if necessary). It can't be used to re-infer a hierarchy for the document
         /// symbols.
-        #[serde(
-            rename = "containerName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub container_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "containerName", skip_serializing_if = "Option::is_none")]
+        pub container_name: Option<String>,
         /// The kind of this symbol.
         pub kind: SymbolKind,
         /// The name of this symbol.
-        pub name: ::std::string::String,
+        pub name: String,
         /// Tags for this symbol.
         ///
         /// @since 3.16.0
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<SymbolTag>>,
     }
     /// Represents an incoming call, e.g. a caller of a method or constructor.
     ///
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CallHierarchyIncomingCall {
         /// The item that makes the call.
         pub from: CallHierarchyItem,
         /// The ranges at which the calls appear. This is relative to the caller
         /// denoted by {@link CallHierarchyIncomingCall.from `this.from`}.
         #[serde(rename = "fromRanges")]
-        pub from_ranges: ::std::vec::Vec<Range>,
+        pub from_ranges: Vec<Range>,
     }
     /// Represents programming constructs like functions or constructors in the context
     /// of call hierarchy.
     ///
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CallHierarchyItem {
         /// A data entry field that is preserved between a call hierarchy prepare and
         /// incoming calls or outgoing calls requests.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// More detail for this item, e.g. the signature of a function.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub detail: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub detail: Option<String>,
         /// The kind of this item.
         pub kind: SymbolKind,
         /// The name of this item.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The range enclosing this symbol not including leading/trailing whitespace but everything else, e.g. comments and code.
         pub range: Range,
         /// The range that should be selected and revealed when this symbol is being picked, e.g. the name of a function.
@@ -81,82 +85,69 @@ pub mod types {
         #[serde(rename = "selectionRange")]
         pub selection_range: Range,
         /// Tags for this item.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<SymbolTag>>,
         /// The resource identifier of this item.
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     /// Represents an outgoing call, e.g. calling a getter from a method or a method from a constructor etc.
     ///
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CallHierarchyOutgoingCall {
         /// The range at which this item is called. This is the range relative to the caller, e.g the item
         /// passed to {@link CallHierarchyItemProvider.provideCallHierarchyOutgoingCalls `provideCallHierarchyOutgoingCalls`}
         /// and not {@link CallHierarchyOutgoingCall.to `this.to`}.
         #[serde(rename = "fromRanges")]
-        pub from_ranges: ::std::vec::Vec<Range>,
+        pub from_ranges: Vec<Range>,
         /// The item that is called.
         pub to: CallHierarchyItem,
     }
     /// Additional information that describes document changes.
     ///
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ChangeAnnotation {
         /// A human-readable string which is rendered less prominent in
         /// the user interface.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// A human-readable string describing the actual change. The string
         /// is rendered prominent in the user interface.
-        pub label: ::std::string::String,
+        pub label: String,
         /// A flag which indicates that user confirmation is needed
         /// before applying the change.
-        #[serde(
-            rename = "needsConfirmation",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub needs_confirmation: ::std::option::Option<bool>,
+        #[serde(rename = "needsConfirmation", skip_serializing_if = "Option::is_none")]
+        pub needs_confirmation: Option<bool>,
     }
     /// An identifier to refer to a change annotation stored with a workspace edit.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct ChangeAnnotationIdentifier(pub ::std::string::String);
-    impl ::std::ops::Deref for ChangeAnnotationIdentifier {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct ChangeAnnotationIdentifier(pub String);
+    impl Deref for ChangeAnnotationIdentifier {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<ChangeAnnotationIdentifier> for ::std::string::String {
+    impl From<ChangeAnnotationIdentifier> for String {
         fn from(value: ChangeAnnotationIdentifier) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for ChangeAnnotationIdentifier {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for ChangeAnnotationIdentifier {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for ChangeAnnotationIdentifier {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for ChangeAnnotationIdentifier {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for ChangeAnnotationIdentifier {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for ChangeAnnotationIdentifier {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
@@ -164,22 +155,22 @@ pub mod types {
     /// to refactor code.
     ///
     /// A CodeAction must set either `edit` and/or a `command`. If both are supplied, the `edit` is applied first, then the `command` is executed.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CodeAction {
         /// A command this code action executes. If a code action
         /// provides an edit and a command, first the edit is
         /// executed and then the command.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub command: ::std::option::Option<Command>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub command: Option<Command>,
         /// A data entry field that is preserved on a code action between
         /// a `textDocument/codeAction` and a `codeAction/resolve` request.
         ///
         /// @since 3.16.0
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// The diagnostics that this code action resolves.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub diagnostics: ::std::option::Option<::std::vec::Vec<Diagnostic>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub diagnostics: Option<Vec<Diagnostic>>,
         /// Marks that the code action cannot currently be applied.
         ///
         /// Clients should follow the following guidelines regarding disabled code actions:
@@ -195,11 +186,11 @@ pub mod types {
         ///     error message with `reason` in the editor.
         ///
         /// @since 3.16.0
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub disabled: ::std::option::Option<CodeActionDisabled>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub disabled: Option<CodeActionDisabled>,
         /// The workspace edit this code action performs.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub edit: ::std::option::Option<WorkspaceEdit>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub edit: Option<WorkspaceEdit>,
         /// Marks this as a preferred action. Preferred actions are used by the `auto fix` command and can be targeted
         /// by keybindings.
         ///
@@ -207,50 +198,44 @@ pub mod types {
         /// A refactoring should be marked preferred if it is the most reasonable choice of actions to take.
         ///
         /// @since 3.15.0
-        #[serde(
-            rename = "isPreferred",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub is_preferred: ::std::option::Option<bool>,
+        #[serde(rename = "isPreferred", skip_serializing_if = "Option::is_none")]
+        pub is_preferred: Option<bool>,
         /// The kind of the code action.
         ///
         /// Used to filter code actions.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// A short, human-readable, title for this code action.
-        pub title: ::std::string::String,
+        pub title: String,
     }
     /// Contains additional diagnostic information about the context in which
     /// a {@link CodeActionProvider.provideCodeActions code action} is run.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CodeActionContext {
         /// An array of diagnostics known on the client side overlapping the range provided to the
         /// `textDocument/codeAction` request. They are provided so that the server knows which
         /// errors are currently presented to the user for the given range. There is no guarantee
         /// that these accurately reflect the error state of the resource. The primary parameter
         /// to compute code actions is the provided range.
-        pub diagnostics: ::std::vec::Vec<Diagnostic>,
+        pub diagnostics: Vec<Diagnostic>,
         /// Requested kind of actions to return.
         ///
         /// Actions not of this kind are filtered out by the client before being shown. So servers
         /// can omit computing them.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub only: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub only: Option<Vec<String>>,
         /// The reason why code actions were requested.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "triggerKind",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub trigger_kind: ::std::option::Option<CodeActionTriggerKind>,
+        #[serde(rename = "triggerKind", skip_serializing_if = "Option::is_none")]
+        pub trigger_kind: Option<CodeActionTriggerKind>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CodeActionDisabled {
         /// Human readable description of why the code action is currently disabled.
         ///
         /// This is displayed in the code actions UI.
-        pub reason: ::std::string::String,
+        pub reason: String,
     }
     /// The kind of a code action.
     ///
@@ -258,68 +243,56 @@ pub mod types {
     ///
     /// The set of kinds is open and client needs to announce the kinds it supports to the server during
     /// initialization.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct CodeActionKind(pub ::std::string::String);
-    impl ::std::ops::Deref for CodeActionKind {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct CodeActionKind(pub String);
+    impl Deref for CodeActionKind {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<CodeActionKind> for ::std::string::String {
+    impl From<CodeActionKind> for String {
         fn from(value: CodeActionKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for CodeActionKind {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for CodeActionKind {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for CodeActionKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for CodeActionKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for CodeActionKind {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for CodeActionKind {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct CodeActionTriggerKind(i64);
-    impl ::std::ops::Deref for CodeActionTriggerKind {
+    impl Deref for CodeActionTriggerKind {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<CodeActionTriggerKind> for i64 {
+    impl From<CodeActionTriggerKind> for i64 {
         fn from(value: CodeActionTriggerKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for CodeActionTriggerKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for CodeActionTriggerKind {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![1_i64, 2_i64].contains(&value) {
                 Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
+                    ConversionError::new(
                         "CodeActionTriggerKind",
                         &value,
                         "not one of its values",
@@ -330,105 +303,102 @@ pub mod types {
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for CodeActionTriggerKind {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for CodeActionTriggerKind {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// Structure to capture a description for an error code.
     ///
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CodeDescription {
         /// An URI to open with more information about the diagnostic error.
-        pub href: ::std::string::String,
+        pub href: String,
     }
     /// A code lens represents a {@link Command command} that should be shown along with
     /// source text, like the number of references, a way to run tests, etc.
     ///
     /// A code lens is _unresolved_ when no command is associated to it. For performance
     /// reasons the creation of a code lens and resolving should be done in two stages.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CodeLens {
         /// The command this code lens represents.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub command: ::std::option::Option<Command>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub command: Option<Command>,
         /// A data entry field that is preserved on a code lens item between
         /// a {@link CodeLensRequest} and a {@link CodeLensResolveRequest}
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// The range in which this code lens is valid. Should only span a single line.
         pub range: Range,
     }
     /// Represents a color in RGBA space.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Color {
         /// The alpha component of this color in the range [0-1].
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub alpha: f64,
         /// The blue component of this color in the range [0-1].
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub blue: f64,
         /// The green component of this color in the range [0-1].
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub green: f64,
         /// The red component of this color in the range [0-1].
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub red: f64,
     }
     /// Represents a color range from a document.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ColorInformation {
         /// The actual color value for this color range.
         pub color: Color,
         /// The range in the document where this color appears.
         pub range: Range,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ColorPresentation {
         /// An optional array of additional {@link TextEdit text edits} that are applied when
         /// selecting this color presentation. Edits must not overlap with the main {@link ColorPresentation.textEdit edit} nor with themselves.
         #[serde(
             rename = "additionalTextEdits",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_text_edits: ::std::option::Option<::std::vec::Vec<TextEdit>>,
+        pub additional_text_edits: Option<Vec<TextEdit>>,
         /// The label of this color presentation. It will be shown on the color
         /// picker header. By default this is also the text that is inserted when selecting
         /// this color presentation.
-        pub label: ::std::string::String,
+        pub label: String,
         /// An {@link TextEdit edit} which is applied to a document when selecting
         /// this presentation for the color.  When `falsy` the {@link ColorPresentation.label label}
         /// is used.
-        #[serde(
-            rename = "textEdit",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub text_edit: ::std::option::Option<TextEdit>,
+        #[serde(rename = "textEdit", skip_serializing_if = "Option::is_none")]
+        pub text_edit: Option<TextEdit>,
     }
     /// Represents a reference to a command. Provides a title which
     /// will be used to represent a command in the UI and, optionally,
     /// an array of arguments which will be passed to the command handler
     /// function when invoked.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Command {
         /// Arguments that the command handler should be
         /// invoked with.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub arguments: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Vec<Value>>,
         /// The identifier of the actual command handler.
-        pub command: ::std::string::String,
+        pub command: String,
         /// Title of the command, like `save`.
-        pub title: ::std::string::String,
+        pub title: String,
     }
     /// A completion item represents a text snippet that is
     /// proposed to complete text that is being typed.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CompletionItem {
         /// An optional array of additional {@link TextEdit text edits} that are applied when
         /// selecting this completion. Edits must not overlap (including the same insert position)
@@ -440,48 +410,43 @@ pub mod types {
         #[serde(
             rename = "additionalTextEdits",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub additional_text_edits: ::std::option::Option<::std::vec::Vec<TextEdit>>,
+        pub additional_text_edits: Option<Vec<TextEdit>>,
         /// An optional {@link Command command} that is executed *after* inserting this completion. *Note* that
         /// additional modifications to the current document should be described with the
         /// {@link CompletionItem.additionalTextEdits additionalTextEdits}-property.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub command: ::std::option::Option<Command>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub command: Option<Command>,
         /// An optional set of characters that when pressed while this completion is active will accept it first and
         /// then type that character. *Note* that all commit characters should have `length=1` and that superfluous
         /// characters will be ignored.
         #[serde(
             rename = "commitCharacters",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub commit_characters: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub commit_characters: Option<Vec<String>>,
         /// A data entry field that is preserved on a completion item between a
         /// {@link CompletionRequest} and a {@link CompletionResolveRequest}.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// Indicates if this item is deprecated.
         /// @deprecated Use `tags` instead.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deprecated: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<bool>,
         /// A human-readable string with additional information
         /// about this item, like type or symbol information.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub detail: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub detail: Option<String>,
         /// A human-readable string that represents a doc-comment.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub documentation: ::std::option::Option<CompletionItemDocumentation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub documentation: Option<CompletionItemDocumentation>,
         /// A string that should be used when filtering a set of
         /// completion items. When `falsy` the {@link CompletionItem.label label}
         /// is used.
-        #[serde(
-            rename = "filterText",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub filter_text: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "filterText", skip_serializing_if = "Option::is_none")]
+        pub filter_text: Option<String>,
         /// A string that should be inserted into a document when selecting
         /// this completion. When `falsy` the {@link CompletionItem.label label}
         /// is used.
@@ -493,36 +458,27 @@ pub mod types {
         /// `console` is provided it will only insert `sole`. Therefore it is
         /// recommended to use `textEdit` instead since it avoids additional client
         /// side interpretation.
-        #[serde(
-            rename = "insertText",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub insert_text: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "insertText", skip_serializing_if = "Option::is_none")]
+        pub insert_text: Option<String>,
         /// The format of the insert text. The format applies to both the
         /// `insertText` property and the `newText` property of a provided
         /// `textEdit`. If omitted defaults to `InsertTextFormat.PlainText`.
         ///
         /// Please note that the insertTextFormat doesn't apply to
         /// `additionalTextEdits`.
-        #[serde(
-            rename = "insertTextFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub insert_text_format: ::std::option::Option<CodeActionTriggerKind>,
+        #[serde(rename = "insertTextFormat", skip_serializing_if = "Option::is_none")]
+        pub insert_text_format: Option<CodeActionTriggerKind>,
         /// How whitespace and indentation is handled during completion
         /// item insertion. If not provided the clients default value depends on
         /// the `textDocument.completion.insertTextMode` client capability.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "insertTextMode",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub insert_text_mode: ::std::option::Option<CodeActionTriggerKind>,
+        #[serde(rename = "insertTextMode", skip_serializing_if = "Option::is_none")]
+        pub insert_text_mode: Option<CodeActionTriggerKind>,
         /// The kind of this completion item. Based of the kind
         /// an icon is chosen by the editor.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<CompletionItemKind>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<CompletionItemKind>,
         /// The label of this completion item.
         ///
         /// The label property is also by default the text that
@@ -530,35 +486,29 @@ pub mod types {
         ///
         /// If label details are provided the label itself should
         /// be an unqualified name of the completion item.
-        pub label: ::std::string::String,
+        pub label: String,
         /// Additional details for the label
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "labelDetails",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub label_details: ::std::option::Option<CompletionItemLabelDetails>,
+        #[serde(rename = "labelDetails", skip_serializing_if = "Option::is_none")]
+        pub label_details: Option<CompletionItemLabelDetails>,
         /// Select this item when showing.
         ///
         /// *Note* that only one completion item can be selected and that the
         /// tool / client decides which item that is. The rule is that the *first*
         /// item of those that match best is selected.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub preselect: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub preselect: Option<bool>,
         /// A string that should be used when comparing this item
         /// with other items. When `falsy` the {@link CompletionItem.label label}
         /// is used.
-        #[serde(
-            rename = "sortText",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub sort_text: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "sortText", skip_serializing_if = "Option::is_none")]
+        pub sort_text: Option<String>,
         /// Tags for this completion item.
         ///
         /// @since 3.15.0
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<CompletionItemTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<CompletionItemTag>>,
         /// An {@link TextEdit edit} which is applied to a document when selecting
         /// this completion. When an edit is provided the value of
         /// {@link CompletionItem.insertText insertText} is ignored.
@@ -579,11 +529,8 @@ pub mod types {
         /// contained and starting at the same position.
         ///
         /// @since 3.16.0 additional type `InsertReplaceEdit`
-        #[serde(
-            rename = "textEdit",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub text_edit: ::std::option::Option<CompletionItemTextEdit>,
+        #[serde(rename = "textEdit", skip_serializing_if = "Option::is_none")]
+        pub text_edit: Option<CompletionItemTextEdit>,
         /// The edit text used if the completion item is part of a CompletionList and
         /// CompletionList defines an item default for the text edit range.
         ///
@@ -594,43 +541,38 @@ pub mod types {
         /// property is used as a text.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "textEditText",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub text_edit_text: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "textEditText", skip_serializing_if = "Option::is_none")]
+        pub text_edit_text: Option<String>,
     }
     /// A human-readable string that represents a doc-comment.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CompletionItemDocumentation {
-        String(::std::string::String),
+        String(String),
         MarkupContent(MarkupContent),
     }
-    impl ::std::convert::From<MarkupContent> for CompletionItemDocumentation {
+    impl From<MarkupContent> for CompletionItemDocumentation {
         fn from(value: MarkupContent) -> Self {
             Self::MarkupContent(value)
         }
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct CompletionItemKind(i64);
-    impl ::std::ops::Deref for CompletionItemKind {
+    impl Deref for CompletionItemKind {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<CompletionItemKind> for i64 {
+    impl From<CompletionItemKind> for i64 {
         fn from(value: CompletionItemKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for CompletionItemKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for CompletionItemKind {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![
                 1_i64, 2_i64, 3_i64, 4_i64, 5_i64, 6_i64, 7_i64, 8_i64, 9_i64, 10_i64,
                 11_i64, 12_i64, 13_i64, 14_i64, 15_i64, 16_i64, 17_i64, 18_i64, 19_i64,
@@ -639,7 +581,7 @@ pub mod types {
                 .contains(&value)
             {
                 Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
+                    ConversionError::new(
                         "CompletionItemKind",
                         &value,
                         "not one of its values",
@@ -650,48 +592,48 @@ pub mod types {
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for CompletionItemKind {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for CompletionItemKind {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// Additional details for a completion item label.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CompletionItemLabelDetails {
         /// An optional string which is rendered less prominently after {@link CompletionItem.detail}. Should be used
         /// for fully qualified names and file paths.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// An optional string which is rendered less prominently directly after {@link CompletionItem.label label},
         /// without any spacing. Should be used for function signatures and type annotations.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub detail: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub detail: Option<String>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CompletionItemTextEdit {
         TextEdit(TextEdit),
         InsertReplaceEdit(InsertReplaceEdit),
     }
-    impl ::std::convert::From<TextEdit> for CompletionItemTextEdit {
+    impl From<TextEdit> for CompletionItemTextEdit {
         fn from(value: TextEdit) -> Self {
             Self::TextEdit(value)
         }
     }
-    impl ::std::convert::From<InsertReplaceEdit> for CompletionItemTextEdit {
+    impl From<InsertReplaceEdit> for CompletionItemTextEdit {
         fn from(value: InsertReplaceEdit) -> Self {
             Self::InsertReplaceEdit(value)
         }
     }
     /// Represents a collection of {@link CompletionItem completion items} to be presented
     /// in the editor.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CompletionList {
         /// This list it not complete. Further typing results in recomputing this list.
         ///
@@ -712,15 +654,12 @@ pub mod types {
         /// capability.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "itemDefaults",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub item_defaults: ::std::option::Option<CompletionListItemDefaults>,
+        #[serde(rename = "itemDefaults", skip_serializing_if = "Option::is_none")]
+        pub item_defaults: Option<CompletionListItemDefaults>,
         /// The completion items.
-        pub items: ::std::vec::Vec<CompletionItem>,
+        pub items: Vec<CompletionItem>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CompletionListItemDefaults {
         /// A default commit character set.
         ///
@@ -728,42 +667,31 @@ pub mod types {
         #[serde(
             rename = "commitCharacters",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub commit_characters: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        pub commit_characters: Option<Vec<String>>,
         /// A default data value.
         ///
         /// @since 3.17.0
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// A default edit range.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "editRange",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub edit_range: ::std::option::Option<CompletionListItemDefaultsEditRange>,
+        #[serde(rename = "editRange", skip_serializing_if = "Option::is_none")]
+        pub edit_range: Option<CompletionListItemDefaultsEditRange>,
         /// A default insert text format.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "insertTextFormat",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub insert_text_format: ::std::option::Option<CodeActionTriggerKind>,
+        #[serde(rename = "insertTextFormat", skip_serializing_if = "Option::is_none")]
+        pub insert_text_format: Option<CodeActionTriggerKind>,
         /// A default insert text mode.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "insertTextMode",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub insert_text_mode: ::std::option::Option<CodeActionTriggerKind>,
+        #[serde(rename = "insertTextMode", skip_serializing_if = "Option::is_none")]
+        pub insert_text_mode: Option<CodeActionTriggerKind>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CompletionListItemDefaultsEditRange {
         Range(Range),
@@ -771,44 +699,41 @@ pub mod types {
             CompletionListItemDefaultsEditRangeVariant1,
         ),
     }
-    impl ::std::convert::From<Range> for CompletionListItemDefaultsEditRange {
+    impl From<Range> for CompletionListItemDefaultsEditRange {
         fn from(value: Range) -> Self {
             Self::Range(value)
         }
     }
-    impl ::std::convert::From<CompletionListItemDefaultsEditRangeVariant1>
+    impl From<CompletionListItemDefaultsEditRangeVariant1>
     for CompletionListItemDefaultsEditRange {
         fn from(value: CompletionListItemDefaultsEditRangeVariant1) -> Self {
             Self::CompletionListItemDefaultsEditRangeVariant1(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CompletionListItemDefaultsEditRangeVariant1 {
         pub insert: Range,
         pub replace: Range,
     }
     /// Create file operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateFile {
         /// An optional annotation identifier describing the operation.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "annotationId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub annotation_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "annotationId", skip_serializing_if = "Option::is_none")]
+        pub annotation_id: Option<String>,
         /// A create
         pub kind: CreateFileKind,
         /// Additional options
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub options: ::std::option::Option<CreateFileOptions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<CreateFileOptions>,
         /// The resource to create.
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -822,23 +747,21 @@ pub mod types {
         #[serde(rename = "create")]
         Create,
     }
-    impl ::std::fmt::Display for CreateFileKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for CreateFileKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Create => f.write_str("create"),
             }
         }
     }
-    impl ::std::str::FromStr for CreateFileKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for CreateFileKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "create" => Ok(Self::Create),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "CreateFileKind",
                             &value,
                             "not one of its values",
@@ -848,96 +771,89 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for CreateFileKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for CreateFileKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for CreateFileKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for CreateFileKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Options to create a file.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CreateFileOptions {
         /// Ignore if exists.
-        #[serde(
-            rename = "ignoreIfExists",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ignore_if_exists: ::std::option::Option<bool>,
+        #[serde(rename = "ignoreIfExists", skip_serializing_if = "Option::is_none")]
+        pub ignore_if_exists: Option<bool>,
         /// Overwrite existing file. Overwrite wins over `ignoreIfExists`
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub overwrite: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub overwrite: Option<bool>,
     }
     /// Defines a decimal number. Since decimal numbers are very
     /// rare in the language server specification we denote the
     /// exact range with every decimal using the mathematics
     /// interval notations (e.g. [0, 1] denotes all decimals d with
     /// 0 <= d <= 1.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Decimal(pub f64);
-    impl ::std::ops::Deref for Decimal {
+    impl Deref for Decimal {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Decimal> for f64 {
+    impl From<Decimal> for f64 {
         fn from(value: Decimal) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for Decimal {
+    impl From<f64> for Decimal {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Decimal {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Decimal {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Decimal {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Decimal {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for Decimal {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for Decimal {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for Decimal {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for Decimal {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// The declaration of a symbol representation as one or many {@link Location locations}.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Declaration {
         Location(Location),
-        Array(::std::vec::Vec<Location>),
+        Array(Vec<Location>),
     }
-    impl ::std::convert::From<Location> for Declaration {
+    impl From<Location> for Declaration {
         fn from(value: Location) -> Self {
             Self::Location(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Location>> for Declaration {
-        fn from(value: ::std::vec::Vec<Location>) -> Self {
+    impl From<Vec<Location>> for Declaration {
+        fn from(value: Vec<Location>) -> Self {
             Self::Array(value)
         }
     }
@@ -948,21 +864,21 @@ pub mod types {
     ///
     /// Servers should prefer returning `DeclarationLink` over `Declaration` if supported
     /// by the client.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct DeclarationLink(pub LocationLink);
-    impl ::std::ops::Deref for DeclarationLink {
+    impl Deref for DeclarationLink {
         type Target = LocationLink;
         fn deref(&self) -> &LocationLink {
             &self.0
         }
     }
-    impl ::std::convert::From<DeclarationLink> for LocationLink {
+    impl From<DeclarationLink> for LocationLink {
         fn from(value: DeclarationLink) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<LocationLink> for DeclarationLink {
+    impl From<LocationLink> for DeclarationLink {
         fn from(value: LocationLink) -> Self {
             Self(value)
         }
@@ -973,19 +889,19 @@ pub mod types {
     ///
     /// Servers should prefer returning `DefinitionLink` over `Definition` if supported
     /// by the client.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum Definition {
         Location(Location),
-        Array(::std::vec::Vec<Location>),
+        Array(Vec<Location>),
     }
-    impl ::std::convert::From<Location> for Definition {
+    impl From<Location> for Definition {
         fn from(value: Location) -> Self {
             Self::Location(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<Location>> for Definition {
-        fn from(value: ::std::vec::Vec<Location>) -> Self {
+    impl From<Vec<Location>> for Definition {
+        fn from(value: Vec<Location>) -> Self {
             Self::Array(value)
         }
     }
@@ -993,47 +909,44 @@ pub mod types {
     ///
     /// Provides additional metadata over normal {@link Location location} definitions, including the range of
     /// the defining symbol
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct DefinitionLink(pub LocationLink);
-    impl ::std::ops::Deref for DefinitionLink {
+    impl Deref for DefinitionLink {
         type Target = LocationLink;
         fn deref(&self) -> &LocationLink {
             &self.0
         }
     }
-    impl ::std::convert::From<DefinitionLink> for LocationLink {
+    impl From<DefinitionLink> for LocationLink {
         fn from(value: DefinitionLink) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<LocationLink> for DefinitionLink {
+    impl From<LocationLink> for DefinitionLink {
         fn from(value: LocationLink) -> Self {
             Self(value)
         }
     }
     /// Delete file operation
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteFile {
         /// An optional annotation identifier describing the operation.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "annotationId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub annotation_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "annotationId", skip_serializing_if = "Option::is_none")]
+        pub annotation_id: Option<String>,
         /// A delete
         pub kind: DeleteFileKind,
         /// Delete options.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub options: ::std::option::Option<DeleteFileOptions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<DeleteFileOptions>,
         /// The file to delete.
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -1047,23 +960,21 @@ pub mod types {
         #[serde(rename = "delete")]
         Delete,
     }
-    impl ::std::fmt::Display for DeleteFileKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for DeleteFileKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Delete => f.write_str("delete"),
             }
         }
     }
-    impl ::std::str::FromStr for DeleteFileKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for DeleteFileKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "delete" => Ok(Self::Delete),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "DeleteFileKind",
                             &value,
                             "not one of its values",
@@ -1073,59 +984,49 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for DeleteFileKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for DeleteFileKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteFileKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for DeleteFileKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Delete file options
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DeleteFileOptions {
         /// Ignore the operation if the file doesn't exist.
-        #[serde(
-            rename = "ignoreIfNotExists",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ignore_if_not_exists: ::std::option::Option<bool>,
+        #[serde(rename = "ignoreIfNotExists", skip_serializing_if = "Option::is_none")]
+        pub ignore_if_not_exists: Option<bool>,
         /// Delete the content recursively if a folder is denoted.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub recursive: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub recursive: Option<bool>,
     }
     /// Represents a diagnostic, such as a compiler error or warning. Diagnostic objects
     /// are only valid in the scope of a resource.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Diagnostic {
         /// The diagnostic's code, which usually appear in the user interface.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub code: ::std::option::Option<DiagnosticCode>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub code: Option<DiagnosticCode>,
         /// An optional property to describe the error code.
         /// Requires the code field (above) to be present/not null.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "codeDescription",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub code_description: ::std::option::Option<CodeDescription>,
+        #[serde(rename = "codeDescription", skip_serializing_if = "Option::is_none")]
+        pub code_description: Option<CodeDescription>,
         /// A data entry field that is preserved between a `textDocument/publishDiagnostics`
         /// notification and `textDocument/codeAction` request.
         ///
         /// @since 3.16.0
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// The diagnostic's message. It usually appears in the user interface
-        pub message: ::std::string::String,
+        pub message: String,
         /// The range at which the message applies
         pub range: Range,
         /// An array of related diagnostic information, e.g. when symbol-names within
@@ -1133,42 +1034,40 @@ pub mod types {
         #[serde(
             rename = "relatedInformation",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub related_information: ::std::option::Option<
-            ::std::vec::Vec<DiagnosticRelatedInformation>,
-        >,
+        pub related_information: Option<Vec<DiagnosticRelatedInformation>>,
         /// The diagnostic's severity. Can be omitted. If omitted it is up to the
         /// client to interpret diagnostics as error, warning, info or hint.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub severity: ::std::option::Option<DiagnosticSeverity>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub severity: Option<DiagnosticSeverity>,
         /// A human-readable string describing the source of this
         /// diagnostic, e.g. 'typescript' or 'super lint'. It usually
         /// appears in the user interface.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub source: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
         /// Additional metadata about the diagnostic.
         ///
         /// @since 3.15.0
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<CodeActionTriggerKind>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<CodeActionTriggerKind>>,
     }
     /// The diagnostic's code, which usually appear in the user interface.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum DiagnosticCode {
         Number(f64),
-        String(::std::string::String),
+        String(String),
     }
-    impl ::std::fmt::Display for DiagnosticCode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for DiagnosticCode {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::Number(x) => x.fmt(f),
                 Self::String(x) => x.fmt(f),
             }
         }
     }
-    impl ::std::convert::From<f64> for DiagnosticCode {
+    impl From<f64> for DiagnosticCode {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
@@ -1176,35 +1075,33 @@ pub mod types {
     /// Represents a related message and source code location for a diagnostic. This should be
     /// used to point to code locations that cause or related to a diagnostics, e.g when duplicating
     /// a symbol in a scope.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DiagnosticRelatedInformation {
         /// The location of this related diagnostic information.
         pub location: Location,
         /// The message of this related diagnostic information.
-        pub message: ::std::string::String,
+        pub message: String,
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct DiagnosticSeverity(i64);
-    impl ::std::ops::Deref for DiagnosticSeverity {
+    impl Deref for DiagnosticSeverity {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<DiagnosticSeverity> for i64 {
+    impl From<DiagnosticSeverity> for i64 {
         fn from(value: DiagnosticSeverity) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for DiagnosticSeverity {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for DiagnosticSeverity {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![1_i64, 2_i64, 3_i64, 4_i64].contains(&value) {
                 Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
+                    ConversionError::new(
                         "DiagnosticSeverity",
                         &value,
                         "not one of its values",
@@ -1215,48 +1112,46 @@ pub mod types {
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DiagnosticSeverity {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for DiagnosticSeverity {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// A document highlight is a range inside a text document which deserves
     /// special attention. Usually a document highlight is visualized by changing
     /// the background color of its range.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DocumentHighlight {
         /// The highlight kind, default is {@link DocumentHighlightKind.Text text}.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<DocumentHighlightKind>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<DocumentHighlightKind>,
         /// The range this highlight applies to.
         pub range: Range,
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct DocumentHighlightKind(i64);
-    impl ::std::ops::Deref for DocumentHighlightKind {
+    impl Deref for DocumentHighlightKind {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<DocumentHighlightKind> for i64 {
+    impl From<DocumentHighlightKind> for i64 {
         fn from(value: DocumentHighlightKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for DocumentHighlightKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for DocumentHighlightKind {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![1_i64, 2_i64, 3_i64].contains(&value) {
                 Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
+                    ConversionError::new(
                         "DocumentHighlightKind",
                         &value,
                         "not one of its values",
@@ -1267,28 +1162,28 @@ pub mod types {
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DocumentHighlightKind {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for DocumentHighlightKind {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// A document link is a range in a text document that links to an internal or external resource, like another
     /// text document or a web site.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DocumentLink {
         /// A data entry field that is preserved on a document link between a
         /// DocumentLinkRequest and a DocumentLinkResolveRequest.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// The range this link applies to.
         pub range: Range,
         /// The uri this link points to. If missing a resolve request is sent later.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub target: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub target: Option<String>,
         /// The tooltip text when you hover over this link.
         ///
         /// If a tooltip is provided, is will be displayed in a string that includes instructions on how to
@@ -1296,31 +1191,31 @@ pub mod types {
         /// user settings, and localization.
         ///
         /// @since 3.15.0
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tooltip: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tooltip: Option<String>,
     }
     /// Represents programming constructs like variables, classes, interfaces etc.
     /// that appear in a document. Document symbols can be hierarchical and they
     /// have two ranges: one that encloses its definition and one that points to
     /// its most interesting range, e.g. the range of an identifier.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DocumentSymbol {
         /// Children of this symbol, e.g. properties of a class.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub children: ::std::option::Option<::std::vec::Vec<DocumentSymbol>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub children: Option<Vec<DocumentSymbol>>,
         /// Indicates if this symbol is deprecated.
         ///
         /// @deprecated Use tags instead
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deprecated: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<bool>,
         /// More detail for this symbol, e.g the signature of a function.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub detail: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub detail: Option<String>,
         /// The kind of this symbol.
         pub kind: SymbolKind,
         /// The name of this symbol. Will be displayed in the user interface and therefore must not be
         /// an empty string or a string only consisting of white spaces.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The range enclosing this symbol not including leading/trailing whitespace but everything else
         /// like comments. This information is typically used to determine if the clients cursor is
         /// inside the symbol to reveal in the symbol in the UI.
@@ -1332,186 +1227,148 @@ pub mod types {
         /// Tags for this document symbol.
         ///
         /// @since 3.16.0
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<SymbolTag>>,
     }
     /// A tagging type for string properties that are actually document URIs.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct DocumentUri(pub ::std::string::String);
-    impl ::std::ops::Deref for DocumentUri {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct DocumentUri(pub String);
+    impl Deref for DocumentUri {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<DocumentUri> for ::std::string::String {
+    impl From<DocumentUri> for String {
         fn from(value: DocumentUri) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for DocumentUri {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for DocumentUri {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for DocumentUri {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for DocumentUri {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for DocumentUri {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for DocumentUri {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// Represents a folding range. To be valid, start and end line must be bigger than zero and smaller
     /// than the number of lines in the document. Clients are free to ignore invalid ranges.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FoldingRange {
         /// The text that the client should show when the specified range is
         /// collapsed. If not defined or not supported by the client, a default
         /// will be chosen by the client.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "collapsedText",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub collapsed_text: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "collapsedText", skip_serializing_if = "Option::is_none")]
+        pub collapsed_text: Option<String>,
         /// The zero-based character offset before the folded range ends. If not defined, defaults to the length of the end line.
-        #[serde(
-            rename = "endCharacter",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub end_character: ::std::option::Option<f64>,
+        #[serde(rename = "endCharacter", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub end_character: Option<f64>,
         /// The zero-based end line of the range to fold. The folded area ends with the line's last character.
         /// To be valid, the end must be zero or larger and smaller than the number of lines in the document.
         #[serde(rename = "endLine")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub end_line: f64,
         /// Describes the kind of the folding range such as `comment' or 'region'. The kind
         /// is used to categorize folding ranges and used by commands like 'Fold all comments'.
         /// See {@link FoldingRangeKind} for an enumeration of standardized kinds.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// The zero-based character offset from where the folded range starts. If not defined, defaults to the length of the start line.
-        #[serde(
-            rename = "startCharacter",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub start_character: ::std::option::Option<f64>,
+        #[serde(rename = "startCharacter", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub start_character: Option<f64>,
         /// The zero-based start line of the range to fold. The folded area starts after the line's last character.
         /// To be valid, the end must be zero or larger and smaller than the number of lines in the document.
         #[serde(rename = "startLine")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub start_line: f64,
     }
     /// A predefined folding range kind.
     ///
     /// The type is a string since the value set is extensible
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct FoldingRangeKind(pub ::std::string::String);
-    impl ::std::ops::Deref for FoldingRangeKind {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct FoldingRangeKind(pub String);
+    impl Deref for FoldingRangeKind {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<FoldingRangeKind> for ::std::string::String {
+    impl From<FoldingRangeKind> for String {
         fn from(value: FoldingRangeKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for FoldingRangeKind {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for FoldingRangeKind {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for FoldingRangeKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FoldingRangeKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for FoldingRangeKind {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for FoldingRangeKind {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// Value-object describing what options formatting should use.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FormattingOptions {
         /// Insert a newline character at the end of the file if one does not exist.
         ///
         /// @since 3.15.0
-        #[serde(
-            rename = "insertFinalNewline",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub insert_final_newline: ::std::option::Option<bool>,
+        #[serde(rename = "insertFinalNewline", skip_serializing_if = "Option::is_none")]
+        pub insert_final_newline: Option<bool>,
         /// Prefer spaces over tabs.
         #[serde(rename = "insertSpaces")]
         pub insert_spaces: bool,
         /// Size of a tab in spaces.
         #[serde(rename = "tabSize")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub tab_size: f64,
         /// Trim all newlines after the final newline at the end of the file.
         ///
         /// @since 3.15.0
-        #[serde(
-            rename = "trimFinalNewlines",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub trim_final_newlines: ::std::option::Option<bool>,
+        #[serde(rename = "trimFinalNewlines", skip_serializing_if = "Option::is_none")]
+        pub trim_final_newlines: Option<bool>,
         /// Trim trailing whitespace on a line.
         ///
         /// @since 3.15.0
         #[serde(
             rename = "trimTrailingWhitespace",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub trim_trailing_whitespace: ::std::option::Option<bool>,
+        pub trim_trailing_whitespace: Option<bool>,
         #[serde(flatten)]
-        pub extra: ::std::collections::BTreeMap<
-            ::std::string::String,
-            FormattingOptionsExtraValue,
-        >,
+        pub extra: std::collections::BTreeMap<String, FormattingOptionsExtraValue>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum FormattingOptionsExtraValue {
         Boolean(bool),
         Number(f64),
-        String(::std::string::String),
+        String(String),
     }
-    impl ::std::fmt::Display for FormattingOptionsExtraValue {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for FormattingOptionsExtraValue {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
                 Self::Boolean(x) => x.fmt(f),
                 Self::Number(x) => x.fmt(f),
@@ -1519,62 +1376,62 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::From<bool> for FormattingOptionsExtraValue {
+    impl From<bool> for FormattingOptionsExtraValue {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
-    impl ::std::convert::From<f64> for FormattingOptionsExtraValue {
+    impl From<f64> for FormattingOptionsExtraValue {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
     /// The result of a hover request.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Hover {
         /// The hover's content
         pub contents: HoverContents,
         /// An optional range inside the text document that is used to
         /// visualize the hover, e.g. by changing the background color.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<Range>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<Range>,
     }
     /// The hover's content
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum HoverContents {
         MarkupContent(MarkupContent),
         MarkedString(MarkedString),
-        Array(::std::vec::Vec<MarkedString>),
+        Array(Vec<MarkedString>),
     }
-    impl ::std::convert::From<MarkupContent> for HoverContents {
+    impl From<MarkupContent> for HoverContents {
         fn from(value: MarkupContent) -> Self {
             Self::MarkupContent(value)
         }
     }
-    impl ::std::convert::From<MarkedString> for HoverContents {
+    impl From<MarkedString> for HoverContents {
         fn from(value: MarkedString) -> Self {
             Self::MarkedString(value)
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<MarkedString>> for HoverContents {
-        fn from(value: ::std::vec::Vec<MarkedString>) -> Self {
+    impl From<Vec<MarkedString>> for HoverContents {
+        fn from(value: Vec<MarkedString>) -> Self {
             Self::Array(value)
         }
     }
     /// Inlay hint information.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlayHint {
         /// A data entry field that is preserved on an inlay hint between
         /// a `textDocument/inlayHint` and a `inlayHint/resolve` request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// The kind of this hint. Can be omitted in which case the client
         /// should fall back to a reasonable default.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub kind: ::std::option::Option<CodeActionTriggerKind>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<CodeActionTriggerKind>,
         /// The label of this hint. A human readable string or an array of
         /// InlayHintLabelPart label parts.
         ///
@@ -1585,21 +1442,15 @@ pub mod types {
         /// Note: Padding should use the editor's background color, not the
         /// background color of the hint itself. That means padding can be used
         /// to visually align/separate an inlay hint.
-        #[serde(
-            rename = "paddingLeft",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub padding_left: ::std::option::Option<bool>,
+        #[serde(rename = "paddingLeft", skip_serializing_if = "Option::is_none")]
+        pub padding_left: Option<bool>,
         /// Render padding after the hint.
         ///
         /// Note: Padding should use the editor's background color, not the
         /// background color of the hint itself. That means padding can be used
         /// to visually align/separate an inlay hint.
-        #[serde(
-            rename = "paddingRight",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub padding_right: ::std::option::Option<bool>,
+        #[serde(rename = "paddingRight", skip_serializing_if = "Option::is_none")]
+        pub padding_right: Option<bool>,
         /// The position of this hint.
         pub position: Position,
         /// Optional text edits that are performed when accepting this inlay hint.
@@ -1607,28 +1458,24 @@ pub mod types {
         /// *Note* that edits are expected to change the document so that the inlay
         /// hint (or its nearest variant) is now part of the document and the inlay
         /// hint itself is now obsolete.
-        #[serde(
-            rename = "textEdits",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub text_edits: ::std::option::Option<::std::vec::Vec<TextEdit>>,
+        #[serde(rename = "textEdits", default, skip_serializing_if = "Option::is_none")]
+        pub text_edits: Option<Vec<TextEdit>>,
         /// The tooltip text when you hover over this item.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tooltip: ::std::option::Option<InlayHintTooltip>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tooltip: Option<InlayHintTooltip>,
     }
     /// The label of this hint. A human readable string or an array of
     /// InlayHintLabelPart label parts.
     ///
     /// *Note* that neither the string nor the label part can be empty.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum InlayHintLabel {
-        String(::std::string::String),
-        Array(::std::vec::Vec<InlayHintLabelPart>),
+        String(String),
+        Array(Vec<InlayHintLabelPart>),
     }
-    impl ::std::convert::From<::std::vec::Vec<InlayHintLabelPart>> for InlayHintLabel {
-        fn from(value: ::std::vec::Vec<InlayHintLabelPart>) -> Self {
+    impl From<Vec<InlayHintLabelPart>> for InlayHintLabel {
+        fn from(value: Vec<InlayHintLabelPart>) -> Self {
             Self::Array(value)
         }
     }
@@ -1636,14 +1483,14 @@ pub mod types {
     /// of inlay hints.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlayHintLabelPart {
         /// An optional command for this label part.
         ///
         /// Depending on the client capability `inlayHint.resolveSupport` clients
         /// might resolve this property late using the resolve request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub command: ::std::option::Option<Command>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub command: Option<Command>,
         /// An optional source code location that represents this
         /// label part.
         ///
@@ -1655,38 +1502,38 @@ pub mod types {
         ///
         /// Depending on the client capability `inlayHint.resolveSupport` clients
         /// might resolve this property late using the resolve request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub location: ::std::option::Option<Location>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<Location>,
         /// The tooltip text when you hover over this label part. Depending on
         /// the client capability `inlayHint.resolveSupport` clients might resolve
         /// this property late using the resolve request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tooltip: ::std::option::Option<InlayHintLabelPartTooltip>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tooltip: Option<InlayHintLabelPartTooltip>,
         /// The value of this label part.
-        pub value: ::std::string::String,
+        pub value: String,
     }
     /// The tooltip text when you hover over this label part. Depending on
     /// the client capability `inlayHint.resolveSupport` clients might resolve
     /// this property late using the resolve request.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum InlayHintLabelPartTooltip {
-        String(::std::string::String),
+        String(String),
         MarkupContent(MarkupContent),
     }
-    impl ::std::convert::From<MarkupContent> for InlayHintLabelPartTooltip {
+    impl From<MarkupContent> for InlayHintLabelPartTooltip {
         fn from(value: MarkupContent) -> Self {
             Self::MarkupContent(value)
         }
     }
     /// The tooltip text when you hover over this item.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum InlayHintTooltip {
-        String(::std::string::String),
+        String(String),
         MarkupContent(MarkupContent),
     }
-    impl ::std::convert::From<MarkupContent> for InlayHintTooltip {
+    impl From<MarkupContent> for InlayHintTooltip {
         fn from(value: MarkupContent) -> Self {
             Self::MarkupContent(value)
         }
@@ -1695,14 +1542,14 @@ pub mod types {
     ///
     /// @since 3.18.0
     /// @proposed
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineCompletionContext {
         /// Provides information about the currently selected item in the autocomplete widget if it is visible.
         #[serde(
             rename = "selectedCompletionInfo",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub selected_completion_info: ::std::option::Option<SelectedCompletionInfo>,
+        pub selected_completion_info: Option<SelectedCompletionInfo>,
         /// Describes how the inline completion was triggered.
         #[serde(rename = "triggerKind")]
         pub trigger_kind: InlineCompletionTriggerKind,
@@ -1711,32 +1558,29 @@ pub mod types {
     ///
     /// @since 3.18.0
     /// @proposed
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineCompletionItem {
         /// An optional {@link Command} that is executed *after* inserting this completion.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub command: ::std::option::Option<Command>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub command: Option<Command>,
         /// A text that is used to decide if this inline completion should be shown. When `falsy` the {@link InlineCompletionItem.insertText} is used.
-        #[serde(
-            rename = "filterText",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub filter_text: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "filterText", skip_serializing_if = "Option::is_none")]
+        pub filter_text: Option<String>,
         /// The text to replace the range with. Must be set.
         #[serde(rename = "insertText")]
         pub insert_text: InlineCompletionItemInsertText,
         /// The range to replace. Must begin and end on the same line.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub range: ::std::option::Option<Range>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub range: Option<Range>,
     }
     /// The text to replace the range with. Must be set.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum InlineCompletionItemInsertText {
-        Variant0(::std::string::String),
+        Variant0(String),
         Variant1(StringValue),
     }
-    impl ::std::convert::From<StringValue> for InlineCompletionItemInsertText {
+    impl From<StringValue> for InlineCompletionItemInsertText {
         fn from(value: StringValue) -> Self {
             Self::Variant1(value)
         }
@@ -1745,33 +1589,31 @@ pub mod types {
     ///
     /// @since 3.18.0
     /// @proposed
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineCompletionList {
         /// The inline completion items
-        pub items: ::std::vec::Vec<InlineCompletionItem>,
+        pub items: Vec<InlineCompletionItem>,
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct InlineCompletionTriggerKind(i64);
-    impl ::std::ops::Deref for InlineCompletionTriggerKind {
+    impl Deref for InlineCompletionTriggerKind {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<InlineCompletionTriggerKind> for i64 {
+    impl From<InlineCompletionTriggerKind> for i64 {
         fn from(value: InlineCompletionTriggerKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for InlineCompletionTriggerKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for InlineCompletionTriggerKind {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![0_i64, 1_i64].contains(&value) {
                 Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
+                    ConversionError::new(
                         "InlineCompletionTriggerKind",
                         &value,
                         "not one of its values",
@@ -1782,13 +1624,13 @@ pub mod types {
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for InlineCompletionTriggerKind {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for InlineCompletionTriggerKind {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// Inline value information can be provided by different means:
@@ -1799,34 +1641,34 @@ pub mod types {
     /// The InlineValue types combines all inline value types into one type.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum InlineValue {
         Text(InlineValueText),
         VariableLookup(InlineValueVariableLookup),
         EvaluatableExpression(InlineValueEvaluatableExpression),
     }
-    impl ::std::convert::From<InlineValueText> for InlineValue {
+    impl From<InlineValueText> for InlineValue {
         fn from(value: InlineValueText) -> Self {
             Self::Text(value)
         }
     }
-    impl ::std::convert::From<InlineValueVariableLookup> for InlineValue {
+    impl From<InlineValueVariableLookup> for InlineValue {
         fn from(value: InlineValueVariableLookup) -> Self {
             Self::VariableLookup(value)
         }
     }
-    impl ::std::convert::From<InlineValueEvaluatableExpression> for InlineValue {
+    impl From<InlineValueEvaluatableExpression> for InlineValue {
         fn from(value: InlineValueEvaluatableExpression) -> Self {
             Self::EvaluatableExpression(value)
         }
     }
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineValueContext {
         /// The stack frame (as a DAP Id) where the execution has stopped.
         #[serde(rename = "frameId")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub frame_id: f64,
         /// The document range where execution has stopped.
         /// Typically the end position of the range denotes the line where the inline values are shown.
@@ -1838,11 +1680,11 @@ pub mod types {
     /// An optional expression can be used to override the extracted expression.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineValueEvaluatableExpression {
         /// If specified the expression overrides the extracted expression.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub expression: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub expression: Option<String>,
         /// The document range for which the inline value applies.
         /// The range is used to extract the evaluatable expression from the underlying document.
         pub range: Range,
@@ -1850,19 +1692,19 @@ pub mod types {
     /// Provide inline value as text.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineValueText {
         /// The document range for which the inline value applies.
         pub range: Range,
         /// The text of the inline value.
-        pub text: ::std::string::String,
+        pub text: String,
     }
     /// Provide inline value through a variable lookup.
     /// If only a range is specified, the variable name will be extracted from the underlying document.
     /// An optional variable name can be used to override the extracted name.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InlineValueVariableLookup {
         /// How to perform the lookup.
         #[serde(rename = "caseSensitiveLookup")]
@@ -1871,78 +1713,75 @@ pub mod types {
         /// The range is used to extract the variable name from the underlying document.
         pub range: Range,
         /// If specified the name of the variable to look up.
-        #[serde(
-            rename = "variableName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub variable_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "variableName", skip_serializing_if = "Option::is_none")]
+        pub variable_name: Option<String>,
     }
     /// A special text edit to provide an insert and a replace operation.
     ///
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InsertReplaceEdit {
         /// The range if the insert is requested
         pub insert: Range,
         /// The string to be inserted.
         #[serde(rename = "newText")]
-        pub new_text: ::std::string::String,
+        pub new_text: String,
         /// The range if the replace is requested.
         pub replace: Range,
     }
     /// Defines an integer in the range of -2^31 to 2^31 - 1.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Integer(pub f64);
-    impl ::std::ops::Deref for Integer {
+    impl Deref for Integer {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Integer> for f64 {
+    impl From<Integer> for f64 {
         fn from(value: Integer) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for Integer {
+    impl From<f64> for Integer {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Integer {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Integer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Integer {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Integer {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for Integer {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for Integer {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for Integer {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for Integer {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// Represents a location inside a resource, such as a line
     /// inside a text file.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Location {
         pub range: Range,
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     /// Represents the connection of two locations. Provides additional metadata over normal {@link Location locations},
     /// including an origin range.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct LocationLink {
         /// Span of the origin of this link.
         ///
@@ -1950,9 +1789,9 @@ pub mod types {
         /// the definition position.
         #[serde(
             rename = "originSelectionRange",
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub origin_selection_range: ::std::option::Option<Range>,
+        pub origin_selection_range: Option<Range>,
         /// The full target range of this link. If the target for example is a symbol then target range is the
         /// range enclosing this symbol not including leading/trailing whitespace but everything else
         /// like comments. This information is typically used to highlight the range in the editor.
@@ -1964,7 +1803,7 @@ pub mod types {
         pub target_selection_range: Range,
         /// The target resource identifier of this link.
         #[serde(rename = "targetUri")]
-        pub target_uri: ::std::string::String,
+        pub target_uri: String,
     }
     /// The LSP any type.
     ///
@@ -1987,69 +1826,60 @@ pub mod types {
     /// optional as well.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct LspAny(pub ::serde_json::Value);
-    impl ::std::ops::Deref for LspAny {
-        type Target = ::serde_json::Value;
-        fn deref(&self) -> &::serde_json::Value {
+    pub struct LspAny(pub Value);
+    impl Deref for LspAny {
+        type Target = Value;
+        fn deref(&self) -> &Value {
             &self.0
         }
     }
-    impl ::std::convert::From<LspAny> for ::serde_json::Value {
+    impl From<LspAny> for Value {
         fn from(value: LspAny) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Value> for LspAny {
-        fn from(value: ::serde_json::Value) -> Self {
+    impl From<Value> for LspAny {
+        fn from(value: Value) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct LspArray(pub ::std::vec::Vec<::serde_json::Value>);
-    impl ::std::ops::Deref for LspArray {
-        type Target = ::std::vec::Vec<::serde_json::Value>;
-        fn deref(&self) -> &::std::vec::Vec<::serde_json::Value> {
+    pub struct LspArray(pub Vec<Value>);
+    impl Deref for LspArray {
+        type Target = Vec<Value>;
+        fn deref(&self) -> &Vec<Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<LspArray> for ::std::vec::Vec<::serde_json::Value> {
+    impl From<LspArray> for Vec<Value> {
         fn from(value: LspArray) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::vec::Vec<::serde_json::Value>> for LspArray {
-        fn from(value: ::std::vec::Vec<::serde_json::Value>) -> Self {
+    impl From<Vec<Value>> for LspArray {
+        fn from(value: Vec<Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct LspObject(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for LspObject {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct LspObject(pub Map<String, Value>);
+    impl Deref for LspObject {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<LspObject>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<LspObject> for Map<String, Value> {
         fn from(value: LspObject) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for LspObject {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for LspObject {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
@@ -2065,21 +1895,21 @@ pub mod types {
     ///
     /// Note that markdown strings will be sanitized - that means html will be escaped.
     /// @deprecated use MarkupContent instead.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum MarkedString {
-        String(::std::string::String),
+        String(String),
         MarkedStringVariant1(MarkedStringVariant1),
     }
-    impl ::std::convert::From<MarkedStringVariant1> for MarkedString {
+    impl From<MarkedStringVariant1> for MarkedString {
         fn from(value: MarkedStringVariant1) -> Self {
             Self::MarkedStringVariant1(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MarkedStringVariant1 {
-        pub language: ::std::string::String,
-        pub value: ::std::string::String,
+        pub language: String,
+        pub value: String,
     }
     /// A `MarkupContent` literal represents a string value which content is interpreted base on its
     /// kind flag. Currently the protocol supports `plaintext` and `markdown` as markup kinds.
@@ -2103,16 +1933,16 @@ pub mod types {
     ///
     /// *Please Note* that clients might sanitize the return markdown. A client could decide to
     /// remove HTML from the markdown to avoid script execution.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MarkupContent {
         /// The type of the Markup
         pub kind: MarkupKind,
         /// The content itself
-        pub value: ::std::string::String,
+        pub value: String,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2128,25 +1958,23 @@ pub mod types {
         #[serde(rename = "markdown")]
         Markdown,
     }
-    impl ::std::fmt::Display for MarkupKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for MarkupKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Plaintext => f.write_str("plaintext"),
                 Self::Markdown => f.write_str("markdown"),
             }
         }
     }
-    impl ::std::str::FromStr for MarkupKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for MarkupKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "plaintext" => Ok(Self::Plaintext),
                 "markdown" => Ok(Self::Markdown),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "MarkupKind",
                             &value,
                             "not one of its values",
@@ -2156,44 +1984,40 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for MarkupKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for MarkupKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for MarkupKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for MarkupKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// A text document identifier to optionally denote a specific version of a text document.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OptionalVersionedTextDocumentIdentifier {
         /// The text document's uri.
-        pub uri: ::std::string::String,
+        pub uri: String,
         /// The version number of this document. If a versioned text document identifier
         /// is sent from the server to the client and the file is not open in the editor
         /// (the server has not received an open notification before) the server can send
         /// `null` to indicate that the version is unknown and the content on disk is the
         /// truth (as specified with document content ownership).
-        #[serde(deserialize_with = "::std::option::Option::deserialize")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub version: ::std::option::Option<f64>,
+        #[serde(deserialize_with = "Option::deserialize")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub version: Option<f64>,
     }
     /// Represents a parameter of a callable-signature. A parameter can
     /// have a label and a doc-comment.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ParameterInformation {
         /// The human-readable doc-comment of this parameter. Will be shown
         /// in the UI but can be omitted.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub documentation: ::std::option::Option<ParameterInformationDocumentation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub documentation: Option<ParameterInformationDocumentation>,
         /// The label of this parameter information.
         ///
         /// Either a string or an inclusive start and exclusive end offsets within its containing
@@ -2206,13 +2030,13 @@ pub mod types {
     }
     /// The human-readable doc-comment of this parameter. Will be shown
     /// in the UI but can be omitted.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ParameterInformationDocumentation {
-        String(::std::string::String),
+        String(String),
         MarkupContent(MarkupContent),
     }
-    impl ::std::convert::From<MarkupContent> for ParameterInformationDocumentation {
+    impl From<MarkupContent> for ParameterInformationDocumentation {
         fn from(value: MarkupContent) -> Self {
             Self::MarkupContent(value)
         }
@@ -2225,13 +2049,13 @@ pub mod types {
     ///
     /// *Note*: a label of type string should be a substring of its containing signature label.
     /// Its intended use case is to highlight the parameter label part in the `SignatureInformation.label`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ParameterInformationLabel {
-        String(::std::string::String),
+        String(String),
         Array(f64, f64),
     }
-    impl ::std::convert::From<(f64, f64)> for ParameterInformationLabel {
+    impl From<(f64, f64)> for ParameterInformationLabel {
         fn from(value: (f64, f64)) -> Self {
             Self::Array(value.0, value.1)
         }
@@ -2263,7 +2087,7 @@ pub mod types {
     /// that denotes `\r|\n` or `\n|` where `|` represents the character offset.
     ///
     /// @since 3.17.0 - support for negotiated position encoding.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Position {
         /// Character offset on a line in a document (zero-based).
         ///
@@ -2272,13 +2096,13 @@ pub mod types {
         ///
         /// If the character value is greater than the line length it defaults back to the
         /// line length.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub character: f64,
         /// Line position in a document (zero-based).
         ///
         /// If a line number is greater than the number of lines in a document, it defaults back to the number of lines in the document.
         /// If a line number is negative, it defaults to 0.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub line: f64,
     }
     /// A range in a text document expressed as (zero-based) start and end positions.
@@ -2292,7 +2116,7 @@ pub mod types {
     ///     end : { line 6, character : 0 }
     /// }
     /// ```
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Range {
         /// The range's end position.
         pub end: Position,
@@ -2301,38 +2125,35 @@ pub mod types {
     }
     /// Value-object that contains additional information when
     /// requesting references.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReferenceContext {
         /// Include the declaration of the current symbol.
         #[serde(rename = "includeDeclaration")]
         pub include_declaration: bool,
     }
     /// Rename file operation
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RenameFile {
         /// An optional annotation identifier describing the operation.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "annotationId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub annotation_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "annotationId", skip_serializing_if = "Option::is_none")]
+        pub annotation_id: Option<String>,
         /// A rename
         pub kind: RenameFileKind,
         /// The new location.
         #[serde(rename = "newUri")]
-        pub new_uri: ::std::string::String,
+        pub new_uri: String,
         /// The old (existing) location.
         #[serde(rename = "oldUri")]
-        pub old_uri: ::std::string::String,
+        pub old_uri: String,
         /// Rename options.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub options: ::std::option::Option<RenameFileOptions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<RenameFileOptions>,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2346,23 +2167,21 @@ pub mod types {
         #[serde(rename = "rename")]
         Rename,
     }
-    impl ::std::fmt::Display for RenameFileKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for RenameFileKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Rename => f.write_str("rename"),
             }
         }
     }
-    impl ::std::str::FromStr for RenameFileKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for RenameFileKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "rename" => Ok(Self::Rename),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "RenameFileKind",
                             &value,
                             "not one of its values",
@@ -2372,67 +2191,57 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for RenameFileKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for RenameFileKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for RenameFileKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for RenameFileKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Rename file options
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct RenameFileOptions {
         /// Ignores if target exists.
-        #[serde(
-            rename = "ignoreIfExists",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub ignore_if_exists: ::std::option::Option<bool>,
+        #[serde(rename = "ignoreIfExists", skip_serializing_if = "Option::is_none")]
+        pub ignore_if_exists: Option<bool>,
         /// Overwrite target if existing. Overwrite wins over `ignoreIfExists`
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub overwrite: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub overwrite: Option<bool>,
     }
     /// A generic resource operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResourceOperation {
         /// An optional annotation identifier describing the operation.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "annotationId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub annotation_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "annotationId", skip_serializing_if = "Option::is_none")]
+        pub annotation_id: Option<String>,
         /// The resource operation kind.
-        pub kind: ::std::string::String,
+        pub kind: String,
     }
     /// Describes the currently selected completion item.
     ///
     /// @since 3.18.0
     /// @proposed
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SelectedCompletionInfo {
         /// The range that will be replaced if this completion item is accepted.
         pub range: Range,
         /// The text the range will be replaced with if this completion is accepted.
-        pub text: ::std::string::String,
+        pub text: String,
     }
     /// A selection range represents a part of a selection hierarchy. A selection range
     /// may have a parent selection range that contains it.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SelectionRange {
         /// The parent selection range containing this range. Therefore `parent.range` must contain `this.range`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::boxed::Box<SelectionRange>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parent: Option<Box<SelectionRange>>,
         /// The {@link Range range} of this selection range.
         pub range: Range,
     }
@@ -2442,8 +2251,8 @@ pub mod types {
     ///
     /// @since 3.16.0
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2475,8 +2284,8 @@ pub mod types {
         #[serde(rename = "defaultLibrary")]
         DefaultLibrary,
     }
-    impl ::std::fmt::Display for SemanticTokenModifiers {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SemanticTokenModifiers {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Declaration => f.write_str("declaration"),
                 Self::Definition => f.write_str("definition"),
@@ -2491,11 +2300,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for SemanticTokenModifiers {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SemanticTokenModifiers {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "declaration" => Ok(Self::Declaration),
                 "definition" => Ok(Self::Definition),
@@ -2509,7 +2316,7 @@ pub mod types {
                 "defaultLibrary" => Ok(Self::DefaultLibrary),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SemanticTokenModifiers",
                             &value,
                             "not one of its values",
@@ -2519,19 +2326,15 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SemanticTokenModifiers {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SemanticTokenModifiers {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SemanticTokenModifiers {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SemanticTokenModifiers {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
@@ -2541,8 +2344,8 @@ pub mod types {
     ///
     /// @since 3.16.0
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2600,8 +2403,8 @@ pub mod types {
         #[serde(rename = "decorator")]
         Decorator,
     }
-    impl ::std::fmt::Display for SemanticTokenTypes {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for SemanticTokenTypes {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Namespace => f.write_str("namespace"),
                 Self::Type => f.write_str("type"),
@@ -2629,11 +2432,9 @@ pub mod types {
             }
         }
     }
-    impl ::std::str::FromStr for SemanticTokenTypes {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for SemanticTokenTypes {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "namespace" => Ok(Self::Namespace),
                 "type" => Ok(Self::Type),
@@ -2660,7 +2461,7 @@ pub mod types {
                 "decorator" => Ok(Self::Decorator),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "SemanticTokenTypes",
                             &value,
                             "not one of its values",
@@ -2670,76 +2471,66 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for SemanticTokenTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for SemanticTokenTypes {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for SemanticTokenTypes {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for SemanticTokenTypes {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SemanticTokens {
         /// The actual tokens.
-        pub data: ::std::vec::Vec<f64>,
+        pub data: Vec<f64>,
         /// An optional result id. If provided and clients support delta updating
         /// the client will include the result id in the next semantic token request.
         /// A server can then instead of computing all semantic tokens again simply
         /// send a delta.
-        #[serde(
-            rename = "resultId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub result_id: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "resultId", skip_serializing_if = "Option::is_none")]
+        pub result_id: Option<String>,
     }
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SemanticTokensDelta {
         /// The semantic token edits to transform a previous result into a new result.
-        pub edits: ::std::vec::Vec<SemanticTokensEdit>,
-        #[serde(
-            rename = "resultId",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub result_id: ::std::option::Option<::std::string::String>,
+        pub edits: Vec<SemanticTokensEdit>,
+        #[serde(rename = "resultId", skip_serializing_if = "Option::is_none")]
+        pub result_id: Option<String>,
     }
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SemanticTokensEdit {
         /// The elements to insert.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::std::vec::Vec<f64>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub data: Option<Vec<f64>>,
         /// The count of elements to remove.
         #[serde(rename = "deleteCount")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub delete_count: f64,
         /// The start offset of the edit.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub start: f64,
     }
     /// @since 3.16.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SemanticTokensLegend {
         /// The token modifiers a server uses.
         #[serde(rename = "tokenModifiers")]
-        pub token_modifiers: ::std::vec::Vec<::std::string::String>,
+        pub token_modifiers: Vec<String>,
         /// The token types a server uses.
         #[serde(rename = "tokenTypes")]
-        pub token_types: ::std::vec::Vec<::std::string::String>,
+        pub token_types: Vec<String>,
     }
     /// Signature help represents the signature of something
     /// callable. There can be multiple signature but only one
     /// active and only one active parameter.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SignatureHelp {
         /// The active parameter of the active signature. If omitted or the value
         /// lies outside the range of `signatures[activeSignature].parameters`
@@ -2748,12 +2539,9 @@ pub mod types {
         /// In future version of the protocol this property might become
         /// mandatory to better express the active parameter if the
         /// active signature does have any.
-        #[serde(
-            rename = "activeParameter",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub active_parameter: ::std::option::Option<f64>,
+        #[serde(rename = "activeParameter", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub active_parameter: Option<f64>,
         /// The active signature. If omitted or the value lies outside the
         /// range of `signatures` the value defaults to zero or is ignored if
         /// the `SignatureHelp` has no signatures.
@@ -2763,51 +2551,45 @@ pub mod types {
         ///
         /// In future version of the protocol this property might become
         /// mandatory to better express this.
-        #[serde(
-            rename = "activeSignature",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub active_signature: ::std::option::Option<f64>,
+        #[serde(rename = "activeSignature", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub active_signature: Option<f64>,
         /// One or more signatures.
-        pub signatures: ::std::vec::Vec<SignatureInformation>,
+        pub signatures: Vec<SignatureInformation>,
     }
     /// Represents the signature of something callable. A signature
     /// can have a label, like a function-name, a doc-comment, and
     /// a set of parameters.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SignatureInformation {
         /// The index of the active parameter.
         ///
         /// If provided, this is used in place of `SignatureHelp.activeParameter`.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "activeParameter",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        #[serde(serialize_with = "::mcp_bindgen::__private::optional_number")]
-        pub active_parameter: ::std::option::Option<f64>,
+        #[serde(rename = "activeParameter", skip_serializing_if = "Option::is_none")]
+        #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
+        pub active_parameter: Option<f64>,
         /// The human-readable doc-comment of this signature. Will be shown
         /// in the UI but can be omitted.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub documentation: ::std::option::Option<SignatureInformationDocumentation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub documentation: Option<SignatureInformationDocumentation>,
         /// The label of this signature. Will be shown in
         /// the UI.
-        pub label: ::std::string::String,
+        pub label: String,
         /// The parameters of this signature.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameters: ::std::option::Option<::std::vec::Vec<ParameterInformation>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<Vec<ParameterInformation>>,
     }
     /// The human-readable doc-comment of this signature. Will be shown
     /// in the UI but can be omitted.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SignatureInformationDocumentation {
-        String(::std::string::String),
+        String(String),
         MarkupContent(MarkupContent),
     }
-    impl ::std::convert::From<MarkupContent> for SignatureInformationDocumentation {
+    impl From<MarkupContent> for SignatureInformationDocumentation {
         fn from(value: MarkupContent) -> Self {
             Self::MarkupContent(value)
         }
@@ -2822,16 +2604,16 @@ pub mod types {
     ///
     /// @since 3.18.0
     /// @proposed
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct StringValue {
         /// The kind of string value.
         pub kind: StringValueKind,
         /// The snippet string.
-        pub value: ::std::string::String,
+        pub value: String,
     }
     #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
+        Deserialize,
+        Serialize,
         Clone,
         Copy,
         Debug,
@@ -2845,23 +2627,21 @@ pub mod types {
         #[serde(rename = "snippet")]
         Snippet,
     }
-    impl ::std::fmt::Display for StringValueKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for StringValueKind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
                 Self::Snippet => f.write_str("snippet"),
             }
         }
     }
-    impl ::std::str::FromStr for StringValueKind {
-        type Err = ::mcp_bindgen::__private::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl FromStr for StringValueKind {
+        type Err = ConversionError;
+        fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "snippet" => Ok(Self::Snippet),
                 _ => {
                     Err(
-                        ::mcp_bindgen::__private::ConversionError::new(
+                        ConversionError::new(
                             "StringValueKind",
                             &value,
                             "not one of its values",
@@ -2871,40 +2651,33 @@ pub mod types {
             }
         }
     }
-    impl ::std::convert::TryFrom<&str> for StringValueKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<&str> for StringValueKind {
+        type Error = ConversionError;
+        fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StringValueKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<String> for StringValueKind {
+        type Error = ConversionError;
+        fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
     /// Represents information about programming constructs like variables, classes,
     /// interfaces etc.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SymbolInformation {
         /// The name of the symbol containing this symbol. This information is for
         /// user interface purposes (e.g. to render a qualifier in the user interface
         /// if necessary). It can't be used to re-infer a hierarchy for the document
         /// symbols.
-        #[serde(
-            rename = "containerName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub container_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "containerName", skip_serializing_if = "Option::is_none")]
+        pub container_name: Option<String>,
         /// Indicates if this symbol is deprecated.
         ///
         /// @deprecated Use tags instead
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deprecated: ::std::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<bool>,
         /// The kind of this symbol.
         pub kind: SymbolKind,
         /// The location of this symbol. The location's range is used by a tool
@@ -2918,32 +2691,30 @@ pub mod types {
         /// the symbols.
         pub location: Location,
         /// The name of this symbol.
-        pub name: ::std::string::String,
+        pub name: String,
         /// Tags for this symbol.
         ///
         /// @since 3.16.0
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<SymbolTag>>,
     }
-    #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct SymbolKind(i64);
-    impl ::std::ops::Deref for SymbolKind {
+    impl Deref for SymbolKind {
         type Target = i64;
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
-    impl ::std::convert::From<SymbolKind> for i64 {
+    impl From<SymbolKind> for i64 {
         fn from(value: SymbolKind) -> Self {
             value.0
         }
     }
-    impl ::std::convert::TryFrom<i64> for SymbolKind {
-        type Error = ::mcp_bindgen::__private::ConversionError;
-        fn try_from(
-            value: i64,
-        ) -> ::std::result::Result<Self, ::mcp_bindgen::__private::ConversionError> {
+    impl TryFrom<i64> for SymbolKind {
+        type Error = ConversionError;
+        fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![
                 1_i64, 2_i64, 3_i64, 4_i64, 5_i64, 6_i64, 7_i64, 8_i64, 9_i64, 10_i64,
                 11_i64, 12_i64, 13_i64, 14_i64, 15_i64, 16_i64, 17_i64, 18_i64, 19_i64,
@@ -2951,166 +2722,151 @@ pub mod types {
             ]
                 .contains(&value)
             {
-                Err(
-                    ::mcp_bindgen::__private::ConversionError::new(
-                        "SymbolKind",
-                        &value,
-                        "not one of its values",
-                    ),
-                )
+                Err(ConversionError::new("SymbolKind", &value, "not one of its values"))
             } else {
                 Ok(Self(value))
             }
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for SymbolKind {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    impl<'de> Deserialize<'de> for SymbolKind {
+        fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
-            D: ::serde::Deserializer<'de>,
+            D: Deserializer<'de>,
         {
             Self::try_from(<i64>::deserialize(deserializer)?)
-                .map_err(|e| { <D::Error as ::serde::de::Error>::custom(e.to_string()) })
+                .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
     /// A simple text document. Not to be implemented. The document keeps the content
     /// as string.
     ///
     /// @deprecated Use the text document from the new vscode-languageserver-textdocument package.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TextDocument {
         /// The identifier of the language associated with this document.
         ///
         /// @readonly
         #[serde(rename = "languageId")]
-        pub language_id: ::std::string::String,
+        pub language_id: String,
         /// The number of lines in this document.
         ///
         /// @readonly
         #[serde(rename = "lineCount")]
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub line_count: f64,
         /// The associated URI for this document. Most documents have the __file__-scheme, indicating that they
         /// represent files on disk. However, some documents may have other schemes indicating that they are not
         /// available on disk.
         ///
         /// @readonly
-        pub uri: ::std::string::String,
+        pub uri: String,
         /// The version number of this document (it will increase after each
         /// change, including undo/redo).
         ///
         /// @readonly
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub version: f64,
     }
     /// Describes textual changes on a text document. A TextDocumentEdit describes all changes
     /// on a document version Si and after they are applied move the document to version Si+1.
     /// So the creator of a TextDocumentEdit doesn't need to sort the array of edits or do any
     /// kind of ordering. However the edits must be non overlapping.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TextDocumentEdit {
         /// The edits to be applied.
         ///
         /// @since 3.16.0 - support for AnnotatedTextEdit. This is guarded using a
         /// client capability.
-        pub edits: ::std::vec::Vec<TextDocumentEditEditsItem>,
+        pub edits: Vec<TextDocumentEditEditsItem>,
         /// The text document to change.
         #[serde(rename = "textDocument")]
         pub text_document: OptionalVersionedTextDocumentIdentifier,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum TextDocumentEditEditsItem {
         TextEdit(TextEdit),
         AnnotatedTextEdit(AnnotatedTextEdit),
     }
-    impl ::std::convert::From<TextEdit> for TextDocumentEditEditsItem {
+    impl From<TextEdit> for TextDocumentEditEditsItem {
         fn from(value: TextEdit) -> Self {
             Self::TextEdit(value)
         }
     }
-    impl ::std::convert::From<AnnotatedTextEdit> for TextDocumentEditEditsItem {
+    impl From<AnnotatedTextEdit> for TextDocumentEditEditsItem {
         fn from(value: AnnotatedTextEdit) -> Self {
             Self::AnnotatedTextEdit(value)
         }
     }
     /// A literal to identify a text document in the client.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TextDocumentIdentifier {
         /// The text document's uri.
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     /// An item to transfer a text document from the client to the
     /// server.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TextDocumentItem {
         /// The text document's language identifier.
         #[serde(rename = "languageId")]
-        pub language_id: ::std::string::String,
+        pub language_id: String,
         /// The content of the opened text document.
-        pub text: ::std::string::String,
+        pub text: String,
         /// The text document's uri.
-        pub uri: ::std::string::String,
+        pub uri: String,
         /// The version number of this document (it will increase after each
         /// change, including undo/redo).
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub version: f64,
     }
     /// A text edit applicable to a text document.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TextEdit {
         /// The string to be inserted. For delete operations use an
         /// empty string.
         #[serde(rename = "newText")]
-        pub new_text: ::std::string::String,
+        pub new_text: String,
         /// The range of the text document to be manipulated. To insert
         /// text into a document create a range where start === end.
         pub range: Range,
     }
     /// A change to capture text edits for existing resources.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct TextEditChange(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for TextEditChange {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct TextEditChange(pub Map<String, Value>);
+    impl Deref for TextEditChange {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<TextEditChange>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<TextEditChange> for Map<String, Value> {
         fn from(value: TextEditChange) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for TextEditChange {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for TextEditChange {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TypeHierarchyItem {
         /// A data entry field that is preserved between a type hierarchy prepare and
         /// supertypes or subtypes requests. It could also be used to identify the
         /// type hierarchy in the server, helping improve the performance on
         /// resolving supertypes and subtypes.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// More detail for this item, e.g. the signature of a function.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub detail: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub detail: Option<String>,
         /// The kind of this item.
         pub kind: SymbolKind,
         /// The name of this item.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The range enclosing this symbol not including leading/trailing whitespace
         /// but everything else, e.g. comments and code.
         pub range: Range,
@@ -3120,104 +2876,94 @@ pub mod types {
         #[serde(rename = "selectionRange")]
         pub selection_range: Range,
         /// Tags for this item.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<SymbolTag>>,
         /// The resource identifier of this item.
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     /// Defines an unsigned integer in the range of 0 to 2^31 - 1.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Uinteger(pub f64);
-    impl ::std::ops::Deref for Uinteger {
+    impl Deref for Uinteger {
         type Target = f64;
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
-    impl ::std::convert::From<Uinteger> for f64 {
+    impl From<Uinteger> for f64 {
         fn from(value: Uinteger) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<f64> for Uinteger {
+    impl From<f64> for Uinteger {
         fn from(value: f64) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Uinteger {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Uinteger {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Uinteger {
-        type Err = <f64 as ::std::str::FromStr>::Err;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Uinteger {
+        type Err = <f64 as FromStr>::Err;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
-    impl ::std::convert::TryFrom<&str> for Uinteger {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<&str> for Uinteger {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<String> for Uinteger {
-        type Error = <f64 as ::std::str::FromStr>::Err;
-        fn try_from(value: String) -> ::std::result::Result<Self, Self::Error> {
+    impl TryFrom<String> for Uinteger {
+        type Error = <f64 as FromStr>::Err;
+        fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
     /// A tagging type for string properties that are actually URIs
     ///
     /// @since 3.16.0
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(Deserialize, Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
-    pub struct Uri(pub ::std::string::String);
-    impl ::std::ops::Deref for Uri {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
+    pub struct Uri(pub String);
+    impl Deref for Uri {
+        type Target = String;
+        fn deref(&self) -> &String {
             &self.0
         }
     }
-    impl ::std::convert::From<Uri> for ::std::string::String {
+    impl From<Uri> for String {
         fn from(value: Uri) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::string::String> for Uri {
-        fn from(value: ::std::string::String) -> Self {
+    impl From<String> for Uri {
+        fn from(value: String) -> Self {
             Self(value)
         }
     }
-    impl ::std::fmt::Display for Uri {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+    impl fmt::Display for Uri {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
-    impl ::std::str::FromStr for Uri {
-        type Err = ::std::convert::Infallible;
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+    impl FromStr for Uri {
+        type Err = std::convert::Infallible;
+        fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
     }
     /// A text document identifier to denote a specific version of a text document.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct VersionedTextDocumentIdentifier {
         /// The text document's uri.
-        pub uri: ::std::string::String,
+        pub uri: String,
         /// The version number of this document.
-        #[serde(serialize_with = "::mcp_bindgen::__private::number")]
+        #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub version: f64,
     }
     /// A workspace edit represents changes to many resources managed in the workspace. The edit
@@ -3232,7 +2978,7 @@ pub mod types {
     /// An invalid sequence (e.g. (1) delete file a.txt and (2) insert text into file a.txt) will
     /// cause failure of the operation. How the client recovers from the failure is described by
     /// the client capability: `workspace.workspaceEdit.failureHandling`
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct WorkspaceEdit {
         /// A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
         /// delete file / folder operations.
@@ -3240,14 +2986,11 @@ pub mod types {
         /// Whether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.
         ///
         /// @since 3.16.0
-        #[serde(
-            rename = "changeAnnotations",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub change_annotations: ::std::option::Option<WorkspaceEditChanges>,
+        #[serde(rename = "changeAnnotations", skip_serializing_if = "Option::is_none")]
+        pub change_annotations: Option<WorkspaceEditChanges>,
         /// Holds changes to existing resources.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub changes: ::std::option::Option<WorkspaceEditChanges>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub changes: Option<WorkspaceEditChanges>,
         /// Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes
         /// are either an array of `TextDocumentEdit`s to express changes to n different text documents
         /// where each text document edit addresses a specific version of a text document. Or it can contain
@@ -3261,41 +3004,30 @@ pub mod types {
         #[serde(
             rename = "documentChanges",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub document_changes: ::std::option::Option<
-            ::std::vec::Vec<WorkspaceEditDocumentChangesItem>,
-        >,
+        pub document_changes: Option<Vec<WorkspaceEditDocumentChangesItem>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
-    pub struct WorkspaceEditChanges(
-        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    );
-    impl ::std::ops::Deref for WorkspaceEditChanges {
-        type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(
-            &self,
-        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    pub struct WorkspaceEditChanges(pub Map<String, Value>);
+    impl Deref for WorkspaceEditChanges {
+        type Target = Map<String, Value>;
+        fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
-    impl ::std::convert::From<WorkspaceEditChanges>
-    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+    impl From<WorkspaceEditChanges> for Map<String, Value> {
         fn from(value: WorkspaceEditChanges) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    > for WorkspaceEditChanges {
-        fn from(
-            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        ) -> Self {
+    impl From<Map<String, Value>> for WorkspaceEditChanges {
+        fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum WorkspaceEditDocumentChangesItem {
         TextDocumentEdit(TextDocumentEdit),
@@ -3303,55 +3035,52 @@ pub mod types {
         RenameFile(RenameFile),
         DeleteFile(DeleteFile),
     }
-    impl ::std::convert::From<TextDocumentEdit> for WorkspaceEditDocumentChangesItem {
+    impl From<TextDocumentEdit> for WorkspaceEditDocumentChangesItem {
         fn from(value: TextDocumentEdit) -> Self {
             Self::TextDocumentEdit(value)
         }
     }
-    impl ::std::convert::From<CreateFile> for WorkspaceEditDocumentChangesItem {
+    impl From<CreateFile> for WorkspaceEditDocumentChangesItem {
         fn from(value: CreateFile) -> Self {
             Self::CreateFile(value)
         }
     }
-    impl ::std::convert::From<RenameFile> for WorkspaceEditDocumentChangesItem {
+    impl From<RenameFile> for WorkspaceEditDocumentChangesItem {
         fn from(value: RenameFile) -> Self {
             Self::RenameFile(value)
         }
     }
-    impl ::std::convert::From<DeleteFile> for WorkspaceEditDocumentChangesItem {
+    impl From<DeleteFile> for WorkspaceEditDocumentChangesItem {
         fn from(value: DeleteFile) -> Self {
             Self::DeleteFile(value)
         }
     }
     /// A workspace folder inside a client.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WorkspaceFolder {
         /// The name of the workspace folder. Used to refer to this
         /// workspace folder in the user interface.
-        pub name: ::std::string::String,
+        pub name: String,
         /// The associated URI for this workspace folder.
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     /// A special workspace symbol that supports locations without a range.
     ///
     /// See also SymbolInformation.
     ///
     /// @since 3.17.0
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WorkspaceSymbol {
         /// The name of the symbol containing this symbol. This information is for
         /// user interface purposes (e.g. to render a qualifier in the user interface
         /// if necessary). It can't be used to re-infer a hierarchy for the document
         /// symbols.
-        #[serde(
-            rename = "containerName",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub container_name: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "containerName", skip_serializing_if = "Option::is_none")]
+        pub container_name: Option<String>,
         /// A data entry field that is preserved on a workspace symbol between a
         /// workspace symbol request and a workspace symbol resolve request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub data: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub data: Option<Value>,
         /// The kind of this symbol.
         pub kind: SymbolKind,
         /// The location of the symbol. Whether a server is allowed to
@@ -3361,33 +3090,32 @@ pub mod types {
         /// See SymbolInformation#location for more details.
         pub location: WorkspaceSymbolLocation,
         /// The name of this symbol.
-        pub name: ::std::string::String,
+        pub name: String,
         /// Tags for this symbol.
         ///
         /// @since 3.16.0
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<SymbolTag>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<SymbolTag>>,
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum WorkspaceSymbolLocation {
         Location(Location),
         WorkspaceSymbolLocationVariant1(WorkspaceSymbolLocationVariant1),
     }
-    impl ::std::convert::From<Location> for WorkspaceSymbolLocation {
+    impl From<Location> for WorkspaceSymbolLocation {
         fn from(value: Location) -> Self {
             Self::Location(value)
         }
     }
-    impl ::std::convert::From<WorkspaceSymbolLocationVariant1>
-    for WorkspaceSymbolLocation {
+    impl From<WorkspaceSymbolLocationVariant1> for WorkspaceSymbolLocation {
         fn from(value: WorkspaceSymbolLocationVariant1) -> Self {
             Self::WorkspaceSymbolLocationVariant1(value)
         }
     }
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WorkspaceSymbolLocationVariant1 {
-        pub uri: ::std::string::String,
+        pub uri: String,
     }
     /// Always `1` on the wire: any other value does not decode.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -3396,27 +3124,20 @@ pub mod types {
         /// The value, `1`.
         pub const VALUE: i64 = 1i64;
     }
-    impl ::serde::Serialize for CompletionItemTag {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <i64 as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for CompletionItemTag {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for CompletionItemTag {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <i64 as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for CompletionItemTag {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <i64 as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }
@@ -3429,27 +3150,20 @@ pub mod types {
         /// The value, `1`.
         pub const VALUE: i64 = 1i64;
     }
-    impl ::serde::Serialize for SymbolTag {
-        fn serialize<S: ::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> ::std::result::Result<S::Ok, S::Error> {
-            <i64 as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
+    impl Serialize for SymbolTag {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for SymbolTag {
-        fn deserialize<D: ::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let value = <i64 as ::serde::Deserialize>::deserialize(deserializer)?;
+    impl<'de> Deserialize<'de> for SymbolTag {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let value = <i64 as Deserialize>::deserialize(deserializer)?;
             if value == Self::VALUE {
                 Ok(Self)
             } else {
                 Err(
-                    <D::Error as ::serde::de::Error>::custom(
-                        ::std::format_args!(
-                            "invalid value {}, expected {}", value, Self::VALUE
-                        ),
+                    <D::Error as serde::de::Error>::custom(
+                        format_args!("invalid value {}, expected {}", value, Self::VALUE),
                     ),
                 )
             }
