@@ -90,14 +90,21 @@ pub(crate) fn file(
     Ok(file)
 }
 
+/// The width of a module-level item's doc text: 100 columns less `/// ` and the indent of
+/// the `pub mod NAME { .. }` a single-file module is wrapped in.
+const ITEM_DOC_WIDTH: usize = 92;
+
+/// The width of a method's doc text: one indent more.
+const METHOD_DOC_WIDTH: usize = ITEM_DOC_WIDTH - 4;
+
 /// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
 fn doc(text: &str) -> TokenStream {
-    let lines = types::tidy::doc_lines(text);
+    let lines = types::tidy::doc_lines(&types::tidy::wrap(text, ITEM_DOC_WIDTH));
     quote! { #(#[doc = #lines])* }
 }
 
 fn inner_doc(text: &str) -> TokenStream {
-    let lines = types::tidy::doc_lines(text);
+    let lines = types::tidy::doc_lines(&types::tidy::wrap(text, ITEM_DOC_WIDTH));
     quote! { #(#![doc = #lines])* }
 }
 
@@ -511,7 +518,7 @@ impl VisitMut for Filler<'_> {
 
 /// `#[doc = ".."]` attributes, one per line, as [`doc`] writes them, as syntax trees.
 fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
-    types::tidy::doc_lines(text)
+    types::tidy::doc_lines(&types::tidy::wrap(text, METHOD_DOC_WIDTH))
         .into_iter()
         .map(|line| syn::Attribute {
             pound_token: Default::default(),

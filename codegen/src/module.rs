@@ -182,13 +182,21 @@ mod tests {
         let file = syn::parse_file(code).expect("parses");
         let wrapped = syn::parse_file(&wrap_text("m", code)).expect("the wrapped text parses");
         let [syn::Item::Mod(module)] = &wrapped.items[..] else {
-            panic!("one module: {wrapped:?}");
+            panic!("one module: {}", quote::quote!(#wrapped));
         };
         assert_eq!(module.ident, "m");
-        assert_eq!(module.attrs, file.attrs);
+        // Compared as tokens (syn's trees implement `Eq` only with `extra-traits`).
+        let attrs = &module.attrs;
+        let expected = &file.attrs;
         assert_eq!(
-            module.content.as_ref().map(|(_, items)| items),
-            Some(&file.items)
+            quote::quote!(#(#attrs)*).to_string(),
+            quote::quote!(#(#expected)*).to_string()
+        );
+        let items = module.content.as_ref().map(|(_, items)| items);
+        let expected = &file.items;
+        assert_eq!(
+            items.map(|items| quote::quote!(#(#items)*).to_string()),
+            Some(quote::quote!(#(#expected)*).to_string())
         );
     }
 }

@@ -55,7 +55,6 @@ pub(crate) struct Unit {
 }
 
 /// What typify made of the units.
-#[derive(Debug)]
 pub(crate) struct Types {
     /// Items for the `types` module.
     pub items: Vec<syn::Item>,
@@ -63,6 +62,18 @@ pub(crate) struct Types {
     pub failed: BTreeMap<String, String>,
     /// How many named types were generated.
     pub count: usize,
+}
+
+// By hand: syn's syntax trees implement `Debug` only with its `extra-traits` feature, which
+// the generator does without (it is most of syn's compile time beyond `full`).
+impl std::fmt::Debug for Types {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Types")
+            .field("items", &self.items.len())
+            .field("failed", &self.failed)
+            .field("count", &self.count)
+            .finish()
+    }
 }
 
 fn settings(own: &[&Own]) -> TypeSpaceSettings {

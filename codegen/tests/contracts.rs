@@ -353,8 +353,10 @@ fn manifest_results_win_over_output_schemas() {
         !typed.contains("pub struct PingOutput"),
         "the outputSchema type is not generated"
     );
+    // Doc comments are wrapped: read the prose with the line breaks taken out.
+    let prose = typed.replace("\n    ///", "");
     assert!(
-        typed.contains("The result type comes from the agent contracts."),
+        prose.contains("The result type comes from the agent contracts."),
         "{typed}"
     );
 }

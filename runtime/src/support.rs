@@ -9,6 +9,30 @@ pub use chrono;
 pub use regress;
 pub use uuid;
 
+/// `value` deserialized into `T`, or an error that starts with the JSON path of the first
+/// field that does not fit (`observation.revision: invalid type: ...`): what generated code
+/// decodes a union's variant with, once its tag has told which.
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug)]
+/// struct Pending { #[serde(rename = "expiresAt")] expires_at: i64 }
+///
+/// let err = mcp_bindgen::__private::from_value::<Pending>(serde_json::json!({"expiresAt": "soon"}))
+///     .unwrap_err();
+/// assert_eq!(err, "expiresAt: invalid type: string \"soon\", expected i64");
+/// ```
+pub fn from_value<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            inner.to_string()
+        } else {
+            format!("{path}: {inner}")
+        }
+    })
+}
+
 /// A value that a generated type does not accept: the type, the value and why.
 ///
 /// ```

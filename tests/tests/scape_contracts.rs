@@ -223,6 +223,30 @@ fn scape(answer: Value) -> scape::Client<Arc<MockCaller>> {
     scape::Client::new(mock)
 }
 
+/// A union told apart by a literal tag (`entered: true | false`) encodes its variant's fields
+/// beside the tag and decodes back, and a payload that does not fit names the bad field's path.
+#[test]
+fn a_literal_tagged_union_round_trips_and_names_the_bad_field() {
+    let pending = json!({
+        "entered": false,
+        "status": "awaiting_owner_approval",
+        "expiresAt": 1767225900000_i64,
+    });
+    let value: AgentEnterResult = serde_json::from_value(pending.clone()).expect("decodes");
+    assert_eq!(serde_json::to_value(&value).expect("encodes"), pending);
+    let entered =
+        json!({"entered": true, "observation": connecting(), "inactivityTimeoutMs": 120000});
+    let value: AgentEnterResult = serde_json::from_value(entered.clone()).expect("decodes");
+    assert_eq!(serde_json::to_value(&value).expect("encodes"), entered);
+    let bad = json!({"entered": false, "status": "awaiting_owner_approval", "expiresAt": "soon"});
+    let err = serde_json::from_value::<AgentEnterResult>(bad).expect_err("expiresAt is a number");
+    assert!(
+        err.to_string()
+            .starts_with("expiresAt: invalid type: string \"soon\""),
+        "{err}"
+    );
+}
+
 /// Every method returns its typed result.
 #[test]
 fn every_method_is_typed() {

@@ -373,14 +373,35 @@ fn every_24_hex_id_is_one_object_id() {
     assert_eq!(module.matches("pub struct ObjectId").count(), 1);
 }
 
-/// "agent_label (string, required) — display name (printable ASCII, max 64 chars)"
+/// "agent_label (string, required) — display name (printable ASCII, max 64 chars)": the label
+/// is a plain `String`, and the client refuses one that breaks the rule before sending it.
 #[test]
 fn agent_label_must_be_printable_ascii_up_to_64() {
-    use saving_throw::types::SubmitToBenchmarkArgsAgentLabel as Label;
-    assert!("tab\there".parse::<Label>().is_err());
-    assert!("caf\u{e9}".parse::<Label>().is_err());
-    assert!("x".repeat(65).parse::<Label>().is_err());
-    assert!("x".repeat(64).parse::<Label>().is_ok());
+    use saving_throw::types::SubmitToBenchmarkArgs;
+    let args = |agent_label: String| SubmitToBenchmarkArgs {
+        agent_label,
+        publish: true,
+        suite_key: "core".into(),
+        suite_version: 1,
+    };
+    for bad in [
+        "tab\there".to_owned(),
+        "caf\u{e9}".to_owned(),
+        "x".repeat(65),
+    ] {
+        let mock = recorder();
+        let client = saving_throw::Client::new(mock.clone());
+        let err = block_on(client.submit_to_benchmark(&args(bad.clone()))).expect_err("refused");
+        assert!(
+            matches!(err, mcp_bindgen::Error::InvalidArguments { .. }),
+            "{bad:?}: {err}"
+        );
+        assert!(mock.calls().is_empty(), "{bad:?} was sent");
+    }
+    let mock = recorder();
+    let client = saving_throw::Client::new(mock.clone());
+    let _ = block_on(client.submit_to_benchmark_raw(&args("x".repeat(64))));
+    assert_eq!(only_call(&mock).arguments["agent_label"], "x".repeat(64));
 }
 
 /// "choice (int, optional) — 1-based option number, required when action_type is "choice""

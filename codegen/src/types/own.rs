@@ -115,10 +115,10 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
                 });
                 defs.push(quote! { #vdoc #variant(#payload) });
                 ser_arms.push(quote! {
-                    Self::#variant(payload) => (::serde_json::Value::from(#lit), ::serde_json::to_value(payload))
+                    Self::#variant(payload) => ::serde::Serialize::serialize(&Tagged { tag: #lit, payload }, serializer)
                 });
                 de_arms.push(quote! {
-                    tag if tag == #lit => ::serde_json::from_value(rest)
+                    tag if tag == #lit => ::mcp_bindgen::__private::from_value(rest)
                         .map(Self::#variant)
                         .map_err(<D::Error as ::serde::de::Error>::custom)
                 });
@@ -131,7 +131,6 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
                 });
             }
             let expected = expected.join(" or ");
-            let not_object = format!("a `{name}` variant did not encode as a JSON object");
             quote! {
                 #docs
                 #[derive(Clone, Debug, PartialEq)]
@@ -141,19 +140,17 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
 
                 impl ::serde::Serialize for #ident {
                     fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        let (tag, payload) = match self {
-                            #(#ser_arms,)*
-                        };
-                        let ::serde_json::Value::Object(fields) = payload.map_err(<S::Error as ::serde::ser::Error>::custom)? else {
-                            return Err(<S::Error as ::serde::ser::Error>::custom(#not_object));
-                        };
-                        let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
-                        map.serialize_entry(#tag, &tag)?;
-                        for (key, value) in &fields {
-                            map.serialize_entry(key, value)?;
+                        /// A variant on the wire: its tag, then its payload's fields.
+                        #[derive(::serde::Serialize)]
+                        struct Tagged<'a, G, T> {
+                            #[serde(rename = #tag)]
+                            tag: G,
+                            #[serde(flatten)]
+                            payload: &'a T,
                         }
-                        map.end()
+                        match self {
+                            #(#ser_arms,)*
+                        }
                     }
                 }
 

@@ -7,6 +7,8 @@
 //!   runtime's (`mcp_bindgen::__private`), written once there.
 //! - Bounded integers are plain integers (`u64`, not `NonZeroU64`): the tool's input schema is
 //!   checked against both bounds before each call, so `limit: 50` is all a caller writes.
+//!   For the same reason a checked string or array that one field alone uses is plain
+//!   (`String`, not a newtype whose check repeats the schema's).
 //! - Conversion errors name the type and the value (`invalid ObjectId "abc": shorter than 24
 //!   characters`).
 //! - Doc comments are one `///` line per line of text, with no filler (`The x field.`):
@@ -40,7 +42,7 @@ pub(crate) fn tidy(
     root_docs: &BTreeMap<String, String>,
 ) -> usize {
     shared_helpers(items);
-    let merged = merge_identical(items, roots);
+    let merged = merge_identical(items, roots) + plain_once(items, roots);
     ConversionErrors::default().visit_items(items);
     for item in items.iter_mut() {
         Docs { root_docs }.visit_item_mut(item);
@@ -576,7 +578,11 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
                 break;
             }
         }
+        // A description only some members have is theirs (a field's "Target floor"), not the
+        // shared type's: the type then goes undescribed, and the fields keep their docs.
+        let all_described = described.len() == members.len();
         let doc = doc.or_else(|| match described.as_slice() {
+            _ if !all_described => None,
             [] => None,
             [one, rest @ ..] if rest.iter().all(|d| d == one) => Some(one.clone()),
             [one, ..] if sentence(&prefix).split_whitespace().count() < 2 => Some(one.clone()),
@@ -614,6 +620,101 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
         Rename(&renames).visit_item_mut(item);
     }
     merged
+}
+
+/// A checked string or array newtype that one field alone uses (`CopyScenarioArgsName` for
+/// "at most 120 characters") becomes that field's plain type (`String`): the tool's input
+/// schema is checked before each call, so the newtype's own check only repeated it and made a
+/// caller write `"x".try_into()?` for a plain string. A newtype that is shared (merged above,
+/// `ObjectId`) or named (a root: a tool's arguments or result, a contract's type) stays.
+/// Returns how many types went.
+fn plain_once(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize {
+    let local: BTreeSet<String> = items.iter().filter_map(defined).collect();
+    let subjects: Vec<Option<String>> = items.iter().map(|i| subject(i, &local)).collect();
+    let mut plain: BTreeMap<String, syn::Type> = BTreeMap::new();
+    for name in local.iter().filter(|n| !roots.contains(n.as_str())) {
+        let members: Vec<&syn::Item> = items
+            .iter()
+            .zip(&subjects)
+            .filter(|(_, s)| s.as_deref() == Some(name.as_str()))
+            .map(|(item, _)| item)
+            .collect();
+        let inner = members.iter().find_map(|item| match item {
+            syn::Item::Struct(s) => match &s.fields {
+                syn::Fields::Unnamed(f) if f.unnamed.len() == 1 => Some(f.unnamed[0].ty.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        let Some(inner) = inner else { continue };
+        let text = quote!(#inner).to_string().replace(' ', "");
+        let string_or_array =
+            text == "::std::string::String" || text.starts_with("::std::vec::Vec<");
+        if string_or_array && is_constrained(&members) {
+            plain.insert(name.clone(), inner);
+        }
+    }
+    if plain.is_empty() {
+        return 0;
+    }
+    let mut uses = Uses {
+        names: &plain,
+        count: BTreeMap::new(),
+    };
+    // Counted with the mutable visitor (syn's read-only one is not compiled in); it changes
+    // nothing.
+    for (item, subject) in items.iter_mut().zip(&subjects) {
+        if subject.as_ref().is_none_or(|s| !plain.contains_key(s)) {
+            uses.visit_item_mut(item);
+        }
+    }
+    let count = uses.count;
+    plain.retain(|name, _| count.get(name) == Some(&1));
+    if plain.is_empty() {
+        return 0;
+    }
+    let mut index = 0;
+    items.retain(|_| {
+        index += 1;
+        subjects[index - 1]
+            .as_ref()
+            .is_none_or(|s| !plain.contains_key(s))
+    });
+    let mut plainer = Plainer(&plain);
+    for item in items.iter_mut() {
+        plainer.visit_item_mut(item);
+    }
+    plain.len()
+}
+
+/// Counts the paths naming each of `names` (`X`, `super::X`).
+struct Uses<'a> {
+    names: &'a BTreeMap<String, syn::Type>,
+    count: BTreeMap<String, usize>,
+}
+
+impl VisitMut for Uses<'_> {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if let Some(last) = path.segments.last() {
+            let name = last.ident.to_string();
+            if self.names.contains_key(&name) {
+                *self.count.entry(name).or_default() += 1;
+            }
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+}
+
+/// Puts each newtype's plain type where the newtype was named.
+struct Plainer<'a>(&'a BTreeMap<String, syn::Type>);
+
+impl VisitMut for Plainer<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let Some(plain) = single_ident(ty).and_then(|name| self.0.get(&name)) {
+            *ty = plain.clone();
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
 }
 
 /// `Err("shorter than 24 characters".into())` in a conversion → an error that names the type
@@ -852,6 +953,85 @@ pub(crate) fn doc_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `text` with its long lines broken at spaces so that none passes `width` characters, as a
+/// person wraps a doc comment: code fences, tables and headings are left as they are, a long
+/// word (a URL) keeps a line of its own, a line never breaks before a word that would start a
+/// list, a quote, a heading or a table row, and a list item's continuation lines are indented
+/// to its text ([`doc_lines`] keeps them in the item).
+pub(crate) fn wrap(text: &str, width: usize) -> String {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        if let Some(open) = fence {
+            if marker == Some(open) {
+                fence = None;
+            }
+            out.push(line.to_owned());
+            continue;
+        }
+        if let Some(marker) = marker {
+            fence = Some(marker);
+            out.push(line.to_owned());
+            continue;
+        }
+        if line.chars().count() <= width
+            || trimmed.starts_with(['|', '#'])
+            || line.starts_with("    ")
+        {
+            out.push(line.to_owned());
+            continue;
+        }
+        let indent = &line[..line.len() - trimmed.len()];
+        let hanging = list_item(line).map_or_else(|| indent.to_owned(), |col| " ".repeat(col));
+        let quote = if trimmed.starts_with('>') { "> " } else { "" };
+        let mut lines: Vec<Vec<&str>> = vec![Vec::new()];
+        let mut len = indent.chars().count();
+        for word in trimmed.split(' ').filter(|w| !w.is_empty()) {
+            let chars = word.chars().count();
+            if lines.last().is_some_and(|l| !l.is_empty()) && len + 1 + chars > width {
+                lines.push(Vec::new());
+                len = hanging.chars().count() + quote.len();
+            }
+            if let Some(current) = lines.last_mut() {
+                if !current.is_empty() {
+                    len += 1;
+                }
+                current.push(word);
+                len += chars;
+            }
+        }
+        // A line must not begin with what would start a block: the word before goes with it.
+        for i in 1..lines.len() {
+            while starts_block(lines[i][0]) && lines[i - 1].len() > 1 {
+                if let Some(moved) = lines[i - 1].pop() {
+                    lines[i].insert(0, moved);
+                }
+            }
+        }
+        for (i, words) in lines.iter().enumerate() {
+            let lead = if i == 0 {
+                indent.to_owned()
+            } else {
+                format!("{hanging}{quote}")
+            };
+            out.push(format!("{lead}{}", words.join(" ")));
+        }
+    }
+    out.join("\n")
+}
+
+/// Whether a line starting with `word` would start a markdown block (a list item, a quote, a
+/// heading, a table row) instead of continuing a paragraph.
+fn starts_block(word: &str) -> bool {
+    matches!(word, "-" | "*" | "+" | ">" | "|")
+        || word.starts_with(['#', '>', '|', '='])
+        || word
+            .strip_suffix(['.', ')'])
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// For a markdown list item line (`- x`, `* x`, `12. x`), the column its text starts at.
 fn list_item(line: &str) -> Option<usize> {
     let trimmed = line.trim_start();
@@ -942,6 +1122,96 @@ mod tests {
             fn from(value: NAME) -> Self { value.0 }
         }
     "#;
+
+    #[test]
+    fn a_checked_string_one_field_uses_is_a_plain_string_and_a_shared_one_stays() {
+        let newtype = |name: &str| {
+            format!(
+                r#"
+                pub struct {name}(::std::string::String);
+                impl ::std::str::FromStr for {name} {{
+                    type Err = self::error::ConversionError;
+                    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {{
+                        if value.chars().count() > 120usize {{ return Err("longer than 120 characters".into()); }}
+                        Ok(Self(value.to_string()))
+                    }}
+                }}
+                impl ::std::convert::From<{name}> for ::std::string::String {{
+                    fn from(value: {name}) -> Self {{ value.0 }}
+                }}
+                "#
+            )
+        };
+        let code = format!(
+            "{}{}
+            pub struct CopyArgs {{ pub name: ::std::option::Option<CopyArgsName>, pub tag: Tag }}
+            pub struct OtherArgs {{ pub tag: Tag }}",
+            newtype("CopyArgsName"),
+            newtype("Tag"),
+        );
+        let mut file: syn::File = syn::parse_str(&code).expect("parses");
+        let roots = BTreeSet::from(["CopyArgs", "OtherArgs"]);
+        assert_eq!(plain_once(&mut file.items, &roots), 1);
+        let out = prettyplease::unparse(&file);
+        assert!(
+            out.contains("pub name: ::std::option::Option<::std::string::String>"),
+            "{out}"
+        );
+        assert!(!out.contains("CopyArgsName"), "{out}");
+        assert!(
+            out.contains("pub struct Tag(") && out.contains("pub tag: Tag"),
+            "{out}"
+        );
+        // A root (a tool's own type, or a contract's) stays whatever uses it.
+        let mut file: syn::File = syn::parse_str(&code).expect("parses");
+        let roots = BTreeSet::from(["CopyArgs", "OtherArgs", "CopyArgsName"]);
+        assert_eq!(plain_once(&mut file.items, &roots), 0);
+    }
+
+    #[test]
+    fn long_doc_lines_wrap_at_spaces_and_never_start_a_block() {
+        let text = "List runnable scenarios (own + public store). Required scope: read:scores + simulation entitlement - 2 of them.";
+        let wrapped = wrap(text, 60);
+        for line in wrapped.lines() {
+            assert!(line.chars().count() <= 60, "{line:?}");
+            assert!(
+                !line.starts_with("- ") && !line.starts_with("+ "),
+                "{line:?}"
+            );
+        }
+        // "- 2" at a break: the word before moves down with it.
+        assert_eq!(wrap("aaaa bbbb - cccc", 10), "aaaa\nbbbb - cccc");
+        assert_eq!(
+            wrapped.split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        // A list item's continuation is indented to its text; fences and tables are kept.
+        let wrapped = wrap(
+            "- one two three four five six
+```
+long line in a fence stays
+```
+| a | b c d e f |",
+            12,
+        );
+        assert_eq!(
+            wrapped,
+            "- one two
+  three four
+  five six
+```
+long line in a fence stays
+```
+| a | b c d e f |"
+        );
+        // A word longer than the width keeps a line of its own.
+        assert_eq!(
+            wrap("see https://example.com/a/very/long/path now", 10),
+            "see
+https://example.com/a/very/long/path
+now"
+        );
+    }
 
     #[test]
     fn identical_constrained_newtypes_become_one_named_from_their_description() {

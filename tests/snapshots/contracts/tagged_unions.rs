@@ -167,29 +167,22 @@ pub mod types {
     }
     impl Serialize for Enter {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            use ::serde::ser::SerializeMap as _;
-            let (tag, payload) = match self {
+            /// A variant on the wire: its tag, then its payload's fields.
+            #[derive(Serialize)]
+            struct Tagged<'a, G, T> {
+                #[serde(rename = "entered")]
+                tag: G,
+                #[serde(flatten)]
+                payload: &'a T,
+            }
+            match self {
                 Self::Entered(payload) => {
-                    (Value::from(true), serde_json::to_value(payload))
+                    Serialize::serialize(&Tagged { tag: true, payload }, serializer)
                 }
                 Self::NotEntered(payload) => {
-                    (Value::from(false), serde_json::to_value(payload))
+                    Serialize::serialize(&Tagged { tag: false, payload }, serializer)
                 }
-            };
-            let Value::Object(fields) = payload
-                .map_err(<S::Error as serde::ser::Error>::custom)? else {
-                return Err(
-                    <S::Error as serde::ser::Error>::custom(
-                        "a `Enter` variant did not encode as a JSON object",
-                    ),
-                );
-            };
-            let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
-            map.serialize_entry("entered", &tag)?;
-            for (key, value) in &fields {
-                map.serialize_entry(key, value)?;
             }
-            map.end()
         }
     }
     impl<'de> Deserialize<'de> for Enter {
@@ -204,12 +197,12 @@ pub mod types {
             let rest = Value::Object(fields);
             match tag {
                 tag if tag == true => {
-                    serde_json::from_value(rest)
+                    mcp_bindgen::__private::from_value(rest)
                         .map(Self::Entered)
                         .map_err(<D::Error as serde::de::Error>::custom)
                 }
                 tag if tag == false => {
-                    serde_json::from_value(rest)
+                    mcp_bindgen::__private::from_value(rest)
                         .map(Self::NotEntered)
                         .map_err(<D::Error as serde::de::Error>::custom)
                 }
@@ -248,29 +241,22 @@ pub mod types {
     }
     impl Serialize for Versioned {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            use ::serde::ser::SerializeMap as _;
-            let (tag, payload) = match self {
+            /// A variant on the wire: its tag, then its payload's fields.
+            #[derive(Serialize)]
+            struct Tagged<'a, G, T> {
+                #[serde(rename = "version")]
+                tag: G,
+                #[serde(flatten)]
+                payload: &'a T,
+            }
+            match self {
                 Self::Version1(payload) => {
-                    (Value::from(1i64), serde_json::to_value(payload))
+                    Serialize::serialize(&Tagged { tag: 1i64, payload }, serializer)
                 }
                 Self::Version2(payload) => {
-                    (Value::from(2i64), serde_json::to_value(payload))
+                    Serialize::serialize(&Tagged { tag: 2i64, payload }, serializer)
                 }
-            };
-            let Value::Object(fields) = payload
-                .map_err(<S::Error as serde::ser::Error>::custom)? else {
-                return Err(
-                    <S::Error as serde::ser::Error>::custom(
-                        "a `Versioned` variant did not encode as a JSON object",
-                    ),
-                );
-            };
-            let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
-            map.serialize_entry("version", &tag)?;
-            for (key, value) in &fields {
-                map.serialize_entry(key, value)?;
             }
-            map.end()
         }
     }
     impl<'de> Deserialize<'de> for Versioned {
@@ -285,12 +271,12 @@ pub mod types {
             let rest = Value::Object(fields);
             match tag {
                 tag if tag == 1i64 => {
-                    serde_json::from_value(rest)
+                    mcp_bindgen::__private::from_value(rest)
                         .map(Self::Version1)
                         .map_err(<D::Error as serde::de::Error>::custom)
                 }
                 tag if tag == 2i64 => {
-                    serde_json::from_value(rest)
+                    mcp_bindgen::__private::from_value(rest)
                         .map(Self::Version2)
                         .map_err(<D::Error as serde::de::Error>::custom)
                 }
