@@ -815,8 +815,10 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         streamable,
         param_headers: Some(headers.params),
         requests: true,
+        // The queue wait is traced only under a subscriber that wants DEBUG: no clock read
+        // otherwise.
         #[cfg(feature = "tracing")]
-        received: Some(Instant::now()),
+        received: tracing::level_enabled!(tracing::Level::DEBUG).then(Instant::now),
     }) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);
