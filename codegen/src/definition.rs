@@ -1,6 +1,6 @@
 //! What the stages hand on about the definitions they make: the normaliser's output
 //! ([`Normalised`]), the placeholders the type layer must undo ([`Substitution`]), and the
-//! types it writes itself instead of typify ([`Own`]).
+//! types it writes itself instead of typify ([`Handwritten`]).
 
 use serde_json::Value;
 
@@ -25,14 +25,14 @@ pub(crate) struct Normalised {
     pub substitutions: Vec<Substitution>,
     /// Definitions typify cannot type correctly, emitted by `types` itself (their entry in
     /// `defs` is left as `{}`).
-    pub own: Vec<Own>,
+    pub handwritten: Vec<Handwritten>,
     pub warnings: Vec<(String, String)>,
 }
 
 /// A type the type layer writes itself, because typify 0.8 would accept values the schema
 /// forbids.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Own {
+pub(crate) enum Handwritten {
     /// A one-value boolean or integer enum (`protocol: 1`, `ok: true`): a unit struct that
     /// encodes the value and decodes nothing else.
     Const {
@@ -46,23 +46,23 @@ pub(crate) enum Own {
     Tagged {
         name: String,
         tag: String,
-        variants: Vec<OwnVariant>,
+        variants: Vec<HandwrittenVariant>,
         description: Option<String>,
     },
 }
 
-impl Own {
+impl Handwritten {
     /// The definition name.
     pub(crate) fn name(&self) -> &str {
         match self {
-            Own::Const { name, .. } | Own::Tagged { name, .. } => name,
+            Handwritten::Const { name, .. } | Handwritten::Tagged { name, .. } => name,
         }
     }
 }
 
-/// One variant of [`Own::Tagged`].
+/// One variant of [`Handwritten::Tagged`].
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct OwnVariant {
+pub(crate) struct HandwrittenVariant {
     pub name: String,
     /// The tag's value.
     pub value: Value,

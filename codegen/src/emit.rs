@@ -2,6 +2,8 @@
 //! a method pair per tool (quoted once, cloned per tool), the input schemas, and the `types`
 //! module.
 
+use std::path::Path;
+
 use heck::ToShoutySnakeCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -17,11 +19,12 @@ use crate::plan::{Args, Plan};
 use crate::types;
 
 /// The module's syntax: the client (or, with no capture, only the contracts' types) around
-/// `type_items`, the items typify and the post-passes made.
+/// `type_items`, the items typify and the post-passes made; `file_name` is where the inputs
+/// came from, for an internal error's message.
 pub(crate) fn file(
     config: &ServerConfig,
-    capture: &Capture,
-    has_client: bool,
+    capture: Option<&Capture>,
+    file_name: &Path,
     plans: &[Plan<'_>],
     type_items: Vec<syn::Item>,
 ) -> Result<syn::File, Error> {
@@ -30,17 +33,14 @@ pub(crate) fn file(
         .clone()
         .or_else(|| {
             capture
-                .server
-                .as_ref()
+                .and_then(|c| c.server.as_ref())
                 .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
         })
         .unwrap_or_else(|| config.module.clone());
     let has_types = !type_items.is_empty();
-    let file_name = &capture.file;
-    let (tokens, methods) = if has_client {
-        client(config, capture, &server_name, plans, has_types)
-    } else {
-        (types_only(config, &server_name), Vec::new())
+    let (tokens, methods) = match capture {
+        Some(capture) => client(config, capture, &server_name, plans, has_types),
+        None => (types_only(config, &server_name), Vec::new()),
     };
     let mut file: syn::File = syn::parse2(tokens).map_err(|e| {
         Diagnostic::new(

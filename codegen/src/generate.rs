@@ -19,7 +19,7 @@ use crate::module::Module;
 use crate::naming::Names;
 use crate::normalise;
 use crate::plan::{self, Args, Plan};
-use crate::types::{self, Unit};
+use crate::types::{self, Origin, Unit};
 
 /// Stack for the recursive stages (normaliser, contracts, typify, syn): deeply nested schemas
 /// must not overflow the caller's stack (test threads have 2 MiB). Only touched pages are
@@ -254,25 +254,19 @@ fn stages(
     sources: Vec<Source>,
     faults: &[Fault],
 ) -> Result<Module, Error> {
-    let has_client = capture.is_some();
-    let empty;
-    let capture = match capture {
-        Some(capture) => capture,
-        None => {
-            empty = Capture {
-                file: config.contracts.first().cloned().unwrap_or_default(),
-                text: String::new(),
-                server: None,
-                protocol_version: None,
-                tools: Vec::new(),
-            };
-            &empty
-        }
+    // Where the inputs came from, for messages: the capture, or without one the first
+    // contract file.
+    let file = match capture {
+        Some(capture) => capture.file.clone(),
+        None => config.contracts.first().cloned().unwrap_or_default(),
     };
-    let mut report = Reporter::new(&capture.file, &capture.text);
+    let mut report = Reporter::new(&file, capture.map_or("", |c| c.text.as_str()));
 
-    plan::check_configured_tools(config, capture, has_client)?;
-    let mut plans = plan::methods(config, capture, &mut report)?;
+    plan::check_configured_tools(config, capture, &file)?;
+    let mut plans = match capture {
+        Some(capture) => plan::methods(config, capture, &mut report)?,
+        None => Vec::new(),
+    };
     let mut names = plan::type_names(&plans);
     let contracts = contract_types(config, sources, &plans, &mut names)?;
     if let Some(contracts) = &contracts {
@@ -285,7 +279,7 @@ fn stages(
         faults,
         &mut report,
     )?);
-    plan::check_variants(config, &capture.file, &names)?;
+    plan::check_variants(config, &file, &names)?;
     let (lowered, contract_unit) = contracts.map(|c| (c.lowered, c.unit)).unzip();
     units.extend(contract_unit);
 
@@ -296,24 +290,24 @@ fn stages(
         .map(|lowered| contract_warnings(lowered, &units, &generated.failed))
         .unwrap_or_default();
 
-    let file = emit::file(config, capture, has_client, &plans, generated.items)?;
+    let syntax = emit::file(config, capture, &file, &plans, generated.items)?;
     let mut warnings = report.into_warnings();
     warnings.extend(from_contracts);
     warnings.sort_by(|a, b| {
         (a.file.clone(), a.at.map(|at| (at.line, at.column)))
             .cmp(&(b.file.clone(), b.at.map(|at| (at.line, at.column))))
     });
-    let mut inputs = plan::capture_input(config, capture, has_client);
+    let mut inputs = plan::capture_input(config, capture);
     inputs.extend(config.contracts.iter().cloned());
     Ok(Module {
         name: config.module.clone(),
         inputs,
-        body: file.into(),
+        body: syntax.into(),
         warnings,
         tools: plans.len(),
         types: generated.count,
-        digest: has_client
-            .then(|| mcp_bindgen_diff::digest::digest(plans.iter().map(|p| &p.tool.raw))),
+        digest: capture
+            .map(|_| mcp_bindgen_diff::digest::digest(plans.iter().map(|p| &p.tool.raw))),
     })
 }
 
@@ -388,10 +382,9 @@ fn lower_contracts(
         unit: Unit {
             root: "agent contracts".into(),
             defs: normalised.defs,
-            split: true,
-            own: normalised.own,
+            origin: Origin::Contracts,
+            handwritten: normalised.handwritten,
             substitutions: normalised.substitutions,
-            typescript: true,
             consts: std::mem::take(&mut lowered.consts),
             ..Unit::default()
         },
@@ -438,7 +431,7 @@ fn normalise_inputs(
         }
         let forced = plan::has_fault(faults, tool, Stage::Normalise);
         let schema = ("inputSchema", &tool.input_schema);
-        match tool_unit(tool, schema, (&args_name, &stem), forced, names, report)? {
+        match tool_unit(tool, schema, (&args_name, &stem), forced, names, report) {
             Ok(unit) => {
                 units.push(Unit {
                     doc: Some(format!("The arguments of `{}`.", tool.name)),
@@ -481,7 +474,7 @@ fn normalise_outputs(
         let stem = plan.stem();
         let output_name = format!("{stem}Output");
         let schema = ("outputSchema", output);
-        match tool_unit(tool, schema, (&output_name, &stem), false, names, report)? {
+        match tool_unit(tool, schema, (&output_name, &stem), false, names, report) {
             Ok(unit) => {
                 units.push(Unit {
                     doc: Some(format!("The result of `{}`.", tool.name)),
@@ -503,8 +496,7 @@ fn normalise_outputs(
 /// One of a tool's schemas (`key`: `inputSchema` or `outputSchema`) normalised into the unit
 /// `root` (nested names starting with `stem`), the normaliser's warnings reported at their
 /// pointers. The normaliser runs under a guard: a panic in it (or a `forced` one) costs that
-/// schema its type, with the reason, instead of costing the whole server. The outer error is
-/// an input error that stops generation (an unknown dialect).
+/// schema its type, with the reason, instead of costing the whole server.
 fn tool_unit(
     tool: &Tool,
     (key, schema): (&str, &Value),
@@ -512,29 +504,28 @@ fn tool_unit(
     forced: bool,
     names: &mut Names,
     report: &mut Reporter<'_>,
-) -> Result<Result<Unit, String>, Error> {
+) -> Result<Unit, String> {
     let pointer = format!("{}/{key}", tool.pointer);
-    let diag = |p: &str, m: String, h: &str| report.error(&format!("{pointer}{p}"), m, h);
     let result = types::guarded(|| {
         if forced {
             panic!("{}", crate::fault::INJECTED);
         }
-        normalise::normalise(schema, root, stem, names, &diag)
+        normalise::normalise(schema, root, stem, names)
     });
     let normalised = match result {
-        Ok(normalised) => normalised?,
-        Err(message) => return Ok(Err(format!("normaliser panicked: {message}"))),
+        Ok(normalised) => normalised,
+        Err(message) => return Err(format!("normaliser panicked: {message}")),
     };
     for (p, m) in normalised.warnings {
         report.warn(&tool.name, format!("{pointer}{p}"), m);
     }
-    Ok(Ok(Unit {
+    Ok(Unit {
         root: root.to_owned(),
         defs: normalised.defs,
-        own: normalised.own,
+        handwritten: normalised.handwritten,
         substitutions: normalised.substitutions,
         ..Unit::default()
-    }))
+    })
 }
 
 /// The contracts' warnings, and one for each of their definitions that failed to type (by
@@ -546,7 +537,10 @@ fn contract_warnings(
     failed: &BTreeMap<String, String>,
 ) -> Vec<Warning> {
     let mut warnings = std::mem::take(&mut lowered.warnings);
-    let contract_defs = units.iter().filter(|u| u.typescript).flat_map(|u| &u.defs);
+    let contract_defs = units
+        .iter()
+        .filter(|u| u.origin == Origin::Contracts)
+        .flat_map(|u| &u.defs);
     for (name, reason) in failed {
         if contract_defs.clone().any(|(def, _)| def == name) {
             warnings.push(lowered.warning(

@@ -18,10 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use heck::ToPascalCase;
 use serde_json::{Map, Value, json};
 
-use crate::definition::{Normalised, Own, OwnVariant, Substitution};
-use crate::diagnostic::Diagnostic;
-use crate::dialect;
-use crate::error::Error;
+use crate::definition::{Handwritten, HandwrittenVariant, Normalised, Substitution};
 use crate::naming::{self, Names};
 
 /// Keywords that only annotate; they may stand beside a `$ref` without changing its meaning.
@@ -41,15 +38,14 @@ const ANNOTATIONS: &[&str] = &[
 const MAX_DEPTH: usize = 128;
 
 /// Normalises `schema` (found at `base` in `file`) as the type `root_name`; nested names start
-/// with `prefix`. `Err` only for what the spec says is an error (an unknown `$schema`).
+/// with `prefix`. Its `$schema` dialect was checked once, before (`dialect::check`, with the
+/// tool's other schema).
 pub(crate) fn normalise(
     schema: &Value,
     root_name: &str,
     prefix: &str,
     names: &mut Names,
-    diag: &dyn Fn(&str, String, &str) -> Diagnostic,
-) -> Result<Normalised, Error> {
-    dialect::check(schema, diag)?;
+) -> Normalised {
     let mut walker = Walker {
         doc: schema,
         prefix,
@@ -63,7 +59,7 @@ pub(crate) fn normalise(
     walker.queue.push((String::new(), root_name.to_owned()));
     walker.run();
     walker.out.defs.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(walker.out)
+    walker.out
 }
 
 /// Normalises definitions that are already named (lowered contracts): references are
@@ -122,7 +118,7 @@ impl Walker<'_> {
         }
     }
 
-    /// Takes out a definition typify would type wrongly ([`Own`]): its entry becomes `{}`.
+    /// Takes out a definition typify would type wrongly ([`Handwritten`]): its entry becomes `{}`.
     fn own_type(&mut self, name: &str, value: Value) -> Value {
         let Value::Object(object) = value.clone() else {
             return value;
@@ -145,7 +141,7 @@ impl Walker<'_> {
             && matches!(kind.as_str(), "boolean" | "integer")
             && (values[0].is_boolean() || values[0].is_i64() || values[0].is_u64())
         {
-            self.out.own.push(Own::Const {
+            self.out.handwritten.push(Handwritten::Const {
                 name: name.to_owned(),
                 value: values[0].clone(),
                 description,
@@ -212,14 +208,14 @@ impl Walker<'_> {
             self.out
                 .defs
                 .push((payload_name.clone(), Value::Object(payload)));
-            variants.push(OwnVariant {
+            variants.push(HandwrittenVariant {
                 name: variant,
                 value: tag_value,
                 payload: payload_name,
                 description: variant_description,
             });
         }
-        self.out.own.push(Own::Tagged {
+        self.out.handwritten.push(Handwritten::Tagged {
             name: name.to_owned(),
             tag,
             variants,

@@ -3,6 +3,7 @@
 //! enum types) against what the server has.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -48,16 +49,17 @@ impl Plan<'_> {
     }
 }
 
-/// Every tool the config names (for a result type or a rename) is in the capture.
+/// Every tool the config names (for a result type or a rename) is in the capture; `file` is
+/// where the capture (or, without one, the contracts) came from.
 pub(crate) fn check_configured_tools(
     config: &ServerConfig,
-    capture: &Capture,
-    has_client: bool,
+    capture: Option<&Capture>,
+    file: &Path,
 ) -> Result<(), Error> {
-    let file = &capture.file;
+    let listed = |name: &str| capture.is_some_and(|c| c.tools.iter().any(|t| t.name == name));
     for tool in config.results.keys() {
-        if !capture.tools.iter().any(|t| &t.name == tool) {
-            let message = if has_client {
+        if !listed(tool) {
+            let message = if capture.is_some() {
                 format!(
                     "a result type is configured for tool `{tool}`, which this capture does not list"
                 )
@@ -75,7 +77,7 @@ pub(crate) fn check_configured_tools(
         }
     }
     for renamed in config.rename.keys() {
-        if !capture.tools.iter().any(|t| &t.name == renamed) {
+        if !listed(renamed) {
             return Err(Diagnostic::new(
                 file,
                 format!("a rename is configured for tool `{renamed}`, which this capture does not list"),
@@ -290,13 +292,12 @@ pub(crate) fn degrade(
 /// The capture as named in the config (or as read, when it was passed in).
 pub(crate) fn capture_input(
     config: &ServerConfig,
-    capture: &Capture,
-    has_client: bool,
+    capture: Option<&Capture>,
 ) -> Vec<std::path::PathBuf> {
-    match (&config.capture, has_client) {
+    match (&config.capture, capture) {
         (Some(path), _) => vec![path.clone()],
-        (None, true) => vec![capture.file.clone()],
-        (None, false) => Vec::new(),
+        (None, Some(capture)) => vec![capture.file.clone()],
+        (None, None) => Vec::new(),
     }
 }
 

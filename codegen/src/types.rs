@@ -7,7 +7,7 @@
 //! pass are put together in a fresh one.
 
 mod consistent;
-mod own;
+mod handwritten;
 pub(crate) mod tidy;
 
 use std::cell::RefCell;
@@ -23,7 +23,7 @@ use syn::visit_mut::VisitMut;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::contracts::Const;
-use crate::definition::{Own, Substitution};
+use crate::definition::{Handwritten, Substitution};
 use crate::fault::Stage;
 
 /// A set of definitions to add as one unit (one tool's arguments, or its output, or a
@@ -35,23 +35,32 @@ pub(crate) struct Unit {
     pub root: String,
     /// Definitions, the root among them.
     pub defs: Vec<(String, Value)>,
-    /// When typify fails on the unit, type only the failing definitions (and those that need
-    /// them) as `serde_json::Value` instead of the whole unit (contracts).
-    pub split: bool,
+    /// Where the definitions come from.
+    pub origin: Origin,
     /// Definitions written here instead of by typify (their entry in `defs` is `{}`).
-    pub own: Vec<Own>,
+    pub handwritten: Vec<Handwritten>,
     /// Placeholder enum values and field names in `defs`, to rewrite in the Rust.
     pub substitutions: Vec<Substitution>,
-    /// The definitions are TypeScript declarations (contracts): a field that may be absent and
-    /// may be `null` (`f?: T | null`) keeps the two apart (`Option<Option<T>>`), and an `f64`
-    /// is a TypeScript `number`, written as JavaScript writes it (`15000`, not `15000.0`).
-    pub typescript: bool,
     /// Constants declared beside the definitions (contracts).
     pub consts: Vec<Const>,
     /// The root's doc comment, when its schema does not describe it (`The arguments of ..`).
     pub doc: Option<String>,
     /// A failure forced on the unit by a test.
     pub fault: Option<Stage>,
+}
+
+/// Where a unit's definitions come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A tool's input or output schema.
+    #[default]
+    Tool,
+    /// The agent contracts' TypeScript declarations. When typify fails on such a unit, only the
+    /// failing definitions (and those that need them) become `serde_json::Value`, not the
+    /// whole unit; a field that may be absent and may be `null` (`f?: T | null`) keeps the two
+    /// apart (`Option<Option<T>>`); an `f64` is a TypeScript `number`, written as JavaScript
+    /// writes it (`15000`, not `15000.0`).
+    Contracts,
 }
 
 /// What typify made of the units.
@@ -76,7 +85,7 @@ impl std::fmt::Debug for Types {
     }
 }
 
-fn settings(own: &[&Own]) -> TypeSpaceSettings {
+fn settings(own: &[&Handwritten]) -> TypeSpaceSettings {
     let mut settings = TypeSpaceSettings::default();
     settings
         .with_derive("PartialEq".to_string())
@@ -96,7 +105,7 @@ fn settings(own: &[&Own]) -> TypeSpaceSettings {
 /// ([`one_by_one`]). Whatever fails, the failure is one unit's: the module that comes out is
 /// self-consistent (every type an item names is in it), which [`consistent`] checks last.
 pub(crate) fn generate(units: &[Unit]) -> Types {
-    let own: Vec<&Own> = units.iter().flat_map(|u| &u.own).collect();
+    let own: Vec<&Handwritten> = units.iter().flat_map(|u| &u.handwritten).collect();
     let settings = || settings(&own);
     let (space, file, failed) = match together(units, &settings) {
         Some((space, file)) => (space, file, BTreeMap::new()),
@@ -162,7 +171,7 @@ fn one_by_one(
     for unit in units {
         match check(unit) {
             Ok(()) => owned.push(unit.clone()),
-            Err(_) if unit.split => {
+            Err(_) if unit.origin == Origin::Contracts => {
                 let (fixed, failures) = split(unit, &check);
                 failed.extend(failures);
                 owned.push(fixed);
@@ -204,23 +213,23 @@ fn one_by_one(
 /// constants added, the post-passes run, and whatever names a missing type dropped.
 fn finish(
     units: &[Unit],
-    own: &[&Own],
+    handwritten: &[&Handwritten],
     space: &TypeSpace,
     mut file: syn::File,
     mut failed: BTreeMap<String, String>,
 ) -> Types {
     let count = space.iter_types().filter(|t| !t.name().is_empty()).count();
     let mut extra_items = TokenStream::new();
-    for own in own {
-        extra_items.extend(own::emit(own));
+    for own in handwritten {
+        extra_items.extend(handwritten::emit(own));
     }
-    for constant in own::constants(units.iter().flat_map(|u| &u.consts)) {
+    for constant in handwritten::constants(units.iter().flat_map(|u| &u.consts)) {
         extra_items.extend(constant);
     }
     match syn::parse2::<syn::File>(extra_items) {
         Ok(more) => file.items.extend(more.items),
         Err(e) => {
-            for own in own {
+            for own in handwritten {
                 failed.insert(
                     own.name().to_owned(),
                     format!("post-pass: internal error: generated Rust does not parse: {e}"),
@@ -229,8 +238,8 @@ fn finish(
         }
     }
     let substitutions = units.iter().flat_map(|u| &u.substitutions);
-    let typescript = units.iter().filter(|u| u.typescript);
-    let mut fix = Fix {
+    let typescript = units.iter().filter(|u| u.origin == Origin::Contracts);
+    let mut rewrites = Rewrites {
         literals: substitutions
             .clone()
             .map(|s| (s.placeholder.clone(), s.value.clone()))
@@ -246,7 +255,7 @@ fn finish(
             .flat_map(|u| u.defs.iter().map(|(name, _)| name.clone()))
             .collect(),
     };
-    fix.visit_file_mut(&mut file);
+    rewrites.visit_file_mut(&mut file);
     let roots: BTreeSet<&str> = units.iter().map(|u| u.root.as_str()).collect();
     let root_docs: BTreeMap<String, String> = units
         .iter()
@@ -265,7 +274,7 @@ fn finish(
     Types {
         items: file.items,
         failed,
-        count: count + own.len() - merged,
+        count: count + handwritten.len() - merged,
     }
 }
 
@@ -595,7 +604,7 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// Rewrites typify's output: crate paths go through the runtime's re-exports, placeholder enum
 /// values and variant names become the real ones, `f?: T | null` fields keep `null` apart
 /// from absent, TypeScript numbers are written as JavaScript writes them.
-struct Fix {
+struct Rewrites {
     literals: BTreeMap<String, String>,
     idents: BTreeMap<String, String>,
     /// (struct, wire field) of `f?: T | null` fields: `Option<Option<T>>`.
@@ -606,7 +615,7 @@ struct Fix {
 
 const REEXPORTED: &[&str] = &["chrono", "regress", "uuid"];
 
-impl VisitMut for Fix {
+impl VisitMut for Rewrites {
     fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
         let name = item.ident.to_string();
         if let syn::Fields::Named(fields) = &mut item.fields {
@@ -834,7 +843,7 @@ fn three_state(field: &mut syn::Field) -> bool {
     true
 }
 
-impl Fix {
+impl Rewrites {
     fn tokens(&mut self, tokens: TokenStream) -> TokenStream {
         map_leaves(tokens, &mut |tree| match tree {
             TokenTree::Ident(mut ident) => {

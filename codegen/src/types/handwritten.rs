@@ -1,5 +1,5 @@
 //! Types the type layer writes itself where typify 0.8 would accept values the schema forbids
-//! ([`Own`]): one-value boolean and integer enums (typify gives `bool`, or an `i64` newtype),
+//! ([`Handwritten`]): one-value boolean and integer enums (typify gives `bool`, or an `i64` newtype),
 //! and unions tagged by a boolean or integer property (typify gives an untagged enum that never
 //! looks at the tag). Also the contracts' constants.
 
@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::contracts::{Const, ConstValue, Lit};
-use crate::definition::Own;
+use crate::definition::Handwritten;
 
 fn doc(text: &str) -> TokenStream {
     let lines: Vec<String> = text
@@ -39,10 +39,10 @@ fn value_tokens(value: &Value) -> (TokenStream, TokenStream) {
     }
 }
 
-/// Items for one [`Own`] type.
-pub(crate) fn emit(own: &Own) -> TokenStream {
+/// Items for one [`Handwritten`] type.
+pub(crate) fn emit(own: &Handwritten) -> TokenStream {
     match own {
-        Own::Const {
+        Handwritten::Const {
             name,
             value,
             description,
@@ -87,7 +87,7 @@ pub(crate) fn emit(own: &Own) -> TokenStream {
                 }
             }
         }
-        Own::Tagged {
+        Handwritten::Tagged {
             name,
             tag,
             variants,
