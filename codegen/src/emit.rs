@@ -11,12 +11,12 @@ use syn::visit_mut::VisitMut;
 
 use crate::config::ServerConfig;
 use crate::diagnostic::Diagnostic;
+use crate::docs;
 use crate::error::Error;
 use crate::model::{Capture, Tool};
 use crate::naming;
 use crate::paths;
 use crate::plan::{Args, Plan};
-use crate::types;
 
 /// The module's syntax: the client (or, with no capture, only the contracts' types) around
 /// `type_items`, the items typify and the post-passes made; `file_name` is where the inputs
@@ -99,12 +99,12 @@ const METHOD_DOC_WIDTH: usize = ITEM_DOC_WIDTH - 4;
 
 /// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
 fn doc(text: &str) -> TokenStream {
-    let lines = types::tidy::doc_lines(&types::tidy::wrap(text, ITEM_DOC_WIDTH));
+    let lines = docs::doc_lines(&docs::wrap(text, ITEM_DOC_WIDTH));
     quote! { #(#[doc = #lines])* }
 }
 
 fn inner_doc(text: &str) -> TokenStream {
-    let lines = types::tidy::doc_lines(&types::tidy::wrap(text, ITEM_DOC_WIDTH));
+    let lines = docs::doc_lines(&docs::wrap(text, ITEM_DOC_WIDTH));
     quote! { #(#![doc = #lines])* }
 }
 
@@ -518,7 +518,7 @@ impl VisitMut for Filler<'_> {
 
 /// `#[doc = ".."]` attributes, one per line, as [`doc`] writes them, as syntax trees.
 fn doc_attrs(text: &str) -> Vec<syn::Attribute> {
-    types::tidy::doc_lines(&types::tidy::wrap(text, METHOD_DOC_WIDTH))
+    docs::doc_lines(&docs::wrap(text, METHOD_DOC_WIDTH))
         .into_iter()
         .map(|line| syn::Attribute {
             pound_token: Default::default(),

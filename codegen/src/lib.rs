@@ -50,6 +50,7 @@ mod types;
 mod definition;
 mod diagnostic;
 mod dialect;
+mod docs;
 mod fault;
 pub mod model;
 mod naming;

@@ -8,7 +8,7 @@
 
 mod consistent;
 mod handwritten;
-pub(crate) mod tidy;
+mod tidy;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
