@@ -513,9 +513,9 @@ async fn stdio_child_is_ended_when_the_client_is_dropped() {
 enum Seen {
     /// A client connection, by number.
     Opened(usize),
-    /// The server closed that connection (the proxy then closed the client's side).
+    /// The server closed that connection (and the proxy has closed the client's side).
     ServerClosed(usize),
-    /// The client closed its side of that connection (or the proxy did, after the server).
+    /// The client closed its side of that connection first.
     ClientClosed(usize),
 }
 
@@ -535,18 +535,28 @@ fn proxy(upstream: u16) -> (u16, std::sync::mpsc::Receiver<Seen>) {
                 client.try_clone().expect("clone"),
                 server.try_clone().expect("clone"),
             );
+            // Set when the server closed first: the proxy then closes the client's side, and
+            // that is not the client closing.
+            let by_server = Arc::new(AtomicBool::new(false));
             let closed = tx.clone();
+            let server_first = by_server.clone();
             std::thread::spawn(move || {
                 let _ = std::io::copy(&mut from_client, &mut to_server);
-                let _ = closed.send(Seen::ClientClosed(n));
+                if !server_first.load(Ordering::SeqCst) {
+                    let _ = closed.send(Seen::ClientClosed(n));
+                }
                 let _ = to_server.shutdown(Shutdown::Write);
             });
             let (mut from_server, mut to_client) = (server, client);
             let tx = tx.clone();
             std::thread::spawn(move || {
                 let _ = std::io::copy(&mut from_server, &mut to_client);
-                let _ = tx.send(Seen::ServerClosed(n));
+                // The client's side is closed before the event is sent: a test that waits for
+                // it never calls while the client's socket is still open (the proxy thread
+                // could be descheduled between the two on a loaded machine).
+                by_server.store(true, Ordering::SeqCst);
                 let _ = to_client.shutdown(Shutdown::Both);
+                let _ = tx.send(Seen::ServerClosed(n));
             });
         }
     });

@@ -121,7 +121,7 @@ impl Slot {
     }
 }
 
-/// One running call of a [`CallHandler`] tool: report progress and log lines through it, and
+/// One running call of a [`CallHandler`](super::CallHandler) tool: report progress and log lines through it, and
 /// answer with it, now or on a later frame (store it in the game and call
 /// [`Call::complete`] when the work is done). Dropped unanswered, the call is answered with a
 /// tool error (code `dropped`).
@@ -215,7 +215,7 @@ impl<T: ToolOutput> Call<T> {
     /// each frame, then [`Call::complete`].
     ///
     /// Only a legacy-era call over HTTP whose client accepts an SSE answer can carry requests
-    /// (stdio and [`Registry::dispatch`] answer within the call, and 2026-07-28 asks the client
+    /// (stdio and [`Registry::dispatch`](super::Registry::dispatch) answer within the call, and 2026-07-28 asks the client
     /// through `input_required` results instead). Otherwise, or when the call is already
     /// answered or its client has gone, this is an `Err` to answer the call with. The client's
     /// declared capabilities are not known to a stateless server: a client without the
