@@ -16,10 +16,18 @@ done
 if [ -n "${PACKAGE_ALLOW_DIRTY:-}" ]; then
   args+=(--allow-dirty)
 fi
-cargo package "${args[@]}"
-
 # The workspace's version (every crate has it) and the target directory cargo packaged into.
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+# cargo verifies a package against its siblings packaged in the same run through a local
+# registry, which it unpacks under $CARGO_HOME/registry/src/ keyed by the path of the package
+# directory, not by content: a clone at a path that packaged the same version before
+# (an older commit) would build against that stale copy. Remove our crates' unpacked copies first (cargo
+# unpacks them again; for a registry crate of the same name it unpacks its cached .crate).
+for crate in "${crates[@]}"; do
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$version"
+done
+cargo package "${args[@]}"
+
 target=${CARGO_TARGET_DIR:-target}
 limit=$((1024 * 1024))
 status=0
