@@ -293,6 +293,32 @@ impl VisitMut for Rename<'_> {
     }
 }
 
+/// A module's local types and the items that belong to each.
+struct Bundles {
+    /// The local type names.
+    local: BTreeSet<String>,
+    /// Each item's subject: the local type it defines or implements something for.
+    subjects: Vec<Option<String>>,
+    /// Each local type's items, by index: its bundle.
+    by_name: BTreeMap<String, Vec<usize>>,
+}
+
+fn bundles(items: &[syn::Item]) -> Bundles {
+    let local: BTreeSet<String> = items.iter().filter_map(defined).collect();
+    let subjects: Vec<Option<String>> = items.iter().map(|i| subject(i, &local)).collect();
+    let mut bundles: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, subject) in subjects.iter().enumerate() {
+        if let Some(name) = subject {
+            bundles.entry(name.clone()).or_default().push(i);
+        }
+    }
+    Bundles {
+        local,
+        subjects,
+        by_name: bundles,
+    }
+}
+
 /// The name of the type an item defines.
 fn defined(item: &syn::Item) -> Option<String> {
     match item {
@@ -476,14 +502,11 @@ fn sentence(words: &[String]) -> String {
 
 /// Merges identical constrained newtypes into one type; returns how many types went.
 fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize {
-    let local: BTreeSet<String> = items.iter().filter_map(defined).collect();
-    let subjects: Vec<Option<String>> = items.iter().map(|i| subject(i, &local)).collect();
-    let mut bundles: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, subject) in subjects.iter().enumerate() {
-        if let Some(name) = subject {
-            bundles.entry(name.as_str()).or_default().push(i);
-        }
-    }
+    let Bundles {
+        local,
+        by_name: bundles,
+        ..
+    } = bundles(items);
     let bundle = |name: &str| -> Vec<usize> { bundles.get(name).cloned().unwrap_or_default() };
     // Identical bundles (docs aside, the name made neutral), by their text.
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -631,16 +654,17 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
 /// `ObjectId`) or named (a root: a tool's arguments or result, a contract's type) stays.
 /// Returns how many types went.
 fn plain_once(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize {
-    let local: BTreeSet<String> = items.iter().filter_map(defined).collect();
-    let subjects: Vec<Option<String>> = items.iter().map(|i| subject(i, &local)).collect();
+    let Bundles {
+        local,
+        subjects,
+        by_name: bundles,
+    } = bundles(items);
     let mut plain: BTreeMap<String, syn::Type> = BTreeMap::new();
     for name in local.iter().filter(|n| !roots.contains(n.as_str())) {
-        let members: Vec<&syn::Item> = items
-            .iter()
-            .zip(&subjects)
-            .filter(|(_, s)| s.as_deref() == Some(name.as_str()))
-            .map(|(item, _)| item)
-            .collect();
+        let members: Vec<&syn::Item> = bundles
+            .get(name)
+            .map(|indices| indices.iter().map(|&i| &items[i]).collect())
+            .unwrap_or_default();
         let inner = members.iter().find_map(|item| match item {
             syn::Item::Struct(s) => match &s.fields {
                 syn::Fields::Unnamed(f) if f.unnamed.len() == 1 => Some(f.unnamed[0].ty.clone()),
