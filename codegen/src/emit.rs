@@ -1,4 +1,4 @@
-//! Emission: plans and the types typify made in, the module's syntax out: the `Client<C>` with
+//! Emission: plans, signatures and the types typify made in, the module's syntax out: the `Client<C>` with
 //! a method pair per tool (quoted once, cloned per tool), the input schemas, and the `types`
 //! module.
 
@@ -16,16 +16,18 @@ use crate::error::Error;
 use crate::model::{Capture, Tool};
 use crate::naming;
 use crate::paths;
-use crate::plan::{Args, Plan};
+use crate::plan::Plan;
+use crate::signature::{Args, Output, Signature};
 
 /// The module's syntax: the client (or, with no capture, only the contracts' types) around
-/// `type_items`, the items typify and the post-passes made; `file_name` is where the inputs
-/// came from, for an internal error's message.
+/// `type_items`, the items typify and the post-passes made; `signatures` has one per plan, in
+/// order; `file_name` is where the inputs came from, for an internal error's message.
 pub(crate) fn file(
     config: &ServerConfig,
     capture: Option<&Capture>,
     file_name: &Path,
     plans: &[Plan<'_>],
+    signatures: &[Signature],
     type_items: Vec<syn::Item>,
 ) -> Result<syn::File, Error> {
     let server_name = config
@@ -39,7 +41,7 @@ pub(crate) fn file(
         .unwrap_or_else(|| config.module.clone());
     let has_types = !type_items.is_empty();
     let (tokens, methods) = match capture {
-        Some(capture) => client(config, capture, &server_name, plans, has_types),
+        Some(capture) => client(config, capture, &server_name, plans, signatures, has_types),
         None => (types_only(config, &server_name), Vec::new()),
     };
     let mut file: syn::File = syn::parse2(tokens).map_err(|e| {
@@ -126,14 +128,15 @@ fn client(
     capture: &Capture,
     server_name: &str,
     plans: &[Plan<'_>],
+    signatures: &[Signature],
     has_types: bool,
 ) -> (TokenStream, Vec<syn::ImplItem>) {
     let module_doc = inner_doc(&about(config, capture, server_name, plans.len()));
     let templates = Templates::new();
     let mut schemas = Vec::new();
     let mut methods = Vec::new();
-    for plan in plans {
-        let (fill, schema) = tool_methods(plan);
+    for (plan, signature) in plans.iter().zip(signatures) {
+        let (fill, schema) = tool_methods(plan, signature);
         schemas.extend(schema);
         methods.extend(templates.fill(&fill));
     }
@@ -155,7 +158,7 @@ fn client(
             }
         }
     };
-    let types_mod = types_module(config, plans, has_types);
+    let types_mod = types_module(config, plans, signatures, has_types);
     let checked_arguments = if schemas.is_empty() {
         quote!()
     } else {
@@ -286,18 +289,18 @@ fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usi
 
 /// A tool's method pair, to fill into the templates, and the static holding its input
 /// schema when it takes arguments.
-fn tool_methods<'a>(plan: &Plan<'a>) -> (Fill<'a>, Option<TokenStream>) {
+fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Fill<'a>, Option<TokenStream>) {
     let tool = plan.tool;
     let name = &tool.name;
     let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
-    let output: syn::Type = match &plan.output {
+    let output: syn::Type = match signature.output.name() {
         Some(output) => {
             let output = format_ident!("{output}");
             syn::parse_quote!(types::#output)
         }
         None => syn::parse_quote!(::serde_json::Value),
     };
-    let (args, schema) = match &plan.args {
+    let (args, schema) = match &signature.args {
         Args::None => (None, None),
         Args::Typed(ty) | Args::Map(ty) => {
             let ty = format_ident!("{ty}");
@@ -322,7 +325,7 @@ fn tool_methods<'a>(plan: &Plan<'a>) -> (Fill<'a>, Option<TokenStream>) {
         name,
         args,
         output,
-        method_doc: doc_attrs(&method_doc(plan)),
+        method_doc: doc_attrs(&method_doc(plan, signature)),
         raw_doc,
     };
     (fill, schema)
@@ -330,7 +333,7 @@ fn tool_methods<'a>(plan: &Plan<'a>) -> (Fill<'a>, Option<TokenStream>) {
 
 /// A tool method's doc: the tool's description, its name and title, the server's hints, and
 /// where the result type comes from.
-fn method_doc(plan: &Plan<'_>) -> String {
+fn method_doc(plan: &Plan<'_>, signature: &Signature) -> String {
     let tool = plan.tool;
     let name = &tool.name;
     let mut text = tool
@@ -347,20 +350,28 @@ fn method_doc(plan: &Plan<'_>) -> String {
     if !hints.is_empty() {
         text.push_str(&format!(" Server hints: {hints}."));
     }
-    if plan.output.is_none() {
-        text.push_str(" The server declares no result type, so the result is JSON.");
-    } else if plan.from_contracts {
-        text.push_str(" The result type comes from the agent contracts.");
+    match signature.output {
+        Output::Json => {
+            text.push_str(" The server declares no result type, so the result is JSON.");
+        }
+        Output::Contracts(_) => text.push_str(" The result type comes from the agent contracts."),
+        Output::Schema(_) => {}
     }
     text
 }
 
 /// The `types` module, empty but for the arguments typed as JSON objects (typify's items go in
 /// after parsing, [`file()`]); nothing when it would be empty.
-fn types_module(config: &ServerConfig, plans: &[Plan<'_>], has_types: bool) -> TokenStream {
+fn types_module(
+    config: &ServerConfig,
+    plans: &[Plan<'_>],
+    signatures: &[Signature],
+    has_types: bool,
+) -> TokenStream {
     let arg_aliases: Vec<TokenStream> = plans
         .iter()
-        .filter_map(|p| match &p.args {
+        .zip(signatures)
+        .filter_map(|(p, signature)| match &signature.args {
             Args::Map(ty) => {
                 let ty = format_ident!("{ty}");
                 let d = format!(

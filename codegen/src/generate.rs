@@ -4,21 +4,20 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::capture;
 use crate::config::ServerConfig;
 use crate::contracts::{self, Contracts, Lowered, NO_CONTRACTS, Source};
 use crate::diagnostic::{Diagnostic, Reporter, Warning};
-use crate::dialect;
 use crate::emit;
 use crate::error::Error;
+#[cfg(feature = "fault-injection")]
 use crate::fault::{Fault, Stage};
-use crate::model::{self, Capture, Tool};
+use crate::model::{self, Capture};
 use crate::module::Module;
 use crate::naming::Names;
 use crate::normalise;
-use crate::plan::{self, Args, Plan};
+use crate::plan::{self, Plan};
+use crate::signature::{self, Decided};
 use crate::types::{self, Origin, Unit};
 
 /// Stack for the recursive stages (normaliser, contracts, typify, syn): deeply nested schemas
@@ -106,6 +105,7 @@ fn no_generator_thread<T>() -> T {
 #[derive(Debug, Clone, Default)]
 pub struct Generator {
     base: Option<PathBuf>,
+    #[cfg(feature = "fault-injection")]
     faults: Vec<Fault>,
 }
 
@@ -123,8 +123,9 @@ impl Generator {
     }
 
     /// Makes tool `tool` fail at `stage`, for tests of how one tool's failure degrades it
-    /// alone.
+    /// alone (with the `fault-injection` feature).
     #[doc(hidden)]
+    #[cfg(feature = "fault-injection")]
     pub fn with_fault(mut self, tool: impl Into<String>, stage: Stage) -> Self {
         self.faults.push(Fault {
             tool: tool.into(),
@@ -241,18 +242,20 @@ impl Generator {
                 text: self.read(path)?,
             });
         }
-        stages(config, capture, sources, &self.faults)
+        #[cfg(feature = "fault-injection")]
+        let _faults = crate::fault::install(&self.faults);
+        stages(config, capture, sources)
     }
 }
 
-/// One server's module, stage by stage: plan each tool's method, lower the contracts,
-/// normalise the tools' schemas into units, type every unit (typify and the post-passes),
-/// degrade the tools whose types failed, emit the module.
+/// One server's module, stage by stage: plan each tool's method, lower the contracts, decide
+/// each method's signature (normalising the tools' schemas into units), type every unit
+/// (typify and the post-passes), settle the signatures (the tools whose types failed degrade),
+/// emit the module.
 fn stages(
     config: &ServerConfig,
     capture: Option<&Capture>,
     sources: Vec<Source>,
-    faults: &[Fault],
 ) -> Result<Module, Error> {
     // Where the inputs came from, for messages: the capture, or without one the first
     // contract file.
@@ -262,46 +265,38 @@ fn stages(
     };
     let mut report = Reporter::new(&file, capture.map_or("", |c| c.text.as_str()));
 
-    plan::check_configured_tools(config, capture, &file)?;
-    let mut plans = match capture {
-        Some(capture) => plan::methods(config, capture, &mut report)?,
-        None => Vec::new(),
-    };
+    let plans = plan::tools(config, capture, &file, &mut report)?;
     let mut names = plan::type_names(&plans);
     let contracts = contract_types(config, sources, &plans, &mut names)?;
-    if let Some(contracts) = &contracts {
-        plan::take_contract_results(&mut plans, &contracts.lowered.results);
-    }
-    let mut units = normalise_inputs(&mut plans, &mut names, faults, &mut report)?;
-    units.extend(normalise_outputs(
-        &mut plans,
-        &mut names,
-        faults,
-        &mut report,
-    )?);
+    let no_results = BTreeMap::new();
+    let results = contracts
+        .as_ref()
+        .map_or(&no_results, |c| &c.lowered.results);
+    let Decided {
+        signatures,
+        mut units,
+    } = signature::decide(&plans, results, &mut names, &mut report)?;
     plan::check_variants(config, &file, &names)?;
     let (lowered, contract_unit) = contracts.map(|c| (c.lowered, c.unit)).unzip();
     units.extend(contract_unit);
 
-    let mut generated = types::generate(&units);
-    plan::missing_names(&plans, &mut generated);
-    plan::degrade(&mut plans, &generated.failed, &mut report);
+    let generated = types::generate(&units);
+    let failed = signature::failed(&signatures, &generated);
+    let signatures = signature::settle(&plans, signatures, &failed, &mut report);
     let from_contracts = lowered
-        .map(|lowered| contract_warnings(lowered, &units, &generated.failed))
+        .map(|lowered| contract_warnings(lowered, &units, &failed))
         .unwrap_or_default();
 
-    let syntax = emit::file(config, capture, &file, &plans, generated.items)?;
+    let syntax = emit::file(config, capture, &file, &plans, &signatures, generated.items)?;
     let mut warnings = report.into_warnings();
     warnings.extend(from_contracts);
     warnings.sort_by(|a, b| {
         (a.file.clone(), a.at.map(|at| (at.line, at.column)))
             .cmp(&(b.file.clone(), b.at.map(|at| (at.line, at.column))))
     });
-    let mut inputs = plan::capture_input(config, capture);
-    inputs.extend(config.contracts.iter().cloned());
     Ok(Module {
         name: config.module.clone(),
-        inputs,
+        inputs: inputs(config, capture),
         body: syntax.into(),
         warnings,
         tools: plans.len(),
@@ -309,6 +304,20 @@ fn stages(
         digest: capture
             .map(|_| mcp_bindgen_diff::digest::digest(plans.iter().map(|p| &p.tool.raw))),
     })
+}
+
+/// The module's inputs: the capture as named in the config (or as read, when it was passed
+/// in), and the contracts.
+fn inputs(config: &ServerConfig, capture: Option<&Capture>) -> Vec<PathBuf> {
+    let capture = match (&config.capture, capture) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(capture)) => Some(capture.file.clone()),
+        (None, None) => None,
+    };
+    capture
+        .into_iter()
+        .chain(config.contracts.iter().cloned())
+        .collect()
 }
 
 /// The contracts of a server, lowered and normalised.
@@ -342,14 +351,18 @@ fn contract_types(
         .help("turn the feature on: mcp-bindgen-codegen = { version = \"..\", features = [\"contracts\"] } (it is on by default)")
         .into());
     }
-    lower_contracts(config, sources, &plan::stems(plans), names).map(Some)
+    let stems = plans
+        .iter()
+        .map(|p| (p.tool.name.as_str(), p.stem.as_str()))
+        .collect();
+    lower_contracts(config, sources, &stems, names).map(Some)
 }
 
 /// Parses, lowers and normalises the server's contracts.
 fn lower_contracts(
     config: &ServerConfig,
     sources: Vec<Source>,
-    stems: &BTreeMap<&str, String>,
+    stems: &BTreeMap<&str, &str>,
     names: &mut Names,
 ) -> Result<ContractTypes, Error> {
     let contracts = Contracts::parse(sources)?;
@@ -359,7 +372,7 @@ fn lower_contracts(
             .results
             .iter()
             .map(|(tool, ty)| {
-                let stem = stems.get(tool.as_str()).cloned().unwrap_or_default();
+                let stem = stems.get(tool.as_str()).copied().unwrap_or_default();
                 (tool.clone(), format!("{stem}Result"), ty.clone())
             })
             .collect(),
@@ -380,151 +393,12 @@ fn lower_contracts(
     }
     Ok(ContractTypes {
         unit: Unit {
-            root: "agent contracts".into(),
-            defs: normalised.defs,
-            origin: Origin::Contracts,
             handwritten: normalised.handwritten,
             substitutions: normalised.substitutions,
             consts: std::mem::take(&mut lowered.consts),
-            ..Unit::default()
+            ..Unit::new("agent contracts", Origin::Contracts, normalised.defs)
         },
         lowered,
-    })
-}
-
-/// Each tool's input schema (its dialect checked, and its output schema's), normalised into a
-/// unit `{Stem}Args`. A tool that takes no arguments gets none; a schema that is not an
-/// object, or that the normaliser fails on, leaves the arguments a JSON object.
-fn normalise_inputs(
-    plans: &mut [Plan<'_>],
-    names: &mut Names,
-    faults: &[Fault],
-    report: &mut Reporter<'_>,
-) -> Result<Vec<Unit>, Error> {
-    let mut units = Vec::new();
-    for plan in plans {
-        let tool = plan.tool;
-        let stem = plan.stem();
-        for (key, schema) in [
-            ("inputSchema", Some(&tool.input_schema)),
-            ("outputSchema", tool.output_schema.as_ref()),
-        ] {
-            if let Some(schema) = schema {
-                let base = format!("{}/{key}", tool.pointer);
-                let at = |p: &str, m: String, h: &str| report.error(&format!("{base}{p}"), m, h);
-                dialect::check(schema, &at)?;
-                dialect::check_type_names(schema, &at)?;
-            }
-        }
-        if !plan::takes_arguments(&tool.input_schema) {
-            continue;
-        }
-        let args_name = format!("{stem}Args");
-        if !plan::is_object_schema(&tool.input_schema) {
-            report.warn(
-                &tool.name,
-                format!("{}/inputSchema", tool.pointer),
-                "inputSchema does not describe an object; arguments typed as a JSON object".into(),
-            );
-            plan.args = Args::Map(args_name);
-            continue;
-        }
-        let forced = plan::has_fault(faults, tool, Stage::Normalise);
-        let schema = ("inputSchema", &tool.input_schema);
-        match tool_unit(tool, schema, (&args_name, &stem), forced, names, report) {
-            Ok(unit) => {
-                units.push(Unit {
-                    doc: Some(format!("The arguments of `{}`.", tool.name)),
-                    fault: plan::args_fault(faults, tool),
-                    ..unit
-                });
-                plan.args = Args::Typed(args_name);
-            }
-            Err(reason) => {
-                report.warn(
-                    &tool.name,
-                    format!("{}/inputSchema", tool.pointer),
-                    format!("{reason}; arguments typed as a JSON object"),
-                );
-                plan.args = Args::Map(args_name);
-            }
-        }
-    }
-    Ok(units)
-}
-
-/// Each tool's output schema, with or without arguments, normalised into a unit
-/// `{Stem}Output`; a result type from the contracts wins, and a schema the normaliser fails on
-/// leaves the result JSON.
-fn normalise_outputs(
-    plans: &mut [Plan<'_>],
-    names: &mut Names,
-    faults: &[Fault],
-    report: &mut Reporter<'_>,
-) -> Result<Vec<Unit>, Error> {
-    let mut units = Vec::new();
-    for plan in plans {
-        let tool = plan.tool;
-        if plan.output.is_some() || plan.from_contracts {
-            continue;
-        }
-        let Some(output) = &tool.output_schema else {
-            continue;
-        };
-        let stem = plan.stem();
-        let output_name = format!("{stem}Output");
-        let schema = ("outputSchema", output);
-        match tool_unit(tool, schema, (&output_name, &stem), false, names, report) {
-            Ok(unit) => {
-                units.push(Unit {
-                    doc: Some(format!("The result of `{}`.", tool.name)),
-                    fault: plan::output_fault(faults, tool),
-                    ..unit
-                });
-                plan.output = Some(output_name);
-            }
-            Err(reason) => report.warn(
-                &tool.name,
-                format!("{}/outputSchema", tool.pointer),
-                format!("{reason}; result typed as serde_json::Value"),
-            ),
-        }
-    }
-    Ok(units)
-}
-
-/// One of a tool's schemas (`key`: `inputSchema` or `outputSchema`) normalised into the unit
-/// `root` (nested names starting with `stem`), the normaliser's warnings reported at their
-/// pointers. The normaliser runs under a guard: a panic in it (or a `forced` one) costs that
-/// schema its type, with the reason, instead of costing the whole server.
-fn tool_unit(
-    tool: &Tool,
-    (key, schema): (&str, &Value),
-    (root, stem): (&str, &str),
-    forced: bool,
-    names: &mut Names,
-    report: &mut Reporter<'_>,
-) -> Result<Unit, String> {
-    let pointer = format!("{}/{key}", tool.pointer);
-    let result = types::guarded(|| {
-        if forced {
-            panic!("{}", crate::fault::INJECTED);
-        }
-        normalise::normalise(schema, root, stem, names)
-    });
-    let normalised = match result {
-        Ok(normalised) => normalised,
-        Err(message) => return Err(format!("normaliser panicked: {message}")),
-    };
-    for (p, m) in normalised.warnings {
-        report.warn(&tool.name, format!("{pointer}{p}"), m);
-    }
-    Ok(Unit {
-        root: root.to_owned(),
-        defs: normalised.defs,
-        handwritten: normalised.handwritten,
-        substitutions: normalised.substitutions,
-        ..Unit::default()
     })
 }
 

@@ -37,13 +37,15 @@ pub mod manifest;
 mod module;
 
 // The stages (ARCHITECTURE.md, "The generator"), run in order by `generate`: `capture` and
-// `contracts` read the inputs, `plan` decides what each tool becomes, `normalise` rewrites
-// schemas for typify, `types` runs it, `emit` writes the module.
+// `contracts` read the inputs, `plan` decides each tool's method, `signature` how it is typed
+// (through `normalise`, which rewrites schemas for typify), `types` runs typify, `signature`
+// settles what failed, `emit` writes the module.
 pub mod capture;
 mod contracts;
 mod emit;
 mod normalise;
 mod plan;
+mod signature;
 mod types;
 
 // What the stages share.
@@ -70,6 +72,7 @@ pub use builder::Builder;
 pub use config::ServerConfig;
 pub use diagnostic::{Diagnostic, LineCol, Warning};
 pub use error::Error;
+#[cfg(feature = "fault-injection")]
 #[doc(hidden)]
 pub use fault::{Fault, Stage};
 pub use generate::{Generator, on_generator_stack};

@@ -1,57 +1,47 @@
-//! What each tool becomes: its method (snake_case, the manifest's renames, collisions), how
-//! its arguments and its result are typed, and the checks of what the manifest names (tools,
-//! enum types) against what the server has.
+//! What each tool becomes: its method (snake_case, the manifest's renames, collisions) and the
+//! stem of its type names; and the checks of what the manifest names (tools, enum types)
+//! against what the server has.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::config::ServerConfig;
 use crate::diagnostic::{Diagnostic, Reporter};
 use crate::error::Error;
-use crate::fault::{Fault, Stage};
 use crate::model::{Capture, Tool};
 use crate::naming::{self, Names};
-use crate::types;
 
 /// Client methods that are not tools; a tool that would get one of these names is renamed.
 const RESERVED: &[&str] = &["new", "caller", "into_inner", "drift", "check_drift"];
 
-/// How a tool's arguments are passed.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Args {
-    /// The tool takes no arguments; the method has none.
-    None,
-    /// A generated type.
-    Typed(String),
-    /// A JSON object (`serde_json::Map`), when no type could be generated.
-    Map(String),
-}
-
-/// What one tool becomes: a method, its arguments' type and its result's.
+/// What one tool becomes: a method. Fixed once planned; how the method is typed is decided
+/// later, per tool ([`crate::signature`]).
 #[derive(Debug)]
 pub(crate) struct Plan<'a> {
     pub tool: &'a Tool,
     pub method: String,
-    pub args: Args,
-    /// Generated result type name: from the manifest's `results`, else from a usable
-    /// `outputSchema`.
-    pub output: Option<String>,
-    /// Whether `output` comes from the contracts.
-    pub from_contracts: bool,
+    /// The stem of the tool's type names (`ListScenarios` for `list_scenarios`).
+    pub stem: String,
 }
 
-impl Plan<'_> {
-    /// The stem of the tool's type names (`ListScenarios` for `list_scenarios`).
-    pub(crate) fn stem(&self) -> String {
-        naming::type_name(&self.method)
+/// A plan for each tool, in the capture's order (see [`methods`]), after checking that every
+/// tool the config names is in the capture; `file` is where the capture (or, without one, the
+/// contracts) came from. No capture, no tools.
+pub(crate) fn tools<'a>(
+    config: &ServerConfig,
+    capture: Option<&'a Capture>,
+    file: &Path,
+    report: &mut Reporter<'_>,
+) -> Result<Vec<Plan<'a>>, Error> {
+    check_configured_tools(config, capture, file)?;
+    match capture {
+        Some(capture) => methods(config, capture, report),
+        None => Ok(Vec::new()),
     }
 }
 
-/// Every tool the config names (for a result type or a rename) is in the capture; `file` is
-/// where the capture (or, without one, the contracts) came from.
-pub(crate) fn check_configured_tools(
+/// Every tool the config names (for a result type or a rename) is in the capture.
+fn check_configured_tools(
     config: &ServerConfig,
     capture: Option<&Capture>,
     file: &Path,
@@ -91,7 +81,7 @@ pub(crate) fn check_configured_tools(
 
 /// A plan for each tool, in the capture's order: its method, from the manifest's rename or
 /// its name; two tools that would share a method (or its `_raw`) are an error.
-pub(crate) fn methods<'a>(
+fn methods<'a>(
     config: &ServerConfig,
     capture: &'a Capture,
     report: &mut Reporter<'_>,
@@ -154,10 +144,8 @@ pub(crate) fn methods<'a>(
         }
         plans.push(Plan {
             tool,
+            stem: naming::type_name(&method),
             method,
-            args: Args::None,
-            output: None,
-            from_contracts: false,
         });
     }
     Ok(plans)
@@ -167,35 +155,16 @@ pub(crate) fn methods<'a>(
 pub(crate) fn type_names(plans: &[Plan<'_>]) -> Names {
     let mut names = Names::default();
     for plan in plans {
-        let stem = plan.stem();
-        names.reserve(&format!("{stem}Args"));
-        names.reserve(&format!("{stem}Output"));
+        names.reserve(&format!("{}Args", plan.stem));
+        names.reserve(&format!("{}Output", plan.stem));
     }
     names
-}
-
-/// Each tool's stem, by tool name (for the contracts' `{Stem}Result` types).
-pub(crate) fn stems<'a>(plans: &[Plan<'a>]) -> BTreeMap<&'a str, String> {
-    plans
-        .iter()
-        .map(|p| (p.tool.name.as_str(), p.stem()))
-        .collect()
-}
-
-/// Result types the contracts give (tool → definition name) win over output schemas.
-pub(crate) fn take_contract_results(plans: &mut [Plan<'_>], results: &BTreeMap<String, String>) {
-    for plan in plans {
-        if let Some(ty) = results.get(&plan.tool.name) {
-            plan.output = Some(ty.clone());
-            plan.from_contracts = true;
-        }
-    }
 }
 
 /// Every type the config names variants for is an enum the normaliser met.
 pub(crate) fn check_variants(
     config: &ServerConfig,
-    file: &std::path::Path,
+    file: &Path,
     names: &Names,
 ) -> Result<(), Error> {
     for ty in config.variants.keys() {
@@ -214,121 +183,10 @@ pub(crate) fn check_variants(
     Ok(())
 }
 
-/// Whether a failure is forced on `tool` at `stage`.
-pub(crate) fn has_fault(faults: &[Fault], tool: &Tool, stage: Stage) -> bool {
-    faults
-        .iter()
-        .any(|f| f.tool == tool.name && f.stage == stage)
-}
-
-/// The failure a test forces on the type layer for the tool's arguments (the last named).
-pub(crate) fn args_fault(faults: &[Fault], tool: &Tool) -> Option<Stage> {
-    faults
-        .iter()
-        .rev()
-        .find(|f| {
-            f.tool == tool.name
-                && matches!(f.stage, Stage::Typify | Stage::Render | Stage::PostPass)
-        })
-        .map(|f| f.stage)
-}
-
-/// The failure a test forces on the type layer for the tool's result: typify refuses it.
-pub(crate) fn output_fault(faults: &[Fault], tool: &Tool) -> Option<Stage> {
-    has_fault(faults, tool, Stage::Output).then_some(Stage::Typify)
-}
-
-/// The last check before the client is written: every type the client names is in `types`.
-/// One that is not (whatever stage lost it) is reported as failed, so that its tool degrades
-/// instead of the module not compiling.
-pub(crate) fn missing_names(plans: &[Plan<'_>], generated: &mut types::Types) {
-    let defined = types::defined_names(&generated.items);
-    for plan in plans {
-        let args = match &plan.args {
-            Args::Typed(name) => Some(name),
-            _ => None,
-        };
-        for name in args.into_iter().chain(plan.output.as_ref()) {
-            if !defined.contains(name) {
-                generated.failed.entry(name.clone()).or_insert_with(|| {
-                    format!("self-consistency check: `{name}` is not in the generated types")
-                });
-            }
-        }
-    }
-}
-
-/// Tools whose types failed (by root name, with the reason) degrade: arguments to a JSON
-/// object, a result to `serde_json::Value`, each with a warning.
-pub(crate) fn degrade(
-    plans: &mut [Plan<'_>],
-    failed: &BTreeMap<String, String>,
-    report: &mut Reporter<'_>,
-) {
-    for plan in plans {
-        if let Args::Typed(name) = &plan.args
-            && let Some(reason) = failed.get(name)
-        {
-            report.warn(
-                &plan.tool.name,
-                format!("{}/inputSchema", plan.tool.pointer),
-                format!("{reason}; arguments typed as a JSON object"),
-            );
-            plan.args = Args::Map(name.clone());
-        }
-        if let Some(name) = &plan.output
-            && let Some(reason) = failed.get(name)
-        {
-            report.warn(
-                &plan.tool.name,
-                format!("{}/outputSchema", plan.tool.pointer),
-                format!("{reason}; result typed as serde_json::Value"),
-            );
-            plan.output = None;
-        }
-    }
-}
-
-/// The capture as named in the config (or as read, when it was passed in).
-pub(crate) fn capture_input(
-    config: &ServerConfig,
-    capture: Option<&Capture>,
-) -> Vec<std::path::PathBuf> {
-    match (&config.capture, capture) {
-        (Some(path), _) => vec![path.clone()],
-        (None, Some(capture)) => vec![capture.file.clone()],
-        (None, None) => Vec::new(),
-    }
-}
-
 fn valid_method(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !naming::is_keyword(name)
-}
-
-/// A tool takes arguments unless its schema is an object with no way to hold any.
-pub(crate) fn takes_arguments(schema: &Value) -> bool {
-    let Value::Object(object) = schema else {
-        return schema != &Value::Bool(false);
-    };
-    object.iter().any(|(key, value)| match key.as_str() {
-        "type" | "$schema" | "$id" | "title" | "description" | "$comment" | "required"
-        | "$defs" | "definitions" | "examples" | "default" => false,
-        "properties" => value.as_object().is_some_and(|p| !p.is_empty()),
-        "additionalProperties" | "unevaluatedProperties" => value != &Value::Bool(false),
-        _ => true,
-    })
-}
-
-/// Whether a schema may describe an object (no `type`, or one that includes `"object"`).
-pub(crate) fn is_object_schema(schema: &Value) -> bool {
-    match schema.get("type") {
-        None => true,
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        Some(_) => false,
-    }
 }

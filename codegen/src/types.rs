@@ -24,11 +24,11 @@ use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::contracts::Const;
 use crate::definition::{Handwritten, Substitution};
-use crate::fault::Stage;
+use crate::fault::{self, Stage};
 
 /// A set of definitions to add as one unit (one tool's arguments, or its output, or a
 /// server's contracts), with what the stages before typify learnt of them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Unit {
     /// The definition every caller refers to (`ListScenariosArgs`); for contracts, a label
     /// that is not a definition.
@@ -45,16 +45,30 @@ pub(crate) struct Unit {
     pub consts: Vec<Const>,
     /// The root's doc comment, when its schema does not describe it (`The arguments of ..`).
     pub doc: Option<String>,
-    /// A failure forced on the unit by a test.
-    pub fault: Option<Stage>,
+}
+
+impl Unit {
+    /// A unit of `defs`, with nothing more learnt of them.
+    pub(crate) fn new(root: impl Into<String>, origin: Origin, defs: Vec<(String, Value)>) -> Unit {
+        Unit {
+            root: root.into(),
+            defs,
+            origin,
+            handwritten: Vec::new(),
+            substitutions: Vec::new(),
+            consts: Vec::new(),
+            doc: None,
+        }
+    }
 }
 
 /// Where a unit's definitions come from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Origin {
-    /// A tool's input or output schema.
-    #[default]
-    Tool,
+    /// A tool's arguments, from its input schema (the tool's name).
+    Arguments(String),
+    /// A tool's result, from its output schema (the tool's name).
+    Result(String),
     /// The agent contracts' TypeScript declarations. When typify fails on such a unit, only the
     /// failing definitions (and those that need them) become `serde_json::Value`, not the
     /// whole unit; a field that may be absent and may be `null` (`f?: T | null`) keeps the two
@@ -263,7 +277,7 @@ fn finish(
         .collect();
     let merged = tidy::tidy(&mut file.items, &roots, &root_docs);
     prune_defaults(&mut file);
-    break_for_test(&mut file, units);
+    break_post_pass(&mut file.items, units);
     for (name, missing) in consistent::retain_consistent(&mut file.items) {
         failed.entry(name.clone()).or_insert_with(|| {
             format!(
@@ -340,10 +354,10 @@ fn first_unwritable(units: &[&Unit], settings: &dyn Fn() -> TypeSpaceSettings) -
 fn render(space: &TypeSpace, units: &[&Unit]) -> Result<syn::File, String> {
     // A forced failure shows only after other units, so that it passes the check of its unit
     // alone and has to be found among the others.
-    let forced = units.iter().skip(1).any(|u| u.fault == Some(Stage::Render));
+    let forced = units.iter().skip(1).any(|u| forced_on(u, Stage::Render));
     let tokens = guarded(|| {
         if forced {
-            panic!("{}", crate::fault::INJECTED);
+            panic!("{}", fault::INJECTED);
         }
         space.to_stream()
     })
@@ -351,15 +365,28 @@ fn render(space: &TypeSpace, units: &[&Unit]) -> Result<syn::File, String> {
     syn::parse2(tokens).map_err(|e| format!("typify wrote Rust that does not parse: {e}"))
 }
 
-/// A forced post-pass failure ([`Stage::PostPass`]): the unit's root type is made to name a
-/// type that does not exist, as a post-pass bug would.
-fn break_for_test(file: &mut syn::File, units: &[Unit]) {
+/// Whether a failure is forced on typing `unit` at `stage`: a tool's arguments fail at
+/// [`Stage::Typify`], [`Stage::Render`] or [`Stage::PostPass`], its result at typify when
+/// [`Stage::Output`] is forced; the contracts never do.
+fn forced_on(unit: &Unit, stage: Stage) -> bool {
+    match (&unit.origin, stage) {
+        (Origin::Arguments(tool), Stage::Typify | Stage::Render | Stage::PostPass) => {
+            fault::forced(tool, stage)
+        }
+        (Origin::Result(tool), Stage::Typify) => fault::forced(tool, Stage::Output),
+        _ => false,
+    }
+}
+
+/// The post-pass fail point ([`Stage::PostPass`]): a unit's root type is made to name a type
+/// that does not exist, as a post-pass bug would.
+fn break_post_pass(items: &mut [syn::Item], units: &[Unit]) {
     for unit in units {
-        if unit.fault != Some(Stage::PostPass) {
+        if !forced_on(unit, Stage::PostPass) {
             continue;
         }
         let ident = quote::format_ident!("{}", unit.root);
-        for item in &mut file.items {
+        for item in items.iter_mut() {
             let named = match item {
                 syn::Item::Struct(s) => s.ident == ident,
                 syn::Item::Enum(e) => e.ident == ident,
@@ -424,14 +451,11 @@ fn split(
         let trial = {
             let view: BTreeMap<&str, &Value> = defs.iter().map(|(k, v)| (k.as_str(), v)).collect();
             let members = closure(&view, &name);
-            Unit {
-                root: name.clone(),
-                defs: members
-                    .iter()
-                    .filter_map(|m| view.get(m).map(|v| ((*m).to_owned(), (*v).clone())))
-                    .collect(),
-                ..Unit::default()
-            }
+            let defs = members
+                .iter()
+                .filter_map(|m| view.get(m).map(|v| ((*m).to_owned(), (*v).clone())))
+                .collect();
+            Unit::new(name.clone(), unit.origin.clone(), defs)
         };
         if let Err(reason) = check(&trial) {
             let description = defs.get(&name).and_then(|v| v.get("description")).cloned();
@@ -443,16 +467,14 @@ fn split(
             failures.push((name, reason));
         }
     }
-    let fixed = Unit {
-        root: unit.root.clone(),
-        defs: unit
-            .defs
+    let fixed = Unit::new(
+        unit.root.clone(),
+        unit.origin.clone(),
+        unit.defs
             .iter()
             .map(|(name, _)| (name.clone(), defs[name].clone()))
             .collect(),
-        fault: unit.fault,
-        ..Unit::default()
-    };
+    );
     (fixed, failures)
 }
 
@@ -533,8 +555,8 @@ fn defaults_named(tokens: TokenStream, used: &mut BTreeSet<String>) {
 }
 
 fn add(space: &mut TypeSpace, unit: &Unit) -> Result<(), String> {
-    if unit.fault == Some(Stage::Typify) {
-        return Err(format!("typify: {}", crate::fault::INJECTED));
+    if forced_on(unit, Stage::Typify) {
+        return Err(format!("typify: {}", fault::INJECTED));
     }
     let mut defs = Vec::with_capacity(unit.defs.len());
     for (name, schema) in &unit.defs {

@@ -1,19 +1,16 @@
 use super::*;
 
-fn unit(root: &str, defs: Value) -> Unit {
+fn unit(origin: Origin, root: &str, defs: Value) -> Unit {
     let Value::Object(defs) = defs else {
         panic!("definitions are an object")
     };
-    Unit {
-        root: root.to_owned(),
-        defs: defs.into_iter().collect(),
-        ..Unit::default()
-    }
+    Unit::new(root, origin, defs.into_iter().collect())
 }
 
 fn units() -> Vec<Unit> {
     vec![
         unit(
+            Origin::Arguments("list".into()),
             "ListArgs",
             serde_json::json!({
                 "ListArgs": {
@@ -28,6 +25,7 @@ fn units() -> Vec<Unit> {
             }),
         ),
         unit(
+            Origin::Arguments("get".into()),
             "GetArgs",
             serde_json::json!({
                 "GetArgs": {
@@ -38,6 +36,7 @@ fn units() -> Vec<Unit> {
             }),
         ),
         unit(
+            Origin::Result("get".into()),
             "GetOutput",
             serde_json::json!({
                 "GetOutput": {
@@ -76,9 +75,12 @@ fn a_unit_that_fails_sends_every_unit_through_one_by_one() {
     let settings = || settings(&[]);
     for stage in [Stage::Typify, Stage::Render] {
         // A forced render failure shows only after another unit: fault the second.
-        let mut units = units();
-        assert_eq!(units[1].root, "GetArgs");
-        units[1].fault = Some(stage);
+        let units = units();
+        assert_eq!(units[1].origin, Origin::Arguments("get".into()));
+        let _faults = fault::install(&[fault::Fault {
+            tool: "get".into(),
+            stage,
+        }]);
         assert!(together(&units, &settings).is_none(), "{stage:?}");
         let (_, file, failed) = one_by_one(&units, &settings);
         assert_eq!(failed.keys().collect::<Vec<_>>(), ["GetArgs"], "{stage:?}");
@@ -93,6 +95,7 @@ fn a_unit_naming_another_units_definition_is_not_put_together() {
     let mut units = units();
     assert!(units.iter().all(self_contained));
     units.push(unit(
+        Origin::Arguments("find".into()),
         "FindArgs",
         serde_json::json!({
             "FindArgs": {
