@@ -137,81 +137,49 @@ fn arguments(
         );
         return (Args::Map(args_name), None);
     }
-    let origin = Origin::Arguments(tool.name.clone());
-    let schema = ("inputSchema", &tool.input_schema);
-    match tool_unit(
-        tool,
-        schema,
-        (&args_name, &plan.stem),
-        origin,
-        names,
-        report,
-    ) {
-        Ok(unit) => {
-            let unit = Unit {
-                doc: Some(format!("The arguments of `{}`.", tool.name)),
-                ..unit
-            };
-            (Args::Typed(args_name), Some(unit))
-        }
-        Err(reason) => {
-            report.warn(
-                &tool.name,
-                format!("{}/inputSchema", tool.pointer),
-                format!("{reason}; arguments typed as a JSON object"),
-            );
-            (Args::Map(args_name), None)
-        }
+    match tool_unit(plan, Origin::Arguments(tool.name.clone()), names, report) {
+        Some(unit) => (Args::Typed(args_name), Some(unit)),
+        None => (Args::Map(args_name), None),
     }
 }
 
-/// A tool's result type from its output schema, and the unit that types it.
+/// A tool's result type from its output schema (JSON without one), and the unit that types
+/// it.
 fn output(plan: &Plan<'_>, names: &mut Names, report: &mut Reporter<'_>) -> (Output, Option<Unit>) {
-    let tool = plan.tool;
-    let Some(schema) = &tool.output_schema else {
-        return (Output::Json, None);
-    };
-    let output_name = format!("{}Output", plan.stem);
-    let origin = Origin::Result(tool.name.clone());
-    let schema = ("outputSchema", schema);
-    match tool_unit(
-        tool,
-        schema,
-        (&output_name, &plan.stem),
-        origin,
-        names,
-        report,
-    ) {
-        Ok(unit) => {
-            let unit = Unit {
-                doc: Some(format!("The result of `{}`.", tool.name)),
-                ..unit
-            };
-            (Output::Schema(output_name), Some(unit))
-        }
-        Err(reason) => {
-            report.warn(
-                &tool.name,
-                format!("{}/outputSchema", tool.pointer),
-                format!("{reason}; result typed as serde_json::Value"),
-            );
-            (Output::Json, None)
-        }
+    match tool_unit(plan, Origin::Result(plan.tool.name.clone()), names, report) {
+        Some(unit) => (Output::Schema(unit.root.clone()), Some(unit)),
+        None => (Output::Json, None),
     }
 }
 
-/// One of a tool's schemas (`key`: `inputSchema` or `outputSchema`) normalised into the unit
-/// `root` (nested names starting with `stem`), the normaliser's warnings reported at their
-/// pointers. The normaliser runs under a guard: a panic in it costs that schema its type, with
-/// the reason, instead of costing the whole server.
+/// The tool's arguments or result (`origin`) normalised into the unit `{Stem}Args` or
+/// `{Stem}Output` (nested names starting with the stem), the normaliser's warnings reported at
+/// their pointers; none for a result without an output schema. The normaliser runs under a guard: a panic in it costs that schema its
+/// type, with a warning giving the reason, instead of costing the whole server.
 fn tool_unit(
-    tool: &Tool,
-    (key, schema): (&str, &Value),
-    (root, stem): (&str, &str),
+    plan: &Plan<'_>,
     origin: Origin,
     names: &mut Names,
     report: &mut Reporter<'_>,
-) -> Result<Unit, String> {
+) -> Option<Unit> {
+    let tool = plan.tool;
+    let (key, schema, root, doc, fallback) = match &origin {
+        Origin::Arguments(_) => (
+            "inputSchema",
+            &tool.input_schema,
+            format!("{}Args", plan.stem),
+            "The arguments of",
+            "arguments typed as a JSON object",
+        ),
+        Origin::Result(_) => (
+            "outputSchema",
+            tool.output_schema.as_ref()?,
+            format!("{}Output", plan.stem),
+            "The result of",
+            "result typed as serde_json::Value",
+        ),
+        Origin::Contracts => return None,
+    };
     let pointer = format!("{}/{key}", tool.pointer);
     let forced =
         matches!(origin, Origin::Arguments(_)) && fault::forced(&tool.name, Stage::Normalise);
@@ -219,18 +187,23 @@ fn tool_unit(
         if forced {
             panic!("{}", fault::INJECTED);
         }
-        normalise::normalise(schema, root, stem, names)
+        normalise::normalise(schema, &root, &plan.stem, names)
     });
     let normalised = match result {
         Ok(normalised) => normalised,
-        Err(message) => return Err(format!("normaliser panicked: {message}")),
+        Err(message) => {
+            let message = format!("normaliser panicked: {message}; {fallback}");
+            report.warn(&tool.name, pointer, message);
+            return None;
+        }
     };
     for (p, m) in normalised.warnings {
         report.warn(&tool.name, format!("{pointer}{p}"), m);
     }
-    Ok(Unit {
+    Some(Unit {
         handwritten: normalised.handwritten,
         substitutions: normalised.substitutions,
+        doc: Some(format!("{doc} `{}`.", tool.name)),
         ..Unit::new(root, origin, normalised.defs)
     })
 }
