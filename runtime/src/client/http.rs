@@ -367,6 +367,10 @@ fn refuse_cleartext(url: &Url, setting: &ProxySetting, routes: &ProxyRoutes) -> 
 fn tls_config(roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConfig, Error> {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject;
+    // rustls 0.23.48 deprecates the ring provider because it has no post-quantum key
+    // exchange. ring stays, for a build without cmake or NASM: key exchange is X25519 or the
+    // NIST curves, as with every rustls release before.
+    #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut extra = Vec::new();
     for (index, pem) in roots.iter().enumerate() {
