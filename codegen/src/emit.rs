@@ -1,6 +1,6 @@
-//! Emission: plans, signatures and the types typify made in, the module's syntax out: the `Client<C>` with
-//! a method pair per tool (quoted once, cloned per tool), the input schemas, and the `types`
-//! module.
+//! Emission: plans, signatures and the types typify made in, the module's syntax out: the
+//! `Client<C>` with a method pair per tool (quoted once, cloned per tool), the input schemas,
+//! and the `types` module.
 
 use std::path::Path;
 
@@ -39,6 +39,7 @@ pub(crate) fn file(
                 .map(|s| s.title.clone().unwrap_or_else(|| s.name.clone()))
         })
         .unwrap_or_else(|| config.module.clone());
+    debug_assert_eq!(plans.len(), signatures.len(), "a signature per plan");
     let has_types = !type_items.is_empty();
     let (tokens, methods) = match capture {
         Some(capture) => client(config, capture, &server_name, plans, signatures, has_types),

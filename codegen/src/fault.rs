@@ -44,6 +44,7 @@ impl Stage {
 pub(crate) const INJECTED: &str = "failure forced by a test";
 
 #[cfg(any(test, feature = "fault-injection"))]
+#[cfg_attr(not(feature = "fault-injection"), allow(unreachable_pub))]
 pub use points::Fault;
 #[cfg(any(test, feature = "fault-injection"))]
 pub(crate) use points::install;
@@ -57,6 +58,7 @@ mod points {
     /// A failure forced on `tool` at `stage`.
     #[doc(hidden)]
     #[derive(Debug, Clone, PartialEq, Eq)]
+    #[cfg_attr(not(feature = "fault-injection"), allow(unreachable_pub))]
     pub struct Fault {
         /// The tool's name, as captured.
         pub tool: String,

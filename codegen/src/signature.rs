@@ -154,8 +154,9 @@ fn output(plan: &Plan<'_>, names: &mut Names, report: &mut Reporter<'_>) -> (Out
 
 /// The tool's arguments or result (`origin`) normalised into the unit `{Stem}Args` or
 /// `{Stem}Output` (nested names starting with the stem), the normaliser's warnings reported at
-/// their pointers; none for a result without an output schema. The normaliser runs under a guard: a panic in it costs that schema its
-/// type, with a warning giving the reason, instead of costing the whole server.
+/// their pointers; none for a result without an output schema. The normaliser runs under a
+/// guard: a panic in it costs that schema its type, with a warning giving the reason, instead
+/// of costing the whole server.
 fn tool_unit(
     plan: &Plan<'_>,
     origin: Origin,
@@ -240,6 +241,7 @@ pub(crate) fn settle(
     failed: &BTreeMap<String, String>,
     report: &mut Reporter<'_>,
 ) -> Vec<Signature> {
+    debug_assert_eq!(plans.len(), signatures.len(), "a signature per plan");
     plans
         .iter()
         .zip(signatures)

@@ -138,6 +138,8 @@ impl Server {
         use rmcp::transport::streamable_http_server::{
             StreamableHttpServerConfig, StreamableHttpService,
         };
+        // ring, as the runtime (rustls 0.23.48 deprecates it: no post-quantum key exchange).
+        #[allow(deprecated)]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut tls = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -239,6 +241,8 @@ fn rmcp_client(
 ) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    // ring, as the runtime (rustls 0.23.48 deprecates it: no post-quantum key exchange).
+    #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut roots = rustls::RootCertStore::empty();
     use rustls::pki_types::pem::PemObject;

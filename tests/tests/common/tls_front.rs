@@ -22,6 +22,8 @@ impl TlsFront {
             .collect::<Result<Vec<_>, _>>()
             .expect("certificate PEM");
         let key = PrivateKeyDer::from_pem_slice(key).expect("key PEM");
+        // ring, as the runtime (rustls 0.23.48 deprecates it: no post-quantum key exchange).
+        #[allow(deprecated)]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
