@@ -4,10 +4,12 @@
 //!
 //! Three rows in one group:
 //! - `bevy_remote_world_query` and `mcp_bindgen_bevy_query`: the same raw HTTP/1.1 client (one
-//!   kept-alive connection, the whole body read and parsed as JSON, its entities counted), so
-//!   the difference is the servers';
+//!   kept-alive connection, the whole body read and parsed as JSON, its entities checked and
+//!   counted), so the difference is the servers' and their answers' sizes (the client parses
+//!   all of each);
 //! - `mcp_bindgen_bevy_query_http_client`: the plugin through mcp-bindgen's own `HttpClient`,
-//!   as a user calls it (the same row as `query_1000` in the plugin's `frame` bench).
+//!   as a user calls it (the same call as `query_1000` in the plugin's `frame` bench), its
+//!   entities checked and counted too.
 //!
 //! The answers differ in size: `world.query` sends each entity's components once; an MCP tool
 //! result carries them twice (as `structuredContent` and as the text content beside it).
@@ -259,7 +261,8 @@ fn query_1000(c: &mut Criterion) {
         .strip_prefix(&origin)
         .expect("a loopback URL");
     let mcp_headers = "Accept: application/json, text/event-stream\r\n\
-                       MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: query\r\n";
+                       MCP-Protocol-Version: 2026-07-28\r\n\
+                       Mcp-Method: tools/call\r\nMcp-Name: query\r\n";
     let mcp = || RawClient::connect(served.mcp.port, path, mcp_headers, &mcp_body);
     let mut first_mcp = mcp();
     let first = first_mcp.call();
@@ -306,7 +309,9 @@ fn query_1000(c: &mut Criterion) {
             let result = runtime
                 .block_on(client.call_tool("query", arguments.clone()))
                 .expect("query");
-            black_box(result)
+            assert!(!result.is_error(), "{result:?}");
+            let structured = result.structured_content.as_ref().expect("structured");
+            black_box(mcp_entities(structured))
         })
     });
     group.finish();
