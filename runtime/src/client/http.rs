@@ -186,8 +186,9 @@ impl HttpClientBuilder {
 
     /// How long a kept-alive connection may sit unused and still be reused (default 2 s).
     /// Servers close idle connections on their own clock (ours and Node's after 5 s, some load
-    /// balancers sooner); a connection the server closed is never reused whatever this says,
-    /// but each one found closed costs a reconnect, so keep this below the server's limit.
+    /// balancers sooner). A connection found closed is dropped from the pool and costs a
+    /// reconnect; one the server closes just as a request goes out on it can fail that
+    /// request. Keep this below the server's limit.
     pub fn pool_idle_timeout(mut self, idle: Duration) -> Self {
         self.pool_idle = idle;
         self
