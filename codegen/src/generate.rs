@@ -18,7 +18,7 @@ use crate::naming::Names;
 use crate::normalise;
 use crate::plan::{self, Plan};
 use crate::signature::{self, Decided};
-use crate::types::{self, Origin, Unit};
+use crate::types::{self, Origin, Types, Unit};
 
 /// Stack for the recursive stages (normaliser, contracts, typify, syn): deeply nested schemas
 /// must not overflow the caller's stack (test threads have 2 MiB). Only touched pages are
@@ -268,10 +268,7 @@ fn stages(
     let plans = plan::tools(config, capture, &file, &mut report)?;
     let mut names = plan::type_names(&plans);
     let contracts = contract_types(config, sources, &plans, &mut names)?;
-    let no_results = BTreeMap::new();
-    let results = contracts
-        .as_ref()
-        .map_or(&no_results, |c| &c.lowered.results);
+    let results = contracts.as_ref().map(|c| &c.lowered.results);
     let Decided {
         signatures,
         mut units,
@@ -280,14 +277,18 @@ fn stages(
     let (lowered, contract_unit) = contracts.map(|c| (c.lowered, c.unit)).unzip();
     units.extend(contract_unit);
 
-    let generated = types::generate(&units);
-    let failed = signature::failed(&signatures, &generated);
+    let Types {
+        items,
+        failed,
+        count,
+    } = types::generate(&units);
+    let failed = signature::failed(&signatures, &items, failed);
     let signatures = signature::settle(&plans, signatures, &failed, &mut report);
     let from_contracts = lowered
         .map(|lowered| contract_warnings(lowered, &units, &failed))
         .unwrap_or_default();
 
-    let syntax = emit::file(config, capture, &file, &plans, &signatures, generated.items)?;
+    let syntax = emit::file(config, capture, &file, &plans, &signatures, items)?;
     let mut warnings = report.into_warnings();
     warnings.extend(from_contracts);
     warnings.sort_by(|a, b| {
@@ -300,7 +301,7 @@ fn stages(
         body: syntax.into(),
         warnings,
         tools: plans.len(),
-        types: generated.count,
+        types: count,
         digest: capture
             .map(|_| mcp_bindgen_diff::digest::digest(plans.iter().map(|p| &p.tool.raw))),
     })

@@ -15,7 +15,7 @@ use crate::model::Tool;
 use crate::naming::Names;
 use crate::normalise;
 use crate::plan::Plan;
-use crate::types::{self, Origin, Types, Unit};
+use crate::types::{self, Origin, Unit};
 
 /// How a tool's arguments are passed.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,11 +68,11 @@ pub(crate) struct Decided {
 /// Each tool's signature before typify: its schemas' dialect checked, its arguments normalised
 /// into a unit `{Stem}Args` (none when it takes none; a JSON object when its schema is not an
 /// object or the normaliser fails on it), and its result from `results` (the contracts' result
-/// types, by tool name), else from its output schema normalised into a unit `{Stem}Output`
+/// types by tool name, when there are contracts), else from its output schema normalised into a unit `{Stem}Output`
 /// (JSON when it has none, or the normaliser fails on it).
 pub(crate) fn decide(
     plans: &[Plan<'_>],
-    results: &BTreeMap<String, String>,
+    results: Option<&BTreeMap<String, String>>,
     names: &mut Names,
     report: &mut Reporter<'_>,
 ) -> Result<Decided, Error> {
@@ -88,7 +88,7 @@ pub(crate) fn decide(
     }
     let mut signatures = Vec::with_capacity(plans.len());
     for (plan, args) in plans.iter().zip(args) {
-        let output = match results.get(&plan.tool.name) {
+        let output = match results.and_then(|r| r.get(&plan.tool.name)) {
             Some(ty) => Output::Contracts(ty.clone()),
             None => {
                 let (decided, unit) = output(plan, names, report);
@@ -137,7 +137,8 @@ fn arguments(
         );
         return (Args::Map(args_name), None);
     }
-    match tool_unit(plan, Origin::Arguments(tool.name.clone()), names, report) {
+    let origin = Origin::Arguments(tool.name.clone());
+    match tool_unit(plan, origin, &args_name, names, report) {
         Some(unit) => (Args::Typed(args_name), Some(unit)),
         None => (Args::Map(args_name), None),
     }
@@ -146,36 +147,37 @@ fn arguments(
 /// A tool's result type from its output schema (JSON without one), and the unit that types
 /// it.
 fn output(plan: &Plan<'_>, names: &mut Names, report: &mut Reporter<'_>) -> (Output, Option<Unit>) {
-    match tool_unit(plan, Origin::Result(plan.tool.name.clone()), names, report) {
-        Some(unit) => (Output::Schema(unit.root.clone()), Some(unit)),
+    let output_name = format!("{}Output", plan.stem);
+    let origin = Origin::Result(plan.tool.name.clone());
+    match tool_unit(plan, origin, &output_name, names, report) {
+        Some(unit) => (Output::Schema(output_name), Some(unit)),
         None => (Output::Json, None),
     }
 }
 
-/// The tool's arguments or result (`origin`) normalised into the unit `{Stem}Args` or
-/// `{Stem}Output` (nested names starting with the stem), the normaliser's warnings reported at
+/// The tool's arguments or result (`origin`) normalised into the unit `root` (`{Stem}Args` or
+/// `{Stem}Output`; nested names starting with the stem), the normaliser's warnings reported at
 /// their pointers; none for a result without an output schema. The normaliser runs under a
 /// guard: a panic in it costs that schema its type, with a warning giving the reason, instead
 /// of costing the whole server.
 fn tool_unit(
     plan: &Plan<'_>,
     origin: Origin,
+    root: &str,
     names: &mut Names,
     report: &mut Reporter<'_>,
 ) -> Option<Unit> {
     let tool = plan.tool;
-    let (key, schema, root, doc, fallback) = match &origin {
+    let (key, schema, doc, fallback) = match &origin {
         Origin::Arguments(_) => (
             "inputSchema",
             &tool.input_schema,
-            format!("{}Args", plan.stem),
             "The arguments of",
             "arguments typed as a JSON object",
         ),
         Origin::Result(_) => (
             "outputSchema",
             tool.output_schema.as_ref()?,
-            format!("{}Output", plan.stem),
             "The result of",
             "result typed as serde_json::Value",
         ),
@@ -188,7 +190,7 @@ fn tool_unit(
         if forced {
             panic!("{}", fault::INJECTED);
         }
-        normalise::normalise(schema, &root, &plan.stem, names)
+        normalise::normalise(schema, root, &plan.stem, names)
     });
     let normalised = match result {
         Ok(normalised) => normalised,
@@ -209,13 +211,16 @@ fn tool_unit(
     })
 }
 
-/// Every type that failed, by name, with the reason: typify's failures, and each type a
-/// signature names that the `types` module does not define, whatever stage lost it (the last
-/// check before the client is written, so that its tool degrades instead of the module not
-/// compiling).
-pub(crate) fn failed(signatures: &[Signature], generated: &Types) -> BTreeMap<String, String> {
-    let mut failed = generated.failed.clone();
-    let defined = types::defined_names(&generated.items);
+/// Every type that failed, by name, with the reason: typify's failures (`failed`), and each
+/// type a signature names that `items` (the `types` module) does not define, whatever stage
+/// lost it (the last check before the client is written, so that its tool degrades instead of
+/// the module not compiling).
+pub(crate) fn failed(
+    signatures: &[Signature],
+    items: &[syn::Item],
+    mut failed: BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let defined = types::defined_names(items);
     for signature in signatures {
         let args = match &signature.args {
             Args::Typed(name) => Some(name.as_str()),
