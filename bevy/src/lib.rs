@@ -10,7 +10,9 @@
 //! Tools:
 //! - your own, declared with `#[derive(McpTool)]` and implementing `Handler<World>` (or
 //!   `CallHandler<World>` to answer on a later frame, with progress), registered with
-//!   [`McpAppExt::add_mcp_tool`] / [`McpAppExt::add_mcp_call_tool`];
+//!   [`McpAppExt::add_mcp_tool`] / [`McpAppExt::add_mcp_call_tool`], or while the app runs
+//!   (a level that loads brings its tools) with the [`McpTools`] resource, from a system or a
+//!   tool handler; connected clients are told of each change in the frame it is made;
 //! - the built-ins, on the app's reflection (`AppTypeRegistry`): `components_info`, `query`,
 //!   `get`, `insert`, `modify`, `remove`, `spawn`, `despawn`, `resource_get`,
 //!   `resource_set`, `send_event`, `get_logs`, `pause`, `resume`, `step`, `time_scale`,
@@ -63,7 +65,7 @@ use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_ecs::world::{Mut, World};
 use mcp_bindgen::server::{
-    CallHandler, Handler, PollStats, Registry, Server, ServerBuilder, ToolDefinition,
+    CallHandler, Handler, PollStats, Registrar, Registry, Server, ServerBuilder, ToolDefinition,
 };
 
 mod app_tools;
@@ -308,6 +310,66 @@ impl Plugin for McpPlugin {
     }
 }
 
+/// Adds and removes the app's tools while it runs, from a system (`Res<McpTools>`) or a tool
+/// handler (`world.resource::<McpTools>()`). Changes take effect in the plugin's system of the
+/// frame they are made in, and the clients that listen (legacy GET streams, 2026-07-28
+/// `subscriptions/listen`) are told in that frame, once however many changes it made. Present
+/// once the server started (see [`McpEndpoint`]).
+///
+/// ```no_run
+/// use bevy_ecs::system::Res;
+/// # use bevy_ecs::world::World;
+/// # use mcp_bindgen::server::{Handler, McpTool, ToolError};
+/// use mcp_bindgen_bevy::McpTools;
+/// # /// Open the boss door.
+/// # #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+/// # struct OpenBossDoor {}
+/// # impl Handler<World> for OpenBossDoor {
+/// #     type Output = ();
+/// #     fn call(self, _: &mut World) -> Result<(), ToolError> { Ok(()) }
+/// # }
+///
+/// fn boss_level_loaded(tools: Res<McpTools>) {
+///     tools.register::<OpenBossDoor>();
+/// }
+/// ```
+#[derive(Resource, Clone, Debug)]
+pub struct McpTools {
+    registrar: Registrar<World>,
+    read_only: bool,
+}
+
+impl McpTools {
+    /// Serves the tool `T` from the next frame's poll on (in read-only mode, only when `T` is
+    /// marked `read_only`). Registering a name again replaces the tool.
+    pub fn register<T: Handler<World>>(&self) {
+        if self.serves(T::ANNOTATIONS.read_only, T::NAME) {
+            self.registrar.register::<T>();
+        }
+    }
+
+    /// Serves the tool `T`, answered through a `Call` (see
+    /// [`McpAppExt::add_mcp_call_tool`]).
+    pub fn register_call<T: CallHandler<World>>(&self, deadline: Duration) {
+        if self.serves(T::ANNOTATIONS.read_only, T::NAME) {
+            self.registrar.register_call::<T>(deadline);
+        }
+    }
+
+    /// Stops serving the tool `name` (built-ins included).
+    pub fn unregister(&self, name: impl Into<String>) {
+        self.registrar.unregister(name);
+    }
+
+    fn serves(&self, read_only: bool, name: &str) -> bool {
+        if self.read_only && !read_only {
+            log::info!("mcp: read-only mode: not serving `{name}`");
+            return false;
+        }
+        true
+    }
+}
+
 /// The crash sink between `build` and `start`.
 #[derive(Resource)]
 struct SinkHolder(Arc<crash::Sink>);
@@ -378,8 +440,13 @@ fn start(world: &mut World) {
     if let Some(token) = &config.bearer_token {
         builder = builder.bearer_token(token.clone());
     }
+    let tools = McpTools {
+        registrar: registry.registrar(),
+        read_only: config.read_only,
+    };
     match builder.listen(registry) {
         Ok(server) => {
+            world.insert_resource(tools);
             let port = server.port();
             let url = format!("http://127.0.0.1:{port}{}", config.path);
             logs::push(
@@ -405,8 +472,8 @@ fn start(world: &mut World) {
 }
 
 /// The plugin's system: once per frame, counts the frame and, only when something waits (a
-/// queued call, a deferred call, a recorded failure), advances the step calls and answers
-/// calls within the frame budget.
+/// queued call, a deferred call, a recorded failure, a change to the tools), advances the step
+/// calls, answers calls within the frame budget and announces the changes.
 fn poll(world: &mut World) {
     let Some(mut server) = world.get_resource_mut::<McpServer>() else {
         // Not started yet (`App::finish` not called): start now.
@@ -423,7 +490,11 @@ fn poll(world: &mut World) {
         .server
         .get_mut()
         .unwrap_or_else(PoisonError::into_inner);
-    if !failed && inner.queued() == 0 && inner.registry().deferred_calls() == 0 {
+    if !failed
+        && inner.queued() == 0
+        && inner.registry().deferred_calls() == 0
+        && !inner.registry().changes_pending()
+    {
         return;
     }
     world.resource_scope(|world, mut server: Mut<'_, McpServer>| {

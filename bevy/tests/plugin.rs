@@ -10,7 +10,7 @@ use bevy_app::{App, Update};
 use bevy_ecs::prelude::*;
 use mcp_bindgen::server::{Handler, McpTool, ToolError};
 use mcp_bindgen::{Error, HttpClient, ToolCaller};
-use mcp_bindgen_bevy::{McpAppExt, McpEndpoint, McpPlugin};
+use mcp_bindgen_bevy::{McpAppExt, McpEndpoint, McpPlugin, McpTools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -75,6 +75,54 @@ impl Handler<World> for Detonate {
     }
 }
 
+/// Unlock the bonus round: its tool appears
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct UnlockBonus {}
+
+impl Handler<World> for UnlockBonus {
+    type Output = ();
+    fn call(self, world: &mut World) -> Result<(), ToolError> {
+        world.resource::<McpTools>().register::<BonusRound>();
+        Ok(())
+    }
+}
+
+/// Play the bonus round
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only)]
+struct BonusRound {}
+
+impl Handler<World> for BonusRound {
+    type Output = ();
+    fn call(self, _: &mut World) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+/// Claim the level-two reward (appears at 100 points)
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only)]
+struct LevelTwo {}
+
+impl Handler<World> for LevelTwo {
+    type Output = ();
+    fn call(self, _: &mut World) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+/// A game system that adds a tool when the score reaches 100, and takes the bonus away.
+fn level_up(score: Res<'_, Score>, tools: Option<Res<'_, McpTools>>, mut done: Local<'_, bool>) {
+    if score.0 >= 100
+        && !*done
+        && let Some(tools) = tools
+    {
+        tools.register::<LevelTwo>();
+        tools.unregister("bonus_round");
+        *done = true;
+    }
+}
+
 /// Fails (returns an error, or panics) once `Explode` is set.
 fn gameplay(explode: Res<'_, Explode>, mode: Res<'_, Mode>) -> Result<(), BevyError> {
     if explode.0 {
@@ -105,10 +153,11 @@ impl Running {
                 .add_plugins(plugin.port(0).capture_log(None))
                 .add_mcp_tool::<AddPoints>()
                 .add_mcp_tool::<Detonate>()
+                .add_mcp_tool::<UnlockBonus>()
                 .init_resource::<Score>()
                 .init_resource::<Explode>()
                 .init_resource::<Mode>()
-                .add_systems(Update, gameplay);
+                .add_systems(Update, (gameplay, level_up));
             app.finish();
             app.cleanup();
             let url = app.world().resource::<McpEndpoint>().url.clone();
@@ -355,4 +404,65 @@ async fn without_virtual_time_the_clock_tools_say_so_and_step_counts_frames() {
         3,
         "{stepped}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_added_while_running_are_announced_in_both_eras() {
+    for protocol in [mcp_bindgen::Protocol::Modern, mcp_bindgen::Protocol::Legacy] {
+        let app = Running::start(McpPlugin::default());
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let client = HttpClient::builder(&app.url)
+            .protocol(protocol.clone())
+            .on_tools_changed(move |list| {
+                let names: Vec<String> = list
+                    .tools
+                    .iter()
+                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                    .collect();
+                let _ = tx.send(names);
+            })
+            .connect()
+            .await
+            .expect("connects");
+        let next = |rx: &mut tokio::sync::mpsc::UnboundedReceiver<Vec<String>>| {
+            let received = rx.try_recv();
+            received.ok()
+        };
+        // From a tool handler.
+        call(&client, "unlock_bonus", json!({}))
+            .await
+            .expect("unlocks");
+        let names = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("announced within the bound")
+            .expect("a list");
+        assert!(
+            names.contains(&"bonus_round".to_owned()),
+            "{protocol:?}: {names:?}"
+        );
+        call(&client, "bonus_round", json!({}))
+            .await
+            .expect("the new tool runs");
+        // From a game system: a registration and a removal in one frame.
+        call(&client, "add_points", json!({"points": 100}))
+            .await
+            .expect("adds");
+        let names = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("announced within the bound")
+            .expect("a list");
+        assert!(
+            names.contains(&"level_two".to_owned()),
+            "{protocol:?}: {names:?}"
+        );
+        assert!(
+            !names.contains(&"bonus_round".to_owned()),
+            "{protocol:?}: {names:?}"
+        );
+        assert_eq!(
+            next(&mut rx),
+            None,
+            "{protocol:?}: one frame, one announcement"
+        );
+    }
 }

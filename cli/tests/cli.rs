@@ -428,6 +428,8 @@ fn capture_over_http_with_a_bearer_token() {
     );
     // Our server speaks both eras, and the client tries the modern one first.
     assert_eq!(captured["protocolVersion"], "2026-07-28");
+    // What the server declared: it announces changes to its tools.
+    assert_eq!(captured["capabilities"]["tools"]["listChanged"], true);
     assert_eq!(captured["tools"][0]["name"], "hello");
     assert_eq!(captured["tools"][0]["description"], "Says hello.");
 

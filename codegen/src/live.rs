@@ -397,14 +397,19 @@ impl Default for LiveOptions {
     }
 }
 
-/// A capture document: `{"protocolVersion", "serverInfo", "ttlMs"?, "cacheScope"?, "tools"}`.
-fn document(version: Option<String>, server: Value, list: ToolList) -> Value {
+/// A capture document: `{"protocolVersion", "serverInfo", "capabilities"?, "ttlMs"?,
+/// "cacheScope"?, "tools"}`; `capabilities` as the server declared them (`tools.listChanged`
+/// says whether it announces changes to its tools).
+fn document(version: Option<String>, server: Value, capabilities: Value, list: ToolList) -> Value {
     let mut capture = Map::new();
     if let Some(version) = version {
         capture.insert("protocolVersion".into(), Value::String(version));
     }
     if !server.is_null() {
         capture.insert("serverInfo".into(), server);
+    }
+    if !capabilities.is_null() {
+        capture.insert("capabilities".into(), capabilities);
     }
     if let Some(ttl) = list.ttl_ms {
         capture.insert("ttlMs".into(), ttl.into());
@@ -444,6 +449,7 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
     Ok(document(
         client.protocol_version(),
         client.server_info(),
+        client.server_capabilities(),
         list,
     ))
 }
@@ -468,6 +474,7 @@ pub async fn capture_stdio(
     Ok(document(
         client.protocol_version(),
         client.server_info(),
+        client.server_capabilities(),
         list,
     ))
 }

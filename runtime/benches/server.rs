@@ -4,7 +4,10 @@
 //!   `resultType` in the answer);
 //! - a call that streams 10 progress notifications before its answer vs the same call without
 //!   a `progressToken` (plain answer), through `serve_stdio` (in process, no network);
-//! - idle `poll()` (nothing queued);
+//! - idle `poll()` (nothing queued), and the same with 32 clients listening for changes;
+//! - a frame that changes the tool list (a tool registered or removed, then `poll`), with no
+//!   listener and with 32 `subscriptions/listen` streams open: the difference is what the
+//!   announcement adds to the game's frame;
 //! - a loopback HTTP round trip with the game polling in a tight loop.
 
 use std::hint::black_box;
@@ -142,7 +145,98 @@ fn idle_poll(c: &mut Criterion) {
     c.bench_function("idle_poll", |b| {
         b.iter(|| black_box(server.poll(&mut Game)))
     });
+    let listeners = Listeners::open(server.port(), 32);
+    c.bench_function("idle_poll_32_listening", |b| {
+        b.iter(|| black_box(server.poll(&mut Game)))
+    });
+    drop(listeners);
     server.destroy();
+}
+
+/// `n` clients with a `subscriptions/listen` stream open each, read to the end on threads of
+/// their own (as a client reads them), so the server's writes never wait.
+struct Listeners {
+    readers: Vec<std::thread::JoinHandle<usize>>,
+    streams: Vec<std::net::TcpStream>,
+}
+
+impl Listeners {
+    fn open(port: u16, n: usize) -> Listeners {
+        use std::io::{Read, Write};
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}"#;
+        let mut readers = Vec::new();
+        let mut streams = Vec::new();
+        for _ in 0..n {
+            let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+            write!(
+                tcp,
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+                 Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .expect("writes");
+            // Wait for the acknowledgement: the stream is registered.
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !String::from_utf8_lossy(&seen).contains("acknowledged") {
+                let read = tcp.read(&mut buf).expect("reads");
+                assert!(read > 0, "the server closed the stream");
+                seen.extend_from_slice(&buf[..read]);
+            }
+            let mut reader = tcp.try_clone().expect("clones");
+            streams.push(tcp);
+            readers.push(std::thread::spawn(move || {
+                let mut total = 0;
+                while let Ok(read) = reader.read(&mut buf) {
+                    if read == 0 {
+                        break;
+                    }
+                    total += read;
+                }
+                total
+            }));
+        }
+        Listeners { readers, streams }
+    }
+}
+
+impl Drop for Listeners {
+    fn drop(&mut self) {
+        for stream in &self.streams {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+    }
+}
+
+/// A tool registered, or removed, then the frame's `poll`: every iteration changes the list.
+fn change_frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("change_frame");
+    for listening in [0, 32] {
+        let mut server = Server::listen(registry(), 0).expect("listens");
+        let listeners = Listeners::open(server.port(), listening);
+        // `registry()` serves `steps`: the first iteration removes it.
+        let mut registered = true;
+        group.bench_function(format!("listening_{listening}"), |b| {
+            b.iter(|| {
+                if registered {
+                    server.registry_mut().unregister("steps");
+                } else {
+                    server
+                        .registry_mut()
+                        .register_call::<Steps>(Duration::from_secs(60));
+                }
+                registered = !registered;
+                black_box(server.poll(&mut Game))
+            })
+        });
+        server.destroy();
+        drop(listeners);
+    }
+    group.finish();
 }
 
 fn round_trip(c: &mut Criterion) {
@@ -183,5 +277,12 @@ fn round_trip(c: &mut Criterion) {
     game.join().expect("game thread");
 }
 
-criterion_group!(benches, dispatch, streamed, idle_poll, round_trip);
+criterion_group!(
+    benches,
+    dispatch,
+    streamed,
+    idle_poll,
+    change_frame,
+    round_trip
+);
 criterion_main!(benches);

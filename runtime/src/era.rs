@@ -90,6 +90,9 @@ pub mod meta {
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
     /// The token progress notifications for this request carry (both eras).
     pub const PROGRESS_TOKEN: &str = "progressToken";
+    /// The id of the `subscriptions/listen` request a notification on its stream belongs to
+    /// (the request's JSON-RPC id, echoed unchanged).
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 }
 
 /// HTTP headers of the Streamable HTTP transport.

@@ -193,16 +193,25 @@ fn notifications_get_202_and_other_verbs_405() {
     );
     assert_eq!(reply.status, 202);
     assert!(reply.body.is_empty());
-    for verb in ["GET", "DELETE"] {
+    // DELETE: no sessions to end. GET in 2026-07-28: no GET stream (a legacy-era GET is the
+    // session's change stream, see `changes.rs`).
+    for (verb, version) in [("DELETE", "2025-11-25"), ("GET", "2026-07-28")] {
         let reply = send(
             game.port,
             &format!(
-                "{verb} /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n"
+                "{verb} /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: {version}\r\nConnection: close\r\n\r\n"
             ),
         );
         assert_eq!(reply.status, 405, "{verb}");
-        assert!(reply.headers.contains("allow: post"));
+        assert!(reply.headers.contains("allow: "), "{verb}");
+        assert!(reply.headers.contains("post"), "{verb}");
     }
+    // A legacy GET that does not accept an event stream.
+    let reply = send(
+        game.port,
+        "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(reply.status, 406);
     game.stop();
 }
 

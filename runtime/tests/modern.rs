@@ -101,7 +101,7 @@ fn server_discover_lists_versions_capabilities_and_server_info() {
     );
     assert_eq!(
         result["capabilities"]["tools"],
-        json!({"listChanged": false})
+        json!({"listChanged": true})
     );
     assert_eq!(result["ttlMs"], 0);
     assert_eq!(result["cacheScope"], "public");

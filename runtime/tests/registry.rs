@@ -205,7 +205,7 @@ fn initialize_negotiates_the_version() {
         );
         assert_eq!(
             reply["result"]["capabilities"]["tools"],
-            json!({"listChanged": false})
+            json!({"listChanged": true})
         );
     }
     // An unknown version gets the newest we support.

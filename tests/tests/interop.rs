@@ -21,7 +21,7 @@
 
 use mcp_bindgen_tests::{py_tls, ts_v2_tls};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -96,9 +96,34 @@ fn assert_passed(results: &[(String, Vec<Value>)], scenario: &str) {
     }
 }
 
+/// Each of `ids` ran in `scenario` and succeeded (not SKIPPED: a check that would be skipped
+/// if the server stopped advertising what it tests).
+fn assert_checks_succeeded(results: &[(String, Vec<Value>)], scenario: &str, ids: &[&str]) {
+    let (_, checks) = results
+        .iter()
+        .find(|(s, _)| s == scenario)
+        .unwrap_or_else(|| panic!("{scenario} did not run"));
+    for id in ids {
+        let ran: Vec<&Value> = checks.iter().filter(|c| c["id"] == *id).collect();
+        assert!(!ran.is_empty(), "{scenario}: the check {id} did not run");
+        for check in ran {
+            assert_eq!(
+                check["status"],
+                "SUCCESS",
+                "{scenario}: {}",
+                serde_json::to_string_pretty(check).unwrap_or_default()
+            );
+        }
+    }
+}
+
 /// Runs one frozen requirement set against the host; every failure must be in `baseline`, no
-/// baseline entry may pass, and each of `must_pass` passes.
-fn conformance_server(requirements: &str, baseline: &str, must_pass: &[&str]) {
+/// baseline entry may pass, and each of `must_pass` passes. Returns the checks.
+fn conformance_server(
+    requirements: &str,
+    baseline: &str,
+    must_pass: &[&str],
+) -> Vec<(String, Vec<Value>)> {
     let host = Host::start();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut c = conformance_02();
@@ -122,12 +147,13 @@ fn conformance_server(requirements: &str, baseline: &str, must_pass: &[&str]) {
     for scenario in must_pass {
         assert_passed(&results, scenario);
     }
+    results
 }
 
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn conformance_server_2026_07_28() {
-    conformance_server(
+    let results = conformance_server(
         "2026-07-28",
         "conformance-baseline-2026-07-28.yml",
         &[
@@ -151,12 +177,24 @@ fn conformance_server_2026_07_28() {
             "sep-2164-resource-not-found",
         ],
     );
+    // subscriptions/listen (SEP-2575): acknowledged, tagged, filtered, and a tool change
+    // (`test_trigger_tool_change`) announced on the stream.
+    assert_checks_succeeded(
+        &results,
+        "server-stateless",
+        &[
+            "sep-2575-server-sends-subscription-ack",
+            "sep-2575-server-tags-subscription-id",
+            "sep-2575-server-honors-notification-filter",
+            "sep-2575-server-sends-tools-list-changed-on-subscription",
+        ],
+    );
 }
 
 #[test]
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn conformance_server_2025_11_25() {
-    conformance_server(
+    let _ = conformance_server(
         "2025-11-25",
         "conformance-baseline.yml",
         &[
@@ -1431,4 +1469,205 @@ fn drift_is_noticed_from_list_changed_on_the_legacy_get_stream() {
     });
     drop(server);
     assert!(!result.unchanged(), "{result}");
+}
+
+/// A peer process whose stdout lines are read on a thread and matched as they come.
+struct LinePeer {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Every line read so far.
+    seen: Vec<String>,
+}
+
+impl LinePeer {
+    fn start(mut command: Command) -> LinePeer {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starts the peer");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        LinePeer {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The first line (among those not yet waited for, or seen before) that `matches`,
+    /// within 60 s (a bound for a broken peer, not a measure).
+    fn wait_for(&mut self, what: &str, matches: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        if let Some(line) = self.seen.iter().find(|l| matches(l)) {
+            return line.clone();
+        }
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| {
+                panic!(
+                    "the peer printed no {what} within 60 s; it printed {:?}",
+                    self.seen
+                )
+            });
+            self.seen.push(line.clone());
+            if matches(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Everything printed up to now.
+    fn drain(&mut self) -> &[String] {
+        while let Ok(line) = self.lines.try_recv() {
+            self.seen.push(line);
+        }
+        &self.seen
+    }
+
+    fn say(&mut self, command: &str) {
+        let stdin = self.child.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "{command}").expect("writes to the peer");
+        stdin.flush().expect("flushes");
+    }
+}
+
+impl Drop for LinePeer {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Python SDK's own client (`Client.listen(tools_list_changed=True)`) against our server:
+/// it hears a tool registered while it listens, and lists the new tool.
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn python_sdk_client_hears_our_tool_change_on_its_listen_stream() {
+    let host = Host::start();
+    let mut command = Command::new(interop().join(".venv/bin/python"));
+    command
+        .arg(interop().join("py_listen_client.py"))
+        .arg(&host.url);
+    let mut client = LinePeer::start(command);
+    client.wait_for("acknowledgement", |l| l == "listening");
+    // Another client changes the tools: the conformance host's trigger registers a tool.
+    pollster::block_on(async {
+        let trigger = mcp_bindgen::HttpClient::connect(host.url.as_str())
+            .await
+            .expect("connects");
+        trigger
+            .call_tool_with(
+                "test_trigger_tool_change",
+                serde_json::Map::new(),
+                &Default::default(),
+            )
+            .await
+            .expect("the tools change")
+    });
+    client.wait_for("event", |l| l == "heard tools/list_changed");
+    let tools = client.wait_for("list", |l| l.starts_with("tools "));
+    let names: Vec<String> = serde_json::from_str(&tools["tools ".len()..]).expect("JSON names");
+    assert!(names.contains(&"test_added_tool".to_owned()), "{names:?}");
+    let status = client.child.wait().expect("the client exits");
+    assert!(status.success(), "{status}");
+}
+
+/// Our generated-style client (drift policy Strict) against an official server that serves
+/// `subscriptions/listen` and says `ttlMs` 60000: after the server's tools change, the next
+/// call of the broken tool is `Error::Drift` and never reaches the server. Only the listen
+/// stream can explain it: the cached list is a minute fresh.
+fn drift_is_heard_on_listen(script: &str, program: PathBuf) {
+    use mcp_bindgen::{DriftPolicy, Error, HttpClient, Provenance, ToolCaller};
+    use mcp_bindgen_codegen::diff::digest;
+
+    let mut command = Command::new(program);
+    command.arg(interop().join(script)).arg("0");
+    let mut server = LinePeer::start(command);
+    let ready = server.wait_for("ready line", |l| l.starts_with("ready "));
+    let url = ready["ready ".len()..].trim().to_owned();
+    pollster::block_on(async {
+        let client = HttpClient::builder(url.as_str())
+            .protocol(mcp_bindgen::Protocol::Modern)
+            .drift_policy(DriftPolicy::Strict)
+            .connect()
+            .await
+            .expect("connects");
+        assert_eq!(
+            client.server_capabilities()["tools"]["listChanged"],
+            true,
+            "{script}"
+        );
+        let list = client.tool_list().await.expect("tools/list");
+        assert_eq!(list.ttl_ms, Some(60_000), "{script}");
+        let names: Vec<&'static str> = list
+            .tools
+            .iter()
+            .map(|t| &*Box::leak(t["name"].as_str().unwrap_or("").to_owned().into_boxed_str()))
+            .collect();
+        let provenance: &'static Provenance = Box::leak(Box::new(Provenance::new(
+            "test",
+            Box::leak(digest::digest(&list.tools).into_boxed_str()),
+            Box::leak(names.into_boxed_slice()),
+            Box::leak(digest::canonical(&list.tools).into_boxed_str()),
+        )));
+        client
+            .check_tool(provenance, "greet")
+            .await
+            .expect("unchanged");
+        server.wait_for("subscriptions/listen request", |l| {
+            l.contains("\"subscriptions/listen\"")
+        });
+        server.say("change");
+        server.wait_for("change", |l| l == "changed");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let refused = loop {
+            match client.check_tool(provenance, "greet").await {
+                Err(error) => break error,
+                Ok(()) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Ok(()) => panic!("{script}: the change was not heard within 30 s"),
+            }
+        };
+        let Error::Drift { tool, changes } = &refused else {
+            panic!("{script}: not a drift error: {refused:?}")
+        };
+        assert_eq!(tool, "greet");
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.pointer.contains("full_name") || c.pointer.contains("name")),
+            "{script}: {changes:?}"
+        );
+    });
+    let calls: Vec<&String> = server
+        .drain()
+        .iter()
+        .filter(|l| l.contains("\"tools/call\""))
+        .collect();
+    assert!(
+        calls.is_empty(),
+        "{script}: a call reached the server: {calls:?}"
+    );
+}
+
+#[test]
+#[ignore = "needs the PyPI peer: run scripts/test.sh"]
+fn drift_is_heard_on_listen_from_the_python_sdk_server() {
+    drift_is_heard_on_listen("py_listen_server.py", interop().join(".venv/bin/python"));
+}
+
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn drift_is_heard_on_listen_from_the_typescript_sdk_v2_server() {
+    drift_is_heard_on_listen("ts_listen_server.mjs", node());
 }

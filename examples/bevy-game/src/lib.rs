@@ -5,7 +5,10 @@
 //! Everything an agent reads or changes is reflected: the components [`Position`],
 //! [`Velocity`], [`Health`], [`Label`] and [`Team`], the resource [`Score`] and the frame
 //! counter [`Moved`], and the messages [`SpawnWave`] (spawns units) and [`Overheat`] (makes the
-//! `reactor` system fail: crash mode). One tool is the game's own, [`ScoreBoard`].
+//! `reactor` system fail: crash mode). One tool is the game's own, [`ScoreBoard`]; another,
+//! [`BossStatus`], appears while the game runs: the `spawn_waves` system registers it (through
+//! the plugin's [`McpTools`] resource) when a wave of [`BOSS_WAVE`] units or more arrives, and
+//! connected clients are told in that frame.
 
 #![warn(missing_docs)]
 
@@ -14,7 +17,7 @@ use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_time::{Time, TimePlugin};
 use mcp_bindgen::server::{Handler, McpTool, ToolError};
-use mcp_bindgen_bevy::{McpAppExt, McpPlugin, served_tools};
+use mcp_bindgen_bevy::{McpAppExt, McpPlugin, McpTools, served_tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -115,14 +118,24 @@ fn movement(
     }
 }
 
-/// Spawns the waves asked for.
+/// A wave at least this big brings the boss, and its tool ([`BossStatus`]).
+pub const BOSS_WAVE: u32 = 10;
+
+/// Spawns the waves asked for; the first wave of [`BOSS_WAVE`] units or more also serves
+/// [`BossStatus`].
 fn spawn_waves(
     mut commands: Commands<'_, '_>,
     mut waves: MessageReader<'_, '_, SpawnWave>,
     mut score: ResMut<'_, Score>,
+    tools: Option<Res<'_, McpTools>>,
 ) {
     for wave in waves.read() {
         score.waves += 1;
+        if wave.count >= BOSS_WAVE
+            && let Some(tools) = &tools
+        {
+            tools.register::<BossStatus>();
+        }
         for i in 0..wave.count {
             commands.spawn((
                 Position {
@@ -208,6 +221,29 @@ impl Handler<World> for ScoreBoard {
             waves: score.waves,
             red,
             blue,
+        })
+    }
+}
+
+/// How the boss fares (served once a wave of [`BOSS_WAVE`] units arrived)
+#[derive(McpTool, Deserialize, JsonSchema, Debug)]
+#[mcp(read_only, idempotent)]
+pub struct BossStatus {}
+
+/// `boss_status`'s answer.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct Boss {
+    /// Red units standing with the boss.
+    pub escorts: u32,
+}
+
+impl Handler<World> for BossStatus {
+    type Output = Boss;
+    fn call(self, world: &mut World) -> Result<Boss, ToolError> {
+        let mut teams = world.query::<&Team>();
+        let escorts = teams.iter(world).filter(|t| **t == Team::Red).count();
+        Ok(Boss {
+            escorts: u32::try_from(escorts).unwrap_or(u32::MAX),
         })
     }
 }

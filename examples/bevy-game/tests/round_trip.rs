@@ -723,3 +723,43 @@ async fn components_info_schemas_describe_the_values() {
         );
     }
 }
+
+/// A tool appears while the game runs: a wave of `BOSS_WAVE` units makes the `spawn_waves`
+/// system serve `boss_status`, and a connected client hears of it and calls it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_boss_tool_appears_when_a_big_wave_arrives() {
+    let game = Running::start(McpPlugin::default());
+    let (tx, mut lists) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
+    let http = HttpClient::builder(&game.url)
+        .on_tools_changed(move |list| {
+            let names = list
+                .tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect();
+            let _ = tx.send(names);
+        })
+        .connect()
+        .await
+        .expect("connects");
+    let client = Client::new(http.clone());
+    client
+        .send_event(&types::SendEventArgs {
+            event: "mcp_bindgen_example_bevy::SpawnWave".into(),
+            value: json!({"count": mcp_bindgen_example_bevy::BOSS_WAVE}),
+        })
+        .await
+        .expect("send_event");
+    let names = tokio::time::timeout(Duration::from_secs(30), lists.recv())
+        .await
+        .expect("heard within the bound")
+        .expect("a list");
+    assert!(names.contains(&"boss_status".to_owned()), "{names:?}");
+    let boss: Value = mcp_bindgen::ToolCaller::call_tool_decoded(&http, "boss_status", Map::new())
+        .await
+        .expect("the new tool answers");
+    assert_eq!(
+        boss["escorts"],
+        json!(mcp_bindgen_example_bevy::BOSS_WAVE + 1)
+    );
+}

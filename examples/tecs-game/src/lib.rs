@@ -7,11 +7,16 @@
 //! `placed_count`, and `run_frames`, whose answer spans frames (with progress each frame when
 //! asked). A gameplay panic puts the registry in crash mode; `ping`, `context`, `get_logs` and
 //! `send_event` stay callable.
+//!
+//! The tool list changes while the game runs: the event `open_arena` (sent with `send_event`)
+//! registers the `arena_census` tool from gameplay, and `close_arena` removes it. Connected
+//! clients are told in the frame it happens (`notifications/tools/list_changed` on a legacy
+//! session's GET stream, or on a 2026-07-28 `subscriptions/listen` stream).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use mcp_bindgen::server::{Call, Registry, Server};
+use mcp_bindgen::server::{Call, Registrar, Registry, Server};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -48,6 +53,8 @@ pub struct Game {
     pub crash: Option<String>,
     /// `run_frames` calls waiting for their frame: (first frame, last frame, call).
     running: Vec<(u64, u64, Call<tools::FramesRun>)>,
+    /// Changes the served tools from gameplay; taken from the server on the first frame.
+    tools: Option<Registrar<Game>>,
 }
 
 impl std::fmt::Debug for Game {
@@ -107,6 +114,7 @@ impl Game {
             dirty: BTreeSet::new(),
             crash: None,
             running: Vec::new(),
+            tools: None,
         }
     }
 
@@ -155,6 +163,18 @@ impl Game {
                     self.log(format!("spawned {} at ({x}, {y})", entity.to_bits()));
                 }
                 "crash" => panic!("gameplay error: {}", event.payload),
+                "open_arena" => {
+                    if let Some(tools) = &self.tools {
+                        tools.register::<tools::ArenaCensus>();
+                    }
+                    self.log("the arena is open: arena_census is served".to_owned());
+                }
+                "close_arena" => {
+                    if let Some(tools) = &self.tools {
+                        tools.unregister("arena_census");
+                    }
+                    self.log("the arena is closed".to_owned());
+                }
                 other => self.log(format!("event {other} ignored")),
             }
         }
@@ -198,6 +218,9 @@ impl Game {
     /// One frame: gameplay (a panic puts the game and the server in crash mode), then one poll
     /// of the server. Returns whether a request was answered.
     pub fn frame(&mut self, server: &mut Server<Game>) -> bool {
+        if self.tools.is_none() {
+            self.tools = Some(server.registry().registrar());
+        }
         if self.crash.is_none() && catch_unwind(AssertUnwindSafe(|| self.update())).is_err() {
             let traceback = format!(
                 "gameplay panicked at frame {}: see get_logs; the world is no longer advanced",

@@ -407,6 +407,32 @@ impl Handler<Game> for GetLogs {
     }
 }
 
+/// Counts the entities inside the arena (0 <= x, y <= 100). Served only while the arena is
+/// open: gameplay registers it on the `open_arena` event and removes it on `close_arena`.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "arena_census", read_only)]
+pub struct ArenaCensus {}
+
+/// The entities inside the arena.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Census {
+    /// How many there are.
+    pub inside: usize,
+}
+
+impl Handler<Game> for ArenaCensus {
+    type Output = Census;
+    fn call(self, game: &mut Game) -> Result<Census, ToolError> {
+        let inside = game
+            .world
+            .query::<&Transform2D>()
+            .iter()
+            .filter(|t| (0.0..=100.0).contains(&t.x) && (0.0..=100.0).contains(&t.y))
+            .count();
+        Ok(Census { inside })
+    }
+}
+
 /// Send an event to gameplay, handled on the next frame (`spawn` with `{x, y}` places an
 /// entity); works after a crash.
 #[derive(Debug, McpTool, Deserialize, JsonSchema)]

@@ -269,3 +269,42 @@ async fn every_tool_through_the_generated_client_over_http() {
         .await
         .expect("send_event after a crash");
 }
+
+/// A tool appears while the game runs (gameplay registers `arena_census` on the `open_arena`
+/// event) and goes again: a connected client hears each change and lists the new tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_arena_tool_appears_and_goes_while_clients_listen() {
+    let game = Running::start();
+    let (tx, mut lists) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
+    let http = HttpClient::builder(format!("http://127.0.0.1:{}/mcp", game.port))
+        .on_tools_changed(move |list| {
+            let names = list
+                .tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect();
+            let _ = tx.send(names);
+        })
+        .connect()
+        .await
+        .expect("connects");
+    let client = Client::new(http);
+    for (event, served) in [("open_arena", true), ("close_arena", false)] {
+        client
+            .send_event(&types::SendEventArgs {
+                name: event.to_owned(),
+                payload: None,
+            })
+            .await
+            .expect("queued");
+        let names = tokio::time::timeout(Duration::from_secs(30), lists.recv())
+            .await
+            .expect("heard within the bound")
+            .expect("a list");
+        assert_eq!(
+            names.contains(&"arena_census".to_owned()),
+            served,
+            "{event}: {names:?}"
+        );
+    }
+}

@@ -41,6 +41,7 @@ pub(crate) async fn check_drift<T: Transport>(
     }
     let _one_at_a_time = session.drift.checking.lock().await;
     session.drift.register(provenance);
+    transport.hear_changes();
     tool_list(transport).await?;
     Ok(session.drift.report(provenance))
 }
@@ -50,6 +51,7 @@ pub(crate) async fn check_drift<T: Transport>(
 async fn refresh<T: Transport>(transport: &T, provenance: &'static Provenance) {
     let session = transport.session();
     session.drift.register(provenance);
+    transport.hear_changes();
     let epoch = session.drift.epoch();
     if let Err(error) = tool_list(transport).await {
         #[cfg(not(feature = "tracing"))]

@@ -10,9 +10,16 @@
 //! sets one, `MCP-Protocol-Version` on every later request, and a reconnection with
 //! `Last-Event-ID` when the server closes an event stream before answering. Both: JSON or SSE
 //! answers (read as a stream), `Authorization: Bearer` when configured.
+//!
+//! Changes to the server's tools are heard without a request slot of the application's: in the
+//! legacy era on the session's standalone GET stream, in 2026-07-28 on a `subscriptions/listen`
+//! stream the client opens itself when the server advertises `tools.listChanged` (reopened
+//! with back-off when it drops; a server that does not serve it leaves the client relying on
+//! `tools/list`'s `ttlMs`).
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -293,10 +300,12 @@ impl HttpClientBuilder {
             credential,
             session: Session::new(self.settings),
             session_id: Mutex::new(None),
-            listener: Mutex::new(None),
+            tasks: Mutex::new(Vec::new()),
+            listening: AtomicBool::new(false),
         });
         let client = HttpClient { inner };
         session::negotiate(&client).await?;
+        client.start_background();
         Ok(client)
     }
 }
@@ -492,15 +501,18 @@ struct Inner {
     session: Session,
     /// The legacy era's `Mcp-Session-Id`.
     session_id: Mutex<Option<String>>,
-    /// The legacy era's GET stream, on which the server sends requests and notifications
-    /// that belong to no request.
-    listener: Mutex<Option<tokio::task::AbortHandle>>,
+    /// What runs beside the requests: the legacy era's GET stream (the server's requests
+    /// and notifications that belong to no request), the 2026-07-28 listen stream, the
+    /// application's tool-change handlers.
+    tasks: Mutex<Vec<tokio::task::AbortHandle>>,
+    /// Whether the 2026-07-28 listen stream was started.
+    listening: AtomicBool,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        if let Some(listener) = lock(&self.listener).take() {
-            listener.abort();
+        for task in lock(&self.tasks).drain(..) {
+            task.abort();
         }
     }
 }
@@ -537,6 +549,26 @@ impl HttpClient {
     /// The server's `serverInfo` (name, version, ...), `null` when it sent none.
     pub fn server_info(&self) -> Value {
         self.inner.session.server_info()
+    }
+
+    /// The server's `capabilities`, as it declared them (`initialize` or `server/discover`);
+    /// `null` when it declared none.
+    pub fn server_capabilities(&self) -> Value {
+        self.inner.session.capabilities()
+    }
+
+    /// Starts what runs beside the requests once the era is known: the application's
+    /// tool-change handlers, and with them the listen stream they need (the legacy GET
+    /// stream starts with the handshake, see [`Transport::initialized`]).
+    fn start_background(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let watcher = super::changes::start(self, move || {
+            weak.upgrade().map(|inner| HttpClient { inner })
+        });
+        if let Some(watcher) = watcher {
+            lock(&self.inner.tasks).push(watcher);
+            self.hear_changes();
+        }
     }
 
     /// `tools/list`, every page, as the server sent the tools (less those with invalid
@@ -686,10 +718,25 @@ impl Transport for HttpClient {
         )
     }
 
+    /// In 2026-07-28, opens the `subscriptions/listen` stream for tool list changes, once,
+    /// when the server advertises `tools.listChanged`.
+    fn hear_changes(&self) {
+        let session = &self.inner.session;
+        if !session.negotiated().is_some_and(|n| n.is_modern())
+            || !session.announces_tool_changes()
+            || self.inner.listening.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let Ok(runtime) = io::handle() else { return };
+        let task = runtime.spawn(listen_for_changes(Arc::downgrade(&self.inner)));
+        lock(&self.inner.tasks).push(task.abort_handle());
+    }
+
     fn initialized(&self) {
         let Ok(runtime) = io::handle() else { return };
-        let task = runtime.spawn(listen(Arc::downgrade(&self.inner)));
-        *lock(&self.inner.listener) = Some(task.abort_handle());
+        let task = runtime.spawn(get_stream(Arc::downgrade(&self.inner)));
+        lock(&self.inner.tasks).push(task.abort_handle());
     }
 
     #[cfg(feature = "oauth")]
@@ -1093,9 +1140,10 @@ fn answer_server_request(inner: Arc<Inner>, message: Value, negotiated: Option<N
 }
 
 /// The legacy era's standalone GET stream: the server's requests are answered and its
-/// notifications go to the log handler. Ends quietly when the server has no such stream
-/// (405), when it closes it, or when the client is dropped.
-async fn listen(inner: std::sync::Weak<Inner>) {
+/// notifications go to the session (log lines to the log handler, tool list changes to the
+/// drift checks and the application). Ends quietly when the server has no such stream (405),
+/// when it closes it, or when the client is dropped.
+async fn get_stream(inner: std::sync::Weak<Inner>) {
     let (http, url, mut headers) = {
         let Some(inner) = inner.upgrade() else { return };
         let negotiated = inner.session.negotiated();
@@ -1131,6 +1179,178 @@ async fn listen(inner: std::sync::Weak<Inner>) {
                 answer_server_request(inner, message, negotiated);
             } else {
                 inner.session.notify(&message, &CallContext::default());
+            }
+        }
+    }
+}
+
+/// The first wait before reopening a listen stream that dropped; doubled after each failed
+/// try, up to [`LISTEN_BACKOFF_MAX`].
+const LISTEN_BACKOFF: Duration = Duration::from_secs(1);
+const LISTEN_BACKOFF_MAX: Duration = Duration::from_secs(60);
+
+/// How one listen stream ended.
+enum Listened {
+    /// The server does not serve it (or not for tools): rely on `ttlMs`.
+    NotServed(String),
+    /// The stream was acknowledged, then ended (the server closed it, or the connection
+    /// broke): open another.
+    Dropped,
+    /// It could not be opened this time (the server unreachable, busy, or silent).
+    Failed(String),
+    /// The client was dropped.
+    Gone,
+}
+
+/// The 2026-07-28 `subscriptions/listen` stream for tool list changes, for the life of the
+/// client: each `notifications/tools/list_changed` on it makes the drift checks stale and
+/// wakes the application's handlers. A stream that drops is reopened after a back-off (reset
+/// once a stream is acknowledged); since a change may have come while none was open, each
+/// reopened stream counts as one. A server that does not serve it, or does not honour
+/// `toolsListChanged`, ends this task: the client relies on `ttlMs` then.
+async fn listen_for_changes(inner: std::sync::Weak<Inner>) {
+    let mut backoff = LISTEN_BACKOFF;
+    let mut opened_before = false;
+    loop {
+        match listen_once(&inner, opened_before).await {
+            Listened::Gone => return,
+            Listened::NotServed(reason) => {
+                #[cfg(not(feature = "tracing"))]
+                log::debug!("no subscriptions/listen stream: {reason}; relying on ttlMs");
+                #[cfg(feature = "tracing")]
+                tracing::debug!(%reason, "no subscriptions/listen stream; relying on ttlMs");
+                return;
+            }
+            Listened::Dropped => {
+                opened_before = true;
+                backoff = LISTEN_BACKOFF;
+            }
+            Listened::Failed(reason) => {
+                #[cfg(not(feature = "tracing"))]
+                log::debug!("subscriptions/listen failed ({reason}); again in {backoff:?}");
+                #[cfg(feature = "tracing")]
+                tracing::debug!(%reason, ?backoff, "subscriptions/listen failed; trying again");
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(LISTEN_BACKOFF_MAX);
+    }
+}
+
+/// Opens one listen stream and reads it to its end. Holds the client only while it writes the
+/// request and while it hands an event over, so that dropping the client ends the task.
+async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> Listened {
+    let Some(inner) = weak.upgrade() else {
+        return Listened::Gone;
+    };
+    let client = HttpClient {
+        inner: inner.clone(),
+    };
+    if let Err(e) = client.prepare().await {
+        return Listened::Failed(e.to_string());
+    }
+    drop(client);
+    let session = &inner.session;
+    let Some(negotiated) = session.negotiated() else {
+        return Listened::Gone;
+    };
+    let id = session.next_id();
+    let params = json!({"notifications": {"toolsListChanged": true}});
+    let request =
+        match session.outgoing(id, "subscriptions/listen", &params, Some(&negotiated), None) {
+            Ok(request) => request,
+            Err(e) => return Listened::NotServed(e.to_string()),
+        };
+    let headers = headers(
+        &inner,
+        Some("subscriptions/listen"),
+        &params,
+        Some(&negotiated),
+    );
+    let body = request.text;
+    let timeout = session.settings.timeout;
+    let (http, url) = (inner.http.clone(), inner.url.clone());
+    drop(inner);
+    let sent =
+        tokio::time::timeout(timeout, http.post(url).headers(headers).body(body).send()).await;
+    let mut response = match sent {
+        Err(_) => return Listened::Failed(format!("no answer within {timeout:?}")),
+        Ok(Err(e)) => return Listened::Failed(e.to_string()),
+        Ok(Ok(response)) => response,
+    };
+    let status = response.status();
+    let is_sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+    if !is_sse {
+        let body = response.text().await.unwrap_or_default();
+        let code = serde_json::from_str::<Value>(&body)
+            .ok()
+            .and_then(|v| v["error"]["code"].as_i64());
+        let reason = format!("HTTP {status}: {}", body.trim());
+        // Busy or failing: worth another try. Anything else (404 and -32601, a refused
+        // filter, an authorization it will not grant) is the server's answer.
+        return if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+            Listened::Failed(reason)
+        } else if code.is_some() || status.is_client_error() || status.is_success() {
+            Listened::NotServed(reason)
+        } else {
+            Listened::Failed(reason)
+        };
+    }
+    let mut parser = SseParser::default();
+    let mut acknowledged = false;
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let chunk = if acknowledged {
+            response.chunk().await
+        } else {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Ok(chunk) => chunk,
+                Err(_) => return Listened::Failed("no acknowledgement in time".to_owned()),
+            }
+        };
+        let chunk = match chunk {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) | Err(_) if acknowledged => return Listened::Dropped,
+            Ok(None) => return Listened::Failed("the stream ended unacknowledged".to_owned()),
+            Err(e) => return Listened::Failed(e.to_string()),
+        };
+        for data in parser.push(&chunk) {
+            let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                continue;
+            };
+            if message.get("method").is_none() {
+                // The listen request's response: the server ended the stream (or refused it).
+                if message.get("error").is_some() && !acknowledged {
+                    return Listened::NotServed(format!("answered {}", message["error"]));
+                }
+                return Listened::Dropped;
+            }
+            let tag = &message["params"]["_meta"][era::meta::SUBSCRIPTION_ID];
+            if !tag.is_null() && tag.as_u64() != Some(id) {
+                continue;
+            }
+            let Some(inner) = weak.upgrade() else {
+                return Listened::Gone;
+            };
+            match message["method"].as_str() {
+                Some("notifications/subscriptions/acknowledged") => {
+                    if message["params"]["notifications"]["toolsListChanged"] != Value::Bool(true) {
+                        return Listened::NotServed(
+                            "the server does not honour toolsListChanged".to_owned(),
+                        );
+                    }
+                    acknowledged = true;
+                    if opened_before {
+                        // A change may have come while no stream was open.
+                        inner.session.tools_changed();
+                    }
+                }
+                _ if acknowledged => inner.session.notify(&message, &CallContext::default()),
+                _ => {}
             }
         }
     }

@@ -16,6 +16,7 @@
 //! `inputRequests` of an `input_required` result in the modern one) are answered by the
 //! handler set with `on_request` on the builders, `ping` always, anything else with `-32601`.
 
+mod changes;
 mod decode;
 mod drift;
 mod drift_check;
@@ -129,6 +130,10 @@ pub type LogHandler = Arc<dyn Fn(LogMessage) + Send + Sync>;
 /// on a blocking thread of the client's I/O runtime.
 pub type RequestHandler = Arc<dyn Fn(&str, &Value) -> Result<Value, Error> + Send + Sync>;
 
+/// Receives the server's tool list each time the server announces that its tools changed
+/// (see the builders' `on_tools_changed`).
+pub type ToolsChangedHandler = Arc<dyn Fn(&ToolList) + Send + Sync>;
+
 /// Options for one call: progress and log handlers, and a timeout.
 #[derive(Clone, Default)]
 pub struct CallOptions {
@@ -201,6 +206,7 @@ pub(crate) struct Settings {
     pub(crate) requests: Option<RequestHandler>,
     pub(crate) drift_policy: crate::DriftPolicy,
     pub(crate) on_drift: Option<drift::DriftHandler>,
+    pub(crate) on_tools_changed: Vec<ToolsChangedHandler>,
 }
 
 impl Default for Settings {
@@ -215,6 +221,7 @@ impl Default for Settings {
             requests: None,
             drift_policy: crate::DriftPolicy::default(),
             on_drift: None,
+            on_tools_changed: Vec::new(),
         }
     }
 }
@@ -231,6 +238,7 @@ impl std::fmt::Debug for Settings {
             .field("requests", &self.requests.as_ref().map(|_| "<handler>"))
             .field("drift_policy", &self.drift_policy)
             .field("on_drift", &self.on_drift.as_ref().map(|_| "<handler>"))
+            .field("on_tools_changed", &self.on_tools_changed.len())
             .finish()
     }
 }
@@ -304,6 +312,24 @@ macro_rules! settings_methods {
             handler: impl Fn(&$crate::DriftReport) + Send + Sync + 'static,
         ) -> Self {
             self.settings.on_drift = Some(std::sync::Arc::new(handler));
+            self
+        }
+
+        /// Receives the server's new tool list each time it announces that its tools changed
+        /// (the legacy era's `notifications/tools/list_changed`; in 2026-07-28, the
+        /// `subscriptions/listen` stream the HTTP client opens when the server advertises
+        /// `tools.listChanged`). The list is fetched once per announcement, however many
+        /// handlers there are, and handed to each in the order they were added, on a blocking
+        /// thread of the client's I/O runtime. Announcements that come while a list is being
+        /// fetched are answered by one more fetch. Generated clients' drift checks go stale on
+        /// the same announcements, with or without a handler.
+        pub fn on_tools_changed(
+            mut self,
+            handler: impl Fn(&$crate::client::ToolList) + Send + Sync + 'static,
+        ) -> Self {
+            self.settings
+                .on_tools_changed
+                .push(std::sync::Arc::new(handler));
             self
         }
     };

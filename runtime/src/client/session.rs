@@ -44,9 +44,14 @@ pub(crate) struct Session {
     next_id: AtomicU64,
     negotiated: Mutex<Option<Negotiated>>,
     server_info: Mutex<Value>,
+    /// The server's `capabilities` (from `initialize` or `server/discover`).
+    capabilities: Mutex<Value>,
     header_params: Mutex<HashMap<String, HeaderParams>>,
     /// The drift checks of the generated modules this client serves.
     pub(crate) drift: Drift,
+    /// Woken by each change to the tools the server announces, for the application's
+    /// handlers (see [`super::changes`]).
+    pub(crate) tools_changed: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Session {
@@ -56,8 +61,10 @@ impl Session {
             next_id: AtomicU64::new(1),
             negotiated: Mutex::new(None),
             server_info: Mutex::new(Value::Null),
+            capabilities: Mutex::new(Value::Null),
             header_params: Mutex::new(HashMap::new()),
             drift: Drift::default(),
+            tools_changed: std::sync::Arc::default(),
         }
     }
 
@@ -83,6 +90,29 @@ impl Session {
 
     pub(crate) fn set_server_info(&self, info: Value) {
         *lock(&self.server_info) = info;
+    }
+
+    pub(crate) fn capabilities(&self) -> Value {
+        lock(&self.capabilities).clone()
+    }
+
+    pub(crate) fn set_capabilities(&self, capabilities: Value) {
+        *lock(&self.capabilities) = capabilities;
+    }
+
+    /// Whether the server says it announces changes to its tools (`tools.listChanged`).
+    pub(crate) fn announces_tool_changes(&self) -> bool {
+        lock(&self.capabilities)["tools"]["listChanged"] == Value::Bool(true)
+    }
+
+    /// The server's tools changed (a `list_changed` notification, or a listen stream
+    /// reopened after a gap in which one may have been missed): the drift checks are stale,
+    /// and the application's handlers get the new list.
+    pub(crate) fn tools_changed(&self) {
+        self.drift.list_changed();
+        if !self.settings.on_tools_changed.is_empty() {
+            self.tools_changed.notify_one();
+        }
     }
 
     pub(crate) fn header_params(&self, tool: &str) -> Option<HeaderParams> {
@@ -151,7 +181,7 @@ impl Session {
                     });
                 }
             }
-            Some("notifications/tools/list_changed") => self.drift.list_changed(),
+            Some("notifications/tools/list_changed") => self.tools_changed(),
             _ => {}
         }
     }
@@ -278,6 +308,12 @@ pub(crate) trait Transport: Sync {
     /// The legacy handshake is done: start what the era needs besides requests (over HTTP,
     /// the stream on which the server sends its own requests and notifications).
     fn initialized(&self) {}
+
+    /// Someone relies on hearing of changes to the server's tools (a generated module's
+    /// drift check, the application's handlers): start listening where the era needs a
+    /// stream of its own for that (2026-07-28 over HTTP). Nothing by default: legacy
+    /// notifications come on the streams already open.
+    fn hear_changes(&self) {}
 
     /// Before each request: bring the credentials up to date (a token about to expire is
     /// refreshed). Nothing to do by default.
@@ -843,9 +879,13 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
     for _ in 0..3 {
         let probe = discover(transport, &version, probe_budget).await?;
         let reason = match probe {
-            Probe::Modern { server_info } => {
+            Probe::Modern {
+                server_info,
+                capabilities,
+            } => {
                 session.set_negotiated(version, Era::Modern);
                 session.set_server_info(server_info);
+                session.set_capabilities(capabilities);
                 return Ok(());
             }
             Probe::Pick(supported) => match protocol.pick(&supported) {
@@ -892,7 +932,10 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
 /// What a `server/discover` probe found.
 enum Probe {
     /// The server speaks the version asked for.
-    Modern { server_info: Value },
+    Modern {
+        server_info: Value,
+        capabilities: Value,
+    },
     /// It speaks others: these (`supportedVersions`, or a `-32022`'s `data.supported`).
     Pick(Value),
     /// It is no modern server: why.
@@ -965,6 +1008,7 @@ async fn discover<T: Transport>(
             {
                 Ok(Probe::Modern {
                     server_info: discover_server_info(&result),
+                    capabilities: result.get("capabilities").cloned().unwrap_or(Value::Null),
                 })
             }
             Some(supported) => Ok(Probe::Pick(supported.clone())),
@@ -986,6 +1030,7 @@ async fn discover<T: Transport>(
         {
             Ok(Probe::Modern {
                 server_info: Value::Null,
+                capabilities: Value::Null,
             })
         }
         Err(Error::Protocol { code, message, .. }) => Ok(Probe::Legacy(format!(
@@ -1042,6 +1087,7 @@ async fn initialize<T: Transport>(
         .to_owned();
     session.set_negotiated(agreed.clone(), Era::Legacy);
     session.set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
+    session.set_capabilities(result.get("capabilities").cloned().unwrap_or(Value::Null));
     let negotiated = Negotiated {
         version: agreed,
         era: Era::Legacy,

@@ -177,10 +177,15 @@ impl StdioClientBuilder {
                 shared,
                 reader,
                 writer: writer_task,
+                watcher: Mutex::new(None),
                 child: Mutex::new(child),
             }),
         };
         session::negotiate(&client).await?;
+        let weak = Arc::downgrade(&client.inner);
+        *lock(&client.inner.watcher) = super::changes::start(&client, move || {
+            weak.upgrade().map(|inner| StdioClient { inner })
+        });
         Ok(client)
     }
 }
@@ -213,6 +218,8 @@ struct Inner {
     shared: Arc<Shared>,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
+    /// The application's tool-change handlers' task, when it has any.
+    watcher: Mutex<Option<tokio::task::AbortHandle>>,
     child: Mutex<Child>,
 }
 
@@ -220,6 +227,9 @@ impl Drop for Inner {
     fn drop(&mut self) {
         self.reader.abort();
         self.writer.abort();
+        if let Some(watcher) = lock(&self.watcher).take() {
+            watcher.abort();
+        }
         let _ = lock(&self.child).start_kill();
     }
 }
@@ -247,6 +257,12 @@ impl StdioClient {
     /// The server's `serverInfo` (name, version, ...), `null` when it sent none.
     pub fn server_info(&self) -> Value {
         self.inner.shared.session.server_info()
+    }
+
+    /// The server's `capabilities`, as it declared them (`initialize` or `server/discover`);
+    /// `null` when it declared none.
+    pub fn server_capabilities(&self) -> Value {
+        self.inner.shared.session.capabilities()
     }
 
     /// `tools/list`, every page, as the server sent the tools.

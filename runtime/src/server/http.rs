@@ -8,6 +8,11 @@
 //! without reaching the game. A reply is one JSON body, or, when the handler sends progress or
 //! log notifications the request asked for, an SSE stream of those notifications and then the
 //! reply.
+//!
+//! Clients listen for changes to the tools on streams the HTTP thread serves alone: a legacy
+//! session's GET stream, and a 2026-07-28 `subscriptions/listen` request. At the end of each
+//! `poll` the game thread hands what changed to [`Listeners::announce`], which wakes those
+//! streams; nothing else runs per frame for them.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -30,6 +35,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
+use super::announce::{self, Changes, Listeners, Next, Subscription};
 use super::deferred::Waiters;
 use super::wire::{Era, Framed, Headers, Incoming, Outbound, classify, error, frame};
 use crate::era;
@@ -46,6 +52,7 @@ pub struct ServerBuilder {
     header_timeout: Duration,
     body_timeout: Duration,
     reply_timeout: Duration,
+    keep_alive: Duration,
     allowed_origins: Vec<String>,
 }
 
@@ -61,6 +68,7 @@ impl Default for ServerBuilder {
             header_timeout: Duration::from_secs(5),
             body_timeout: Duration::from_secs(10),
             reply_timeout: Duration::from_secs(30),
+            keep_alive: Duration::from_secs(15),
             allowed_origins: Vec::new(),
         }
     }
@@ -136,6 +144,13 @@ impl ServerBuilder {
         self
     }
 
+    /// How often a quiet change stream (a legacy GET stream, a `subscriptions/listen`
+    /// stream) gets an SSE comment, so that proxies and clients keep it open (default 15 s).
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval.max(Duration::from_millis(10));
+        self
+    }
+
     /// Also accepts requests whose `Origin` is `origin` (loopback origins always are).
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
@@ -144,7 +159,9 @@ impl ServerBuilder {
 
     /// Binds 127.0.0.1 and starts serving `registry`. A busy port is an error of kind
     /// `AddrInUse` whose message names the address.
-    pub fn listen<Ctx>(self, registry: Registry<Ctx>) -> std::io::Result<Server<Ctx>> {
+    pub fn listen<Ctx>(self, mut registry: Registry<Ctx>) -> std::io::Result<Server<Ctx>> {
+        // What was registered before anyone could connect is no change to announce.
+        registry.take_changes();
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
         let named = |e: std::io::Error| {
             std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}"))
@@ -158,7 +175,9 @@ impl ServerBuilder {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel(self.queue_capacity);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let queued = Arc::new(AtomicUsize::new(0));
+        let listeners = Arc::new(Listeners::default());
         let state = Arc::new(State {
+            listeners: listeners.clone(),
             waiters: registry.waiters.clone(),
             config: self,
             jobs: jobs_tx,
@@ -174,6 +193,7 @@ impl ServerBuilder {
             running: Some(Running {
                 jobs: jobs_rx,
                 queued,
+                listeners,
                 shutdown: shutdown_tx,
                 thread: Some(thread),
             }),
@@ -224,6 +244,8 @@ pub struct Server<Ctx> {
 struct Running {
     jobs: Receiver<Incoming>,
     queued: Arc<AtomicUsize>,
+    /// The streams that listen for changes (the HTTP thread opens them).
+    listeners: Arc<Listeners>,
     shutdown: watch::Sender<bool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -270,6 +292,12 @@ impl<Ctx> Server<Ctx> {
         self.running.is_some()
     }
 
+    /// Change streams open now: legacy sessions' GET streams and `subscriptions/listen`
+    /// requests.
+    pub fn listening(&self) -> usize {
+        self.running.as_ref().map_or(0, |r| r.listeners.len())
+    }
+
     /// Requests waiting for `poll` (the queue depth).
     pub fn queued(&self) -> usize {
         self.running
@@ -285,10 +313,12 @@ impl<Ctx> Server<Ctx> {
     /// frame rate in calls per second; [`Server::poll_for`] serves bursts within a time budget.
     pub fn poll(&mut self, ctx: &mut Ctx) -> bool {
         self.expire();
-        self.next().is_some_and(|job| {
+        let ran = self.next().is_some_and(|job| {
             self.run(ctx, job);
             true
-        })
+        });
+        self.announce();
+        ran
     }
 
     /// Answers queued requests until `budget` is spent: at least one when any is queued, then
@@ -314,6 +344,7 @@ impl<Ctx> Server<Ctx> {
             stats.longest = stats.longest.max(took);
             before = after;
         }
+        self.announce();
         stats.queued = self.queued();
         stats.deferred = self.registry.deferred_calls();
         #[cfg(feature = "tracing")]
@@ -335,6 +366,23 @@ impl<Ctx> Server<Ctx> {
         {
             // The client may have gone meanwhile; nothing to do then.
             let _ = outlet.send(Outbound::Done(reply));
+        }
+        // A handler's registrations are listed to the next request.
+        self.registry.apply_edits();
+    }
+
+    /// Tells the listening clients what changed since the last frame: once, however many
+    /// changes there were.
+    #[inline]
+    fn announce(&mut self) {
+        if !self.registry.changes_pending() {
+            return;
+        }
+        let changes = self.registry.take_changes();
+        if let Some(running) = &self.running
+            && !changes.is_empty()
+        {
+            running.listeners.announce(changes);
         }
     }
 
@@ -371,8 +419,11 @@ impl<Ctx> Server<Ctx> {
                 jobs,
                 shutdown,
                 thread,
+                listeners,
                 ..
             } = running;
+            // Listening streams end with their closing response.
+            listeners.close_all();
             // The queued requests will not run: their clients are answered 503 while the
             // connections wind down.
             drop(jobs);
@@ -409,6 +460,8 @@ impl<Ctx> Drop for Server<Ctx> {
 
 struct State {
     config: ServerBuilder,
+    /// The streams that listen for changes.
+    listeners: Arc<Listeners>,
     /// Calls waiting for their client's response to a request they sent.
     waiters: Arc<Waiters>,
     jobs: SyncSender<Incoming>,
@@ -568,7 +621,8 @@ async fn accept_loop(
 /// How long `destroy` lets connections finish their answers.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
-/// A response body: one JSON text, or an SSE stream of a call's notifications and answer.
+/// A response body: one JSON text, an SSE stream of a call's notifications and answer, or a
+/// change stream.
 enum ReplyBody {
     Full(Option<Bytes>),
     Stream {
@@ -577,6 +631,58 @@ enum ReplyBody {
         done: bool,
         _busy: Busy,
     },
+    Listen(Box<ListenStream>),
+}
+
+/// A change stream: a legacy GET stream, or a `subscriptions/listen` answer (its
+/// acknowledgement first, its closing response last). A comment keeps it alive while quiet. It
+/// holds its connection busy, so it counts against the connection limit like any request in
+/// flight.
+struct ListenStream {
+    first: Option<Bytes>,
+    subscription: Subscription,
+    keep_alive: Pin<Box<tokio::time::Sleep>>,
+    interval: Duration,
+    done: bool,
+    _busy: Busy,
+}
+
+impl ListenStream {
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(first));
+        }
+        if self.done {
+            return Poll::Ready(None);
+        }
+        let bytes = match self.subscription.poll_next(cx) {
+            Poll::Ready(Next::Events(events)) => {
+                let mut bytes = String::new();
+                for text in &events {
+                    bytes.push_str(&format!("event: message\ndata: {text}\n\n"));
+                }
+                Bytes::from(bytes)
+            }
+            Poll::Ready(Next::Closed) => {
+                self.done = true;
+                return Poll::Ready(
+                    self.subscription
+                        .tag
+                        .as_ref()
+                        .map(|id| event(&announce::closing(id))),
+                );
+            }
+            Poll::Pending => {
+                if self.keep_alive.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                Bytes::from_static(b": keep-alive\n\n")
+            }
+        };
+        let next = tokio::time::Instant::now() + self.interval;
+        self.keep_alive.as_mut().reset(next);
+        Poll::Ready(Some(bytes))
+    }
 }
 
 fn event(text: &str) -> Bytes {
@@ -593,6 +699,9 @@ impl Body for ReplyBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             ReplyBody::Full(body) => Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
+            ReplyBody::Listen(stream) => {
+                stream.poll_frame(cx).map(|b| b.map(|b| Ok(Frame::data(b))))
+            }
             ReplyBody::Stream {
                 first,
                 replies,
@@ -631,7 +740,7 @@ impl Body for ReplyBody {
         match self {
             ReplyBody::Full(Some(body)) => hyper::body::SizeHint::with_exact(body.len() as u64),
             ReplyBody::Full(None) => hyper::body::SizeHint::with_exact(0),
-            ReplyBody::Stream { .. } => hyper::body::SizeHint::default(),
+            ReplyBody::Stream { .. } | ReplyBody::Listen(_) => hyper::body::SizeHint::default(),
         }
     }
 }
@@ -702,29 +811,22 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             return rejection(StatusCode::FORBIDDEN, -32600, "Origin is not allowed");
         }
     }
+    if request.method() == Method::GET {
+        return get_stream(request.headers(), state, busy);
+    }
     if request.method() != Method::POST {
         let mut r = rejection(
             StatusCode::METHOD_NOT_ALLOWED,
             -32600,
-            "this server answers POST only (no GET stream, no sessions to delete)",
+            "this server answers POST, and GET for the legacy era's stream (no sessions to \
+             delete)",
         );
         r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+            .insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
         return r;
     }
-    if let Some(token) = &config.bearer_token
-        && !authorized(request.headers(), token)
-    {
-        let mut r = rejection(
-            StatusCode::UNAUTHORIZED,
-            -32600,
-            "missing or wrong bearer token",
-        );
-        r.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"mcp\""),
-        );
-        return r;
+    if let Some(refused) = unauthorized(config, request.headers()) {
+        return refused;
     }
     let headers = Headers {
         version: header_text(request.headers(), era::header::PROTOCOL_VERSION),
@@ -804,6 +906,9 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
     };
+    if era == Era::Modern && request.method == "subscriptions/listen" {
+        return listen(request, state, busy);
+    }
     // The legacy handshake gets a session id, which is never checked: the game's state is
     // the session, and clients that need an id to open several streams have one.
     let session = era == Era::Legacy && request.method == "initialize";
@@ -888,6 +993,96 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             }
         }
     }
+}
+
+/// 401 with a challenge when a bearer token is required and `headers` lack it.
+fn unauthorized(config: &ServerBuilder, headers: &HeaderMap) -> Option<Response<ReplyBody>> {
+    let token = config.bearer_token.as_ref()?;
+    if authorized(headers, token) {
+        return None;
+    }
+    let mut r = rejection(
+        StatusCode::UNAUTHORIZED,
+        -32600,
+        "missing or wrong bearer token",
+    );
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"mcp\""),
+    );
+    Some(r)
+}
+
+/// The legacy era's standalone GET stream: the session hears every change to the tools as
+/// `notifications/tools/list_changed`. A 2026-07-28 client has no GET stream (405: it listens
+/// with `subscriptions/listen`).
+fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyBody> {
+    if let Some(refused) = unauthorized(&state.config, headers) {
+        return refused;
+    }
+    let version = header_text(headers, era::header::PROTOCOL_VERSION);
+    if version.as_deref().and_then(era::era_of) == Some(Era::Modern) {
+        let mut r = rejection(
+            StatusCode::METHOD_NOT_ALLOWED,
+            -32600,
+            "MCP 2026-07-28 has no GET stream: listen for changes with subscriptions/listen",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return r;
+    }
+    let accepts_events = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
+    if !accepts_events {
+        return rejection(
+            StatusCode::NOT_ACCEPTABLE,
+            -32600,
+            "the GET stream is an event stream: send Accept: text/event-stream",
+        );
+    }
+    let subscription = state.listeners.subscribe(Changes::TOOLS, None);
+    change_stream(None, subscription, &state.config, busy)
+}
+
+/// `subscriptions/listen` (2026-07-28): the acknowledgement of the kinds of change honoured,
+/// then one notification per announcement, each tagged with the request's id, until the client
+/// closes the stream or the server shuts down (then the closing response).
+fn listen(request: super::wire::Request, state: &State, busy: Busy) -> Response<ReplyBody> {
+    let id = request.id;
+    let (wants, acknowledged) = match announce::honoured(request.params.notifications.as_deref()) {
+        Ok(honoured) => honoured,
+        Err(message) => return response(StatusCode::OK, Some(error(&id, -32602, &message))),
+    };
+    let first = event(&announce::acknowledgement(&id, &acknowledged));
+    let subscription = state.listeners.subscribe(wants, Some(id));
+    change_stream(Some(first), subscription, &state.config, busy)
+}
+
+fn change_stream(
+    first: Option<Bytes>,
+    subscription: Subscription,
+    config: &ServerBuilder,
+    busy: Busy,
+) -> Response<ReplyBody> {
+    let interval = config.keep_alive;
+    let mut r = Response::new(ReplyBody::Listen(Box::new(ListenStream {
+        first,
+        subscription,
+        keep_alive: Box::pin(tokio::time::sleep(interval)),
+        interval,
+        done: false,
+        _busy: busy,
+    })));
+    let headers = r.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
 }
 
 /// A random, never-checked session id (RandomState's per-instance keys are random).

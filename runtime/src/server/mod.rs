@@ -33,8 +33,10 @@
 //! assert!(reply.unwrap().contains(r#""structuredContent":{"count":3}"#));
 //! ```
 
+mod announce;
 mod deferred;
 mod http;
+mod registrar;
 mod registry;
 mod schema;
 mod stdio;
@@ -50,6 +52,7 @@ pub use crate::era::LogLevel;
 pub use deferred::{Call, ClientRequest};
 pub use http::{PollStats, Server, ServerBuilder};
 pub use mcp_bindgen_macro::McpTool;
+pub use registrar::Registrar;
 pub use registry::Registry;
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.

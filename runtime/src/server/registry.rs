@@ -12,7 +12,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use super::announce::{self, Changes, InBand};
 use super::deferred::{Call, Slot, SlotState, Waiters};
+use super::registrar::{Edits, Registrar};
 use super::wire::{
     CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Reply, Request, Text,
     classify, error, error_with, frame, respond,
@@ -29,12 +31,14 @@ fn micros(duration: Duration) -> u64 {
 }
 
 /// What the server advertises, the same in both eras (`initialize` and `server/discover`), and
-/// each part is answered in both: tools; log messages (`logging/setLevel` in the legacy era, the
-/// request's log level in 2026-07-28); prompts and resources as empty lists (a tools server
-/// has none, and clients that probe them find a consistent server).
+/// each part is answered in both: tools, whose changes are announced (legacy era: on the GET
+/// stream and on stdio; 2026-07-28: on `subscriptions/listen` streams); log messages
+/// (`logging/setLevel` in the legacy era, the request's log level in 2026-07-28); prompts and
+/// resources as empty lists (a tools server has none, and clients that probe them find a
+/// consistent server).
 fn capabilities() -> Value {
     serde_json::json!({
-        "tools": {"listChanged": false},
+        "tools": {"listChanged": true},
         "logging": {},
         "prompts": {"listChanged": false},
         "resources": {"listChanged": false},
@@ -112,6 +116,10 @@ pub struct Registry<Ctx> {
     outstanding: Vec<Arc<Slot>>,
     /// Requests sent to clients during calls, waiting for their responses.
     pub(crate) waiters: Arc<Waiters>,
+    /// What changed since a transport last announced it.
+    changes: Changes,
+    /// Changes queued by [`Registrar`]s.
+    edits: Arc<Edits<Ctx>>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -142,6 +150,8 @@ impl<Ctx> Registry<Ctx> {
             log_level: None,
             outstanding: Vec::new(),
             waiters: Arc::default(),
+            changes: Changes::NONE,
+            edits: Arc::default(),
         }
     }
 
@@ -158,8 +168,10 @@ impl<Ctx> Registry<Ctx> {
         self
     }
 
-    /// How long a 2026-07-28 client may cache `tools/list` (its `ttlMs`; default 0, since
-    /// tools may be registered at any time and no `list_changed` notification is sent).
+    /// How long a 2026-07-28 client may cache `tools/list` (its `ttlMs`; default 0: tools may
+    /// be registered at any time, and a client that does not listen for changes learns of
+    /// them only by listing again). Clients that listen (`subscriptions/listen`) hear of each
+    /// change whatever the ttl.
     pub fn with_list_ttl(mut self, ttl: Duration) -> Self {
         self.list_ttl = ttl;
         self
@@ -239,14 +251,73 @@ impl<Ctx> Registry<Ctx> {
             requires: Vec::new(),
         };
         match self.index.get(&entry.def.name) {
-            Some(&i) => self.entries[i] = entry,
+            Some(&i) => {
+                // A new handler behind the same definition is no change to the list.
+                if self.entries[i].def != entry.def {
+                    self.changes.insert(Changes::TOOLS);
+                }
+                self.entries[i] = entry;
+            }
             None => {
                 self.index
                     .insert(entry.def.name.clone(), self.entries.len());
                 self.entries.push(entry);
+                self.changes.insert(Changes::TOOLS);
             }
         }
         self
+    }
+
+    /// Removes the tool `name`; the others keep their order. Returns whether it was
+    /// registered. Its deferred calls still running are answered as before.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let Some(i) = self.index.remove(name) else {
+            return false;
+        };
+        self.entries.remove(i);
+        for position in self.index.values_mut() {
+            if *position > i {
+                *position -= 1;
+            }
+        }
+        self.changes.insert(Changes::TOOLS);
+        true
+    }
+
+    /// A handle that registers and removes tools from where the registry cannot be reached:
+    /// a tool handler, another thread, a Bevy system. Its changes are applied by the
+    /// registry's owner (see [`Registrar`]).
+    pub fn registrar(&self) -> Registrar<Ctx>
+    where
+        Ctx: 'static,
+    {
+        Registrar::new(self.edits.clone())
+    }
+
+    /// Whether changes wait to be applied or announced: queued by a [`Registrar`], or made
+    /// since the transport last announced (a game loop that skips `poll` when nothing is
+    /// queued should not skip it while this holds).
+    #[inline]
+    pub fn changes_pending(&self) -> bool {
+        !self.changes.is_empty() || self.edits.pending()
+    }
+
+    /// Applies what [`Registrar`]s queued, in order.
+    #[inline]
+    pub(crate) fn apply_edits(&mut self) {
+        if self.edits.pending() {
+            for edit in self.edits.take() {
+                edit(self);
+            }
+        }
+    }
+
+    /// What changed since the last call (after applying queued edits), for the transport to
+    /// announce.
+    #[inline]
+    pub(crate) fn take_changes(&mut self) -> Changes {
+        self.apply_edits();
+        std::mem::take(&mut self.changes)
     }
 
     /// Every registered tool, in first-registration order.
@@ -329,20 +400,31 @@ impl<Ctx> Registry<Ctx> {
     /// to deliver them), and a call it defers to a later frame is answered with a tool error:
     /// `dispatch` returns before any later frame.
     pub fn dispatch(&mut self, ctx: &mut Ctx, text: &str) -> Option<String> {
-        self.dispatch_with(ctx, text.as_bytes(), false, |_| {})
+        let reply = self.dispatch_with(ctx, text.as_bytes(), false, |_| {}, None);
+        self.apply_edits();
+        reply
     }
 
-    /// `dispatch`, handing each notification to `note` before the reply.
+    /// `dispatch`, handing each notification to `note` before the reply. With `in_band` (a
+    /// stdio connection), `subscriptions/listen` is served on the same connection: its
+    /// acknowledgement is the reply, and the announcements follow other messages'
+    /// ([`InBand::events`]).
     pub(crate) fn dispatch_with(
         &mut self,
         ctx: &mut Ctx,
         text: &[u8],
         streamable: bool,
         mut note: impl FnMut(String),
+        in_band: Option<&mut InBand>,
     ) -> Option<String> {
         let request = match frame(text) {
             Framed::Request(request) => request,
-            Framed::NoReply => return None,
+            Framed::NoReply => {
+                if let Some(in_band) = in_band {
+                    in_band.cancelled(text);
+                }
+                return None;
+            }
             Framed::Response(response) => {
                 self.waiters.deliver(response);
                 return None;
@@ -353,6 +435,30 @@ impl<Ctx> Registry<Ctx> {
             Ok(era) => era,
             Err(rejection) => return Some(rejection.text()),
         };
+        match (era, &*request.method, in_band) {
+            (Era::Legacy, "initialize", Some(in_band)) => in_band.legacy = true,
+            (Era::Modern, "subscriptions/listen", in_band) => {
+                let id = &request.id;
+                let Some(in_band) = in_band else {
+                    return Some(error(
+                        id,
+                        -32601,
+                        "subscriptions/listen needs a stream: serve the registry with Server or \
+                         serve_stdio",
+                    ));
+                };
+                return Some(
+                    match announce::honoured(request.params.notifications.as_deref()) {
+                        Ok((wants, acknowledged)) => {
+                            in_band.subscriptions.push((id.clone(), wants));
+                            announce::acknowledgement(id, &acknowledged)
+                        }
+                        Err(message) => error(id, -32602, &message),
+                    },
+                );
+            }
+            _ => {}
+        }
         // A channel only for the tools that answer through one.
         let (outlet, mut replies) = if self.answers_through_call(&request) {
             let (outlet, replies) = mpsc::unbounded_channel();

@@ -4,6 +4,7 @@
 use std::io::{BufRead, Write};
 
 use super::Registry;
+use super::announce::InBand;
 
 /// Serves `registry` over `input`/`output` until `input` ends; with `std::io::stdin().lock()`
 /// and `std::io::stdout().lock()` this is the MCP stdio transport. Blank lines are skipped.
@@ -11,30 +12,48 @@ use super::Registry;
 /// notifications a call asked for are written as lines before its answer. Calls a
 /// [`super::CallHandler`] defers to a later frame fail (no frame runs here): serve those tools
 /// with `Server`.
+///
+/// Changes to the tools (made by handlers through a [`super::Registrar`]) are announced after
+/// the message that made them: to a legacy-era client as `notifications/tools/list_changed`, and
+/// in 2026-07-28 on each open `subscriptions/listen` request that asked for them (ended by the
+/// client's `notifications/cancelled`).
 pub fn serve_stdio<Ctx>(
     registry: &mut Registry<Ctx>,
     ctx: &mut Ctx,
     input: impl BufRead,
     mut output: impl Write,
 ) -> std::io::Result<()> {
+    let mut listening = InBand::default();
+    // Registered before anyone connected: nothing to announce.
+    registry.take_changes();
     for line in input.split(b'\n') {
         let line = line?;
         if line.trim_ascii().is_empty() {
             continue;
         }
         let mut failed = None;
-        let reply = registry.dispatch_with(ctx, &line, true, |note| {
-            if failed.is_none()
-                && let Err(e) = writeln!(output, "{note}")
-            {
-                failed = Some(e);
-            }
-        });
+        let reply = registry.dispatch_with(
+            ctx,
+            &line,
+            true,
+            |note| {
+                if failed.is_none()
+                    && let Err(e) = writeln!(output, "{note}")
+                {
+                    failed = Some(e);
+                }
+            },
+            Some(&mut listening),
+        );
         if let Some(e) = failed {
             return Err(e);
         }
         if let Some(reply) = reply {
             output.write_all(reply.as_bytes())?;
+            output.write_all(b"\n")?;
+        }
+        for event in listening.events(registry.take_changes()) {
+            output.write_all(event.as_bytes())?;
             output.write_all(b"\n")?;
         }
         output.flush()?;

@@ -9,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use mcp_bindgen::server::{
-    Call, CallHandler, ClientRequest, Handler, LogLevel, McpTool, Registry, Server, ToolDefinition,
-    ToolError, ToolResult,
+    Call, CallHandler, ClientRequest, Handler, LogLevel, McpTool, Registrar, Registry, Server,
+    ToolDefinition, ToolError, ToolResult,
 };
 use mcp_bindgen::{AudioContent, Content, EmbeddedResource, ImageContent, ResourceContents};
 use schemars::JsonSchema;
@@ -23,6 +23,10 @@ struct Host {
     calls: u64,
     running: Vec<Steps>,
     asking: Vec<Asking>,
+    /// Changes the tool list from inside a handler (`test_trigger_tool_change`).
+    tools: Option<Registrar<Host>>,
+    /// Whether `test_added_tool` is registered now.
+    added: bool,
 }
 
 /// A call waiting for its client's response to a request it sent (sampling, elicitation).
@@ -456,6 +460,42 @@ impl Handler<Host> for ErrorTool {
     }
 }
 
+/// Changes the tool list (adds `test_added_tool`, or removes it again), so that clients
+/// listening for changes hear one (the suite's `server-stateless` listen checks).
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_trigger_tool_change")]
+struct TriggerToolChange {}
+
+impl Handler<Host> for TriggerToolChange {
+    type Output = ToolResult;
+    fn call(self, host: &mut Host) -> Result<ToolResult, ToolError> {
+        let tools = host
+            .tools
+            .as_ref()
+            .ok_or_else(|| ToolError::new("the host has no registrar"))?;
+        host.added = !host.added;
+        if host.added {
+            tools.register::<AddedTool>();
+            Ok(ToolResult::text("test_added_tool registered"))
+        } else {
+            tools.unregister("test_added_tool");
+            Ok(ToolResult::text("test_added_tool removed"))
+        }
+    }
+}
+
+/// Registered and removed by `test_trigger_tool_change`.
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "test_added_tool", read_only)]
+struct AddedTool {}
+
+impl Handler<Host> for AddedTool {
+    type Output = ToolResult;
+    fn call(self, _: &mut Host) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::text("added"))
+    }
+}
+
 /// Adds two numbers (structured output, for the interop clients).
 #[derive(Debug, McpTool, Deserialize, JsonSchema)]
 #[mcp(name = "add", read_only, idempotent)]
@@ -527,6 +567,7 @@ fn main() -> std::process::ExitCode {
         .register::<Add>()
         .register::<MissingCapability>()
         .register::<StreamingElicitation>()
+        .register::<TriggerToolChange>()
         .register_call::<WithProgress>(Duration::from_secs(30))
         .register_call::<WithLogging>(Duration::from_secs(30))
         .register_call::<LoggingTool>(Duration::from_secs(30))
@@ -566,7 +607,10 @@ fn main() -> std::process::ExitCode {
         }
     };
     println!("http://127.0.0.1:{}/mcp", server.port());
-    let mut host = Host::default();
+    let mut host = Host {
+        tools: Some(server.registry().registrar()),
+        ..Host::default()
+    };
     loop {
         host.update();
         server.poll_for(&mut host, Duration::from_millis(1));

@@ -43,6 +43,8 @@ pub(crate) struct Params {
     pub protocol_version: Option<Text>,
     /// `level` (`logging/setLevel`).
     pub level: Option<Text>,
+    /// `notifications` (`subscriptions/listen`: the filter).
+    pub notifications: Option<Box<Value>>,
     /// `_meta`, when it is an object.
     pub meta: Option<Meta>,
 }
@@ -83,6 +85,7 @@ const KNOWN_METHODS: &[&str] = &[
     "resources/templates/list",
     "prompts/list",
     "prompts/get",
+    "subscriptions/listen",
 ];
 
 /// `text` as a static string when it is a method or protocol version the server knows.
@@ -358,6 +361,7 @@ member_names! {
         "cursor" => Cursor,
         "protocolVersion" => ProtocolVersion,
         "level" => Level,
+        "notifications" => Notifications,
         "_meta" => Meta,
     }
 }
@@ -590,6 +594,7 @@ impl<'de> serde::de::Visitor<'de> for InPlace<'_, Params> {
                 ParamsMember::Cursor => params.cursor = Some(map.next_value()?),
                 ParamsMember::ProtocolVersion => params.protocol_version = Some(map.next_value()?),
                 ParamsMember::Level => params.level = Some(map.next_value()?),
+                ParamsMember::Notifications => params.notifications = Some(map.next_value()?),
                 ParamsMember::Meta => map.next_value_seed(InPlace(&mut params.meta))?,
                 ParamsMember::Other => {
                     map.next_value::<Skip>()?;

@@ -1,0 +1,349 @@
+//! Change announcements: which clients listen for which changes, and what they are sent.
+//!
+//! A client listens in one of two ways. In the legacy era, a session's standalone GET stream
+//! (or the stdio connection) gets every change as an untagged
+//! `notifications/tools/list_changed`. In 2026-07-28, a `subscriptions/listen` request names the
+//! kinds of change it wants; its stream starts with `notifications/subscriptions/acknowledged`
+//! (the kinds the server honours), and each notification on it carries the request's id as
+//! `_meta["io.modelcontextprotocol/subscriptionId"]`.
+//!
+//! The registry records what changed as a [`Changes`] set; a transport takes it once per frame
+//! (the server) or once per message (stdio) and announces it, so several changes in one frame are
+//! one announcement. Over HTTP the game thread only sets a bit and wakes each listening stream
+//! ([`Listeners::announce`]); the HTTP thread writes the events.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use crate::era::meta;
+
+/// A set of kinds of change.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Changes(u8);
+
+impl Changes {
+    /// Nothing changed.
+    pub(crate) const NONE: Changes = Changes(0);
+    /// The tool list (a tool registered, replaced or removed).
+    pub(crate) const TOOLS: Changes = Changes(1);
+
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub(crate) fn contains(self, other: Changes) -> bool {
+        self.0 & other.0 == other.0 && !other.is_empty()
+    }
+
+    #[must_use]
+    pub(crate) fn and(self, other: Changes) -> Changes {
+        Changes(self.0 & other.0)
+    }
+
+    pub(crate) fn insert(&mut self, other: Changes) {
+        self.0 |= other.0;
+    }
+}
+
+/// The kinds of change a listen filter (`params.notifications`) asks for that this server
+/// honours, and the filter to acknowledge (only those kinds: the revision leaves unsupported
+/// ones out of the acknowledgement). `Err` when the filter is not an object.
+pub(crate) fn honoured(filter: Option<&Value>) -> Result<(Changes, Value), String> {
+    let Some(Value::Object(filter)) = filter else {
+        return Err(
+            "Invalid params: subscriptions/listen needs a \"notifications\" object (for \
+             example {\"toolsListChanged\": true})"
+                .to_owned(),
+        );
+    };
+    let mut wants = Changes::NONE;
+    let mut acknowledged = Map::new();
+    if filter.get("toolsListChanged") == Some(&Value::Bool(true)) {
+        wants.insert(Changes::TOOLS);
+        acknowledged.insert("toolsListChanged".into(), Value::Bool(true));
+    }
+    Ok((wants, Value::Object(acknowledged)))
+}
+
+/// The first message of a listen stream.
+pub(crate) fn acknowledgement(id: &Value, acknowledged: &Value) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {
+            "_meta": {meta::SUBSCRIPTION_ID: id},
+            "notifications": acknowledged,
+        },
+    })
+    .to_string()
+}
+
+/// The response that ends a listen stream the server closes (it is shutting down).
+pub(crate) fn closing(id: &Value) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "result": {"resultType": "complete", "_meta": {meta::SUBSCRIPTION_ID: id}},
+    })
+    .to_string()
+}
+
+/// The notifications for `changes`: tagged with the listen request's id `tag`, or untagged
+/// (the legacy era).
+pub(crate) fn events(changes: Changes, tag: Option<&Value>) -> impl Iterator<Item = String> {
+    let tools = changes.contains(Changes::TOOLS).then(|| {
+        let mut message = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        if let Some(tag) = tag {
+            message["params"] = json!({"_meta": {meta::SUBSCRIPTION_ID: tag}});
+        }
+        message.to_string()
+    });
+    tools.into_iter()
+}
+
+/// The streams listening over HTTP, shared by the game thread (which announces) and the HTTP
+/// thread (which opens streams and writes their events).
+#[derive(Debug, Default)]
+pub(crate) struct Listeners {
+    streams: Mutex<Vec<Listener>>,
+}
+
+/// The game thread's side of one stream.
+#[derive(Debug)]
+struct Listener {
+    wants: Changes,
+    /// Changes announced and not written yet (a [`Changes`] bit set).
+    pending: Arc<AtomicU8>,
+    /// Wakes the stream; capacity 1, so announcements between two writes are one wake-up.
+    wake: mpsc::Sender<()>,
+}
+
+/// The HTTP thread's side of one stream: what to write next.
+#[derive(Debug)]
+pub(crate) struct Subscription {
+    /// The listen request's id (modern era); `None` for a legacy GET stream.
+    pub(crate) tag: Option<Value>,
+    pending: Arc<AtomicU8>,
+    wake: mpsc::Receiver<()>,
+}
+
+/// What a [`Subscription`] has to write next.
+pub(crate) enum Next {
+    /// These notifications.
+    Events(Vec<String>),
+    /// The server is closing the stream.
+    Closed,
+}
+
+impl Listeners {
+    fn streams(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
+        self.streams.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new stream that hears `wants`.
+    pub(crate) fn subscribe(&self, wants: Changes, tag: Option<Value>) -> Subscription {
+        let (wake_tx, wake_rx) = mpsc::channel(1);
+        let pending = Arc::new(AtomicU8::new(0));
+        self.streams().push(Listener {
+            wants,
+            pending: pending.clone(),
+            wake: wake_tx,
+        });
+        Subscription {
+            tag,
+            pending,
+            wake: wake_rx,
+        }
+    }
+
+    /// Tells every open stream that wants any of `changes`; forgets the streams whose client
+    /// has gone. Never blocks on a stream.
+    pub(crate) fn announce(&self, changes: Changes) {
+        let mut streams = self.streams();
+        streams.retain(|stream| !stream.wake.is_closed());
+        for stream in streams.iter() {
+            let wanted = stream.wants.and(changes);
+            if wanted.is_empty() {
+                continue;
+            }
+            stream.pending.fetch_or(wanted.0, Ordering::AcqRel);
+            // Full: a wake-up is already on its way, and it will read this bit too.
+            let _ = stream.wake.try_send(());
+        }
+    }
+
+    /// Streams open now.
+    pub(crate) fn len(&self) -> usize {
+        self.streams()
+            .iter()
+            .filter(|stream| !stream.wake.is_closed())
+            .count()
+    }
+
+    /// Ends every stream (the server is shutting down): each writes what is pending, then its
+    /// closing response.
+    pub(crate) fn close_all(&self) {
+        self.streams().clear();
+    }
+}
+
+impl Subscription {
+    /// Waits for the next announcement, as [`mpsc::Receiver::poll_recv`] does.
+    pub(crate) fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Next> {
+        use std::task::Poll;
+        loop {
+            let pending = Changes(self.pending.swap(0, Ordering::AcqRel));
+            if !pending.is_empty() {
+                return Poll::Ready(Next::Events(events(pending, self.tag.as_ref()).collect()));
+            }
+            match self.wake.poll_recv(cx) {
+                Poll::Ready(Some(())) => continue,
+                Poll::Ready(None) => {
+                    let pending = Changes(self.pending.swap(0, Ordering::AcqRel));
+                    if !pending.is_empty() {
+                        return Poll::Ready(Next::Events(
+                            events(pending, self.tag.as_ref()).collect(),
+                        ));
+                    }
+                    return Poll::Ready(Next::Closed);
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+/// The listening state of one stdio connection (whose messages are lines, answered in order).
+#[derive(Debug, Default)]
+pub(crate) struct InBand {
+    /// The client made the legacy handshake: it hears every change, untagged.
+    pub(crate) legacy: bool,
+    /// Open `subscriptions/listen` requests: their ids and what each wants.
+    pub(crate) subscriptions: Vec<(Value, Changes)>,
+}
+
+impl InBand {
+    /// The notifications to write for `changes`.
+    pub(crate) fn events(&self, changes: Changes) -> Vec<String> {
+        let mut out = Vec::new();
+        if changes.is_empty() {
+            return out;
+        }
+        if self.legacy {
+            out.extend(events(changes, None));
+        }
+        for (id, wants) in &self.subscriptions {
+            out.extend(events(wants.and(changes), Some(id)));
+        }
+        out
+    }
+
+    /// A `notifications/cancelled` for one of the open listen requests ends it.
+    pub(crate) fn cancelled(&mut self, notification: &[u8]) {
+        if self.subscriptions.is_empty() {
+            return;
+        }
+        let Ok(message) = serde_json::from_slice::<Value>(notification) else {
+            return;
+        };
+        if message["method"] != "notifications/cancelled" {
+            return;
+        }
+        let id = &message["params"]["requestId"];
+        self.subscriptions.retain(|(open, _)| open != id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_is_honoured_for_what_the_server_announces() {
+        let (wants, ack) = honoured(Some(&json!({"toolsListChanged": true}))).unwrap();
+        assert_eq!(wants, Changes::TOOLS);
+        assert_eq!(ack, json!({"toolsListChanged": true}));
+        // Prompts and resources never change here: left out of the acknowledgement.
+        let (wants, ack) = honoured(Some(&json!({
+            "promptsListChanged": true,
+            "resourceSubscriptions": ["file:///a"],
+            "toolsListChanged": false,
+        })))
+        .unwrap();
+        assert_eq!(wants, Changes::NONE);
+        assert_eq!(ack, json!({}));
+        assert!(honoured(None).is_err());
+        assert!(honoured(Some(&json!([]))).is_err());
+    }
+
+    #[test]
+    fn events_are_tagged_with_the_listen_id() {
+        let tagged: Vec<String> = events(Changes::TOOLS, Some(&json!("listen-1"))).collect();
+        let message: Value = serde_json::from_str(&tagged[0]).unwrap();
+        assert_eq!(message["method"], "notifications/tools/list_changed");
+        assert_eq!(
+            message["params"]["_meta"][meta::SUBSCRIPTION_ID],
+            "listen-1"
+        );
+        let plain: Vec<String> = events(Changes::TOOLS, None).collect();
+        assert_eq!(
+            plain,
+            vec![r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#]
+        );
+        assert_eq!(events(Changes::NONE, None).count(), 0);
+    }
+
+    #[test]
+    fn announcements_coalesce_and_skip_streams_that_did_not_ask() {
+        let listeners = Listeners::default();
+        let mut tools = listeners.subscribe(Changes::TOOLS, Some(json!(7)));
+        let mut nothing = listeners.subscribe(Changes::NONE, Some(json!(8)));
+        listeners.announce(Changes::TOOLS);
+        listeners.announce(Changes::TOOLS);
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        match tools.poll_next(&mut cx) {
+            std::task::Poll::Ready(Next::Events(events)) => assert_eq!(events.len(), 1),
+            _ => panic!("the tools stream heard nothing"),
+        }
+        assert!(
+            tools.poll_next(&mut cx).is_pending(),
+            "two announcements, one event"
+        );
+        assert!(nothing.poll_next(&mut cx).is_pending());
+        drop(nothing);
+        listeners.announce(Changes::TOOLS);
+        assert_eq!(
+            listeners.len(),
+            1,
+            "a stream whose client went is forgotten"
+        );
+        listeners.close_all();
+        match tools.poll_next(&mut cx) {
+            std::task::Poll::Ready(Next::Events(events)) => assert_eq!(events.len(), 1),
+            _ => panic!("what was pending is written before the stream closes"),
+        }
+        assert!(matches!(
+            tools.poll_next(&mut cx),
+            std::task::Poll::Ready(Next::Closed)
+        ));
+    }
+
+    #[test]
+    fn stdio_listeners_hear_in_band() {
+        let mut in_band = InBand {
+            legacy: true,
+            subscriptions: vec![(json!(3), Changes::TOOLS), (json!(4), Changes::NONE)],
+        };
+        assert_eq!(in_band.events(Changes::TOOLS).len(), 2);
+        in_band.cancelled(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+        );
+        in_band.legacy = false;
+        assert!(in_band.events(Changes::TOOLS).is_empty());
+        assert_eq!(in_band.subscriptions.len(), 1);
+    }
+}
