@@ -156,8 +156,10 @@ fn idle_poll(c: &mut Criterion) {
 /// `n` clients with a `subscriptions/listen` stream open each, read to the end on threads of
 /// their own (as a client reads them), so the server's writes never wait.
 struct Listeners {
-    readers: Vec<std::thread::JoinHandle<usize>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
     streams: Vec<std::net::TcpStream>,
+    /// `notifications/tools/list_changed` events read, over every stream.
+    heard: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Listeners {
@@ -166,6 +168,7 @@ impl Listeners {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}"#;
         let mut readers = Vec::new();
         let mut streams = Vec::new();
+        let heard = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         for _ in 0..n {
             let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
             write!(
@@ -186,18 +189,28 @@ impl Listeners {
             }
             let mut reader = tcp.try_clone().expect("clones");
             streams.push(tcp);
+            let heard = heard.clone();
             readers.push(std::thread::spawn(move || {
-                let mut total = 0;
+                const EVENT: &[u8] = b"tools/list_changed";
+                // The tail of the last read, so that an event split across reads is counted.
+                let mut carry: Vec<u8> = Vec::new();
                 while let Ok(read) = reader.read(&mut buf) {
                     if read == 0 {
                         break;
                     }
-                    total += read;
+                    carry.extend_from_slice(&buf[..read]);
+                    let found = carry.windows(EVENT.len()).filter(|w| *w == EVENT).count();
+                    heard.fetch_add(found, Ordering::Relaxed);
+                    let keep = carry.len().min(EVENT.len() - 1);
+                    carry.drain(..carry.len() - keep);
                 }
-                total
             }));
         }
-        Listeners { readers, streams }
+        Listeners {
+            readers,
+            streams,
+            heard,
+        }
     }
 }
 
@@ -231,6 +244,45 @@ fn change_frame(c: &mut Criterion) {
                 }
                 registered = !registered;
                 black_box(server.poll(&mut Game))
+            })
+        });
+        server.destroy();
+        drop(listeners);
+    }
+    group.finish();
+
+    // As a game meets it: each change in a frame of its own, the streams written and read
+    // before the next (a frame is milliseconds), so every announcement finds every stream idle
+    // and wakes it. Only the game thread's part (the change and its `poll`) is timed.
+    let mut group = c.benchmark_group("change_frame_drained");
+    group.sample_size(20);
+    group.measurement_time(Duration::from_millis(500));
+    for listening in [0, 32] {
+        let mut server = Server::listen(registry(), 0).expect("listens");
+        let listeners = Listeners::open(server.port(), listening);
+        let mut registered = true;
+        let mut announced = 0;
+        group.bench_function(format!("listening_{listening}"), |b| {
+            b.iter_custom(|iterations| {
+                let mut timed = Duration::ZERO;
+                for _ in 0..iterations {
+                    let started = std::time::Instant::now();
+                    if registered {
+                        server.registry_mut().unregister("steps");
+                    } else {
+                        server
+                            .registry_mut()
+                            .register_call::<Steps>(Duration::from_secs(60));
+                    }
+                    registered = !registered;
+                    black_box(server.poll(&mut Game));
+                    timed += started.elapsed();
+                    announced += listening;
+                    while listeners.heard.load(Ordering::Relaxed) < announced {
+                        std::hint::spin_loop();
+                    }
+                }
+                timed
             })
         });
         server.destroy();

@@ -9,8 +9,10 @@
 //!
 //! The registry records what changed as a [`Changes`] set; a transport takes it once per frame
 //! (the server) or once per message (stdio) and announces it, so several changes in one frame are
-//! one announcement. Over HTTP the game thread only sets a bit and wakes each listening stream
-//! ([`Listeners::announce`]); the HTTP thread writes the events.
+//! one announcement. Over HTTP the game thread only sets a bit per listening stream and wakes
+//! the HTTP thread once ([`Listeners::announce`]); there the announcer task wakes each stream
+//! that has something pending (a wake within the thread, no system call per stream), and the
+//! streams write the events.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -109,6 +111,9 @@ pub(crate) fn events(changes: Changes, tag: Option<&Value>) -> impl Iterator<Ite
 #[derive(Debug, Default)]
 pub(crate) struct Listeners {
     streams: Mutex<Vec<Listener>>,
+    /// Wakes the announcer task on the HTTP thread (capacity 1); without one, announcing wakes
+    /// each stream itself.
+    kick: Option<mpsc::Sender<()>>,
 }
 
 /// The game thread's side of one stream.
@@ -139,6 +144,33 @@ pub(crate) enum Next {
 }
 
 impl Listeners {
+    /// Listeners whose streams are woken by an announcer task ([`Listeners::announcer`]), which
+    /// waits on the receiver returned.
+    pub(crate) fn with_announcer() -> (Listeners, mpsc::Receiver<()>) {
+        let (kick, kicked) = mpsc::channel(1);
+        let listeners = Listeners {
+            streams: Mutex::default(),
+            kick: Some(kick),
+        };
+        (listeners, kicked)
+    }
+
+    /// Runs on the HTTP thread: each kick wakes the streams that have something pending.
+    pub(crate) async fn announcer(self: Arc<Self>, mut kicked: mpsc::Receiver<()>) {
+        while kicked.recv().await.is_some() {
+            Self::wake_pending(&self.streams());
+        }
+    }
+
+    fn wake_pending(streams: &[Listener]) {
+        for stream in streams {
+            if stream.pending.load(Ordering::Acquire) != 0 {
+                // Full: a wake-up is already on its way, and it will read the pending bits.
+                let _ = stream.wake.try_send(());
+            }
+        }
+    }
+
     fn streams(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
         self.streams.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -160,18 +192,28 @@ impl Listeners {
     }
 
     /// Tells every open stream that wants any of `changes`; forgets the streams whose client
-    /// has gone. Never blocks on a stream.
+    /// has gone. Never blocks on a stream, and wakes the HTTP thread once however many streams
+    /// there are.
     pub(crate) fn announce(&self, changes: Changes) {
         let mut streams = self.streams();
         streams.retain(|stream| !stream.wake.is_closed());
+        let mut any = false;
         for stream in streams.iter() {
             let wanted = stream.wants.and(changes);
-            if wanted.is_empty() {
-                continue;
+            if !wanted.is_empty() {
+                stream.pending.fetch_or(wanted.0, Ordering::AcqRel);
+                any = true;
             }
-            stream.pending.fetch_or(wanted.0, Ordering::AcqRel);
-            // Full: a wake-up is already on its way, and it will read this bit too.
-            let _ = stream.wake.try_send(());
+        }
+        if !any {
+            return;
+        }
+        match &self.kick {
+            // Full: the announcer has a kick waiting, and it will see these bits.
+            Some(kick) => {
+                let _ = kick.try_send(());
+            }
+            None => Self::wake_pending(&streams),
         }
     }
 
@@ -330,6 +372,30 @@ mod tests {
             tools.poll_next(&mut cx),
             std::task::Poll::Ready(Next::Closed)
         ));
+    }
+
+    #[test]
+    fn an_announcer_wakes_the_streams_once_kicked() {
+        let (listeners, mut kicked) = Listeners::with_announcer();
+        let mut tools = listeners.subscribe(Changes::TOOLS, None);
+        listeners.announce(Changes::TOOLS);
+        listeners.announce(Changes::TOOLS);
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        assert!(matches!(
+            kicked.poll_recv(&mut cx),
+            std::task::Poll::Ready(Some(()))
+        ));
+        assert!(
+            kicked.poll_recv(&mut cx).is_pending(),
+            "one kick for two announcements"
+        );
+        // The announcer's part: wake what is pending.
+        Listeners::wake_pending(&listeners.streams());
+        match tools.poll_next(&mut cx) {
+            std::task::Poll::Ready(Next::Events(events)) => assert_eq!(events.len(), 1),
+            _ => panic!("the stream was not woken"),
+        }
     }
 
     #[test]

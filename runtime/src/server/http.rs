@@ -175,7 +175,9 @@ impl ServerBuilder {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel(self.queue_capacity);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let queued = Arc::new(AtomicUsize::new(0));
-        let listeners = Arc::new(Listeners::default());
+        let (listeners, kicked) = Listeners::with_announcer();
+        let listeners = Arc::new(listeners);
+        let announcer = listeners.clone().announcer(kicked);
         let state = Arc::new(State {
             listeners: listeners.clone(),
             waiters: registry.waiters.clone(),
@@ -186,7 +188,10 @@ impl ServerBuilder {
         });
         let thread = std::thread::Builder::new()
             .name(format!("mcp-server-{port}"))
-            .spawn(move || runtime.block_on(accept_loop(listener, state, shutdown_rx)))?;
+            .spawn(move || {
+                runtime.spawn(announcer);
+                runtime.block_on(accept_loop(listener, state, shutdown_rx));
+            })?;
         Ok(Server {
             registry,
             port,
