@@ -891,9 +891,12 @@ fn assert_capture_is_current(captured: &Value, module: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/captures/peers")
         .join(format!("{module}.tools.json"));
-    let committed = std::fs::read_to_string(&path).expect("the committed capture");
     // The text the CLI writes (pretty, keys in the server's order), so the order counts too.
     let now = serde_json::to_string_pretty(captured).expect("json") + "\n";
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &now).expect("the capture refreshed");
+    }
+    let committed = std::fs::read_to_string(&path).expect("the committed capture");
     assert!(
         now == committed,
         "{}: the server's tools changed; capture it again (see fixtures/captures/README.md) \
