@@ -211,6 +211,10 @@ fn legacy_get_streams_hear_registration_replacement_and_removal_within_the_frame
     server
         .registry_mut()
         .register_fn(changed, |_, _| Ok(Value::Null));
+    assert!(
+        !server.registry().changes_pending(),
+        "the same definition again is no change"
+    );
     server.poll(&mut game);
 
     // Removed.
