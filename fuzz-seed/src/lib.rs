@@ -2,7 +2,9 @@
 //! new cases and any failure can be replayed:
 //!
 //! - the seed comes from the commit being tested (the first 16 hex digits of
-//!   `git rev-parse HEAD`; the fixed seed 7 outside a git checkout);
+//!   `git rev-parse HEAD`); outside a git checkout (a source package) it is a fresh random seed,
+//!   printed like any other, so that such runs explore new cases too rather than the same
+//!   ones every time;
 //! - `FUZZ_SEED=0x...` (or decimal) replays a run, `FUZZ_SEED=random` picks a fresh seed;
 //! - every runner prints the seed and the line that replays it, which the test harness shows
 //!   when the test fails;
@@ -32,6 +34,14 @@ pub fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
+/// A fresh seed (`RandomState`'s keys are random per instance).
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}
+
 /// The commit being tested, when this is a git checkout with git installed.
 fn commit() -> Option<String> {
     let out = Command::new("git")
@@ -54,13 +64,7 @@ fn commit() -> Option<String> {
 pub fn seed() -> (u64, &'static str) {
     static SEED: OnceLock<(u64, String)> = OnceLock::new();
     let (seed, from) = SEED.get_or_init(|| match std::env::var("FUZZ_SEED") {
-        Ok(text) if text.trim() == "random" => {
-            use std::hash::{BuildHasher, Hasher};
-            let seed = std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish();
-            (seed, "FUZZ_SEED=random".to_owned())
-        }
+        Ok(text) if text.trim() == "random" => (random(), "FUZZ_SEED=random".to_owned()),
         Ok(text) => match parse_seed(&text) {
             Some(seed) => (seed, "FUZZ_SEED".to_owned()),
             None => panic!(
@@ -76,7 +80,7 @@ pub fn seed() -> (u64, &'static str) {
                 u64::from_str_radix(&id[..16], 16).expect("16 hex digits"),
                 format!("commit {id}"),
             ),
-            None => (7, "not a git checkout: the fixed seed".to_owned()),
+            None => (random(), "not a git checkout: a random seed".to_owned()),
         },
     });
     (*seed, from.as_str())
