@@ -354,7 +354,9 @@ mod tests {
 
     #[test]
     fn pin_descriptions_blocks_a_changed_title_or_behaviour_hint() {
-        let changes: [(&str, fn(&mut Value)); 5] = [
+        /// What is changed, and how.
+        type Edit = (&'static str, fn(&mut Value));
+        let changes: [Edit; 5] = [
             ("title", |t| t["title"] = json!("Peek")),
             ("description", |t| t["description"] = json!("Peeks.")),
             ("readOnlyHint", |t| {
