@@ -410,16 +410,11 @@ async fn without_virtual_time_the_clock_tools_say_so_and_step_counts_frames() {
 async fn tools_added_while_running_are_announced_in_both_eras() {
     for protocol in [mcp_bindgen::Protocol::Modern, mcp_bindgen::Protocol::Legacy] {
         let app = Running::start(McpPlugin::default());
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
         let client = HttpClient::builder(&app.url)
             .protocol(protocol.clone())
             .on_tools_changed(move |list| {
-                let names: Vec<String> = list
-                    .tools
-                    .iter()
-                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                    .collect();
-                let _ = tx.send(names);
+                let _ = tx.send(list.names().map(str::to_owned).collect());
             })
             .connect()
             .await

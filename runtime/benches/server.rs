@@ -225,6 +225,18 @@ impl Drop for Listeners {
     }
 }
 
+/// Removes `steps` when it is `registered`, else registers it again: a change to the list.
+fn toggle_steps(server: &mut Server<Game>, registered: &mut bool) {
+    if *registered {
+        server.registry_mut().unregister("steps");
+    } else {
+        server
+            .registry_mut()
+            .register_call::<Steps>(Duration::from_secs(60));
+    }
+    *registered = !*registered;
+}
+
 /// A tool registered, or removed, then the frame's `poll`: every iteration changes the list.
 fn change_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("change_frame");
@@ -235,14 +247,7 @@ fn change_frame(c: &mut Criterion) {
         let mut registered = true;
         group.bench_function(format!("listening_{listening}"), |b| {
             b.iter(|| {
-                if registered {
-                    server.registry_mut().unregister("steps");
-                } else {
-                    server
-                        .registry_mut()
-                        .register_call::<Steps>(Duration::from_secs(60));
-                }
-                registered = !registered;
+                toggle_steps(&mut server, &mut registered);
                 black_box(server.poll(&mut Game))
             })
         });
@@ -267,14 +272,7 @@ fn change_frame(c: &mut Criterion) {
                 let mut timed = Duration::ZERO;
                 for _ in 0..iterations {
                     let started = std::time::Instant::now();
-                    if registered {
-                        server.registry_mut().unregister("steps");
-                    } else {
-                        server
-                            .registry_mut()
-                            .register_call::<Steps>(Duration::from_secs(60));
-                    }
-                    registered = !registered;
+                    toggle_steps(&mut server, &mut registered);
                     black_box(server.poll(&mut Game));
                     timed += started.elapsed();
                     announced += listening;

@@ -235,9 +235,8 @@ async fn handlers_hear_the_new_list_in_both_eras() {
         wait_until(|| heard.lock().unwrap().len() == 4, "the second change");
         let names: Vec<String> = heard.lock().unwrap()[3]
             .1
-            .tools
-            .iter()
-            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .names()
+            .map(str::to_owned)
             .collect();
         assert_eq!(names, ["greet"], "{protocol:?}");
         // The client is usable throughout: the streams take no request slot of its own.

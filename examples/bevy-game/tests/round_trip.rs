@@ -732,12 +732,7 @@ async fn the_boss_tool_appears_when_a_big_wave_arrives() {
     let (tx, mut lists) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
     let http = HttpClient::builder(&game.url)
         .on_tools_changed(move |list| {
-            let names = list
-                .tools
-                .iter()
-                .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                .collect();
-            let _ = tx.send(names);
+            let _ = tx.send(list.names().map(str::to_owned).collect());
         })
         .connect()
         .await

@@ -278,12 +278,7 @@ async fn the_arena_tool_appears_and_goes_while_clients_listen() {
     let (tx, mut lists) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
     let http = HttpClient::builder(format!("http://127.0.0.1:{}/mcp", game.port))
         .on_tools_changed(move |list| {
-            let names = list
-                .tools
-                .iter()
-                .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                .collect();
-            let _ = tx.send(names);
+            let _ = tx.send(list.names().map(str::to_owned).collect());
         })
         .connect()
         .await

@@ -1202,6 +1202,18 @@ enum Listened {
     Gone,
 }
 
+/// What a listen request answered with something other than an event stream means: busy or
+/// failing (5xx, 429) is worth another try; anything else (404 and `-32601`, a refused filter,
+/// an authorization it will not grant, a JSON body) is the server's answer: it does not serve it.
+fn not_a_stream(status: StatusCode, body: &str) -> Listened {
+    let reason = format!("HTTP {status}: {}", body.trim());
+    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+        Listened::Failed(reason)
+    } else {
+        Listened::NotServed(reason)
+    }
+}
+
 /// The 2026-07-28 `subscriptions/listen` stream for tool list changes, for the life of the
 /// client: each `notifications/tools/list_changed` on it makes the drift checks stale and
 /// wakes the application's handlers. A stream that drops is reopened after a back-off (reset
@@ -1286,19 +1298,7 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
     if !is_sse {
         let body = response.text().await.unwrap_or_default();
-        let code = serde_json::from_str::<Value>(&body)
-            .ok()
-            .and_then(|v| v["error"]["code"].as_i64());
-        let reason = format!("HTTP {status}: {}", body.trim());
-        // Busy or failing: worth another try. Anything else (404 and -32601, a refused
-        // filter, an authorization it will not grant) is the server's answer.
-        return if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
-            Listened::Failed(reason)
-        } else if code.is_some() || status.is_client_error() || status.is_success() {
-            Listened::NotServed(reason)
-        } else {
-            Listened::Failed(reason)
-        };
+        return not_a_stream(status, &body);
     }
     let mut parser = SseParser::default();
     let mut acknowledged = false;
@@ -1482,6 +1482,34 @@ mod tests {
         )
         .expect_err("refused");
         assert!(refused.contains("in cleartext to mcp.example"), "{refused}");
+    }
+
+    #[test]
+    fn a_listen_answered_without_a_stream_is_retried_only_when_the_server_is_busy() {
+        let not_found =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
+        for (status, body) in [
+            (StatusCode::NOT_FOUND, not_found),
+            (StatusCode::OK, not_found),
+            (StatusCode::BAD_REQUEST, ""),
+            (StatusCode::UNAUTHORIZED, ""),
+            (StatusCode::METHOD_NOT_ALLOWED, ""),
+        ] {
+            assert!(
+                matches!(not_a_stream(status, body), Listened::NotServed(_)),
+                "{status}: relies on ttlMs"
+            );
+        }
+        for status in [
+            StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::BAD_GATEWAY,
+            StatusCode::TOO_MANY_REQUESTS,
+        ] {
+            match not_a_stream(status, "busy") {
+                Listened::Failed(reason) => assert!(reason.contains("busy"), "{reason}"),
+                _ => panic!("{status}: tried again after the back-off"),
+            }
+        }
     }
 
     #[test]

@@ -194,6 +194,13 @@ pub struct ToolList {
     pub rejected: Vec<(String, String)>,
 }
 
+impl ToolList {
+    /// The tools' names, in the server's order (a tool without a string `name` is skipped).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().filter_map(|tool| tool["name"].as_str())
+    }
+}
+
 /// Builder settings both transports share.
 #[derive(Clone)]
 pub(crate) struct Settings {

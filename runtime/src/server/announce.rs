@@ -50,10 +50,20 @@ impl Changes {
     }
 }
 
+/// A `subscriptions/listen` request with id `id` and filter `params.notifications`, as every
+/// transport answers it: the kinds of change to send it and the acknowledgement that opens its
+/// stream, or the `-32602` error response when the filter is not an object.
+pub(crate) fn open(id: &Value, filter: Option<&Value>) -> Result<(Changes, String), String> {
+    match honoured(filter) {
+        Ok((wants, acknowledged)) => Ok((wants, acknowledgement(id, &acknowledged))),
+        Err(message) => Err(super::wire::error(id, -32602, &message)),
+    }
+}
+
 /// The kinds of change a listen filter (`params.notifications`) asks for that this server
 /// honours, and the filter to acknowledge (only those kinds: the revision leaves unsupported
 /// ones out of the acknowledgement). `Err` when the filter is not an object.
-pub(crate) fn honoured(filter: Option<&Value>) -> Result<(Changes, Value), String> {
+fn honoured(filter: Option<&Value>) -> Result<(Changes, Value), String> {
     let Some(Value::Object(filter)) = filter else {
         return Err(
             "Invalid params: subscriptions/listen needs a \"notifications\" object (for \
@@ -71,7 +81,7 @@ pub(crate) fn honoured(filter: Option<&Value>) -> Result<(Changes, Value), Strin
 }
 
 /// The first message of a listen stream.
-pub(crate) fn acknowledgement(id: &Value, acknowledged: &Value) -> String {
+fn acknowledgement(id: &Value, acknowledged: &Value) -> String {
     json!({
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
@@ -108,12 +118,11 @@ pub(crate) fn events(changes: Changes, tag: Option<&Value>) -> impl Iterator<Ite
 
 /// The streams listening over HTTP, shared by the game thread (which announces) and the HTTP
 /// thread (which opens streams and writes their events).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Listeners {
     streams: Mutex<Vec<Listener>>,
-    /// Wakes the announcer task on the HTTP thread (capacity 1); without one, announcing wakes
-    /// each stream itself.
-    kick: Option<mpsc::Sender<()>>,
+    /// Wakes the announcer task on the HTTP thread (capacity 1).
+    kick: mpsc::Sender<()>,
 }
 
 /// The game thread's side of one stream.
@@ -150,7 +159,7 @@ impl Listeners {
         let (kick, kicked) = mpsc::channel(1);
         let listeners = Listeners {
             streams: Mutex::default(),
-            kick: Some(kick),
+            kick,
         };
         (listeners, kicked)
     }
@@ -205,15 +214,9 @@ impl Listeners {
                 any = true;
             }
         }
-        if !any {
-            return;
-        }
-        match &self.kick {
+        if any {
             // Full: the announcer has a kick waiting, and it will see these bits.
-            Some(kick) => {
-                let _ = kick.try_send(());
-            }
-            None => Self::wake_pending(&streams),
+            let _ = self.kick.try_send(());
         }
     }
 
@@ -340,11 +343,13 @@ mod tests {
 
     #[test]
     fn announcements_coalesce_and_skip_streams_that_did_not_ask() {
-        let listeners = Listeners::default();
+        let (listeners, _kicked) = Listeners::with_announcer();
         let mut tools = listeners.subscribe(Changes::TOOLS, Some(json!(7)));
         let mut nothing = listeners.subscribe(Changes::NONE, Some(json!(8)));
         listeners.announce(Changes::TOOLS);
         listeners.announce(Changes::TOOLS);
+        // The announcer's part.
+        Listeners::wake_pending(&listeners.streams());
         let waker = std::task::Waker::noop();
         let mut cx = std::task::Context::from_waker(waker);
         match tools.poll_next(&mut cx) {

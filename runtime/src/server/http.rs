@@ -1056,13 +1056,18 @@ fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyB
 /// closes the stream or the server shuts down (then the closing response).
 fn listen(request: super::wire::Request, state: &State, busy: Busy) -> Response<ReplyBody> {
     let id = request.id;
-    let (wants, acknowledged) = match announce::honoured(request.params.notifications.as_deref()) {
-        Ok(honoured) => honoured,
-        Err(message) => return response(StatusCode::OK, Some(error(&id, -32602, &message))),
-    };
-    let first = event(&announce::acknowledgement(&id, &acknowledged));
+    let (wants, acknowledgement) =
+        match announce::open(&id, request.params.notifications.as_deref()) {
+            Ok(opened) => opened,
+            Err(invalid) => return response(StatusCode::OK, Some(invalid)),
+        };
     let subscription = state.listeners.subscribe(wants, Some(id));
-    change_stream(Some(first), subscription, &state.config, busy)
+    change_stream(
+        Some(event(&acknowledgement)),
+        subscription,
+        &state.config,
+        busy,
+    )
 }
 
 fn change_stream(

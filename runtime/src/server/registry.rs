@@ -448,12 +448,12 @@ impl<Ctx> Registry<Ctx> {
                     ));
                 };
                 return Some(
-                    match announce::honoured(request.params.notifications.as_deref()) {
-                        Ok((wants, acknowledged)) => {
+                    match announce::open(id, request.params.notifications.as_deref()) {
+                        Ok((wants, acknowledgement)) => {
                             in_band.subscriptions.push((id.clone(), wants));
-                            announce::acknowledgement(id, &acknowledged)
+                            acknowledgement
                         }
-                        Err(message) => error(id, -32602, &message),
+                        Err(invalid) => invalid,
                     },
                 );
             }
