@@ -3,27 +3,25 @@
 //! How announcements reach the session is the transport's affair (the legacy GET stream, a
 //! `subscriptions/listen` stream, stdio lines); this file only answers them.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use tokio::sync::Notify;
 
-use super::session::{Transport, tool_list};
+use super::lock;
+use super::session::{Connection, tool_list};
+use super::transport::Transport;
 
-/// Answers each announcement until `client` can no longer be had (the client was dropped).
+/// Answers each announcement until the connection is gone (the client was dropped).
 /// Announcements that come while a list is fetched are one more fetch (`Notify` keeps one
 /// permit), never a queue.
-pub(crate) async fn watch<T, F>(signal: Arc<Notify>, client: F)
-where
-    T: Transport,
-    F: Fn() -> Option<T>,
-{
+async fn watch<T: Transport>(signal: Arc<Notify>, conn: Weak<Connection<T>>) {
     loop {
         signal.notified().await;
-        let Some(transport) = client() else { return };
-        let handlers = transport.session().settings.on_tools_changed.clone();
-        let fetched = tool_list(&transport).await;
-        let peer = transport.peer();
-        drop(transport);
+        let Some(conn) = conn.upgrade() else { return };
+        let handlers = conn.session.settings.on_tools_changed.clone();
+        let fetched = tool_list(&conn).await;
+        let peer = conn.transport.peer();
+        drop(conn);
         match fetched {
             Ok(list) => {
                 // Application code: off the I/O thread, so that a slow handler delays no
@@ -45,17 +43,18 @@ where
     }
 }
 
-/// Starts [`watch`] on the I/O runtime when the settings have handlers.
-pub(crate) fn start<T, F>(transport: &T, client: F) -> Option<tokio::task::AbortHandle>
-where
-    T: Transport + Send + 'static,
-    F: Fn() -> Option<T> + Send + Sync + 'static,
-{
-    let session = transport.session();
+/// When the application has handlers: starts [`watch`] on the I/O runtime, for the life of
+/// `conn`, and has the transport listen for announcements where that takes a stream of its own.
+pub(crate) fn start<T: Transport>(conn: &Arc<Connection<T>>) {
+    let session = &conn.session;
     if session.settings.on_tools_changed.is_empty() {
-        return None;
+        return;
     }
-    let runtime = super::io::handle().ok()?;
+    let Ok(runtime) = super::io::handle() else {
+        return;
+    };
     let signal = session.tools_changed.clone();
-    Some(runtime.spawn(watch(signal, client)).abort_handle())
+    let task = runtime.spawn(watch(signal, Arc::downgrade(conn)));
+    lock(&conn.tasks).push(task.abort_handle());
+    conn.transport.hear_changes();
 }

@@ -2,15 +2,17 @@
 //! against the server's `tools/list`, kept current by `notifications/tools/list_changed` and by
 //! the list's `ttlMs`, without a request of its own while the last list is fresh.
 //!
-//! A call of a generated method asks `drift_check::check_tool`. While the module's check is
-//! fresh that is a lock and a lookup; otherwise one `tools/list` (every page) is sent, by one
-//! caller at a time, and every module the client serves is judged from it. Any `tools/list` the client sends for
-//! another reason (the `-32020` header refresh, [`HttpClient::tool_list`]) refreshes the checks
-//! as well.
+//! A call of a generated method asks [`Drift::check_tool`]. While the module's check is fresh
+//! that is a lock and a lookup; otherwise the client is asked for one `tools/list` (every page),
+//! by one caller at a time, and every module the client serves is judged from the list it hands
+//! back ([`Drift::observe`]). Any `tools/list` the client sends for another reason (the `-32020`
+//! header refresh, [`HttpClient::tool_list`]) is handed over as well. This module sends
+//! nothing itself: it keeps the state and judges what it is given.
 //!
 //! [`HttpClient::tool_list`]: crate::HttpClient::tool_list
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,16 +33,30 @@ pub(crate) type DriftHandler = Arc<dyn Fn(&DriftReport) + Send + Sync>;
 const RECHECK_FLOOR: Duration = Duration::from_secs(1);
 
 /// How long calls go on unchecked after a `tools/list` failed, before the next try.
-pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
+const RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// The drift state of one client: one [`Guard`] per generated module it serves.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Drift {
+    policy: DriftPolicy,
+    /// Receives each report that found changes (the builders' `on_drift`).
+    handler: Option<DriftHandler>,
     /// Bumped by each `notifications/tools/list_changed`: a guard checked before is stale.
     epoch: AtomicU64,
     guards: Mutex<HashMap<&'static str, Guard>>,
     /// One `tools/list` for the check at a time; the callers waiting meanwhile use its result.
-    pub(crate) checking: tokio::sync::Mutex<()>,
+    checking: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Drift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Drift")
+            .field("policy", &self.policy)
+            .field("handler", &self.handler.as_ref().map(|_| "<handler>"))
+            .field("epoch", &self.epoch)
+            .field("modules", &lock(&self.guards).len())
+            .finish()
+    }
 }
 
 /// One module's last check.
@@ -59,6 +75,77 @@ struct Guard {
 }
 
 impl Drift {
+    pub(crate) fn new(policy: DriftPolicy, handler: Option<DriftHandler>) -> Self {
+        Drift {
+            policy,
+            handler,
+            ..Drift::default()
+        }
+    }
+
+    /// Before a generated method calls `tool`: the module's verdict, checked first with the
+    /// list `fetch` obtains (a `tools/list` that reaches [`Drift::observe`]) when it is not
+    /// fresh. A failed fetch is logged and lets calls through for [`RETRY_AFTER`] rather than
+    /// failing them; `peer` names the server in that message.
+    pub(crate) async fn check_tool<F, Fut>(
+        &self,
+        provenance: &'static Provenance,
+        tool: &str,
+        peer: impl FnOnce() -> String,
+        fetch: F,
+    ) -> Result<(), Error>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<ToolList, Error>>,
+    {
+        if self.policy == DriftPolicy::Off {
+            return Ok(());
+        }
+        if let Some(verdict) = self.current(provenance, tool) {
+            return verdict;
+        }
+        let _one_at_a_time = self.checking.lock().await;
+        // Another caller may have checked while this one waited.
+        if let Some(verdict) = self.current(provenance, tool) {
+            return verdict;
+        }
+        self.register(provenance);
+        let epoch = self.epoch();
+        if let Err(error) = fetch().await {
+            let peer = peer();
+            #[cfg(not(feature = "tracing"))]
+            log::warn!(
+                "could not check {peer}'s tools for drift (calls go on unchecked for {} s): \
+                 {error}",
+                RETRY_AFTER.as_secs()
+            );
+            #[cfg(feature = "tracing")]
+            tracing::warn!(%peer, %error, "could not check the server's tools for drift");
+            self.failed(provenance, epoch);
+        }
+        self.current(provenance, tool).unwrap_or(Ok(()))
+    }
+
+    /// Checks now, whatever the last check, with the list `fetch` obtains: the report, `None`
+    /// under [`DriftPolicy::Off`].
+    pub(crate) async fn check_now<F, Fut>(
+        &self,
+        provenance: &'static Provenance,
+        fetch: F,
+    ) -> Result<Option<DriftReport>, Error>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<ToolList, Error>>,
+    {
+        if self.policy == DriftPolicy::Off {
+            return Ok(None);
+        }
+        let _one_at_a_time = self.checking.lock().await;
+        self.register(provenance);
+        fetch().await?;
+        Ok(self.report(provenance))
+    }
+
     /// The server announced a new tool list: every check is stale.
     pub(crate) fn list_changed(&self) {
         self.epoch.fetch_add(1, Ordering::AcqRel);
@@ -83,7 +170,7 @@ impl Drift {
         })
     }
 
-    pub(crate) fn register(&self, provenance: &'static Provenance) {
+    fn register(&self, provenance: &'static Provenance) {
         lock(&self.guards)
             .entry(provenance.digest())
             .or_insert_with(|| Guard {
@@ -110,14 +197,8 @@ impl Drift {
 
     /// Judges every registered module from a `tools/list` the client received (requested at
     /// list epoch `epoch`, in the modern era when `modern`).
-    pub(crate) fn observe(
-        &self,
-        list: &ToolList,
-        epoch: u64,
-        modern: bool,
-        policy: DriftPolicy,
-        handler: Option<&DriftHandler>,
-    ) {
+    pub(crate) fn observe(&self, list: &ToolList, epoch: u64, modern: bool) {
+        let policy = self.policy;
         if policy == DriftPolicy::Off {
             return;
         }
@@ -147,12 +228,12 @@ impl Drift {
         }
         // Outside the lock: the handler may ask the client for its report.
         for report in &reports {
-            announce(report, handler);
+            announce(report, self.handler.as_ref());
         }
     }
 
     /// A check's `tools/list` failed: calls go on unchecked for [`RETRY_AFTER`].
-    pub(crate) fn failed(&self, provenance: &Provenance, epoch: u64) {
+    fn failed(&self, provenance: &Provenance, epoch: u64) {
         if let Some(guard) = lock(&self.guards).get_mut(provenance.digest()) {
             guard.epoch = epoch;
             guard.until = Some(Instant::now() + RETRY_AFTER);
@@ -294,39 +375,21 @@ mod tests {
     #[test]
     fn a_modern_list_is_trusted_at_least_for_the_floor() {
         let provenance = provenance();
-        let drift = Drift::default();
+        let drift = Drift::new(DriftPolicy::Strict, None);
         drift.register(provenance);
         let before = Instant::now();
-        drift.observe(
-            &live(|_| {}, Some(0)),
-            drift.epoch(),
-            true,
-            DriftPolicy::Strict,
-            None,
-        );
+        drift.observe(&live(|_| {}, Some(0)), drift.epoch(), true);
         let until = expiry(&drift, provenance).expect("a modern list expires");
         assert!(
             until >= before + RECHECK_FLOOR,
             "ttlMs 0 is trusted for 1 s"
         );
         // A longer ttl is the ttl.
-        drift.observe(
-            &live(|_| {}, Some(60_000)),
-            drift.epoch(),
-            true,
-            DriftPolicy::Strict,
-            None,
-        );
+        drift.observe(&live(|_| {}, Some(60_000)), drift.epoch(), true);
         let until = expiry(&drift, provenance).expect("expires");
         assert!(until >= before + Duration::from_secs(60));
         // A legacy list never expires: only list_changed makes it stale.
-        drift.observe(
-            &live(|_| {}, Some(0)),
-            drift.epoch(),
-            false,
-            DriftPolicy::Strict,
-            None,
-        );
+        drift.observe(&live(|_| {}, Some(0)), drift.epoch(), false);
         assert_eq!(expiry(&drift, provenance), None);
     }
 
@@ -375,9 +438,9 @@ mod tests {
                 (DriftPolicy::PinDescriptions, true),
             ] {
                 let provenance = provenance();
-                let drift = Drift::default();
+                let drift = Drift::new(policy, None);
                 drift.register(provenance);
-                drift.observe(&live(change, None), drift.epoch(), false, policy, None);
+                drift.observe(&live(change, None), drift.epoch(), false);
                 let report = drift.report(provenance).expect("judged");
                 assert!(!report.changes.is_empty(), "{what}: a change is reported");
                 let verdict = drift.current(provenance, "look").expect("fresh");

@@ -1,5 +1,5 @@
-//! The client side: MCP client transports over Streamable HTTP ([`HttpClient`]) and a child
-//! process's stdio ([`StdioClient`]), both [`ToolCaller`](crate::ToolCaller)s.
+//! The client side: one client, [`McpClient`], over Streamable HTTP ([`HttpClient`]) or a
+//! child process's stdio ([`StdioClient`]); a [`ToolCaller`](crate::ToolCaller).
 //!
 //! Both speak the two protocol eras (see [`crate::era`]) through one engine (the session): they
 //! try the modern, stateless revision (2026-07-28) first and fall back to the legacy
@@ -16,35 +16,42 @@
 //! `inputRequests` of an `input_required` result in the modern one) are answered by the
 //! handler set with `on_request` on the builders, `ping` always, anything else with `-32601`.
 
+mod builder;
 mod changes;
 mod decode;
 mod drift;
-mod drift_check;
 pub mod http;
 mod io;
+mod mcp_client;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod outgoing;
 mod session;
 mod sse;
 pub mod stdio;
+mod transport;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::Error;
 use crate::era::{self, Era};
 
+pub(crate) use builder::Settings;
 #[doc(hidden)]
 pub use decode::decode_tool_response;
 pub(crate) use decode::{Response, Route};
 pub(crate) use outgoing::Outgoing;
-pub(crate) use session::{Negotiated, Reply, Session, Transport};
+pub(crate) use session::{Negotiated, Session};
+pub(crate) use transport::Reply;
 
-pub use http::{HttpClient, HttpClientBuilder, TokenProvider};
-pub use stdio::{StdioClient, StdioClientBuilder};
+pub use builder::ClientBuilder;
+pub use http::{HttpClient, HttpClientBuilder, HttpOptions, HttpTransport, TokenProvider};
+pub use mcp_client::McpClient;
+pub use stdio::{StdioClient, StdioClientBuilder, StdioOptions, StdioTransport};
+pub use transport::Transport;
 
 /// Which protocol era or version a client speaks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -200,194 +207,6 @@ impl ToolList {
         self.tools.iter().filter_map(|tool| tool["name"].as_str())
     }
 }
-
-/// Builder settings both transports share.
-#[derive(Clone)]
-pub(crate) struct Settings {
-    pub(crate) client_name: String,
-    pub(crate) client_version: String,
-    pub(crate) capabilities: Value,
-    pub(crate) timeout: Duration,
-    pub(crate) protocol: Protocol,
-    pub(crate) log: Option<LogHandler>,
-    pub(crate) requests: Option<RequestHandler>,
-    pub(crate) drift_policy: crate::DriftPolicy,
-    pub(crate) on_drift: Option<drift::DriftHandler>,
-    pub(crate) on_tools_changed: Vec<ToolsChangedHandler>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            client_name: env!("CARGO_PKG_NAME").to_owned(),
-            client_version: env!("CARGO_PKG_VERSION").to_owned(),
-            capabilities: json!({}),
-            timeout: Duration::from_secs(30),
-            protocol: Protocol::Auto,
-            log: None,
-            requests: None,
-            drift_policy: crate::DriftPolicy::default(),
-            on_drift: None,
-            on_tools_changed: Vec::new(),
-        }
-    }
-}
-
-impl std::fmt::Debug for Settings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Settings")
-            .field("client_name", &self.client_name)
-            .field("client_version", &self.client_version)
-            .field("capabilities", &self.capabilities)
-            .field("timeout", &self.timeout)
-            .field("protocol", &self.protocol)
-            .field("log", &self.log.as_ref().map(|_| "<handler>"))
-            .field("requests", &self.requests.as_ref().map(|_| "<handler>"))
-            .field("drift_policy", &self.drift_policy)
-            .field("on_drift", &self.on_drift.as_ref().map(|_| "<handler>"))
-            .field("on_tools_changed", &self.on_tools_changed.len())
-            .finish()
-    }
-}
-
-/// The builder methods both transports share, written once.
-macro_rules! settings_methods {
-    () => {
-        /// The client's name and version, sent as `clientInfo` (default: this crate's).
-        pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-            self.settings.client_name = name.into();
-            self.settings.client_version = version.into();
-            self
-        }
-
-        /// The client capabilities declared to the server (default `{}`).
-        pub fn capabilities(mut self, capabilities: serde_json::Value) -> Self {
-            self.settings.capabilities = capabilities;
-            self
-        }
-
-        /// How long one request may take before it fails with [`Error::Timeout`] and is
-        /// cancelled on the server (default 30 s).
-        pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.settings.timeout = timeout;
-            self
-        }
-
-        /// Which protocol era or version to speak (default
-        /// [`Protocol::Auto`](crate::client::Protocol::Auto): modern if the server speaks it,
-        /// else legacy).
-        pub fn protocol(mut self, protocol: $crate::client::Protocol) -> Self {
-            self.settings.protocol = protocol;
-            self
-        }
-
-        /// Receives the server's log notifications (unless a call has its own handler).
-        pub fn on_log(
-            mut self,
-            handler: impl Fn($crate::client::LogMessage) + Send + Sync + 'static,
-        ) -> Self {
-            self.settings.log = Some(std::sync::Arc::new(handler));
-            self
-        }
-
-        /// Answers the server's requests (elicitation, sampling, roots, ...), in both eras.
-        /// `ping` is answered by the client itself, never passed here; without a handler,
-        /// everything else gets `-32601` (method not found).
-        pub fn on_request(
-            mut self,
-            handler: impl Fn(&str, &serde_json::Value) -> Result<serde_json::Value, Error>
-            + Send
-            + Sync
-            + 'static,
-        ) -> Self {
-            self.settings.requests = Some(std::sync::Arc::new(handler));
-            self
-        }
-
-        /// What generated clients do when the server's tools changed since they were
-        /// generated (default [`DriftPolicy::Warn`](crate::DriftPolicy::Warn): report, and
-        /// call). See [`crate::drift`].
-        pub fn drift_policy(mut self, policy: $crate::DriftPolicy) -> Self {
-            self.settings.drift_policy = policy;
-            self
-        }
-
-        /// Receives each drift report that found changes (they also go to `log`: `warn` when
-        /// one breaks a call, else `info`).
-        pub fn on_drift(
-            mut self,
-            handler: impl Fn(&$crate::DriftReport) + Send + Sync + 'static,
-        ) -> Self {
-            self.settings.on_drift = Some(std::sync::Arc::new(handler));
-            self
-        }
-
-        /// Receives the server's new tool list each time it announces that its tools changed
-        /// (the legacy era's `notifications/tools/list_changed`; in 2026-07-28, the
-        /// `subscriptions/listen` stream the HTTP client opens when the server advertises
-        /// `tools.listChanged`). The list is fetched once per announcement, however many
-        /// handlers there are, and handed to each in the order they were added, on a blocking
-        /// thread of the client's I/O runtime. Announcements that come while a list is being
-        /// fetched are answered by one more fetch. Generated clients' drift checks go stale on
-        /// the same announcements, with or without a handler.
-        pub fn on_tools_changed(
-            mut self,
-            handler: impl Fn(&$crate::client::ToolList) + Send + Sync + 'static,
-        ) -> Self {
-            self.settings
-                .on_tools_changed
-                .push(std::sync::Arc::new(handler));
-            self
-        }
-    };
-}
-pub(crate) use settings_methods;
-
-/// The [`ToolCaller`](crate::ToolCaller) of a transport's client: the same for every
-/// transport, since the session does the work (a call with default options, a typed call
-/// decoded from the bytes, the drift check).
-macro_rules! transport_tool_caller {
-    ($client:ty) => {
-        impl $crate::ToolCaller for $client {
-            async fn call_tool(
-                &self,
-                name: &str,
-                arguments: Map<String, Value>,
-            ) -> Result<CallToolResult, Error> {
-                self.call_tool_with(name, arguments, &CallOptions::default())
-                    .await
-            }
-
-            async fn call_tool_decoded<T: serde::de::DeserializeOwned + Send>(
-                &self,
-                name: &str,
-                arguments: Map<String, Value>,
-            ) -> Result<T, Error> {
-                session::call_tool_decoded(self, name, arguments).await
-            }
-
-            async fn check_tool(
-                &self,
-                provenance: &'static crate::Provenance,
-                tool: &str,
-            ) -> Result<(), Error> {
-                super::drift_check::check_tool(self, provenance, tool).await
-            }
-
-            fn drift(&self, provenance: &crate::Provenance) -> Option<crate::DriftReport> {
-                session::Transport::session(self).drift.report(provenance)
-            }
-
-            async fn check_drift(
-                &self,
-                provenance: &'static crate::Provenance,
-            ) -> Result<Option<crate::DriftReport>, Error> {
-                super::drift_check::check_drift(self, provenance).await
-            }
-        }
-    };
-}
-pub(crate) use transport_tool_caller;
 
 /// The handlers of one exchange.
 #[derive(Clone, Default)]

@@ -20,6 +20,9 @@ pub(crate) struct Outgoing<'a> {
     pub(crate) text: String,
     /// The era and version it is written for (`None`: before any, as `initialize` is).
     pub(crate) era: Option<super::Negotiated>,
+    /// The arguments a modern `tools/call` mirrors as `Mcp-Param-{name}` headers (the tool's
+    /// `x-mcp-header` annotations): each header's name and its encoded value.
+    pub(crate) mirrored: Vec<(String, String)>,
 }
 
 /// The `_meta` keys a request carries besides the caller's own.
@@ -62,6 +65,7 @@ impl<'a> Outgoing<'a> {
             params,
             text,
             era: None,
+            mirrored: Vec::new(),
         })
     }
 }

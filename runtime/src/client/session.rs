@@ -2,12 +2,13 @@
 //! first, the legacy fallback where the 2026-07-28 dual-era rules say), the request loop (the
 //! modern `_meta`, version retries, the `x-mcp-header` refresh, `input_required` rounds),
 //! paging, and what an HTTP refusal means. A [`Transport`] only moves messages and reports what
-//! happened ([`Reply`]); everything here is written once, for HTTP and stdio alike.
+//! happened ([`Reply`]); everything here is written once, for HTTP and stdio alike, over a
+//! [`Connection`] (the session and its transport).
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -15,6 +16,7 @@ use serde_json::{Map, Value, json};
 use super::decode::{Decoder, Step, TypedResult, ValueResult};
 use super::drift::Drift;
 use super::outgoing::{MetaKeys, Modern};
+use super::transport::{Reply, Transport};
 use super::{
     CallContext, CallOptions, LogMessage, Outgoing, Progress, Response, Settings, ToolList, lock,
 };
@@ -57,14 +59,14 @@ pub(crate) struct Session {
 impl Session {
     pub(crate) fn new(settings: Settings) -> Self {
         Session {
-            settings,
+            drift: Drift::new(settings.drift_policy, settings.on_drift.clone()),
             next_id: AtomicU64::new(1),
             negotiated: Mutex::new(None),
             server_info: Mutex::new(Value::Null),
             capabilities: Mutex::new(Value::Null),
             header_params: Mutex::new(HashMap::new()),
-            drift: Drift::default(),
-            tools_changed: std::sync::Arc::default(),
+            tools_changed: Arc::default(),
+            settings,
         }
     }
 
@@ -153,6 +155,21 @@ impl Session {
             progress_token,
         };
         let mut request = Outgoing::new(id, method, params, keys)?;
+        if method == "tools/call"
+            && version.is_some_and(Negotiated::is_modern)
+            && let Some(tool) = params["name"].as_str()
+            && let Some(params_of_tool) = self.header_params(tool)
+        {
+            request.mirrored = params_of_tool
+                .iter()
+                .filter_map(|(name, path)| {
+                    Some((
+                        name.clone(),
+                        header_param_value(&params["arguments"], path)?,
+                    ))
+                })
+                .collect();
+        }
         request.era = version.cloned();
         Ok(request)
     }
@@ -244,106 +261,38 @@ impl Session {
     }
 }
 
-/// What a transport reports of one request: the response, or what the server did instead.
+/// A session and the transport that carries it: what every rule of this file works on, and
+/// what a client ([`super::McpClient`]) holds.
 #[derive(Debug)]
-pub(crate) enum Reply {
-    /// The JSON-RPC response to the request, as it came (checked and decoded by the session).
-    Response(Response),
-    /// An HTTP error status (never over stdio); `error` is the JSON-RPC error response in the
-    /// body, if any.
-    Refused {
-        status: http::StatusCode,
-        body: String,
-        error: Option<Response>,
-        /// The `WWW-Authenticate` header of a 401 or 403.
-        www_authenticate: Option<String>,
-        /// Which credential the refused request carried (the transport's own count), so that
-        /// a refusal of a credential another call already replaced is simply sent again.
-        credential: Option<u64>,
-    },
-    /// HTTP 202 (or another success without a body) to a request that needed a response.
-    Accepted,
+pub(crate) struct Connection<T> {
+    pub(crate) session: Arc<Session>,
+    pub(crate) transport: T,
+    /// What runs beside the requests on the client's behalf (the application's tool-change
+    /// handlers): ended with the connection.
+    pub(crate) tasks: Mutex<Vec<tokio::task::AbortHandle>>,
 }
 
-/// A transport moves messages; the session decides what they mean. `exchange` sends one
-/// request, hands the notifications that come with its answer to `context`, answers the
-/// server's requests, and reports what happened (or fails, cancelling the request on the
-/// server).
-pub(crate) trait Transport: Sync {
-    /// Whether tools' `x-mcp-header` annotations are mirrored as headers (Streamable HTTP in
-    /// the modern era), so that `tools/list` drops the tools whose annotations are invalid.
-    const MIRRORS_HEADERS: bool;
-
-    /// The transport's name in traces (`streamable-http`, `stdio`).
-    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
-    const NAME: &'static str;
-
-    fn session(&self) -> &Session;
-
-    /// Who the server is, for messages (`https://mcp.example/mcp`, `the server`).
-    fn peer(&self) -> String;
-
-    /// What the server printed that was not the protocol, for a message about its silence
-    /// (` (instead of JSON-RPC it printed ...)`); nothing by default.
-    fn printed_instead(&self) -> String {
-        String::new()
-    }
-
-    /// Sends `request` and reports what came back.
-    fn exchange(
-        &self,
-        request: Outgoing<'_>,
-        context: CallContext,
-        timeout: Duration,
-    ) -> impl Future<Output = Result<Reply, Error>> + Send;
-
-    /// Sends a notification (no response expected) in the era `negotiated`.
-    fn notify(
-        &self,
-        message: Value,
-        negotiated: Negotiated,
-        timeout: Duration,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
-
-    /// The legacy handshake is done: start what the era needs besides requests (over HTTP,
-    /// the stream on which the server sends its own requests and notifications).
-    fn initialized(&self) {}
-
-    /// Someone relies on hearing of changes to the server's tools (a generated module's
-    /// drift check, the application's handlers): start listening where the era needs a
-    /// stream of its own for that (2026-07-28 over HTTP). Nothing by default: legacy
-    /// notifications come on the streams already open.
-    fn hear_changes(&self) {}
-
-    /// Before each request: bring the credentials up to date (a token about to expire is
-    /// refreshed). Nothing to do by default.
-    fn prepare(&self) -> impl Future<Output = Result<(), Error>> + Send {
-        std::future::ready(Ok(()))
-    }
-
-    /// After a 401 or 403 to a request that carried `credential`: whether new credentials
-    /// were obtained (an OAuth authorization, a refresh, a step-up), so that the request is
-    /// worth sending again. By default there is nothing to obtain.
-    fn reauthorize(
-        &self,
-        status: http::StatusCode,
-        www_authenticate: Option<&str>,
-        credential: Option<u64>,
-    ) -> impl Future<Output = Result<bool, Error>> + Send {
-        let _ = (status, www_authenticate, credential);
-        std::future::ready(Ok(false))
+impl<T> Connection<T> {
+    pub(crate) fn new(session: Arc<Session>, transport: T) -> Self {
+        Connection {
+            session,
+            transport,
+            tasks: Mutex::new(Vec::new()),
+        }
     }
 }
 
-/// How many times one request is sent again with new credentials: a 401 answered by an
-/// authorization, then a 403 answered by a step-up.
-const REAUTHORIZATIONS: usize = 2;
+impl<T> Drop for Connection<T> {
+    fn drop(&mut self) {
+        for task in lock(&self.tasks).drain(..) {
+            task.abort();
+        }
+    }
+}
 
-/// Sends one request (written afresh for each attempt: a new id), and again with new
-/// credentials when the server refused the old ones and the transport could get better ones.
-/// Returns the id of the last attempt and what came back.
+/// Sends one request (written with a new id) and returns the id and what came back.
 async fn send<T: Transport>(
-    transport: &T,
+    conn: &Connection<T>,
     method: &str,
     params: &Value,
     version: Option<&Negotiated>,
@@ -351,48 +300,23 @@ async fn send<T: Transport>(
     context: &CallContext,
     timeout: Duration,
 ) -> Result<(u64, Reply), Error> {
-    let session = transport.session();
-    let mut reauthorized = 0;
-    loop {
-        transport.prepare().await?;
-        let id = session.next_id();
-        let request = session.outgoing(id, method, params, version, progress.then_some(id))?;
-        let reply = transport
-            .exchange(request, context.clone(), timeout)
-            .await?;
-        if let Reply::Refused {
-            status,
-            www_authenticate,
-            credential,
-            ..
-        } = &reply
-            && (*status == http::StatusCode::UNAUTHORIZED || *status == http::StatusCode::FORBIDDEN)
-            && reauthorized < REAUTHORIZATIONS
-            && transport
-                .reauthorize(*status, www_authenticate.as_deref(), *credential)
-                .await?
-        {
-            reauthorized += 1;
-            #[cfg(feature = "tracing")]
-            tracing::info!(
-                method,
-                id,
-                status = status.as_u16(),
-                "sending the request again with new credentials"
-            );
-            continue;
-        }
-        #[cfg(feature = "tracing")]
-        crate::trace::record("id", id);
-        return Ok((id, reply));
-    }
+    let session = &conn.session;
+    let id = session.next_id();
+    let request = session.outgoing(id, method, params, version, progress.then_some(id))?;
+    let reply = conn
+        .transport
+        .exchange(request, context.clone(), timeout)
+        .await?;
+    #[cfg(feature = "tracing")]
+    crate::trace::record("id", id);
+    Ok((id, reply))
 }
 
 /// The response in a reply, or the error the reply means: a refusal with a JSON-RPC error is
 /// that error's response; 401 and 403 are [`Error::Auth`]; any other refusal, and no response
 /// at all, a transport error naming the peer.
 fn into_response<T: Transport>(
-    transport: &T,
+    conn: &Connection<T>,
     reply: Reply,
     method: &str,
     params: &Value,
@@ -406,14 +330,14 @@ fn into_response<T: Transport>(
         } if status == http::StatusCode::UNAUTHORIZED || status == http::StatusCode::FORBIDDEN => {
             Err(Error::Auth {
                 status: Some(status.as_u16()),
-                message: format!("{} answered HTTP {status}", transport.peer()),
+                message: format!("{} answered HTTP {status}", conn.transport.peer()),
                 www_authenticate,
             })
         }
         Reply::Refused {
             error: Some(error), ..
         } => Ok(error),
-        Reply::Refused { status, body, .. } => Err(refused(&transport.peer(), status, &body)),
+        Reply::Refused { status, body, .. } => Err(refused(&conn.transport.peer(), status, &body)),
         Reply::Accepted => Err(Error::transport(format!(
             "{}: the server sent no response",
             describe(method, params)
@@ -446,30 +370,30 @@ pub(crate) fn refused(peer: &str, status: http::StatusCode, body: &str) -> Error
 /// eras: the modern `_meta`, a retry with another version on `-32022`, a retry after
 /// refreshing the tool list on `-32020` for `tools/call`, and the rounds of `input_required`.
 pub(crate) async fn request<T: Transport>(
-    transport: &T,
+    conn: &Connection<T>,
     method: &str,
     params: Value,
     options: &CallOptions,
 ) -> Result<Value, Error> {
-    let refresh = || async { tool_list(transport).await.map(|_| ()) };
-    request_loop(transport, method, params, options, refresh, &ValueResult).await
+    let refresh = || async { tool_list(conn).await.map(|_| ()) };
+    request_loop(conn, method, params, options, refresh, &ValueResult).await
 }
 
 /// [`request`] without the tool-list refresh (which itself sends requests).
 async fn request_plain<T: Transport>(
-    transport: &T,
+    conn: &Connection<T>,
     method: &str,
     params: Value,
     options: &CallOptions,
 ) -> Result<Value, Error> {
     let refresh = || std::future::ready(Ok(()));
-    request_loop(transport, method, params, options, refresh, &ValueResult).await
+    request_loop(conn, method, params, options, refresh, &ValueResult).await
 }
 
 /// One request and its rounds; with the `tracing` feature, inside a `mcp_request` span
 /// (method, tool, transport, protocol version, the last attempt's id, outcome and duration).
 async fn request_loop<T, R, F, D>(
-    transport: &T,
+    conn: &Connection<T>,
     method: &str,
     params: Value,
     options: &CallOptions,
@@ -497,11 +421,11 @@ where
             elapsed_ms = Empty,
         );
         if span.is_disabled() {
-            return request_rounds(transport, method, params, options, refresh, decoder).await;
+            return request_rounds(conn, method, params, options, refresh, decoder).await;
         }
         tracing::trace!(parent: &span, %params, "request");
         let started = Instant::now();
-        let result = request_rounds(transport, method, params, options, refresh, decoder)
+        let result = request_rounds(conn, method, params, options, refresh, decoder)
             .instrument(span.clone())
             .await;
         let elapsed = started.elapsed();
@@ -519,11 +443,11 @@ where
         result
     }
     #[cfg(not(feature = "tracing"))]
-    request_rounds(transport, method, params, options, refresh, decoder).await
+    request_rounds(conn, method, params, options, refresh, decoder).await
 }
 
 async fn request_rounds<T, R, F, D>(
-    transport: &T,
+    conn: &Connection<T>,
     method: &str,
     params: Value,
     options: &CallOptions,
@@ -536,7 +460,7 @@ where
     F: Future<Output = Result<(), Error>>,
     D: Decoder,
 {
-    let session = transport.session();
+    let session = &conn.session;
     let mut params = params;
     let context = CallContext {
         progress: options.progress.clone(),
@@ -552,7 +476,7 @@ where
             crate::trace::record("version", negotiated.version.as_str());
         }
         let (id, reply) = send(
-            transport,
+            conn,
             method,
             &params,
             negotiated.as_ref(),
@@ -561,7 +485,7 @@ where
             timeout,
         )
         .await?;
-        let answer = into_response(transport, reply, method, &params)?;
+        let answer = into_response(conn, reply, method, &params)?;
         #[cfg(feature = "tracing")]
         tracing::trace!(response = %String::from_utf8_lossy(&answer.body), "response");
         let modern = negotiated.as_ref().is_some_and(|n| n.is_modern());
@@ -636,8 +560,8 @@ fn params_object(params: &mut Value) -> &mut Map<String, Value> {
 
 /// `tools/list`, every page; where the transport mirrors `x-mcp-header` annotations, tools
 /// with invalid ones are left out and the valid ones remembered for `tools/call`.
-pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, Error> {
-    let session = transport.session();
+pub(crate) async fn tool_list<T: Transport>(conn: &Connection<T>) -> Result<ToolList, Error> {
+    let session = &conn.session;
     let epoch = session.drift.epoch();
     let mut list = ToolList::default();
     let mut cursor: Option<String> = None;
@@ -647,7 +571,7 @@ pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, E
             Some(c) => json!({ "cursor": c }),
             None => json!({}),
         };
-        let page = request_plain(transport, "tools/list", params, &options).await?;
+        let page = request_plain(conn, "tools/list", params, &options).await?;
         if page_number == 0 {
             list.ttl_ms = page.get("ttlMs").and_then(Value::as_u64);
             list.cache_scope = page
@@ -676,14 +600,12 @@ pub(crate) async fn tool_list<T: Transport>(transport: &T) -> Result<ToolList, E
                             }
                         }
                     });
-                    *lock(&transport.session().header_params) = headers;
+                    *lock(&conn.session.header_params) = headers;
                 }
                 session.drift.observe(
                     &list,
                     epoch,
                     session.negotiated().is_some_and(|n| n.is_modern()),
-                    session.settings.drift_policy,
-                    session.settings.on_drift.as_ref(),
                 );
                 return Ok(list);
             }
@@ -775,13 +697,13 @@ pub(crate) fn header_param_value(arguments: &Value, path: &[String]) -> Option<S
 /// `tools/call` over `client`, its result read as the runtime's lenient [`CallToolResult`]:
 /// what both transports' `call_tool_with` do.
 pub(crate) async fn call_tool<T: Transport>(
-    client: &T,
+    conn: &Connection<T>,
     name: &str,
     arguments: Map<String, Value>,
     options: &CallOptions,
 ) -> Result<CallToolResult, Error> {
     let result = request(
-        client,
+        conn,
         "tools/call",
         json!({"name": name, "arguments": arguments}),
         options,
@@ -798,15 +720,15 @@ pub(crate) async fn call_tool<T: Transport>(
 /// `tools/call` over `client`, its result decoded into `T` straight from the response's bytes
 /// (see [`decode`]): what both transports' `call_tool_decoded` do.
 pub(crate) async fn call_tool_decoded<C: Transport, T: serde::de::DeserializeOwned + Send>(
-    client: &C,
+    conn: &Connection<C>,
     name: &str,
     arguments: Map<String, Value>,
 ) -> Result<T, Error> {
-    let refresh = || async { tool_list(client).await.map(|_| ()) };
+    let refresh = || async { tool_list(conn).await.map(|_| ()) };
     let params = json!({"name": name, "arguments": arguments});
     let options = CallOptions::default();
     let decoder = TypedResult::<T>::new(name);
-    request_loop(client, "tools/call", params, &options, refresh, &decoder).await
+    request_loop(conn, "tools/call", params, &options, refresh, &decoder).await
 }
 
 /// The `serverInfo` of a `server/discover` result.
@@ -832,18 +754,18 @@ pub(crate) fn discover_server_info(result: &Value) -> Value {
 /// - the whole connect has one time budget (the client's timeout): when a fallback is
 ///   allowed, the probe may take half of it and `initialize` the rest, so a silent server
 ///   fails within the budget with a message naming both steps.
-pub(crate) async fn negotiate<T: Transport>(transport: &T) -> Result<(), Error> {
+pub(crate) async fn negotiate<T: Transport>(conn: &Connection<T>) -> Result<(), Error> {
     #[cfg(feature = "tracing")]
     {
         use tracing::Instrument;
         let span = tracing::debug_span!(
             "mcp_connect",
-            peer = %transport.peer(),
+            peer = %conn.transport.peer(),
             transport = T::NAME,
             version = tracing::field::Empty,
         );
-        let result = negotiate_era(transport).instrument(span.clone()).await;
-        match (&result, transport.session().negotiated()) {
+        let result = negotiate_era(conn).instrument(span.clone()).await;
+        match (&result, conn.session.negotiated()) {
             (Ok(()), Some(negotiated)) => {
                 span.record("version", negotiated.version.as_str());
                 tracing::debug!(
@@ -859,17 +781,17 @@ pub(crate) async fn negotiate<T: Transport>(transport: &T) -> Result<(), Error> 
         result
     }
     #[cfg(not(feature = "tracing"))]
-    negotiate_era(transport).await
+    negotiate_era(conn).await
 }
 
-async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
-    let session = transport.session();
+async fn negotiate_era<T: Transport>(conn: &Connection<T>) -> Result<(), Error> {
+    let session = &conn.session;
     let protocol = session.settings.protocol.clone();
     let budget = session.settings.timeout;
     let deadline = Instant::now() + budget;
     let (mut version, first_era) = protocol.first();
     if first_era == Era::Legacy {
-        return initialize(transport, &version, deadline, false).await;
+        return initialize(conn, &version, deadline, false).await;
     }
     let probe_budget = if protocol.may_fall_back() {
         budget / 2
@@ -877,7 +799,7 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
         budget
     };
     for _ in 0..3 {
-        let probe = discover(transport, &version, probe_budget).await?;
+        let probe = discover(conn, &version, probe_budget).await?;
         let reason = match probe {
             Probe::Modern {
                 server_info,
@@ -893,12 +815,12 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
                     version = next;
                     continue;
                 }
-                Some(legacy) => return initialize(transport, &legacy, deadline, false).await,
+                Some(legacy) => return initialize(conn, &legacy, deadline, false).await,
                 None => {
                     return Err(Error::transport(format!(
                         "{} supports no protocol version this client speaks ({protocol:?}): \
                          it offers {supported}",
-                        transport.peer()
+                        conn.transport.peer()
                     )));
                 }
             },
@@ -907,7 +829,7 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
                 if protocol.may_fall_back() {
                     #[cfg(feature = "tracing")]
                     tracing::info!(%reason, "no answer to server/discover: trying initialize");
-                    return initialize(transport, era::LATEST_LEGACY, deadline, true).await;
+                    return initialize(conn, era::LATEST_LEGACY, deadline, true).await;
                 }
                 reason
             }
@@ -915,17 +837,17 @@ async fn negotiate_era<T: Transport>(transport: &T) -> Result<(), Error> {
         if protocol.may_fall_back() {
             #[cfg(feature = "tracing")]
             tracing::info!(%reason, "not a 2026-07-28 server: falling back to initialize");
-            return initialize(transport, era::LATEST_LEGACY, deadline, false).await;
+            return initialize(conn, era::LATEST_LEGACY, deadline, false).await;
         }
         return Err(Error::transport(format!(
             "{} does not speak MCP {version} ({reason}); it may speak a legacy version: use \
              Protocol::Auto or Protocol::Legacy",
-            transport.peer()
+            conn.transport.peer()
         )));
     }
     Err(Error::transport(format!(
         "{}: no protocol version agreed after 3 tries",
-        transport.peer()
+        conn.transport.peer()
     )))
 }
 
@@ -945,7 +867,7 @@ enum Probe {
 }
 
 async fn discover<T: Transport>(
-    transport: &T,
+    conn: &Connection<T>,
     version: &str,
     timeout: Duration,
 ) -> Result<Probe, Error> {
@@ -956,7 +878,7 @@ async fn discover<T: Transport>(
     let params = json!({});
     let context = CallContext::default();
     let sent = send(
-        transport,
+        conn,
         "server/discover",
         &params,
         Some(&negotiated),
@@ -992,11 +914,9 @@ async fn discover<T: Transport>(
         }
         Reply::Accepted => return Ok(Probe::Legacy("a 202 to a request".to_owned())),
         refusal => {
-            return Err(
-                into_response(transport, refusal, "server/discover", &params)
-                    .err()
-                    .unwrap_or_else(|| Error::transport("server/discover: unexpected answer")),
-            );
+            return Err(into_response(conn, refusal, "server/discover", &params)
+                .err()
+                .unwrap_or_else(|| Error::transport("server/discover: unexpected answer")));
         }
     };
     match response.result("server/discover", id) {
@@ -1044,42 +964,31 @@ async fn discover<T: Transport>(
 /// within what is left of the connect's budget (`after_silence`: the probe went unanswered,
 /// which a timeout here names too).
 async fn initialize<T: Transport>(
-    transport: &T,
+    conn: &Connection<T>,
     version: &str,
     deadline: Instant,
     after_silence: bool,
 ) -> Result<(), Error> {
-    let session = transport.session();
+    let session = &conn.session;
     let budget = session.settings.timeout;
     let left = deadline.saturating_duration_since(Instant::now());
     let params = session.initialize_params(version);
     let context = CallContext::default();
-    let (id, reply) = match send(
-        transport,
-        "initialize",
-        &params,
-        None,
-        false,
-        &context,
-        left,
-    )
-    .await
-    {
+    let (id, reply) = match send(conn, "initialize", &params, None, false, &context, left).await {
         Err(Error::Timeout { .. }) if after_silence => {
             return Err(Error::Timeout {
                 message: format!(
                     "{} answered neither server/discover (the 2026-07-28 probe) nor \
                      initialize (the legacy handshake){}",
-                    transport.peer(),
-                    transport.printed_instead()
+                    conn.transport.peer(),
+                    conn.transport.printed_instead()
                 ),
                 after: budget,
             });
         }
         other => other?,
     };
-    let result =
-        into_response(transport, reply, "initialize", &params)?.result("initialize", id)?;
+    let result = into_response(conn, reply, "initialize", &params)?.result("initialize", id)?;
     let agreed = result
         .get("protocolVersion")
         .and_then(Value::as_str)
@@ -1093,14 +1002,14 @@ async fn initialize<T: Transport>(
         era: Era::Legacy,
     };
     let left = deadline.saturating_duration_since(Instant::now());
-    transport
+    conn.transport
         .notify(
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             negotiated,
             left.max(Duration::from_secs(1)),
         )
         .await?;
-    transport.initialized();
+    conn.transport.initialized();
     Ok(())
 }
 

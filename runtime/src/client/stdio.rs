@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot};
@@ -16,11 +16,12 @@ use tokio::task::JoinHandle;
 
 use super::io::{self, IoTask};
 use super::session;
+use super::transport::Carrier;
 use super::{
-    CallContext, CallOptions, Negotiated, Outgoing, Reply, Response, Route, Session, Settings,
-    ToolList, Transport, lock,
+    CallContext, ClientBuilder, McpClient, Negotiated, Outgoing, Reply, Response, Route, Session,
+    lock,
 };
-use crate::{CallToolResult, Error};
+use crate::Error;
 
 /// A request waiting for its response.
 struct Pending {
@@ -30,7 +31,7 @@ struct Pending {
 
 /// What the reader task and the callers share.
 struct Shared {
-    session: Session,
+    session: Arc<Session>,
     pending: Mutex<HashMap<u64, Pending>>,
     writer: mpsc::UnboundedSender<String>,
     /// The last lines the server printed that are not JSON-RPC (a banner, a usage message, a
@@ -117,20 +118,22 @@ impl Shared {
     }
 }
 
-/// Settings for [`StdioClient::spawn`].
+/// Settings for [`StdioClient::spawn`]: the shared ones of [`ClientBuilder`] and the command
+/// that starts the server.
+pub type StdioClientBuilder = ClientBuilder<StdioOptions>;
+
+/// The stdio options of a [`StdioClientBuilder`]: the command that starts the server.
 #[derive(Debug)]
-pub struct StdioClientBuilder {
+pub struct StdioOptions {
     command: Command,
-    settings: Settings,
 }
 
-impl StdioClientBuilder {
-    super::settings_methods!();
-
+impl ClientBuilder<StdioOptions> {
     /// Starts the server and finds the protocol era (a `server/discover` probe, else the
     /// legacy `initialize` handshake; see [`super::Protocol`]).
     pub async fn spawn(mut self) -> Result<StdioClient, Error> {
         let program = self
+            .options
             .command
             .as_std()
             .get_program()
@@ -140,7 +143,8 @@ impl StdioClientBuilder {
         let mut child = {
             // The pipes belong to the I/O runtime, whichever executor calls this.
             let _entered = runtime.enter();
-            self.command
+            self.options
+                .command
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::inherit())
@@ -157,8 +161,9 @@ impl StdioClientBuilder {
             .take()
             .ok_or_else(|| Error::transport("the server's stdout is not available"))?;
         let (writer, mut lines) = mpsc::unbounded_channel::<String>();
+        let session = Arc::new(Session::new(self.settings));
         let shared = Arc::new(Shared {
-            session: Session::new(self.settings),
+            session: session.clone(),
             pending: Mutex::new(HashMap::new()),
             writer,
             noise: Mutex::new(std::collections::VecDeque::new()),
@@ -172,21 +177,13 @@ impl StdioClientBuilder {
             }
         });
         let reader = runtime.spawn(read_loop(stdout, shared.clone()));
-        let client = StdioClient {
-            inner: Arc::new(Inner {
-                shared,
-                reader,
-                writer: writer_task,
-                watcher: Mutex::new(None),
-                child: Mutex::new(child),
-            }),
+        let transport = StdioTransport {
+            shared,
+            reader,
+            writer: writer_task,
+            child: Mutex::new(child),
         };
-        session::negotiate(&client).await?;
-        let weak = Arc::downgrade(&client.inner);
-        *lock(&client.inner.watcher) = super::changes::start(&client, move || {
-            weak.upgrade().map(|inner| StdioClient { inner })
-        });
-        Ok(client)
+        McpClient::open(session, transport).await
     }
 }
 
@@ -208,114 +205,52 @@ impl StdioClientBuilder {
 /// assert_eq!(result.texts().collect::<String>(), "Echo: hi");
 /// # Ok::<(), mcp_bindgen::Error>(())
 /// ```
-#[derive(Debug, Clone)]
-pub struct StdioClient {
-    inner: Arc<Inner>,
-}
+pub type StdioClient = McpClient<StdioTransport>;
 
+/// The stdio transport of a [`StdioClient`]: the child's pipes and the tasks that move its
+/// lines. The child is ended when the transport is dropped, with the client's last clone.
 #[derive(Debug)]
-struct Inner {
+pub struct StdioTransport {
     shared: Arc<Shared>,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
-    /// The application's tool-change handlers' task, when it has any.
-    watcher: Mutex<Option<tokio::task::AbortHandle>>,
     child: Mutex<Child>,
 }
 
-impl Drop for Inner {
+impl Drop for StdioTransport {
     fn drop(&mut self) {
         self.reader.abort();
         self.writer.abort();
-        if let Some(watcher) = lock(&self.watcher).take() {
-            watcher.abort();
-        }
         let _ = lock(&self.child).start_kill();
     }
 }
 
-impl StdioClient {
+impl McpClient<StdioTransport> {
     /// Settings for running `command` (a `tokio::process::Command` or a
     /// `std::process::Command`).
     pub fn builder(command: impl Into<Command>) -> StdioClientBuilder {
-        StdioClientBuilder {
+        ClientBuilder::with(StdioOptions {
             command: command.into(),
-            settings: Settings::default(),
-        }
+        })
     }
 
     /// Starts `command` with the default settings.
     pub async fn spawn(command: impl Into<Command>) -> Result<Self, Error> {
         StdioClient::builder(command).spawn().await
     }
-
-    /// The protocol version in use (`"2026-07-28"`, `"2025-11-25"`, ...).
-    pub fn protocol_version(&self) -> Option<String> {
-        self.inner.shared.session.protocol_version()
-    }
-
-    /// The server's `serverInfo` (name, version, ...), `null` when it sent none.
-    pub fn server_info(&self) -> Value {
-        self.inner.shared.session.server_info()
-    }
-
-    /// The server's `capabilities`, as it declared them (`initialize` or `server/discover`);
-    /// `null` when it declared none.
-    pub fn server_capabilities(&self) -> Value {
-        self.inner.shared.session.capabilities()
-    }
-
-    /// `tools/list`, every page, as the server sent the tools.
-    pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
-        Ok(self.tool_list().await?.tools)
-    }
-
-    /// `tools/list`, every page, with its caching hints.
-    pub async fn tool_list(&self) -> Result<ToolList, Error> {
-        session::tool_list(self).await
-    }
-
-    /// Sends one JSON-RPC request and returns its `result`.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
-        session::request(self, method, params, &CallOptions::default()).await
-    }
-
-    /// Sends one JSON-RPC request with per-call options (progress and log handlers, a
-    /// timeout) and returns its `result`.
-    pub async fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        options: &CallOptions,
-    ) -> Result<Value, Error> {
-        session::request(self, method, params, options).await
-    }
-
-    /// Calls a tool with per-call options (progress and log handlers, a timeout).
-    pub async fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-        options: &CallOptions,
-    ) -> Result<CallToolResult, Error> {
-        session::call_tool(self, name, arguments, options).await
-    }
 }
 
-impl Transport for StdioClient {
+#[allow(private_interfaces)] // see `Carrier`: sealed
+impl Carrier for StdioTransport {
     const MIRRORS_HEADERS: bool = false;
     const NAME: &'static str = "stdio";
-
-    fn session(&self) -> &Session {
-        &self.inner.shared.session
-    }
 
     fn peer(&self) -> String {
         "the server".to_owned()
     }
 
     fn printed_instead(&self) -> String {
-        self.inner.shared.printed_instead()
+        self.shared.printed_instead()
     }
 
     fn exchange(
@@ -324,7 +259,7 @@ impl Transport for StdioClient {
         context: CallContext,
         timeout: Duration,
     ) -> impl Future<Output = Result<Reply, Error>> + Send {
-        let shared = self.inner.shared.clone();
+        let shared = self.shared.clone();
         let cancelling = shared.clone();
         let id = request.id;
         let what = session::describe(request.method, request.params);
@@ -374,11 +309,9 @@ impl Transport for StdioClient {
         _negotiated: Negotiated,
         _timeout: Duration,
     ) -> impl Future<Output = Result<(), Error>> + Send {
-        std::future::ready(self.inner.shared.write(&message))
+        std::future::ready(self.shared.write(&message))
     }
 }
-
-super::transport_tool_caller!(StdioClient);
 
 /// Routes responses to their requests and notifications to their handlers; answers the
 /// server's own requests; skips lines that are not JSON.

@@ -25,18 +25,23 @@ use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{StatusCode, Url};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+mod auth;
+
+use auth::Credential;
 
 use super::io::{self, IoTask};
 use super::is_loopback;
 use super::session::{self, refused};
 use super::sse::SseParser;
+use super::transport::Carrier;
 use super::{
-    CallContext, CallOptions, Negotiated, Outgoing, Reply, Response, Route, Session, Settings,
-    ToolList, Transport, lock,
+    CallContext, ClientBuilder, McpClient, Negotiated, Outgoing, Reply, Response, Route, Session,
+    lock,
 };
+use crate::Error;
 use crate::era::{self, header as h};
-use crate::{CallToolResult, Error};
 
 /// Pooled connections idle longer than this are not reused: servers close idle keep-alive
 /// connections (ours and Node's after 5 s).
@@ -49,11 +54,16 @@ const RECONNECTS: usize = 5;
 pub type TokenProvider =
     Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<String, Error>> + Send>> + Send + Sync>;
 
-/// Settings for [`HttpClient::connect`]. Credentials follow the WorldForge SDK's rule: an API
-/// key, else a JWT, else a token provider (resolved once, at connect), sent as
-/// `Authorization: Bearer` on every request and never in the URL.
+/// Settings for [`HttpClient::connect`]: the shared ones of [`ClientBuilder`] and the HTTP
+/// options below. Credentials follow the WorldForge SDK's rule: an API key, else a JWT, else a
+/// token provider (resolved once, at connect), sent as `Authorization: Bearer` on every request
+/// and never in the URL.
+pub type HttpClientBuilder = ClientBuilder<HttpOptions>;
+
+/// The Streamable HTTP options of an [`HttpClientBuilder`]: the server's URL, credentials,
+/// TLS roots, proxy and connection pool (set through the builder's methods).
 #[derive(Clone)]
-pub struct HttpClientBuilder {
+pub struct HttpOptions {
     url: String,
     api_key: Option<String>,
     jwt: Option<String>,
@@ -63,7 +73,6 @@ pub struct HttpClientBuilder {
     roots: Vec<Vec<u8>>,
     proxy: ProxySetting,
     pool_idle: Duration,
-    settings: Settings,
     #[cfg(feature = "oauth")]
     oauth: Option<super::oauth::OAuth>,
 }
@@ -97,10 +106,10 @@ impl std::fmt::Debug for ProxySetting {
     }
 }
 
-impl std::fmt::Debug for HttpClientBuilder {
+impl std::fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print credentials.
-        let mut builder = f.debug_struct("HttpClientBuilder");
+        let mut builder = f.debug_struct("HttpOptions");
         builder
             .field("url", &self.url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
@@ -113,24 +122,23 @@ impl std::fmt::Debug for HttpClientBuilder {
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("extra_roots", &self.roots.len())
             .field("proxy", &self.proxy)
-            .field("pool_idle_timeout", &self.pool_idle)
-            .field("settings", &self.settings);
+            .field("pool_idle_timeout", &self.pool_idle);
         #[cfg(feature = "oauth")]
         builder.field("oauth", &self.oauth);
         builder.finish()
     }
 }
 
-impl HttpClientBuilder {
+impl ClientBuilder<HttpOptions> {
     /// An API key (first in precedence).
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
+        self.options.api_key = Some(key.into());
         self
     }
 
     /// A JWT (used when no API key is set).
     pub fn jwt(mut self, token: impl Into<String>) -> Self {
-        self.jwt = Some(token.into());
+        self.options.jwt = Some(token.into());
         self
     }
 
@@ -146,21 +154,21 @@ impl HttpClientBuilder {
         F: Fn() -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<String, Error>> + Send + 'static,
     {
-        self.token_provider = Some(Arc::new(move || Box::pin(provider())));
+        self.options.token_provider = Some(Arc::new(move || Box::pin(provider())));
         self
     }
 
     /// The server needs credentials: connecting without any is an error, before anything is
     /// sent.
     pub fn auth_required(mut self) -> Self {
-        self.auth_required = true;
+        self.options.auth_required = true;
         self
     }
 
     /// Trusts the CA certificate(s) of a PEM file's text as well as the system's (a private
     /// CA, a test CA). Checked at connect.
     pub fn add_root_certificate(mut self, pem: impl AsRef<[u8]>) -> Self {
-        self.roots.push(pem.as_ref().to_vec());
+        self.options.roots.push(pem.as_ref().to_vec());
         self
     }
 
@@ -170,7 +178,7 @@ impl HttpClientBuilder {
     /// refused with [`Error::Auth`] before anything is sent; `localhost`, `*.localhost`,
     /// `127.0.0.0/8` and `::1` count as loopback.
     pub fn allow_insecure_http(mut self) -> Self {
-        self.allow_insecure_http = true;
+        self.options.allow_insecure_http = true;
         self
     }
 
@@ -181,13 +189,13 @@ impl HttpClientBuilder {
     /// URLs, `HTTP_PROXY` for `http://` ones, `ALL_PROXY` for both, and none for the hosts
     /// `NO_PROXY` lists (`localhost,.internal,10.0.0.0/8`). The URL is checked at connect.
     pub fn proxy(mut self, url: impl Into<String>) -> Self {
-        self.proxy = ProxySetting::Url(url.into());
+        self.options.proxy = ProxySetting::Url(url.into());
         self
     }
 
     /// Connects straight to the server, ignoring the proxies of the environment.
     pub fn no_proxy(mut self) -> Self {
-        self.proxy = ProxySetting::Direct;
+        self.options.proxy = ProxySetting::Direct;
         self
     }
 
@@ -197,7 +205,7 @@ impl HttpClientBuilder {
     /// reconnect; one the server closes just as a request goes out on it can fail that
     /// request. Keep this below the server's limit.
     pub fn pool_idle_timeout(mut self, idle: Duration) -> Self {
-        self.pool_idle = idle;
+        self.options.pool_idle = idle;
         self
     }
 
@@ -206,59 +214,66 @@ impl HttpClientBuilder {
     /// instead.
     #[cfg(feature = "oauth")]
     pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
-        self.oauth = Some(oauth);
+        self.options.oauth = Some(oauth);
         self
     }
-
-    super::settings_methods!();
 
     /// Connects: resolves the credentials, then finds the protocol era (a modern
     /// `server/discover`, or the legacy `initialize` handshake; see
     /// [`Protocol`](super::Protocol)).
     pub async fn connect(#[allow(unused_mut)] mut self) -> Result<HttpClient, Error> {
-        let bearer = match (&self.api_key, &self.jwt, &self.token_provider) {
+        let bearer = match (
+            &self.options.api_key,
+            &self.options.jwt,
+            &self.options.token_provider,
+        ) {
             (Some(key), _, _) => Some(key.clone()),
             (None, Some(jwt), _) => Some(jwt.clone()),
             (None, None, Some(provider)) => Some(provider().await?),
             #[cfg(feature = "oauth")]
-            (None, None, None) if self.oauth.is_some() => None,
-            (None, None, None) if self.auth_required => {
+            (None, None, None) if self.options.oauth.is_some() => None,
+            (None, None, None) if self.options.auth_required => {
                 return Err(Error::Auth {
                     status: None,
                     message: format!(
                         "{} needs credentials: set an API key, a JWT or a token provider",
-                        self.url
+                        self.options.url
                     ),
                     www_authenticate: None,
                 });
             }
             (None, None, None) => None,
         };
-        let url = Url::parse(&self.url)
-            .map_err(|e| Error::transport_source(format!("invalid URL {:?}", self.url), e))?;
+        let url = Url::parse(&self.options.url).map_err(|e| {
+            Error::transport_source(format!("invalid URL {:?}", self.options.url), e)
+        })?;
         let https = match url.scheme() {
             "https" => true,
             "http" => false,
             other => {
                 return Err(Error::transport(format!(
                     "{:?}: the Streamable HTTP transport takes http:// or https:// URLs, not {other}://",
-                    self.url
+                    self.options.url
                 )));
             }
         };
         #[cfg(feature = "oauth")]
-        let oauth = self.oauth.is_some();
+        let oauth = self.options.oauth.is_some();
         #[cfg(not(feature = "oauth"))]
         let oauth = false;
-        if (bearer.is_some() || oauth) && !https && !self.allow_insecure_http {
-            refuse_cleartext(&url, &self.proxy, &ProxyRoutes::of(&self.proxy))?;
+        if (bearer.is_some() || oauth) && !https && !self.options.allow_insecure_http {
+            refuse_cleartext(
+                &url,
+                &self.options.proxy,
+                &ProxyRoutes::of(&self.options.proxy),
+            )?;
         }
-        let tls = tls_config(&self.roots, https)?;
+        let tls = tls_config(&self.options.roots, https)?;
         let runtime = io::handle()?;
         let http = {
             let _entered = runtime.enter();
             let mut http = reqwest::Client::builder();
-            match &self.proxy {
+            match &self.options.proxy {
                 ProxySetting::Environment => {}
                 ProxySetting::Url(proxy) => {
                     let proxy = reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
@@ -273,7 +288,7 @@ impl HttpClientBuilder {
                 ProxySetting::Direct => http = http.no_proxy(),
             }
             http.tls_backend_preconfigured(tls)
-                .pool_idle_timeout(self.pool_idle)
+                .pool_idle_timeout(self.options.pool_idle)
                 .connect_timeout(self.settings.timeout)
                 .redirect(reqwest::redirect::Policy::none())
                 .user_agent(concat!("mcp-bindgen/", env!("CARGO_PKG_VERSION")))
@@ -283,30 +298,28 @@ impl HttpClientBuilder {
         let credential = match bearer {
             Some(token) => Credential::Static(token),
             #[cfg(feature = "oauth")]
-            None => match self.oauth.take() {
+            None => match self.options.oauth.take() {
                 Some(oauth) => Credential::OAuth(Arc::new(super::oauth::Auth::new(
                     oauth,
                     &url,
-                    self.allow_insecure_http,
+                    self.options.allow_insecure_http,
                 )?)),
                 None => Credential::None,
             },
             #[cfg(not(feature = "oauth"))]
             None => Credential::None,
         };
+        let session = Arc::new(Session::new(self.settings));
         let inner = Arc::new(Inner {
             http,
             url,
             credential,
-            session: Session::new(self.settings),
+            session: session.clone(),
             session_id: Mutex::new(None),
             tasks: Mutex::new(Vec::new()),
             listening: AtomicBool::new(false),
         });
-        let client = HttpClient { inner };
-        session::negotiate(&client).await?;
-        client.start_background();
-        Ok(client)
+        McpClient::open(session, HttpTransport { inner }).await
     }
 }
 
@@ -451,46 +464,14 @@ fn tls_config(roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConfig, Er
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Clone)]
-pub struct HttpClient {
-    inner: Arc<Inner>,
-}
+pub type HttpClient = McpClient<HttpTransport>;
 
-/// What requests carry in `Authorization`.
+/// The Streamable HTTP transport of an [`HttpClient`]: the connection pool, the credentials
+/// (an OAuth sign-in answers the server's 401s and 403s here, before the session sees them),
+/// and the streams on which the server speaks first.
 #[derive(Debug)]
-enum Credential {
-    None,
-    /// An API key, a JWT, or a provider's token.
-    Static(String),
-    /// Tokens obtained, refreshed and replaced by OAuth.
-    #[cfg(feature = "oauth")]
-    OAuth(Arc<super::oauth::Auth>),
-}
-
-impl Credential {
-    /// Which OAuth token the next request carries (`None` for any other credential).
-    fn generation(&self) -> Option<u64> {
-        match self {
-            #[cfg(feature = "oauth")]
-            Credential::OAuth(auth) => auth.bearer().map(|b| b.generation),
-            _ => None,
-        }
-    }
-
-    /// The `Authorization` value of the next request.
-    fn header(&self) -> Option<HeaderValue> {
-        let bearer = |token: &str| {
-            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
-            value.set_sensitive(true);
-            Some(value)
-        };
-        match self {
-            Credential::None => None,
-            Credential::Static(token) => bearer(token),
-            #[cfg(feature = "oauth")]
-            Credential::OAuth(auth) => bearer(&auth.bearer()?.token),
-        }
-    }
+pub struct HttpTransport {
+    inner: Arc<Inner>,
 }
 
 #[derive(Debug)]
@@ -498,7 +479,9 @@ struct Inner {
     http: reqwest::Client,
     url: Url,
     credential: Credential,
-    session: Session,
+    /// The session, for what the server sends unasked (its requests, notifications and
+    /// announcements).
+    session: Arc<Session>,
     /// The legacy era's `Mcp-Session-Id`.
     session_id: Mutex<Option<String>>,
     /// What runs beside the requests: the legacy era's GET stream (the server's requests
@@ -517,10 +500,10 @@ impl Drop for Inner {
     }
 }
 
-impl HttpClient {
+impl McpClient<HttpTransport> {
     /// Settings for a server at `url` (`https://example.com/mcp`, `http://127.0.0.1:7100/mcp`).
     pub fn builder(url: impl Into<String>) -> HttpClientBuilder {
-        HttpClientBuilder {
+        ClientBuilder::with(HttpOptions {
             url: url.into(),
             api_key: None,
             jwt: None,
@@ -530,92 +513,21 @@ impl HttpClient {
             roots: Vec::new(),
             proxy: ProxySetting::Environment,
             pool_idle: POOL_IDLE,
-            settings: Settings::default(),
             #[cfg(feature = "oauth")]
             oauth: None,
-        }
+        })
     }
 
     /// Connects with the default settings.
     pub async fn connect(url: impl Into<String>) -> Result<Self, Error> {
         HttpClient::builder(url).connect().await
     }
-
-    /// The protocol version in use (`"2026-07-28"`, `"2025-11-25"`, ...).
-    pub fn protocol_version(&self) -> Option<String> {
-        self.inner.session.protocol_version()
-    }
-
-    /// The server's `serverInfo` (name, version, ...), `null` when it sent none.
-    pub fn server_info(&self) -> Value {
-        self.inner.session.server_info()
-    }
-
-    /// The server's `capabilities`, as it declared them (`initialize` or `server/discover`);
-    /// `null` when it declared none.
-    pub fn server_capabilities(&self) -> Value {
-        self.inner.session.capabilities()
-    }
-
-    /// Starts what runs beside the requests once the era is known: the application's
-    /// tool-change handlers, and with them the listen stream they need (the legacy GET
-    /// stream starts with the handshake, see [`Transport::initialized`]).
-    fn start_background(&self) {
-        let weak = Arc::downgrade(&self.inner);
-        let watcher = super::changes::start(self, move || {
-            weak.upgrade().map(|inner| HttpClient { inner })
-        });
-        if let Some(watcher) = watcher {
-            lock(&self.inner.tasks).push(watcher);
-            self.hear_changes();
-        }
-    }
-
-    /// `tools/list`, every page, as the server sent the tools (less those with invalid
-    /// `x-mcp-header` annotations, see [`HttpClient::tool_list`]).
-    pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
-        Ok(self.tool_list().await?.tools)
-    }
-
-    /// `tools/list`, every page, with its caching hints and the tools left out.
-    pub async fn tool_list(&self) -> Result<ToolList, Error> {
-        session::tool_list(self).await
-    }
-
-    /// Sends one JSON-RPC request and returns its `result`.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, Error> {
-        session::request(self, method, params, &CallOptions::default()).await
-    }
-
-    /// Sends one JSON-RPC request with per-call options (progress and log handlers, a
-    /// timeout) and returns its `result`.
-    pub async fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        options: &CallOptions,
-    ) -> Result<Value, Error> {
-        session::request(self, method, params, options).await
-    }
-
-    /// Calls a tool with per-call options (progress and log handlers, a timeout).
-    pub async fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-        options: &CallOptions,
-    ) -> Result<CallToolResult, Error> {
-        session::call_tool(self, name, arguments, options).await
-    }
 }
 
-impl Transport for HttpClient {
+#[allow(private_interfaces)] // see `Carrier`: sealed
+impl Carrier for HttpTransport {
     const MIRRORS_HEADERS: bool = true;
     const NAME: &'static str = "streamable-http";
-
-    fn session(&self) -> &Session {
-        &self.inner.session
-    }
 
     fn peer(&self) -> String {
         shown(&self.inner.url)
@@ -636,10 +548,10 @@ impl Transport for HttpClient {
             &inner,
             Some(request.method),
             request.params,
+            &request.mirrored,
             negotiated.as_ref(),
         );
-        let credential = inner.credential.generation();
-        let body = request.text;
+        let body = bytes::Bytes::from(request.text);
         // Modern era: dropping the task closes the response stream, which cancels the request.
         let on_cancel: Option<Box<dyn FnOnce() + Send>> = legacy.then(|| {
             let inner = inner.clone();
@@ -649,39 +561,33 @@ impl Transport for HttpClient {
         });
         IoTask::spawn(
             async move {
-                let posting = send(
-                    &inner,
-                    headers,
-                    body,
-                    Some(id),
-                    &context,
-                    negotiated.as_ref(),
-                );
-                match tokio::time::timeout(timeout, posting).await {
-                    Ok(Ok(Reply::Refused {
-                        status,
-                        body,
-                        error,
-                        www_authenticate,
-                        ..
-                    })) => Ok(Reply::Refused {
-                        status,
-                        body,
-                        error,
-                        www_authenticate,
-                        credential,
-                    }),
-                    Ok(reply) => reply,
-                    Err(_) => {
-                        if legacy {
-                            cancel(inner, id, "timed out");
+                // Each attempt has the whole timeout; obtaining credentials in between (a
+                // person signing in) is not timed.
+                let attempt = |headers: HeaderMap| {
+                    let posting = send(
+                        &inner,
+                        headers,
+                        body.clone(),
+                        Some(id),
+                        &context,
+                        negotiated.as_ref(),
+                    );
+                    async {
+                        match tokio::time::timeout(timeout, posting).await {
+                            Ok(reply) => reply,
+                            Err(_) => {
+                                if legacy {
+                                    cancel(inner.clone(), id, "timed out");
+                                }
+                                Err(Error::Timeout {
+                                    message: what.clone(),
+                                    after: timeout,
+                                })
+                            }
                         }
-                        Err(Error::Timeout {
-                            message: what,
-                            after: timeout,
-                        })
                     }
-                }
+                };
+                inner.credential.send(&inner.http, headers, attempt).await
             },
             on_cancel,
         )
@@ -738,57 +644,7 @@ impl Transport for HttpClient {
         let task = runtime.spawn(get_stream(Arc::downgrade(&self.inner)));
         lock(&self.inner.tasks).push(task.abort_handle());
     }
-
-    #[cfg(feature = "oauth")]
-    fn prepare(&self) -> impl Future<Output = Result<(), Error>> + Send {
-        // Decided here, before any future: a request whose token is fresh (or that has no
-        // OAuth) clones nothing and awaits nothing.
-        let due = match &self.inner.credential {
-            Credential::OAuth(auth) if auth.due() => Some((auth.clone(), self.inner.clone())),
-            _ => None,
-        };
-        async move {
-            let Some((auth, inner)) = due else {
-                return Ok(());
-            };
-            IoTask::spawn(async move { auth.prepare(&inner.http).await }, None).await
-        }
-    }
-
-    #[cfg(feature = "oauth")]
-    fn reauthorize(
-        &self,
-        status: StatusCode,
-        www_authenticate: Option<&str>,
-        credential: Option<u64>,
-    ) -> impl Future<Output = Result<bool, Error>> + Send {
-        let inner = self.inner.clone();
-        let www_authenticate = www_authenticate.map(str::to_owned);
-        async move {
-            let Credential::OAuth(auth) = &inner.credential else {
-                return Ok(false);
-            };
-            let auth = auth.clone();
-            IoTask::spawn(
-                async move {
-                    let outcome = auth
-                        .on_refusal(
-                            &inner.http,
-                            status.as_u16(),
-                            www_authenticate.as_deref(),
-                            credential,
-                        )
-                        .await?;
-                    Ok(matches!(outcome, super::oauth::Outcome::Retry))
-                },
-                None,
-            )
-            .await
-        }
-    }
 }
-
-super::transport_tool_caller!(HttpClient);
 
 /// Sends `notifications/cancelled` for request `id` (legacy era), in the background.
 fn cancel(inner: Arc<Inner>, id: u64, reason: &'static str) {
@@ -890,11 +746,13 @@ fn tls_hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
         .map(|(_, hint)| *hint)
 }
 
-/// The headers of a request (`method` with `params`; `None` for a GET) in the negotiated era.
+/// The headers of a request (`method` with `params`; `None` for a GET) in the negotiated era,
+/// with the `Mcp-Param-*` headers of the arguments it mirrors (see [`Outgoing::mirrored`]).
 fn headers(
     inner: &Inner,
     method: Option<&str>,
     params: &Value,
+    mirrored: &[(String, String)],
     negotiated: Option<&Negotiated>,
 ) -> HeaderMap {
     let mut headers = HeaderMap::new();
@@ -943,15 +801,8 @@ fn headers(
     if let Some(name) = name {
         put(h::NAME, &era::header_value::encode(name));
     }
-    if method == "tools/call"
-        && let Some(tool) = params["name"].as_str()
-        && let Some(params_of_tool) = inner.session.header_params(tool)
-    {
-        for (header_name, path) in params_of_tool {
-            if let Some(value) = session::header_param_value(&params["arguments"], &path) {
-                put(&format!("{}{header_name}", h::PARAM_PREFIX), &value);
-            }
-        }
+    for (header_name, value) in mirrored {
+        put(&format!("{}{header_name}", h::PARAM_PREFIX), value);
     }
     headers
 }
@@ -969,6 +820,7 @@ async fn post(
         inner,
         message["method"].as_str(),
         &message["params"],
+        &[],
         negotiated,
     );
     send(inner, headers, message.to_string(), id, context, negotiated).await
@@ -978,7 +830,7 @@ async fn post(
 async fn send(
     inner: &Arc<Inner>,
     headers: HeaderMap,
-    body: String,
+    body: impl Into<reqwest::Body>,
     id: Option<u64>,
     context: &CallContext,
     negotiated: Option<&Negotiated>,
@@ -1027,7 +879,6 @@ async fn send(
             body,
             error,
             www_authenticate,
-            credential: None,
         });
     }
     let Some(id) = id else {
@@ -1089,7 +940,7 @@ async fn read_events(
         }
         reconnects += 1;
         tokio::time::sleep(Duration::from_millis(parser.retry.unwrap_or(1000))).await;
-        let mut headers = headers(inner, None, &Value::Null, negotiated);
+        let mut headers = headers(inner, None, &Value::Null, &[], negotiated);
         headers.remove(header::CONTENT_TYPE);
         headers.insert(
             header::ACCEPT,
@@ -1150,7 +1001,7 @@ async fn get_stream(inner: std::sync::Weak<Inner>) {
         (
             inner.http.clone(),
             inner.url.clone(),
-            headers(&inner, None, &Value::Null, negotiated.as_ref()),
+            headers(&inner, None, &Value::Null, &[], negotiated.as_ref()),
         )
     };
     headers.remove(header::CONTENT_TYPE);
@@ -1255,13 +1106,9 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
     let Some(inner) = weak.upgrade() else {
         return Listened::Gone;
     };
-    let client = HttpClient {
-        inner: inner.clone(),
-    };
-    if let Err(e) = client.prepare().await {
+    if let Err(e) = inner.credential.prepare(&inner.http).await {
         return Listened::Failed(e.to_string());
     }
-    drop(client);
     let session = &inner.session;
     let Some(negotiated) = session.negotiated() else {
         return Listened::Gone;
@@ -1277,6 +1124,7 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
         &inner,
         Some("subscriptions/listen"),
         &params,
+        &[],
         Some(&negotiated),
     );
     let body = request.text;

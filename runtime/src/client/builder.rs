@@ -1,0 +1,167 @@
+//! The builder both transports share: the settings every client has (who it is, its
+//! timeout, which era it speaks, its handlers), with the transport's own options beside them
+//! ([`HttpOptions`](super::http::HttpOptions), [`StdioOptions`](super::stdio::StdioOptions)).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::drift::DriftHandler;
+use super::{LogHandler, Protocol, RequestHandler, ToolsChangedHandler};
+use crate::Error;
+
+/// Settings for a client: those every transport has, here, and the transport's own in `O`
+/// (see [`HttpClientBuilder`](super::HttpClientBuilder) and
+/// [`StdioClientBuilder`](super::StdioClientBuilder)).
+#[derive(Clone)]
+pub struct ClientBuilder<O> {
+    pub(crate) options: O,
+    pub(crate) settings: Settings,
+}
+
+impl<O: std::fmt::Debug> std::fmt::Debug for ClientBuilder<O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("options", &self.options)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl<O> ClientBuilder<O> {
+    pub(crate) fn with(options: O) -> Self {
+        ClientBuilder {
+            options,
+            settings: Settings::default(),
+        }
+    }
+
+    /// The client's name and version, sent as `clientInfo` (default: this crate's).
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.settings.client_name = name.into();
+        self.settings.client_version = version.into();
+        self
+    }
+
+    /// The client capabilities declared to the server (default `{}`).
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.settings.capabilities = capabilities;
+        self
+    }
+
+    /// How long one request may take before it fails with [`Error::Timeout`] and is
+    /// cancelled on the server (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = timeout;
+        self
+    }
+
+    /// Which protocol era or version to speak (default
+    /// [`Protocol::Auto`](super::Protocol::Auto): modern if the server speaks it,
+    /// else legacy).
+    pub fn protocol(mut self, protocol: super::Protocol) -> Self {
+        self.settings.protocol = protocol;
+        self
+    }
+
+    /// Receives the server's log notifications (unless a call has its own handler).
+    pub fn on_log(mut self, handler: impl Fn(super::LogMessage) + Send + Sync + 'static) -> Self {
+        self.settings.log = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers the server's requests (elicitation, sampling, roots, ...), in both eras.
+    /// `ping` is answered by the client itself, never passed here; without a handler,
+    /// everything else gets `-32601` (method not found).
+    pub fn on_request(
+        mut self,
+        handler: impl Fn(&str, &Value) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.requests = Some(Arc::new(handler));
+        self
+    }
+
+    /// What generated clients do when the server's tools changed since they were
+    /// generated (default [`DriftPolicy::Warn`](crate::DriftPolicy::Warn): report, and
+    /// call). See [`crate::drift`].
+    pub fn drift_policy(mut self, policy: crate::DriftPolicy) -> Self {
+        self.settings.drift_policy = policy;
+        self
+    }
+
+    /// Receives each drift report that found changes (they also go to `log`: `warn` when
+    /// one breaks a call, else `info`).
+    pub fn on_drift(
+        mut self,
+        handler: impl Fn(&crate::DriftReport) + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.on_drift = Some(Arc::new(handler));
+        self
+    }
+
+    /// Receives the server's new tool list each time it announces that its tools changed
+    /// (the legacy era's `notifications/tools/list_changed`; in 2026-07-28, the
+    /// `subscriptions/listen` stream the HTTP client opens when the server advertises
+    /// `tools.listChanged`). The list is fetched once per announcement, however many
+    /// handlers there are, and handed to each in the order they were added, on a blocking
+    /// thread of the client's I/O runtime. Announcements that come while a list is being
+    /// fetched are answered by one more fetch. Generated clients' drift checks go stale on
+    /// the same announcements, with or without a handler.
+    pub fn on_tools_changed(
+        mut self,
+        handler: impl Fn(&super::ToolList) + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.on_tools_changed.push(Arc::new(handler));
+        self
+    }
+}
+
+/// Builder settings both transports share.
+#[derive(Clone)]
+pub(crate) struct Settings {
+    pub(crate) client_name: String,
+    pub(crate) client_version: String,
+    pub(crate) capabilities: Value,
+    pub(crate) timeout: Duration,
+    pub(crate) protocol: Protocol,
+    pub(crate) log: Option<LogHandler>,
+    pub(crate) requests: Option<RequestHandler>,
+    pub(crate) drift_policy: crate::DriftPolicy,
+    pub(crate) on_drift: Option<DriftHandler>,
+    pub(crate) on_tools_changed: Vec<ToolsChangedHandler>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            client_name: env!("CARGO_PKG_NAME").to_owned(),
+            client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            capabilities: json!({}),
+            timeout: Duration::from_secs(30),
+            protocol: Protocol::Auto,
+            log: None,
+            requests: None,
+            drift_policy: crate::DriftPolicy::default(),
+            on_drift: None,
+            on_tools_changed: Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("client_name", &self.client_name)
+            .field("client_version", &self.client_version)
+            .field("capabilities", &self.capabilities)
+            .field("timeout", &self.timeout)
+            .field("protocol", &self.protocol)
+            .field("log", &self.log.as_ref().map(|_| "<handler>"))
+            .field("requests", &self.requests.as_ref().map(|_| "<handler>"))
+            .field("drift_policy", &self.drift_policy)
+            .field("on_drift", &self.on_drift.as_ref().map(|_| "<handler>"))
+            .field("on_tools_changed", &self.on_tools_changed.len())
+            .finish()
+    }
+}

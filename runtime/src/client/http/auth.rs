@@ -1,0 +1,122 @@
+//! The HTTP transport's credentials, as a layer around each request it sends: the
+//! `Authorization` header, a token refreshed before it expires, and a request sent again when
+//! the server refused its token and OAuth could get a better one (a 401 answered by an
+//! authorization or a refresh, a 403 by a step-up). The session above sees only the final
+//! answer; the OAuth flow itself is [`super::super::oauth`]'s.
+
+use std::future::Future;
+#[cfg(feature = "oauth")]
+use std::sync::Arc;
+
+use reqwest::header::{self, HeaderMap, HeaderValue};
+
+use super::super::Reply;
+use crate::Error;
+
+/// What requests carry in `Authorization`.
+#[derive(Debug)]
+pub(super) enum Credential {
+    None,
+    /// An API key, a JWT, or a provider's token.
+    Static(String),
+    /// Tokens obtained, refreshed and replaced by OAuth.
+    #[cfg(feature = "oauth")]
+    OAuth(Arc<crate::client::oauth::Auth>),
+}
+
+/// How many times one request is sent again with new credentials: a 401 answered by an
+/// authorization, then a 403 answered by a step-up.
+#[cfg(feature = "oauth")]
+const REAUTHORIZATIONS: usize = 2;
+
+impl Credential {
+    /// The `Authorization` value of the next request.
+    pub(super) fn header(&self) -> Option<HeaderValue> {
+        let bearer = |token: &str| {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+            value.set_sensitive(true);
+            Some(value)
+        };
+        match self {
+            Credential::None => None,
+            Credential::Static(token) => bearer(token),
+            #[cfg(feature = "oauth")]
+            Credential::OAuth(auth) => bearer(&auth.bearer()?.token),
+        }
+    }
+
+    /// Brings the token up to date before a request (one about to expire is refreshed);
+    /// nothing to do for a static credential, or a fresh token.
+    pub(super) async fn prepare(&self, http: &reqwest::Client) -> Result<(), Error> {
+        #[cfg(feature = "oauth")]
+        if let Credential::OAuth(auth) = self
+            && auth.due()
+        {
+            return auth.prepare(http).await;
+        }
+        let _ = http;
+        Ok(())
+    }
+
+    /// Sends one request through `send`, which is handed the request's `headers` with this
+    /// credential's `Authorization`; when the server answers 401 or 403 and OAuth obtains new
+    /// credentials, sends it again (at most [`REAUTHORIZATIONS`] times). Returns the last
+    /// answer.
+    pub(super) async fn send<F, Fut>(
+        &self,
+        http: &reqwest::Client,
+        mut headers: HeaderMap,
+        mut send: F,
+    ) -> Result<Reply, Error>
+    where
+        F: FnMut(HeaderMap) -> Fut,
+        Fut: Future<Output = Result<Reply, Error>>,
+    {
+        #[cfg(feature = "oauth")]
+        if let Credential::OAuth(auth) = self {
+            let mut reauthorized = 0;
+            loop {
+                self.prepare(http).await?;
+                let bearer = auth.bearer();
+                if let Some(value) = self.header() {
+                    headers.insert(header::AUTHORIZATION, value);
+                }
+                let reply = send(headers.clone()).await?;
+                if let Reply::Refused {
+                    status,
+                    www_authenticate,
+                    ..
+                } = &reply
+                    && (*status == http::StatusCode::UNAUTHORIZED
+                        || *status == http::StatusCode::FORBIDDEN)
+                    && reauthorized < REAUTHORIZATIONS
+                    && matches!(
+                        auth.on_refusal(
+                            http,
+                            status.as_u16(),
+                            www_authenticate.as_deref(),
+                            bearer.map(|b| b.generation),
+                        )
+                        .await?,
+                        crate::client::oauth::Outcome::Retry
+                    )
+                {
+                    reauthorized += 1;
+                    #[cfg(feature = "tracing")]
+                    tracing::info!(
+                        status = status.as_u16(),
+                        "sending the request again with new credentials"
+                    );
+                    continue;
+                }
+                return Ok(reply);
+            }
+        }
+        // Nothing to obtain: one request, its headers as they are.
+        let _ = http;
+        if let Some(value) = self.header() {
+            headers.insert(header::AUTHORIZATION, value);
+        }
+        send(headers).await
+    }
+}
