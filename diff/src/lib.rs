@@ -32,6 +32,8 @@
 pub mod digest;
 mod format;
 pub mod inclusion;
+pub mod param_headers;
+pub mod pointer;
 mod rename;
 mod resolve;
 pub mod rules;

@@ -12,7 +12,7 @@ const MAX_HOPS: usize = 64;
 /// (followed through chains), else `node` itself.
 pub(crate) fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     for _ in 0..MAX_HOPS {
-        match reference(node).and_then(|r| target(root, r)) {
+        match reference(node).and_then(|r| crate::pointer::resolve(root, r)) {
             Some(next) => node = next,
             None => return node,
         }
@@ -23,40 +23,6 @@ pub(crate) fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
 /// The `$ref` of `node`, when it has one.
 pub(crate) fn reference(node: &Value) -> Option<&str> {
     node.as_object()?.get("$ref")?.as_str()
-}
-
-/// The value `reference` (a URI fragment holding a JSON pointer) points at in `root`.
-fn target<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = reference.strip_prefix('#')?;
-    let pointer = percent_decode(fragment)?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    if !pointer.starts_with('/') {
-        return None; // an anchor (`#name`): not followed
-    }
-    root.pointer(&pointer)
-}
-
-/// Decodes `%XX` escapes of a URI fragment.
-fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use crate::inclusion::{
     self, ARRAY, Bound, FRACTION, INTEGER, Inclusion, OBJECT, STRING, Verdict, bound, type_names,
     types,
 };
+use crate::pointer::escape;
 use crate::resolve::{reference, resolve};
 use crate::rules::{self, Direction, Level, Outcome, Rule, Severity};
 
@@ -1077,7 +1078,7 @@ fn subject(pointer: &str) -> String {
     let mut tokens = pointer.rsplit('/');
     let last = tokens.next().unwrap_or("");
     match tokens.next() {
-        Some("properties") => format!("`{}`", last.replace("~1", "/").replace("~0", "~")),
+        Some("properties") => format!("`{}`", crate::pointer::unescape(last)),
         _ if pointer.ends_with("/items") => "the items".into(),
         _ if pointer == "/inputSchema" => "the arguments".into(),
         _ if pointer == "/outputSchema" => "the result".into(),
@@ -1209,9 +1210,4 @@ fn list(values: &[&Value]) -> String {
     } else {
         format!("the values {}{more}", shown.join(", "))
     }
-}
-
-/// Escapes a JSON pointer token.
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }

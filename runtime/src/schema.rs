@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
 
+use mcp_bindgen_diff::pointer::escape;
 use serde_json::{Map, Number, Value};
 
 mod compiled;
@@ -203,17 +204,10 @@ fn equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 impl<'a> Checker<'a> {
+    /// A local `$ref`'s target (percent-decoded, as the generator reads it).
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        let fragment = reference.strip_prefix('#')?;
-        if fragment.is_empty() {
-            return Some(self.root);
-        }
-        self.root.pointer(fragment)
+        mcp_bindgen_diff::pointer::resolve(self.root, reference)
     }
 
     fn check(

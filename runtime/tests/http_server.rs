@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ServerBuilder, ToolError};
+use mcp_bindgen::server::{
+    Handler, McpTool, Registry, Server, ServerBuilder, ToolDefinition, ToolError, ToolResult,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -60,9 +62,26 @@ fn port_outside_the_ephemeral_range() -> u16 {
         .expect("a free port between 20000 and the ephemeral range")
 }
 
+/// `strike`'s input schema: a nested argument mirrored in a header.
+const STRIKE_SCHEMA: &str = r#"{"type": "object", "properties": {
+    "target": {"type": "object", "properties": {
+        "id": {"type": "integer", "x-mcp-header": "Target-Id"}}}}}"#;
+
 fn registry() -> Registry<Game> {
     let mut r = Registry::new("http-test", "0.1.0");
     r.register::<Frame>();
+    r.register_fn(
+        ToolDefinition::new(
+            "strike",
+            serde_json::from_str(STRIKE_SCHEMA).expect("an object"),
+        ),
+        |_, arguments| {
+            let id = arguments.get("target").map(|target| &target["id"]);
+            Ok(ToolResult::text(
+                id.unwrap_or(&serde_json::Value::Null).to_string(),
+            ))
+        },
+    );
     r
 }
 
@@ -445,6 +464,46 @@ fn both_eras_are_answered_on_one_port() {
         "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: =?base64?ZnJhbWU=?=\r\n",
     );
     assert_eq!(reply.status, 200, "{}", reply.body);
+    game.stop();
+}
+
+#[test]
+fn a_nested_x_mcp_header_argument_must_agree_with_its_header() {
+    let game = GameLoop::start(ServerBuilder::new());
+    let call = |id: u64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"strike","arguments":{{"target":{{"id":{id}}}}},{META}}}}}"#
+        )
+    };
+    let headers =
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: strike\r\n";
+    let agreed = post(
+        game.port,
+        &call(7),
+        &format!("{headers}Mcp-Param-Target-Id: 7\r\n"),
+    );
+    assert_eq!(agreed.status, 200, "{}", agreed.body);
+    for (header, says) in [
+        (
+            "",
+            "arguments.target.id is in the body but the Mcp-Param-Target-Id header is absent",
+        ),
+        (
+            "Mcp-Param-Target-Id: 8\r\n",
+            "arguments.target.id is \"7\" but the Mcp-Param-Target-Id header names \"8\"",
+        ),
+    ] {
+        let reply = post(game.port, &call(7), &format!("{headers}{header}"));
+        assert_eq!(reply.status, 400, "{header:?}: {}", reply.body);
+        let (code, body) = json_error(&reply);
+        assert_eq!(code, -32020, "{body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(says)),
+            "{header:?}: {body}"
+        );
+    }
     game.stop();
 }
 

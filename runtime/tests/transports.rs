@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
+use mcp_bindgen::server::{
+    Handler, McpTool, Registry, ServerBuilder, ToolDefinition, ToolError, ToolResult,
+};
 use mcp_bindgen::{Error, HttpClient, StdioClient, ToolCaller};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,12 +45,21 @@ struct Polled {
 
 impl Polled {
     fn start(builder: ServerBuilder) -> Self {
+        Polled::serving(builder, |_| {})
+    }
+
+    /// [`Polled::start`] with more tools than `echo`.
+    fn serving(
+        builder: ServerBuilder,
+        more: impl FnOnce(&mut Registry<Ctx>) + Send + 'static,
+    ) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let mut registry = Registry::new("echo", "1");
             registry.register::<Echo>();
+            more(&mut registry);
             let mut server = builder.port(0).listen(registry).expect("listens");
             tx.send(server.port()).expect("port");
             while !flag.load(Ordering::Relaxed) {
@@ -79,6 +90,43 @@ fn args(text: &str) -> Map<String, serde_json::Value> {
     let mut m = Map::new();
     m.insert("text".into(), text.into());
     m
+}
+
+/// The client mirrors a nested `x-mcp-header` argument (`target.id`) in its header, and the
+/// server, which refuses a call whose header and body disagree, accepts it; without the
+/// argument no header is sent and the server accepts that too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_x_mcp_header_arguments_travel_in_their_headers() {
+    let server = Polled::serving(ServerBuilder::new(), |registry| {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "target": {"type": "object", "properties": {
+                "id": {"type": "integer", "x-mcp-header": "Target-Id"}}}}});
+        registry.register_fn(
+            ToolDefinition::new("strike", schema.as_object().cloned().expect("object")),
+            |_, arguments| {
+                let id = arguments.get("target").map(|target| &target["id"]);
+                Ok(ToolResult::text(
+                    id.unwrap_or(&serde_json::Value::Null).to_string(),
+                ))
+            },
+        );
+    });
+    let client = HttpClient::connect(&server.url).await.expect("connects");
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    let listed = client.tool_list().await.expect("lists");
+    assert!(listed.rejected.is_empty(), "{:?}", listed.rejected);
+    let mut arguments = Map::new();
+    arguments.insert("target".into(), serde_json::json!({"id": 7}));
+    let result = client
+        .call_tool("strike", arguments)
+        .await
+        .expect("the header agrees with the body");
+    assert_eq!(result.texts().collect::<String>(), "7");
+    let result = client
+        .call_tool("strike", Map::new())
+        .await
+        .expect("no argument, no header");
+    assert_eq!(result.texts().collect::<String>(), "null");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mcp_bindgen_diff::param_headers::{ParamHeader, param_headers};
 use serde_json::{Map, Value, json};
 
 use super::decode::{Decoder, Step, TypedResult, ValueResult};
@@ -36,8 +37,8 @@ impl Negotiated {
     }
 }
 
-/// The `x-mcp-header` parameters of one tool: header name and the property path.
-pub(crate) type HeaderParams = Vec<(String, Vec<String>)>;
+/// The `x-mcp-header` arguments of one tool.
+pub(crate) type HeaderParams = Vec<ParamHeader>;
 
 /// Session state both transports share.
 #[derive(Debug)]
@@ -117,10 +118,6 @@ impl Session {
         }
     }
 
-    pub(crate) fn header_params(&self, tool: &str) -> Option<HeaderParams> {
-        lock(&self.header_params).get(tool).cloned()
-    }
-
     /// The `clientInfo` object.
     pub(crate) fn client_info(&self) -> Value {
         json!({"name": self.settings.client_name, "version": self.settings.client_version})
@@ -158,15 +155,13 @@ impl Session {
         if method == "tools/call"
             && version.is_some_and(Negotiated::is_modern)
             && let Some(tool) = params["name"].as_str()
-            && let Some(params_of_tool) = self.header_params(tool)
+            && let Some(params_of_tool) = lock(&self.header_params).get(tool)
         {
             request.mirrored = params_of_tool
                 .iter()
-                .filter_map(|(name, path)| {
-                    Some((
-                        name.clone(),
-                        header_param_value(&params["arguments"], path)?,
-                    ))
+                .filter_map(|param| {
+                    let value = param.argument(&params["arguments"])?;
+                    Some((param.name.clone(), header_text(value)?))
                 })
                 .collect();
         }
@@ -589,13 +584,13 @@ pub(crate) async fn tool_list<T: Transport>(conn: &Connection<T>) -> Result<Tool
                     let mut headers = HashMap::new();
                     list.tools.retain(|tool| {
                         let name = tool["name"].as_str().unwrap_or("").to_owned();
-                        match header_params(&tool["inputSchema"]) {
+                        match param_headers(&tool["inputSchema"]) {
                             Ok(params) => {
                                 headers.insert(name, params);
                                 true
                             }
-                            Err(reason) => {
-                                list.rejected.push((name, reason));
+                            Err(invalid) => {
+                                list.rejected.push((name, invalid.to_string()));
                                 false
                             }
                         }
@@ -614,78 +609,9 @@ pub(crate) async fn tool_list<T: Transport>(conn: &Connection<T>) -> Result<Tool
     Err(Error::transport("tools/list did not end after 10000 pages"))
 }
 
-/// The `x-mcp-header` parameters of an input schema, or why the annotations are invalid.
-pub(crate) fn header_params(schema: &Value) -> Result<HeaderParams, String> {
-    fn count(value: &Value) -> usize {
-        match value {
-            Value::Object(map) => {
-                usize::from(map.contains_key("x-mcp-header"))
-                    + map.values().map(count).sum::<usize>()
-            }
-            Value::Array(items) => items.iter().map(count).sum(),
-            _ => 0,
-        }
-    }
-    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut HeaderParams) -> Result<(), String> {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-            return Ok(());
-        };
-        for (key, property) in properties {
-            path.push(key.clone());
-            if let Some(name) = property.get("x-mcp-header") {
-                let name = name
-                    .as_str()
-                    .ok_or_else(|| format!("x-mcp-header of {} is not a string", path.join(".")))?;
-                if name.is_empty() {
-                    return Err(format!("x-mcp-header of {} is empty", path.join(".")));
-                }
-                let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-                if !name.chars().all(tchar) {
-                    return Err(format!(
-                        "x-mcp-header {name:?} of {} is not an HTTP token",
-                        path.join(".")
-                    ));
-                }
-                match property.get("type").and_then(Value::as_str) {
-                    Some("string" | "integer" | "boolean") => {}
-                    other => {
-                        return Err(format!(
-                            "x-mcp-header {name:?} is on {} of type {}, not string, integer or boolean",
-                            path.join("."),
-                            other.unwrap_or("(none)")
-                        ));
-                    }
-                }
-                if out
-                    .iter()
-                    .any(|(existing, _)| existing.eq_ignore_ascii_case(name))
-                {
-                    return Err(format!("x-mcp-header {name:?} appears twice"));
-                }
-                out.push((name.to_owned(), path.clone()));
-            }
-            walk(property, path, out)?;
-            path.pop();
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out)?;
-    if count(schema) != out.len() {
-        return Err(
-            "x-mcp-header is only allowed on properties reached through `properties` alone"
-                .to_owned(),
-        );
-    }
-    Ok(out)
-}
-
-/// The header value of an `x-mcp-header` argument, `None` when it is absent or null.
-pub(crate) fn header_param_value(arguments: &Value, path: &[String]) -> Option<String> {
-    let mut value = arguments;
-    for key in path {
-        value = value.get(key)?;
-    }
+/// An `x-mcp-header` argument as its header carries it (strings encoded where they must be),
+/// `None` for a value no header can carry.
+pub(crate) fn header_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(era::header_value::encode(s)),
         Value::Bool(b) => Some(b.to_string()),
@@ -1019,49 +945,43 @@ mod tests {
     use crate::client::Protocol;
 
     #[test]
-    fn header_params_follow_the_rules() {
-        let schema = json!({"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"},
-            "nested": {"type": "object", "properties": {
-                "n": {"type": "integer", "x-mcp-header": "N"}}},
-            "plain": {"type": "number"}}});
-        // Sorted: the schema's key order depends on serde_json's `preserve_order`, which this
-        // crate does not turn on (a workspace build unifies it in from the generator).
-        let mut params = header_params(&schema).expect("valid");
-        params.sort();
+    fn mirrored_arguments_are_written_as_their_headers_carry_them() {
         assert_eq!(
-            params,
-            vec![
-                ("N".to_owned(), vec!["nested".to_owned(), "n".to_owned()]),
-                ("Region".to_owned(), vec!["region".to_owned()]),
-            ]
-        );
-        let arguments = json!({"region": " padded ", "nested": {"n": 42}});
-        assert_eq!(
-            header_param_value(&arguments, &params[1].1).as_deref(),
+            header_text(&json!(" padded ")).as_deref(),
             Some("=?base64?IHBhZGRlZCA=?=")
         );
+        assert_eq!(header_text(&json!("plain")).as_deref(), Some("plain"));
+        assert_eq!(header_text(&json!(42)).as_deref(), Some("42"));
+        assert_eq!(header_text(&json!(true)).as_deref(), Some("true"));
+        assert_eq!(header_text(&json!({"a": 1})), None);
+    }
+
+    #[test]
+    fn a_modern_tools_call_mirrors_the_nested_arguments_its_tool_marks() {
+        let session = Session::new(Settings::default());
+        let schema = json!({"type": "object", "properties": {
+            "target": {"type": "object", "properties": {
+                "id": {"type": "integer", "x-mcp-header": "Target-Id"}}},
+            "region": {"type": "string", "x-mcp-header": "Region"}}});
+        lock(&session.header_params)
+            .insert("strike".to_owned(), param_headers(&schema).expect("valid"));
+        let modern = Negotiated {
+            version: "2026-07-28".into(),
+            era: Era::Modern,
+        };
+        let params = json!({"name": "strike", "arguments": {"target": {"id": 7}}});
+        let request = session
+            .outgoing(1, "tools/call", &params, Some(&modern), None)
+            .unwrap();
         assert_eq!(
-            header_param_value(&arguments, &params[0].1).as_deref(),
-            Some("42")
+            request.mirrored,
+            vec![("Target-Id".to_owned(), "7".to_owned())],
+            "the absent region has no header"
         );
-        assert_eq!(
-            header_param_value(&json!({"region": null}), &params[1].1),
-            None
-        );
-        for bad in [
-            json!({"properties": {"v": {"type": "string", "x-mcp-header": ""}}}),
-            json!({"properties": {"v": {"type": "number", "x-mcp-header": "V"}}}),
-            json!({"properties": {"v": {"type": "object", "x-mcp-header": "V"}}}),
-            json!({"properties": {"v": {"type": "string", "x-mcp-header": "My V"}}}),
-            json!({"properties": {"v": {"type": "string", "x-mcp-header": "R\u{e9}gion"}}}),
-            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"},
-                                  "b": {"type": "string", "x-mcp-header": "a"}}}),
-            json!({"properties": {"v": {"type": "array",
-                "items": {"type": "string", "x-mcp-header": "V"}}}}),
-        ] {
-            assert!(header_params(&bad).is_err(), "{bad}");
-        }
+        let legacy = session
+            .outgoing(2, "tools/call", &params, None, None)
+            .unwrap();
+        assert!(legacy.mirrored.is_empty(), "legacy requests mirror nothing");
     }
 
     #[test]

@@ -11,10 +11,11 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
 
+use mcp_bindgen_diff::pointer::escape;
 use serde_json::{Map, Number, Value};
 
 use super::tree::{Json, JsonTree, Kind};
-use super::{MAX_DEPTH, Violation, compare, escape, is_integer, short};
+use super::{MAX_DEPTH, Violation, compare, is_integer, short};
 
 /// A JSON Schema compiled once into a checker for many values.
 ///
@@ -269,12 +270,9 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// A local `$ref`'s target (percent-decoded, as the generator reads it).
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        let fragment = reference.strip_prefix('#')?;
-        if fragment.is_empty() {
-            return Some(self.root);
-        }
-        self.root.pointer(fragment)
+        mcp_bindgen_diff::pointer::resolve(self.root, reference)
     }
 
     fn list(&mut self, schemas: &'a [Value], level: usize) -> Box<[usize]> {

@@ -8,6 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mcp_bindgen_diff::param_headers::{ParamHeader, param_headers};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
@@ -67,6 +68,9 @@ struct Entry<Ctx> {
     run: Run<Ctx>,
     /// Client capabilities a 2026-07-28 request must declare to call this tool.
     requires: Vec<String>,
+    /// The arguments its `x-mcp-header` annotations mirror in headers (none when the
+    /// annotations are invalid: clients drop such a tool, so no call of it carries them).
+    mirrored: Vec<ParamHeader>,
 }
 
 /// FNV-1a, for the tool index: its names are few and chosen by the game, and requests only
@@ -244,8 +248,10 @@ impl<Ctx> Registry<Ctx> {
     }
 
     fn insert(&mut self, def: ToolDefinition, run: Run<Ctx>) -> &mut Self {
+        let schema = Value::Object(def.input_schema.clone());
         let entry = Entry {
-            input: crate::CompiledSchema::new(&Value::Object(def.input_schema.clone())),
+            input: crate::CompiledSchema::new(&schema),
+            mirrored: param_headers(&schema).unwrap_or_default(),
             def,
             run,
             requires: Vec::new(),
@@ -841,7 +847,7 @@ impl<Ctx> Registry<Ctx> {
         }
         if modern
             && let Some(headers) = &param_headers
-            && let Err(what) = check_param_headers(&entry.def.input_schema, &arguments, headers)
+            && let Err(what) = check_param_headers(&entry.mirrored, &arguments, headers)
         {
             return done(
                 error(
@@ -934,40 +940,41 @@ impl<Ctx> Registry<Ctx> {
     }
 }
 
-/// SEP-2243: every argument whose property is marked `x-mcp-header` travels in its
-/// `Mcp-Param-{name}` header too, and the two must agree.
+/// SEP-2243: every argument whose property is marked `x-mcp-header` (at any depth of
+/// `properties`) travels in its `Mcp-Param-{name}` header too, and the two must agree.
 fn check_param_headers(
-    schema: &Map<String, Value>,
+    mirrored: &[ParamHeader],
     arguments: &JsonTree,
     headers: &[(String, String)],
 ) -> Result<(), String> {
+    if mirrored.is_empty() {
+        return Ok(());
+    }
     // A key given twice: its last value, as in the `Value` of the arguments.
     if arguments.has_duplicate_keys() {
-        return check_param_headers_in(schema, &arguments.to_value(), headers);
+        return check_param_headers_in(mirrored, &arguments.to_value(), headers);
     }
-    check_param_headers_in(schema, arguments.root(), headers)
+    check_param_headers_in(mirrored, arguments.root(), headers)
 }
 
 fn check_param_headers_in<'v>(
-    schema: &Map<String, Value>,
+    mirrored: &[ParamHeader],
     arguments: impl Json<'v>,
     headers: &[(String, String)],
 ) -> Result<(), String> {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Ok(());
-    };
-    for (property, spec) in properties {
-        let Some(name) = spec.get("x-mcp-header").and_then(Value::as_str) else {
-            continue;
-        };
+    for param in mirrored {
+        let name = &param.name;
         let wanted = name.to_ascii_lowercase();
         let header = headers
             .iter()
             .find(|(suffix, _)| *suffix == wanted)
             .map(|(_, v)| v.as_str());
-        let body = arguments
-            .get(property)
+        let body = param
+            .path
+            .iter()
+            .try_fold(arguments, |value, key| value.get(key))
             .filter(|v| !matches!(v.kind(), Kind::Null));
+        let property = param.dotted();
         match (body, header) {
             (None, None) => {}
             (Some(_), None) => {
