@@ -106,3 +106,35 @@ fn openapi_ref_chains_and_all_of_compositions_are_typed() {
         serde_json::from_value::<types::OpenapiRefsArgs>(json!({"page": "not-a-uuid"})).is_err()
     );
 }
+
+/// A `$ref` to `#/$defs/grid%20cell` names the definition `grid cell` (the pointer is
+/// percent-encoded inside the URI fragment): the generator types it, and the generated client
+/// checks the argument against it before anything is sent.
+#[test]
+fn a_percent_encoded_ref_is_typed_and_checked_before_the_call() {
+    use std::sync::Arc;
+
+    use mcp_bindgen::mock::MockCaller;
+    use mcp_bindgen_tests::idioms::Client;
+
+    let mock = Arc::new(MockCaller::new());
+    let client = Client::new(mock.clone());
+    let outside = types::EncodedRefArgs {
+        cell: types::EncodedRefGridCell(12),
+    };
+    let error = pollster::block_on(client.encoded_ref(&outside)).expect_err("12 is over 9");
+    assert!(
+        error.to_string().contains("maximum"),
+        "the definition's bound is what refuses it: {error}"
+    );
+    assert!(mock.calls().is_empty(), "nothing was sent");
+    mock.push(Ok(
+        serde_json::from_value(json!({"content": [], "structuredContent": {"ok": true}}))
+            .expect("a result"),
+    ));
+    let inside = types::EncodedRefArgs {
+        cell: types::EncodedRefGridCell(9),
+    };
+    pollster::block_on(client.encoded_ref(&inside)).expect("9 is inside");
+    assert_eq!(mock.calls().len(), 1);
+}
