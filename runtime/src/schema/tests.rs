@@ -129,6 +129,19 @@ fn arrays_refs_and_combinators() {
 }
 
 #[test]
+fn a_percent_encoded_ref_is_followed_like_the_generator_follows_it() {
+    // `#/$defs/grid%20cell` names `grid cell`; `#/$defs/a~1b` names `a/b`.
+    let s = r##"{"$defs":{"grid cell":{"type":"integer","maximum":9},"a/b":{"type":"string"}},
+        "properties":{"cell":{"$ref":"#/$defs/grid%20cell"},"path":{"$ref":"#/$defs/a~1b"}}}"##;
+    assert_eq!(check(s, json!({"cell": 9, "path": "x"})), Ok(()));
+    let e = check(s, json!({"cell": 12})).unwrap_err();
+    assert_eq!(e.pointer, "/cell");
+    assert!(e.message.contains("maximum 9"), "{e}");
+    let e = check(s, json!({"path": 1})).unwrap_err();
+    assert_eq!(e.pointer, "/path");
+}
+
+#[test]
 fn numbers_compare_exactly() {
     let s = r#"{"properties":{"n":{"type":"integer","maximum":9007199254740993}}}"#;
     assert_eq!(check(s, json!({"n": 9007199254740993u64})), Ok(()));
