@@ -1,5 +1,6 @@
 //! The JSON Schema dialects a schema may name in `$schema`.
 
+use mcp_bindgen_diff::pointer::escape;
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
@@ -116,7 +117,6 @@ fn check_types_at(
             )));
         }
     }
-    let escape = |key: &str| key.replace('~', "~0").replace('/', "~1");
     for (key, value) in object {
         if SUBSCHEMA.contains(&key.as_str()) {
             check_types_at(

@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use heck::ToPascalCase;
+use mcp_bindgen_diff::pointer::{self as json_pointer, escape};
 use serde_json::{Map, Value, json};
 
 use crate::definition::{Handwritten, HandwrittenVariant, Normalised, Substitution};
@@ -524,7 +525,16 @@ impl Walker<'_> {
                 format!("$ref {reference:?} names an anchor, which is not supported"),
             );
         }
-        let target = percent_decode(fragment);
+        let Some(target) = json_pointer::percent_decode(fragment).map(String::from) else {
+            return self.degrade(
+                object,
+                pointer,
+                format!(
+                    "$ref {reference:?} is not valid percent-encoding (a % must be followed by \
+                     two hex digits of UTF-8)"
+                ),
+            );
+        };
         if self.doc.pointer(&target).is_none() {
             return self.degrade(
                 object,
@@ -536,7 +546,7 @@ impl Walker<'_> {
             Some(name) => name.clone(),
             None => {
                 let last = target.rsplit('/').next().unwrap_or_default();
-                let last = last.replace("~1", "/").replace("~0", "~");
+                let last = json_pointer::unescape(last);
                 let mut stem = naming::type_name(&last);
                 if stem.is_empty() {
                     stem = "Def".into();
@@ -899,29 +909,4 @@ fn json_type(value: &Value) -> &'static str {
         Value::Array(_) => "array",
         Value::Object(_) => "object",
     }
-}
-
-/// JSON pointer escaping of one reference token.
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-/// `%25` etc. in a `$ref` fragment (URI encoding of the pointer).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
 }

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use mcp_bindgen_diff::param_headers::param_headers;
+
 use crate::config::ServerConfig;
 use crate::diagnostic::{Diagnostic, Reporter};
 use crate::error::Error;
@@ -89,6 +91,19 @@ fn methods<'a>(
     let mut methods: BTreeMap<String, &Tool> = BTreeMap::new();
     let mut plans = Vec::with_capacity(capture.tools.len());
     for tool in &capture.tools {
+        if let Err(invalid) = param_headers(&tool.input_schema) {
+            report.warn(
+                &tool.name,
+                format!("{}/inputSchema{}", tool.pointer, invalid.pointer),
+                format!(
+                    "{}: clients of MCP 2026-07-28 must leave out a tool whose x-mcp-header \
+                     annotations are invalid, so no method is generated for it (the server \
+                     should fix the annotation)",
+                    invalid.message
+                ),
+            );
+            continue;
+        }
         let method = match config.rename.get(&tool.name) {
             Some(method) => {
                 if !valid_method(method) {

@@ -128,10 +128,10 @@ fn a_percent_encoded_ref_is_typed_and_checked_before_the_call() {
         "the definition's bound is what refuses it: {error}"
     );
     assert!(mock.calls().is_empty(), "nothing was sent");
-    mock.push(Ok(
-        serde_json::from_value(json!({"content": [], "structuredContent": {"ok": true}}))
-            .expect("a result"),
-    ));
+    mock.push(Ok(serde_json::from_value(
+        json!({"content": [], "structuredContent": {"ok": true}}),
+    )
+    .expect("a result")));
     let inside = types::EncodedRefArgs {
         cell: types::EncodedRefGridCell(9),
     };
