@@ -70,6 +70,12 @@ const STRIKE_SCHEMA: &str = r#"{"type": "object", "properties": {
 fn registry() -> Registry<Game> {
     let mut r = Registry::new("http-test", "0.1.0");
     r.register::<Frame>();
+    r
+}
+
+/// [`registry`] and `strike`, whose input schema mirrors a nested argument in a header.
+fn registry_with_strike() -> Registry<Game> {
+    let mut r = registry();
     r.register_fn(
         ToolDefinition::new(
             "strike",
@@ -94,6 +100,11 @@ struct GameLoop {
 
 impl GameLoop {
     fn start(builder: ServerBuilder) -> Self {
+        GameLoop::serving(builder, registry)
+    }
+
+    /// [`GameLoop::start`] with the tools of `registry`.
+    fn serving(builder: ServerBuilder, registry: fn() -> Registry<Game>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let (port_tx, port_rx) = std::sync::mpsc::channel();
         let flag = stop.clone();
@@ -469,7 +480,7 @@ fn both_eras_are_answered_on_one_port() {
 
 #[test]
 fn a_nested_x_mcp_header_argument_must_agree_with_its_header() {
-    let game = GameLoop::start(ServerBuilder::new());
+    let game = GameLoop::serving(ServerBuilder::new(), registry_with_strike);
     let call = |id: u64| {
         format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"strike","arguments":{{"target":{{"id":{id}}}}},{META}}}}}"#
