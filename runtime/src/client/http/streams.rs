@@ -1,0 +1,260 @@
+//! The streams on which the server speaks first: the legacy era's standalone GET stream, and
+//! the 2026-07-28 `subscriptions/listen` stream the client opens to hear of tool changes.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderValue};
+use serde_json::{Value, json};
+
+use super::{Inner, answer_server_request, headers};
+use crate::client::CallContext;
+use crate::client::sse::SseParser;
+use crate::era;
+
+/// The legacy era's standalone GET stream: the server's requests are answered and its
+/// notifications go to the session (log lines to the log handler, tool list changes to the
+/// drift checks and the application). Ends quietly when the server has no such stream (405),
+/// when it closes it, or when the client is dropped.
+pub(super) async fn get_stream(inner: std::sync::Weak<Inner>) {
+    let (http, url, mut headers) = {
+        let Some(inner) = inner.upgrade() else { return };
+        let negotiated = inner.session.negotiated();
+        (
+            inner.http.clone(),
+            inner.url.clone(),
+            headers(&inner, None, &Value::Null, &[], negotiated.as_ref()),
+        )
+    };
+    headers.remove(header::CONTENT_TYPE);
+    headers.insert(
+        header::ACCEPT,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    let Ok(mut response) = http.get(url).headers(headers).send().await else {
+        return;
+    };
+    if !response.status().is_success() {
+        return;
+    }
+    let mut parser = SseParser::default();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        for data in parser.push(&chunk) {
+            let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                continue;
+            };
+            let Some(inner) = inner.upgrade() else { return };
+            if message.get("method").is_none() {
+                continue;
+            }
+            if message.get("id").is_some() {
+                let negotiated = inner.session.negotiated();
+                answer_server_request(inner, message, negotiated);
+            } else {
+                inner.session.notify(&message, &CallContext::default());
+            }
+        }
+    }
+}
+
+/// The first wait before reopening a listen stream that dropped; doubled after each failed
+/// try, up to [`LISTEN_BACKOFF_MAX`].
+const LISTEN_BACKOFF: Duration = Duration::from_secs(1);
+const LISTEN_BACKOFF_MAX: Duration = Duration::from_secs(60);
+
+/// How one listen stream ended.
+enum Listened {
+    /// The server does not serve it (or not for tools): rely on `ttlMs`.
+    NotServed(String),
+    /// The stream was acknowledged, then ended (the server closed it, or the connection
+    /// broke): open another.
+    Dropped,
+    /// It could not be opened this time (the server unreachable, busy, or silent).
+    Failed(String),
+    /// The client was dropped.
+    Gone,
+}
+
+/// What a listen request answered with something other than an event stream means: busy or
+/// failing (5xx, 429) is worth another try; anything else (404 and `-32601`, a refused filter,
+/// an authorization it will not grant, a JSON body) is the server's answer: it does not serve it.
+fn not_a_stream(status: StatusCode, body: &str) -> Listened {
+    let reason = format!("HTTP {status}: {}", body.trim());
+    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+        Listened::Failed(reason)
+    } else {
+        Listened::NotServed(reason)
+    }
+}
+
+/// The 2026-07-28 `subscriptions/listen` stream for tool list changes, for the life of the
+/// client: each `notifications/tools/list_changed` on it makes the drift checks stale and
+/// wakes the application's handlers. A stream that drops is reopened after a back-off (reset
+/// once a stream is acknowledged); since a change may have come while none was open, each
+/// reopened stream counts as one. A server that does not serve it, or does not honour
+/// `toolsListChanged`, ends this task: the client relies on `ttlMs` then.
+pub(super) async fn listen_for_changes(inner: std::sync::Weak<Inner>) {
+    let mut backoff = LISTEN_BACKOFF;
+    let mut opened_before = false;
+    loop {
+        match listen_once(&inner, opened_before).await {
+            Listened::Gone => return,
+            Listened::NotServed(reason) => {
+                #[cfg(not(feature = "tracing"))]
+                log::debug!("no subscriptions/listen stream: {reason}; relying on ttlMs");
+                #[cfg(feature = "tracing")]
+                tracing::debug!(%reason, "no subscriptions/listen stream; relying on ttlMs");
+                return;
+            }
+            Listened::Dropped => {
+                opened_before = true;
+                backoff = LISTEN_BACKOFF;
+            }
+            Listened::Failed(reason) => {
+                #[cfg(not(feature = "tracing"))]
+                log::debug!("subscriptions/listen failed ({reason}); again in {backoff:?}");
+                #[cfg(feature = "tracing")]
+                tracing::debug!(%reason, ?backoff, "subscriptions/listen failed; trying again");
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(LISTEN_BACKOFF_MAX);
+    }
+}
+
+/// Opens one listen stream and reads it to its end. Holds the client only while it writes the
+/// request and while it hands an event over, so that dropping the client ends the task.
+async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> Listened {
+    let Some(inner) = weak.upgrade() else {
+        return Listened::Gone;
+    };
+    if let Err(e) = inner.credential.prepare(&inner.http).await {
+        return Listened::Failed(e.to_string());
+    }
+    let session = &inner.session;
+    let Some(negotiated) = session.negotiated() else {
+        return Listened::Gone;
+    };
+    let id = session.next_id();
+    let params = json!({"notifications": {"toolsListChanged": true}});
+    let request =
+        match session.outgoing(id, "subscriptions/listen", &params, Some(&negotiated), None) {
+            Ok(request) => request,
+            Err(e) => return Listened::NotServed(e.to_string()),
+        };
+    let headers = headers(
+        &inner,
+        Some("subscriptions/listen"),
+        &params,
+        &[],
+        Some(&negotiated),
+    );
+    let body = request.text;
+    let timeout = session.settings.timeout;
+    let (http, url) = (inner.http.clone(), inner.url.clone());
+    drop(inner);
+    let sent =
+        tokio::time::timeout(timeout, http.post(url).headers(headers).body(body).send()).await;
+    let mut response = match sent {
+        Err(_) => return Listened::Failed(format!("no answer within {timeout:?}")),
+        Ok(Err(e)) => return Listened::Failed(e.to_string()),
+        Ok(Ok(response)) => response,
+    };
+    let status = response.status();
+    let is_sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+    if !is_sse {
+        let body = response.text().await.unwrap_or_default();
+        return not_a_stream(status, &body);
+    }
+    let mut parser = SseParser::default();
+    let mut acknowledged = false;
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let chunk = if acknowledged {
+            response.chunk().await
+        } else {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Ok(chunk) => chunk,
+                Err(_) => return Listened::Failed("no acknowledgement in time".to_owned()),
+            }
+        };
+        let chunk = match chunk {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) | Err(_) if acknowledged => return Listened::Dropped,
+            Ok(None) => return Listened::Failed("the stream ended unacknowledged".to_owned()),
+            Err(e) => return Listened::Failed(e.to_string()),
+        };
+        for data in parser.push(&chunk) {
+            let Ok(message) = serde_json::from_str::<Value>(&data) else {
+                continue;
+            };
+            if message.get("method").is_none() {
+                // The listen request's response: the server ended the stream (or refused it).
+                if message.get("error").is_some() && !acknowledged {
+                    return Listened::NotServed(format!("answered {}", message["error"]));
+                }
+                return Listened::Dropped;
+            }
+            let tag = &message["params"]["_meta"][era::meta::SUBSCRIPTION_ID];
+            if !tag.is_null() && tag.as_u64() != Some(id) {
+                continue;
+            }
+            let Some(inner) = weak.upgrade() else {
+                return Listened::Gone;
+            };
+            match message["method"].as_str() {
+                Some("notifications/subscriptions/acknowledged") => {
+                    if message["params"]["notifications"]["toolsListChanged"] != Value::Bool(true) {
+                        return Listened::NotServed(
+                            "the server does not honour toolsListChanged".to_owned(),
+                        );
+                    }
+                    acknowledged = true;
+                    if opened_before {
+                        // A change may have come while no stream was open.
+                        inner.session.tools_changed();
+                    }
+                }
+                _ if acknowledged => inner.session.notify(&message, &CallContext::default()),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listen_answered_without_a_stream_is_retried_only_when_the_server_is_busy() {
+        let not_found =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
+        for (status, body) in [
+            (StatusCode::NOT_FOUND, not_found),
+            (StatusCode::OK, not_found),
+            (StatusCode::BAD_REQUEST, ""),
+            (StatusCode::UNAUTHORIZED, ""),
+            (StatusCode::METHOD_NOT_ALLOWED, ""),
+        ] {
+            assert!(
+                matches!(not_a_stream(status, body), Listened::NotServed(_)),
+                "{status}: relies on ttlMs"
+            );
+        }
+        for status in [
+            StatusCode::SERVICE_UNAVAILABLE,
+            StatusCode::BAD_GATEWAY,
+            StatusCode::TOO_MANY_REQUESTS,
+        ] {
+            match not_a_stream(status, "busy") {
+                Listened::Failed(reason) => assert!(reason.contains("busy"), "{reason}"),
+                _ => panic!("{status}: tried again after the back-off"),
+            }
+        }
+    }
+}
