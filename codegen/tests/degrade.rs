@@ -156,3 +156,26 @@ fn a_type_typify_cannot_write_beside_others_is_found_and_left_out() {
             .contains("pub type Tool6Args = Map<String, Value>;")
     );
 }
+
+/// A `$ref` whose `%` is not followed by two hex digits (here by a letter and half of a
+/// two-byte character) is no valid URI fragment: the property degrades with a warning that says
+/// so, and the generator neither panics nor guesses. A valid percent-encoded one is followed.
+#[test]
+fn a_ref_that_is_not_valid_percent_encoding_degrades_with_a_warning() {
+    let text = r##"{"tools": [{"name": "cells", "inputSchema": {"type": "object",
+        "$defs": {"grid cell": {"type": "integer"}},
+        "properties": {"bad": {"$ref": "#/$defs/%aé"}, "good": {"$ref": "#/$defs/grid%20cell"}}}}]}"##;
+    let module = generate(Generator::new(), text);
+    let warnings: Vec<String> = module.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("/properties/bad") && w.contains("not valid percent-encoding")),
+        "{warnings:#?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("/properties/good")),
+        "{warnings:#?}"
+    );
+    assert_consistent(&module);
+}
