@@ -24,6 +24,8 @@ struct Seen {
     path: String,
     authorization: Option<String>,
     form: HashMap<String, String>,
+    /// The resource answered 401: no token, or one it does not accept (never issued, revoked).
+    refused: bool,
 }
 
 #[derive(Debug, Default)]
@@ -40,6 +42,9 @@ struct State {
     expires_in: u64,
     /// Whether a refresh response carries a new refresh token (rotation) or none.
     rotate: bool,
+    /// Whether a refresh revokes the access tokens issued before it (as servers that keep one
+    /// live token per grant do).
+    revoke_on_refresh: bool,
     /// The `resource` the resource metadata names (default: the MCP URL).
     resource_override: Option<String>,
     /// Whether the resource answers an authorized call with a redirect to the other server.
@@ -215,6 +220,7 @@ fn serve(
         path: path.clone(),
         authorization: authorization.clone(),
         form: form.clone(),
+        refused: false,
     });
     let json = [("Content-Type", "application/json")];
     match (server, path.as_str()) {
@@ -231,6 +237,9 @@ fn serve(
                 .as_deref()
                 .and_then(|a| a.strip_prefix("Bearer "));
             if !token.is_some_and(|t| state.access.contains(t)) {
+                if let Some(seen) = state.seen.last_mut() {
+                    seen.refused = true;
+                }
                 let challenge = format!(
                     "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
                     resource.trim_end_matches("/mcp")
@@ -315,6 +324,9 @@ fn serve(
                     &json,
                     r#"{"error":"invalid_grant","error_description":"refresh token revoked"}"#,
                 );
+            }
+            if grant == Some("refresh_token") && state.revoke_on_refresh {
+                state.access.clear();
             }
             state.counter += 1;
             let access = format!("access-{}", state.counter);
@@ -468,8 +480,11 @@ async fn signs_in_once_and_a_second_run_uses_the_stored_tokens() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refreshes_before_expiry_keeping_or_replacing_the_refresh_token() {
-    // `expires_in: 0`: every request finds its token due, so each call refreshes first.
+    // `expires_in: 0`: every request finds its token due, so each call refreshes first; each
+    // refresh revokes the access token before it, so a call that went out with the old one
+    // would be refused.
     let realm = Realm::start(0);
+    realm.state.lock().expect("lock").revoke_on_refresh = true;
     let approvals = Arc::new(AtomicUsize::new(0));
     let client = HttpClient::builder(&realm.resource)
         .oauth(realm.approver(approvals.clone()))
@@ -524,17 +539,64 @@ async fn refreshes_before_expiry_keeping_or_replacing_the_refresh_token() {
             .refresh
             .contains(&last.form["refresh_token"])
     );
-    // No call ever went out with a token the resource refused.
-    let refused = realm
+    // No call ever went out with a token the resource refused: each used the refreshed one.
+    let authorized: Vec<Seen> = realm
         .seen()
-        .iter()
+        .into_iter()
         .filter(|s| s.path == "/mcp" && s.authorization.is_some())
-        .count();
-    assert!(refused > 0);
+        .collect();
+    assert!(authorized.len() >= 5, "{authorized:#?}");
+    let refused: Vec<&Seen> = authorized.iter().filter(|s| s.refused).collect();
+    assert!(refused.is_empty(), "{refused:#?}");
     assert_eq!(
         approvals.load(Ordering::SeqCst),
         1,
         "refreshing never asks the person"
+    );
+}
+
+/// A token the resource revokes before it expires: the call is refused with a 401, the token is
+/// refreshed once (the person is not asked again), and the same call goes out again with the
+/// new token and succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_refused_with_401_is_refreshed_once_and_the_call_sent_again() {
+    let realm = Realm::start(3600);
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals.clone()))
+        .connect()
+        .await
+        .expect("signs in");
+    client.list_tools().await.expect("lists");
+    let before = realm.seen().len();
+    realm.state.lock().expect("lock").access.clear();
+    let tools = client.list_tools().await.expect("refreshed, then listed");
+    assert_eq!(tools.len(), 1);
+    let after: Vec<String> = realm.seen()[before..]
+        .iter()
+        .map(|s| {
+            let grant = s.form.get("grant_type").map_or("", String::as_str);
+            format!(
+                "{} {} {grant}{}",
+                s.server,
+                s.path,
+                if s.refused { " refused" } else { "" }
+            )
+        })
+        .collect();
+    assert_eq!(
+        after,
+        [
+            "resource /mcp  refused",
+            "auth /token refresh_token",
+            "resource /mcp ",
+        ],
+        "one refusal, one refresh, the call again"
+    );
+    assert_eq!(
+        approvals.load(Ordering::SeqCst),
+        1,
+        "the person was asked once"
     );
 }
 
