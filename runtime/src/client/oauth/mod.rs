@@ -1,6 +1,6 @@
 //! OAuth 2.1 for [`HttpClient`](super::HttpClient) (feature `oauth`), as the MCP authorization
-//! spec describes it: on a 401 (or a 403 asking for more scope) the session asks this module
-//! for credentials and sends the request again.
+//! spec describes it: on a 401 (or a 403 asking for more scope) the HTTP transport's
+//! credential layer asks this module for credentials and sends the request again.
 //!
 //! - Discovery: the challenge's `resource_metadata`, else the protected resource metadata at
 //!   its well-known locations (RFC 9728: with the server's path, then the root); the
