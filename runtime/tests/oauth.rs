@@ -751,3 +751,48 @@ async fn no_authorization_step_or_a_forged_redirect_is_a_clear_error() {
         "the code was used"
     );
 }
+
+/// With OAuth and no token of its own yet, a client still refuses, before anything is sent, a
+/// plain-http server off this machine and a loopback one reached through a proxy that is not
+/// on it: the tokens it would obtain are what the rule protects. The same URL through no proxy
+/// is allowed (and fails only because nothing listens there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oauth_client_never_sends_its_tokens_in_cleartext_off_the_machine() {
+    let oauth = || OAuth::client_credentials("id", "secret");
+    let refused = HttpClient::builder("http://mcp.example/mcp")
+        .oauth(oauth())
+        .no_proxy()
+        .connect()
+        .await
+        .expect_err("refused");
+    assert!(matches!(refused, Error::Auth { .. }), "{refused:?}");
+    assert!(
+        refused
+            .to_string()
+            .contains("refusing to send the bearer token in cleartext to mcp.example"),
+        "{refused}"
+    );
+    let refused = HttpClient::builder("http://127.0.0.1:9/mcp")
+        .oauth(oauth())
+        .proxy("http://proxy.example:3128")
+        .connect()
+        .await
+        .expect_err("refused");
+    assert!(
+        refused
+            .to_string()
+            .contains("through the proxy proxy.example"),
+        "{refused}"
+    );
+    let unreachable = HttpClient::builder("http://127.0.0.1:9/mcp")
+        .oauth(oauth())
+        .no_proxy()
+        .timeout(std::time::Duration::from_secs(5))
+        .connect()
+        .await
+        .expect_err("nothing listens on port 9");
+    assert!(
+        !unreachable.to_string().contains("cleartext"),
+        "loopback without a proxy is allowed: {unreachable}"
+    );
+}
