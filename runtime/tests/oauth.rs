@@ -49,6 +49,8 @@ struct State {
     resource_override: Option<String>,
     /// Whether the resource answers an authorized call with a redirect to the other server.
     redirect_calls: bool,
+    /// The `token_endpoint` the authorization server's metadata names (default: its own).
+    token_endpoint_override: Option<String>,
 }
 
 struct Realm {
@@ -276,7 +278,10 @@ fn serve(
             let document = json!({
                 "issuer": issuer,
                 "authorization_endpoint": format!("{issuer}/authorize"),
-                "token_endpoint": format!("{issuer}/token"),
+                "token_endpoint": state
+                    .token_endpoint_override
+                    .clone()
+                    .unwrap_or(format!("{issuer}/token")),
                 "registration_endpoint": format!("{issuer}/register"),
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": ["client_secret_basic"],
@@ -795,4 +800,28 @@ async fn an_oauth_client_never_sends_its_tokens_in_cleartext_off_the_machine() {
         !unreachable.to_string().contains("cleartext"),
         "loopback without a proxy is allowed: {unreachable}"
     );
+}
+
+/// Metadata that sends the client's secret and codes to a plain-http token endpoint off this
+/// machine is refused during discovery, before anything is sent there or anyone is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cleartext_token_endpoint_off_the_machine_is_refused() {
+    let realm = Realm::start(3600);
+    realm.state.lock().expect("lock").token_endpoint_override =
+        Some("http://auth.example/token".to_owned());
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let refused = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals.clone()))
+        .connect()
+        .await
+        .expect_err("refused");
+    assert!(matches!(refused, Error::Auth { .. }), "{refused:?}");
+    assert!(
+        refused
+            .to_string()
+            .contains("refusing the endpoint http://auth.example/token"),
+        "{refused}"
+    );
+    assert_eq!(approvals.load(Ordering::SeqCst), 0, "nobody was asked");
+    assert!(realm.token_requests("authorization_code").is_empty());
 }
