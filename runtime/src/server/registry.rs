@@ -941,7 +941,9 @@ impl<Ctx> Registry<Ctx> {
 }
 
 /// SEP-2243: every argument whose property is marked `x-mcp-header` (at any depth of
-/// `properties`) travels in its `Mcp-Param-{name}` header too, and the two must agree.
+/// `properties`) travels in its `Mcp-Param-{name}` header too, and the two must agree. Out of
+/// line: only HTTP requests of the 2026-07-28 era come here, and the call path stays small.
+#[inline(never)]
 fn check_param_headers(
     mirrored: &[ParamHeader],
     arguments: &JsonTree,
