@@ -147,7 +147,7 @@ impl ClientBuilder<HttpOptions> {
     }
 
     /// Signs in with OAuth 2.1 where the server asks for it (a 401, or a 403 asking for more
-    /// scope): see [`super::oauth`]. An API key, JWT or token provider, when set, is used
+    /// scope): see [`crate::client::oauth`]. An API key, JWT or token provider, when set, is used
     /// instead.
     #[cfg(feature = "oauth")]
     pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
@@ -157,7 +157,7 @@ impl ClientBuilder<HttpOptions> {
 
     /// Connects: resolves the credentials, then finds the protocol era (a modern
     /// `server/discover`, or the legacy `initialize` handshake; see
-    /// [`Protocol`](super::Protocol)).
+    /// [`Protocol`](crate::client::Protocol)).
     pub async fn connect(#[allow(unused_mut)] mut self) -> Result<HttpClient, Error> {
         let bearer = match (
             &self.options.api_key,
