@@ -263,19 +263,23 @@ fn misbehaving_server() -> PathBuf {
 #[test]
 fn verbose_shows_the_client_s_traces_and_quiet_hides_them() {
     let dir = tempfile::tempdir().expect("tempdir");
+    // The command's stderr, after checking that it succeeded.
+    let stderr_of = |flags: &[&str], command: &mut std::process::Command| {
+        let out = command.output().expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{flags:?}: {stderr}");
+        stderr
+    };
     let capture = |flags: &[&str]| {
-        let out = bin()
+        let mut command = bin();
+        command
             .args(flags)
             .args(["capture", "-o"])
             .arg(dir.path().join("c.tools.json"))
             .args(["--", "python3"])
             .arg(misbehaving_server())
-            .arg("ok")
-            .output()
-            .expect("runs");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "{flags:?}: {stderr}");
-        stderr
+            .arg("ok");
+        stderr_of(flags, &mut command)
     };
     let quiet_by_default = capture(&[]);
     assert!(!quiet_by_default.contains("DEBUG"), "{quiet_by_default}");
@@ -298,17 +302,14 @@ fn verbose_shows_the_client_s_traces_and_quiet_hides_them() {
     // What -q silences besides the traces: warnings. A capture with warnings (the edge cases)
     // prints them by default and none with -q.
     let generate = |flags: &[&str]| {
-        let out = bin()
+        let mut command = bin();
+        command
             .args(flags)
             .args(["generate", "--tools"])
             .arg(workspace().join("tests/fixtures/edge/edge_cases.tools.json"))
             .arg("-o")
-            .arg(dir.path().join("edge.rs"))
-            .output()
-            .expect("runs");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "{flags:?}: {stderr}");
-        stderr
+            .arg(dir.path().join("edge.rs"));
+        stderr_of(flags, &mut command)
     };
     let warned = generate(&[]);
     assert!(warned.contains("warning"), "{warned}");

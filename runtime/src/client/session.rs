@@ -37,9 +37,6 @@ impl Negotiated {
     }
 }
 
-/// The `x-mcp-header` arguments of one tool.
-pub(crate) type HeaderParams = Vec<ParamHeader>;
-
 /// Session state both transports share.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -49,7 +46,7 @@ pub(crate) struct Session {
     server_info: Mutex<Value>,
     /// The server's `capabilities` (from `initialize` or `server/discover`).
     capabilities: Mutex<Value>,
-    header_params: Mutex<HashMap<String, HeaderParams>>,
+    header_params: Mutex<HashMap<String, Vec<ParamHeader>>>,
     /// The drift checks of the generated modules this client serves.
     pub(crate) drift: Drift,
     /// Woken by each change to the tools the server announces, for the application's

@@ -30,19 +30,16 @@ pub(super) enum Credential {
 const REAUTHORIZATIONS: usize = 2;
 
 impl Credential {
-    /// The `Authorization` value of the next request.
-    pub(super) fn header(&self) -> Option<HeaderValue> {
-        let bearer = |token: &str| {
-            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
-            value.set_sensitive(true);
-            Some(value)
-        };
-        match self {
-            Credential::None => None,
-            Credential::Static(token) => bearer(token),
+    /// Sets the `Authorization` of the next request (none without a credential, or before
+    /// OAuth has a token).
+    pub(super) fn authorize(&self, headers: &mut HeaderMap) {
+        let token = match self {
+            Credential::None => return,
+            Credential::Static(token) => token.as_str(),
             #[cfg(feature = "oauth")]
-            Credential::OAuth(auth) => bearer(&auth.bearer()?.token),
-        }
+            Credential::OAuth(auth) => return bearer(headers, auth.bearer().as_ref()),
+        };
+        set_bearer(headers, token);
     }
 
     /// Brings the token up to date before a request (one about to expire is refreshed);
@@ -58,14 +55,14 @@ impl Credential {
         Ok(())
     }
 
-    /// Sends one request through `send`, which is handed the request's `headers` with this
-    /// credential's `Authorization`; when the server answers 401 or 403 and OAuth obtains new
-    /// credentials, sends it again (at most [`REAUTHORIZATIONS`] times). Returns the last
-    /// answer.
+    /// Sends one request through `send`, handing it `headers` (written with
+    /// [`Credential::authorize`]); with OAuth, the token is brought up to date first and, when
+    /// the server answers 401 or 403 and new credentials are obtained, the request is sent
+    /// again with them (at most [`REAUTHORIZATIONS`] times). Returns the last answer.
     pub(super) async fn send<F, Fut>(
         &self,
         http: &reqwest::Client,
-        mut headers: HeaderMap,
+        #[allow(unused_mut)] mut headers: HeaderMap,
         mut send: F,
     ) -> Result<Reply, Error>
     where
@@ -77,10 +74,8 @@ impl Credential {
             let mut reauthorized = 0;
             loop {
                 self.prepare(http).await?;
-                let bearer = auth.bearer();
-                if let Some(value) = self.header() {
-                    headers.insert(header::AUTHORIZATION, value);
-                }
+                let current = auth.bearer();
+                bearer(&mut headers, current.as_ref());
                 let reply = send(headers.clone()).await?;
                 if let Reply::Refused {
                     status,
@@ -95,7 +90,7 @@ impl Credential {
                             http,
                             status.as_u16(),
                             www_authenticate.as_deref(),
-                            bearer.map(|b| b.generation),
+                            current.map(|b| b.generation),
                         )
                         .await?,
                         crate::client::oauth::Outcome::Retry
@@ -112,11 +107,27 @@ impl Credential {
                 return Ok(reply);
             }
         }
-        // Nothing to obtain: one request, its headers as they are.
+        // Nothing to obtain: one request, its headers as written.
         let _ = http;
-        if let Some(value) = self.header() {
-            headers.insert(header::AUTHORIZATION, value);
-        }
         send(headers).await
+    }
+}
+
+/// `Authorization: Bearer {token}`, marked sensitive (never printed by `Debug`).
+fn set_bearer(headers: &mut HeaderMap, token: &str) {
+    if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}")) {
+        value.set_sensitive(true);
+        headers.insert(header::AUTHORIZATION, value);
+    }
+}
+
+/// The OAuth token in `headers`, replacing any older one; none before the first sign-in.
+#[cfg(feature = "oauth")]
+fn bearer(headers: &mut HeaderMap, current: Option<&crate::client::oauth::Bearer>) {
+    match current {
+        Some(current) => set_bearer(headers, &current.token),
+        None => {
+            headers.remove(header::AUTHORIZATION);
+        }
     }
 }

@@ -301,9 +301,7 @@ fn headers(
         header::ACCEPT,
         HeaderValue::from_static("application/json, text/event-stream"),
     );
-    if let Some(value) = inner.credential.header() {
-        headers.insert(header::AUTHORIZATION, value);
-    }
+    inner.credential.authorize(&mut headers);
     let Some(negotiated) = negotiated else {
         return headers;
     };
