@@ -53,10 +53,10 @@ pub(crate) fn file(
         .help("please report this with the capture attached")
     })?;
     if !methods.is_empty() {
-        // The methods are syntax trees already: they go into the last `impl`, `Client`'s
-        // methods, after parsing.
+        // The methods are syntax trees already: they go into the last inherent `impl`,
+        // `Client`'s methods, after parsing.
         match file.items.iter_mut().rev().find_map(|item| match item {
-            syn::Item::Impl(i) => Some(i),
+            syn::Item::Impl(i) if i.trait_.is_none() => Some(i),
             _ => None,
         }) {
             Some(client) => client.items.extend(methods),
@@ -136,11 +136,14 @@ fn client(
     let templates = Templates::new();
     let mut schemas = Vec::new();
     let mut methods = Vec::new();
+    let mut fake = Fake::default();
     for (plan, signature) in plans.iter().zip(signatures) {
         let (fill, schema) = tool_methods(plan, signature);
         schemas.extend(schema);
+        fake.add(&fill);
         methods.extend(templates.fill(&fill));
     }
+    let fake = fake.tokens(server_name);
     let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();
     let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
     let listed = || plans.iter().map(|p| &p.tool.raw);
@@ -246,6 +249,8 @@ fn client(
         }
 
         #checked_arguments
+
+        #fake
     };
     (tokens, methods)
 }
@@ -283,7 +288,7 @@ fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usi
         about.push_str(&format!(", protocol {version}"));
     }
     about.push_str(
-        ".\n\nCall tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].",
+        ".\n\nCall tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))` to it.",
     );
     about
 }
@@ -402,6 +407,108 @@ fn types_module(
         #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
         pub mod types {
             #(#arg_aliases)*
+        }
+    }
+}
+
+/// The module's typed fake: the `Fake` trait (a method per tool, failing as not faked until a
+/// test writes it) and the `Faked` adapter's dispatch, built tool by tool.
+#[derive(Default)]
+struct Fake {
+    methods: Vec<TokenStream>,
+    arms: Vec<TokenStream>,
+}
+
+impl Fake {
+    fn add(&mut self, fill: &Fill<'_>) {
+        let Fill {
+            method,
+            name,
+            output,
+            ..
+        } = fill;
+        let method_name = method.to_string();
+        let method_name = method_name.trim_start_matches("r#");
+        let doc = docs::doc_lines(&docs::wrap(
+            &format!(
+                "Answers `{name}` in place of the server, with what [`Client::{method_name}`] returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked."
+            ),
+            METHOD_DOC_WIDTH,
+        ));
+        let doc = quote! { #(#[doc = #doc])* };
+        let not_faked = quote! {
+            async { Err(::mcp_bindgen::fake::not_faked(#name, #method_name)) }
+        };
+        let returns = quote! {
+            impl ::std::future::Future<Output = ::std::result::Result<#output, ::mcp_bindgen::ToolError>> + ::std::marker::Send
+        };
+        match &fill.args {
+            Some((args, _)) => {
+                self.methods.push(quote! {
+                    #doc
+                    fn #method(&self, args: types::#args) -> #returns {
+                        let _ = args;
+                        #not_faked
+                    }
+                });
+                self.arms.push(quote! {
+                    #name => schemas.answer(name, arguments, |args| fake.#method(args)).await,
+                });
+            }
+            None => {
+                self.methods.push(quote! {
+                    #doc
+                    fn #method(&self) -> #returns {
+                        #not_faked
+                    }
+                });
+                self.arms.push(quote! {
+                    #name => schemas.answer(name, arguments, |_: ::mcp_bindgen::fake::NoArguments| fake.#method()).await,
+                });
+            }
+        }
+    }
+
+    /// Nothing for a module with no tools.
+    fn tokens(self, server_name: &str) -> TokenStream {
+        let Fake { methods, arms } = self;
+        if arms.is_empty() {
+            return quote!();
+        }
+        let trait_doc = doc(&format!(
+            "A stand-in for the {server_name} MCP server in tests: one method per tool, typed as [`Client`]'s.\n\nImplement the tools a test needs (as `async fn`s); the others fail with a tool error naming them. Wrapped in [`Faked`], a fake is a [`mcp_bindgen::ToolCaller`] for `Client::new`, and answers as the server would: arguments are checked against the tool's input schema before the fake runs, and its result against the tool's output schema after."
+        ));
+        let adapter_doc = doc(
+            "A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See [`mcp_bindgen::fake`].",
+        );
+        quote! {
+            #trait_doc
+            pub trait Fake: ::std::marker::Send + ::std::marker::Sync {
+                #(#methods)*
+            }
+
+            #adapter_doc
+            #[derive(Debug, Clone, Default)]
+            pub struct Faked<F>(pub F);
+
+            /// The schemas a fake's calls and answers are checked against: those in
+            /// [`PROVENANCE`], compiled on first use.
+            static FAKE_SCHEMAS: ::mcp_bindgen::fake::Schemas =
+                ::mcp_bindgen::fake::Schemas::new(&PROVENANCE);
+
+            impl<F: Fake> ::mcp_bindgen::ToolCaller for Faked<F> {
+                async fn call_tool(
+                    &self,
+                    name: &str,
+                    arguments: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    let (fake, schemas) = (&self.0, &FAKE_SCHEMAS);
+                    match name {
+                        #(#arms)*
+                        _ => Err(::mcp_bindgen::fake::unknown_tool(name)),
+                    }
+                }
+            }
         }
     }
 }

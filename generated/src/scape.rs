@@ -8,10 +8,14 @@
 //! `contracts/agent_contracts.d.ts`, `contracts/scape_results.d.ts`, server
 //! `scape-agent-gateway`, protocol 2025-06-18.
 //!
-//! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`].
+//! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
+//! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
+//! to it.
+use std::future::Future;
 use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolSchema,
+    CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
+use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
 /// Argument and result types of the tools, and the agent contracts' types and constants.
@@ -1267,4 +1271,137 @@ async fn checked_arguments<C: ToolCaller>(
     let arguments = mcp_bindgen::encode_arguments(tool, args, Some(schema))?;
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
+}
+/// A stand-in for the Scape MCP server in tests: one method per tool, typed as [`Client`]'s.
+///
+/// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
+/// them. Wrapped in [`Faked`], a fake is a [`mcp_bindgen::ToolCaller`] for `Client::new`, and
+/// answers as the server would: arguments are checked against the tool's input schema before
+/// the fake runs, and its result against the tool's output schema after.
+pub trait Fake: Send + Sync {
+    /// Answers `scape_enter` in place of the server, with what [`Client::scape_enter`] returns;
+    /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
+    /// faked.
+    fn scape_enter(
+        &self,
+    ) -> impl Future<Output = Result<types::AgentEnterResult, ToolError>> + Send {
+        async { Err(mcp_bindgen::fake::not_faked("scape_enter", "scape_enter")) }
+    }
+    /// Answers `scape_observe` in place of the server, with what [`Client::scape_observe`]
+    /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
+    /// not faked.
+    fn scape_observe(
+        &self,
+        args: types::ScapeObserveArgs,
+    ) -> impl Future<Output = Result<types::AgentObservation, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_observe", "scape_observe")) }
+    }
+    /// Answers `scape_move_to` in place of the server, with what [`Client::scape_move_to`]
+    /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
+    /// not faked.
+    fn scape_move_to(
+        &self,
+        args: types::ScapeMoveToArgs,
+    ) -> impl Future<Output = Result<types::AgentOperation, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_move_to", "scape_move_to")) }
+    }
+    /// Answers `scape_step` in place of the server, with what [`Client::scape_step`] returns;
+    /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
+    /// faked.
+    fn scape_step(
+        &self,
+        args: types::ScapeStepArgs,
+    ) -> impl Future<Output = Result<types::AgentOperation, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_step", "scape_step")) }
+    }
+    /// Answers `scape_follow` in place of the server, with what [`Client::scape_follow`]
+    /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
+    /// not faked.
+    fn scape_follow(
+        &self,
+        args: types::ScapeFollowArgs,
+    ) -> impl Future<Output = Result<types::AgentOperation, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_follow", "scape_follow")) }
+    }
+    /// Answers `scape_approach` in place of the server, with what [`Client::scape_approach`]
+    /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
+    /// not faked.
+    fn scape_approach(
+        &self,
+        args: types::ScapeApproachArgs,
+    ) -> impl Future<Output = Result<types::AgentOperation, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_approach", "scape_approach")) }
+    }
+    /// Answers `scape_stop` in place of the server, with what [`Client::scape_stop`] returns;
+    /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
+    /// faked.
+    fn scape_stop(
+        &self,
+        args: types::ScapeStopArgs,
+    ) -> impl Future<Output = Result<types::AgentAcknowledgement, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_stop", "scape_stop")) }
+    }
+    /// Answers `scape_interact` in place of the server, with what [`Client::scape_interact`]
+    /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
+    /// not faked.
+    fn scape_interact(
+        &self,
+        args: types::ScapeInteractArgs,
+    ) -> impl Future<Output = Result<types::AgentAcknowledgement, ToolError>> + Send {
+        let _ = args;
+        async { Err(mcp_bindgen::fake::not_faked("scape_interact", "scape_interact")) }
+    }
+}
+/// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
+/// [`mcp_bindgen::fake`].
+#[derive(Debug, Clone, Default)]
+pub struct Faked<F>(pub F);
+/// The schemas a fake's calls and answers are checked against: those in
+/// [`PROVENANCE`], compiled on first use.
+static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
+    &PROVENANCE,
+);
+impl<F: Fake> ToolCaller for Faked<F> {
+    async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Error> {
+        let (fake, schemas) = (&self.0, &FAKE_SCHEMAS);
+        match name {
+            "scape_enter" => {
+                schemas
+                    .answer(name, arguments, |_: NoArguments| fake.scape_enter())
+                    .await
+            }
+            "scape_observe" => {
+                schemas.answer(name, arguments, |args| fake.scape_observe(args)).await
+            }
+            "scape_move_to" => {
+                schemas.answer(name, arguments, |args| fake.scape_move_to(args)).await
+            }
+            "scape_step" => {
+                schemas.answer(name, arguments, |args| fake.scape_step(args)).await
+            }
+            "scape_follow" => {
+                schemas.answer(name, arguments, |args| fake.scape_follow(args)).await
+            }
+            "scape_approach" => {
+                schemas.answer(name, arguments, |args| fake.scape_approach(args)).await
+            }
+            "scape_stop" => {
+                schemas.answer(name, arguments, |args| fake.scape_stop(args)).await
+            }
+            "scape_interact" => {
+                schemas.answer(name, arguments, |args| fake.scape_interact(args)).await
+            }
+            _ => Err(mcp_bindgen::fake::unknown_tool(name)),
+        }
+    }
 }

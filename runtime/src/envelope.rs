@@ -1,5 +1,7 @@
 //! The envelope rules (see the crate docs), one function each, used by every generated method.
 
+use std::fmt;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -151,4 +153,74 @@ pub fn decode_result<T: DeserializeOwned>(tool: &str, result: CallToolResult) ->
             value: Box::new(value.clone()),
         }
     })
+}
+
+/// A tool failure as a server reports it: `isError: true` with `{ "error", "code"? }` as the
+/// JSON of the text block, which [`tool_failure`] reads back into [`Error::Tool`]. What a
+/// served tool's handler and a [typed fake](crate::fake) return when the tool fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// What went wrong, for the agent.
+    pub message: String,
+    /// A machine-readable code.
+    pub code: Option<String>,
+}
+
+impl ToolError {
+    /// An error with a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    /// Adds a code.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// The `{ "error", "code"? }` object.
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("error".into(), Value::String(self.message.clone()));
+        if let Some(code) = &self.code {
+            object.insert("code".into(), Value::String(code.clone()));
+        }
+        Value::Object(object)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.code {
+            Some(code) => write!(f, "{} ({code})", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError::new(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::new(message)
+    }
+}
+
+impl ToolError {
+    /// The failed `tools/call` result a server sends for this failure: `isError: true` and
+    /// the `{ "error", "code"? }` object as the JSON of its one text block. Not as
+    /// `structuredContent`: a tool's `outputSchema` describes its successful result, and
+    /// clients check any `structuredContent` against it, errors included.
+    pub fn to_result(&self) -> CallToolResult {
+        CallToolResult::error_text(self.to_value().to_string())
+    }
 }

@@ -51,6 +51,7 @@ pub mod drift;
 mod envelope;
 pub mod era;
 mod error;
+pub mod fake;
 pub mod mock;
 mod protocol;
 mod schema;
@@ -59,7 +60,9 @@ mod trace;
 
 pub use caller::ToolCaller;
 pub use drift::{DriftPolicy, DriftReport, Provenance};
-pub use envelope::{call_checked, decode_result, encode_arguments, envelope_value, tool_failure};
+pub use envelope::{
+    ToolError, call_checked, decode_result, encode_arguments, envelope_value, tool_failure,
+};
 pub use error::Error;
 pub use protocol::{
     AudioContent, CallToolResult, Content, EmbeddedResource, ImageContent, ResourceContents,
@@ -76,7 +79,7 @@ pub use client::{CallOptions, HttpClient, Protocol, StdioClient};
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]
-pub use server::{Handler, McpTool, Registry, Server, ToolError};
+pub use server::{Handler, McpTool, Registry, Server};
 
 mod support;
 

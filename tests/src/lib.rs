@@ -1,6 +1,11 @@
 //! End-to-end tests of mcp-bindgen (in `tests/`), and the generated snapshots, compiled here so
 //! that every snapshot is proven to build (see `tests/snapshots.rs`).
 
+/// A small game's tools, for the typed fakes' tests (`tests/fakes.rs`).
+#[rustfmt::skip]
+#[path = "../snapshots/arena.rs"]
+pub mod arena;
+
 #[rustfmt::skip]
 #[path = "../snapshots/edge_cases.rs"]
 pub mod edge_cases;

@@ -180,7 +180,8 @@ fn typing(module: &Module) -> Typing {
                     types.insert(name, item.clone());
                 }
             }
-            syn::Item::Impl(imp) => {
+            // `Client`'s methods (not the fake adapter's `ToolCaller` impl).
+            syn::Item::Impl(imp) if imp.trait_.is_none() => {
                 for item in &imp.items {
                     if let syn::ImplItem::Fn(f) = item
                         && f.sig.asyncness.is_some()

@@ -42,12 +42,11 @@ mod schema;
 mod stdio;
 mod wire;
 
-use std::fmt;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+pub use crate::ToolError;
 pub use crate::era::LogLevel;
 pub use deferred::{Call, ClientRequest};
 pub use http::{PollStats, Server, ServerBuilder};
@@ -269,64 +268,6 @@ impl ToolResult {
 impl From<Value> for ToolResult {
     fn from(value: Value) -> Self {
         ToolResult::structured(structured(value, false))
-    }
-}
-
-/// A tool failure, reported to the client as `isError: true` with `{ "error", "code"? }` as
-/// the JSON of the text block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError {
-    /// What went wrong, for the agent.
-    pub message: String,
-    /// A machine-readable code.
-    pub code: Option<String>,
-}
-
-impl ToolError {
-    /// An error with a message.
-    pub fn new(message: impl Into<String>) -> Self {
-        ToolError {
-            message: message.into(),
-            code: None,
-        }
-    }
-
-    /// Adds a code.
-    pub fn with_code(mut self, code: impl Into<String>) -> Self {
-        self.code = Some(code.into());
-        self
-    }
-
-    pub(crate) fn to_value(&self) -> Value {
-        let mut object = Map::new();
-        object.insert("error".into(), Value::String(self.message.clone()));
-        if let Some(code) = &self.code {
-            object.insert("code".into(), Value::String(code.clone()));
-        }
-        Value::Object(object)
-    }
-}
-
-impl fmt::Display for ToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.code {
-            Some(code) => write!(f, "{} ({code})", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for ToolError {}
-
-impl From<String> for ToolError {
-    fn from(message: String) -> Self {
-        ToolError::new(message)
-    }
-}
-
-impl From<&str> for ToolError {
-    fn from(message: &str) -> Self {
-        ToolError::new(message)
     }
 }
 
