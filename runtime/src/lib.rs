@@ -47,6 +47,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod caller;
+pub mod cassette;
 pub mod drift;
 mod envelope;
 pub mod era;

@@ -17,7 +17,9 @@
 //!   both eras, every tool called through the clients generated from their committed captures
 //!   (`fixtures/captures/peers/`, snapshots `ts_v2_tls.rs` and `py_tls.rs`);
 //! - `@modelcontextprotocol/server-everything` over stdio and Streamable HTTP (in a private
-//!   network namespace), every tool called through the generated client, typed.
+//!   network namespace), every tool called through the generated client, typed;
+//! - cassettes: sessions recorded against the TypeScript SDK v2 server (HTTPS, both eras) and
+//!   server-everything (stdio), replayed once the server is gone.
 
 use mcp_bindgen_tests::{py_tls, ts_v2_tls};
 use serde_json::Value;
@@ -1637,4 +1639,172 @@ fn drift_is_heard_on_listen_from_the_python_sdk_server() {
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn drift_is_heard_on_listen_from_the_typescript_sdk_v2_server() {
     drift_is_heard_on_listen("ts_listen_server.mjs", node());
+}
+
+/// What one session of calls through the TypeScript v2 server's generated client returned,
+/// typed, and the progress of a `count` made with `call_tool_with`: recorded live, then
+/// replayed from the cassette.
+#[derive(Debug, PartialEq)]
+struct TypescriptSession {
+    sum: ts_v2_tls::types::AddOutput,
+    summary: ts_v2_tls::types::SummarizeOutput,
+    counted: Value,
+    progress: Vec<f64>,
+    count_result: mcp_bindgen::CallToolResult,
+}
+
+fn typescript_session<C: mcp_bindgen::ToolCaller + Sync>(
+    caller: &C,
+    count_with: impl FnOnce(
+        serde_json::Map<String, Value>,
+        &mcp_bindgen::client::CallOptions,
+    ) -> Result<mcp_bindgen::CallToolResult, mcp_bindgen::Error>,
+) -> TypescriptSession {
+    use ts_v2_tls::types::*;
+    let typed = ts_v2_tls::Client::new(caller);
+    let sum = pollster::block_on(typed.add(&AddArgs { a: 2.0, b: 3.5 })).expect("add");
+    let summary = pollster::block_on(typed.summarize(&SummarizeArgs {
+        values: vec![2.5, 12.0],
+        unit: SummarizeArgsUnit::Km,
+        label: Some("trail".into()),
+    }))
+    .expect("summarize");
+    let counted = pollster::block_on(typed.count(&CountArgs { n: 2 })).expect("count");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = mcp_bindgen::client::CallOptions::new()
+        .on_progress(move |p| sink.lock().expect("lock").push(p.progress));
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("n".into(), 3.into());
+    let count_result = count_with(arguments, &options).expect("count with progress");
+    let progress = seen.lock().expect("lock").clone();
+    TypescriptSession {
+        sum,
+        summary,
+        counted,
+        progress,
+        count_result,
+    }
+}
+
+/// Cassettes over HTTP in both eras: a session recorded against the TypeScript SDK v2 server
+/// (HTTPS, a bearer token) replays with identical typed results and progress once the server
+/// is gone; the file never holds the token; a replay that receives another call fails with
+/// both shown.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn cassettes_recorded_over_https_in_both_eras_replay_offline() {
+    use mcp_bindgen::Protocol;
+    use mcp_bindgen::cassette::{Recorder, Replayer};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pki = Pki::new();
+    let peer = TlsPeer::typescript(&pki, "server");
+    let mut recorded = Vec::new();
+    for protocol in [Protocol::Modern, Protocol::Legacy] {
+        let client = tls_client(&peer.url, &pki, protocol.clone());
+        let path = dir.path().join(format!("{protocol:?}.jsonl"));
+        let recorder = Recorder::create(client, &path).expect("create");
+        let live = typescript_session(&recorder, |arguments, options| {
+            pollster::block_on(recorder.call_tool_with("count", arguments, options))
+        });
+        assert_eq!(
+            live.progress,
+            [1.0, 2.0, 3.0],
+            "{protocol:?}: progress live"
+        );
+        recorder.finish().expect("written");
+        let text = std::fs::read_to_string(&path).expect("cassette");
+        assert_eq!(
+            text.lines().count(),
+            5,
+            "{protocol:?}: header and 4 calls\n{text}"
+        );
+        assert!(
+            !text.contains(TOKEN),
+            "{protocol:?}: the bearer token leaked:\n{text}"
+        );
+        assert!(
+            !text.to_ascii_lowercase().contains("bearer"),
+            "{protocol:?}: {text}"
+        );
+        recorded.push((protocol, path, live));
+    }
+    drop(peer);
+
+    for (protocol, path, live) in recorded {
+        let replayer = Replayer::open(&path).expect("open");
+        let replayed = typescript_session(&replayer, |arguments, options| {
+            pollster::block_on(replayer.call_tool_with("count", arguments, options))
+        });
+        assert_eq!(
+            replayed, live,
+            "{protocol:?}: the replay answers as the server did"
+        );
+        assert!(replayer.unplayed().is_empty(), "{protocol:?}");
+
+        // Another session's call: refused, with the recorded and the received call.
+        let replayer = Replayer::open(&path).expect("open");
+        let typed = ts_v2_tls::Client::new(&replayer);
+        let error = pollster::block_on(typed.add(&ts_v2_tls::types::AddArgs { a: 1.0, b: 1.0 }))
+            .expect_err("not the recorded arguments");
+        let text = error.to_string();
+        assert!(
+            text.contains(r#"recorded: add {"a":2.0,"b":3.5}"#),
+            "{protocol:?}: {text}"
+        );
+        assert!(
+            text.contains(r#"received: add {"a":1.0,"b":1.0}"#),
+            "{protocol:?}: {text}"
+        );
+    }
+}
+
+/// Cassettes over stdio: a session with server-everything replays offline with identical
+/// typed results.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn cassettes_recorded_over_stdio_replay_offline() {
+    use mcp_bindgen::cassette::{Recorder, Replayer};
+    use mcp_bindgen_tests::everything::{Client, types::*};
+    fn session<C: mcp_bindgen::ToolCaller + Sync>(
+        caller: &C,
+    ) -> (Value, Value, GetStructuredContentOutput) {
+        let client = Client::new(caller);
+        pollster::block_on(async {
+            let echo = client
+                .echo(&EchoArgs {
+                    message: "hello".into(),
+                })
+                .await
+                .expect("echo");
+            let sum = client
+                .get_sum(&GetSumArgs { a: 19.0, b: 23.0 })
+                .await
+                .expect("get-sum");
+            let weather = client
+                .get_structured_content(&GetStructuredContentArgs {
+                    location: GetStructuredContentArgsLocation::NewYork,
+                })
+                .await
+                .expect("get-structured-content");
+            (echo, sum, weather)
+        })
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("everything.jsonl");
+    let mut command = Command::new(node());
+    command
+        .arg(interop().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+        .arg("stdio")
+        .stderr(Stdio::null());
+    let client = pollster::block_on(mcp_bindgen::StdioClient::spawn(command)).expect("spawns");
+    let recorder = Recorder::create(client, &path).expect("create");
+    let live = session(&recorder);
+    assert_eq!(live.1, Value::from("The sum of 19 and 23 is 42."));
+    // The server ends with its client.
+    drop(recorder.finish().expect("written"));
+
+    let replayer = Replayer::open(&path).expect("open");
+    assert_eq!(session(&replayer), live);
+    assert!(replayer.unplayed().is_empty());
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::session::{self, Connection};
-use super::{CallOptions, ToolList, Transport, changes};
+use super::{CallOptions, LogHandler, ToolList, Transport, changes};
 use crate::drift::{DriftReport, Provenance};
 use crate::{CallToolResult, Error, ToolCaller};
 
@@ -101,6 +101,12 @@ impl<T: Transport> McpClient<T> {
         options: &CallOptions,
     ) -> Result<CallToolResult, Error> {
         session::call_tool(&self.conn, name, arguments, options).await
+    }
+
+    /// The client's log handler (the builders' `on_log`), for a call's log notifications when
+    /// the call has none of its own.
+    pub(crate) fn log_handler(&self) -> Option<LogHandler> {
+        self.conn.session.settings.log.clone()
     }
 
     /// The `tools/list` a drift check needs, with the stream that keeps it current.

@@ -144,9 +144,9 @@ pub type ToolsChangedHandler = Arc<dyn Fn(&ToolList) + Send + Sync>;
 /// Options for one call: progress and log handlers, and a timeout.
 #[derive(Clone, Default)]
 pub struct CallOptions {
-    progress: Option<ProgressHandler>,
-    log: Option<LogHandler>,
-    timeout: Option<Duration>,
+    pub(crate) progress: Option<ProgressHandler>,
+    pub(crate) log: Option<LogHandler>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for CallOptions {

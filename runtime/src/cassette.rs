@@ -1,0 +1,697 @@
+//! Recorded sessions (cassettes): record the calls an agent makes against the real server once,
+//! replay them in CI without it.
+//!
+//! [`Recorder`] wraps any [`ToolCaller`] (an [`HttpClient`](crate::HttpClient), a
+//! [`StdioClient`](crate::StdioClient), either era) and writes each call and its outcome to a
+//! file as it completes; [`Replayer`] is a `ToolCaller` that answers from such a file, by default
+//! strictly (the same calls in the same order), or matched by tool and arguments in any order
+//! ([`Replayer::any_order`]). A generated `Client::new(recorder_or_replayer)` works either way.
+//!
+//! ```no_run
+//! use mcp_bindgen::cassette::{Recorder, Replayer};
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! // Once, by hand or behind an environment variable: against the real server.
+//! let client = mcp_bindgen::HttpClient::connect("https://example.test/mcp").await?;
+//! let recorder = Recorder::create(client, "tests/cassettes/status.jsonl")?;
+//! // ... run the code under test with `Client::new(&recorder)` ...
+//!
+//! // In CI: no server.
+//! let replayer = Replayer::open("tests/cassettes/status.jsonl")?;
+//! // ... run it with `Client::new(&replayer)`, then:
+//! assert!(replayer.unplayed().is_empty());
+//! # Ok(()) }
+//! ```
+//!
+//! # The format (version 1)
+//!
+//! Line-oriented JSON, one object per line, meant to be read in review:
+//!
+//! ```text
+//! {"mcp_bindgen_cassette":1,"recorded_by":"mcp-bindgen 0.1.0"}
+//! {"call":1,"tool":"get_status","arguments":{"run_id":"r1"},"result":{"content":[...],"structuredContent":{...}}}
+//! {"call":2,"tool":"count","arguments":{"n":2},"progress":[{"progress":1.0},{"progress":2.0,"total":2.0}],"result":{...}}
+//! {"call":3,"tool":"slow","arguments":{},"error":{"kind":"timeout","message":"tools/call slow","after_ms":2000}}
+//! ```
+//!
+//! - The first line is the header: `mcp_bindgen_cassette` is the format's version. A reader
+//!   refuses a version it does not know, with both versions named.
+//! - Then one line per call, in the order the calls were made (`call` counts from 1): `tool`,
+//!   `arguments` as sent, then `result` (the `tools/call` result as the server sent it, failed
+//!   results with `isError: true` included) or `error` (`kind` is `protocol`, with the JSON-RPC
+//!   `code`, `message` and `data`; `timeout`, with `after_ms`; `auth`, with `status` and
+//!   `www_authenticate`; or `transport`; each with its `message`).
+//! - `progress` and `logs` (`level`, `logger`, `data`) when the call was made with
+//!   `call_tool_with` and the server sent any; omitted when empty.
+//!
+//! Only what the [`ToolCaller`] sees is written: tool names, arguments and results. Bearer
+//! tokens, OAuth tokens, API keys and configured headers travel below it, in the transport, and
+//! never reach the file. Arguments are the caller's own: do not record secrets passed as
+//! arguments.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::drift::{DriftReport, Provenance};
+use crate::{CallToolResult, Error, ToolCaller};
+
+/// The version of the format this crate writes and reads.
+pub const VERSION: u64 = 1;
+
+const HEADER_KEY: &str = "mcp_bindgen_cassette";
+
+/// A cassette that cannot be written or read: the file, the line (from 1; 0 for the file as a
+/// whole) and what is wrong.
+#[derive(Debug)]
+pub struct CassetteError {
+    /// The cassette's path.
+    pub path: PathBuf,
+    /// The line, from 1; 0 when the error is not about one line.
+    pub line: usize,
+    /// What is wrong, and what to do.
+    pub message: String,
+    source: Option<std::io::Error>,
+}
+
+impl fmt::Display for CassetteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            0 => write!(f, "{}: {}", self.path.display(), self.message),
+            line => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for CassetteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_ref().map(|e| e as _)
+    }
+}
+
+fn io_error(path: &Path, what: &str, source: std::io::Error) -> CassetteError {
+    CassetteError {
+        path: path.to_owned(),
+        line: 0,
+        message: format!("could not {what}: {source}"),
+        source: Some(source),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One recorded call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// Its place in the session, from 1.
+    pub call: u64,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments as sent.
+    pub arguments: Map<String, Value>,
+    /// The progress notifications received while it ran (`progress`, `total`, `message`).
+    pub progress: Vec<Value>,
+    /// The log notifications received while it ran (`level`, `logger`, `data`).
+    pub logs: Vec<Value>,
+    /// What it ended with.
+    pub outcome: Result<CallToolResult, Value>,
+}
+
+impl Recorded {
+    fn to_line(&self) -> String {
+        let mut line = Map::new();
+        line.insert("call".into(), self.call.into());
+        line.insert("tool".into(), self.tool.clone().into());
+        line.insert("arguments".into(), Value::Object(self.arguments.clone()));
+        if !self.progress.is_empty() {
+            line.insert("progress".into(), Value::Array(self.progress.clone()));
+        }
+        if !self.logs.is_empty() {
+            line.insert("logs".into(), Value::Array(self.logs.clone()));
+        }
+        match &self.outcome {
+            Ok(result) => {
+                let result = serde_json::to_value(result).unwrap_or(Value::Null);
+                line.insert("result".into(), result);
+            }
+            Err(error) => {
+                line.insert("error".into(), error.clone());
+            }
+        }
+        Value::Object(line).to_string()
+    }
+
+    fn from_line(value: Value) -> Result<Self, String> {
+        let Value::Object(mut line) = value else {
+            return Err("a call must be a JSON object".into());
+        };
+        let call = line
+            .get("call")
+            .and_then(Value::as_u64)
+            .ok_or("`call` must be a positive integer")?;
+        let tool = match line.remove("tool") {
+            Some(Value::String(tool)) => tool,
+            _ => return Err("`tool` must be a string".into()),
+        };
+        let arguments = match line.remove("arguments") {
+            Some(Value::Object(arguments)) => arguments,
+            None => Map::new(),
+            Some(_) => return Err("`arguments` must be an object".into()),
+        };
+        let list = |line: &mut Map<String, Value>, key: &str| match line.remove(key) {
+            Some(Value::Array(items)) => Ok(items),
+            None => Ok(Vec::new()),
+            Some(_) => Err(format!("`{key}` must be an array")),
+        };
+        let progress = list(&mut line, "progress")?;
+        let logs = list(&mut line, "logs")?;
+        let outcome = match (line.remove("result"), line.remove("error")) {
+            (Some(result), None) => Ok(serde_json::from_value(result)
+                .map_err(|e| format!("`result` is not a tools/call result: {e}"))?),
+            (None, Some(error @ Value::Object(_))) => Err(error),
+            _ => return Err("a call needs exactly one of `result` and `error` (an object)".into()),
+        };
+        Ok(Recorded {
+            call,
+            tool,
+            arguments,
+            progress,
+            logs,
+            outcome,
+        })
+    }
+
+    /// `tool {arguments}`, for messages.
+    fn show(&self) -> String {
+        show_call(&self.tool, &self.arguments)
+    }
+
+    fn replay(&self) -> Result<CallToolResult, Error> {
+        match &self.outcome {
+            Ok(result) => Ok(result.clone()),
+            Err(error) => Err(error_from_json(error)),
+        }
+    }
+}
+
+fn show_call(tool: &str, arguments: &Map<String, Value>) -> String {
+    format!("{tool} {}", Value::Object(arguments.clone()))
+}
+
+/// An error as the cassette writes it.
+fn error_to_json(error: &Error) -> Value {
+    match error {
+        Error::Protocol {
+            code,
+            message,
+            data,
+        } => {
+            let mut e = json!({ "kind": "protocol", "code": code, "message": message });
+            if let Some(data) = data {
+                e["data"] = data.clone();
+            }
+            e
+        }
+        Error::Timeout { message, after } => {
+            json!({ "kind": "timeout", "message": message, "after_ms": after.as_millis() as u64 })
+        }
+        Error::Auth {
+            status,
+            message,
+            www_authenticate,
+        } => json!({
+            "kind": "auth", "status": status, "message": message,
+            "www_authenticate": www_authenticate,
+        }),
+        Error::Transport { message, .. } => json!({ "kind": "transport", "message": message }),
+        other => json!({ "kind": "transport", "message": other.to_string() }),
+    }
+}
+
+/// The error a recorded `error` replays as.
+fn error_from_json(error: &Value) -> Error {
+    let text = |key: &str| error[key].as_str().unwrap_or_default().to_owned();
+    match error["kind"].as_str() {
+        Some("protocol") => Error::Protocol {
+            code: error["code"].as_i64().unwrap_or(-32603),
+            message: text("message"),
+            data: error.get("data").cloned(),
+        },
+        Some("timeout") => Error::Timeout {
+            message: text("message"),
+            after: Duration::from_millis(error["after_ms"].as_u64().unwrap_or(0)),
+        },
+        Some("auth") => Error::Auth {
+            status: error["status"].as_u64().and_then(|s| u16::try_from(s).ok()),
+            message: text("message"),
+            www_authenticate: error["www_authenticate"].as_str().map(str::to_owned),
+        },
+        _ => Error::Transport {
+            message: text("message"),
+            source: None,
+        },
+    }
+}
+
+/// A [`ToolCaller`] that passes every call to `C` and writes it, with its outcome, to a
+/// cassette (see [the format](self#the-format-version-1)). Each call is written and flushed
+/// when it completes, so a test that fails half-way keeps what it recorded.
+pub struct Recorder<C> {
+    inner: C,
+    path: PathBuf,
+    file: Mutex<File>,
+    calls: AtomicU64,
+    /// The first write that failed; calls go on, [`Recorder::finish`] reports it.
+    failed: Mutex<Option<CassetteError>>,
+}
+
+impl<C> fmt::Debug for Recorder<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Recorder")
+            .field("path", &self.path)
+            .field("calls", &self.calls.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C> Recorder<C> {
+    /// Records the calls through `inner` into a new cassette at `path` (replacing a file
+    /// that is there).
+    pub fn create(inner: C, path: impl AsRef<Path>) -> Result<Self, CassetteError> {
+        let path = path.as_ref().to_owned();
+        let mut file =
+            File::create(&path).map_err(|e| io_error(&path, "create the cassette", e))?;
+        let header = json!({
+            HEADER_KEY: VERSION,
+            "recorded_by": concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION")),
+        });
+        writeln!(file, "{header}").map_err(|e| io_error(&path, "write the cassette", e))?;
+        Ok(Recorder {
+            inner,
+            path,
+            file: Mutex::new(file),
+            calls: AtomicU64::new(0),
+            failed: Mutex::new(None),
+        })
+    }
+
+    /// The caller the calls go through.
+    pub fn inner(&self) -> &C {
+        &self.inner
+    }
+
+    /// The cassette's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Ends the recording: the caller back, or the first write that failed (the calls
+    /// themselves went through).
+    pub fn finish(self) -> Result<C, CassetteError> {
+        match lock(&self.failed).take() {
+            Some(error) => Err(error),
+            None => Ok(self.inner),
+        }
+    }
+
+    fn start(&self) -> u64 {
+        self.calls.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    fn write(&self, recorded: &Recorded) {
+        let line = recorded.to_line();
+        let mut file = lock(&self.file);
+        if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+            lock(&self.failed).get_or_insert_with(|| io_error(&self.path, "write the cassette", e));
+        }
+    }
+
+    fn record(
+        &self,
+        call: u64,
+        tool: &str,
+        arguments: Map<String, Value>,
+        heard: Heard,
+        outcome: &Result<CallToolResult, Error>,
+    ) {
+        self.write(&Recorded {
+            call,
+            tool: tool.to_owned(),
+            arguments,
+            progress: heard.progress,
+            logs: heard.logs,
+            outcome: match outcome {
+                Ok(result) => Ok(result.clone()),
+                Err(error) => Err(error_to_json(error)),
+            },
+        });
+    }
+}
+
+/// What a call heard while it ran.
+#[derive(Debug, Default)]
+struct Heard {
+    progress: Vec<Value>,
+    logs: Vec<Value>,
+}
+
+impl<C: ToolCaller + Sync> ToolCaller for Recorder<C> {
+    async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Error> {
+        let call = self.start();
+        let outcome = self.inner.call_tool(name, arguments.clone()).await;
+        self.record(call, name, arguments, Heard::default(), &outcome);
+        outcome
+    }
+
+    fn check_tool(
+        &self,
+        provenance: &'static Provenance,
+        tool: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.inner.check_tool(provenance, tool)
+    }
+
+    fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+        self.inner.drift(provenance)
+    }
+
+    fn check_drift(
+        &self,
+        provenance: &'static Provenance,
+    ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
+        self.inner.check_drift(provenance)
+    }
+}
+
+/// How a [`Replayer`] matches the calls it receives to those it recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Matching {
+    /// The next recorded call, which must be the same tool with the same arguments.
+    Strict,
+    /// The first recorded call not yet replayed with the same tool and arguments.
+    AnyOrder,
+}
+
+/// A [`ToolCaller`] that answers from a cassette a [`Recorder`] wrote: each call gets the
+/// recorded call's outcome, errors included, and its progress and logs when it is made with
+/// [`Replayer::call_tool_with`]. A call the cassette does not have fails with both calls shown.
+pub struct Replayer {
+    path: PathBuf,
+    matching: Matching,
+    left: Mutex<VecDeque<Recorded>>,
+}
+
+impl fmt::Debug for Replayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Replayer")
+            .field("path", &self.path)
+            .field("matching", &self.matching)
+            .field("left", &lock(&self.left).len())
+            .finish()
+    }
+}
+
+impl Replayer {
+    /// Reads the cassette at `path`, to replay strictly: the calls must come in the recorded
+    /// order, each with the recorded tool and arguments.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, CassetteError> {
+        let path = path.as_ref().to_owned();
+        let file = File::open(&path).map_err(|e| io_error(&path, "open the cassette", e))?;
+        let at = |line: usize, message: String| CassetteError {
+            path: path.clone(),
+            line,
+            message,
+            source: None,
+        };
+        let mut calls = Vec::new();
+        for (index, line) in BufReader::new(file).lines().enumerate() {
+            let number = index + 1;
+            let line = line.map_err(|e| io_error(&path, "read the cassette", e))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(&line).map_err(|e| {
+                at(
+                    number,
+                    format!("not JSON ({e}); a cassette has one JSON object per line"),
+                )
+            })?;
+            if number == 1 {
+                match value.get(HEADER_KEY).and_then(Value::as_u64) {
+                    Some(VERSION) => continue,
+                    Some(other) => {
+                        return Err(at(
+                            1,
+                            format!(
+                                "cassette format version {other}, but this mcp-bindgen reads \
+                                 version {VERSION}: record it again, or update mcp-bindgen"
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(at(
+                            1,
+                            format!(
+                                "not a cassette: the first line must be the header \
+                                 {{\"{HEADER_KEY}\":{VERSION},..}} a Recorder writes"
+                            ),
+                        ));
+                    }
+                }
+            }
+            calls.push(Recorded::from_line(value).map_err(|message| at(number, message))?);
+        }
+        calls.sort_by_key(|c| c.call);
+        Ok(Replayer {
+            path,
+            matching: Matching::Strict,
+            left: Mutex::new(calls.into()),
+        })
+    }
+
+    /// Matches each call to the first recorded call not yet replayed with the same tool and
+    /// arguments, in any order (for code whose calls run concurrently).
+    pub fn any_order(mut self) -> Self {
+        self.matching = Matching::AnyOrder;
+        self
+    }
+
+    /// The recorded calls not replayed yet: empty when the code under test made every call
+    /// it made when recorded.
+    pub fn unplayed(&self) -> Vec<Recorded> {
+        lock(&self.left).iter().cloned().collect()
+    }
+
+    fn take(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Recorded, Error> {
+        let mut left = lock(&self.left);
+        let same = |r: &Recorded| r.tool == tool && r.arguments == *arguments;
+        let found = match self.matching {
+            Matching::Strict => match left.front() {
+                Some(next) if same(next) => left.pop_front(),
+                Some(next) => {
+                    return Err(mismatch(
+                        &self.path,
+                        format!(
+                            "call {} does not match the cassette\n  recorded: {}\n  received: {}",
+                            next.call,
+                            next.show(),
+                            show_call(tool, arguments)
+                        ),
+                    ));
+                }
+                None => None,
+            },
+            Matching::AnyOrder => left.iter().position(same).and_then(|i| left.remove(i)),
+        };
+        found.ok_or_else(|| {
+            let unplayed: Vec<String> = left.iter().map(|r| format!("  {}", r.show())).collect();
+            mismatch(
+                &self.path,
+                format!(
+                    "the cassette has no such call\n  received: {}\n  not yet replayed ({}):{}{}",
+                    show_call(tool, arguments),
+                    unplayed.len(),
+                    if unplayed.is_empty() { "" } else { "\n" },
+                    unplayed.join("\n")
+                ),
+            )
+        })
+    }
+}
+
+/// A call a [`Replayer`] could not answer: the [`Error::Transport`]'s source.
+#[derive(Debug)]
+pub struct Mismatch {
+    /// What was recorded and what was received.
+    pub message: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+fn mismatch(path: &Path, message: String) -> Error {
+    Error::Transport {
+        message: format!("replaying {}: {message}", path.display()),
+        source: Some(Box::new(Mismatch { message })),
+    }
+}
+
+impl ToolCaller for Replayer {
+    async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, Error> {
+        self.take(name, &arguments)?.replay()
+    }
+}
+
+#[cfg(feature = "client")]
+mod with_options {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::{Map, Value, json};
+
+    use super::{Heard, Recorder, Replayer, lock};
+    use crate::client::{CallOptions, LogMessage, McpClient, Progress, Transport};
+    use crate::{CallToolResult, Error};
+
+    fn progress_json(p: &Progress) -> Value {
+        let mut v = json!({ "progress": p.progress });
+        if let Some(total) = p.total {
+            v["total"] = total.into();
+        }
+        if let Some(message) = &p.message {
+            v["message"] = message.clone().into();
+        }
+        v
+    }
+
+    fn log_json(l: &LogMessage) -> Value {
+        let mut v = json!({ "level": l.level, "data": l.data });
+        if let Some(logger) = &l.logger {
+            v["logger"] = logger.clone().into();
+        }
+        v
+    }
+
+    impl<T: Transport> Recorder<McpClient<T>> {
+        /// [`McpClient::call_tool_with`], recorded with the progress and log notifications
+        /// the call receives (which still reach `options`' handlers, or the client's log
+        /// handler).
+        pub async fn call_tool_with(
+            &self,
+            name: &str,
+            arguments: Map<String, Value>,
+            options: &CallOptions,
+        ) -> Result<CallToolResult, Error> {
+            let call = self.start();
+            let heard = Arc::new(Mutex::new(Heard::default()));
+            let (progress, log) = (heard.clone(), heard.clone());
+            let forward_progress = options.progress.clone();
+            let forward_log = options.log.clone().or_else(|| self.inner.log_handler());
+            let mut tapped = CallOptions::new()
+                .on_progress(move |p: Progress| {
+                    lock(&progress).progress.push(progress_json(&p));
+                    if let Some(forward) = &forward_progress {
+                        forward(p);
+                    }
+                })
+                .on_log(move |l: LogMessage| {
+                    lock(&log).logs.push(log_json(&l));
+                    if let Some(forward) = &forward_log {
+                        forward(l);
+                    }
+                });
+            if options.progress.is_none() {
+                // No progress handler: no `progressToken` either, as without the recorder.
+                tapped.progress = None;
+            }
+            tapped.timeout = options.timeout;
+            let outcome = self
+                .inner
+                .call_tool_with(name, arguments.clone(), &tapped)
+                .await;
+            let heard = std::mem::take(&mut *lock(&heard));
+            self.record(call, name, arguments, heard, &outcome);
+            outcome
+        }
+    }
+
+    impl Replayer {
+        /// Replays a call made with [`McpClient::call_tool_with`]: the recorded progress and
+        /// log notifications reach `options`' handlers, in order, before the outcome.
+        pub async fn call_tool_with(
+            &self,
+            name: &str,
+            arguments: Map<String, Value>,
+            options: &CallOptions,
+        ) -> Result<CallToolResult, Error> {
+            let recorded = self.take(name, &arguments)?;
+            if let Some(handler) = &options.progress {
+                for p in &recorded.progress {
+                    handler(Progress {
+                        progress: p["progress"].as_f64().unwrap_or_default(),
+                        total: p["total"].as_f64(),
+                        message: p["message"].as_str().map(str::to_owned),
+                    });
+                }
+            }
+            if let Some(handler) = &options.log {
+                for l in &recorded.logs {
+                    handler(LogMessage {
+                        level: l["level"].as_str().unwrap_or("info").to_owned(),
+                        logger: l["logger"].as_str().map(str::to_owned),
+                        data: l["data"].clone(),
+                    });
+                }
+            }
+            recorded.replay()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_survive_the_round_trip_through_the_file() {
+        for error in [
+            Error::Protocol {
+                code: -32602,
+                message: "Unknown tool: x".into(),
+                data: Some(json!({"tool": "x"})),
+            },
+            Error::Timeout {
+                message: "tools/call slow".into(),
+                after: Duration::from_millis(2000),
+            },
+            Error::Auth {
+                status: Some(401),
+                message: "no".into(),
+                www_authenticate: Some("Bearer".into()),
+            },
+        ] {
+            let back = error_from_json(&error_to_json(&error));
+            assert_eq!(back.to_string(), error.to_string());
+        }
+    }
+}
