@@ -9,9 +9,11 @@
 //!
 //! ```no_run
 //! use mcp_bindgen::cassette::{Recorder, Replayer};
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! // Once, by hand or behind an environment variable: against the real server.
-//! let client = mcp_bindgen::HttpClient::connect("https://example.test/mcp").await?;
+//! # fn connect() -> mcp_bindgen::mock::MockCaller { mcp_bindgen::mock::MockCaller::new() }
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! // Once, by hand or behind an environment variable: against the real server (an
+//! // `HttpClient` or a `StdioClient`).
+//! let client = connect();
 //! let recorder = Recorder::create(client, "tests/cassettes/status.jsonl")?;
 //! // ... run the code under test with `Client::new(&recorder)` ...
 //!
