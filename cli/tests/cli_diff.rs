@@ -656,3 +656,128 @@ fn against_module_compares_what_a_generated_client_was_made_from() {
     assert!(stderr.contains("no `PROVENANCE`"), "{stderr}");
     assert!(stderr.contains("regenerate"), "{stderr}");
 }
+
+/// `diff --cassette`: a session recorded (with the runtime's `Recorder`) against the old
+/// tools, checked against a new capture, reports the calls that would now break and exits 1.
+#[test]
+fn a_cassette_against_a_new_capture_reports_the_calls_that_would_break() {
+    use mcp_bindgen::cassette::Recorder;
+    use mcp_bindgen::mock::MockCaller;
+    use mcp_bindgen::{CallToolResult, ToolCaller};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cassette = dir.path().join("session.jsonl");
+    let old_server = MockCaller::with_responder(|name, _| {
+        Ok(match name {
+            "stats" => CallToolResult::structured(json!({ "count": 3 })),
+            _ => CallToolResult::structured(json!({ "ok": true })),
+        })
+    });
+    let recorder = Recorder::create(old_server, &cassette).expect("create");
+    let arguments = |v: Value| v.as_object().expect("object").clone();
+    pollster::block_on(async {
+        for (tool, args) in [
+            ("search", json!({ "q": "a" })),
+            ("drop_table", json!({})),
+            ("stats", json!({})),
+            ("search", json!({ "q": "b", "limit": 5 })),
+        ] {
+            recorder
+                .call_tool(tool, arguments(args))
+                .await
+                .expect("recorded");
+        }
+    });
+    recorder.finish().expect("written");
+    // The new server: `limit` required, `drop_table` gone, `stats` counts in words.
+    let new = write(
+        dir.path(),
+        "new.tools.json",
+        json!([
+            {"name": "search",
+             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q", "limit"]}},
+            {"name": "stats", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"count": {"type": "string"}}}},
+        ]),
+    );
+
+    let out = bin()
+        .arg("diff")
+        .arg("--cassette")
+        .arg(&cassette)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].ends_with("4 recorded calls, 2 would break, 1 would be answered differently"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("  breaking  call 1 search: "),
+        "{stdout}"
+    );
+    assert!(lines[1].contains("limit"), "{stdout}");
+    assert_eq!(
+        lines[2], "  breaking  call 2 drop_table: the server no longer lists this tool",
+        "{stdout}"
+    );
+    assert!(
+        lines[3].starts_with("  warning   call 3 stats at /count: "),
+        "{stdout}"
+    );
+    assert!(lines[3].contains("record again"), "{stdout}");
+    assert_eq!(lines.len(), 4, "call 4 still fits:\n{stdout}");
+
+    // JSON, for CI: the same findings.
+    let out = bin()
+        .args(["diff", "--format", "json", "--cassette"])
+        .arg(&cassette)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["calls"], 4);
+    assert_eq!(report["summary"], json!({ "breaking": 2, "warning": 1 }));
+    let calls: Vec<&Value> = report["stale"]
+        .as_array()
+        .expect("stale")
+        .iter()
+        .map(|s| &s["call"])
+        .collect();
+    assert_eq!(calls, [&json!(1), &json!(2), &json!(3)]);
+
+    // Against the old tools themselves, nothing is stale: exit 0.
+    let old = write(
+        dir.path(),
+        "old.tools.json",
+        json!([
+            {"name": "search", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["q"]}},
+            {"name": "drop_table", "inputSchema": {"type": "object"}},
+            {"name": "stats", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}}},
+        ]),
+    );
+    let out = bin()
+        .arg("diff")
+        .arg("--cassette")
+        .arg(&cassette)
+        .arg(&old)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+
+    // A file that is not a cassette: exit 2 with the file and line.
+    let out = bin()
+        .arg("diff")
+        .arg("--cassette")
+        .arg(&new)
+        .arg(&old)
+        .output()
+        .expect("runs");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("new.tools.json:1: "), "{stderr}");
+}

@@ -92,6 +92,12 @@ enum Command {
         /// `PROVENANCE`, the ones its client was generated from.
         #[arg(long, value_name = "FILE.rs")]
         against_module: Option<PathBuf>,
+        /// The old side is a cassette (`mcp_bindgen::cassette`): would the calls it recorded
+        /// still be answered so by the new side? Breaking: the tool is gone, or the recorded
+        /// arguments no longer fit its input schema; warning: the recorded result no longer
+        /// fits its output schema.
+        #[arg(long, value_name = "FILE.jsonl", conflicts_with = "against_module")]
+        cassette: Option<PathBuf>,
         #[command(flatten)]
         server: LiveArgs,
         /// `text` (grouped by tool, breaking first), `markdown` (a pull-request comment) or
@@ -157,10 +163,20 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Diff {
             files,
             against_module,
+            cassette: Some(cassette),
+            server,
+            format,
+            fail_on,
+            ..
+        } if against_module.is_none() => diff_cassette(&cassette, &files, &server, format, fail_on),
+        Command::Diff {
+            files,
+            against_module,
             server,
             format,
             fail_on,
             level,
+            ..
         } => diff(
             &files,
             against_module.as_deref(),
@@ -381,6 +397,133 @@ fn diff(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `diff --cassette FILE NEW`: the recorded calls a server listing NEW's tools would no longer
+/// answer as recorded.
+fn diff_cassette(
+    cassette: &std::path::Path,
+    files: &[PathBuf],
+    server: &LiveArgs,
+    format: diff::Format,
+    fail_on: diff::Severity,
+) -> Result<ExitCode, Error> {
+    let new = match (files, server.given()) {
+        ([new], false) => capture::read(new)?,
+        ([], true) => {
+            let (what, document) = match capture_live(server) {
+                Ok(captured) => captured,
+                Err(code) => return Ok(code),
+            };
+            let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+            capture::parse(std::path::Path::new(&what), text)?
+        }
+        _ => {
+            eprintln!(
+                "error: with --cassette, diff takes one new capture, --url URL or -- COMMAND"
+            );
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let calls = match mcp_bindgen::cassette::read(cassette) {
+        Ok(calls) => calls,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let tools: Vec<serde_json::Value> = new.tools.iter().map(|t| t.raw.clone()).collect();
+    let stale = mcp_bindgen::cassette::stale(&calls, &tools);
+    let (old, new_name) = (
+        cassette.display().to_string(),
+        new.file.display().to_string(),
+    );
+    let rendered = render_stale(format, &stale, calls.len(), &old, &new_name);
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), rendered.as_bytes())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: writing the report: {e}");
+        return Ok(ExitCode::from(2));
+    }
+    Ok(if stale.iter().any(|s| s.severity >= fail_on) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn render_stale(
+    format: diff::Format,
+    stale: &[mcp_bindgen::cassette::Stale],
+    calls: usize,
+    old: &str,
+    new: &str,
+) -> String {
+    let count = |severity| stale.iter().filter(|s| s.severity == severity).count();
+    let (breaking, warning) = (
+        count(diff::Severity::Breaking),
+        count(diff::Severity::Warning),
+    );
+    let at = |pointer: &str| {
+        if pointer.is_empty() {
+            String::new()
+        } else {
+            format!(" at {pointer}")
+        }
+    };
+    match format {
+        diff::Format::Json => {
+            let findings: Vec<serde_json::Value> = stale
+                .iter()
+                .map(|s| {
+                    serde_json::json!({
+                        "call": s.call, "tool": s.tool, "severity": s.severity.as_str(),
+                        "pointer": s.pointer, "message": s.message,
+                    })
+                })
+                .collect();
+            let report = serde_json::json!({
+                "cassette": old, "against": new, "calls": calls, "stale": findings,
+                "summary": { "breaking": breaking, "warning": warning },
+            });
+            serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+        }
+        diff::Format::Markdown => {
+            let mut out = format!(
+                "### Recorded calls of `{old}` against `{new}`\n\n{calls} calls: {breaking} would break, {warning} would be answered differently.\n"
+            );
+            if !stale.is_empty() {
+                out.push_str("\n| call | tool | severity | where | what |\n| --- | --- | --- | --- | --- |\n");
+                for s in stale {
+                    out.push_str(&format!(
+                        "| {} | `{}` | {} | `{}` | {} |\n",
+                        s.call,
+                        s.tool,
+                        s.severity.as_str(),
+                        s.pointer,
+                        s.message.replace('|', "\\|")
+                    ));
+                }
+            }
+            out
+        }
+        _ => {
+            let mut out = format!(
+                "{old} against {new}: {calls} recorded calls, {breaking} would break, {warning} would be answered differently\n"
+            );
+            for s in stale {
+                out.push_str(&format!(
+                    "  {:9} call {} {}{}: {}\n",
+                    s.severity.as_str(),
+                    s.call,
+                    s.tool,
+                    at(&s.pointer),
+                    s.message
+                ));
+            }
+            out
+        }
+    }
 }
 
 fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {

@@ -61,8 +61,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::drift::{DriftReport, Provenance};
-use crate::{CallToolResult, Error, ToolCaller};
+use crate::drift::{DriftReport, Provenance, Severity};
+use crate::{CallToolResult, CompiledSchema, Error, ToolCaller};
 
 /// The version of the format this crate writes and reads.
 pub const VERSION: u64 = 1;
@@ -406,6 +406,137 @@ enum Matching {
     AnyOrder,
 }
 
+/// The calls of the cassette at `path`, in the order they were made.
+pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, CassetteError> {
+    let path = path.as_ref();
+    let file = File::open(path).map_err(|e| io_error(path, "open the cassette", e))?;
+    let at = |line: usize, message: String| CassetteError {
+        path: path.to_owned(),
+        line,
+        message,
+        source: None,
+    };
+    let mut calls = Vec::new();
+    for (index, line) in BufReader::new(file).lines().enumerate() {
+        let number = index + 1;
+        let line = line.map_err(|e| io_error(path, "read the cassette", e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&line).map_err(|e| {
+            at(
+                number,
+                format!("not JSON ({e}); a cassette has one JSON object per line"),
+            )
+        })?;
+        if number == 1 {
+            match value.get(HEADER_KEY).and_then(Value::as_u64) {
+                Some(VERSION) => continue,
+                Some(other) => {
+                    return Err(at(
+                        1,
+                        format!(
+                            "cassette format version {other}, but this mcp-bindgen reads \
+                             version {VERSION}: record it again, or update mcp-bindgen"
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(at(
+                        1,
+                        format!(
+                            "not a cassette: the first line must be the header \
+                             {{\"{HEADER_KEY}\":{VERSION},..}} a Recorder writes"
+                        ),
+                    ));
+                }
+            }
+        }
+        calls.push(Recorded::from_line(value).map_err(|message| at(number, message))?);
+    }
+    calls.sort_by_key(|c| c.call);
+    Ok(calls)
+}
+
+/// One recorded call that a server with new tools would no longer answer as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale {
+    /// The call's place in the session.
+    pub call: u64,
+    /// The tool it called.
+    pub tool: String,
+    /// [`Severity::Breaking`]: the call itself would fail (the tool is gone, or its arguments
+    /// no longer satisfy its input schema); [`Severity::Warning`]: the call would go through,
+    /// but its recorded result no longer satisfies the tool's output schema, so the replay
+    /// answers what the server would not.
+    pub severity: Severity,
+    /// JSON pointer into the arguments (breaking) or the result (warning); `""` for the whole.
+    pub pointer: String,
+    /// What no longer holds.
+    pub message: String,
+}
+
+/// Which of `calls` a server listing `tools` (the `tools` array of a `tools/list` or a
+/// capture) would no longer answer as recorded: "would these recorded calls still be valid?".
+/// Calls that ended in an error are judged by their arguments only.
+pub fn stale(calls: &[Recorded], tools: &[Value]) -> Vec<Stale> {
+    use std::collections::HashMap;
+    let mut schemas: HashMap<&str, (Option<CompiledSchema>, Option<CompiledSchema>)> =
+        HashMap::new();
+    for tool in tools {
+        if let Some(name) = tool.get("name").and_then(Value::as_str) {
+            let compile = |key: &str| tool.get(key).map(CompiledSchema::new);
+            schemas.insert(name, (compile("inputSchema"), compile("outputSchema")));
+        }
+    }
+    let mut out = Vec::new();
+    for call in calls {
+        let stale = |severity, pointer: String, message: String| Stale {
+            call: call.call,
+            tool: call.tool.clone(),
+            severity,
+            pointer,
+            message,
+        };
+        let Some((input, output)) = schemas.get(call.tool.as_str()) else {
+            out.push(stale(
+                Severity::Breaking,
+                String::new(),
+                "the server no longer lists this tool".into(),
+            ));
+            continue;
+        };
+        let arguments = Value::Object(call.arguments.clone());
+        if let Some(Err(violation)) = input.as_ref().map(|s| s.validate(&arguments)) {
+            out.push(stale(
+                Severity::Breaking,
+                violation.pointer,
+                format!(
+                    "the recorded arguments no longer fit: {}",
+                    violation.message
+                ),
+            ));
+            continue;
+        }
+        if let (Some(output), Ok(result)) = (output, &call.outcome)
+            && !result.is_error()
+        {
+            let value = crate::envelope_value(result);
+            if let Err(violation) = output.validate(&value) {
+                out.push(stale(
+                    Severity::Warning,
+                    violation.pointer,
+                    format!(
+                        "the recorded result no longer fits the output schema: {}; record again",
+                        violation.message
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// A [`ToolCaller`] that answers from a cassette a [`Recorder`] wrote: each call gets the
 /// recorded call's outcome, errors included, and its progress and logs when it is made with
 /// [`Replayer::call_tool_with`]. A call the cassette does not have fails with both calls shown.
@@ -430,52 +561,7 @@ impl Replayer {
     /// order, each with the recorded tool and arguments.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, CassetteError> {
         let path = path.as_ref().to_owned();
-        let file = File::open(&path).map_err(|e| io_error(&path, "open the cassette", e))?;
-        let at = |line: usize, message: String| CassetteError {
-            path: path.clone(),
-            line,
-            message,
-            source: None,
-        };
-        let mut calls = Vec::new();
-        for (index, line) in BufReader::new(file).lines().enumerate() {
-            let number = index + 1;
-            let line = line.map_err(|e| io_error(&path, "read the cassette", e))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = serde_json::from_str(&line).map_err(|e| {
-                at(
-                    number,
-                    format!("not JSON ({e}); a cassette has one JSON object per line"),
-                )
-            })?;
-            if number == 1 {
-                match value.get(HEADER_KEY).and_then(Value::as_u64) {
-                    Some(VERSION) => continue,
-                    Some(other) => {
-                        return Err(at(
-                            1,
-                            format!(
-                                "cassette format version {other}, but this mcp-bindgen reads \
-                                 version {VERSION}: record it again, or update mcp-bindgen"
-                            ),
-                        ));
-                    }
-                    None => {
-                        return Err(at(
-                            1,
-                            format!(
-                                "not a cassette: the first line must be the header \
-                                 {{\"{HEADER_KEY}\":{VERSION},..}} a Recorder writes"
-                            ),
-                        ));
-                    }
-                }
-            }
-            calls.push(Recorded::from_line(value).map_err(|message| at(number, message))?);
-        }
-        calls.sort_by_key(|c| c.call);
+        let calls = read(&path)?;
         Ok(Replayer {
             path,
             matching: Matching::Strict,
