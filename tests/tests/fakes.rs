@@ -219,7 +219,7 @@ async fn a_tool_the_module_does_not_know_is_unknown_as_on_a_server() {
 }
 
 /// The seeds: a result typed from agent contracts (no output schema to check), and the Bevy
-/// game's own tools, so that a game's agent code is tested without running the game.
+/// and tecs games' own tools, so that a game's agent code is tested without running the game.
 #[tokio::test]
 async fn the_seed_modules_have_fakes() {
     use mcp_bindings::{bevy_game, saving_throw};
@@ -248,6 +248,19 @@ async fn the_seed_modules_have_fakes() {
     assert_eq!((stepped.frames, stepped.last_frame), (600, 600));
     let error = game.ping().await.expect_err("ping is not faked");
     assert_eq!(error.code().as_deref(), Some("not_faked"));
+
+    // The tecs example game's tools.
+    struct Pong;
+    impl mcp_bindings::tecs::Fake for Pong {
+        async fn ping(&self) -> Result<mcp_bindings::tecs::types::PingOutput, ToolError> {
+            Ok(mcp_bindings::tecs::types::PingOutput {
+                frame: 7,
+                pong: true,
+            })
+        }
+    }
+    let tecs = mcp_bindings::tecs::Client::new(mcp_bindings::tecs::Faked(Pong));
+    assert_eq!(tecs.ping().await.expect("ping").frame, 7);
 
     struct Runs;
     impl saving_throw::Fake for Runs {

@@ -1259,20 +1259,45 @@ fn oauth_protected_sdk_server_over_https() {
     struct Sum {
         sum: f64,
     }
+    // Recorded: the cassette holds the call, never the tokens that authorized it.
+    let cassette = dir.path().join("oauth.jsonl");
     let typed: Sum = pollster::block_on(async {
         let client = mcp_bindgen::HttpClient::builder(&url)
             .add_root_certificate(pki.pem("ca.pem"))
             .oauth(OAuth::new().token_store(FileTokenStore::new(&tokens)))
             .connect()
             .await?;
+        let recorder = mcp_bindgen::cassette::Recorder::create(client, &cassette)
+            .expect("create the cassette");
         let mut arguments = serde_json::Map::new();
         arguments.insert("a".into(), 2.into());
         arguments.insert("b".into(), 3.into());
-        mcp_bindgen::ToolCaller::call_tool_decoded(&client, "add", arguments).await
+        mcp_bindgen::ToolCaller::call_tool_decoded(&recorder, "add", arguments).await
     })
     .expect("a typed call with the stored token");
     assert_eq!(typed, Sum { sum: 5.0 });
     assert_eq!(browsed(), 1);
+    let recorded = std::fs::read_to_string(&cassette).expect("cassette");
+    assert!(recorded.contains(r#""tool":"add""#), "{recorded}");
+    let mut secrets = Vec::new();
+    for entry in std::fs::read_dir(&tokens)
+        .expect("the token store")
+        .flatten()
+    {
+        let stored: Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.path()).expect("a stored token"))
+                .unwrap_or_default();
+        for key in ["access_token", "refresh_token", "client_secret"] {
+            find_strings(&stored, key, &mut secrets);
+        }
+    }
+    assert!(!secrets.is_empty(), "the store holds the sign-in's tokens");
+    for secret in &secrets {
+        assert!(
+            !recorded.contains(secret.as_str()),
+            "a token reached the cassette:\n{recorded}"
+        );
+    }
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -1756,6 +1781,22 @@ fn cassettes_recorded_over_https_in_both_eras_replay_offline() {
             text.contains(r#"received: add {"a":1.0,"b":1.0}"#),
             "{protocol:?}: {text}"
         );
+    }
+}
+
+/// Every string value under `key`, anywhere in `value`.
+fn find_strings(value: &Value, key: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match v {
+                    Value::String(s) if k == key && s.len() >= 8 => out.push(s.clone()),
+                    other => find_strings(other, key, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| find_strings(v, key, out)),
+        _ => {}
     }
 }
 
