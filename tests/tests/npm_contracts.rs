@@ -557,3 +557,106 @@ fn the_typescript_compiler_finds_every_property_in_the_rust() {
     let found: Vec<&str> = all_problems.iter().map(String::as_str).collect();
     assert_eq!(found, known, "found:\n{}", all_problems.join("\n"));
 }
+
+/// Declaration files the TypeScript compiler refuses, and some it accepts, beside the held
+/// contracts: the generator accepts exactly what `tsc` accepts (syntax only). oxc's parser
+/// recovers from a missing member separator without an error; the generator must not.
+const SNIPPETS: &[(&str, &str)] = &[
+    (
+        "missing_separator_line",
+        "export interface P {\n  x: number; y: number\n  z number;\n}\n",
+    ),
+    (
+        "missing_separator_inline",
+        "export interface Q { a: string b: number }\n",
+    ),
+    (
+        "comment_is_no_separator",
+        "export interface W { a: string /* note */ b: number }\n",
+    ),
+    (
+        "literal_missing_separator",
+        "export type T = { a: string; b: { c: number d: string } };\n",
+    ),
+    ("unterminated", "export type U = { a: string;\n"),
+    (
+        "separators_of_every_kind",
+        "export type S = { a: string, b: number; c: boolean\n  d: null };\n",
+    ),
+    (
+        "last_member_bare",
+        "export interface R { a: string; b?: number }\n",
+    ),
+];
+
+#[test]
+#[ignore = "needs node and the typescript npm package (tests/interop, installed by scripts/test.sh)"]
+fn the_generator_refuses_what_the_typescript_compiler_refuses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cases: Vec<(String, std::path::PathBuf, ServerConfig)> = Vec::new();
+    for (name, text) in SNIPPETS {
+        let path = dir.path().join(format!("{name}.d.ts"));
+        std::fs::write(&path, text).expect("write");
+        let config = ServerConfig::contracts_only(*name).with_contract(&path);
+        cases.push(((*name).to_owned(), path, config));
+    }
+    for published in FILES {
+        let path = root().join("fixtures/contracts/npm").join(published.file);
+        cases.push((published.module.to_owned(), path, config(published)));
+    }
+    let held = root().join("../generated/contracts");
+    for entry in std::fs::read_dir(&held)
+        .expect("generated/contracts")
+        .flatten()
+    {
+        let path = entry.path();
+        let name = path
+            .file_stem()
+            .expect("a name")
+            .to_string_lossy()
+            .replace(".d", "");
+        let config = ServerConfig::contracts_only(name.as_str()).with_contract(&path);
+        cases.push((name, path, config));
+    }
+    let interop = root().join("interop");
+    let output = std::process::Command::new(interop.join("node_modules/.bin/node"))
+        .arg(interop.join("dts_syntax.mjs"))
+        .args(cases.iter().map(|(_, path, _)| path))
+        .output()
+        .expect("node runs (cd tests/interop && npm ci)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let verdicts: BTreeMap<String, Vec<String>> =
+        serde_json::from_slice(&output.stdout).expect("the checker prints JSON");
+    let generator = Generator::new().with_base(root());
+    let mut refused = 0;
+    for (name, path, config) in &cases {
+        let tsc = &verdicts[&path.display().to_string()];
+        let ours = generator.generate(config);
+        match (tsc.first(), &ours) {
+            (None, Ok(_)) => {}
+            (Some(_), Err(e)) => {
+                refused += 1;
+                let ours = e.to_string();
+                assert!(ours.contains("not valid TypeScript"), "{name}: {ours}");
+                // Both point at the same line.
+                let line = tsc[0].split(':').next().expect("a line");
+                assert!(
+                    ours.contains(&format!(".d.ts:{line}:")),
+                    "{name}: tsc says {tsc:?}, we say {ours}"
+                );
+            }
+            (None, Err(e)) => panic!("{name}: tsc accepts it, the generator refuses it: {e}"),
+            (Some(_), Ok(_)) => {
+                panic!("{name}: tsc refuses it ({tsc:?}), the generator accepts it")
+            }
+        }
+    }
+    assert_eq!(
+        refused, 5,
+        "the broken snippets, and only those, are refused"
+    );
+}

@@ -62,9 +62,14 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<Parsed, SyntaxError>
         depth: std::cell::Cell::new(0),
         scope: Vec::new(),
         scopes: Vec::new(),
+        text: text.to_owned(),
+        unseparated: std::cell::Cell::new(None),
     };
     for statement in &ret.program.body {
         walker.statement(statement);
+    }
+    if let Some(offset) = walker.unseparated.get() {
+        return Err(unseparated(offset));
     }
     walker.qualify();
     Ok(walker.out)
@@ -90,10 +95,15 @@ pub(crate) fn parse_type(file: usize, text: &str) -> Result<Ty, SyntaxError> {
         depth: std::cell::Cell::new(0),
         scope: Vec::new(),
         scopes: Vec::new(),
+        text: source.clone(),
+        unseparated: std::cell::Cell::new(None),
     };
     match ret.program.body.first() {
         Some(Statement::TSTypeAliasDeclaration(alias)) if ret.program.body.len() == 1 => {
             let mut ty = walker.ty(&alias.type_annotation);
+            if let Some(offset) = walker.unseparated.get() {
+                return Err(unseparated(shift(offset)));
+            }
             shift_locs(&mut ty, prefix.len() as u32);
             Ok(ty)
         }
@@ -190,6 +200,17 @@ fn is_list_item(line: &str) -> bool {
 /// Types nested deeper than this become unsupported (bounds recursion here and later).
 const MAX_DEPTH: usize = 24;
 
+/// The error for two members of an interface or object type with nothing between them:
+/// oxc's parser reads `{ a: string b: number }` as two members, `tsc` refuses it (TS1005).
+fn unseparated(offset: u32) -> SyntaxError {
+    SyntaxError {
+        offset,
+        message: "`;` expected: members of an interface or object type are separated by `;`, \
+                  `,` or a line break"
+            .into(),
+    }
+}
+
 struct Walker {
     file: usize,
     docs: HashMap<u32, String>,
@@ -199,6 +220,10 @@ struct Walker {
     scope: Vec<String>,
     /// Index of each declaration in `out.decls` → the namespace it was declared in.
     scopes: Vec<(usize, Vec<String>)>,
+    /// The text parsed, to see what lies between members.
+    text: String,
+    /// The first member that follows another with no separator between them.
+    unseparated: std::cell::Cell<Option<u32>>,
 }
 
 impl Walker {
@@ -443,8 +468,27 @@ impl Walker {
             .unwrap_or_default()
     }
 
+    /// Records the first member of `signatures` that follows the previous one with neither
+    /// `;`, `,` nor a line break between them (oxc accepts it; `tsc` does not).
+    fn check_separators(&self, signatures: &[TSSignature<'_>]) {
+        if self.unseparated.get().is_some() {
+            return;
+        }
+        for pair in signatures.windows(2) {
+            let (end, start) = (pair[0].span().end as usize, pair[1].span().start as usize);
+            let Some(between) = self.text.get(end.saturating_sub(1)..start) else {
+                continue;
+            };
+            if !between.contains([';', ',', '\n', '\r']) {
+                self.unseparated.set(Some(start as u32));
+                return;
+            }
+        }
+    }
+
     fn signatures(&self, signatures: &[TSSignature<'_>]) -> Obj {
         let mut obj = Obj::default();
+        self.check_separators(signatures);
         for signature in signatures {
             match signature {
                 TSSignature::TSPropertySignature(p) => {
@@ -805,5 +849,34 @@ mod tests {
     fn syntax_errors_have_an_offset() {
         let err = parse_file(0, "export interface A { x: }").expect_err("bad");
         assert!(err.offset > 0, "{err:?}");
+    }
+
+    #[test]
+    fn members_without_a_separator_are_refused_where_the_second_starts() {
+        for (text, at) in [
+            ("export interface Q { a: string b: number }", "b: number"),
+            (
+                "export interface P {\n  x: number; y: number\n  z number;\n}",
+                "number;\n}",
+            ),
+            (
+                "export type T = { a: { c: number d: string } };",
+                "d: string",
+            ),
+        ] {
+            let err = parse_file(0, text).expect_err(text);
+            assert_eq!(&text[err.offset as usize..][..at.len()], at, "{text}");
+            assert!(err.message.contains("`;` expected"), "{err:?}");
+        }
+        // A type on its own (a manifest override) too, at its own offsets.
+        let err = parse_type(0, "{ a: string b: number }").expect_err("unseparated");
+        assert_eq!(err.offset, 12);
+        for fine in [
+            "export interface R { a: string; b?: number }",
+            "export type S = { a: string, b: number; c: boolean\n d: null };",
+            "export interface V { a: string }",
+        ] {
+            parse_file(0, fine).unwrap_or_else(|e| panic!("{fine}: {e:?}"));
+        }
     }
 }
