@@ -123,7 +123,7 @@ pub fn validate_value(schema: &Value, value: &Value) -> Result<(), Violation> {
         patterns: &PATTERNS,
     };
     let mut pointer = String::new();
-    checker.check(schema, value, &mut pointer, 0)
+    checker.check(schema, value, &mut pointer, At::ROOT)
 }
 
 fn pattern_matches(
@@ -140,6 +140,69 @@ fn pattern_matches(
         .or_insert_with(|| regress::Regex::new(pattern).ok());
     // A pattern that is not an ECMAScript regex refuses nothing.
     regex.as_ref().is_none_or(|r| r.find(text).is_some())
+}
+
+/// Where a check stands: its depth, and the `$ref` targets being applied to the value it
+/// checks (innermost first; emptied when the check goes down into a part of the value). The
+/// compiled checker keeps the same, by node.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    depth: usize,
+    refs: Option<&'a Refs<'a>>,
+}
+
+/// A `$ref` target being applied to the current value, and those outside it.
+struct Refs<'a> {
+    target: &'a Value,
+    outer: Option<&'a Refs<'a>>,
+}
+
+impl<'a> At<'a> {
+    const ROOT: At<'static> = At {
+        depth: 0,
+        refs: None,
+    };
+
+    /// Whether `target` is already being applied to this value: a reference back to it adds
+    /// nothing to what is being checked, and passes (so a schema that refers to itself without
+    /// descending into the value costs work linear in its size, not doubling at every level).
+    fn applying(self, target: &Value) -> bool {
+        let mut refs = self.refs;
+        while let Some(r) = refs {
+            if std::ptr::eq(r.target, target) {
+                return true;
+            }
+            refs = r.outer;
+        }
+        false
+    }
+
+    /// A subschema applied to the same value.
+    fn inside(self) -> At<'a> {
+        At {
+            depth: self.depth + 1,
+            refs: self.refs,
+        }
+    }
+
+    /// The target of a `$ref`, applied to the same value.
+    fn following<'b>(self, refs: &'b Refs<'b>) -> At<'b>
+    where
+        'a: 'b,
+    {
+        At {
+            depth: self.depth + 1,
+            refs: Some(refs),
+        }
+    }
+
+    /// A subschema applied to a part of the value (an item, a member, a property name).
+    fn below(self) -> At<'static> {
+        At {
+            depth: self.depth + 1,
+            refs: None,
+        }
+    }
 }
 
 struct Checker<'a> {
@@ -215,7 +278,7 @@ impl<'a> Checker<'a> {
         schema: &Value,
         value: &Value,
         pointer: &mut String,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), Violation> {
         let object = match schema {
             Value::Bool(true) => return Ok(()),
@@ -223,24 +286,29 @@ impl<'a> Checker<'a> {
             Value::Object(o) => o,
             _ => return Ok(()),
         };
-        if depth > MAX_DEPTH {
+        if at.depth > MAX_DEPTH {
             return Ok(());
         }
         if let Some(Value::String(reference)) = object.get("$ref")
             && let Some(target) = self.resolve(reference)
+            && !at.applying(target)
         {
-            self.check(target, value, pointer, depth + 1)?;
+            let refs = Refs {
+                target,
+                outer: at.refs,
+            };
+            self.check(target, value, pointer, at.following(&refs))?;
         }
         self.check_type(object, value, pointer)?;
         self.check_enum(object, value, pointer)?;
         match value {
             Value::Number(n) => self.check_number(object, n, pointer)?,
             Value::String(s) => self.check_string(object, s, pointer)?,
-            Value::Array(items) => self.check_array(object, items, pointer, depth)?,
-            Value::Object(members) => self.check_object(object, members, pointer, depth)?,
+            Value::Array(items) => self.check_array(object, items, pointer, at)?,
+            Value::Object(members) => self.check_object(object, members, pointer, at)?,
             _ => {}
         }
-        self.check_combinators(object, value, pointer, depth)
+        self.check_combinators(object, value, pointer, at)
     }
 
     fn check_type(
@@ -388,7 +456,7 @@ impl<'a> Checker<'a> {
         schema: &Map<String, Value>,
         items: &[Value],
         pointer: &mut String,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), Violation> {
         let n = items.len() as u64;
         if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
@@ -427,14 +495,14 @@ impl<'a> Checker<'a> {
             if let Some(sub) = sub {
                 let len = pointer.len();
                 pointer.push_str(&format!("/{i}"));
-                self.check(sub, item, pointer, depth + 1)?;
+                self.check(sub, item, pointer, at.below())?;
                 pointer.truncate(len);
             }
         }
         if let Some(contains) = schema.get("contains") {
             let found = items.iter().any(|item| {
                 let mut p = pointer.clone();
-                self.check(contains, item, &mut p, depth + 1).is_ok()
+                self.check(contains, item, &mut p, at.below()).is_ok()
             });
             if !found {
                 return fail(pointer, "no item matches the `contains` schema");
@@ -448,7 +516,7 @@ impl<'a> Checker<'a> {
         schema: &Map<String, Value>,
         members: &Map<String, Value>,
         pointer: &mut String,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), Violation> {
         if let Some(Value::Array(required)) = schema.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
@@ -499,7 +567,8 @@ impl<'a> Checker<'a> {
             pointer.push_str(&escape(name));
             if let Some(names) = schema.get("propertyNames") {
                 let mut p = pointer.clone();
-                if let Err(v) = self.check(names, &Value::String(name.clone()), &mut p, depth + 1) {
+                if let Err(v) = self.check(names, &Value::String(name.clone()), &mut p, at.below())
+                {
                     return fail(
                         pointer,
                         format!("property name {name:?} is not allowed: {}", v.message),
@@ -509,12 +578,12 @@ impl<'a> Checker<'a> {
             let mut matched = false;
             if let Some(sub) = properties.and_then(|p| p.get(name)) {
                 matched = true;
-                self.check(sub, member, pointer, depth + 1)?;
+                self.check(sub, member, pointer, at.below())?;
             }
             for (pattern, sub) in patterns.into_iter().flatten() {
                 if pattern_matches(self.patterns, pattern, name) {
                     matched = true;
-                    self.check(sub, member, pointer, depth + 1)?;
+                    self.check(sub, member, pointer, at.below())?;
                 }
             }
             if !matched {
@@ -530,7 +599,7 @@ impl<'a> Checker<'a> {
                         };
                         return fail(pointer, format!("unknown property {name:?}{hint}"));
                     }
-                    Some(sub) => self.check(sub, member, pointer, depth + 1)?,
+                    Some(sub) => self.check(sub, member, pointer, at.below())?,
                     None => {}
                 }
             }
@@ -544,18 +613,18 @@ impl<'a> Checker<'a> {
         schema: &Map<String, Value>,
         value: &Value,
         pointer: &mut String,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), Violation> {
         if let Some(Value::Array(all)) = schema.get("allOf") {
             for sub in all {
-                self.check(sub, value, pointer, depth + 1)?;
+                self.check(sub, value, pointer, at.inside())?;
             }
         }
         if let Some(Value::Array(any)) = schema.get("anyOf") {
             let mut first = None;
             for sub in any {
                 let mut p = pointer.clone();
-                match self.check(sub, value, &mut p, depth + 1) {
+                match self.check(sub, value, &mut p, at.inside()) {
                     Ok(()) => {
                         first = None;
                         break;
@@ -580,7 +649,7 @@ impl<'a> Checker<'a> {
                 .iter()
                 .filter(|sub| {
                     let mut p = pointer.clone();
-                    self.check(sub, value, &mut p, depth + 1).is_ok()
+                    self.check(sub, value, &mut p, at.inside()).is_ok()
                 })
                 .count();
             if matching != 1 {
@@ -595,7 +664,7 @@ impl<'a> Checker<'a> {
         }
         if let Some(not) = schema.get("not") {
             let mut p = pointer.clone();
-            if self.check(not, value, &mut p, depth + 1).is_ok() {
+            if self.check(not, value, &mut p, at.inside()).is_ok() {
                 return fail(
                     pointer,
                     format!("{} matches a schema it must not match", short(value)),
@@ -604,13 +673,13 @@ impl<'a> Checker<'a> {
         }
         if let Some(condition) = schema.get("if") {
             let mut p = pointer.clone();
-            let branch = if self.check(condition, value, &mut p, depth + 1).is_ok() {
+            let branch = if self.check(condition, value, &mut p, at.inside()).is_ok() {
                 schema.get("then")
             } else {
                 schema.get("else")
             };
             if let Some(branch) = branch {
-                self.check(branch, value, pointer, depth + 1)?;
+                self.check(branch, value, pointer, at.inside())?;
             }
         }
         Ok(())

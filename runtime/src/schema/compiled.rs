@@ -621,6 +621,69 @@ fn short_str(s: &str) -> String {
     short(&Value::String(s.to_owned()))
 }
 
+/// Where a check stands: its depth, and the `$ref` targets being applied to the value it
+/// checks (innermost first; emptied when the check goes down into a part of the value).
+#[derive(Clone, Copy)]
+struct At<'a> {
+    depth: usize,
+    refs: Option<&'a Refs<'a>>,
+}
+
+/// A `$ref` target being applied to the current value, and those outside it.
+struct Refs<'a> {
+    target: usize,
+    outer: Option<&'a Refs<'a>>,
+}
+
+impl<'a> At<'a> {
+    const ROOT: At<'static> = At {
+        depth: 0,
+        refs: None,
+    };
+
+    /// Whether `target` is already being applied to this value: a reference back to it (a
+    /// schema that refers to itself without descending into the value) adds nothing to what
+    /// is being checked, and passes. Without this, `{"allOf": [{"$ref": "#"}, {"$ref": "#"}]}`
+    /// doubled its work at every level down to the depth bound.
+    fn applying(self, target: usize) -> bool {
+        let mut refs = self.refs;
+        while let Some(r) = refs {
+            if r.target == target {
+                return true;
+            }
+            refs = r.outer;
+        }
+        false
+    }
+
+    /// A subschema applied to the same value.
+    fn inside(self) -> At<'a> {
+        At {
+            depth: self.depth + 1,
+            refs: self.refs,
+        }
+    }
+
+    /// The target of a `$ref`, applied to the same value.
+    fn following<'b>(self, refs: &'b Refs<'b>) -> At<'b>
+    where
+        'a: 'b,
+    {
+        At {
+            depth: self.depth + 1,
+            refs: Some(refs),
+        }
+    }
+
+    /// A subschema applied to a part of the value (an item, a member, a property name).
+    fn below(self) -> At<'static> {
+        At {
+            depth: self.depth + 1,
+            refs: None,
+        }
+    }
+}
+
 impl CompiledSchema {
     /// Compiles `schema`. Every value is a schema here: what is not an object or a boolean
     /// refuses nothing, like unknown keywords, `format`, references outside the schema and
@@ -649,14 +712,14 @@ impl CompiledSchema {
 
     /// Checks `value`; the first violation found is returned.
     pub fn validate(&self, value: &Value) -> Result<(), Violation> {
-        self.check::<Detail>(self.root, value, 0)
+        self.check::<Detail>(self.root, value, At::ROOT)
             .map_err(|failure| failure.render(""))
     }
 
     /// Whether `value` satisfies the schema (the verdict of [`CompiledSchema::validate`],
     /// without building the violation).
     pub fn is_valid(&self, value: &Value) -> bool {
-        self.check::<Verdict>(self.root, value, 0).is_ok()
+        self.check::<Verdict>(self.root, value, At::ROOT).is_ok()
     }
 
     /// Checks a parsed tree, with the verdict and violation [`CompiledSchema::validate`] gives
@@ -683,30 +746,33 @@ impl CompiledSchema {
         if tree.has_duplicate_keys() {
             return None;
         }
-        Some(self.check::<Verdict>(self.root, tree.root(), 0).is_ok())
+        Some(
+            self.check::<Verdict>(self.root, tree.root(), At::ROOT)
+                .is_ok(),
+        )
     }
 
-    fn ok<'v>(&self, node: usize, value: impl Json<'v>, depth: usize) -> bool {
-        self.check::<Verdict>(node, value, depth).is_ok()
+    fn ok<'v>(&self, node: usize, value: impl Json<'v>, at: At<'_>) -> bool {
+        self.check::<Verdict>(node, value, at).is_ok()
     }
 
     fn check<'v, M: Mode>(
         &self,
         node: usize,
         value: impl Json<'v>,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), M::Err> {
         let checks = match &self.nodes[node] {
             Node::Any | Node::Pending => return Ok(()),
             Node::Never => return Err(M::fail(|| text("no value is allowed here".into()))),
             Node::Checks(checks) => checks,
         };
-        // Recursion bound for `$ref` cycles that never consume input.
-        if depth > MAX_DEPTH {
+        // Recursion bound for deep values and long reference chains.
+        if at.depth > MAX_DEPTH {
             return Ok(());
         }
         for check in checks {
-            self.run::<M>(check, value, depth)?;
+            self.run::<M>(check, value, at)?;
         }
         Ok(())
     }
@@ -715,10 +781,19 @@ impl CompiledSchema {
         &self,
         check: &Check,
         value: impl Json<'v>,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), M::Err> {
         match check {
-            Check::Ref(target) => self.check::<M>(*target, value, depth + 1),
+            Check::Ref(target) => {
+                if at.applying(*target) {
+                    return Ok(());
+                }
+                let refs = Refs {
+                    target: *target,
+                    outer: at.refs,
+                };
+                self.check::<M>(*target, value, at.following(&refs))
+            }
             Check::Type { kinds, expected } => {
                 if type_ok(*kinds, value) {
                     return Ok(());
@@ -768,29 +843,29 @@ impl CompiledSchema {
             Check::Array(checks) => match value.kind() {
                 Kind::Array => checks
                     .iter()
-                    .try_for_each(|c| self.array::<M>(c, value, depth)),
+                    .try_for_each(|c| self.array::<M>(c, value, at)),
                 _ => Ok(()),
             },
             Check::Object(checks) => match value.kind() {
                 Kind::Object => checks
                     .iter()
-                    .try_for_each(|c| self.object::<M>(c, value, depth)),
+                    .try_for_each(|c| self.object::<M>(c, value, at)),
                 _ => Ok(()),
             },
             Check::AllOf(all) => all
                 .iter()
-                .try_for_each(|&sub| self.check::<M>(sub, value, depth + 1)),
+                .try_for_each(|&sub| self.check::<M>(sub, value, at.inside())),
             Check::AnyOf(any) => {
-                if any.iter().any(|&sub| self.ok(sub, value, depth + 1)) {
+                if any.iter().any(|&sub| self.ok(sub, value, at.inside())) {
                     return Ok(());
                 }
                 Err(M::fail(|| Message::AnyOf {
                     value: value.short(),
-                    first: self.check::<Detail>(any[0], value, depth + 1).err(),
+                    first: self.check::<Detail>(any[0], value, at.inside()).err(),
                 }))
             }
             Check::OneOf(one) => {
-                let matching = one.iter().filter(|&&sub| self.ok(sub, value, depth + 1));
+                let matching = one.iter().filter(|&&sub| self.ok(sub, value, at.inside()));
                 // The verdict needs to count to two; the message says how many matched.
                 let matching = if M::DETAIL {
                     matching.count()
@@ -808,7 +883,7 @@ impl CompiledSchema {
                 }))
             }
             Check::Not(not) => {
-                if !self.ok(*not, value, depth + 1) {
+                if !self.ok(*not, value, at.inside()) {
                     return Ok(());
                 }
                 Err(M::fail(|| {
@@ -823,13 +898,13 @@ impl CompiledSchema {
                 then,
                 otherwise,
             } => {
-                let branch = if self.ok(*condition, value, depth + 1) {
+                let branch = if self.ok(*condition, value, at.inside()) {
                     then
                 } else {
                     otherwise
                 };
                 match branch {
-                    Some(branch) => self.check::<M>(*branch, value, depth + 1),
+                    Some(branch) => self.check::<M>(*branch, value, at.inside()),
                     None => Ok(()),
                 }
             }
@@ -841,7 +916,7 @@ impl CompiledSchema {
         &self,
         check: &ArrayCheck,
         array: impl Json<'v>,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), M::Err> {
         let n = array.len() as u64;
         match check {
@@ -871,14 +946,14 @@ impl CompiledSchema {
                 };
                 for (i, item) in array.items().take(checked).enumerate() {
                     if let Some(sub) = prefix.get(i).copied().or(*rest) {
-                        self.check::<M>(sub, item, depth + 1)
+                        self.check::<M>(sub, item, at.below())
                             .map_err(|e| M::below(e, || Step::Index(i)))?;
                     }
                 }
                 Ok(())
             }
             ArrayCheck::Contains(sub) => {
-                if array.items().any(|item| self.ok(*sub, item, depth + 1)) {
+                if array.items().any(|item| self.ok(*sub, item, at.below())) {
                     return Ok(());
                 }
                 Err(M::fail(|| {
@@ -894,7 +969,7 @@ impl CompiledSchema {
         &self,
         check: &ObjectCheck,
         object: impl Json<'v>,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), M::Err> {
         let n = object.len() as u64;
         match check {
@@ -931,7 +1006,7 @@ impl CompiledSchema {
             }
             ObjectCheck::Members(m) => {
                 for (name, member) in object.members() {
-                    self.member::<M>(m, name, member, depth)
+                    self.member::<M>(m, name, member, at)
                         .map_err(|e| M::below(e, || Step::Key(name.to_owned())))?;
                 }
                 Ok(())
@@ -944,26 +1019,26 @@ impl CompiledSchema {
         m: &Members,
         name: &str,
         member: impl Json<'v>,
-        depth: usize,
+        at: At<'_>,
     ) -> Result<(), M::Err> {
         if let Some(names) = m.names {
             let as_value = Value::String(name.to_owned());
-            if !self.ok(names, &as_value, depth + 1) {
+            if !self.ok(names, &as_value, at.below()) {
                 return Err(M::fail(|| Message::PropertyName {
                     name: name.to_owned(),
-                    inner: self.check::<Detail>(names, &as_value, depth + 1).err(),
+                    inner: self.check::<Detail>(names, &as_value, at.below()).err(),
                 }));
             }
         }
         let mut matched = false;
         if let Some(sub) = m.properties.get(name) {
             matched = true;
-            self.check::<M>(sub, member, depth + 1)?;
+            self.check::<M>(sub, member, at.below())?;
         }
         for (regex, sub) in &m.patterns {
             if regex.as_ref().is_none_or(|r| r.find(name).is_some()) {
                 matched = true;
-                self.check::<M>(*sub, member, depth + 1)?;
+                self.check::<M>(*sub, member, at.below())?;
             }
         }
         if !matched {
@@ -971,7 +1046,7 @@ impl CompiledSchema {
                 Additional::Forbidden(hint) => {
                     return Err(M::fail(|| text(format!("unknown property {name:?}{hint}"))));
                 }
-                Additional::Schema(sub) => self.check::<M>(*sub, member, depth + 1)?,
+                Additional::Schema(sub) => self.check::<M>(*sub, member, at.below())?,
                 Additional::Unchecked => {}
             }
         }
