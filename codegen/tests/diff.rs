@@ -1153,3 +1153,35 @@ fn all_of_narrows_when_a_constraint_is_added() {
         json!({"allOf": [{"type": "string", "maxLength": 3}, {"maxLength": 5}]}),
     ));
 }
+
+/// A change far into a long description is shown where it is, on both sides, in every format
+/// (the report's message is what text, Markdown and JSON print), not cut away with the same
+/// first 57 characters on both.
+#[test]
+fn a_change_deep_in_a_long_description_is_shown() {
+    let property = |tz: &str| {
+        input(object(
+            json!({"timezone": {"type": "string", "description": format!(
+                "IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use '{tz}' as local timezone if no timezone provided by the user."
+            )}}),
+            &["timezone"],
+        ))
+    };
+    check(
+        property("UTC"),
+        property("Etc/UTC"),
+        expect![[r#"
+            info description-changed t /inputSchema/properties/timezone/description: description ".../London'). Use 'UTC' as local ti..." -> ".../London'). Use 'Etc/UTC' as local ti..."
+        "#]],
+    );
+    // Short texts stay whole; a tool's own description too.
+    let tool =
+        |d: &str| json!([{"name": "t", "description": d, "inputSchema": {"type": "object"}}]);
+    check(
+        tool("Reads a file."),
+        tool(&format!("Reads a file.{}", " More.".repeat(12))),
+        expect![[r#"
+            info description-changed t /description: description "Reads a file." -> "Reads a file. More. More. More. More. More. More. More. More..."
+        "#]],
+    );
+}

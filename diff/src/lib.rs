@@ -359,24 +359,16 @@ fn compare_tool(old: &Tool<'_>, new: &Tool<'_>, source: bool, changes: &mut Vec<
         new.title.or(new.annotations.title),
     );
     if a != b {
-        changes.push(change(
-            rules::TITLE_CHANGED,
-            name,
-            "/title",
-            format!("title {} -> {}", quote(a), quote(b)),
-        ));
+        changes.push(change(rules::TITLE_CHANGED, name, "/title", {
+            let (a, b) = quote_pair(a, b);
+            format!("title {a} -> {b}")
+        }));
     }
     if old.description != new.description {
-        changes.push(change(
-            rules::DESCRIPTION_CHANGED,
-            name,
-            "/description",
-            format!(
-                "description {} -> {}",
-                quote(old.description),
-                quote(new.description)
-            ),
-        ));
+        changes.push(change(rules::DESCRIPTION_CHANGED, name, "/description", {
+            let (a, b) = quote_pair(old.description, new.description);
+            format!("description {a} -> {b}")
+        }));
     }
     hints(old, new, changes);
     schemas(
@@ -569,9 +561,8 @@ fn schemas(
     }
 }
 
-fn quote(s: Option<&str>) -> String {
-    match s {
-        Some(s) => schema::short(Some(&Value::String(s.to_owned()))),
-        None => "none".to_owned(),
-    }
+/// Two versions of a text for a message: where they differ, when that is past what fits.
+fn quote_pair(a: Option<&str>, b: Option<&str>) -> (String, String) {
+    let value = |s: Option<&str>| s.map(|s| Value::String(s.to_owned()));
+    schema::texts(value(a).as_ref(), value(b).as_ref())
 }

@@ -329,10 +329,11 @@ impl<'a> Compare<'a> {
         for key in ["description", "title"] {
             let (a, b) = (om.get(key), nm.get(key));
             if a != b {
+                let (a, b) = texts(a, b);
                 self.emit(
                     rules::DESCRIPTION_CHANGED,
                     &format!("{pointer}/{key}"),
-                    format!("{key} {} -> {}", short(a), short(b)),
+                    format!("{key} {a} -> {b}"),
                 );
             }
         }
@@ -555,12 +556,10 @@ impl<'a> Compare<'a> {
                 (_, None) => Outcome::Widened,
                 _ => Outcome::Changed,
             };
-            self.constraint(
-                name,
-                outcome,
-                &format!("{pointer}/{key}"),
-                format!("{key} {} -> {}", quoted(a), quoted(b)),
-            );
+            self.constraint(name, outcome, &format!("{pointer}/{key}"), {
+                let (a, b) = quoted_pair(a, b);
+                format!("{key} {a} -> {b}")
+            });
         }
     }
 
@@ -1177,11 +1176,57 @@ fn render_count(c: Option<u64>) -> String {
     c.map_or("none".into(), |c| c.to_string())
 }
 
-fn quoted(s: Option<&str>) -> String {
-    match s {
-        Some(s) => short(Some(&Value::String(s.to_owned()))),
-        None => "none".into(),
+/// Two versions of a string keyword (a `pattern`, a `format`) for a message, as [`texts`].
+fn quoted_pair(a: Option<&str>, b: Option<&str>) -> (String, String) {
+    let value = |s: Option<&str>| s.map(|s| Value::String(s.to_owned()));
+    texts(value(a).as_ref(), value(b).as_ref())
+}
+
+/// Two versions of a text for a one-line message: each as [`short`] when both are short;
+/// otherwise the part where they differ, with a little context on each side, so that a change
+/// past the first 60 characters is seen (`"...Use 'UTC' as local..." -> "...Use 'Etc/UTC' as
+/// local..."`), not cut away from both.
+pub(crate) fn texts(a: Option<&Value>, b: Option<&Value>) -> (String, String) {
+    let (Some(Value::String(x)), Some(Value::String(y))) = (a, b) else {
+        return (short(a), short(b));
+    };
+    let (old, new) = (short(a), short(b));
+    if !old.ends_with("...") && !new.ends_with("...") {
+        return (old, new);
     }
+    let (x, y): (Vec<char>, Vec<char>) = (x.chars().collect(), y.chars().collect());
+    let prefix = x.iter().zip(&y).take_while(|(a, b)| a == b).count();
+    let room = x.len().min(y.len()) - prefix;
+    let suffix = x
+        .iter()
+        .rev()
+        .zip(y.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    const CONTEXT: usize = 16;
+    const MOST: usize = 60;
+    let start = prefix.saturating_sub(CONTEXT);
+    let window = |text: &[char], whole: String| {
+        if !whole.ends_with("...") {
+            return whole;
+        }
+        let end = (text.len() - suffix + CONTEXT).min(text.len());
+        let mut part: String = text[start..end].iter().collect();
+        let mut cut_end = end < text.len();
+        if part.chars().count() > MOST {
+            part = part.chars().take(MOST).collect();
+            cut_end = true;
+        }
+        let json = Value::String(part).to_string();
+        let inner = &json[1..json.len() - 1];
+        format!(
+            "\"{}{inner}{}\"",
+            if start > 0 { "..." } else { "" },
+            if cut_end { "..." } else { "" }
+        )
+    };
+    (window(&x, old), window(&y, new))
 }
 
 /// A value for a one-line message: compact JSON, at most 60 characters.
