@@ -285,10 +285,20 @@ impl Reader<'_> {
                     .into());
             }
             None => {
+                // A key that is nearly `inputSchema` is most likely a typo of it.
+                let near = object
+                    .keys()
+                    .find(|k| k.as_str() != "outputSchema" && near_input_schema(k));
+                let message = match near {
+                    Some(key) => format!(
+                        "tool `{name}` has no inputSchema (it has `{key}`: did you mean `inputSchema`?)"
+                    ),
+                    None => format!("tool `{name}` has no inputSchema"),
+                };
                 return Err(self
                     .error(
                         pointer,
-                        format!("tool `{name}` has no inputSchema"),
+                        message,
                         "every Tool carries an inputSchema; a tool without arguments has {\"type\": \"object\"}",
                     )
                     .into());
@@ -447,4 +457,33 @@ pub(crate) fn kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// Whether `key` reads as a misspelt `inputSchema`: the same letters but for case and
+/// separators (`input_schema`, `InputSchema`), or at most two edits away (`inputSchem`).
+fn near_input_schema(key: &str) -> bool {
+    let folded: String = key
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let target = "inputschema";
+    if folded == target {
+        return true;
+    }
+    // Levenshtein distance, small strings only.
+    let (a, b): (Vec<char>, Vec<char>) = (folded.chars().collect(), target.chars().collect());
+    if a.len().abs_diff(b.len()) > 2 {
+        return false;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = previous[j] + usize::from(ca != cb);
+            current.push(substitute.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()] <= 2
 }

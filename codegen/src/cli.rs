@@ -76,7 +76,7 @@ enum Command {
     Capture {
         #[command(flatten)]
         server: LiveArgs,
-        /// Where to write the capture.
+        /// Where to write the capture (`-`: stdout).
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
     },
@@ -84,10 +84,12 @@ enum Command {
     /// files) or `diff OLD --url URL` / `diff OLD -- COMMAND` (the live server as NEW). Exit 0
     /// when nothing breaks, 1 when something does, 2 on bad input.
     Diff {
-        /// The old capture, then the new one (omit the new one to capture a live server).
-        /// With `--against-module`, only the new one (or a live server).
-        #[arg(value_names = ["OLD", "NEW"], num_args = 0..=2)]
-        files: Vec<PathBuf>,
+        /// The old capture (with `--against-module` or `--cassette`: the new one).
+        #[arg(value_name = "OLD")]
+        old: Option<PathBuf>,
+        /// The new capture (omit it to capture a live server: `--url URL` or `-- COMMAND`).
+        #[arg(value_name = "NEW")]
+        new: Option<PathBuf>,
         /// The old side is a generated module (`src/server.rs`): the tools it records in its
         /// `PROVENANCE`, the ones its client was generated from.
         #[arg(long, value_name = "FILE.rs")]
@@ -134,7 +136,8 @@ enum Command {
         /// file, up to the first dot).
         #[arg(long, value_name = "NAME")]
         module: Option<String>,
-        /// Where to write the module (`pub mod NAME { .. }`, ready for `include!`).
+        /// Where to write the module (`pub mod NAME { .. }`, ready for `include!`; `-`:
+        /// stdout).
         #[arg(short = 'o', long = "output", value_name = "FILE.rs")]
         output: PathBuf,
     },
@@ -161,16 +164,21 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Regenerate { manifest, check } => regenerate(manifest, check),
         Command::Capture { server, output } => capture(&server, &output),
         Command::Diff {
-            files,
+            old,
+            new,
             against_module,
             cassette: Some(cassette),
             server,
             format,
             fail_on,
             ..
-        } if against_module.is_none() => diff_cassette(&cassette, &files, &server, format, fail_on),
+        } if against_module.is_none() => {
+            let files: Vec<PathBuf> = old.into_iter().chain(new).collect();
+            diff_cassette(&cassette, &files, &server, format, fail_on)
+        }
         Command::Diff {
-            files,
+            old,
+            new,
             against_module,
             server,
             format,
@@ -178,7 +186,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             level,
             ..
         } => diff(
-            &files,
+            &old.into_iter().chain(new).collect::<Vec<_>>(),
             against_module.as_deref(),
             &server,
             format,
@@ -240,17 +248,24 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                     say::warn(warning);
                 }
                 let text = generated.to_wrapped("mcp-bindgen generate");
-                std::fs::write(&output, text).map_err(|source| Error::Io {
-                    path: output.clone(),
-                    source,
-                })?;
-                println!(
-                    "{}: {} tools, {} types -> {}",
+                say::write_output(&output, &text)?;
+                // The summary goes to stderr when the module itself went to stdout.
+                let summary = format!(
+                    "{}: {}, {} -> {}",
                     generated.name,
-                    generated.tools,
-                    generated.types,
-                    output.display()
+                    say::count(generated.tools, "tool"),
+                    say::count(generated.types, "type"),
+                    if output == std::path::Path::new("-") {
+                        "stdout".to_owned()
+                    } else {
+                        output.display().to_string()
+                    }
                 );
+                if output == std::path::Path::new("-") {
+                    eprintln!("{summary}");
+                } else {
+                    println!("{summary}");
+                }
                 Ok(ExitCode::SUCCESS)
             })
         }
@@ -301,19 +316,27 @@ fn capture(server: &LiveArgs, output: &std::path::Path) -> Result<ExitCode, Erro
         Err(code) => return Ok(code),
     };
     let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
-    std::fs::write(output, text).map_err(|source| Error::Io {
-        path: output.to_path_buf(),
-        source,
-    })?;
+    say::write_output(output, &text)?;
     let tools = document["tools"].as_array().map_or(0, Vec::len);
-    println!(
-        "{}: {tools} tools from {} {} (protocol {}) -> {}",
+    let to_stdout = output == std::path::Path::new("-");
+    let summary = format!(
+        "{}: {} from {} {} (protocol {}) -> {}",
         what,
+        say::count(tools, "tool"),
         document["serverInfo"]["name"].as_str().unwrap_or("?"),
         document["serverInfo"]["version"].as_str().unwrap_or(""),
         document["protocolVersion"].as_str().unwrap_or("?"),
-        output.display()
+        if to_stdout {
+            "stdout".to_owned()
+        } else {
+            output.display().to_string()
+        }
     );
+    if to_stdout {
+        eprintln!("{summary}");
+    } else {
+        println!("{summary}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -598,7 +621,11 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
             (FileStatus::Orphan, false) => "removed (no server produces it)",
         };
         let what = match &file.module {
-            Some(module) => format!("  {module}: {} tools, {} types", file.tools, file.types),
+            Some(module) => format!(
+                "  {module}: {}, {}",
+                say::count(file.tools, "tool"),
+                say::count(file.types, "type")
+            ),
             None => String::new(),
         };
         println!("  {:<11} {}/{}{what}", status, base, file.path.display());
@@ -606,9 +633,11 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     let tools: usize = report.files.iter().map(|f| f.tools).sum();
     let types: usize = report.files.iter().map(|f| f.types).sum();
     println!(
-        "{} servers, {tools} tools, {types} types, {} warnings",
-        manifest.servers.len(),
-        report.warnings.len()
+        "{}, {}, {}, {}",
+        say::count(manifest.servers.len(), "server"),
+        say::count(tools, "tool"),
+        say::count(types, "type"),
+        say::count(report.warnings.len(), "warning")
     );
     if check && stale > 0 {
         eprintln!(

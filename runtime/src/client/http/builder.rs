@@ -182,7 +182,12 @@ impl ClientBuilder<HttpOptions> {
             (None, None, None) => None,
         };
         let url = Url::parse(&self.options.url).map_err(|e| {
-            Error::transport_source(format!("invalid URL {:?}", self.options.url), e)
+            let hint = if !self.options.url.contains("://") {
+                format!(" (no scheme: write it whole, https://{})", self.options.url)
+            } else {
+                String::new()
+            };
+            Error::transport_source(format!("invalid URL {:?}{hint}", self.options.url), e)
         })?;
         let https = match url.scheme() {
             "https" => true,
