@@ -187,6 +187,33 @@ impl Write for Stderr {
     }
 }
 
+/// `n` and the noun, singular for one: `1 tool`, `3 tools`.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Writes `text` to `output`, or to stdout when `output` is `-` (as bindgen does).
+pub(crate) fn write_output(output: &std::path::Path, text: &str) -> Result<(), crate::Error> {
+    if output == std::path::Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|source| crate::Error::Io {
+                path: output.to_path_buf(),
+                source,
+            });
+    }
+    std::fs::write(output, text).map_err(|source| crate::Error::Io {
+        path: output.to_path_buf(),
+        source,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,31 +270,4 @@ mod tests {
         drop(step);
         assert!(line().is_none());
     }
-}
-
-/// `n` and the noun, singular for one: `1 tool`, `3 tools`.
-pub(crate) fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// Writes `text` to `output`, or to stdout when `output` is `-` (as bindgen does).
-pub(crate) fn write_output(output: &std::path::Path, text: &str) -> Result<(), crate::Error> {
-    if output == std::path::Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|source| crate::Error::Io {
-                path: output.to_path_buf(),
-                source,
-            });
-    }
-    std::fs::write(output, text).map_err(|source| crate::Error::Io {
-        path: output.to_path_buf(),
-        source,
-    })
 }
