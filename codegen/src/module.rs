@@ -72,7 +72,7 @@ impl Module {
     /// (`syn::parse_file`).
     pub fn code(&self) -> Cow<'_, str> {
         match &self.body {
-            Body::Syntax(file) => Cow::Owned(prettyplease::unparse(file)),
+            Body::Syntax(file) => Cow::Owned(laid_out(&prettyplease::unparse(file))),
             Body::Code(code) => Cow::Borrowed(code),
         }
     }
@@ -116,7 +116,7 @@ impl Module {
             attrs: Vec::new(),
             items: vec![syn::Item::Mod(wrapped)],
         };
-        prettyplease::unparse(&file)
+        laid_out(&prettyplease::unparse(&file))
     }
 
     fn header(&self, command: &str) -> String {
@@ -165,6 +165,174 @@ impl From<Rendered> for Module {
     }
 }
 
+/// `code` as a person lays it out: prettyplease writes items back to back, so a blank line goes
+/// between two items at the same depth (after an item's closing `}` or `;`, before the next
+/// item's docs, attributes or keyword), as rustfmt keeps them. Consecutive `use`s stay
+/// together, and no line that starts inside a string literal or a comment is touched.
+fn laid_out(code: &str) -> String {
+    let inside = lines_inside_literals(code);
+    let lines: Vec<&str> = code.split('\n').collect();
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    // Whether the last item begun at each indentation is a `use`.
+    let mut uses: Vec<bool> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let depth = line.len() - line.trim_start().len();
+        let starts_item = !inside[i] && starts_item(line);
+        if i > 0 && !inside[i] {
+            let prev = lines[i - 1];
+            let after_docs =
+                prev.starts_with("//!") && !line.starts_with("//!") && !line.is_empty();
+            let after_use = uses.get(depth).copied().unwrap_or(false);
+            let is_use = line.trim_start().starts_with("use ");
+            if after_docs || (starts_item && ends_item(prev, line) && !(after_use && is_use)) {
+                out.push('\n');
+            }
+        }
+        if starts_item
+            && !line.trim_start().starts_with("///")
+            && !line.trim_start().starts_with("#[")
+        {
+            if uses.len() <= depth {
+                uses.resize(depth + 1, false);
+            }
+            uses[depth] = line.trim_start().starts_with("use ");
+        }
+        out.push_str(line);
+        if i + 1 < lines.len() {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Whether `line` begins an item (its docs, attributes or keyword).
+fn starts_item(line: &str) -> bool {
+    let l = line.trim_start();
+    [
+        "///",
+        "#[",
+        "pub ",
+        "pub(",
+        "fn ",
+        "async fn ",
+        "impl",
+        "mod ",
+        "struct ",
+        "enum ",
+        "static ",
+        "const ",
+        "type ",
+        "trait ",
+        "use ",
+    ]
+    .iter()
+    .any(|k| l.starts_with(k))
+}
+
+/// Whether `prev` ends an item at the depth of `line` (its closing `}` or `;`).
+fn ends_item(prev: &str, line: &str) -> bool {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let p = prev.trim();
+    !p.is_empty()
+        && indent(prev) == indent(line)
+        && (p == "}" || (p.ends_with(';') && !p.starts_with("//")))
+}
+
+/// For each line of `code`, whether it starts inside a string literal or a block comment (so
+/// that a line break there is part of the literal).
+fn lines_inside_literals(code: &str) -> Vec<bool> {
+    #[derive(PartialEq)]
+    enum State {
+        Code,
+        LineComment,
+        BlockComment(usize),
+        Str,
+        RawStr(usize),
+    }
+    let chars: Vec<char> = code.chars().collect();
+    let mut state = State::Code;
+    let mut inside = vec![false];
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match state {
+            State::Code => match c {
+                '/' if next == Some('/') => state = State::LineComment,
+                '/' if next == Some('*') => {
+                    state = State::BlockComment(1);
+                    i += 1;
+                }
+                '"' => state = State::Str,
+                'r' if matches!(next, Some('"' | '#'))
+                    && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')) =>
+                {
+                    let mut hashes = 0;
+                    while chars.get(i + 1 + hashes) == Some(&'#') {
+                        hashes += 1;
+                    }
+                    if chars.get(i + 1 + hashes) == Some(&'"') {
+                        state = State::RawStr(hashes);
+                        i += 1 + hashes;
+                    }
+                }
+                '\'' => {
+                    // A char literal ('x', '\n', '\''), not a lifetime ('a).
+                    if next == Some('\\') {
+                        i += 2;
+                        while i < chars.len() && chars[i] != '\'' {
+                            i += 1;
+                        }
+                    } else if chars.get(i + 2) == Some(&'\'') {
+                        i += 2;
+                    }
+                }
+                _ => {}
+            },
+            State::LineComment => {
+                if c == '\n' {
+                    state = State::Code;
+                }
+            }
+            State::BlockComment(depth) => {
+                if c == '*' && next == Some('/') {
+                    state = if depth == 1 {
+                        State::Code
+                    } else {
+                        State::BlockComment(depth - 1)
+                    };
+                    i += 1;
+                } else if c == '/' && next == Some('*') {
+                    state = State::BlockComment(depth + 1);
+                    i += 1;
+                }
+            }
+            State::Str => match c {
+                '\\' => {
+                    // An escaped line break (a string continued on the next line) is one too.
+                    if next == Some('\n') {
+                        inside.push(true);
+                    }
+                    i += 1;
+                }
+                '"' => state = State::Code,
+                _ => {}
+            },
+            State::RawStr(hashes) => {
+                if c == '"' && (0..hashes).all(|h| chars.get(i + 1 + h) == Some(&'#')) {
+                    state = State::Code;
+                    i += hashes;
+                }
+            }
+        }
+        if c == '\n' {
+            inside.push(!matches!(state, State::Code | State::LineComment));
+        }
+        i += 1;
+    }
+    inside
+}
+
 /// `code` inside `pub mod {name} { .. }` as it stands, not indented: a line of a multi-line
 /// string literal must not change.
 fn wrap_text(name: &str, code: &str) -> String {
@@ -173,6 +341,13 @@ fn wrap_text(name: &str, code: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn items_are_separated_and_literals_left_alone() {
+        let code = "use a::B;\nuse c::D;\npub struct S {\n    pub x: u8,\n}\n/// Doc.\nimpl S {\n    fn f() {\n        let s = \"x\n}\n/// not an item\";\n    }\n    fn g() {}\n}\nconst C: &str = r#\"a\n}\nfn h() {}\"#;\nstatic T: u8 = 1;\n";
+        let expected = "use a::B;\nuse c::D;\n\npub struct S {\n    pub x: u8,\n}\n\n/// Doc.\nimpl S {\n    fn f() {\n        let s = \"x\n}\n/// not an item\";\n    }\n\n    fn g() {}\n}\n\nconst C: &str = r#\"a\n}\nfn h() {}\"#;\n\nstatic T: u8 = 1;\n";
+        assert_eq!(super::laid_out(code), expected);
+    }
+
     use super::*;
 
     /// The hand-made wrapping keeps every item as it was, literals included.

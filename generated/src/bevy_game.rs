@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `components_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ComponentsInfoArgs {
@@ -33,12 +36,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filter: Option<String>,
     }
+
     /// The result of `components_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ComponentsInfoOutput {
         /// Components, resources, messages and events, sorted by type path.
         pub types: Vec<ComponentsInfoOutputTypesItem>,
     }
+
     /// One reflected type.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ComponentsInfoOutputTypesItem {
@@ -51,6 +56,7 @@ pub mod types {
         /// The full type path (what the other tools take).
         pub type_path: String,
     }
+
     /// The result of `context`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ContextOutput {
@@ -79,18 +85,21 @@ pub mod types {
         /// The app's version.
         pub version: String,
     }
+
     /// The arguments of `despawn`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DespawnArgs {
         /// The entity's bits.
         pub entity: u64,
     }
+
     /// The result of `despawn`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DespawnOutput {
         /// Its bits.
         pub entity: u64,
     }
+
     /// The arguments of `get`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetArgs {
@@ -100,6 +109,7 @@ pub mod types {
         /// The entity's bits.
         pub entity: u64,
     }
+
     /// The arguments of `get_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetLogsArgs {
@@ -113,6 +123,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub since: Option<u64>,
     }
+
     /// Only records at this level or more severe (default `trace`: all).
     #[derive(
         Deserialize,
@@ -138,6 +149,7 @@ pub mod types {
         #[serde(rename = "trace")]
         Trace,
     }
+
     impl fmt::Display for GetLogsArgsLevel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -149,8 +161,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetLogsArgsLevel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "error" => Ok(Self::Error),
@@ -170,18 +184,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetLogsArgsLevel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetLogsArgsLevel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `get_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetLogsOutput {
@@ -190,6 +209,7 @@ pub mod types {
         /// The records.
         pub records: Vec<GetLogsOutputRecordsItem>,
     }
+
     /// One log record.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetLogsOutputRecordsItem {
@@ -204,6 +224,7 @@ pub mod types {
         /// Milliseconds since the Unix epoch.
         pub time_ms: u64,
     }
+
     /// Its severity.
     #[derive(
         Deserialize,
@@ -229,6 +250,7 @@ pub mod types {
         #[serde(rename = "trace")]
         Trace,
     }
+
     impl fmt::Display for GetLogsOutputRecordsItemLevel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -240,8 +262,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetLogsOutputRecordsItemLevel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "error" => Ok(Self::Error),
@@ -261,18 +285,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetLogsOutputRecordsItemLevel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetLogsOutputRecordsItemLevel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `get`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetOutput {
@@ -281,6 +310,7 @@ pub mod types {
         /// The entity's bits (what the other tools take).
         pub entity: u64,
     }
+
     /// The arguments of `insert`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InsertArgs {
@@ -289,6 +319,7 @@ pub mod types {
         /// The entity's bits.
         pub entity: u64,
     }
+
     /// The result of `insert`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InsertOutput {
@@ -297,6 +328,7 @@ pub mod types {
         /// The entity's bits.
         pub entity: u64,
     }
+
     /// The arguments of `modify`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ModifyArgs {
@@ -307,6 +339,7 @@ pub mod types {
         /// New values by field path (`x`, `inner.y`, `list[2]`, `.0`: reflection paths).
         pub fields: Map<String, Value>,
     }
+
     /// The result of `modify`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ModifyOutput {
@@ -315,6 +348,7 @@ pub mod types {
         /// The entity's bits.
         pub entity: u64,
     }
+
     /// The result of `pause`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PauseOutput {
@@ -327,6 +361,7 @@ pub mod types {
         /// Whether it was paused before the call.
         pub was_paused: bool,
     }
+
     /// The result of `ping`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PingOutput {
@@ -335,6 +370,7 @@ pub mod types {
         /// Always true.
         pub pong: bool,
     }
+
     /// The arguments of `query`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct QueryArgs {
@@ -352,6 +388,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub without: Option<Vec<String>>,
     }
+
     /// The result of `query`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryOutput {
@@ -363,6 +400,7 @@ pub mod types {
         /// How many entities match in all.
         pub total: u64,
     }
+
     /// An entity and component values.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryOutputEntitiesItem {
@@ -371,6 +409,7 @@ pub mod types {
         /// The entity's bits (what the other tools take).
         pub entity: u64,
     }
+
     /// The arguments of `remove`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RemoveArgs {
@@ -379,6 +418,7 @@ pub mod types {
         /// The entity's bits.
         pub entity: u64,
     }
+
     /// The result of `remove`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RemoveOutput {
@@ -389,12 +429,14 @@ pub mod types {
         /// The components it had and no longer has.
         pub removed: Vec<String>,
     }
+
     /// The arguments of `resource_get`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResourceGetArgs {
         /// The resource's type path.
         pub resource: String,
     }
+
     /// The result of `resource_get`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResourceGetOutput {
@@ -403,6 +445,7 @@ pub mod types {
         /// Its value.
         pub value: Value,
     }
+
     /// The arguments of `resource_set`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResourceSetArgs {
@@ -411,6 +454,7 @@ pub mod types {
         /// Its new value (see components_info for its schema).
         pub value: Value,
     }
+
     /// The result of `resource_set`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResourceSetOutput {
@@ -419,6 +463,7 @@ pub mod types {
         /// Its value.
         pub value: Value,
     }
+
     /// The result of `resume`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResumeOutput {
@@ -431,6 +476,7 @@ pub mod types {
         /// Whether it was paused before the call.
         pub was_paused: bool,
     }
+
     /// The result of `score_board`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ScoreBoardOutput {
@@ -443,6 +489,7 @@ pub mod types {
         /// Waves spawned.
         pub waves: u32,
     }
+
     /// The arguments of `send_event`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SendEventArgs {
@@ -452,6 +499,7 @@ pub mod types {
         #[serde(default = "defaults::send_event_args_value")]
         pub value: Value,
     }
+
     /// The result of `send_event`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SendEventOutput {
@@ -460,6 +508,7 @@ pub mod types {
         /// `message` (written) or `event` (triggered).
         pub kind: String,
     }
+
     /// The arguments of `spawn`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SpawnArgs {
@@ -467,18 +516,21 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub components: Option<Map<String, Value>>,
     }
+
     /// The result of `spawn`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SpawnOutput {
         /// The new entity's bits.
         pub entity: u64,
     }
+
     /// The arguments of `step`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct StepArgs {
         /// How many frames.
         pub frames: u64,
     }
+
     /// The result of `step`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct StepOutput {
@@ -493,12 +545,14 @@ pub mod types {
         /// Whether virtual time is paused after the step.
         pub paused: bool,
     }
+
     /// The arguments of `time_scale`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TimeScaleArgs {
         /// The new relative speed (0 or more).
         pub scale: f64,
     }
+
     /// The result of `time_scale`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TimeScaleOutput {
@@ -511,74 +565,92 @@ pub mod types {
         /// Whether it was paused before the call.
         pub was_paused: bool,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         use serde_json::Value;
+
         pub(super) fn send_event_args_value() -> Value {
             serde_json::from_str::<Value>("null").unwrap()
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `get_logs`, as the server sent it.
     pub(super) static GET_LOGS: ToolSchema = ToolSchema::new(
         r#"{"properties":{"level":{"default":null,"description":"Only records at this level or more severe (default `trace`: all).","oneOf":[{"const":"error","description":"A failure.","type":"string"},{"const":"warn","description":"Something unexpected that the app survived.","type":"string"},{"const":"info","description":"Progress.","type":"string"},{"const":"debug","description":"Detail for a developer.","type":"string"},{"const":"trace","description":"Fine-grained detail.","type":"string"}]},"limit":{"default":null,"description":"At most this many records (default 200).","maximum":10000,"minimum":1,"type":"integer"},"since":{"default":null,"description":"Only records after this sequence number (the `last_seq` of a previous call).","minimum":0,"type":"integer"}},"type":"object"}"#,
     );
+
     /// The input schema of `components_info`, as the server sent it.
     pub(super) static COMPONENTS_INFO: ToolSchema = ToolSchema::new(
         r#"{"properties":{"filter":{"default":null,"description":"Only types whose path contains this text (case-sensitive).","type":"string"}},"type":"object"}"#,
     );
+
     /// The input schema of `query`, as the server sent it.
     pub(super) static QUERY: ToolSchema = ToolSchema::new(
         r#"{"properties":{"cursor":{"default":null,"description":"The `next_cursor` of the previous page.","type":"string"},"limit":{"default":null,"description":"At most this many entities (default 100).","maximum":10000,"minimum":1,"type":"integer"},"with":{"default":[],"description":"Component type paths the entities must have; their values are returned. Empty: every\nentity, with all its reflectable components.","items":{"type":"string"},"type":"array"},"without":{"default":[],"description":"Component type paths the entities must not have.","items":{"type":"string"},"type":"array"}},"type":"object"}"#,
     );
+
     /// The input schema of `get`, as the server sent it.
     pub(super) static GET: ToolSchema = ToolSchema::new(
         r#"{"properties":{"components":{"default":null,"description":"Component type paths; absent: all reflectable components.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
     );
+
     /// The input schema of `insert`, as the server sent it.
     pub(super) static INSERT: ToolSchema = ToolSchema::new(
         r#"{"properties":{"components":{"additionalProperties":true,"description":"Component values by type path (see components_info for their schemas).","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}"#,
     );
+
     /// The input schema of `modify`, as the server sent it.
     pub(super) static MODIFY: ToolSchema = ToolSchema::new(
         r#"{"properties":{"component":{"description":"The component's type path.","type":"string"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"},"fields":{"additionalProperties":true,"description":"New values by field path (`x`, `inner.y`, `list[2]`, `.0`: reflection paths).","type":"object"}},"required":["entity","component","fields"],"type":"object"}"#,
     );
+
     /// The input schema of `remove`, as the server sent it.
     pub(super) static REMOVE: ToolSchema = ToolSchema::new(
         r#"{"properties":{"components":{"description":"Component type paths.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}"#,
     );
+
     /// The input schema of `spawn`, as the server sent it.
     pub(super) static SPAWN: ToolSchema = ToolSchema::new(
         r#"{"properties":{"components":{"additionalProperties":true,"default":{},"description":"Component values by type path (may be empty).","type":"object"}},"type":"object"}"#,
     );
+
     /// The input schema of `despawn`, as the server sent it.
     pub(super) static DESPAWN: ToolSchema = ToolSchema::new(
         r#"{"properties":{"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
     );
+
     /// The input schema of `resource_get`, as the server sent it.
     pub(super) static RESOURCE_GET: ToolSchema = ToolSchema::new(
         r#"{"properties":{"resource":{"description":"The resource's type path.","type":"string"}},"required":["resource"],"type":"object"}"#,
     );
+
     /// The input schema of `resource_set`, as the server sent it.
     pub(super) static RESOURCE_SET: ToolSchema = ToolSchema::new(
         r#"{"properties":{"resource":{"description":"The resource's type path.","type":"string"},"value":{"description":"Its new value (see components_info for its schema)."}},"required":["resource","value"],"type":"object"}"#,
     );
+
     /// The input schema of `send_event`, as the server sent it.
     pub(super) static SEND_EVENT: ToolSchema = ToolSchema::new(
         r#"{"properties":{"event":{"description":"The message's or event's type path.","type":"string"},"value":{"default":null,"description":"Its value; absent for a type without fields."}},"required":["event"],"type":"object"}"#,
     );
+
     /// The input schema of `time_scale`, as the server sent it.
     pub(super) static TIME_SCALE: ToolSchema = ToolSchema::new(
         r#"{"properties":{"scale":{"description":"The new relative speed (0 or more).","maximum":1000.0,"minimum":0.0,"type":"number"}},"required":["scale"],"type":"object"}"#,
     );
+
     /// The input schema of `step`, as the server sent it.
     pub(super) static STEP: ToolSchema = ToolSchema::new(
         r#"{"properties":{"frames":{"description":"How many frames.","maximum":100000,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "ping",
@@ -601,6 +673,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "step",
     "score_board",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -610,6 +683,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List the reflectable components, resources, messages and events of the app, each with the JSON Schema of its value","inputSchema":{"properties":{"filter":{"default":null,"description":"Only types whose path contains this text (case-sensitive).","type":"string"}},"type":"object"},"name":"components_info","outputSchema":{"properties":{"types":{"description":"Components, resources, messages and events, sorted by type path.","items":{"description":"One reflected type.","properties":{"kinds":{"description":"What it is: `component`, `resource`, `message`, `event`.","items":{"type":"string"},"type":"array"},"schema":{"description":"The JSON Schema of its value."},"short_path":{"description":"The short path.","type":"string"},"type_path":{"description":"The full type path (what the other tools take).","type":"string"}},"required":["type_path","short_path","kinds","schema"],"type":"object"},"type":"array"}},"required":["types"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"The app's name, frame count, clock state and crash state","inputSchema":{"type":"object"},"name":"context","outputSchema":{"properties":{"app":{"description":"The app's name (the plugin's `name`).","type":"string"},"crashed":{"description":"The first failure of a gameplay system, once one failed (crash mode).","type":"string"},"elapsed_secs":{"description":"Virtual seconds elapsed; absent without `Time<Virtual>`.","type":"number"},"failures":{"description":"Failures recorded so far (the first puts the server in crash mode).","minimum":0,"type":"integer"},"frame":{"description":"Frames the plugin's system has run.","minimum":0,"type":"integer"},"paused":{"description":"Whether virtual time is paused; absent without `Time<Virtual>`.","type":"boolean"},"read_only":{"description":"Whether only read-only tools are served.","type":"boolean"},"stepping":{"description":"Step calls waiting for their frames.","minimum":0,"type":"integer"},"time_scale":{"description":"Virtual time's relative speed; absent without `Time<Virtual>`.","type":"number"},"version":{"description":"The app's version.","type":"string"}},"required":["app","version","frame","read_only","failures","stepping"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Despawn an entity (and its descendants, as Bevy's despawn does)","inputSchema":{"properties":{"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"},"name":"despawn","outputSchema":{"properties":{"entity":{"description":"Its bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Read an entity's components (all reflectable ones, or those named)","inputSchema":{"properties":{"components":{"default":null,"description":"Component type paths; absent: all reflectable components.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"},"name":"get","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"Component values by type path.","type":"object"},"entity":{"description":"The entity's bits (what the other tools take).","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"The app's recent log records, oldest first, filtered by level and by sequence number","inputSchema":{"properties":{"level":{"default":null,"description":"Only records at this level or more severe (default `trace`: all).","oneOf":[{"const":"error","description":"A failure.","type":"string"},{"const":"warn","description":"Something unexpected that the app survived.","type":"string"},{"const":"info","description":"Progress.","type":"string"},{"const":"debug","description":"Detail for a developer.","type":"string"},{"const":"trace","description":"Fine-grained detail.","type":"string"}]},"limit":{"default":null,"description":"At most this many records (default 200).","maximum":10000,"minimum":1,"type":"integer"},"since":{"default":null,"description":"Only records after this sequence number (the `last_seq` of a previous call).","minimum":0,"type":"integer"}},"type":"object"},"name":"get_logs","outputSchema":{"properties":{"last_seq":{"description":"The newest record's sequence number (pass as `since` to get only newer ones).","minimum":0,"type":"integer"},"records":{"description":"The records.","items":{"description":"One log record.","properties":{"level":{"description":"Its severity.","oneOf":[{"const":"error","description":"A failure.","type":"string"},{"const":"warn","description":"Something unexpected that the app survived.","type":"string"},{"const":"info","description":"Progress.","type":"string"},{"const":"debug","description":"Detail for a developer.","type":"string"},{"const":"trace","description":"Fine-grained detail.","type":"string"}]},"message":{"description":"The message.","type":"string"},"seq":{"description":"Its sequence number (increasing; pass the last one seen as `since`).","minimum":0,"type":"integer"},"target":{"description":"The module or subsystem that logged it.","type":"string"},"time_ms":{"description":"Milliseconds since the Unix epoch.","minimum":0,"type":"integer"}},"required":["seq","time_ms","level","target","message"],"type":"object"},"type":"array"}},"required":["records","last_seq"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Insert whole component values on an entity, replacing those it has","inputSchema":{"properties":{"components":{"additionalProperties":true,"description":"Component values by type path (see components_info for their schemas).","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"},"name":"insert","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"The values of the components the call named, as stored now.","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Change named fields of one component on an entity, leaving its other fields as they are","inputSchema":{"properties":{"component":{"description":"The component's type path.","type":"string"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"},"fields":{"additionalProperties":true,"description":"New values by field path (`x`, `inner.y`, `list[2]`, `.0`: reflection paths).","type":"object"}},"required":["entity","component","fields"],"type":"object"},"name":"modify","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"The values of the components the call named, as stored now.","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Pause virtual time: systems still run each frame, but virtual time stops advancing","inputSchema":{"type":"object"},"name":"pause","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","type":"number"},"paused":{"description":"Whether virtual time is paused now.","type":"boolean"},"time_scale":{"description":"Virtual time's relative speed now.","type":"number"},"was_paused":{"description":"Whether it was paused before the call.","type":"boolean"}},"required":["paused","was_paused","time_scale","elapsed_secs"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Check that the app answers; returns the frame it answered in","inputSchema":{"type":"object"},"name":"ping","outputSchema":{"properties":{"frame":{"description":"The frame that answered (frames the plugin's system has run).","minimum":0,"type":"integer"},"pong":{"description":"Always true.","type":"boolean"}},"required":["pong","frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Find entities having all `with` components and none of `without`, with their values; paged by `limit` and `cursor`","inputSchema":{"properties":{"cursor":{"default":null,"description":"The `next_cursor` of the previous page.","type":"string"},"limit":{"default":null,"description":"At most this many entities (default 100).","maximum":10000,"minimum":1,"type":"integer"},"with":{"default":[],"description":"Component type paths the entities must have; their values are returned. Empty: every\nentity, with all its reflectable components.","items":{"type":"string"},"type":"array"},"without":{"default":[],"description":"Component type paths the entities must not have.","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"query","outputSchema":{"properties":{"entities":{"description":"The entities of this page, in increasing entity order.","items":{"description":"An entity and component values.","properties":{"components":{"additionalProperties":true,"description":"Component values by type path.","type":"object"},"entity":{"description":"The entity's bits (what the other tools take).","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"},"type":"array"},"next_cursor":{"description":"Pass as `cursor` for the next page; absent on the last page.","type":"string"},"total":{"description":"How many entities match in all.","minimum":0,"type":"integer"}},"required":["entities","total"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Remove components from an entity","inputSchema":{"properties":{"components":{"description":"Component type paths.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"},"name":"remove","outputSchema":{"properties":{"absent":{"description":"The components named that it did not have.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"},"removed":{"description":"The components it had and no longer has.","items":{"type":"string"},"type":"array"}},"required":["entity","removed","absent"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Read a resource's value","inputSchema":{"properties":{"resource":{"description":"The resource's type path.","type":"string"}},"required":["resource"],"type":"object"},"name":"resource_get","outputSchema":{"properties":{"resource":{"description":"Its type path.","type":"string"},"value":{"description":"Its value."}},"required":["resource","value"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Set a resource's whole value (inserting it when absent)","inputSchema":{"properties":{"resource":{"description":"The resource's type path.","type":"string"},"value":{"description":"Its new value (see components_info for its schema)."}},"required":["resource","value"],"type":"object"},"name":"resource_set","outputSchema":{"properties":{"resource":{"description":"Its type path.","type":"string"},"value":{"description":"Its value."}},"required":["resource","value"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Resume virtual time","inputSchema":{"type":"object"},"name":"resume","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","type":"number"},"paused":{"description":"Whether virtual time is paused now.","type":"boolean"},"time_scale":{"description":"Virtual time's relative speed now.","type":"number"},"was_paused":{"description":"Whether it was paused before the call.","type":"boolean"}},"required":["paused","was_paused","time_scale","elapsed_secs"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"The score and how many units each team has","inputSchema":{"type":"object"},"name":"score_board","outputSchema":{"properties":{"blue":{"description":"Blue units.","maximum":4294967295,"minimum":0,"type":"integer"},"points":{"description":"Points.","minimum":0,"type":"integer"},"red":{"description":"Red units.","maximum":4294967295,"minimum":0,"type":"integer"},"waves":{"description":"Waves spawned.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["points","waves","red","blue"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Send a reflected message (read by systems next frame) or trigger a reflected event (observers run now)","inputSchema":{"properties":{"event":{"description":"The message's or event's type path.","type":"string"},"value":{"default":null,"description":"Its value; absent for a type without fields."}},"required":["event"],"type":"object"},"name":"send_event","outputSchema":{"properties":{"event":{"description":"The type path.","type":"string"},"kind":{"description":"`message` (written) or `event` (triggered).","type":"string"}},"required":["event","kind"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Spawn an entity with the given components","inputSchema":{"properties":{"components":{"additionalProperties":true,"default":{},"description":"Component values by type path (may be empty).","type":"object"}},"type":"object"},"name":"spawn","outputSchema":{"properties":{"entity":{"description":"The new entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Run `frames` frames with virtual time advancing (from paused, pausing again after them), answering once they ran, with progress each frame","inputSchema":{"properties":{"frames":{"description":"How many frames.","maximum":100000,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"},"name":"step","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed after the step.","type":"number"},"first_frame":{"description":"The first frame of the step.","minimum":0,"type":"integer"},"frames":{"description":"Frames run.","maximum":4294967295,"minimum":0,"type":"integer"},"last_frame":{"description":"The last frame of the step.","minimum":0,"type":"integer"},"paused":{"description":"Whether virtual time is paused after the step.","type":"boolean"}},"required":["frames","first_frame","last_frame","paused","elapsed_secs"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Set virtual time's speed relative to real time (1 = normal, 0.5 = half speed)","inputSchema":{"properties":{"scale":{"description":"The new relative speed (0 or more).","maximum":1000.0,"minimum":0.0,"type":"number"}},"required":["scale"],"type":"object"},"name":"time_scale","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","type":"number"},"paused":{"description":"Whether virtual time is paused now.","type":"boolean"},"time_scale":{"description":"Virtual time's relative speed now.","type":"number"},"was_paused":{"description":"Whether it was paused before the call.","type":"boolean"}},"required":["paused","was_paused","time_scale","elapsed_secs"],"type":"object"}}]"#,
 );
+
 /// Typed client for the Bevy game MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -619,20 +693,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -640,12 +718,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Check that the app answers; returns the frame it answered in
     ///
     /// MCP tool `ping`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -653,6 +733,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "ping").await?;
         self.caller.call_tool_decoded("ping", Map::new()).await
     }
+
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -660,6 +741,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "ping").await?;
         mcp_bindgen::call_checked(&self.caller, "ping", Map::new()).await
     }
+
     /// The app's name, frame count, clock state and crash state
     ///
     /// MCP tool `context`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -667,6 +749,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "context").await?;
         self.caller.call_tool_decoded("context", Map::new()).await
     }
+
     /// Calls `context` like [`Self::context`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -674,6 +757,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "context").await?;
         mcp_bindgen::call_checked(&self.caller, "context", Map::new()).await
     }
+
     /// The app's recent log records, oldest first, filtered by level and by sequence number
     ///
     /// MCP tool `get_logs`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -690,6 +774,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_logs", arguments).await
     }
+
     /// Calls `get_logs` like [`Self::get_logs`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -706,6 +791,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_logs", arguments).await
     }
+
     /// List the reflectable components, resources, messages and events of the app, each with
     /// the JSON Schema of its value
     ///
@@ -724,6 +810,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("components_info", arguments).await
     }
+
     /// Calls `components_info` like [`Self::components_info`], without unwrapping the result
     /// envelope.
     ///
@@ -741,6 +828,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "components_info", arguments).await
     }
+
     /// Find entities having all `with` components and none of `without`, with their values;
     /// paged by `limit` and `cursor`
     ///
@@ -753,6 +841,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query", arguments).await
     }
+
     /// Calls `query` like [`Self::query`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -764,6 +853,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query", arguments).await
     }
+
     /// Read an entity's components (all reflectable ones, or those named)
     ///
     /// MCP tool `get`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -772,6 +862,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get", arguments).await
     }
+
     /// Calls `get` like [`Self::get`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -780,6 +871,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get", arguments).await
     }
+
     /// Insert whole component values on an entity, replacing those it has
     ///
     /// MCP tool `insert`. Server hints: not read-only, not destructive, idempotent, closed
@@ -792,6 +884,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("insert", arguments).await
     }
+
     /// Calls `insert` like [`Self::insert`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -803,6 +896,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "insert", arguments).await
     }
+
     /// Change named fields of one component on an entity, leaving its other fields as they are
     ///
     /// MCP tool `modify`. Server hints: not read-only, not destructive, idempotent, closed
@@ -815,6 +909,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("modify", arguments).await
     }
+
     /// Calls `modify` like [`Self::modify`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -826,6 +921,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "modify", arguments).await
     }
+
     /// Remove components from an entity
     ///
     /// MCP tool `remove`. Server hints: not read-only, destructive, idempotent, closed world.
@@ -837,6 +933,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("remove", arguments).await
     }
+
     /// Calls `remove` like [`Self::remove`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -848,6 +945,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "remove", arguments).await
     }
+
     /// Spawn an entity with the given components
     ///
     /// MCP tool `spawn`. Server hints: not read-only, not destructive, not idempotent, closed
@@ -860,6 +958,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("spawn", arguments).await
     }
+
     /// Calls `spawn` like [`Self::spawn`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -871,6 +970,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "spawn", arguments).await
     }
+
     /// Despawn an entity (and its descendants, as Bevy's despawn does)
     ///
     /// MCP tool `despawn`. Server hints: not read-only, destructive, not idempotent, closed
@@ -888,6 +988,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("despawn", arguments).await
     }
+
     /// Calls `despawn` like [`Self::despawn`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -904,6 +1005,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "despawn", arguments).await
     }
+
     /// Read a resource's value
     ///
     /// MCP tool `resource_get`. Server hints: read-only, not destructive, idempotent, closed
@@ -921,6 +1023,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("resource_get", arguments).await
     }
+
     /// Calls `resource_get` like [`Self::resource_get`], without unwrapping the result
     /// envelope.
     ///
@@ -938,6 +1041,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "resource_get", arguments).await
     }
+
     /// Set a resource's whole value (inserting it when absent)
     ///
     /// MCP tool `resource_set`. Server hints: not read-only, not destructive, idempotent,
@@ -955,6 +1059,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("resource_set", arguments).await
     }
+
     /// Calls `resource_set` like [`Self::resource_set`], without unwrapping the result
     /// envelope.
     ///
@@ -972,6 +1077,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "resource_set", arguments).await
     }
+
     /// Send a reflected message (read by systems next frame) or trigger a reflected event
     /// (observers run now)
     ///
@@ -990,6 +1096,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("send_event", arguments).await
     }
+
     /// Calls `send_event` like [`Self::send_event`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1006,6 +1113,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "send_event", arguments).await
     }
+
     /// Pause virtual time: systems still run each frame, but virtual time stops advancing
     ///
     /// MCP tool `pause`. Server hints: not read-only, not destructive, idempotent, closed
@@ -1014,6 +1122,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "pause").await?;
         self.caller.call_tool_decoded("pause", Map::new()).await
     }
+
     /// Calls `pause` like [`Self::pause`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1021,6 +1130,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "pause").await?;
         mcp_bindgen::call_checked(&self.caller, "pause", Map::new()).await
     }
+
     /// Resume virtual time
     ///
     /// MCP tool `resume`. Server hints: not read-only, not destructive, idempotent, closed
@@ -1029,6 +1139,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "resume").await?;
         self.caller.call_tool_decoded("resume", Map::new()).await
     }
+
     /// Calls `resume` like [`Self::resume`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1036,6 +1147,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "resume").await?;
         mcp_bindgen::call_checked(&self.caller, "resume", Map::new()).await
     }
+
     /// Set virtual time's speed relative to real time (1 = normal, 0.5 = half speed)
     ///
     /// MCP tool `time_scale`. Server hints: not read-only, not destructive, idempotent, closed
@@ -1053,6 +1165,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("time_scale", arguments).await
     }
+
     /// Calls `time_scale` like [`Self::time_scale`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1069,6 +1182,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "time_scale", arguments).await
     }
+
     /// Run `frames` frames with virtual time advancing (from paused, pausing again after them),
     /// answering once they ran, with progress each frame
     ///
@@ -1082,6 +1196,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("step", arguments).await
     }
+
     /// Calls `step` like [`Self::step`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1093,6 +1208,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "step", arguments).await
     }
+
     /// The score and how many units each team has
     ///
     /// MCP tool `score_board`. Server hints: read-only, not destructive, idempotent, closed
@@ -1101,6 +1217,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "score_board").await?;
         self.caller.call_tool_decoded("score_board", Map::new()).await
     }
+
     /// Calls `score_board` like [`Self::score_board`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1109,6 +1226,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "score_board", Map::new()).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1121,6 +1239,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Bevy game MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -1134,6 +1253,7 @@ pub trait Fake: Send + Sync {
     fn ping(&self) -> impl Future<Output = Result<types::PingOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("ping", "ping")) }
     }
+
     /// Answers `context` in place of the server, with what [`Client::context`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn context(
@@ -1141,6 +1261,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ContextOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("context", "context")) }
     }
+
     /// Answers `get_logs` in place of the server, with what [`Client::get_logs`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_logs(
@@ -1150,6 +1271,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_logs", "get_logs")) }
     }
+
     /// Answers `components_info` in place of the server, with what [`Client::components_info`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1160,6 +1282,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("components_info", "components_info")) }
     }
+
     /// Answers `query` in place of the server, with what [`Client::query`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn query(
@@ -1169,6 +1292,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("query", "query")) }
     }
+
     /// Answers `get` in place of the server, with what [`Client::get`] returns; an `Err` is the
     /// tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get(
@@ -1178,6 +1302,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get", "get")) }
     }
+
     /// Answers `insert` in place of the server, with what [`Client::insert`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn insert(
@@ -1187,6 +1312,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("insert", "insert")) }
     }
+
     /// Answers `modify` in place of the server, with what [`Client::modify`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn modify(
@@ -1196,6 +1322,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("modify", "modify")) }
     }
+
     /// Answers `remove` in place of the server, with what [`Client::remove`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn remove(
@@ -1205,6 +1332,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("remove", "remove")) }
     }
+
     /// Answers `spawn` in place of the server, with what [`Client::spawn`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn spawn(
@@ -1214,6 +1342,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("spawn", "spawn")) }
     }
+
     /// Answers `despawn` in place of the server, with what [`Client::despawn`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn despawn(
@@ -1223,6 +1352,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("despawn", "despawn")) }
     }
+
     /// Answers `resource_get` in place of the server, with what [`Client::resource_get`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1233,6 +1363,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("resource_get", "resource_get")) }
     }
+
     /// Answers `resource_set` in place of the server, with what [`Client::resource_set`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1243,6 +1374,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("resource_set", "resource_set")) }
     }
+
     /// Answers `send_event` in place of the server, with what [`Client::send_event`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1253,6 +1385,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("send_event", "send_event")) }
     }
+
     /// Answers `pause` in place of the server, with what [`Client::pause`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn pause(
@@ -1260,6 +1393,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::PauseOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("pause", "pause")) }
     }
+
     /// Answers `resume` in place of the server, with what [`Client::resume`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn resume(
@@ -1267,6 +1401,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ResumeOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("resume", "resume")) }
     }
+
     /// Answers `time_scale` in place of the server, with what [`Client::time_scale`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1277,6 +1412,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("time_scale", "time_scale")) }
     }
+
     /// Answers `step` in place of the server, with what [`Client::step`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn step(
@@ -1286,6 +1422,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("step", "step")) }
     }
+
     /// Answers `score_board` in place of the server, with what [`Client::score_board`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1295,15 +1432,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("score_board", "score_board")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools, and the agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -28,6 +30,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
     use serde_json::{Map, Value};
+
     /// `get_batch`: "Returns the batch document with run_counts by state (pending, running,
     /// completed, failed)."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -37,6 +40,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `copy_scenario`: "Returns {"scenario_id": "<new_id>"} — use the returned scenario_id in
     /// create_batch."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -45,6 +49,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The arguments of `copy_scenario`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -55,23 +60,29 @@ pub mod types {
         /// 24-char hex ObjectId from list_scenarios
         pub scenario_id: ObjectId,
     }
+
     /// A 24-character hex ObjectId ("24-char hex ObjectId"), as the tools take and return it.
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ObjectId(String);
+
     impl Deref for ObjectId {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ObjectId> for String {
         fn from(value: ObjectId) -> Self {
             value.0
         }
     }
+
     impl FromStr for ObjectId {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() > 24usize {
                 return Err(
@@ -87,6 +98,7 @@ pub mod types {
                     ),
                 );
             }
+
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             {
                 mcp_bindgen::__private::regress::Regex::new("^[0-9a-fA-F]{24}$").unwrap()
@@ -103,18 +115,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ObjectId {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ObjectId {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ObjectId {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -127,6 +144,7 @@ pub mod types {
                 })
         }
     }
+
     /// The arguments of `create_batch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -137,6 +155,7 @@ pub mod types {
         /// 24-char hex ObjectId strings from list_scenarios
         pub scenario_ids: Vec<ObjectId>,
     }
+
     /// `create_batch`: "Returns a batch document with batch_id and initial run counts." The prose
     /// does not name the counts' field; when it is `run_counts`, it is read as in `get_batch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -147,6 +166,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `submit_to_benchmark`: "Returns a submission document with submission_id and initial status."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreatedSubmission {
@@ -155,6 +175,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// "Degradation fields: when the backend cannot reach dm-service, the response includes:
     /// degraded: true — indicates a transient enrichment failure; retry_after_seconds — suggested
     /// wait time before retrying (platform-configured, typically 5)".
@@ -166,6 +187,7 @@ pub mod types {
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub retry_after_seconds: Option<f64>,
     }
+
     /// The arguments of `get_batch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -173,6 +195,7 @@ pub mod types {
         /// 24-char hex ObjectId from create_batch
         pub batch_id: ObjectId,
     }
+
     /// The arguments of `get_coaching`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -180,6 +203,7 @@ pub mod types {
         /// The eval run ID
         pub run_id: String,
     }
+
     /// The arguments of `get_join_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -187,6 +211,7 @@ pub mod types {
         /// The eval run ID
         pub run_id: String,
     }
+
     /// The arguments of `get_scene`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -194,6 +219,7 @@ pub mod types {
         /// The eval run ID
         pub run_id: String,
     }
+
     /// The arguments of `get_scorecard`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -201,6 +227,7 @@ pub mod types {
         /// The eval run ID
         pub run_id: String,
     }
+
     /// The arguments of `get_status`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -208,6 +235,7 @@ pub mod types {
         /// The eval run ID
         pub run_id: String,
     }
+
     /// The arguments of `get_submission`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -217,6 +245,7 @@ pub mod types {
         pub suite_key: String,
         pub suite_version: i64,
     }
+
     /// `get_join_info`: "Returns ws_url, character_token, session_id, and protocol. The WebSocket
     /// protocol mirrors the internal player client and may evolve; the REST surface is the stable
     /// contract."
@@ -229,6 +258,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The arguments of `list_scenarios`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -240,6 +270,7 @@ pub mod types {
         #[serde(default)]
         pub offset: u64,
     }
+
     impl Default for ListScenariosArgs {
         fn default() -> Self {
             Self {
@@ -248,6 +279,7 @@ pub mod types {
             }
         }
     }
+
     /// "a list of runs with run_id, status, and scored flag".
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct Run {
@@ -257,6 +289,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// "run_counts by state (pending, running, completed, failed)".
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunCounts {
@@ -267,6 +300,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `list_runs`: "Returns a list of runs with run_id, status, and scored flag." The prose does not
     /// say whether the list comes bare or in an object, so both are read.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -275,22 +309,26 @@ pub mod types {
         Array(Vec<Run>),
         RunListVariant1(RunListVariant1),
     }
+
     impl From<Vec<Run>> for RunList {
         fn from(value: Vec<Run>) -> Self {
             Self::Array(value)
         }
     }
+
     impl From<RunListVariant1> for RunList {
         fn from(value: RunListVariant1) -> Self {
             Self::RunListVariant1(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunListVariant1 {
         pub runs: Vec<Run>,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `get_status`: "Returns status, session_state, awaiting, combat, turn_count, and scored." With
     /// dm-service unreachable, "degraded: true and retry_after_seconds are added. The session_state
     /// is "unknown" in this case."
@@ -310,6 +348,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// "Each scenario includes scenario_id, name, description, visibility, traits, slot_count,
     /// target_count, has_aic_slot, and directly_runnable."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -328,6 +367,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `list_scenarios`: "Returns {"scenarios": [...], "total_returned": N, "offset": N}."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ScenarioList {
@@ -337,6 +377,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `get_scene`: "Returns the current scene including narration, recent messages, session_state,
     /// awaiting, and combat."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -353,6 +394,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// "Valid session_state values: "active", "paused", "completed", "unknown"".
     #[derive(
         Deserialize,
@@ -376,6 +418,7 @@ pub mod types {
         #[serde(rename = "unknown")]
         Unknown,
     }
+
     impl fmt::Display for SessionState {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -386,8 +429,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SessionState {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "active" => Ok(Self::Active),
@@ -406,18 +451,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SessionState {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SessionState {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// `get_submission`: "Returns status, aggregate_result, and leaderboard_visible. Poll until
     /// status is "complete" or "incomplete"."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -429,6 +479,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The arguments of `submit_action`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -446,6 +497,7 @@ pub mod types {
         /// The eval run ID
         pub run_id: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -474,6 +526,7 @@ pub mod types {
         #[serde(rename = "roll")]
         Roll,
     }
+
     impl fmt::Display for SubmitActionArgsActionType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -487,8 +540,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SubmitActionArgsActionType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "speak" => Ok(Self::Speak),
@@ -510,23 +565,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SubmitActionArgsActionType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SubmitActionArgsActionType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for SubmitActionArgsActionType {
         fn default() -> Self {
             SubmitActionArgsActionType::Speak
         }
     }
+
     /// The arguments of `submit_to_benchmark`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -541,6 +602,7 @@ pub mod types {
         /// Version number from list_suites
         pub suite_version: i64,
     }
+
     /// "Each suite includes suite_key, version, title, description, traits, reps_per_scenario, and
     /// released_at."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -557,6 +619,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// `list_suites`: "Returns {"suites": [...]}."
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SuiteList {
@@ -564,6 +627,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn submit_action_args_action_type() -> super::SubmitActionArgsActionType {
@@ -571,58 +635,72 @@ pub mod types {
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `list_scenarios`, as the server sent it.
     pub(super) static LIST_SCENARIOS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Page size, 1-100","minimum":1,"maximum":100,"default":50},"offset":{"type":"integer","description":"Pagination offset","minimum":0,"default":0}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `copy_scenario`, as the server sent it.
     pub(super) static COPY_SCENARIO: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"scenario_id":{"type":"string","description":"24-char hex ObjectId from list_scenarios","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24},"name":{"type":"string","description":"Display name for the copied scenario","maxLength":120}},"required":["scenario_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `create_batch`, as the server sent it.
     pub(super) static CREATE_BATCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"scenario_ids":{"type":"array","description":"24-char hex ObjectId strings from list_scenarios","items":{"type":"string","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24}},"reps_per_scenario":{"type":"integer","description":"Repetitions per scenario, 1-10","minimum":1,"maximum":10,"default":1}},"required":["scenario_ids"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_batch`, as the server sent it.
     pub(super) static GET_BATCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"batch_id":{"type":"string","description":"24-char hex ObjectId from create_batch","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24}},"required":["batch_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `submit_to_benchmark`, as the server sent it.
     pub(super) static SUBMIT_TO_BENCHMARK: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"suite_key":{"type":"string","description":"Suite key from list_suites (e.g. \"core\")"},"suite_version":{"type":"integer","description":"Version number from list_suites"},"agent_label":{"type":"string","description":"Display name (printable ASCII, max 64 chars)","pattern":"^[\\x20-\\x7E]*$","maxLength":64},"publish":{"type":"boolean","description":"Publish to leaderboard","default":true}},"required":["suite_key","suite_version","agent_label"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_submission`, as the server sent it.
     pub(super) static GET_SUBMISSION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"suite_key":{"type":"string"},"suite_version":{"type":"integer"},"submission_id":{"type":"string","description":"24-char hex ObjectId from submit_to_benchmark","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24}},"required":["suite_key","suite_version","submission_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_scene`, as the server sent it.
     pub(super) static GET_SCENE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"run_id":{"type":"string","description":"The eval run ID"}},"required":["run_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `submit_action`, as the server sent it.
     pub(super) static SUBMIT_ACTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"run_id":{"type":"string","description":"The eval run ID"},"content":{"type":"string","description":"The action narrative"},"action_type":{"type":"string","enum":["speak","act","speak_and_act","choice","vote","combat_action","roll"],"default":"speak"},"choice":{"type":"integer","description":"1-based option number, required when action_type is \"choice\"","minimum":1},"combat":{"type":"object","description":"Structured combat payload, required when action_type is \"combat_action\""}},"required":["run_id","content"],"additionalProperties":false,"allOf":[{"if":{"properties":{"action_type":{"const":"choice"}},"required":["action_type"]},"then":{"required":["choice"]}},{"if":{"properties":{"action_type":{"const":"combat_action"}},"required":["action_type"]},"then":{"required":["combat"]}}]}"#,
     );
+
     /// The input schema of `get_status`, as the server sent it.
     pub(super) static GET_STATUS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"run_id":{"type":"string","description":"The eval run ID"}},"required":["run_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_scorecard`, as the server sent it.
     pub(super) static GET_SCORECARD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"run_id":{"type":"string","description":"The eval run ID"}},"required":["run_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_coaching`, as the server sent it.
     pub(super) static GET_COACHING: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"run_id":{"type":"string","description":"The eval run ID"}},"required":["run_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_join_info`, as the server sent it.
     pub(super) static GET_JOIN_INFO: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"run_id":{"type":"string","description":"The eval run ID"}},"required":["run_id"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "list_scenarios",
@@ -640,6 +718,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "get_coaching",
     "get_join_info",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -649,6 +728,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Copy a store scenario into your account. Required scope: manage:runs.","inputSchema":{"additionalProperties":false,"properties":{"name":{"description":"Display name for the copied scenario","maxLength":120,"type":"string"},"scenario_id":{"description":"24-char hex ObjectId from list_scenarios","maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"}},"required":["scenario_id"],"type":"object"},"name":"copy_scenario"},{"description":"Create an eval batch of scenario runs. Required scope: manage:runs.","inputSchema":{"additionalProperties":false,"properties":{"reps_per_scenario":{"default":1,"description":"Repetitions per scenario, 1-10","maximum":10,"minimum":1,"type":"integer"},"scenario_ids":{"description":"24-char hex ObjectId strings from list_scenarios","items":{"maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"},"type":"array"}},"required":["scenario_ids"],"type":"object"},"name":"create_batch"},{"description":"Get batch status and run counts. Required scope: manage:runs.","inputSchema":{"additionalProperties":false,"properties":{"batch_id":{"description":"24-char hex ObjectId from create_batch","maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"}},"required":["batch_id"],"type":"object"},"name":"get_batch"},{"description":"Read coaching feedback for a completed run. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_coaching"},{"description":"Get WebSocket join credentials. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_join_info"},{"description":"Read the current scene for a run. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_scene"},{"description":"Read the scorecard for a completed run. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_scorecard"},{"description":"Check run status. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_status"},{"description":"Get submission status and result. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{"submission_id":{"description":"24-char hex ObjectId from submit_to_benchmark","maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"},"suite_key":{"type":"string"},"suite_version":{"type":"integer"}},"required":["suite_key","suite_version","submission_id"],"type":"object"},"name":"get_submission"},{"description":"List eval runs accessible to your API key. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_runs"},{"description":"List runnable scenarios (own + public store). Required scope: read:scores + simulation entitlement.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":50,"description":"Page size, 1-100","maximum":100,"minimum":1,"type":"integer"},"offset":{"default":0,"description":"Pagination offset","minimum":0,"type":"integer"}},"type":"object"},"name":"list_scenarios"},{"description":"List released benchmark suites. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_suites"},{"description":"Submit an action for the current turn. Required scope: play.","inputSchema":{"additionalProperties":false,"allOf":[{"if":{"properties":{"action_type":{"const":"choice"}},"required":["action_type"]},"then":{"required":["choice"]}},{"if":{"properties":{"action_type":{"const":"combat_action"}},"required":["action_type"]},"then":{"required":["combat"]}}],"properties":{"action_type":{"default":"speak","enum":["speak","act","speak_and_act","choice","vote","combat_action","roll"],"type":"string"},"choice":{"description":"1-based option number, required when action_type is \"choice\"","minimum":1,"type":"integer"},"combat":{"description":"Structured combat payload, required when action_type is \"combat_action\"","type":"object"},"content":{"description":"The action narrative","type":"string"},"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id","content"],"type":"object"},"name":"submit_action"},{"description":"Submit to a benchmark suite. Required scope: manage:runs + simulation entitlement.","inputSchema":{"additionalProperties":false,"properties":{"agent_label":{"description":"Display name (printable ASCII, max 64 chars)","maxLength":64,"pattern":"^[\\x20-\\x7E]*$","type":"string"},"publish":{"default":true,"description":"Publish to leaderboard","type":"boolean"},"suite_key":{"description":"Suite key from list_suites (e.g. \"core\")","type":"string"},"suite_version":{"description":"Version number from list_suites","type":"integer"}},"required":["suite_key","suite_version","agent_label"],"type":"object"},"name":"submit_to_benchmark"}]"#,
 );
+
 /// Typed client for the Saving Throw MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -658,20 +738,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -679,12 +763,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// List runnable scenarios (own + public store). Required scope: read:scores + simulation
     /// entitlement.
     ///
@@ -702,6 +788,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_scenarios", arguments).await
     }
+
     /// Calls `list_scenarios` like [`Self::list_scenarios`], without unwrapping the result
     /// envelope.
     ///
@@ -719,6 +806,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_scenarios", arguments).await
     }
+
     /// Copy a store scenario into your account. Required scope: manage:runs.
     ///
     /// MCP tool `copy_scenario`. The result type comes from the agent contracts.
@@ -735,6 +823,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("copy_scenario", arguments).await
     }
+
     /// Calls `copy_scenario` like [`Self::copy_scenario`], without unwrapping the result
     /// envelope.
     ///
@@ -752,6 +841,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "copy_scenario", arguments).await
     }
+
     /// List released benchmark suites. Required scope: read:scores.
     ///
     /// MCP tool `list_suites`. The result type comes from the agent contracts.
@@ -759,6 +849,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_suites").await?;
         self.caller.call_tool_decoded("list_suites", Map::new()).await
     }
+
     /// Calls `list_suites` like [`Self::list_suites`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -766,6 +857,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_suites").await?;
         mcp_bindgen::call_checked(&self.caller, "list_suites", Map::new()).await
     }
+
     /// Create an eval batch of scenario runs. Required scope: manage:runs.
     ///
     /// MCP tool `create_batch`. The result type comes from the agent contracts.
@@ -782,6 +874,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_batch", arguments).await
     }
+
     /// Calls `create_batch` like [`Self::create_batch`], without unwrapping the result
     /// envelope.
     ///
@@ -799,6 +892,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_batch", arguments).await
     }
+
     /// Get batch status and run counts. Required scope: manage:runs.
     ///
     /// MCP tool `get_batch`. The result type comes from the agent contracts.
@@ -815,6 +909,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_batch", arguments).await
     }
+
     /// Calls `get_batch` like [`Self::get_batch`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -831,6 +926,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_batch", arguments).await
     }
+
     /// Submit to a benchmark suite. Required scope: manage:runs + simulation entitlement.
     ///
     /// MCP tool `submit_to_benchmark`. The result type comes from the agent contracts.
@@ -847,6 +943,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("submit_to_benchmark", arguments).await
     }
+
     /// Calls `submit_to_benchmark` like [`Self::submit_to_benchmark`], without unwrapping the
     /// result envelope.
     ///
@@ -864,6 +961,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "submit_to_benchmark", arguments).await
     }
+
     /// Get submission status and result. Required scope: read:scores.
     ///
     /// MCP tool `get_submission`. The result type comes from the agent contracts.
@@ -880,6 +978,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_submission", arguments).await
     }
+
     /// Calls `get_submission` like [`Self::get_submission`], without unwrapping the result
     /// envelope.
     ///
@@ -897,6 +996,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_submission", arguments).await
     }
+
     /// List eval runs accessible to your API key. Required scope: play.
     ///
     /// MCP tool `list_runs`. The result type comes from the agent contracts.
@@ -904,6 +1004,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_runs").await?;
         self.caller.call_tool_decoded("list_runs", Map::new()).await
     }
+
     /// Calls `list_runs` like [`Self::list_runs`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -911,6 +1012,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_runs").await?;
         mcp_bindgen::call_checked(&self.caller, "list_runs", Map::new()).await
     }
+
     /// Read the current scene for a run. Required scope: play.
     ///
     /// MCP tool `get_scene`. The result type comes from the agent contracts.
@@ -927,6 +1029,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_scene", arguments).await
     }
+
     /// Calls `get_scene` like [`Self::get_scene`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -943,6 +1046,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_scene", arguments).await
     }
+
     /// Submit an action for the current turn. Required scope: play.
     ///
     /// MCP tool `submit_action`. The server declares no result type, so the result is JSON.
@@ -959,6 +1063,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("submit_action", arguments).await
     }
+
     /// Calls `submit_action` like [`Self::submit_action`], without unwrapping the result
     /// envelope.
     ///
@@ -976,6 +1081,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "submit_action", arguments).await
     }
+
     /// Check run status. Required scope: play.
     ///
     /// MCP tool `get_status`. The result type comes from the agent contracts.
@@ -992,6 +1098,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_status", arguments).await
     }
+
     /// Calls `get_status` like [`Self::get_status`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1008,6 +1115,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_status", arguments).await
     }
+
     /// Read the scorecard for a completed run. Required scope: read:scores.
     ///
     /// MCP tool `get_scorecard`. The server declares no result type, so the result is JSON.
@@ -1024,6 +1132,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_scorecard", arguments).await
     }
+
     /// Calls `get_scorecard` like [`Self::get_scorecard`], without unwrapping the result
     /// envelope.
     ///
@@ -1041,6 +1150,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_scorecard", arguments).await
     }
+
     /// Read coaching feedback for a completed run. Required scope: read:scores.
     ///
     /// MCP tool `get_coaching`. The server declares no result type, so the result is JSON.
@@ -1057,6 +1167,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_coaching", arguments).await
     }
+
     /// Calls `get_coaching` like [`Self::get_coaching`], without unwrapping the result
     /// envelope.
     ///
@@ -1074,6 +1185,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_coaching", arguments).await
     }
+
     /// Get WebSocket join credentials. Required scope: play.
     ///
     /// MCP tool `get_join_info`. The result type comes from the agent contracts.
@@ -1090,6 +1202,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_join_info", arguments).await
     }
+
     /// Calls `get_join_info` like [`Self::get_join_info`], without unwrapping the result
     /// envelope.
     ///
@@ -1108,6 +1221,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_join_info", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1120,6 +1234,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Saving Throw MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -1138,6 +1253,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_scenarios", "list_scenarios")) }
     }
+
     /// Answers `copy_scenario` in place of the server, with what [`Client::copy_scenario`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1148,6 +1264,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("copy_scenario", "copy_scenario")) }
     }
+
     /// Answers `list_suites` in place of the server, with what [`Client::list_suites`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1156,6 +1273,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::SuiteList, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_suites", "list_suites")) }
     }
+
     /// Answers `create_batch` in place of the server, with what [`Client::create_batch`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1166,6 +1284,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_batch", "create_batch")) }
     }
+
     /// Answers `get_batch` in place of the server, with what [`Client::get_batch`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_batch(
@@ -1175,6 +1294,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_batch", "get_batch")) }
     }
+
     /// Answers `submit_to_benchmark` in place of the server, with what
     /// [`Client::submit_to_benchmark`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1192,6 +1312,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_submission` in place of the server, with what [`Client::get_submission`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1202,6 +1323,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_submission", "get_submission")) }
     }
+
     /// Answers `list_runs` in place of the server, with what [`Client::list_runs`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn list_runs(
@@ -1209,6 +1331,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::RunList, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_runs", "list_runs")) }
     }
+
     /// Answers `get_scene` in place of the server, with what [`Client::get_scene`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_scene(
@@ -1218,6 +1341,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_scene", "get_scene")) }
     }
+
     /// Answers `submit_action` in place of the server, with what [`Client::submit_action`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1228,6 +1352,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("submit_action", "submit_action")) }
     }
+
     /// Answers `get_status` in place of the server, with what [`Client::get_status`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1238,6 +1363,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_status", "get_status")) }
     }
+
     /// Answers `get_scorecard` in place of the server, with what [`Client::get_scorecard`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1248,6 +1374,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_scorecard", "get_scorecard")) }
     }
+
     /// Answers `get_coaching` in place of the server, with what [`Client::get_coaching`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1258,6 +1385,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_coaching", "get_coaching")) }
     }
+
     /// Answers `get_join_info` in place of the server, with what [`Client::get_join_info`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1269,15 +1397,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("get_join_info", "get_join_info")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

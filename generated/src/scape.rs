@@ -11,6 +11,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -18,6 +19,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools, and the agent contracts' types and constants.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -28,28 +30,34 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use serde_json::{Map, Value};
+
     /// The answer of a tool whose return value the documentation does not spell out (`scape_stop`,
     /// `scape_interact`): "Success acknowledges the request; movement and pursuit complete through
     /// subsequent observations." Its fields are kept as sent.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct AgentAcknowledgement(pub Map<String, Value>);
+
     impl Deref for AgentAcknowledgement {
         type Target = Map<String, Value>;
+
         fn deref(&self) -> &Map<String, Value> {
             &self.0
         }
     }
+
     impl From<AgentAcknowledgement> for Map<String, Value> {
         fn from(value: AgentAcknowledgement) -> Self {
             value.0
         }
     }
+
     impl From<Map<String, Value>> for AgentAcknowledgement {
         fn from(value: Map<String, Value>) -> Self {
             Self(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentEnterResultEntered {
         /// How long the presence may stay idle, in milliseconds ("durations ending in Ms are milliseconds").
@@ -59,6 +67,7 @@ pub mod types {
         /// The first observation in the room.
         pub observation: AgentObservation,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentEnterResultNotEntered {
         /// A machine-readable code, when the gateway sends one.
@@ -69,6 +78,7 @@ pub mod types {
         pub expires_at: i64,
         pub status: AgentEnterResultNotEnteredStatus,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -85,6 +95,7 @@ pub mod types {
         #[serde(rename = "awaiting_owner_approval")]
         AwaitingOwnerApproval,
     }
+
     impl fmt::Display for AgentEnterResultNotEnteredStatus {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -92,8 +103,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AgentEnterResultNotEnteredStatus {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "awaiting_owner_approval" => Ok(Self::AwaitingOwnerApproval),
@@ -109,18 +122,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AgentEnterResultNotEnteredStatus {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AgentEnterResultNotEnteredStatus {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// A tool failure: "On a tool failure, isError is true and the text block contains
     /// { error: string, code?: string }". The runtime turns it into `mcp_bindgen::Error::Tool`
     /// (with `message` and `code`); this type is for reading it by hand.
@@ -130,12 +148,14 @@ pub mod types {
         pub code: Option<String>,
         pub error: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentMovement {
         pub id: String,
         pub status: AgentMovementStatus,
         pub target: AgentPosition,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -162,6 +182,7 @@ pub mod types {
         #[serde(rename = "disconnected")]
         Disconnected,
     }
+
     impl fmt::Display for AgentMovementStatus {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -174,8 +195,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AgentMovementStatus {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "moving" => Ok(Self::Moving),
@@ -196,18 +219,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AgentMovementStatus {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AgentMovementStatus {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservation {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -241,6 +269,7 @@ pub mod types {
         pub session_id: String,
         pub status: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationAppearance {
         pub emoji: String,
@@ -252,11 +281,13 @@ pub mod types {
         #[serde(deserialize_with = "Option::deserialize")]
         pub model: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationBlockedItem {
         pub x: i64,
         pub y: i64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationLimits {
         #[serde(rename = "heartbeatMs")]
@@ -271,6 +302,7 @@ pub mod types {
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub radius: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationObjectsItem {
         pub emoji: String,
@@ -280,6 +312,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationPlayersItem {
         pub floor: Floor,
@@ -293,6 +326,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationRosterItem {
         #[serde(rename = "encounterKey", skip_serializing_if = "Option::is_none")]
@@ -303,6 +337,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentObservationSelf {
         pub floor: Floor,
@@ -312,6 +347,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
+
     /// What `scape_move_to` and `scape_step` (and the follow/approach operations) return: "scape_move_to
     /// and scape_step return { operationId, commandId }. operationId matches movement.id;
     /// follow/approach operations instead match pursuit.id."
@@ -324,6 +360,7 @@ pub mod types {
         #[serde(rename = "operationId")]
         pub operation_id: String,
     }
+
     /// Version 1 of the external agent gateway. No account IDs, credentials or raw scene state.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentPosition {
@@ -331,22 +368,28 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
+
     #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct Floor(i64);
+
     impl Deref for Floor {
         type Target = i64;
+
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
+
     impl From<Floor> for i64 {
         fn from(value: Floor) -> Self {
             value.0
         }
     }
+
     impl TryFrom<i64> for Floor {
         type Error = ConversionError;
+
         fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![0_i64, 1_i64].contains(&value) {
                 Err(ConversionError::new("Floor", &value, "not one of its values"))
@@ -355,6 +398,7 @@ pub mod types {
             }
         }
     }
+
     impl<'de> Deserialize<'de> for Floor {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -364,6 +408,7 @@ pub mod types {
                 .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentPursuit {
         #[serde(rename = "expiresAt")]
@@ -373,6 +418,7 @@ pub mod types {
         pub player: String,
         pub status: AgentPursuitStatus,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -391,6 +437,7 @@ pub mod types {
         #[serde(rename = "approach")]
         Approach,
     }
+
     impl fmt::Display for AgentPursuitMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -399,8 +446,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AgentPursuitMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "follow" => Ok(Self::Follow),
@@ -417,18 +466,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AgentPursuitMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AgentPursuitMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -457,6 +511,7 @@ pub mod types {
         #[serde(rename = "timed_out")]
         TimedOut,
     }
+
     impl fmt::Display for AgentPursuitStatus {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -470,8 +525,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AgentPursuitStatus {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "moving" => Ok(Self::Moving),
@@ -493,18 +550,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AgentPursuitStatus {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AgentPursuitStatus {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentScene {
         pub blocked: Vec<i64>,
@@ -518,6 +580,7 @@ pub mod types {
         pub has_basement: Option<bool>,
         pub objects: Vec<AgentSceneObject>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -536,6 +599,7 @@ pub mod types {
         #[serde(rename = "owner")]
         Owner,
     }
+
     impl fmt::Display for AgentSceneEditing {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -544,8 +608,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AgentSceneEditing {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "everyone" => Ok(Self::Everyone),
@@ -562,18 +628,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AgentSceneEditing {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AgentSceneEditing {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentSceneGameFacts {
         #[serde(rename = "gemRefundHours")]
@@ -582,6 +653,7 @@ pub mod types {
         #[serde(rename = "gemsEnabled")]
         pub gems_enabled: bool,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AgentSceneObject {
         #[serde(rename = "conveyorEmoji", skip_serializing_if = "Option::is_none")]
@@ -610,6 +682,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -632,6 +705,7 @@ pub mod types {
         #[serde(rename = "⬆\u{fe0f}")]
         Up,
     }
+
     impl fmt::Display for AgentSceneObjectConveyorEmoji {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -642,8 +716,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AgentSceneObjectConveyorEmoji {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "➡\u{fe0f}" => Ok(Self::Right),
@@ -662,18 +738,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AgentSceneObjectConveyorEmoji {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AgentSceneObjectConveyorEmoji {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `scape_approach`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -684,6 +765,7 @@ pub mod types {
         /// Player id from the current observation
         pub player: String,
     }
+
     /// The arguments of `scape_follow`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -694,6 +776,7 @@ pub mod types {
         /// Player id from the current observation
         pub player: String,
     }
+
     /// The arguments of `scape_interact`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -705,6 +788,7 @@ pub mod types {
         #[serde(rename = "objectId")]
         pub object_id: String,
     }
+
     /// The arguments of `scape_move_to`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -719,6 +803,7 @@ pub mod types {
         /// Target grid row
         pub y: i64,
     }
+
     /// The arguments of `scape_observe`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -730,6 +815,7 @@ pub mod types {
         #[serde(rename = "waitMs", skip_serializing_if = "Option::is_none")]
         pub wait_ms: Option<u64>,
     }
+
     /// The arguments of `scape_step`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -739,6 +825,7 @@ pub mod types {
         pub command_id: Option<String>,
         pub direction: ScapeStepArgsDirection,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -761,6 +848,7 @@ pub mod types {
         #[serde(rename = "right")]
         Right,
     }
+
     impl fmt::Display for ScapeStepArgsDirection {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -771,8 +859,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ScapeStepArgsDirection {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "up" => Ok(Self::Up),
@@ -791,18 +881,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ScapeStepArgsDirection {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ScapeStepArgsDirection {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `scape_stop`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -811,18 +906,22 @@ pub mod types {
         #[serde(rename = "commandId", skip_serializing_if = "Option::is_none")]
         pub command_id: Option<String>,
     }
+
     /// Always `1` on the wire: any other value does not decode.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub struct AgentObservationProtocol;
+
     impl AgentObservationProtocol {
         /// The value, `1`.
         pub const VALUE: i64 = 1i64;
     }
+
     impl Serialize for AgentObservationProtocol {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             <i64 as Serialize>::serialize(&Self::VALUE, serializer)
         }
     }
+
     impl<'de> Deserialize<'de> for AgentObservationProtocol {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             let value = <i64 as Deserialize>::deserialize(deserializer)?;
@@ -837,6 +936,7 @@ pub mod types {
             }
         }
     }
+
     /// What `scape_enter` returns: "Successful scape_enter wraps it in
     /// { entered: true, observation, inactivityTimeoutMs }; entry pending approval instead returns
     /// { entered: false, status: 'awaiting_owner_approval', code?, expiresAt } with no observation."
@@ -849,6 +949,7 @@ pub mod types {
         /// `"entered": false`.
         NotEntered(AgentEnterResultNotEntered),
     }
+
     impl Serialize for AgentEnterResult {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             /// A variant on the wire: its tag, then its payload's fields.
@@ -869,6 +970,7 @@ pub mod types {
             }
         }
     }
+
     impl<'de> Deserialize<'de> for AgentEnterResult {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             let mut fields = <Map<
@@ -903,60 +1005,75 @@ pub mod types {
             }
         }
     }
+
     impl From<AgentEnterResultEntered> for AgentEnterResult {
         fn from(value: AgentEnterResultEntered) -> Self {
             Self::Entered(value)
         }
     }
+
     impl From<AgentEnterResultNotEntered> for AgentEnterResult {
         fn from(value: AgentEnterResultNotEntered) -> Self {
             Self::NotEntered(value)
         }
     }
+
     /// `MAX_STATUS_TEXT_LENGTH` from the agent contracts.
     pub const MAX_STATUS_TEXT_LENGTH: u32 = 320;
+
     /// `GRID` from the agent contracts.
     pub mod grid {
         /// `GRID.width`.
         pub const WIDTH: u32 = 64;
+
         /// `GRID.height`.
         pub const HEIGHT: u32 = 40;
     }
+
     /// Canonical external agent contract. Keep this module independent of host packages.
     pub const AGENT_NAME_MAX_LENGTH: u32 = 24;
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `scape_observe`, as the server sent it.
     pub(super) static SCAPE_OBSERVE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"afterRevision":{"type":"integer","description":"Wait for an observation newer than this revision"},"waitMs":{"type":"integer","minimum":0,"description":"How long to wait for a newer revision, in milliseconds"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `scape_move_to`, as the server sent it.
     pub(super) static SCAPE_MOVE_TO: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"x":{"type":"integer","description":"Target grid column"},"y":{"type":"integer","description":"Target grid row"},"floor":{"type":"integer","enum":[0,1],"description":"Target floor"},"commandId":{"type":"string","description":"Retry identifier chosen by the caller; generated by the server when absent"}},"required":["x","y","floor"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `scape_step`, as the server sent it.
     pub(super) static SCAPE_STEP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"direction":{"type":"string","enum":["up","down","left","right"]},"commandId":{"type":"string","description":"Retry identifier chosen by the caller; generated by the server when absent"}},"required":["direction"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `scape_follow`, as the server sent it.
     pub(super) static SCAPE_FOLLOW: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"player":{"type":"string","description":"Player id from the current observation"},"commandId":{"type":"string","description":"Retry identifier chosen by the caller; generated by the server when absent"}},"required":["player"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `scape_approach`, as the server sent it.
     pub(super) static SCAPE_APPROACH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"player":{"type":"string","description":"Player id from the current observation"},"commandId":{"type":"string","description":"Retry identifier chosen by the caller; generated by the server when absent"}},"required":["player"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `scape_stop`, as the server sent it.
     pub(super) static SCAPE_STOP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"commandId":{"type":"string","description":"Retry identifier chosen by the caller; generated by the server when absent"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `scape_interact`, as the server sent it.
     pub(super) static SCAPE_INTERACT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"objectId":{"type":"string","description":"Interaction id from scene.objects"},"commandId":{"type":"string","description":"Retry identifier chosen by the caller; generated by the server when absent"}},"required":["objectId"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "scape_enter",
@@ -968,6 +1085,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "scape_stop",
     "scape_interact",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -977,6 +1095,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Approach a player. The operation matches pursuit.id.","inputSchema":{"additionalProperties":false,"properties":{"commandId":{"description":"Retry identifier chosen by the caller; generated by the server when absent","type":"string"},"player":{"description":"Player id from the current observation","type":"string"}},"required":["player"],"type":"object"},"name":"scape_approach"},{"description":"Enter the room. Returns { entered: true, observation, inactivityTimeoutMs } or, pending approval, { entered: false, status: 'awaiting_owner_approval', code?, expiresAt }.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"scape_enter"},{"description":"Follow a player. The operation matches pursuit.id.","inputSchema":{"additionalProperties":false,"properties":{"commandId":{"description":"Retry identifier chosen by the caller; generated by the server when absent","type":"string"},"player":{"description":"Player id from the current observation","type":"string"}},"required":["player"],"type":"object"},"name":"scape_follow"},{"description":"Interact with a scene object.","inputSchema":{"additionalProperties":false,"properties":{"commandId":{"description":"Retry identifier chosen by the caller; generated by the server when absent","type":"string"},"objectId":{"description":"Interaction id from scene.objects","type":"string"}},"required":["objectId"],"type":"object"},"name":"scape_interact"},{"description":"Move to a grid cell. Returns { operationId, commandId }; movement completes through later observations.","inputSchema":{"additionalProperties":false,"properties":{"commandId":{"description":"Retry identifier chosen by the caller; generated by the server when absent","type":"string"},"floor":{"description":"Target floor","enum":[0,1],"type":"integer"},"x":{"description":"Target grid column","type":"integer"},"y":{"description":"Target grid row","type":"integer"}},"required":["x","y","floor"],"type":"object"},"name":"scape_move_to"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Observe the room. Returns the current AgentObservation.","inputSchema":{"additionalProperties":false,"properties":{"afterRevision":{"description":"Wait for an observation newer than this revision","type":"integer"},"waitMs":{"description":"How long to wait for a newer revision, in milliseconds","minimum":0,"type":"integer"}},"type":"object"},"name":"scape_observe"},{"description":"Step one cell. Returns { operationId, commandId }.","inputSchema":{"additionalProperties":false,"properties":{"commandId":{"description":"Retry identifier chosen by the caller; generated by the server when absent","type":"string"},"direction":{"enum":["up","down","left","right"],"type":"string"}},"required":["direction"],"type":"object"},"name":"scape_step"},{"description":"Stop the current movement or pursuit.","inputSchema":{"additionalProperties":false,"properties":{"commandId":{"description":"Retry identifier chosen by the caller; generated by the server when absent","type":"string"}},"type":"object"},"name":"scape_stop"}]"#,
 );
+
 /// Typed client for the Scape MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -986,20 +1105,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1007,12 +1130,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Enter the room. Returns { entered: true, observation, inactivityTimeoutMs } or, pending
     /// approval, { entered: false, status: 'awaiting_owner_approval', code?, expiresAt }.
     ///
@@ -1021,6 +1146,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "scape_enter").await?;
         self.caller.call_tool_decoded("scape_enter", Map::new()).await
     }
+
     /// Calls `scape_enter` like [`Self::scape_enter`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1028,6 +1154,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "scape_enter").await?;
         mcp_bindgen::call_checked(&self.caller, "scape_enter", Map::new()).await
     }
+
     /// Observe the room. Returns the current AgentObservation.
     ///
     /// MCP tool `scape_observe`. Server hints: read-only, not destructive, idempotent, closed
@@ -1045,6 +1172,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_observe", arguments).await
     }
+
     /// Calls `scape_observe` like [`Self::scape_observe`], without unwrapping the result
     /// envelope.
     ///
@@ -1062,6 +1190,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "scape_observe", arguments).await
     }
+
     /// Move to a grid cell. Returns { operationId, commandId }; movement completes through
     /// later observations.
     ///
@@ -1079,6 +1208,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_move_to", arguments).await
     }
+
     /// Calls `scape_move_to` like [`Self::scape_move_to`], without unwrapping the result
     /// envelope.
     ///
@@ -1096,6 +1226,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "scape_move_to", arguments).await
     }
+
     /// Step one cell. Returns { operationId, commandId }.
     ///
     /// MCP tool `scape_step`. The result type comes from the agent contracts.
@@ -1112,6 +1243,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_step", arguments).await
     }
+
     /// Calls `scape_step` like [`Self::scape_step`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1128,6 +1260,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "scape_step", arguments).await
     }
+
     /// Follow a player. The operation matches pursuit.id.
     ///
     /// MCP tool `scape_follow`. The result type comes from the agent contracts.
@@ -1144,6 +1277,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_follow", arguments).await
     }
+
     /// Calls `scape_follow` like [`Self::scape_follow`], without unwrapping the result
     /// envelope.
     ///
@@ -1161,6 +1295,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "scape_follow", arguments).await
     }
+
     /// Approach a player. The operation matches pursuit.id.
     ///
     /// MCP tool `scape_approach`. The result type comes from the agent contracts.
@@ -1177,6 +1312,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_approach", arguments).await
     }
+
     /// Calls `scape_approach` like [`Self::scape_approach`], without unwrapping the result
     /// envelope.
     ///
@@ -1194,6 +1330,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "scape_approach", arguments).await
     }
+
     /// Stop the current movement or pursuit.
     ///
     /// MCP tool `scape_stop`. The result type comes from the agent contracts.
@@ -1210,6 +1347,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_stop", arguments).await
     }
+
     /// Calls `scape_stop` like [`Self::scape_stop`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1226,6 +1364,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "scape_stop", arguments).await
     }
+
     /// Interact with a scene object.
     ///
     /// MCP tool `scape_interact`. The result type comes from the agent contracts.
@@ -1242,6 +1381,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("scape_interact", arguments).await
     }
+
     /// Calls `scape_interact` like [`Self::scape_interact`], without unwrapping the result
     /// envelope.
     ///
@@ -1260,6 +1400,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "scape_interact", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1272,6 +1413,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Scape MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -1287,6 +1429,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::AgentEnterResult, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("scape_enter", "scape_enter")) }
     }
+
     /// Answers `scape_observe` in place of the server, with what [`Client::scape_observe`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1297,6 +1440,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("scape_observe", "scape_observe")) }
     }
+
     /// Answers `scape_move_to` in place of the server, with what [`Client::scape_move_to`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1307,6 +1451,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("scape_move_to", "scape_move_to")) }
     }
+
     /// Answers `scape_step` in place of the server, with what [`Client::scape_step`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1317,6 +1462,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("scape_step", "scape_step")) }
     }
+
     /// Answers `scape_follow` in place of the server, with what [`Client::scape_follow`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1327,6 +1473,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("scape_follow", "scape_follow")) }
     }
+
     /// Answers `scape_approach` in place of the server, with what [`Client::scape_approach`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1337,6 +1484,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("scape_approach", "scape_approach")) }
     }
+
     /// Answers `scape_stop` in place of the server, with what [`Client::scape_stop`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1347,6 +1495,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("scape_stop", "scape_stop")) }
     }
+
     /// Answers `scape_interact` in place of the server, with what [`Client::scape_interact`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1358,15 +1507,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("scape_interact", "scape_interact")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,17 +18,20 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The result of `components_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ComponentsInfoOutput {
         /// Every component type.
         pub components: Vec<ComponentsInfoOutputComponentsItem>,
     }
+
     /// One component type.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ComponentsInfoOutputComponentsItem {
@@ -36,6 +40,7 @@ pub mod types {
         /// The JSON Schema of its value.
         pub schema: Value,
     }
+
     /// The result of `context`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ContextOutput {
@@ -49,6 +54,7 @@ pub mod types {
         /// Frames per second the loop aims at.
         pub target_fps: u32,
     }
+
     /// The arguments of `get_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetLogsArgs {
@@ -56,18 +62,21 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub limit: Option<u32>,
     }
+
     /// The result of `get_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetLogsOutput {
         /// Oldest first.
         pub lines: Vec<String>,
     }
+
     /// The arguments of `info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InfoArgs {
         /// The entity id.
         pub entity: u64,
     }
+
     /// The result of `info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InfoOutput {
@@ -76,6 +85,7 @@ pub mod types {
         /// The entity id (`info`, `modify` and `set` take it).
         pub id: u64,
     }
+
     /// The arguments of `modify`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ModifyArgs {
@@ -87,6 +97,7 @@ pub mod types {
         /// Fields to overwrite; the others keep their values.
         pub fields: Map<String, Value>,
     }
+
     /// The result of `modify`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ModifyOutput {
@@ -95,6 +106,7 @@ pub mod types {
         /// Entities skipped because they lack the component.
         pub skipped: Vec<u64>,
     }
+
     /// The result of `ping`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PingOutput {
@@ -103,12 +115,14 @@ pub mod types {
         /// Always true.
         pub pong: bool,
     }
+
     /// The result of `placed_count`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PlacedCountOutput {
         /// Entities with a Transform2D.
         pub count: u32,
     }
+
     /// The arguments of `query`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryArgs {
@@ -118,6 +132,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub limit: Option<u32>,
     }
+
     /// The result of `query`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryOutput {
@@ -126,6 +141,7 @@ pub mod types {
         /// How many entities match in all.
         pub total: u64,
     }
+
     /// One entity and the requested components.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct QueryOutputEntitiesItem {
@@ -134,12 +150,14 @@ pub mod types {
         /// The entity id (`info`, `modify` and `set` take it).
         pub id: u64,
     }
+
     /// The arguments of `run_frames`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunFramesArgs {
         /// Frames to run, 1 to 3600.
         pub frames: u64,
     }
+
     /// The result of `run_frames`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunFramesOutput {
@@ -150,18 +168,21 @@ pub mod types {
         /// Frames run for this call.
         pub frames: u32,
     }
+
     /// The arguments of `run_lua`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunLuaArgs {
         /// A Lua chunk; its return value is the result.
         pub code: String,
     }
+
     /// The result of `run_lua`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunLuaOutput {
         /// The value, as JSON (`null` when the chunk returns nothing).
         pub value: Value,
     }
+
     /// The arguments of `send_event`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SendEventArgs {
@@ -171,12 +192,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub payload: Option<Value>,
     }
+
     /// The result of `send_event`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SendEventOutput {
         /// Its position in the event queue.
         pub queued: u64,
     }
+
     /// The arguments of `set`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SetArgs {
@@ -187,6 +210,7 @@ pub mod types {
         /// The whole value.
         pub value: Value,
     }
+
     /// The result of `set`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SetOutput {
@@ -194,42 +218,52 @@ pub mod types {
         pub added: bool,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `query`, as the server sent it.
     pub(super) static QUERY: ToolSchema = ToolSchema::new(
         r#"{"properties":{"include":{"description":"Component names; every entity listed has all of them.","items":{"type":"string"},"type":"array"},"limit":{"description":"At most this many entities (default 100).","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["include"],"type":"object"}"#,
     );
+
     /// The input schema of `info`, as the server sent it.
     pub(super) static INFO: ToolSchema = ToolSchema::new(
         r#"{"properties":{"entity":{"description":"The entity id.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
     );
+
     /// The input schema of `modify`, as the server sent it.
     pub(super) static MODIFY: ToolSchema = ToolSchema::new(
         r#"{"properties":{"component":{"description":"The component name.","type":"string"},"entities":{"description":"The entities (default: every entity that has the component).","items":{"minimum":0,"type":"integer"},"type":"array"},"fields":{"additionalProperties":true,"description":"Fields to overwrite; the others keep their values.","type":"object"}},"required":["component","fields"],"type":"object"}"#,
     );
+
     /// The input schema of `set`, as the server sent it.
     pub(super) static SET: ToolSchema = ToolSchema::new(
         r#"{"properties":{"component":{"description":"The component name.","type":"string"},"entity":{"description":"The entity id.","minimum":0,"type":"integer"},"value":{"description":"The whole value."}},"required":["entity","component","value"],"type":"object"}"#,
     );
+
     /// The input schema of `run_lua`, as the server sent it.
     pub(super) static RUN_LUA: ToolSchema = ToolSchema::new(
         r#"{"properties":{"code":{"description":"A Lua chunk; its return value is the result.","type":"string"}},"required":["code"],"type":"object"}"#,
     );
+
     /// The input schema of `get_logs`, as the server sent it.
     pub(super) static GET_LOGS: ToolSchema = ToolSchema::new(
         r#"{"properties":{"limit":{"description":"How many lines, newest last (default 50).","maximum":4294967295,"minimum":0,"type":"integer"}},"type":"object"}"#,
     );
+
     /// The input schema of `send_event`, as the server sent it.
     pub(super) static SEND_EVENT: ToolSchema = ToolSchema::new(
         r#"{"properties":{"name":{"description":"The event name.","type":"string"},"payload":{"description":"Event data."}},"required":["name"],"type":"object"}"#,
     );
+
     /// The input schema of `run_frames`, as the server sent it.
     pub(super) static RUN_FRAMES: ToolSchema = ToolSchema::new(
         r#"{"properties":{"frames":{"description":"Frames to run, 1 to 3600.","maximum":3600,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "components_info",
@@ -245,6 +279,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "placed_count",
     "run_frames",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -254,6 +289,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List the component types and the JSON Schema of each.","inputSchema":{"type":"object"},"name":"components_info","outputSchema":{"properties":{"components":{"description":"Every component type.","items":{"description":"One component type.","properties":{"name":{"description":"Its name, as `query`, `modify` and `set` take it.","type":"string"},"schema":{"description":"The JSON Schema of its value."}},"required":["name","schema"],"type":"object"},"type":"array"}},"required":["components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":true},"description":"Describe the running game; works after a crash.","inputSchema":{"type":"object"},"name":"context","outputSchema":{"properties":{"crash":{"description":"The crash traceback, when gameplay has crashed.","type":["string","null"]},"entities":{"description":"Entities alive.","maximum":4294967295,"minimum":0,"type":"integer"},"frame":{"description":"The frame the game is at.","minimum":0,"type":"integer"},"target_fps":{"description":"Frames per second the loop aims at.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["frame","entities","target_fps","crash"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":true},"description":"Read the most recent log lines; works after a crash.","inputSchema":{"properties":{"limit":{"description":"How many lines, newest last (default 50).","maximum":4294967295,"minimum":0,"type":"integer"}},"type":"object"},"name":"get_logs","outputSchema":{"properties":{"lines":{"description":"Oldest first.","items":{"type":"string"},"type":"array"}},"required":["lines"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Show every component of one entity.","inputSchema":{"properties":{"entity":{"description":"The entity id.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"},"name":"info","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"Component name → value.","type":"object"},"id":{"description":"The entity id (`info`, `modify` and `set` take it).","minimum":0,"type":"integer"}},"required":["id","components"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Partially update a component: merge `fields` into its value on each entity. Entities\nwithout the component are skipped; changed columns are marked dirty.","inputSchema":{"properties":{"component":{"description":"The component name.","type":"string"},"entities":{"description":"The entities (default: every entity that has the component).","items":{"minimum":0,"type":"integer"},"type":"array"},"fields":{"additionalProperties":true,"description":"Fields to overwrite; the others keep their values.","type":"object"}},"required":["component","fields"],"type":"object"},"name":"modify","outputSchema":{"properties":{"modified":{"description":"Entities updated.","items":{"minimum":0,"type":"integer"},"type":"array"},"skipped":{"description":"Entities skipped because they lack the component.","items":{"minimum":0,"type":"integer"},"type":"array"}},"required":["modified","skipped"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Check that the server answers; works after a crash.","inputSchema":{"type":"object"},"name":"ping","outputSchema":{"properties":{"frame":{"description":"The frame the game is at.","minimum":0,"type":"integer"},"pong":{"description":"Always true.","type":"boolean"}},"required":["pong","frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Count entities that carry a Transform2D","inputSchema":{"type":"object"},"name":"placed_count","outputSchema":{"properties":{"count":{"description":"Entities with a Transform2D.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["count"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List entities that have all the given components, with those components' values.","inputSchema":{"properties":{"include":{"description":"Component names; every entity listed has all of them.","items":{"type":"string"},"type":"array"},"limit":{"description":"At most this many entities (default 100).","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["include"],"type":"object"},"name":"query","outputSchema":{"properties":{"entities":{"description":"The first `limit` of them, by id.","items":{"description":"One entity and the requested components.","properties":{"components":{"additionalProperties":true,"description":"Component name → value.","type":"object"},"id":{"description":"The entity id (`info`, `modify` and `set` take it).","minimum":0,"type":"integer"}},"required":["id","components"],"type":"object"},"type":"array"},"total":{"description":"How many entities match in all.","minimum":0,"type":"integer"}},"required":["total","entities"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Run frames"},"description":"Let the game run `frames` more frames (1 to 3600, 60 per second), then report the frame\nreached and the entity count. Reports progress every frame when the client asks for it.","inputSchema":{"properties":{"frames":{"description":"Frames to run, 1 to 3600.","maximum":3600,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"},"name":"run_frames","outputSchema":{"properties":{"entities":{"description":"Entities in the world then.","maximum":4294967295,"minimum":0,"type":"integer"},"frame":{"description":"The frame reached.","minimum":0,"type":"integer"},"frames":{"description":"Frames run for this call.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["frame","frames","entities"],"type":"object"},"title":"Run frames"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Run Lua in a sandbox (no io, os or package; 16 MiB; 10 million instructions) with read\naccess to the world: `entity_count()`, `get(id, component)`. Prefer the structured tools;\nthe sandbox limits accidents but does not create a security boundary.","inputSchema":{"properties":{"code":{"description":"A Lua chunk; its return value is the result.","type":"string"}},"required":["code"],"type":"object"},"name":"run_lua","outputSchema":{"properties":{"value":{"description":"The value, as JSON (`null` when the chunk returns nothing)."}},"required":["value"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Send an event to gameplay, handled on the next frame (`spawn` with `{x, y}` places an\nentity); works after a crash.","inputSchema":{"properties":{"name":{"description":"The event name.","type":"string"},"payload":{"description":"Event data."}},"required":["name"],"type":"object"},"name":"send_event","outputSchema":{"properties":{"queued":{"description":"Its position in the event queue.","minimum":0,"type":"integer"}},"required":["queued"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Set a component's complete value on an entity, adding the component when it is missing.","inputSchema":{"properties":{"component":{"description":"The component name.","type":"string"},"entity":{"description":"The entity id.","minimum":0,"type":"integer"},"value":{"description":"The whole value."}},"required":["entity","component","value"],"type":"object"},"name":"set","outputSchema":{"properties":{"added":{"description":"Whether the component was added (the entity did not have it).","type":"boolean"}},"required":["added"],"type":"object"}}]"#,
 );
+
 /// Typed client for the tecs.io.mcp MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -263,20 +299,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -284,12 +324,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// List the component types and the JSON Schema of each.
     ///
     /// MCP tool `components_info`. Server hints: read-only, not destructive, idempotent, closed
@@ -298,6 +340,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "components_info").await?;
         self.caller.call_tool_decoded("components_info", Map::new()).await
     }
+
     /// Calls `components_info` like [`Self::components_info`], without unwrapping the result
     /// envelope.
     ///
@@ -306,6 +349,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "components_info").await?;
         mcp_bindgen::call_checked(&self.caller, "components_info", Map::new()).await
     }
+
     /// List entities that have all the given components, with those components' values.
     ///
     /// MCP tool `query`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -317,6 +361,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query", arguments).await
     }
+
     /// Calls `query` like [`Self::query`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -328,6 +373,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query", arguments).await
     }
+
     /// Show every component of one entity.
     ///
     /// MCP tool `info`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -339,6 +385,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("info", arguments).await
     }
+
     /// Calls `info` like [`Self::info`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -350,6 +397,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "info", arguments).await
     }
+
     /// Partially update a component: merge `fields` into its value on each entity. Entities
     /// without the component are skipped; changed columns are marked dirty.
     ///
@@ -362,6 +410,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("modify", arguments).await
     }
+
     /// Calls `modify` like [`Self::modify`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -373,6 +422,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "modify", arguments).await
     }
+
     /// Set a component's complete value on an entity, adding the component when it is missing.
     ///
     /// MCP tool `set`. Server hints: not read-only, destructive, idempotent, closed world.
@@ -381,6 +431,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("set", arguments).await
     }
+
     /// Calls `set` like [`Self::set`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -389,6 +440,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "set", arguments).await
     }
+
     /// Run Lua in a sandbox (no io, os or package; 16 MiB; 10 million instructions) with read
     /// access to the world: `entity_count()`, `get(id, component)`. Prefer the structured
     /// tools;
@@ -409,6 +461,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("run_lua", arguments).await
     }
+
     /// Calls `run_lua` like [`Self::run_lua`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -425,6 +478,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "run_lua", arguments).await
     }
+
     /// Check that the server answers; works after a crash.
     ///
     /// MCP tool `ping`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -432,6 +486,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "ping").await?;
         self.caller.call_tool_decoded("ping", Map::new()).await
     }
+
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -439,6 +494,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "ping").await?;
         mcp_bindgen::call_checked(&self.caller, "ping", Map::new()).await
     }
+
     /// Describe the running game; works after a crash.
     ///
     /// MCP tool `context`. Server hints: read-only, not destructive, not idempotent, closed
@@ -447,6 +503,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "context").await?;
         self.caller.call_tool_decoded("context", Map::new()).await
     }
+
     /// Calls `context` like [`Self::context`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -454,6 +511,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "context").await?;
         mcp_bindgen::call_checked(&self.caller, "context", Map::new()).await
     }
+
     /// Read the most recent log lines; works after a crash.
     ///
     /// MCP tool `get_logs`. Server hints: read-only, not destructive, not idempotent, closed
@@ -471,6 +529,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_logs", arguments).await
     }
+
     /// Calls `get_logs` like [`Self::get_logs`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -487,6 +546,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_logs", arguments).await
     }
+
     /// Send an event to gameplay, handled on the next frame (`spawn` with `{x, y}` places an
     /// entity); works after a crash.
     ///
@@ -505,6 +565,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("send_event", arguments).await
     }
+
     /// Calls `send_event` like [`Self::send_event`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -521,6 +582,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "send_event", arguments).await
     }
+
     /// Count entities that carry a Transform2D
     ///
     /// MCP tool `placed_count`. Server hints: read-only, not destructive, idempotent, closed
@@ -529,6 +591,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "placed_count").await?;
         self.caller.call_tool_decoded("placed_count", Map::new()).await
     }
+
     /// Calls `placed_count` like [`Self::placed_count`], without unwrapping the result
     /// envelope.
     ///
@@ -537,6 +600,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "placed_count").await?;
         mcp_bindgen::call_checked(&self.caller, "placed_count", Map::new()).await
     }
+
     /// Let the game run `frames` more frames (1 to 3600, 60 per second), then report the frame
     /// reached and the entity count. Reports progress every frame when the client asks for it.
     ///
@@ -555,6 +619,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("run_frames", arguments).await
     }
+
     /// Calls `run_frames` like [`Self::run_frames`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -572,6 +637,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "run_frames", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -584,6 +650,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the tecs.io.mcp MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -600,6 +667,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ComponentsInfoOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("components_info", "components_info")) }
     }
+
     /// Answers `query` in place of the server, with what [`Client::query`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn query(
@@ -609,6 +677,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("query", "query")) }
     }
+
     /// Answers `info` in place of the server, with what [`Client::info`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn info(
@@ -618,6 +687,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("info", "info")) }
     }
+
     /// Answers `modify` in place of the server, with what [`Client::modify`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn modify(
@@ -627,6 +697,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("modify", "modify")) }
     }
+
     /// Answers `set` in place of the server, with what [`Client::set`] returns; an `Err` is the
     /// tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn set(
@@ -636,6 +707,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("set", "set")) }
     }
+
     /// Answers `run_lua` in place of the server, with what [`Client::run_lua`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn run_lua(
@@ -645,11 +717,13 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("run_lua", "run_lua")) }
     }
+
     /// Answers `ping` in place of the server, with what [`Client::ping`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn ping(&self) -> impl Future<Output = Result<types::PingOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("ping", "ping")) }
     }
+
     /// Answers `context` in place of the server, with what [`Client::context`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn context(
@@ -657,6 +731,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ContextOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("context", "context")) }
     }
+
     /// Answers `get_logs` in place of the server, with what [`Client::get_logs`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_logs(
@@ -666,6 +741,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_logs", "get_logs")) }
     }
+
     /// Answers `send_event` in place of the server, with what [`Client::send_event`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -676,6 +752,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("send_event", "send_event")) }
     }
+
     /// Answers `placed_count` in place of the server, with what [`Client::placed_count`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -684,6 +761,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::PlacedCountOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("placed_count", "placed_count")) }
     }
+
     /// Answers `run_frames` in place of the server, with what [`Client::run_frames`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -695,15 +773,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("run_frames", "run_frames")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

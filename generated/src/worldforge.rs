@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,6 +27,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `get_world_summary`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -32,6 +35,7 @@ pub mod types {
         /// The world's id
         pub world_id: String,
     }
+
     /// The arguments of `list_lore`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -42,6 +46,7 @@ pub mod types {
         /// The world's id
         pub world_id: String,
     }
+
     /// The arguments of `list_wiki_pages`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -51,6 +56,7 @@ pub mod types {
         /// The world's id
         pub world_id: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -73,6 +79,7 @@ pub mod types {
         #[serde(rename = "quest-log")]
         QuestLog,
     }
+
     impl fmt::Display for ListWikiPagesArgsKind {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -83,8 +90,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListWikiPagesArgsKind {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "lore" => Ok(Self::Lore),
@@ -103,18 +112,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListWikiPagesArgsKind {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListWikiPagesArgsKind {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `propose_lore`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -128,6 +142,7 @@ pub mod types {
         /// The world's id
         pub world_id: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "op", deny_unknown_fields)]
     pub enum ProposeLoreArgsOperationsItem {
@@ -136,6 +151,7 @@ pub mod types {
         #[serde(rename = "remove")]
         Remove { collection: String, id: String },
     }
+
     /// The arguments of `read_world`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -143,6 +159,7 @@ pub mod types {
         /// The world's id
         pub id: String,
     }
+
     /// The arguments of `search_pois`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -151,6 +168,7 @@ pub mod types {
         /// The world's id
         pub world_id: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchPoisArgsRequest {
@@ -170,34 +188,42 @@ pub mod types {
         pub y: Option<f64>,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `read_world`, as the server sent it.
     pub(super) static READ_WORLD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":"string","description":"The world's id"}},"required":["id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_world_summary`, as the server sent it.
     pub(super) static GET_WORLD_SUMMARY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"}},"required":["world_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_lore`, as the server sent it.
     pub(super) static LIST_LORE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"collection":{"type":"string","description":"A lore collection"}},"required":["world_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `propose_lore`, as the server sent it.
     pub(super) static PROPOSE_LORE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"operations":{"type":"array","items":{"oneOf":[{"type":"object","properties":{"op":{"type":"string","const":"upsert"},"collection":{"type":"string"},"entity":{"type":"object"}},"required":["op","collection","entity"],"additionalProperties":false},{"type":"object","properties":{"op":{"type":"string","const":"remove"},"collection":{"type":"string"},"id":{"type":"string"}},"required":["op","collection","id"],"additionalProperties":false}]}},"diff_summary":{"type":"string","description":"What the proposal changes"},"changeset_id":{"type":"string","description":"Changeset to add the proposal to"}},"required":["world_id","operations","diff_summary"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_wiki_pages`, as the server sent it.
     pub(super) static LIST_WIKI_PAGES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"kind":{"type":"string","enum":["lore","faction","place","quest-log"]}},"required":["world_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_pois`, as the server sent it.
     pub(super) static SEARCH_POIS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"request":{"type":"object","properties":{"name":{"type":"string"},"category":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"x":{"type":"number"},"y":{"type":"number"},"radiusPx":{"type":"number"},"limit":{"type":"integer"}},"additionalProperties":false}},"required":["world_id","request"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "read_world",
@@ -207,6 +233,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "list_wiki_pages",
     "search_pois",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -216,6 +243,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Get a world's summary.","inputSchema":{"additionalProperties":false,"properties":{"world_id":{"description":"The world's id","type":"string"}},"required":["world_id"],"type":"object"},"name":"get_world_summary"},{"description":"List a world's lore, optionally one collection.","inputSchema":{"additionalProperties":false,"properties":{"collection":{"description":"A lore collection","type":"string"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id"],"type":"object"},"name":"list_lore"},{"description":"List a world's wiki pages, optionally of one kind.","inputSchema":{"additionalProperties":false,"properties":{"kind":{"enum":["lore","faction","place","quest-log"],"type":"string"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id"],"type":"object"},"name":"list_wiki_pages"},{"description":"File a lore change proposal into the owner/GM review queue; never writes lore directly.","inputSchema":{"additionalProperties":false,"properties":{"changeset_id":{"description":"Changeset to add the proposal to","type":"string"},"diff_summary":{"description":"What the proposal changes","type":"string"},"operations":{"items":{"oneOf":[{"additionalProperties":false,"properties":{"collection":{"type":"string"},"entity":{"type":"object"},"op":{"const":"upsert","type":"string"}},"required":["op","collection","entity"],"type":"object"},{"additionalProperties":false,"properties":{"collection":{"type":"string"},"id":{"type":"string"},"op":{"const":"remove","type":"string"}},"required":["op","collection","id"],"type":"object"}]},"type":"array"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id","operations","diff_summary"],"type":"object"},"name":"propose_lore"},{"description":"Read a world.","inputSchema":{"additionalProperties":false,"properties":{"id":{"description":"The world's id","type":"string"}},"required":["id"],"type":"object"},"name":"read_world"},{"description":"Search a world's points of interest.","inputSchema":{"additionalProperties":false,"properties":{"request":{"additionalProperties":false,"properties":{"category":{"type":"string"},"limit":{"type":"integer"},"name":{"type":"string"},"radiusPx":{"type":"number"},"tags":{"items":{"type":"string"},"type":"array"},"x":{"type":"number"},"y":{"type":"number"}},"type":"object"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id","request"],"type":"object"},"name":"search_pois"}]"#,
 );
+
 /// Typed client for the WorldForge MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -225,20 +253,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -246,12 +278,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Read a world.
     ///
     /// MCP tool `read_world`. The server declares no result type, so the result is JSON.
@@ -265,6 +299,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_world", arguments).await
     }
+
     /// Calls `read_world` like [`Self::read_world`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -281,6 +316,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_world", arguments).await
     }
+
     /// Get a world's summary.
     ///
     /// MCP tool `get_world_summary`. The server declares no result type, so the result is JSON.
@@ -297,6 +333,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_world_summary", arguments).await
     }
+
     /// Calls `get_world_summary` like [`Self::get_world_summary`], without unwrapping the
     /// result envelope.
     ///
@@ -314,6 +351,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_world_summary", arguments).await
     }
+
     /// List a world's lore, optionally one collection.
     ///
     /// MCP tool `list_lore`. The server declares no result type, so the result is JSON.
@@ -327,6 +365,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_lore", arguments).await
     }
+
     /// Calls `list_lore` like [`Self::list_lore`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -343,6 +382,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_lore", arguments).await
     }
+
     /// File a lore change proposal into the owner/GM review queue; never writes lore directly.
     ///
     /// MCP tool `propose_lore`. The server declares no result type, so the result is JSON.
@@ -359,6 +399,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("propose_lore", arguments).await
     }
+
     /// Calls `propose_lore` like [`Self::propose_lore`], without unwrapping the result
     /// envelope.
     ///
@@ -376,6 +417,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "propose_lore", arguments).await
     }
+
     /// List a world's wiki pages, optionally of one kind.
     ///
     /// MCP tool `list_wiki_pages`. The server declares no result type, so the result is JSON.
@@ -392,6 +434,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_wiki_pages", arguments).await
     }
+
     /// Calls `list_wiki_pages` like [`Self::list_wiki_pages`], without unwrapping the result
     /// envelope.
     ///
@@ -409,6 +452,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_wiki_pages", arguments).await
     }
+
     /// Search a world's points of interest.
     ///
     /// MCP tool `search_pois`. The server declares no result type, so the result is JSON.
@@ -425,6 +469,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_pois", arguments).await
     }
+
     /// Calls `search_pois` like [`Self::search_pois`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -442,6 +487,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "search_pois", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -454,6 +500,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the WorldForge MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -472,6 +519,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_world", "read_world")) }
     }
+
     /// Answers `get_world_summary` in place of the server, with what
     /// [`Client::get_world_summary`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -484,6 +532,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_world_summary", "get_world_summary"))
         }
     }
+
     /// Answers `list_lore` in place of the server, with what [`Client::list_lore`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn list_lore(
@@ -493,6 +542,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_lore", "list_lore")) }
     }
+
     /// Answers `propose_lore` in place of the server, with what [`Client::propose_lore`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -503,6 +553,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("propose_lore", "propose_lore")) }
     }
+
     /// Answers `list_wiki_pages` in place of the server, with what [`Client::list_wiki_pages`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -513,6 +564,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_wiki_pages", "list_wiki_pages")) }
     }
+
     /// Answers `search_pois` in place of the server, with what [`Client::search_pois`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -524,15 +576,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("search_pois", "search_pois")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

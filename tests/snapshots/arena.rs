@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,10 +18,12 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `hit`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -29,6 +32,7 @@ pub mod types {
         /// The unit's name.
         pub target: String,
     }
+
     /// The result of `hit`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct HitOutput {
@@ -37,31 +41,38 @@ pub mod types {
         pub tags: Option<Vec<String>>,
         pub target: String,
     }
+
     /// The result of `reset`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ResetOutput {
         pub round: u64,
     }
+
     /// The arguments of `shout`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ShoutArgs {
         pub text: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `hit`, as the server sent it.
     pub(super) static HIT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"target":{"type":"string","minLength":1,"description":"The unit's name."},"damage":{"type":"integer","minimum":1,"maximum":100}},"required":["target","damage"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `shout`, as the server sent it.
     pub(super) static SHOUT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["hit", "reset", "shout"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -71,6 +82,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Hit a unit: its hit points after the blow (typed fakes: an output whose type is wider than its schema).","inputSchema":{"additionalProperties":false,"properties":{"damage":{"maximum":100,"minimum":1,"type":"integer"},"target":{"description":"The unit's name.","minLength":1,"type":"string"}},"required":["target","damage"],"type":"object"},"name":"hit","outputSchema":{"properties":{"hp":{"maximum":100,"minimum":0,"type":"integer"},"tags":{"items":{"maxLength":8,"type":"string"},"type":"array"},"target":{"type":"string"}},"required":["target","hp"],"type":"object"}},{"description":"Start the round again (typed fakes: a tool without arguments).","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"reset","outputSchema":{"properties":{"round":{"minimum":1,"type":"integer"}},"required":["round"],"type":"object"}},{"description":"Say something to every unit (typed fakes: a tool without an output schema).","inputSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"},"name":"shout"}]"#,
 );
+
 /// Typed client for the arena MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -80,20 +92,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -101,12 +117,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Hit a unit: its hit points after the blow (typed fakes: an output whose type is wider
     /// than its schema).
     ///
@@ -116,6 +134,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("hit", arguments).await
     }
+
     /// Calls `hit` like [`Self::hit`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -124,6 +143,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "hit", arguments).await
     }
+
     /// Start the round again (typed fakes: a tool without arguments).
     ///
     /// MCP tool `reset`.
@@ -131,6 +151,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "reset").await?;
         self.caller.call_tool_decoded("reset", Map::new()).await
     }
+
     /// Calls `reset` like [`Self::reset`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -138,6 +159,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "reset").await?;
         mcp_bindgen::call_checked(&self.caller, "reset", Map::new()).await
     }
+
     /// Say something to every unit (typed fakes: a tool without an output schema).
     ///
     /// MCP tool `shout`. The server declares no result type, so the result is JSON.
@@ -146,6 +168,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("shout", arguments).await
     }
+
     /// Calls `shout` like [`Self::shout`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -158,6 +181,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "shout", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -170,6 +194,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the arena MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -186,6 +211,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("hit", "hit")) }
     }
+
     /// Answers `reset` in place of the server, with what [`Client::reset`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn reset(
@@ -193,6 +219,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ResetOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("reset", "reset")) }
     }
+
     /// Answers `shout` in place of the server, with what [`Client::shout`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn shout(
@@ -203,15 +230,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("shout", "shout")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

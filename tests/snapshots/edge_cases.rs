@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -27,17 +29,20 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
+
     /// The arguments of `bad_pattern`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BadPatternArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub code: Option<String>,
     }
+
     /// The arguments of `bare_const`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BareConstArgs {
         pub target: BareConstArgsTarget,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "kind")]
     pub enum BareConstArgsTarget {
@@ -46,18 +51,21 @@ pub mod types {
         #[serde(rename = "url")]
         Url { url: String },
     }
+
     /// The arguments of `dangling_ref`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DanglingRefArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub x: Option<Value>,
     }
+
     /// The arguments of `draft07`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct Draft07Args {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<Draft07Tag>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -76,6 +84,7 @@ pub mod types {
         #[serde(rename = "y")]
         Y,
     }
+
     impl fmt::Display for Draft07Tag {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -84,8 +93,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for Draft07Tag {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "x" => Ok(Self::X),
@@ -102,24 +113,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for Draft07Tag {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for Draft07Tag {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `emoji_enum`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct EmojiEnumArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub arrow: Option<EmojiEnumArgsArrow>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -142,6 +159,7 @@ pub mod types {
         #[serde(rename = "")]
         Empty,
     }
+
     impl fmt::Display for EmojiEnumArgsArrow {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -152,8 +170,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EmojiEnumArgsArrow {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "⬆" => Ok(Self::UpwardsBlackArrow),
@@ -172,41 +192,50 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EmojiEnumArgsArrow {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EmojiEnumArgsArrow {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `external_ref`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExternalRefArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub x: Option<Value>,
     }
+
     /// The arguments of `mixed_enum`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct MixedEnumArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub value: Option<Value>,
     }
+
     /// The result of `no_args_output`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NoArgsOutputOutput {
         pub ok: bool,
     }
+
     /// The arguments of `nullable_enum`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct NullableEnumArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub mode: Option<NullableEnumArgsMode>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -225,6 +254,7 @@ pub mod types {
         #[serde(rename = "slow")]
         Slow,
     }
+
     impl fmt::Display for NullableEnumArgsMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -233,8 +263,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for NullableEnumArgsMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "fast" => Ok(Self::Fast),
@@ -251,50 +283,62 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for NullableEnumArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for NullableEnumArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `open_tuple`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct OpenTupleArgs {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub row: Option<Vec<Value>>,
     }
+
     /// The arguments of `pattern_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct PatternMapArgs(pub std::collections::BTreeMap<String, i64>);
+
     impl Deref for PatternMapArgs {
         type Target = std::collections::BTreeMap<String, i64>;
+
         fn deref(&self) -> &std::collections::BTreeMap<String, i64> {
             &self.0
         }
     }
+
     impl From<PatternMapArgs> for std::collections::BTreeMap<String, i64> {
         fn from(value: PatternMapArgs) -> Self {
             value.0
         }
     }
+
     impl From<std::collections::BTreeMap<String, i64>> for PatternMapArgs {
         fn from(value: std::collections::BTreeMap<String, i64>) -> Self {
             Self(value)
         }
     }
+
     /// The arguments of `punctuation_enum`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct PunctuationEnumArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub order: Option<PunctuationEnumArgsOrder>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -319,6 +363,7 @@ pub mod types {
         #[serde(rename = "-1")]
         Minus1,
     }
+
     impl fmt::Display for PunctuationEnumArgsOrder {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -330,8 +375,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for PunctuationEnumArgsOrder {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "a-b" => Ok(Self::AMinusB),
@@ -351,24 +398,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for PunctuationEnumArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for PunctuationEnumArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `ranges`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RangesArgs {
         pub n: u64,
         pub xs: Vec<i64>,
     }
+
     /// The arguments of `recursive`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RecursiveArgs {
@@ -376,44 +429,52 @@ pub mod types {
         pub children: Option<Vec<RecursiveArgs>>,
         pub name: String,
     }
+
     /// The arguments of `route_by_shard`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct RouteByShardArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub target: Option<RouteByShardArgsTarget>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct RouteByShardArgsTarget {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub shard: Option<i64>,
     }
+
     /// The arguments of `shared_defs_a`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SharedDefsAArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub options: Option<SharedDefsAOptions>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SharedDefsAOptions {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub verbose: Option<bool>,
     }
+
     /// The arguments of `shared_defs_b`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SharedDefsBArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub options: Option<SharedDefsBOptions>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SharedDefsBOptions {
         pub depth: i64,
     }
+
     /// The arguments of `tuple`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct TupleArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub point: Option<(f64, f64)>,
     }
+
     /// The arguments of `type`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct TypeArgs {
@@ -428,6 +489,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<String>,
     }
+
     /// The arguments of `type_list`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct TypeListArgs {
@@ -438,12 +500,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub note: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum TypeListArgsId {
         Integer(i64),
         String(String),
     }
+
     impl fmt::Display for TypeListArgsId {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
@@ -452,27 +516,32 @@ pub mod types {
             }
         }
     }
+
     impl From<i64> for TypeListArgsId {
         fn from(value: i64) -> Self {
             Self::Integer(value)
         }
     }
+
     /// The arguments of `with_output`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WithOutputArgs {
         pub q: String,
     }
+
     /// The result of `with_output`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WithOutputOutput {
         pub hits: i64,
         pub items: Vec<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ZodRefA {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub n: Option<i64>,
     }
+
     /// The arguments of `zod_ref`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ZodRefArgs {
@@ -481,100 +550,124 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub b: Option<ZodRefA>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ZodRefArgsA {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub n: Option<i64>,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `shared_defs_a`, as the server sent it.
     pub(super) static SHARED_DEFS_A: ToolSchema = ToolSchema::new(
         r##"{"type":"object","$defs":{"Options":{"type":"object","properties":{"verbose":{"type":"boolean"}}}},"properties":{"options":{"$ref":"#/$defs/Options"}}}"##,
     );
+
     /// The input schema of `shared_defs_b`, as the server sent it.
     pub(super) static SHARED_DEFS_B: ToolSchema = ToolSchema::new(
         r##"{"type":"object","$defs":{"Options":{"type":"object","properties":{"depth":{"type":"integer"}},"required":["depth"]}},"properties":{"options":{"$ref":"#/$defs/Options"}}}"##,
     );
+
     /// The input schema of `bare_const`, as the server sent it.
     pub(super) static BARE_CONST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"target":{"oneOf":[{"type":"object","properties":{"kind":{"const":"file"},"path":{"type":"string"}},"required":["kind","path"]},{"type":"object","properties":{"kind":{"const":"url"},"url":{"type":"string"}},"required":["kind","url"]}]}},"required":["target"]}"#,
     );
+
     /// The input schema of `punctuation_enum`, as the server sent it.
     pub(super) static PUNCTUATION_ENUM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"order":{"type":"string","enum":["a-b","a_b","a.b","+1","-1"]}}}"#,
     );
+
     /// The input schema of `emoji_enum`, as the server sent it.
     pub(super) static EMOJI_ENUM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"arrow":{"type":"string","enum":["⬆","⬆️","➡️",""]}}}"#,
     );
+
     /// The input schema of `nullable_enum`, as the server sent it.
     pub(super) static NULLABLE_ENUM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"mode":{"enum":["fast","slow",null]}}}"#,
     );
+
     /// The input schema of `mixed_enum`, as the server sent it.
     pub(super) static MIXED_ENUM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"value":{"enum":["a",1,true]}}}"#,
     );
+
     /// The input schema of `tuple`, as the server sent it.
     pub(super) static TUPLE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"point":{"type":"array","prefixItems":[{"type":"number"},{"type":"number"}],"items":false,"minItems":2}}}"#,
     );
+
     /// The input schema of `open_tuple`, as the server sent it.
     pub(super) static OPEN_TUPLE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"row":{"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"integer"}}}}"#,
     );
+
     /// The input schema of `zod_ref`, as the server sent it.
     pub(super) static ZOD_REF: ToolSchema = ToolSchema::new(
         r##"{"type":"object","properties":{"a":{"type":"object","properties":{"n":{"type":"integer"}}},"b":{"$ref":"#/properties/a"}}}"##,
     );
+
     /// The input schema of `recursive`, as the server sent it.
     pub(super) static RECURSIVE: ToolSchema = ToolSchema::new(
         r##"{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#"}}},"required":["name"]}"##,
     );
+
     /// The input schema of `dangling_ref`, as the server sent it.
     pub(super) static DANGLING_REF: ToolSchema = ToolSchema::new(
         r##"{"type":"object","properties":{"x":{"$ref":"#/$defs/Missing"}}}"##,
     );
+
     /// The input schema of `external_ref`, as the server sent it.
     pub(super) static EXTERNAL_REF: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"x":{"$ref":"https://example.com/schema.json"}}}"#,
     );
+
     /// The input schema of `pattern_map`, as the server sent it.
     pub(super) static PATTERN_MAP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","patternProperties":{"^[a-z]+$":{"type":"integer"}}}"#,
     );
+
     /// The input schema of `type`, as the server sent it.
     pub(super) static TYPE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"type":{"type":"string"},"self":{"type":"string"},"crate":{"type":"integer"},"async":{"type":"boolean"},"gen":{"type":"string"}}}"#,
     );
+
     /// The input schema of `type_list`, as the server sent it.
     pub(super) static TYPE_LIST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":["string","integer"]},"note":{"type":["string","null"]},"labels":{"type":"object","additionalProperties":{"type":"string"}}}}"#,
     );
+
     /// The input schema of `bad_pattern`, as the server sent it.
     pub(super) static BAD_PATTERN: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"code":{"type":"string","pattern":"(?P<name>x)"}}}"#,
     );
+
     /// The input schema of `with_output`, as the server sent it.
     pub(super) static WITH_OUTPUT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}"#,
     );
+
     /// The input schema of `draft07`, as the server sent it.
     pub(super) static DRAFT07: ToolSchema = ToolSchema::new(
         r##"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"Tag":{"type":"string","enum":["x","y"]}},"properties":{"tags":{"type":"array","items":{"$ref":"#/definitions/Tag"},"uniqueItems":true}}}"##,
     );
+
     /// The input schema of `ranges`, as the server sent it.
     pub(super) static RANGES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":100},"xs":{"type":"array","items":{"type":"integer"},"minItems":2}},"required":["n","xs"]}"#,
     );
+
     /// The input schema of `route_by_shard`, as the server sent it.
     pub(super) static ROUTE_BY_SHARD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"target":{"type":"object","properties":{"shard":{"type":"integer","x-mcp-header":"Shard"}}}}}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "shared_defs_a",
@@ -601,6 +694,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "ranges",
     "route_by_shard",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -610,6 +704,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"description":"A pattern that is not an ECMAScript regex.","inputSchema":{"properties":{"code":{"pattern":"(?P<name>x)","type":"string"}},"type":"object"},"name":"bad_pattern"},{"description":"A oneOf told apart by a `const` without `type`.","inputSchema":{"properties":{"target":{"oneOf":[{"properties":{"kind":{"const":"file"},"path":{"type":"string"}},"required":["kind","path"],"type":"object"},{"properties":{"kind":{"const":"url"},"url":{"type":"string"}},"required":["kind","url"],"type":"object"}]}},"required":["target"],"type":"object"},"name":"bare_const"},{"description":"A $ref that points nowhere.","inputSchema":{"properties":{"x":{"$ref":"#/$defs/Missing"}},"type":"object"},"name":"dangling_ref"},{"description":"A draft-07 schema with definitions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"Tag":{"enum":["x","y"],"type":"string"}},"properties":{"tags":{"items":{"$ref":"#/definitions/Tag"},"type":"array","uniqueItems":true}},"type":"object"},"name":"draft07"},{"description":"Emoji values; U+FE0F matters.","inputSchema":{"properties":{"arrow":{"enum":["⬆","⬆️","➡️",""],"type":"string"}},"type":"object"},"name":"emoji_enum"},{"description":"A network $ref (never fetched).","inputSchema":{"properties":{"x":{"$ref":"https://example.com/schema.json"}},"type":"object"},"name":"external_ref"},{"description":"An enum mixing types degrades to Value.","inputSchema":{"properties":{"value":{"enum":["a",1,true]}},"type":"object"},"name":"mixed_enum"},{"description":"A tool whose method would clash with Client::new.","inputSchema":{"type":"object"},"name":"new"},{"description":"No arguments, but an outputSchema.","inputSchema":{"additionalProperties":false,"type":"object"},"name":"no_args_output","outputSchema":{"properties":{"ok":{"type":"boolean"}},"required":["ok"],"type":"object"}},{"description":"null among enum values.","inputSchema":{"properties":{"mode":{"enum":["fast","slow",null]}},"type":"object"},"name":"nullable_enum"},{"description":"prefixItems with more items allowed.","inputSchema":{"properties":{"row":{"items":{"type":"integer"},"prefixItems":[{"type":"string"}],"type":"array"}},"type":"object"},"name":"open_tuple"},{"description":"Root-level patternProperties (typify panics on it).","inputSchema":{"patternProperties":{"^[a-z]+$":{"type":"integer"}},"type":"object"},"name":"pattern_map"},{"description":"Enum values that differ only in punctuation.","inputSchema":{"properties":{"order":{"enum":["a-b","a_b","a.b","+1","-1"],"type":"string"}},"type":"object"},"name":"punctuation_enum"},{"description":"Bounds typify does not enforce.","inputSchema":{"properties":{"n":{"maximum":100,"minimum":1,"type":"integer"},"xs":{"items":{"type":"integer"},"minItems":2,"type":"array"}},"required":["n","xs"],"type":"object"},"name":"ranges"},{"description":"A recursive tree through the root.","inputSchema":{"properties":{"children":{"items":{"$ref":"#"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"name":"recursive"},{"description":"Mirrors a nested argument in a valid header: generated as usual.","inputSchema":{"properties":{"target":{"properties":{"shard":{"type":"integer","x-mcp-header":"Shard"}},"type":"object"}},"type":"object"},"name":"route_by_shard"},{"description":"Two tools reuse the $defs key `Options` with different shapes.","inputSchema":{"$defs":{"Options":{"properties":{"verbose":{"type":"boolean"}},"type":"object"}},"properties":{"options":{"$ref":"#/$defs/Options"}},"type":"object"},"name":"shared_defs_a"},{"description":"Second user of `Options`.","inputSchema":{"$defs":{"Options":{"properties":{"depth":{"type":"integer"}},"required":["depth"],"type":"object"}},"properties":{"options":{"$ref":"#/$defs/Options"}},"type":"object"},"name":"shared_defs_b"},{"description":"2020-12 prefixItems closed tuple.","inputSchema":{"properties":{"point":{"items":false,"minItems":2,"prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"}},"type":"object"},"name":"tuple"},{"description":"A tool named after a Rust keyword, with keyword properties.","inputSchema":{"properties":{"async":{"type":"boolean"},"crate":{"type":"integer"},"gen":{"type":"string"},"self":{"type":"string"},"type":{"type":"string"}},"type":"object"},"name":"type"},{"description":"`type` lists and a schema for additionalProperties.","inputSchema":{"properties":{"id":{"type":["string","integer"]},"labels":{"additionalProperties":{"type":"string"},"type":"object"},"note":{"type":["string","null"]}},"type":"object"},"name":"type_list"},{"description":"A tool with an outputSchema.","inputSchema":{"properties":{"q":{"type":"string"}},"required":["q"],"type":"object"},"name":"with_output","outputSchema":{"properties":{"hits":{"type":"integer"},"items":{"items":{"type":"string"},"type":"array"}},"required":["hits","items"],"type":"object"}},{"description":"A $ref into #/properties (zod-to-json-schema).","inputSchema":{"properties":{"a":{"properties":{"n":{"type":"integer"}},"type":"object"},"b":{"$ref":"#/properties/a"}},"type":"object"},"name":"zod_ref"}]"##,
 );
+
 /// Typed client for the edge-cases MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -619,20 +714,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -640,12 +739,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Two tools reuse the $defs key `Options` with different shapes.
     ///
     /// MCP tool `shared_defs_a`. The server declares no result type, so the result is JSON.
@@ -662,6 +763,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("shared_defs_a", arguments).await
     }
+
     /// Calls `shared_defs_a` like [`Self::shared_defs_a`], without unwrapping the result
     /// envelope.
     ///
@@ -679,6 +781,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "shared_defs_a", arguments).await
     }
+
     /// Second user of `Options`.
     ///
     /// MCP tool `shared_defs_b`. The server declares no result type, so the result is JSON.
@@ -695,6 +798,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("shared_defs_b", arguments).await
     }
+
     /// Calls `shared_defs_b` like [`Self::shared_defs_b`], without unwrapping the result
     /// envelope.
     ///
@@ -712,6 +816,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "shared_defs_b", arguments).await
     }
+
     /// A oneOf told apart by a `const` without `type`.
     ///
     /// MCP tool `bare_const`. The server declares no result type, so the result is JSON.
@@ -725,6 +830,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("bare_const", arguments).await
     }
+
     /// Calls `bare_const` like [`Self::bare_const`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -741,6 +847,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "bare_const", arguments).await
     }
+
     /// Enum values that differ only in punctuation.
     ///
     /// MCP tool `punctuation_enum`. The server declares no result type, so the result is JSON.
@@ -757,6 +864,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("punctuation_enum", arguments).await
     }
+
     /// Calls `punctuation_enum` like [`Self::punctuation_enum`], without unwrapping the result
     /// envelope.
     ///
@@ -774,6 +882,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "punctuation_enum", arguments).await
     }
+
     /// Emoji values; U+FE0F matters.
     ///
     /// MCP tool `emoji_enum`. The server declares no result type, so the result is JSON.
@@ -787,6 +896,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("emoji_enum", arguments).await
     }
+
     /// Calls `emoji_enum` like [`Self::emoji_enum`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -803,6 +913,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "emoji_enum", arguments).await
     }
+
     /// null among enum values.
     ///
     /// MCP tool `nullable_enum`. The server declares no result type, so the result is JSON.
@@ -819,6 +930,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("nullable_enum", arguments).await
     }
+
     /// Calls `nullable_enum` like [`Self::nullable_enum`], without unwrapping the result
     /// envelope.
     ///
@@ -836,6 +948,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "nullable_enum", arguments).await
     }
+
     /// An enum mixing types degrades to Value.
     ///
     /// MCP tool `mixed_enum`. The server declares no result type, so the result is JSON.
@@ -849,6 +962,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("mixed_enum", arguments).await
     }
+
     /// Calls `mixed_enum` like [`Self::mixed_enum`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -865,6 +979,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "mixed_enum", arguments).await
     }
+
     /// 2020-12 prefixItems closed tuple.
     ///
     /// MCP tool `tuple`. The server declares no result type, so the result is JSON.
@@ -873,6 +988,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("tuple", arguments).await
     }
+
     /// Calls `tuple` like [`Self::tuple`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -884,6 +1000,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "tuple", arguments).await
     }
+
     /// prefixItems with more items allowed.
     ///
     /// MCP tool `open_tuple`. The server declares no result type, so the result is JSON.
@@ -897,6 +1014,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("open_tuple", arguments).await
     }
+
     /// Calls `open_tuple` like [`Self::open_tuple`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -913,6 +1031,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "open_tuple", arguments).await
     }
+
     /// A $ref into #/properties (zod-to-json-schema).
     ///
     /// MCP tool `zod_ref`. The server declares no result type, so the result is JSON.
@@ -926,6 +1045,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("zod_ref", arguments).await
     }
+
     /// Calls `zod_ref` like [`Self::zod_ref`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -942,6 +1062,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "zod_ref", arguments).await
     }
+
     /// A recursive tree through the root.
     ///
     /// MCP tool `recursive`. The server declares no result type, so the result is JSON.
@@ -955,6 +1076,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("recursive", arguments).await
     }
+
     /// Calls `recursive` like [`Self::recursive`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -971,6 +1093,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "recursive", arguments).await
     }
+
     /// A $ref that points nowhere.
     ///
     /// MCP tool `dangling_ref`. The server declares no result type, so the result is JSON.
@@ -987,6 +1110,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("dangling_ref", arguments).await
     }
+
     /// Calls `dangling_ref` like [`Self::dangling_ref`], without unwrapping the result
     /// envelope.
     ///
@@ -1004,6 +1128,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "dangling_ref", arguments).await
     }
+
     /// A network $ref (never fetched).
     ///
     /// MCP tool `external_ref`. The server declares no result type, so the result is JSON.
@@ -1020,6 +1145,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("external_ref", arguments).await
     }
+
     /// Calls `external_ref` like [`Self::external_ref`], without unwrapping the result
     /// envelope.
     ///
@@ -1037,6 +1163,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "external_ref", arguments).await
     }
+
     /// Root-level patternProperties (typify panics on it).
     ///
     /// MCP tool `pattern_map`. The server declares no result type, so the result is JSON.
@@ -1053,6 +1180,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("pattern_map", arguments).await
     }
+
     /// Calls `pattern_map` like [`Self::pattern_map`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1069,6 +1197,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "pattern_map", arguments).await
     }
+
     /// A tool named after a Rust keyword, with keyword properties.
     ///
     /// MCP tool `type`. The server declares no result type, so the result is JSON.
@@ -1077,6 +1206,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("type", arguments).await
     }
+
     /// Calls `type` like [`Self::type`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1088,6 +1218,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "type", arguments).await
     }
+
     /// A tool whose method would clash with Client::new.
     ///
     /// MCP tool `new`. The server declares no result type, so the result is JSON.
@@ -1095,6 +1226,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "new").await?;
         self.caller.call_tool_decoded("new", Map::new()).await
     }
+
     /// Calls `new` like [`Self::new_tool`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1102,6 +1234,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "new").await?;
         mcp_bindgen::call_checked(&self.caller, "new", Map::new()).await
     }
+
     /// `type` lists and a schema for additionalProperties.
     ///
     /// MCP tool `type_list`. The server declares no result type, so the result is JSON.
@@ -1115,6 +1248,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("type_list", arguments).await
     }
+
     /// Calls `type_list` like [`Self::type_list`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1131,6 +1265,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "type_list", arguments).await
     }
+
     /// A pattern that is not an ECMAScript regex.
     ///
     /// MCP tool `bad_pattern`. The server declares no result type, so the result is JSON.
@@ -1147,6 +1282,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("bad_pattern", arguments).await
     }
+
     /// Calls `bad_pattern` like [`Self::bad_pattern`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1163,6 +1299,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "bad_pattern", arguments).await
     }
+
     /// A tool with an outputSchema.
     ///
     /// MCP tool `with_output`.
@@ -1179,6 +1316,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("with_output", arguments).await
     }
+
     /// Calls `with_output` like [`Self::with_output`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1195,6 +1333,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "with_output", arguments).await
     }
+
     /// No arguments, but an outputSchema.
     ///
     /// MCP tool `no_args_output`.
@@ -1202,6 +1341,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "no_args_output").await?;
         self.caller.call_tool_decoded("no_args_output", Map::new()).await
     }
+
     /// Calls `no_args_output` like [`Self::no_args_output`], without unwrapping the result
     /// envelope.
     ///
@@ -1210,6 +1350,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "no_args_output").await?;
         mcp_bindgen::call_checked(&self.caller, "no_args_output", Map::new()).await
     }
+
     /// A draft-07 schema with definitions.
     ///
     /// MCP tool `draft07`. The server declares no result type, so the result is JSON.
@@ -1223,6 +1364,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("draft07", arguments).await
     }
+
     /// Calls `draft07` like [`Self::draft07`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1239,6 +1381,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "draft07", arguments).await
     }
+
     /// Bounds typify does not enforce.
     ///
     /// MCP tool `ranges`. The server declares no result type, so the result is JSON.
@@ -1247,6 +1390,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("ranges", arguments).await
     }
+
     /// Calls `ranges` like [`Self::ranges`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1258,6 +1402,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "ranges", arguments).await
     }
+
     /// Mirrors a nested argument in a valid header: generated as usual.
     ///
     /// MCP tool `route_by_shard`. The server declares no result type, so the result is JSON.
@@ -1274,6 +1419,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("route_by_shard", arguments).await
     }
+
     /// Calls `route_by_shard` like [`Self::route_by_shard`], without unwrapping the result
     /// envelope.
     ///
@@ -1292,6 +1438,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "route_by_shard", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1304,6 +1451,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the edge-cases MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -1322,6 +1470,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("shared_defs_a", "shared_defs_a")) }
     }
+
     /// Answers `shared_defs_b` in place of the server, with what [`Client::shared_defs_b`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1332,6 +1481,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("shared_defs_b", "shared_defs_b")) }
     }
+
     /// Answers `bare_const` in place of the server, with what [`Client::bare_const`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1342,6 +1492,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("bare_const", "bare_const")) }
     }
+
     /// Answers `punctuation_enum` in place of the server, with what
     /// [`Client::punctuation_enum`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -1354,6 +1505,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("punctuation_enum", "punctuation_enum"))
         }
     }
+
     /// Answers `emoji_enum` in place of the server, with what [`Client::emoji_enum`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1364,6 +1516,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("emoji_enum", "emoji_enum")) }
     }
+
     /// Answers `nullable_enum` in place of the server, with what [`Client::nullable_enum`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1374,6 +1527,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("nullable_enum", "nullable_enum")) }
     }
+
     /// Answers `mixed_enum` in place of the server, with what [`Client::mixed_enum`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1384,6 +1538,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("mixed_enum", "mixed_enum")) }
     }
+
     /// Answers `tuple` in place of the server, with what [`Client::tuple`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn tuple(
@@ -1393,6 +1548,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("tuple", "tuple")) }
     }
+
     /// Answers `open_tuple` in place of the server, with what [`Client::open_tuple`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1403,6 +1559,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("open_tuple", "open_tuple")) }
     }
+
     /// Answers `zod_ref` in place of the server, with what [`Client::zod_ref`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn zod_ref(
@@ -1412,6 +1569,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("zod_ref", "zod_ref")) }
     }
+
     /// Answers `recursive` in place of the server, with what [`Client::recursive`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn recursive(
@@ -1421,6 +1579,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("recursive", "recursive")) }
     }
+
     /// Answers `dangling_ref` in place of the server, with what [`Client::dangling_ref`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1431,6 +1590,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("dangling_ref", "dangling_ref")) }
     }
+
     /// Answers `external_ref` in place of the server, with what [`Client::external_ref`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1441,6 +1601,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("external_ref", "external_ref")) }
     }
+
     /// Answers `pattern_map` in place of the server, with what [`Client::pattern_map`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1451,6 +1612,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("pattern_map", "pattern_map")) }
     }
+
     /// Answers `type` in place of the server, with what [`Client::type`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn r#type(
@@ -1460,11 +1622,13 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("type", "type")) }
     }
+
     /// Answers `new` in place of the server, with what [`Client::new_tool`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn new_tool(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("new", "new_tool")) }
     }
+
     /// Answers `type_list` in place of the server, with what [`Client::type_list`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn type_list(
@@ -1474,6 +1638,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("type_list", "type_list")) }
     }
+
     /// Answers `bad_pattern` in place of the server, with what [`Client::bad_pattern`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1484,6 +1649,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("bad_pattern", "bad_pattern")) }
     }
+
     /// Answers `with_output` in place of the server, with what [`Client::with_output`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1494,6 +1660,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("with_output", "with_output")) }
     }
+
     /// Answers `no_args_output` in place of the server, with what [`Client::no_args_output`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1502,6 +1669,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::NoArgsOutputOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("no_args_output", "no_args_output")) }
     }
+
     /// Answers `draft07` in place of the server, with what [`Client::draft07`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn draft07(
@@ -1511,6 +1679,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("draft07", "draft07")) }
     }
+
     /// Answers `ranges` in place of the server, with what [`Client::ranges`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn ranges(
@@ -1520,6 +1689,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("ranges", "ranges")) }
     }
+
     /// Answers `route_by_shard` in place of the server, with what [`Client::route_by_shard`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1531,15 +1701,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("route_by_shard", "route_by_shard")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

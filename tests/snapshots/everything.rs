@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,12 +27,14 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `echo`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EchoArgs {
         /// Message to echo
         pub message: String,
     }
+
     /// The arguments of `get-annotated-message`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetAnnotatedMessageArgs {
@@ -41,6 +45,7 @@ pub mod types {
         #[serde(rename = "messageType")]
         pub message_type: GetAnnotatedMessageArgsMessageType,
     }
+
     /// Type of message to demonstrate different annotation patterns
     #[derive(
         Deserialize,
@@ -62,6 +67,7 @@ pub mod types {
         #[serde(rename = "debug")]
         Debug,
     }
+
     impl fmt::Display for GetAnnotatedMessageArgsMessageType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -71,8 +77,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetAnnotatedMessageArgsMessageType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "error" => Ok(Self::Error),
@@ -90,18 +98,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetAnnotatedMessageArgsMessageType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetAnnotatedMessageArgsMessageType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `get-resource-links`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetResourceLinksArgs {
@@ -109,6 +122,7 @@ pub mod types {
         #[serde(default = "defaults::get_resource_links_args_count")]
         pub count: f64,
     }
+
     impl Default for GetResourceLinksArgs {
         fn default() -> Self {
             Self {
@@ -116,6 +130,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `get-resource-reference`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetResourceReferenceArgs {
@@ -131,6 +146,7 @@ pub mod types {
         )]
         pub resource_type: GetResourceReferenceArgsResourceType,
     }
+
     impl Default for GetResourceReferenceArgs {
         fn default() -> Self {
             Self {
@@ -139,6 +155,7 @@ pub mod types {
             }
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -155,6 +172,7 @@ pub mod types {
         Text,
         Blob,
     }
+
     impl fmt::Display for GetResourceReferenceArgsResourceType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -163,8 +181,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetResourceReferenceArgsResourceType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Text" => Ok(Self::Text),
@@ -181,29 +201,36 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetResourceReferenceArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetResourceReferenceArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GetResourceReferenceArgsResourceType {
         fn default() -> Self {
             GetResourceReferenceArgsResourceType::Text
         }
     }
+
     /// The arguments of `get-structured-content`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetStructuredContentArgs {
         /// Choose city
         pub location: GetStructuredContentArgsLocation,
     }
+
     /// Choose city
     #[derive(
         Deserialize,
@@ -224,6 +251,7 @@ pub mod types {
         #[serde(rename = "Los Angeles")]
         LosAngeles,
     }
+
     impl fmt::Display for GetStructuredContentArgsLocation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -233,8 +261,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetStructuredContentArgsLocation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "New York" => Ok(Self::NewYork),
@@ -252,18 +282,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetStructuredContentArgsLocation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetStructuredContentArgsLocation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `get-structured-content`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -275,6 +310,7 @@ pub mod types {
         /// Temperature in celsius
         pub temperature: f64,
     }
+
     /// The arguments of `get-sum`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetSumArgs {
@@ -283,6 +319,7 @@ pub mod types {
         /// Second number
         pub b: f64,
     }
+
     /// The arguments of `gzip-file-as-resource`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GzipFileAsResourceArgs {
@@ -299,6 +336,7 @@ pub mod types {
         )]
         pub output_type: GzipFileAsResourceArgsOutputType,
     }
+
     impl Default for GzipFileAsResourceArgs {
         fn default() -> Self {
             Self {
@@ -308,6 +346,7 @@ pub mod types {
             }
         }
     }
+
     /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
     #[derive(
         Deserialize,
@@ -327,6 +366,7 @@ pub mod types {
         #[serde(rename = "resource")]
         Resource,
     }
+
     impl fmt::Display for GzipFileAsResourceArgsOutputType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -335,8 +375,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GzipFileAsResourceArgsOutputType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "resourceLink" => Ok(Self::ResourceLink),
@@ -353,23 +395,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GzipFileAsResourceArgsOutputType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GzipFileAsResourceArgsOutputType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GzipFileAsResourceArgsOutputType {
         fn default() -> Self {
             GzipFileAsResourceArgsOutputType::ResourceLink
         }
     }
+
     /// The arguments of `simulate-research-query`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SimulateResearchQueryArgs {
@@ -379,6 +427,7 @@ pub mod types {
         /// The research topic to investigate
         pub topic: String,
     }
+
     /// The arguments of `trigger-long-running-operation`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TriggerLongRunningOperationArgs {
@@ -389,6 +438,7 @@ pub mod types {
         #[serde(default = "defaults::trigger_long_running_operation_args_steps")]
         pub steps: f64,
     }
+
     impl Default for TriggerLongRunningOperationArgs {
         fn default() -> Self {
             Self {
@@ -397,75 +447,94 @@ pub mod types {
             }
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn get_resource_links_args_count() -> f64 {
             3_f64
         }
+
         pub(super) fn get_resource_reference_args_resource_id() -> f64 {
             1_f64
         }
+
         pub(super) fn get_resource_reference_args_resource_type() -> super::GetResourceReferenceArgsResourceType {
             super::GetResourceReferenceArgsResourceType::Text
         }
+
         pub(super) fn gzip_file_as_resource_args_data() -> String {
             "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
                 .to_string()
         }
+
         pub(super) fn gzip_file_as_resource_args_name() -> String {
             "README.md.gz".to_string()
         }
+
         pub(super) fn gzip_file_as_resource_args_output_type() -> super::GzipFileAsResourceArgsOutputType {
             super::GzipFileAsResourceArgsOutputType::ResourceLink
         }
+
         pub(super) fn trigger_long_running_operation_args_duration() -> f64 {
             10_f64
         }
+
         pub(super) fn trigger_long_running_operation_args_steps() -> f64 {
             5_f64
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `echo`, as the server sent it.
     pub(super) static ECHO: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}"#,
     );
+
     /// The input schema of `get-annotated-message`, as the server sent it.
     pub(super) static GET_ANNOTATED_MESSAGE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"],"description":"Type of message to demonstrate different annotation patterns"},"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"}},"required":["messageType"]}"#,
     );
+
     /// The input schema of `get-resource-links`, as the server sent it.
     pub(super) static GET_RESOURCE_LINKS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","type":"number","minimum":1,"maximum":10}}}"#,
     );
+
     /// The input schema of `get-resource-reference`, as the server sent it.
     pub(super) static GET_RESOURCE_REFERENCE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"resourceType":{"default":"Text","type":"string","enum":["Text","Blob"]},"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"}}}"#,
     );
+
     /// The input schema of `get-structured-content`, as the server sent it.
     pub(super) static GET_STRUCTURED_CONTENT: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"location":{"type":"string","enum":["New York","Chicago","Los Angeles"],"description":"Choose city"}},"required":["location"]}"#,
     );
+
     /// The input schema of `get-sum`, as the server sent it.
     pub(super) static GET_SUM: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}"#,
     );
+
     /// The input schema of `gzip-file-as-resource`, as the server sent it.
     pub(super) static GZIP_FILE_AS_RESOURCE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"name":{"default":"README.md.gz","type":"string","description":"Name of the output file"},"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","type":"string","format":"uri","description":"URL or data URI of the file content to compress"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.","type":"string","enum":["resourceLink","resource"]}}}"#,
     );
+
     /// The input schema of `trigger-long-running-operation`, as the server sent it.
     pub(super) static TRIGGER_LONG_RUNNING_OPERATION: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}}}"#,
     );
+
     /// The input schema of `simulate-research-query`, as the server sent it.
     pub(super) static SIMULATE_RESEARCH_QUERY: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"topic":{"type":"string","description":"The research topic to investigate"},"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"}},"required":["topic"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "echo",
@@ -482,6 +551,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "trigger-long-running-operation",
     "simulate-research-query",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -491,6 +561,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Echoes back the input string","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"message":{"description":"Message to echo","type":"string"}},"required":["message"],"type":"object"},"name":"echo","title":"Echo Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates how annotations can be used to provide metadata about content.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"},"messageType":{"description":"Type of message to demonstrate different annotation patterns","enum":["error","success","debug"],"type":"string"}},"required":["messageType"],"type":"object"},"name":"get-annotated-message","title":"Get Annotated Message Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns all environment variables, helpful for debugging MCP server configuration","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-env","title":"Print Environment Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns up to ten resource links that reference different types of resources","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","maximum":10,"minimum":1,"type":"number"}},"type":"object"},"name":"get-resource-links","title":"Get Resource Links Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a resource reference that can be used by MCP clients","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"},"resourceType":{"default":"Text","enum":["Text","Blob"],"type":"string"}},"type":"object"},"name":"get-resource-reference","title":"Get Resource Reference Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns structured content along with an output schema for client data validation","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"location":{"description":"Choose city","enum":["New York","Chicago","Los Angeles"],"type":"string"}},"required":["location"],"type":"object"},"name":"get-structured-content","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"conditions":{"description":"Weather conditions description","type":"string"},"humidity":{"description":"Humidity percentage","type":"number"},"temperature":{"description":"Temperature in celsius","type":"number"}},"required":["temperature","conditions","humidity"],"type":"object"},"title":"Get Structured Content Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns the sum of two numbers","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"description":"First number","type":"number"},"b":{"description":"Second number","type":"number"}},"required":["a","b"],"type":"object"},"name":"get-sum","title":"Get Sum Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a tiny MCP logo image.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-tiny-image","title":"Get Tiny Image Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":false},"description":"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","description":"URL or data URI of the file content to compress","format":"uri","type":"string"},"name":{"default":"README.md.gz","description":"Name of the output file","type":"string"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.","enum":["resourceLink","resource"],"type":"string"}},"type":"object"},"name":"gzip-file-as-resource","title":"GZip File as Resource Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"},"topic":{"description":"The research topic to investigate","type":"string"}},"required":["topic"],"type":"object"},"name":"simulate-research-query","title":"Simulate Research Query"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated, random-leveled logging on or off.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-simulated-logging","title":"Toggle Simulated Logging"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated resource subscription updates on or off.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-subscriber-updates","title":"Toggle Subscriber Updates"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates a long running operation with progress updates.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}},"type":"object"},"name":"trigger-long-running-operation","title":"Trigger Long Running Operation Tool"}]"#,
 );
+
 /// Typed client for the Everything Reference Server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -500,20 +571,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -521,12 +596,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Echoes back the input string
     ///
     /// MCP tool `echo` ("Echo Tool"). Server hints: read-only, not destructive, idempotent,
@@ -536,6 +613,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("echo", arguments).await
     }
+
     /// Calls `echo` like [`Self::echo`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -547,6 +625,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "echo", arguments).await
     }
+
     /// Demonstrates how annotations can be used to provide metadata about content.
     ///
     /// MCP tool `get-annotated-message` ("Get Annotated Message Tool"). Server hints:
@@ -565,6 +644,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get-annotated-message", arguments).await
     }
+
     /// Calls `get-annotated-message` like [`Self::get_annotated_message`], without unwrapping
     /// the result envelope.
     ///
@@ -582,6 +662,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get-annotated-message", arguments).await
     }
+
     /// Returns all environment variables, helpful for debugging MCP server configuration
     ///
     /// MCP tool `get-env` ("Print Environment Tool"). Server hints: read-only, not destructive,
@@ -590,6 +671,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "get-env").await?;
         self.caller.call_tool_decoded("get-env", Map::new()).await
     }
+
     /// Calls `get-env` like [`Self::get_env`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -597,6 +679,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "get-env").await?;
         mcp_bindgen::call_checked(&self.caller, "get-env", Map::new()).await
     }
+
     /// Returns up to ten resource links that reference different types of resources
     ///
     /// MCP tool `get-resource-links` ("Get Resource Links Tool"). Server hints: read-only, not
@@ -615,6 +698,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get-resource-links", arguments).await
     }
+
     /// Calls `get-resource-links` like [`Self::get_resource_links`], without unwrapping the
     /// result envelope.
     ///
@@ -632,6 +716,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get-resource-links", arguments).await
     }
+
     /// Returns a resource reference that can be used by MCP clients
     ///
     /// MCP tool `get-resource-reference` ("Get Resource Reference Tool"). Server hints:
@@ -650,6 +735,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get-resource-reference", arguments).await
     }
+
     /// Calls `get-resource-reference` like [`Self::get_resource_reference`], without unwrapping
     /// the result envelope.
     ///
@@ -668,6 +754,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get-resource-reference", arguments)
             .await
     }
+
     /// Returns structured content along with an output schema for client data validation
     ///
     /// MCP tool `get-structured-content` ("Get Structured Content Tool"). Server hints:
@@ -685,6 +772,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get-structured-content", arguments).await
     }
+
     /// Calls `get-structured-content` like [`Self::get_structured_content`], without unwrapping
     /// the result envelope.
     ///
@@ -703,6 +791,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get-structured-content", arguments)
             .await
     }
+
     /// Returns the sum of two numbers
     ///
     /// MCP tool `get-sum` ("Get Sum Tool"). Server hints: read-only, not destructive,
@@ -717,6 +806,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get-sum", arguments).await
     }
+
     /// Calls `get-sum` like [`Self::get_sum`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -733,6 +823,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get-sum", arguments).await
     }
+
     /// Returns a tiny MCP logo image.
     ///
     /// MCP tool `get-tiny-image` ("Get Tiny Image Tool"). Server hints: read-only, not
@@ -742,6 +833,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "get-tiny-image").await?;
         self.caller.call_tool_decoded("get-tiny-image", Map::new()).await
     }
+
     /// Calls `get-tiny-image` like [`Self::get_tiny_image`], without unwrapping the result
     /// envelope.
     ///
@@ -750,6 +842,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "get-tiny-image").await?;
         mcp_bindgen::call_checked(&self.caller, "get-tiny-image", Map::new()).await
     }
+
     /// Compresses a single file using gzip compression. Depending upon the selected output
     /// type, returns either the compressed data as a gzipped resource or a resource link,
     /// allowing it to be downloaded in a subsequent request during the current session.
@@ -770,6 +863,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("gzip-file-as-resource", arguments).await
     }
+
     /// Calls `gzip-file-as-resource` like [`Self::gzip_file_as_resource`], without unwrapping
     /// the result envelope.
     ///
@@ -787,6 +881,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "gzip-file-as-resource", arguments).await
     }
+
     /// Toggles simulated, random-leveled logging on or off.
     ///
     /// MCP tool `toggle-simulated-logging` ("Toggle Simulated Logging"). Server hints: not
@@ -796,6 +891,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "toggle-simulated-logging").await?;
         self.caller.call_tool_decoded("toggle-simulated-logging", Map::new()).await
     }
+
     /// Calls `toggle-simulated-logging` like [`Self::toggle_simulated_logging`], without
     /// unwrapping the result envelope.
     ///
@@ -805,6 +901,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "toggle-simulated-logging", Map::new())
             .await
     }
+
     /// Toggles simulated resource subscription updates on or off.
     ///
     /// MCP tool `toggle-subscriber-updates` ("Toggle Subscriber Updates"). Server hints: not
@@ -814,6 +911,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "toggle-subscriber-updates").await?;
         self.caller.call_tool_decoded("toggle-subscriber-updates", Map::new()).await
     }
+
     /// Calls `toggle-subscriber-updates` like [`Self::toggle_subscriber_updates`], without
     /// unwrapping the result envelope.
     ///
@@ -823,6 +921,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "toggle-subscriber-updates", Map::new())
             .await
     }
+
     /// Demonstrates a long running operation with progress updates.
     ///
     /// MCP tool `trigger-long-running-operation` ("Trigger Long Running Operation Tool").
@@ -841,6 +940,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("trigger-long-running-operation", arguments).await
     }
+
     /// Calls `trigger-long-running-operation` like [`Self::trigger_long_running_operation`],
     /// without unwrapping the result envelope.
     ///
@@ -863,6 +963,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Simulates a deep research operation that gathers, analyzes, and synthesizes information.
     /// Demonstrates MCP task-based operations with progress through multiple stages. If
     /// 'ambiguous' is true and client supports elicitation, sends an elicitation request for
@@ -884,6 +985,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("simulate-research-query", arguments).await
     }
+
     /// Calls `simulate-research-query` like [`Self::simulate_research_query`], without
     /// unwrapping the result envelope.
     ///
@@ -903,6 +1005,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -915,6 +1018,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Everything Reference Server MCP server in tests: one method per tool,
 /// typed as [`Client`]'s.
 ///
@@ -932,6 +1036,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("echo", "echo")) }
     }
+
     /// Answers `get-annotated-message` in place of the server, with what
     /// [`Client::get_annotated_message`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -949,11 +1054,13 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get-env` in place of the server, with what [`Client::get_env`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_env(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("get-env", "get_env")) }
     }
+
     /// Answers `get-resource-links` in place of the server, with what
     /// [`Client::get_resource_links`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -966,6 +1073,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get-resource-links", "get_resource_links"))
         }
     }
+
     /// Answers `get-resource-reference` in place of the server, with what
     /// [`Client::get_resource_reference`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -983,6 +1091,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get-structured-content` in place of the server, with what
     /// [`Client::get_structured_content`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1002,6 +1111,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get-sum` in place of the server, with what [`Client::get_sum`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_sum(
@@ -1011,12 +1121,14 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get-sum", "get_sum")) }
     }
+
     /// Answers `get-tiny-image` in place of the server, with what [`Client::get_tiny_image`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn get_tiny_image(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("get-tiny-image", "get_tiny_image")) }
     }
+
     /// Answers `gzip-file-as-resource` in place of the server, with what
     /// [`Client::gzip_file_as_resource`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1034,6 +1146,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `toggle-simulated-logging` in place of the server, with what
     /// [`Client::toggle_simulated_logging`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1049,6 +1162,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `toggle-subscriber-updates` in place of the server, with what
     /// [`Client::toggle_subscriber_updates`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1064,6 +1178,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `trigger-long-running-operation` in place of the server, with what
     /// [`Client::trigger_long_running_operation`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -1081,6 +1196,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `simulate-research-query` in place of the server, with what
     /// [`Client::simulate_research_query`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1099,15 +1215,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,16 +10,19 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `fetch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FetchArgs {
@@ -36,16 +39,20 @@ pub mod types {
         pub url: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `fetch`, as the server sent it.
     pub(super) static FETCH: ToolSchema = ToolSchema::new(
         r#"{"properties":{"url":{"description":"URL to fetch","format":"uri","minLength":1,"title":"Url","type":"string"},"max_length":{"default":5000,"description":"Maximum number of characters to return.","maximum":999999,"minimum":1,"title":"Max Length","type":"integer"},"start_index":{"default":0,"description":"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.","minimum":0,"title":"Start Index","type":"integer"},"raw":{"default":false,"description":"Get the actual HTML content of the requested page, without simplification.","title":"Raw","type":"boolean"}},"required":["url"],"type":"object","title":"fetchArguments"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["fetch"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -55,6 +62,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true},"description":"Fetches a URL from the internet and optionally extracts its contents as markdown.\n\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.","inputSchema":{"properties":{"max_length":{"default":5000,"description":"Maximum number of characters to return.","maximum":999999,"minimum":1,"title":"Max Length","type":"integer"},"raw":{"default":false,"description":"Get the actual HTML content of the requested page, without simplification.","title":"Raw","type":"boolean"},"start_index":{"default":0,"description":"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.","minimum":0,"title":"Start Index","type":"integer"},"url":{"description":"URL to fetch","format":"uri","minLength":1,"title":"Url","type":"string"}},"required":["url"],"title":"fetchArguments","type":"object"},"name":"fetch"}]"#,
 );
+
 /// Typed client for the mcp-fetch MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -64,20 +72,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -85,12 +97,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Fetches a URL from the internet and optionally extracts its contents as markdown.
     ///
     /// Although originally you did not have internet access, and were advised to refuse and
@@ -104,6 +118,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("fetch", arguments).await
     }
+
     /// Calls `fetch` like [`Self::fetch`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -116,6 +131,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "fetch", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -128,6 +144,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-fetch MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -146,15 +163,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("fetch", "fetch")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

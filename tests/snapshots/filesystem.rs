@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,17 +27,20 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `create_directory`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateDirectoryArgs {
         pub path: String,
     }
+
     /// The result of `create_directory`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateDirectoryOutput {
         pub content: String,
     }
+
     /// The arguments of `directory_tree`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DirectoryTreeArgs {
@@ -47,12 +52,14 @@ pub mod types {
         pub exclude_patterns: Option<Vec<String>>,
         pub path: String,
     }
+
     /// The result of `directory_tree`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DirectoryTreeOutput {
         pub content: String,
     }
+
     /// The arguments of `edit_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EditFileArgs {
@@ -62,6 +69,7 @@ pub mod types {
         pub edits: Vec<EditFileArgsEditsItem>,
         pub path: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EditFileArgsEditsItem {
         /// Text to replace with
@@ -71,40 +79,47 @@ pub mod types {
         #[serde(rename = "oldText")]
         pub old_text: String,
     }
+
     /// The result of `edit_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct EditFileOutput {
         pub content: String,
     }
+
     /// The arguments of `get_file_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetFileInfoArgs {
         pub path: String,
     }
+
     /// The result of `get_file_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct GetFileInfoOutput {
         pub content: String,
     }
+
     /// The result of `list_allowed_directories`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListAllowedDirectoriesOutput {
         pub content: String,
     }
+
     /// The arguments of `list_directory`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListDirectoryArgs {
         pub path: String,
     }
+
     /// The result of `list_directory`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListDirectoryOutput {
         pub content: String,
     }
+
     /// The arguments of `list_directory_with_sizes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListDirectoryWithSizesArgs {
@@ -116,6 +131,7 @@ pub mod types {
         )]
         pub sort_by: ListDirectoryWithSizesArgsSortBy,
     }
+
     /// Sort entries by name or size
     #[derive(
         Deserialize,
@@ -135,6 +151,7 @@ pub mod types {
         #[serde(rename = "size")]
         Size,
     }
+
     impl fmt::Display for ListDirectoryWithSizesArgsSortBy {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -143,8 +160,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListDirectoryWithSizesArgsSortBy {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "name" => Ok(Self::Name),
@@ -161,41 +180,50 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListDirectoryWithSizesArgsSortBy {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListDirectoryWithSizesArgsSortBy {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ListDirectoryWithSizesArgsSortBy {
         fn default() -> Self {
             ListDirectoryWithSizesArgsSortBy::Name
         }
     }
+
     /// The result of `list_directory_with_sizes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListDirectoryWithSizesOutput {
         pub content: String,
     }
+
     /// The arguments of `move_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct MoveFileArgs {
         pub destination: String,
         pub source: String,
     }
+
     /// The result of `move_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct MoveFileOutput {
         pub content: String,
     }
+
     /// The arguments of `read_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadFileArgs {
@@ -207,23 +235,27 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tail: Option<f64>,
     }
+
     /// The result of `read_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadFileOutput {
         pub content: String,
     }
+
     /// The arguments of `read_media_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadMediaFileArgs {
         pub path: String,
     }
+
     /// The result of `read_media_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMediaFileOutput {
         pub content: Vec<ReadMediaFileOutputContentItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged, deny_unknown_fields)]
     pub enum ReadMediaFileOutputContentItem {
@@ -240,6 +272,7 @@ pub mod types {
             type_: ReadMediaFileOutputContentItemVariant1Type,
         },
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -258,6 +291,7 @@ pub mod types {
         #[serde(rename = "audio")]
         Audio,
     }
+
     impl fmt::Display for ReadMediaFileOutputContentItemVariant0Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -266,8 +300,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ReadMediaFileOutputContentItemVariant0Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "image" => Ok(Self::Image),
@@ -284,18 +320,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ReadMediaFileOutputContentItemVariant0Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ReadMediaFileOutputContentItemVariant0Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMediaFileOutputContentItemVariant1Resource {
@@ -304,6 +345,7 @@ pub mod types {
         pub mime_type: Option<String>,
         pub uri: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -320,6 +362,7 @@ pub mod types {
         #[serde(rename = "resource")]
         Resource,
     }
+
     impl fmt::Display for ReadMediaFileOutputContentItemVariant1Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -327,8 +370,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ReadMediaFileOutputContentItemVariant1Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "resource" => Ok(Self::Resource),
@@ -344,30 +389,37 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ReadMediaFileOutputContentItemVariant1Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ReadMediaFileOutputContentItemVariant1Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `read_multiple_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadMultipleFilesArgs {
         /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
         pub paths: Vec<String>,
     }
+
     /// The result of `read_multiple_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMultipleFilesOutput {
         pub content: String,
     }
+
     /// The arguments of `read_text_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadTextFileArgs {
@@ -379,12 +431,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tail: Option<f64>,
     }
+
     /// The result of `read_text_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadTextFileOutput {
         pub content: String,
     }
+
     /// The arguments of `search_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchFilesArgs {
@@ -397,24 +451,28 @@ pub mod types {
         pub path: String,
         pub pattern: String,
     }
+
     /// The result of `search_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchFilesOutput {
         pub content: String,
     }
+
     /// The arguments of `write_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WriteFileArgs {
         pub content: String,
         pub path: String,
     }
+
     /// The result of `write_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct WriteFileOutput {
         pub content: String,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn list_directory_with_sizes_args_sort_by() -> super::ListDirectoryWithSizesArgsSortBy {
@@ -422,62 +480,77 @@ pub mod types {
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `read_file`, as the server sent it.
     pub(super) static READ_FILE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"},"head":{"description":"If provided, returns only the first N lines of the file","type":"number"}},"required":["path"]}"#,
     );
+
     /// The input schema of `read_text_file`, as the server sent it.
     pub(super) static READ_TEXT_FILE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"},"head":{"description":"If provided, returns only the first N lines of the file","type":"number"}},"required":["path"]}"#,
     );
+
     /// The input schema of `read_media_file`, as the server sent it.
     pub(super) static READ_MEDIA_FILE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
     );
+
     /// The input schema of `read_multiple_files`, as the server sent it.
     pub(super) static READ_MULTIPLE_FILES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"paths":{"minItems":1,"type":"array","items":{"type":"string"},"description":"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories."}},"required":["paths"]}"#,
     );
+
     /// The input schema of `write_file`, as the server sent it.
     pub(super) static WRITE_FILE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#,
     );
+
     /// The input schema of `edit_file`, as the server sent it.
     pub(super) static EDIT_FILE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string","description":"Text to search for - must match exactly"},"newText":{"type":"string","description":"Text to replace with"}},"required":["oldText","newText"]}},"dryRun":{"default":false,"description":"Preview changes using git-style diff format","type":"boolean"}},"required":["path","edits"]}"#,
     );
+
     /// The input schema of `create_directory`, as the server sent it.
     pub(super) static CREATE_DIRECTORY: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
     );
+
     /// The input schema of `list_directory`, as the server sent it.
     pub(super) static LIST_DIRECTORY: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
     );
+
     /// The input schema of `list_directory_with_sizes`, as the server sent it.
     pub(super) static LIST_DIRECTORY_WITH_SIZES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"sortBy":{"default":"name","description":"Sort entries by name or size","type":"string","enum":["name","size"]}},"required":["path"]}"#,
     );
+
     /// The input schema of `directory_tree`, as the server sent it.
     pub(super) static DIRECTORY_TREE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"excludePatterns":{"default":[],"type":"array","items":{"type":"string"}}},"required":["path"]}"#,
     );
+
     /// The input schema of `move_file`, as the server sent it.
     pub(super) static MOVE_FILE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"]}"#,
     );
+
     /// The input schema of `search_files`, as the server sent it.
     pub(super) static SEARCH_FILES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"excludePatterns":{"default":[],"type":"array","items":{"type":"string"}}},"required":["path","pattern"]}"#,
     );
+
     /// The input schema of `get_file_info`, as the server sent it.
     pub(super) static GET_FILE_INFO: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "read_file",
@@ -495,6 +568,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "get_file_info",
     "list_allowed_directories",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -504,6 +578,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"create_directory","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Create Directory"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"excludePatterns":{"default":[],"items":{"type":"string"},"type":"array"},"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"directory_tree","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Directory Tree"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"dryRun":{"default":false,"description":"Preview changes using git-style diff format","type":"boolean"},"edits":{"items":{"properties":{"newText":{"description":"Text to replace with","type":"string"},"oldText":{"description":"Text to search for - must match exactly","type":"string"}},"required":["oldText","newText"],"type":"object"},"type":"array"},"path":{"type":"string"}},"required":["path","edits"],"type":"object"},"name":"edit_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Edit File"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"get_file_info","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Get File Info"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"list_allowed_directories","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"List Allowed Directories"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"list_directory","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"List Directory"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"},"sortBy":{"default":"name","description":"Sort entries by name or size","enum":["name","size"],"type":"string"}},"required":["path"],"type":"object"},"name":"list_directory_with_sizes","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"List Directory with Sizes"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"destination":{"type":"string"},"source":{"type":"string"}},"required":["source","destination"],"type":"object"},"name":"move_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Move File"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"head":{"description":"If provided, returns only the first N lines of the file","type":"number"},"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}},"required":["path"],"type":"object"},"name":"read_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Read File (Deprecated)"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"read_media_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"items":{"anyOf":[{"additionalProperties":false,"properties":{"data":{"type":"string"},"mimeType":{"type":"string"},"type":{"enum":["image","audio"],"type":"string"}},"required":["type","data","mimeType"],"type":"object"},{"additionalProperties":false,"properties":{"resource":{"additionalProperties":false,"properties":{"blob":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":"string"}},"required":["uri","blob"],"type":"object"},"type":{"const":"resource","type":"string"}},"required":["type","resource"],"type":"object"}]},"type":"array"}},"required":["content"],"type":"object"},"title":"Read Media File"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"paths":{"description":"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.","items":{"type":"string"},"minItems":1,"type":"array"}},"required":["paths"],"type":"object"},"name":"read_multiple_files","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Read Multiple Files"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"head":{"description":"If provided, returns only the first N lines of the file","type":"number"},"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"}},"required":["path"],"type":"object"},"name":"read_text_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Read Text File"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"excludePatterns":{"default":[],"items":{"type":"string"},"type":"array"},"path":{"type":"string"},"pattern":{"type":"string"}},"required":["path","pattern"],"type":"object"},"name":"search_files","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Search Files"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"],"type":"object"},"name":"write_file","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"}},"required":["content"],"type":"object"},"title":"Write File"}]"#,
 );
+
 /// Typed client for the secure-filesystem-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -513,20 +588,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -534,12 +613,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
     ///
     /// MCP tool `read_file` ("Read File (Deprecated)"). Server hints: read-only, closed world.
@@ -556,6 +637,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_file", arguments).await
     }
+
     /// Calls `read_file` like [`Self::read_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -572,6 +654,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_file", arguments).await
     }
+
     /// Read the complete contents of a file from the file system as text. Handles various text
     /// encodings and provides detailed error messages if the file cannot be read. Use this tool
     /// when you need to examine the contents of a single file. Use the 'head' parameter to read
@@ -593,6 +676,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_text_file", arguments).await
     }
+
     /// Calls `read_text_file` like [`Self::read_text_file`], without unwrapping the result
     /// envelope.
     ///
@@ -610,6 +694,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_text_file", arguments).await
     }
+
     /// Read a file and return it as a base64-encoded content block with its MIME type. Image
     /// and audio files are returned as image/audio content; any other file type is returned as
     /// an embedded resource. Only works within allowed directories.
@@ -628,6 +713,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_media_file", arguments).await
     }
+
     /// Calls `read_media_file` like [`Self::read_media_file`], without unwrapping the result
     /// envelope.
     ///
@@ -645,6 +731,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_media_file", arguments).await
     }
+
     /// Read the contents of multiple files simultaneously. This is more efficient than reading
     /// files one by one when you need to analyze or compare multiple files. Each file's content
     /// is returned with its path as a reference. Failed reads for individual files won't stop
@@ -665,6 +752,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_multiple_files", arguments).await
     }
+
     /// Calls `read_multiple_files` like [`Self::read_multiple_files`], without unwrapping the
     /// result envelope.
     ///
@@ -682,6 +770,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_multiple_files", arguments).await
     }
+
     /// Create a new file or completely overwrite an existing file with new content. Use with
     /// caution as it will overwrite existing files without warning. Handles text content with
     /// proper encoding. Only works within allowed directories.
@@ -701,6 +790,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("write_file", arguments).await
     }
+
     /// Calls `write_file` like [`Self::write_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -717,6 +807,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "write_file", arguments).await
     }
+
     /// Make line-based edits to a text file. Each edit replaces exact line sequences with new
     /// content. Returns a git-style diff showing the changes made. Only works within allowed
     /// directories.
@@ -736,6 +827,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("edit_file", arguments).await
     }
+
     /// Calls `edit_file` like [`Self::edit_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -752,6 +844,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "edit_file", arguments).await
     }
+
     /// Create a new directory or ensure a directory exists. Can create multiple nested
     /// directories in one operation. If the directory already exists, this operation will
     /// succeed silently. Perfect for setting up directory structures for projects or ensuring
@@ -772,6 +865,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_directory", arguments).await
     }
+
     /// Calls `create_directory` like [`Self::create_directory`], without unwrapping the result
     /// envelope.
     ///
@@ -789,6 +883,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_directory", arguments).await
     }
+
     /// Get a detailed listing of all files and directories in a specified path. Results clearly
     /// distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is
     /// essential for understanding directory structure and finding specific files within a
@@ -808,6 +903,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_directory", arguments).await
     }
+
     /// Calls `list_directory` like [`Self::list_directory`], without unwrapping the result
     /// envelope.
     ///
@@ -825,6 +921,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_directory", arguments).await
     }
+
     /// Get a detailed listing of all files and directories in a specified path, including
     /// sizes. Results clearly distinguish between files and directories with [FILE] and [DIR]
     /// prefixes. This tool is useful for understanding directory structure and finding specific
@@ -845,6 +942,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_directory_with_sizes", arguments).await
     }
+
     /// Calls `list_directory_with_sizes` like [`Self::list_directory_with_sizes`], without
     /// unwrapping the result envelope.
     ///
@@ -863,6 +961,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_directory_with_sizes", arguments)
             .await
     }
+
     /// Get a recursive tree view of files and directories as a JSON structure. Each entry
     /// includes 'name', 'type' (file/directory), and 'children' for directories. Files have no
     /// children array, while directories always have a children array (which may be empty). The
@@ -883,6 +982,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("directory_tree", arguments).await
     }
+
     /// Calls `directory_tree` like [`Self::directory_tree`], without unwrapping the result
     /// envelope.
     ///
@@ -900,6 +1000,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "directory_tree", arguments).await
     }
+
     /// Move or rename files and directories. Can move files between directories and rename them
     /// in a single operation. If the destination exists, the operation will fail. Works across
     /// different directories and can be used for simple renaming within the same directory.
@@ -920,6 +1021,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("move_file", arguments).await
     }
+
     /// Calls `move_file` like [`Self::move_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -936,6 +1038,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "move_file", arguments).await
     }
+
     /// Recursively search for files and directories matching a pattern. The patterns should be
     /// glob-style patterns that match paths relative to the working directory. Use pattern like
     /// '*.ext' to match files in current directory, and '**/*.ext' to match files in all
@@ -956,6 +1059,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_files", arguments).await
     }
+
     /// Calls `search_files` like [`Self::search_files`], without unwrapping the result
     /// envelope.
     ///
@@ -973,6 +1077,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_files", arguments).await
     }
+
     /// Retrieve detailed metadata about a file or directory. Returns comprehensive information
     /// including size, creation time, last modified time, permissions, and type. This tool is
     /// perfect for understanding file characteristics without reading the actual content. Only
@@ -992,6 +1097,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_file_info", arguments).await
     }
+
     /// Calls `get_file_info` like [`Self::get_file_info`], without unwrapping the result
     /// envelope.
     ///
@@ -1009,6 +1115,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_file_info", arguments).await
     }
+
     /// Returns the list of directories that this server is allowed to access. Subdirectories
     /// within these allowed directories are also accessible. Use this to understand which
     /// directories and their nested paths are available before trying to access files.
@@ -1021,6 +1128,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_allowed_directories").await?;
         self.caller.call_tool_decoded("list_allowed_directories", Map::new()).await
     }
+
     /// Calls `list_allowed_directories` like [`Self::list_allowed_directories`], without
     /// unwrapping the result envelope.
     ///
@@ -1031,6 +1139,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1043,6 +1152,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the secure-filesystem-server MCP server in tests: one method per tool, typed
 /// as [`Client`]'s.
 ///
@@ -1060,6 +1170,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_file", "read_file")) }
     }
+
     /// Answers `read_text_file` in place of the server, with what [`Client::read_text_file`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1070,6 +1181,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_text_file", "read_text_file")) }
     }
+
     /// Answers `read_media_file` in place of the server, with what [`Client::read_media_file`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1080,6 +1192,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_media_file", "read_media_file")) }
     }
+
     /// Answers `read_multiple_files` in place of the server, with what
     /// [`Client::read_multiple_files`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1097,6 +1210,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `write_file` in place of the server, with what [`Client::write_file`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1107,6 +1221,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("write_file", "write_file")) }
     }
+
     /// Answers `edit_file` in place of the server, with what [`Client::edit_file`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn edit_file(
@@ -1116,6 +1231,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("edit_file", "edit_file")) }
     }
+
     /// Answers `create_directory` in place of the server, with what
     /// [`Client::create_directory`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -1128,6 +1244,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create_directory", "create_directory"))
         }
     }
+
     /// Answers `list_directory` in place of the server, with what [`Client::list_directory`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1138,6 +1255,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_directory", "list_directory")) }
     }
+
     /// Answers `list_directory_with_sizes` in place of the server, with what
     /// [`Client::list_directory_with_sizes`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1157,6 +1275,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `directory_tree` in place of the server, with what [`Client::directory_tree`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1167,6 +1286,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("directory_tree", "directory_tree")) }
     }
+
     /// Answers `move_file` in place of the server, with what [`Client::move_file`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn move_file(
@@ -1176,6 +1296,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("move_file", "move_file")) }
     }
+
     /// Answers `search_files` in place of the server, with what [`Client::search_files`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1186,6 +1307,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_files", "search_files")) }
     }
+
     /// Answers `get_file_info` in place of the server, with what [`Client::get_file_info`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1196,6 +1318,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_file_info", "get_file_info")) }
     }
+
     /// Answers `list_allowed_directories` in place of the server, with what
     /// [`Client::list_allowed_directories`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1214,15 +1337,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

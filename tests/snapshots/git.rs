@@ -10,22 +10,26 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `git_add`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitAddArgs {
         pub files: Vec<String>,
         pub repo_path: String,
     }
+
     /// The arguments of `git_branch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitBranchArgs {
@@ -40,18 +44,21 @@ pub mod types {
         /// The path to the Git repository.
         pub repo_path: String,
     }
+
     /// The arguments of `git_checkout`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitCheckoutArgs {
         pub branch_name: String,
         pub repo_path: String,
     }
+
     /// The arguments of `git_commit`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitCommitArgs {
         pub message: String,
         pub repo_path: String,
     }
+
     /// The arguments of `git_create_branch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitCreateBranchArgs {
@@ -60,6 +67,7 @@ pub mod types {
         pub branch_name: String,
         pub repo_path: String,
     }
+
     /// The arguments of `git_diff`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffArgs {
@@ -68,6 +76,7 @@ pub mod types {
         pub repo_path: String,
         pub target: String,
     }
+
     /// The arguments of `git_diff_staged`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffStagedArgs {
@@ -75,6 +84,7 @@ pub mod types {
         pub context_lines: i64,
         pub repo_path: String,
     }
+
     /// The arguments of `git_diff_unstaged`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffUnstagedArgs {
@@ -82,6 +92,7 @@ pub mod types {
         pub context_lines: i64,
         pub repo_path: String,
     }
+
     /// The arguments of `git_log`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitLogArgs {
@@ -95,75 +106,92 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_timestamp: Option<String>,
     }
+
     /// The arguments of `git_reset`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitResetArgs {
         pub repo_path: String,
     }
+
     /// The arguments of `git_show`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitShowArgs {
         pub repo_path: String,
         pub revision: String,
     }
+
     /// The arguments of `git_status`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitStatusArgs {
         pub repo_path: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `git_status`, as the server sent it.
     pub(super) static GIT_STATUS: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"type":"object","title":"statusArguments"}"#,
     );
+
     /// The input schema of `git_diff_unstaged`, as the server sent it.
     pub(super) static GIT_DIFF_UNSTAGED: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"context_lines":{"default":3,"title":"Context Lines","type":"integer"}},"required":["repo_path"],"type":"object","title":"diff_unstagedArguments"}"#,
     );
+
     /// The input schema of `git_diff_staged`, as the server sent it.
     pub(super) static GIT_DIFF_STAGED: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"context_lines":{"default":3,"title":"Context Lines","type":"integer"}},"required":["repo_path"],"type":"object","title":"diff_stagedArguments"}"#,
     );
+
     /// The input schema of `git_diff`, as the server sent it.
     pub(super) static GIT_DIFF: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"target":{"title":"Target","type":"string"},"context_lines":{"default":3,"title":"Context Lines","type":"integer"}},"required":["repo_path","target"],"type":"object","title":"diffArguments"}"#,
     );
+
     /// The input schema of `git_commit`, as the server sent it.
     pub(super) static GIT_COMMIT: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"message":{"title":"Message","type":"string"}},"required":["repo_path","message"],"type":"object","title":"commitArguments"}"#,
     );
+
     /// The input schema of `git_add`, as the server sent it.
     pub(super) static GIT_ADD: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"files":{"items":{"type":"string"},"minItems":1,"title":"Files","type":"array"}},"required":["repo_path","files"],"type":"object","title":"addArguments"}"#,
     );
+
     /// The input schema of `git_reset`, as the server sent it.
     pub(super) static GIT_RESET: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"type":"object","title":"resetArguments"}"#,
     );
+
     /// The input schema of `git_log`, as the server sent it.
     pub(super) static GIT_LOG: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"max_count":{"default":10,"title":"Max Count","type":"integer"},"start_timestamp":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')","title":"Start Timestamp"},"end_timestamp":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')","title":"End Timestamp"}},"required":["repo_path"],"type":"object","title":"logArguments"}"#,
     );
+
     /// The input schema of `git_create_branch`, as the server sent it.
     pub(super) static GIT_CREATE_BRANCH: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"branch_name":{"title":"Branch Name","type":"string"},"base_branch":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Base Branch"}},"required":["repo_path","branch_name"],"type":"object","title":"create_branchArguments"}"#,
     );
+
     /// The input schema of `git_checkout`, as the server sent it.
     pub(super) static GIT_CHECKOUT: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"branch_name":{"title":"Branch Name","type":"string"}},"required":["repo_path","branch_name"],"type":"object","title":"checkoutArguments"}"#,
     );
+
     /// The input schema of `git_show`, as the server sent it.
     pub(super) static GIT_SHOW: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"revision":{"title":"Revision","type":"string"}},"required":["repo_path","revision"],"type":"object","title":"showArguments"}"#,
     );
+
     /// The input schema of `git_branch`, as the server sent it.
     pub(super) static GIT_BRANCH: ToolSchema = ToolSchema::new(
         r#"{"properties":{"repo_path":{"description":"The path to the Git repository.","title":"Repo Path","type":"string"},"branch_type":{"description":"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').","title":"Branch Type","type":"string"},"contains":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified","title":"Contains"},"not_contains":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified","title":"Not Contains"}},"required":["repo_path","branch_type"],"type":"object","title":"branchArguments"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "git_status",
@@ -179,6 +207,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "git_show",
     "git_branch",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -188,6 +217,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Adds file contents to the staging area","inputSchema":{"properties":{"files":{"items":{"type":"string"},"minItems":1,"title":"Files","type":"array"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","files"],"title":"addArguments","type":"object"},"name":"git_add"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List Git branches","inputSchema":{"properties":{"branch_type":{"description":"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').","title":"Branch Type","type":"string"},"contains":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified","title":"Contains"},"not_contains":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified","title":"Not Contains"},"repo_path":{"description":"The path to the Git repository.","title":"Repo Path","type":"string"}},"required":["repo_path","branch_type"],"title":"branchArguments","type":"object"},"name":"git_branch"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Switches branches","inputSchema":{"properties":{"branch_name":{"title":"Branch Name","type":"string"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","branch_name"],"title":"checkoutArguments","type":"object"},"name":"git_checkout"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Records changes to the repository","inputSchema":{"properties":{"message":{"title":"Message","type":"string"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","message"],"title":"commitArguments","type":"object"},"name":"git_commit"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Creates a new branch from an optional base branch","inputSchema":{"properties":{"base_branch":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Base Branch"},"branch_name":{"title":"Branch Name","type":"string"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path","branch_name"],"title":"create_branchArguments","type":"object"},"name":"git_create_branch"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows differences between branches or commits","inputSchema":{"properties":{"context_lines":{"default":3,"title":"Context Lines","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"},"target":{"title":"Target","type":"string"}},"required":["repo_path","target"],"title":"diffArguments","type":"object"},"name":"git_diff"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows changes that are staged for commit","inputSchema":{"properties":{"context_lines":{"default":3,"title":"Context Lines","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"diff_stagedArguments","type":"object"},"name":"git_diff_staged"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows changes in the working directory that are not yet staged","inputSchema":{"properties":{"context_lines":{"default":3,"title":"Context Lines","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"diff_unstagedArguments","type":"object"},"name":"git_diff_unstaged"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows the commit logs","inputSchema":{"properties":{"end_timestamp":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')","title":"End Timestamp"},"max_count":{"default":10,"title":"Max Count","type":"integer"},"repo_path":{"title":"Repo Path","type":"string"},"start_timestamp":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')","title":"Start Timestamp"}},"required":["repo_path"],"title":"logArguments","type":"object"},"name":"git_log"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Unstages all staged changes","inputSchema":{"properties":{"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"resetArguments","type":"object"},"name":"git_reset"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows the contents of a commit, or of a file or directory given as <revision>:<path>","inputSchema":{"properties":{"repo_path":{"title":"Repo Path","type":"string"},"revision":{"title":"Revision","type":"string"}},"required":["repo_path","revision"],"title":"showArguments","type":"object"},"name":"git_show"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Shows the working tree status","inputSchema":{"properties":{"repo_path":{"title":"Repo Path","type":"string"}},"required":["repo_path"],"title":"statusArguments","type":"object"},"name":"git_status"}]"#,
 );
+
 /// Typed client for the mcp-git MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -197,20 +227,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -218,12 +252,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Shows the working tree status
     ///
     /// MCP tool `git_status`. Server hints: read-only, not destructive, idempotent, closed
@@ -238,6 +274,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_status", arguments).await
     }
+
     /// Calls `git_status` like [`Self::git_status`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -254,6 +291,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_status", arguments).await
     }
+
     /// Shows changes in the working directory that are not yet staged
     ///
     /// MCP tool `git_diff_unstaged`. Server hints: read-only, not destructive, idempotent,
@@ -271,6 +309,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_diff_unstaged", arguments).await
     }
+
     /// Calls `git_diff_unstaged` like [`Self::git_diff_unstaged`], without unwrapping the
     /// result envelope.
     ///
@@ -288,6 +327,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_diff_unstaged", arguments).await
     }
+
     /// Shows changes that are staged for commit
     ///
     /// MCP tool `git_diff_staged`. Server hints: read-only, not destructive, idempotent, closed
@@ -305,6 +345,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_diff_staged", arguments).await
     }
+
     /// Calls `git_diff_staged` like [`Self::git_diff_staged`], without unwrapping the result
     /// envelope.
     ///
@@ -322,6 +363,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_diff_staged", arguments).await
     }
+
     /// Shows differences between branches or commits
     ///
     /// MCP tool `git_diff`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -336,6 +378,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_diff", arguments).await
     }
+
     /// Calls `git_diff` like [`Self::git_diff`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -352,6 +395,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_diff", arguments).await
     }
+
     /// Records changes to the repository
     ///
     /// MCP tool `git_commit`. Server hints: not read-only, not destructive, not idempotent,
@@ -366,6 +410,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_commit", arguments).await
     }
+
     /// Calls `git_commit` like [`Self::git_commit`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -382,6 +427,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_commit", arguments).await
     }
+
     /// Adds file contents to the staging area
     ///
     /// MCP tool `git_add`. Server hints: not read-only, not destructive, idempotent, closed
@@ -396,6 +442,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_add", arguments).await
     }
+
     /// Calls `git_add` like [`Self::git_add`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -412,6 +459,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_add", arguments).await
     }
+
     /// Unstages all staged changes
     ///
     /// MCP tool `git_reset`. Server hints: not read-only, destructive, idempotent, closed
@@ -426,6 +474,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_reset", arguments).await
     }
+
     /// Calls `git_reset` like [`Self::git_reset`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -442,6 +491,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_reset", arguments).await
     }
+
     /// Shows the commit logs
     ///
     /// MCP tool `git_log`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -456,6 +506,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_log", arguments).await
     }
+
     /// Calls `git_log` like [`Self::git_log`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -472,6 +523,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_log", arguments).await
     }
+
     /// Creates a new branch from an optional base branch
     ///
     /// MCP tool `git_create_branch`. Server hints: not read-only, not destructive, not
@@ -489,6 +541,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_create_branch", arguments).await
     }
+
     /// Calls `git_create_branch` like [`Self::git_create_branch`], without unwrapping the
     /// result envelope.
     ///
@@ -506,6 +559,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_create_branch", arguments).await
     }
+
     /// Switches branches
     ///
     /// MCP tool `git_checkout`. Server hints: not read-only, not destructive, not idempotent,
@@ -523,6 +577,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_checkout", arguments).await
     }
+
     /// Calls `git_checkout` like [`Self::git_checkout`], without unwrapping the result
     /// envelope.
     ///
@@ -540,6 +595,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_checkout", arguments).await
     }
+
     /// Shows the contents of a commit, or of a file or directory given as <revision>:<path>
     ///
     /// MCP tool `git_show`. Server hints: read-only, not destructive, idempotent, closed world.
@@ -554,6 +610,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_show", arguments).await
     }
+
     /// Calls `git_show` like [`Self::git_show`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -570,6 +627,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "git_show", arguments).await
     }
+
     /// List Git branches
     ///
     /// MCP tool `git_branch`. Server hints: read-only, not destructive, idempotent, closed
@@ -584,6 +642,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("git_branch", arguments).await
     }
+
     /// Calls `git_branch` like [`Self::git_branch`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -601,6 +660,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "git_branch", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -613,6 +673,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-git MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -630,6 +691,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_status", "git_status")) }
     }
+
     /// Answers `git_diff_unstaged` in place of the server, with what
     /// [`Client::git_diff_unstaged`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -642,6 +704,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("git_diff_unstaged", "git_diff_unstaged"))
         }
     }
+
     /// Answers `git_diff_staged` in place of the server, with what [`Client::git_diff_staged`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -652,6 +715,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_diff_staged", "git_diff_staged")) }
     }
+
     /// Answers `git_diff` in place of the server, with what [`Client::git_diff`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn git_diff(
@@ -661,6 +725,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_diff", "git_diff")) }
     }
+
     /// Answers `git_commit` in place of the server, with what [`Client::git_commit`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -671,6 +736,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_commit", "git_commit")) }
     }
+
     /// Answers `git_add` in place of the server, with what [`Client::git_add`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn git_add(
@@ -680,6 +746,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_add", "git_add")) }
     }
+
     /// Answers `git_reset` in place of the server, with what [`Client::git_reset`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn git_reset(
@@ -689,6 +756,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_reset", "git_reset")) }
     }
+
     /// Answers `git_log` in place of the server, with what [`Client::git_log`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn git_log(
@@ -698,6 +766,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_log", "git_log")) }
     }
+
     /// Answers `git_create_branch` in place of the server, with what
     /// [`Client::git_create_branch`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -710,6 +779,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("git_create_branch", "git_create_branch"))
         }
     }
+
     /// Answers `git_checkout` in place of the server, with what [`Client::git_checkout`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -720,6 +790,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_checkout", "git_checkout")) }
     }
+
     /// Answers `git_show` in place of the server, with what [`Client::git_show`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn git_show(
@@ -729,6 +800,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("git_show", "git_show")) }
     }
+
     /// Answers `git_branch` in place of the server, with what [`Client::git_branch`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -740,15 +812,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("git_branch", "git_branch")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

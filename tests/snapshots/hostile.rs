@@ -10,279 +10,347 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `deep`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DeepArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub root: Option<DeepArgsRoot>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRoot {
         pub l0: DeepArgsRootL0,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0 {
         pub l1: DeepArgsRootL0L1,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0L1 {
         pub l2: DeepArgsRootL0l1L2,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2 {
         pub l3: DeepArgsRootL0l1L2L3,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2L3 {
         pub l4: DeepArgsRootL0l1L2l3L4,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4 {
         pub l5: DeepArgsRootL0l1L2l3L4L5,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4L5 {
         pub l6: DeepArgsRootL0l1L2l3L4l5L6,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6 {
         pub l7: DeepArgsRootL0l1L2l3L4l5L6L7,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6L7 {
         pub l8: DeepArgsRootL0l1L2l3L4l5L6l7L8,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8 {
         pub l9: DeepArgsRootL0l1L2l3L4l5L6l7L8L9,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8L9 {
         pub l10: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10 {
         pub l11: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10L11,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10L11 {
         pub l12: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12 {
         pub l13: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12L13,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12L13 {
         pub l14: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14 {
         pub l15: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14L15,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14L15 {
         pub l16: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16 {
         pub l17: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16L17,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16L17 {
         pub l18: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18 {
         pub l19: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18L19,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18L19 {
         pub l20: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20 {
         pub l21: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20L21,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20L21 {
         pub l22: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22 {
         pub l23: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22L23,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22L23 {
         pub l24: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24 {
         pub l25: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24L25,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24L25 {
         pub l26: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26 {
         pub l27: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26L27,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26L27 {
         pub l28: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28 {
         pub l29: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28L29,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28L29 {
         pub l30: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30 {
         pub l31: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30L31,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30L31 {
         pub l32: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32 {
         pub l33: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32L33,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32L33 {
         pub l34: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34 {
         pub l35: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34L35,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34L35 {
         pub l36: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36 {
         pub l37: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36L37,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36L37 {
         pub l38: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38 {
         pub l39: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38L39,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38L39 {
         pub l40: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40 {
         pub l41: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40L41,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40L41 {
         pub l42: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42 {
         pub l43: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42L43,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42L43 {
         pub l44: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44 {
         pub l45: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44L45,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44L45 {
         pub l46: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46 {
         pub l47: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46L47,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46L47 {
         pub l48: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48 {
         pub l49: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48L49,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48L49 {
         pub l50: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50 {
         pub l51: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50L51,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50L51 {
         pub l52: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52 {
         pub l53: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52L53,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52L53 {
         pub l54: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54 {
         pub l55: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54L55,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54L55 {
         pub l56: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56 {
         pub l57: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56L57,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56L57 {
         pub l58: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58 {
         pub l59: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58L59,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58L59 {
         pub l60: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60 {
         pub l61: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60L61,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60L61 {
         pub l62: DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60l61L62,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeepArgsRootL0l1L2l3L4l5L6l7L8l9L10l11L12l13L14l15L16l17L18l19L20l21L22l23L24l25L26l27L28l29L30l31L32l33L34l35L36l37L38l39L40l41L42l43L44l45L46l47L48l49L50l51L52l53L54l55L56l57L58l59L60l61L62 {
         /// the bottom
         pub l63: String,
     }
+
     /// The arguments of `getUser`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetUserArgs {
@@ -291,6 +359,7 @@ pub mod types {
         #[serde(rename = "userId", skip_serializing_if = "Option::is_none")]
         pub user_id: Option<String>,
     }
+
     /// The arguments of `huge_integers`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct HugeIntegersArgs {
@@ -302,6 +371,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub ratio: Option<f64>,
     }
+
     /// The arguments of `self`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SelfArgs {
@@ -313,28 +383,35 @@ pub mod types {
         pub self_: Option<bool>,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `deep`, as the server sent it.
     pub(super) static DEEP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"root":{"type":"object","properties":{"l0":{"type":"object","properties":{"l1":{"type":"object","properties":{"l2":{"type":"object","properties":{"l3":{"type":"object","properties":{"l4":{"type":"object","properties":{"l5":{"type":"object","properties":{"l6":{"type":"object","properties":{"l7":{"type":"object","properties":{"l8":{"type":"object","properties":{"l9":{"type":"object","properties":{"l10":{"type":"object","properties":{"l11":{"type":"object","properties":{"l12":{"type":"object","properties":{"l13":{"type":"object","properties":{"l14":{"type":"object","properties":{"l15":{"type":"object","properties":{"l16":{"type":"object","properties":{"l17":{"type":"object","properties":{"l18":{"type":"object","properties":{"l19":{"type":"object","properties":{"l20":{"type":"object","properties":{"l21":{"type":"object","properties":{"l22":{"type":"object","properties":{"l23":{"type":"object","properties":{"l24":{"type":"object","properties":{"l25":{"type":"object","properties":{"l26":{"type":"object","properties":{"l27":{"type":"object","properties":{"l28":{"type":"object","properties":{"l29":{"type":"object","properties":{"l30":{"type":"object","properties":{"l31":{"type":"object","properties":{"l32":{"type":"object","properties":{"l33":{"type":"object","properties":{"l34":{"type":"object","properties":{"l35":{"type":"object","properties":{"l36":{"type":"object","properties":{"l37":{"type":"object","properties":{"l38":{"type":"object","properties":{"l39":{"type":"object","properties":{"l40":{"type":"object","properties":{"l41":{"type":"object","properties":{"l42":{"type":"object","properties":{"l43":{"type":"object","properties":{"l44":{"type":"object","properties":{"l45":{"type":"object","properties":{"l46":{"type":"object","properties":{"l47":{"type":"object","properties":{"l48":{"type":"object","properties":{"l49":{"type":"object","properties":{"l50":{"type":"object","properties":{"l51":{"type":"object","properties":{"l52":{"type":"object","properties":{"l53":{"type":"object","properties":{"l54":{"type":"object","properties":{"l55":{"type":"object","properties":{"l56":{"type":"object","properties":{"l57":{"type":"object","properties":{"l58":{"type":"object","properties":{"l59":{"type":"object","properties":{"l60":{"type":"object","properties":{"l61":{"type":"object","properties":{"l62":{"type":"object","properties":{"l63":{"type":"string","description":"the bottom"}},"required":["l63"]}},"required":["l62"]}},"required":["l61"]}},"required":["l60"]}},"required":["l59"]}},"required":["l58"]}},"required":["l57"]}},"required":["l56"]}},"required":["l55"]}},"required":["l54"]}},"required":["l53"]}},"required":["l52"]}},"required":["l51"]}},"required":["l50"]}},"required":["l49"]}},"required":["l48"]}},"required":["l47"]}},"required":["l46"]}},"required":["l45"]}},"required":["l44"]}},"required":["l43"]}},"required":["l42"]}},"required":["l41"]}},"required":["l40"]}},"required":["l39"]}},"required":["l38"]}},"required":["l37"]}},"required":["l36"]}},"required":["l35"]}},"required":["l34"]}},"required":["l33"]}},"required":["l32"]}},"required":["l31"]}},"required":["l30"]}},"required":["l29"]}},"required":["l28"]}},"required":["l27"]}},"required":["l26"]}},"required":["l25"]}},"required":["l24"]}},"required":["l23"]}},"required":["l22"]}},"required":["l21"]}},"required":["l20"]}},"required":["l19"]}},"required":["l18"]}},"required":["l17"]}},"required":["l16"]}},"required":["l15"]}},"required":["l14"]}},"required":["l13"]}},"required":["l12"]}},"required":["l11"]}},"required":["l10"]}},"required":["l9"]}},"required":["l8"]}},"required":["l7"]}},"required":["l6"]}},"required":["l5"]}},"required":["l4"]}},"required":["l3"]}},"required":["l2"]}},"required":["l1"]}},"required":["l0"]}}}"#,
     );
+
     /// The input schema of `huge_integers`, as the server sent it.
     pub(super) static HUGE_INTEGERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"big":{"type":"integer","minimum":0,"maximum":18446744073709551615},"bigger":{"type":"integer","minimum":-1e+20,"maximum":1e+20},"neg":{"type":"integer","minimum":-9223372036854775808,"maximum":-1},"ratio":{"type":"number","exclusiveMinimum":0,"multipleOf":0.25}},"required":["big"]}"#,
     );
+
     /// The input schema of `self`, as the server sent it.
     pub(super) static SELF: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"crate":{"type":"string"},"gen":{"type":"integer"},"Self":{"type":"boolean"}}}"#,
     );
+
     /// The input schema of `getUser`, as the server sent it.
     pub(super) static GET_USER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"userId":{"type":"string"},"user_id":{"type":"string"}}}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["deep", "huge_integers", "self", "getUser"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -344,6 +421,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"A schema nested 64 deep.","inputSchema":{"properties":{"root":{"properties":{"l0":{"properties":{"l1":{"properties":{"l2":{"properties":{"l3":{"properties":{"l4":{"properties":{"l5":{"properties":{"l6":{"properties":{"l7":{"properties":{"l8":{"properties":{"l9":{"properties":{"l10":{"properties":{"l11":{"properties":{"l12":{"properties":{"l13":{"properties":{"l14":{"properties":{"l15":{"properties":{"l16":{"properties":{"l17":{"properties":{"l18":{"properties":{"l19":{"properties":{"l20":{"properties":{"l21":{"properties":{"l22":{"properties":{"l23":{"properties":{"l24":{"properties":{"l25":{"properties":{"l26":{"properties":{"l27":{"properties":{"l28":{"properties":{"l29":{"properties":{"l30":{"properties":{"l31":{"properties":{"l32":{"properties":{"l33":{"properties":{"l34":{"properties":{"l35":{"properties":{"l36":{"properties":{"l37":{"properties":{"l38":{"properties":{"l39":{"properties":{"l40":{"properties":{"l41":{"properties":{"l42":{"properties":{"l43":{"properties":{"l44":{"properties":{"l45":{"properties":{"l46":{"properties":{"l47":{"properties":{"l48":{"properties":{"l49":{"properties":{"l50":{"properties":{"l51":{"properties":{"l52":{"properties":{"l53":{"properties":{"l54":{"properties":{"l55":{"properties":{"l56":{"properties":{"l57":{"properties":{"l58":{"properties":{"l59":{"properties":{"l60":{"properties":{"l61":{"properties":{"l62":{"properties":{"l63":{"description":"the bottom","type":"string"}},"required":["l63"],"type":"object"}},"required":["l62"],"type":"object"}},"required":["l61"],"type":"object"}},"required":["l60"],"type":"object"}},"required":["l59"],"type":"object"}},"required":["l58"],"type":"object"}},"required":["l57"],"type":"object"}},"required":["l56"],"type":"object"}},"required":["l55"],"type":"object"}},"required":["l54"],"type":"object"}},"required":["l53"],"type":"object"}},"required":["l52"],"type":"object"}},"required":["l51"],"type":"object"}},"required":["l50"],"type":"object"}},"required":["l49"],"type":"object"}},"required":["l48"],"type":"object"}},"required":["l47"],"type":"object"}},"required":["l46"],"type":"object"}},"required":["l45"],"type":"object"}},"required":["l44"],"type":"object"}},"required":["l43"],"type":"object"}},"required":["l42"],"type":"object"}},"required":["l41"],"type":"object"}},"required":["l40"],"type":"object"}},"required":["l39"],"type":"object"}},"required":["l38"],"type":"object"}},"required":["l37"],"type":"object"}},"required":["l36"],"type":"object"}},"required":["l35"],"type":"object"}},"required":["l34"],"type":"object"}},"required":["l33"],"type":"object"}},"required":["l32"],"type":"object"}},"required":["l31"],"type":"object"}},"required":["l30"],"type":"object"}},"required":["l29"],"type":"object"}},"required":["l28"],"type":"object"}},"required":["l27"],"type":"object"}},"required":["l26"],"type":"object"}},"required":["l25"],"type":"object"}},"required":["l24"],"type":"object"}},"required":["l23"],"type":"object"}},"required":["l22"],"type":"object"}},"required":["l21"],"type":"object"}},"required":["l20"],"type":"object"}},"required":["l19"],"type":"object"}},"required":["l18"],"type":"object"}},"required":["l17"],"type":"object"}},"required":["l16"],"type":"object"}},"required":["l15"],"type":"object"}},"required":["l14"],"type":"object"}},"required":["l13"],"type":"object"}},"required":["l12"],"type":"object"}},"required":["l11"],"type":"object"}},"required":["l10"],"type":"object"}},"required":["l9"],"type":"object"}},"required":["l8"],"type":"object"}},"required":["l7"],"type":"object"}},"required":["l6"],"type":"object"}},"required":["l5"],"type":"object"}},"required":["l4"],"type":"object"}},"required":["l3"],"type":"object"}},"required":["l2"],"type":"object"}},"required":["l1"],"type":"object"}},"required":["l0"],"type":"object"}},"type":"object"},"name":"deep"},{"description":"camelCase tool.","inputSchema":{"properties":{"userId":{"type":"string"},"user_id":{"type":"string"}},"type":"object"},"name":"getUser"},{"description":"Integer bounds beyond i64 and u64.","inputSchema":{"properties":{"big":{"maximum":18446744073709551615,"minimum":0,"type":"integer"},"bigger":{"maximum":1e+20,"minimum":-1e+20,"type":"integer"},"neg":{"maximum":-1,"minimum":-9223372036854775808,"type":"integer"},"ratio":{"exclusiveMinimum":0,"multipleOf":0.25,"type":"number"}},"required":["big"],"type":"object"},"name":"huge_integers"},{"description":"Tool named self; properties named crate and gen.","inputSchema":{"properties":{"Self":{"type":"boolean"},"crate":{"type":"string"},"gen":{"type":"integer"}},"type":"object"},"name":"self"}]"#,
 );
+
 /// Typed client for the hostile MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -353,20 +431,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -374,12 +456,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// A schema nested 64 deep.
     ///
     /// MCP tool `deep`. The server declares no result type, so the result is JSON.
@@ -388,6 +472,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("deep", arguments).await
     }
+
     /// Calls `deep` like [`Self::deep`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -399,6 +484,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "deep", arguments).await
     }
+
     /// Integer bounds beyond i64 and u64.
     ///
     /// MCP tool `huge_integers`. The server declares no result type, so the result is JSON.
@@ -415,6 +501,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("huge_integers", arguments).await
     }
+
     /// Calls `huge_integers` like [`Self::huge_integers`], without unwrapping the result
     /// envelope.
     ///
@@ -432,6 +519,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "huge_integers", arguments).await
     }
+
     /// Tool named self; properties named crate and gen.
     ///
     /// MCP tool `self`. The server declares no result type, so the result is JSON.
@@ -440,6 +528,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("self", arguments).await
     }
+
     /// Calls `self` like [`Self::self`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -451,6 +540,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "self", arguments).await
     }
+
     /// camelCase tool.
     ///
     /// MCP tool `getUser`. The server declares no result type, so the result is JSON.
@@ -464,6 +554,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("getUser", arguments).await
     }
+
     /// Calls `getUser` like [`Self::get_user`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -481,6 +572,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "getUser", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -493,6 +585,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the hostile MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -509,6 +602,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("deep", "deep")) }
     }
+
     /// Answers `huge_integers` in place of the server, with what [`Client::huge_integers`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -519,6 +613,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("huge_integers", "huge_integers")) }
     }
+
     /// Answers `self` in place of the server, with what [`Client::self_`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn self_(
@@ -528,6 +623,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("self", "self_")) }
     }
+
     /// Answers `getUser` in place of the server, with what [`Client::get_user`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_user(
@@ -538,15 +634,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("getUser", "get_user")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,6 +27,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
+
     /// The arguments of `annotations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AnnotationsArgs {
@@ -34,11 +37,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub size: Option<i64>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct AnnotationsNestedThing {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub k: Option<String>,
     }
+
     /// The arguments of `const_union_untyped`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConstUnionUntypedArgs {
@@ -46,27 +51,34 @@ pub mod types {
         pub level: ConstUnionUntypedArgsLevel,
         pub mode: ConstUnionUntypedArgsMode,
     }
+
     #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ConstUnionUntypedArgsLevel(i64);
+
     impl Deref for ConstUnionUntypedArgsLevel {
         type Target = i64;
+
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
+
     impl From<ConstUnionUntypedArgsLevel> for i64 {
         fn from(value: ConstUnionUntypedArgsLevel) -> Self {
             value.0
         }
     }
+
     impl Default for ConstUnionUntypedArgsLevel {
         fn default() -> Self {
             ConstUnionUntypedArgsLevel(2_i64)
         }
     }
+
     impl TryFrom<i64> for ConstUnionUntypedArgsLevel {
         type Error = ConversionError;
+
         fn try_from(value: i64) -> Result<Self, ConversionError> {
             if ![1_i64, 2_i64, 3_i64].contains(&value) {
                 Err(
@@ -81,6 +93,7 @@ pub mod types {
             }
         }
     }
+
     impl<'de> Deserialize<'de> for ConstUnionUntypedArgsLevel {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -90,6 +103,7 @@ pub mod types {
                 .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -108,6 +122,7 @@ pub mod types {
         #[serde(rename = "thorough")]
         Thorough,
     }
+
     impl fmt::Display for ConstUnionUntypedArgsMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -116,8 +131,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ConstUnionUntypedArgsMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "fast" => Ok(Self::Fast),
@@ -134,18 +151,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ConstUnionUntypedArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ConstUnionUntypedArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `const_union_with_default`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -155,6 +177,7 @@ pub mod types {
         #[serde(default = "defaults::const_union_with_default_args_safesearch")]
         pub safesearch: ConstUnionWithDefaultArgsSafesearch,
     }
+
     /// Filter level.
     #[derive(
         Deserialize,
@@ -176,6 +199,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for ConstUnionWithDefaultArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -185,8 +209,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ConstUnionWithDefaultArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -204,23 +230,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ConstUnionWithDefaultArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ConstUnionWithDefaultArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ConstUnionWithDefaultArgsSafesearch {
         fn default() -> Self {
             ConstUnionWithDefaultArgsSafesearch::Moderate
         }
     }
+
     /// The arguments of `default_misfit`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct DefaultMisfitArgs {
@@ -235,6 +267,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -253,6 +286,7 @@ pub mod types {
         #[serde(rename = "green")]
         Green,
     }
+
     impl fmt::Display for DefaultMisfitArgsColor {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -261,8 +295,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for DefaultMisfitArgsColor {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "red" => Ok(Self::Red),
@@ -279,18 +315,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for DefaultMisfitArgsColor {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for DefaultMisfitArgsColor {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `default_null`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -305,53 +346,67 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub visibility: Option<String>,
     }
+
     /// The arguments of `encoded_ref`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct EncodedRefArgs {
         pub cell: EncodedRefGridCell,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct EncodedRefGridCell(pub i64);
+
     impl Deref for EncodedRefGridCell {
         type Target = i64;
+
         fn deref(&self) -> &i64 {
             &self.0
         }
     }
+
     impl From<EncodedRefGridCell> for i64 {
         fn from(value: EncodedRefGridCell) -> Self {
             value.0
         }
     }
+
     impl From<i64> for EncodedRefGridCell {
         fn from(value: i64) -> Self {
             Self(value)
         }
     }
+
     impl fmt::Display for EncodedRefGridCell {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
+
     impl FromStr for EncodedRefGridCell {
         type Err = <i64 as FromStr>::Err;
+
         fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
+
     impl TryFrom<&str> for EncodedRefGridCell {
         type Error = <i64 as FromStr>::Err;
+
         fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EncodedRefGridCell {
         type Error = <i64 as FromStr>::Err;
+
         fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     /// The arguments of `nullable_forms`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NullableFormsArgs {
@@ -364,11 +419,13 @@ pub mod types {
         #[serde(deserialize_with = "Option::deserialize")]
         pub d: Option<NullableFormsArgsD>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct NullableFormsArgsD {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub x: Option<i64>,
     }
+
     /// The arguments of `openapi_refs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsArgs {
@@ -376,99 +433,126 @@ pub mod types {
         pub filter: Option<OpenapiRefsArgsFilter>,
         pub page: OpenapiRefsPageRef,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsArgsFilter {
         pub created_by: OpenapiRefsUserRef,
         pub status: OpenapiRefsStatus,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsBase {
         pub created_by: OpenapiRefsUserRef,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsPageId(pub OpenapiRefsUuid);
+
     impl Deref for OpenapiRefsPageId {
         type Target = OpenapiRefsUuid;
+
         fn deref(&self) -> &OpenapiRefsUuid {
             &self.0
         }
     }
+
     impl From<OpenapiRefsPageId> for OpenapiRefsUuid {
         fn from(value: OpenapiRefsPageId) -> Self {
             value.0
         }
     }
+
     impl From<OpenapiRefsUuid> for OpenapiRefsPageId {
         fn from(value: OpenapiRefsUuid) -> Self {
             Self(value)
         }
     }
+
     impl fmt::Display for OpenapiRefsPageId {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
+
     impl FromStr for OpenapiRefsPageId {
         type Err = <OpenapiRefsUuid as FromStr>::Err;
+
         fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
+
     impl TryFrom<&str> for OpenapiRefsPageId {
         type Error = <OpenapiRefsUuid as FromStr>::Err;
+
         fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for OpenapiRefsPageId {
         type Error = <OpenapiRefsUuid as FromStr>::Err;
+
         fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsPageRef(pub OpenapiRefsPageId);
+
     impl Deref for OpenapiRefsPageRef {
         type Target = OpenapiRefsPageId;
+
         fn deref(&self) -> &OpenapiRefsPageId {
             &self.0
         }
     }
+
     impl From<OpenapiRefsPageRef> for OpenapiRefsPageId {
         fn from(value: OpenapiRefsPageRef) -> Self {
             value.0
         }
     }
+
     impl From<OpenapiRefsPageId> for OpenapiRefsPageRef {
         fn from(value: OpenapiRefsPageId) -> Self {
             Self(value)
         }
     }
+
     impl fmt::Display for OpenapiRefsPageRef {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
+
     impl FromStr for OpenapiRefsPageRef {
         type Err = <OpenapiRefsPageId as FromStr>::Err;
+
         fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
+
     impl TryFrom<&str> for OpenapiRefsPageRef {
         type Error = <OpenapiRefsPageId as FromStr>::Err;
+
         fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for OpenapiRefsPageRef {
         type Error = <OpenapiRefsPageId as FromStr>::Err;
+
         fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -487,6 +571,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
+
     impl fmt::Display for OpenapiRefsStatus {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -495,8 +580,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for OpenapiRefsStatus {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "open" => Ok(Self::Open),
@@ -513,133 +600,167 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for OpenapiRefsStatus {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for OpenapiRefsStatus {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OpenapiRefsUser {
         pub id: OpenapiRefsPageId,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+
     /// Who.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsUserRef(pub OpenapiRefsUser);
+
     impl Deref for OpenapiRefsUserRef {
         type Target = OpenapiRefsUser;
+
         fn deref(&self) -> &OpenapiRefsUser {
             &self.0
         }
     }
+
     impl From<OpenapiRefsUserRef> for OpenapiRefsUser {
         fn from(value: OpenapiRefsUserRef) -> Self {
             value.0
         }
     }
+
     impl From<OpenapiRefsUser> for OpenapiRefsUserRef {
         fn from(value: OpenapiRefsUser) -> Self {
             Self(value)
         }
     }
+
     /// An id.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct OpenapiRefsUuid(pub mcp_bindgen::__private::uuid::Uuid);
+
     impl Deref for OpenapiRefsUuid {
         type Target = mcp_bindgen::__private::uuid::Uuid;
+
         fn deref(&self) -> &mcp_bindgen::__private::uuid::Uuid {
             &self.0
         }
     }
+
     impl From<OpenapiRefsUuid> for mcp_bindgen::__private::uuid::Uuid {
         fn from(value: OpenapiRefsUuid) -> Self {
             value.0
         }
     }
+
     impl From<mcp_bindgen::__private::uuid::Uuid> for OpenapiRefsUuid {
         fn from(value: mcp_bindgen::__private::uuid::Uuid) -> Self {
             Self(value)
         }
     }
+
     impl fmt::Display for OpenapiRefsUuid {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }
     }
+
     impl FromStr for OpenapiRefsUuid {
         type Err = <mcp_bindgen::__private::uuid::Uuid as FromStr>::Err;
+
         fn from_str(value: &str) -> Result<Self, Self::Err> {
             Ok(Self(value.parse()?))
         }
     }
+
     impl TryFrom<&str> for OpenapiRefsUuid {
         type Error = <mcp_bindgen::__private::uuid::Uuid as FromStr>::Err;
+
         fn try_from(value: &str) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for OpenapiRefsUuid {
         type Error = <mcp_bindgen::__private::uuid::Uuid as FromStr>::Err;
+
         fn try_from(value: String) -> Result<Self, Self::Error> {
             value.parse()
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn const_union_untyped_args_level() -> super::ConstUnionUntypedArgsLevel {
             super::ConstUnionUntypedArgsLevel(2_i64)
         }
+
         pub(super) fn const_union_with_default_args_safesearch() -> super::ConstUnionWithDefaultArgsSafesearch {
             super::ConstUnionWithDefaultArgsSafesearch::Moderate
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `const_union_with_default`, as the server sent it.
     pub(super) static CONST_UNION_WITH_DEFAULT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string"},"safesearch":{"default":"moderate","description":"Filter level.","anyOf":[{"type":"string","const":"off"},{"type":"string","const":"moderate"},{"type":"string","const":"strict"}]}},"required":["query"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `const_union_untyped`, as the server sent it.
     pub(super) static CONST_UNION_UNTYPED: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"mode":{"oneOf":[{"const":"fast","title":"Fast","description":"Quick."},{"const":"thorough","title":"Thorough"}]},"level":{"anyOf":[{"const":1},{"const":2},{"const":3}],"default":2}},"required":["mode"]}"#,
     );
+
     /// The input schema of `default_null`, as the server sent it.
     pub(super) static DEFAULT_NULL: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"issue_key":{"type":"string","pattern":"^[A-Z][A-Z0-9_]+-\\d+$"},"visibility":{"default":null,"type":"string"},"public":{"default":null,"type":"boolean"},"labels":{"default":null,"type":"array","items":{"type":"string"}},"limit":{"default":null,"type":"integer","minimum":1}},"required":["issue_key"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `default_misfit`, as the server sent it.
     pub(super) static DEFAULT_MISFIT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"count":{"type":"integer","default":"10"},"ratio":{"type":"number","default":true},"tags":{"type":"array","items":{"type":"string"},"default":"none"},"color":{"type":"string","enum":["red","green"],"default":"blue"},"keep":{"type":"boolean","default":false}}}"#,
     );
+
     /// The input schema of `nullable_forms`, as the server sent it.
     pub(super) static NULLABLE_FORMS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"title":"B"},"c":{"type":"string","nullable":true},"d":{"type":"object","nullable":true,"properties":{"x":{"type":"integer"}}}},"required":["a","c","d"]}"#,
     );
+
     /// The input schema of `annotations`, as the server sent it.
     pub(super) static ANNOTATIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","title":"AnnotationsArguments","x-speakeasy-entity":"Thing","properties":{"name":{"type":"string","title":"Name","examples":["alice"],"x-order":1},"size":{"type":"integer","examples":[1,2],"x-go-type":"int32","title":"Size"},"nested":{"type":"object","title":"Nested Thing","x-internal":true,"examples":[{"k":"v"}],"properties":{"k":{"type":"string","title":"K"}}}},"required":["name"]}"#,
     );
+
     /// The input schema of `openapi_refs`, as the server sent it.
     pub(super) static OPENAPI_REFS: ToolSchema = ToolSchema::new(
         r##"{"type":"object","properties":{"page":{"$ref":"#/$defs/PageRef"},"filter":{"allOf":[{"$ref":"#/$defs/Base"},{"type":"object","properties":{"status":{"$ref":"#/$defs/Status"}},"required":["status"]}]}},"required":["page"],"$defs":{"PageRef":{"$ref":"#/$defs/PageId"},"PageId":{"$ref":"#/$defs/Uuid"},"Uuid":{"type":"string","format":"uuid","description":"An id."},"Base":{"type":"object","properties":{"created_by":{"$ref":"#/$defs/UserRef"}},"required":["created_by"]},"UserRef":{"allOf":[{"$ref":"#/$defs/User"}],"description":"Who."},"User":{"type":"object","properties":{"id":{"$ref":"#/$defs/PageId"},"name":{"type":"string","nullable":true}},"required":["id"]},"Status":{"type":"string","enum":["open","closed"]}}}"##,
     );
+
     /// The input schema of `encoded_ref`, as the server sent it.
     pub(super) static ENCODED_REF: ToolSchema = ToolSchema::new(
         r##"{"type":"object","$defs":{"grid cell":{"type":"integer","minimum":0,"maximum":9}},"properties":{"cell":{"$ref":"#/$defs/grid%20cell"}},"required":["cell"]}"##,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "const_union_with_default",
@@ -651,6 +772,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "openapi_refs",
     "encoded_ref",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -660,6 +782,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"description":"examples, x-* keys and titles only annotate.","inputSchema":{"properties":{"name":{"examples":["alice"],"title":"Name","type":"string","x-order":1},"nested":{"examples":[{"k":"v"}],"properties":{"k":{"title":"K","type":"string"}},"title":"Nested Thing","type":"object","x-internal":true},"size":{"examples":[1,2],"title":"Size","type":"integer","x-go-type":"int32"}},"required":["name"],"title":"AnnotationsArguments","type":"object","x-speakeasy-entity":"Thing"},"name":"annotations"},{"description":"oneOf of consts without type, titled, and an integer one.","inputSchema":{"properties":{"level":{"anyOf":[{"const":1},{"const":2},{"const":3}],"default":2},"mode":{"oneOf":[{"const":"fast","description":"Quick.","title":"Fast"},{"const":"thorough","title":"Thorough"}]}},"required":["mode"],"type":"object"},"name":"const_union_untyped"},{"description":"zod literal union with a default (anyOf of string consts).","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"query":{"type":"string"},"safesearch":{"anyOf":[{"const":"off","type":"string"},{"const":"moderate","type":"string"},{"const":"strict","type":"string"}],"default":"moderate","description":"Filter level."}},"required":["query"],"type":"object"},"name":"const_union_with_default"},{"description":"defaults that do not fit their schema.","inputSchema":{"properties":{"color":{"default":"blue","enum":["red","green"],"type":"string"},"count":{"default":"10","type":"integer"},"keep":{"default":false,"type":"boolean"},"ratio":{"default":true,"type":"number"},"tags":{"default":"none","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"default_misfit"},{"description":"pydantic `x: str | None = None` as FastMCP passes it on.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"pattern":"^[A-Z][A-Z0-9_]+-\\d+$","type":"string"},"labels":{"default":null,"items":{"type":"string"},"type":"array"},"limit":{"default":null,"minimum":1,"type":"integer"},"public":{"default":null,"type":"boolean"},"visibility":{"default":null,"type":"string"}},"required":["issue_key"],"type":"object"},"name":"default_null"},{"description":"A definition whose name has a space, referred to percent-encoded (`#/$defs/grid%20cell`), as JSON Schema writes a pointer inside a URI.","inputSchema":{"$defs":{"grid cell":{"maximum":9,"minimum":0,"type":"integer"}},"properties":{"cell":{"$ref":"#/$defs/grid%20cell"}},"required":["cell"],"type":"object"},"name":"encoded_ref"},{"description":"three spellings of an optional value that may be null.","inputSchema":{"properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"title":"B"},"c":{"nullable":true,"type":"string"},"d":{"nullable":true,"properties":{"x":{"type":"integer"}},"type":"object"}},"required":["a","c","d"],"type":"object"},"name":"nullable_forms"},{"description":"OpenAPI-derived: deep $ref chains and allOf compositions.","inputSchema":{"$defs":{"Base":{"properties":{"created_by":{"$ref":"#/$defs/UserRef"}},"required":["created_by"],"type":"object"},"PageId":{"$ref":"#/$defs/Uuid"},"PageRef":{"$ref":"#/$defs/PageId"},"Status":{"enum":["open","closed"],"type":"string"},"User":{"properties":{"id":{"$ref":"#/$defs/PageId"},"name":{"nullable":true,"type":"string"}},"required":["id"],"type":"object"},"UserRef":{"allOf":[{"$ref":"#/$defs/User"}],"description":"Who."},"Uuid":{"description":"An id.","format":"uuid","type":"string"}},"properties":{"filter":{"allOf":[{"$ref":"#/$defs/Base"},{"properties":{"status":{"$ref":"#/$defs/Status"}},"required":["status"],"type":"object"}]},"page":{"$ref":"#/$defs/PageRef"}},"required":["page"],"type":"object"},"name":"openapi_refs"}]"##,
 );
+
 /// Typed client for the idioms MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -669,20 +792,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -690,12 +817,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// zod literal union with a default (anyOf of string consts).
     ///
     /// MCP tool `const_union_with_default`. The server declares no result type, so the result
@@ -713,6 +842,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("const_union_with_default", arguments).await
     }
+
     /// Calls `const_union_with_default` like [`Self::const_union_with_default`], without
     /// unwrapping the result envelope.
     ///
@@ -731,6 +861,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "const_union_with_default", arguments)
             .await
     }
+
     /// oneOf of consts without type, titled, and an integer one.
     ///
     /// MCP tool `const_union_untyped`. The server declares no result type, so the result is
@@ -748,6 +879,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("const_union_untyped", arguments).await
     }
+
     /// Calls `const_union_untyped` like [`Self::const_union_untyped`], without unwrapping the
     /// result envelope.
     ///
@@ -765,6 +897,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "const_union_untyped", arguments).await
     }
+
     /// pydantic `x: str | None = None` as FastMCP passes it on.
     ///
     /// MCP tool `default_null`. The server declares no result type, so the result is JSON.
@@ -781,6 +914,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("default_null", arguments).await
     }
+
     /// Calls `default_null` like [`Self::default_null`], without unwrapping the result
     /// envelope.
     ///
@@ -798,6 +932,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "default_null", arguments).await
     }
+
     /// defaults that do not fit their schema.
     ///
     /// MCP tool `default_misfit`. The server declares no result type, so the result is JSON.
@@ -814,6 +949,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("default_misfit", arguments).await
     }
+
     /// Calls `default_misfit` like [`Self::default_misfit`], without unwrapping the result
     /// envelope.
     ///
@@ -831,6 +967,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "default_misfit", arguments).await
     }
+
     /// three spellings of an optional value that may be null.
     ///
     /// MCP tool `nullable_forms`. The server declares no result type, so the result is JSON.
@@ -847,6 +984,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("nullable_forms", arguments).await
     }
+
     /// Calls `nullable_forms` like [`Self::nullable_forms`], without unwrapping the result
     /// envelope.
     ///
@@ -864,6 +1002,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "nullable_forms", arguments).await
     }
+
     /// examples, x-* keys and titles only annotate.
     ///
     /// MCP tool `annotations`. The server declares no result type, so the result is JSON.
@@ -880,6 +1019,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("annotations", arguments).await
     }
+
     /// Calls `annotations` like [`Self::annotations`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -896,6 +1036,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "annotations", arguments).await
     }
+
     /// OpenAPI-derived: deep $ref chains and allOf compositions.
     ///
     /// MCP tool `openapi_refs`. The server declares no result type, so the result is JSON.
@@ -912,6 +1053,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("openapi_refs", arguments).await
     }
+
     /// Calls `openapi_refs` like [`Self::openapi_refs`], without unwrapping the result
     /// envelope.
     ///
@@ -929,6 +1071,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "openapi_refs", arguments).await
     }
+
     /// A definition whose name has a space, referred to percent-encoded
     /// (`#/$defs/grid%20cell`), as JSON Schema writes a pointer inside a URI.
     ///
@@ -946,6 +1089,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("encoded_ref", arguments).await
     }
+
     /// Calls `encoded_ref` like [`Self::encoded_ref`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -963,6 +1107,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "encoded_ref", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -975,6 +1120,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the idioms MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -999,6 +1145,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `const_union_untyped` in place of the server, with what
     /// [`Client::const_union_untyped`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1016,6 +1163,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `default_null` in place of the server, with what [`Client::default_null`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1026,6 +1174,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("default_null", "default_null")) }
     }
+
     /// Answers `default_misfit` in place of the server, with what [`Client::default_misfit`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1036,6 +1185,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("default_misfit", "default_misfit")) }
     }
+
     /// Answers `nullable_forms` in place of the server, with what [`Client::nullable_forms`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1046,6 +1196,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("nullable_forms", "nullable_forms")) }
     }
+
     /// Answers `annotations` in place of the server, with what [`Client::annotations`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1056,6 +1207,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("annotations", "annotations")) }
     }
+
     /// Answers `openapi_refs` in place of the server, with what [`Client::openapi_refs`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1066,6 +1218,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("openapi_refs", "openapi_refs")) }
     }
+
     /// Answers `encoded_ref` in place of the server, with what [`Client::encoded_ref`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1077,15 +1230,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("encoded_ref", "encoded_ref")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

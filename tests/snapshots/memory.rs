@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,15 +18,18 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `add_observations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AddObservationsArgs {
         pub observations: Vec<AddObservationsArgsObservationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AddObservationsArgsObservationsItem {
         /// An array of observation contents to add
@@ -34,12 +38,14 @@ pub mod types {
         #[serde(rename = "entityName")]
         pub entity_name: String,
     }
+
     /// The result of `add_observations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AddObservationsOutput {
         pub results: Vec<AddObservationsOutputResultsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AddObservationsOutputResultsItem {
@@ -48,11 +54,13 @@ pub mod types {
         #[serde(rename = "entityName")]
         pub entity_name: String,
     }
+
     /// The arguments of `create_entities`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateEntitiesArgs {
         pub entities: Vec<CreateEntitiesArgsEntitiesItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateEntitiesArgsEntitiesItem {
         /// The type of the entity
@@ -63,12 +71,14 @@ pub mod types {
         /// An array of observation contents associated with the entity
         pub observations: Vec<String>,
     }
+
     /// The result of `create_entities`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateEntitiesOutput {
         pub entities: Vec<CreateEntitiesOutputEntitiesItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateEntitiesOutputEntitiesItem {
@@ -80,11 +90,13 @@ pub mod types {
         /// An array of observation contents associated with the entity
         pub observations: Vec<String>,
     }
+
     /// The arguments of `create_relations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateRelationsArgs {
         pub relations: Vec<CreateRelationsArgsRelationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateRelationsArgsRelationsItem {
         /// The name of the entity where the relation starts
@@ -95,12 +107,14 @@ pub mod types {
         /// The name of the entity where the relation ends
         pub to: String,
     }
+
     /// The result of `create_relations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateRelationsOutput {
         pub relations: Vec<CreateRelationsOutputRelationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateRelationsOutputRelationsItem {
@@ -112,6 +126,7 @@ pub mod types {
         /// The name of the entity where the relation ends
         pub to: String,
     }
+
     /// The arguments of `delete_entities`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteEntitiesArgs {
@@ -119,6 +134,7 @@ pub mod types {
         #[serde(rename = "entityNames")]
         pub entity_names: Vec<String>,
     }
+
     /// The result of `delete_entities`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -126,11 +142,13 @@ pub mod types {
         pub message: String,
         pub success: bool,
     }
+
     /// The arguments of `delete_observations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteObservationsArgs {
         pub deletions: Vec<DeleteObservationsArgsDeletionsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteObservationsArgsDeletionsItem {
         /// The name of the entity containing the observations
@@ -139,6 +157,7 @@ pub mod types {
         /// An array of observations to delete
         pub observations: Vec<String>,
     }
+
     /// The result of `delete_observations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -146,12 +165,14 @@ pub mod types {
         pub message: String,
         pub success: bool,
     }
+
     /// The arguments of `delete_relations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteRelationsArgs {
         /// An array of relations to delete
         pub relations: Vec<DeleteRelationsArgsRelationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteRelationsArgsRelationsItem {
         /// The name of the entity where the relation starts
@@ -162,6 +183,7 @@ pub mod types {
         /// The name of the entity where the relation ends
         pub to: String,
     }
+
     /// The result of `delete_relations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -169,12 +191,14 @@ pub mod types {
         pub message: String,
         pub success: bool,
     }
+
     /// The arguments of `open_nodes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct OpenNodesArgs {
         /// An array of entity names to retrieve
         pub names: Vec<String>,
     }
+
     /// The result of `open_nodes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -182,6 +206,7 @@ pub mod types {
         pub entities: Vec<OpenNodesOutputEntitiesItem>,
         pub relations: Vec<OpenNodesOutputRelationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct OpenNodesOutputEntitiesItem {
@@ -193,6 +218,7 @@ pub mod types {
         /// An array of observation contents associated with the entity
         pub observations: Vec<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct OpenNodesOutputRelationsItem {
@@ -204,6 +230,7 @@ pub mod types {
         /// The name of the entity where the relation ends
         pub to: String,
     }
+
     /// The result of `read_graph`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -211,6 +238,7 @@ pub mod types {
         pub entities: Vec<ReadGraphOutputEntitiesItem>,
         pub relations: Vec<ReadGraphOutputRelationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadGraphOutputEntitiesItem {
@@ -222,6 +250,7 @@ pub mod types {
         /// An array of observation contents associated with the entity
         pub observations: Vec<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadGraphOutputRelationsItem {
@@ -233,12 +262,14 @@ pub mod types {
         /// The name of the entity where the relation ends
         pub to: String,
     }
+
     /// The arguments of `search_nodes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchNodesArgs {
         /// The search query to match against entity names, types, and observation content
         pub query: String,
     }
+
     /// The result of `search_nodes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -246,6 +277,7 @@ pub mod types {
         pub entities: Vec<SearchNodesOutputEntitiesItem>,
         pub relations: Vec<SearchNodesOutputRelationsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchNodesOutputEntitiesItem {
@@ -257,6 +289,7 @@ pub mod types {
         /// An array of observation contents associated with the entity
         pub observations: Vec<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchNodesOutputRelationsItem {
@@ -269,42 +302,52 @@ pub mod types {
         pub to: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `create_entities`, as the server sent it.
     pub(super) static CREATE_ENTITIES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the entity"},"entityType":{"type":"string","description":"The type of the entity"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observation contents associated with the entity"}},"required":["name","entityType","observations"]}}},"required":["entities"]}"#,
     );
+
     /// The input schema of `create_relations`, as the server sent it.
     pub(super) static CREATE_RELATIONS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"]}}},"required":["relations"]}"#,
     );
+
     /// The input schema of `add_observations`, as the server sent it.
     pub(super) static ADD_OBSERVATIONS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"observations":{"type":"array","items":{"type":"object","properties":{"entityName":{"type":"string","description":"The name of the entity to add the observations to"},"contents":{"type":"array","items":{"type":"string"},"description":"An array of observation contents to add"}},"required":["entityName","contents"]}}},"required":["observations"]}"#,
     );
+
     /// The input schema of `delete_entities`, as the server sent it.
     pub(super) static DELETE_ENTITIES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"entityNames":{"type":"array","items":{"type":"string"},"description":"An array of entity names to delete"}},"required":["entityNames"]}"#,
     );
+
     /// The input schema of `delete_observations`, as the server sent it.
     pub(super) static DELETE_OBSERVATIONS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"deletions":{"type":"array","items":{"type":"object","properties":{"entityName":{"type":"string","description":"The name of the entity containing the observations"},"observations":{"type":"array","items":{"type":"string"},"description":"An array of observations to delete"}},"required":["entityName","observations"]}}},"required":["deletions"]}"#,
     );
+
     /// The input schema of `delete_relations`, as the server sent it.
     pub(super) static DELETE_RELATIONS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"relations":{"type":"array","items":{"type":"object","properties":{"from":{"type":"string","description":"The name of the entity where the relation starts"},"to":{"type":"string","description":"The name of the entity where the relation ends"},"relationType":{"type":"string","description":"The type of the relation"}},"required":["from","to","relationType"]},"description":"An array of relations to delete"}},"required":["relations"]}"#,
     );
+
     /// The input schema of `search_nodes`, as the server sent it.
     pub(super) static SEARCH_NODES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"query":{"type":"string","description":"The search query to match against entity names, types, and observation content"}},"required":["query"]}"#,
     );
+
     /// The input schema of `open_nodes`, as the server sent it.
     pub(super) static OPEN_NODES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"An array of entity names to retrieve"}},"required":["names"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "create_entities",
@@ -317,6 +360,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "search_nodes",
     "open_nodes",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -326,6 +370,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Add new observations to existing entities in the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"observations":{"items":{"properties":{"contents":{"description":"An array of observation contents to add","items":{"type":"string"},"type":"array"},"entityName":{"description":"The name of the entity to add the observations to","type":"string"}},"required":["entityName","contents"],"type":"object"},"type":"array"}},"required":["observations"],"type":"object"},"name":"add_observations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"results":{"items":{"additionalProperties":false,"properties":{"addedObservations":{"items":{"type":"string"},"type":"array"},"entityName":{"type":"string"}},"required":["entityName","addedObservations"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"},"title":"Add Observations"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Create multiple new entities in the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entities":{"items":{"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"},"name":"create_entities","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"},"title":"Create Entities"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"},"name":"create_relations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"},"title":"Create Relations"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete multiple entities and their associated relations from the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entityNames":{"description":"An array of entity names to delete","items":{"type":"string"},"type":"array"}},"required":["entityNames"],"type":"object"},"name":"delete_entities","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"},"title":"Delete Entities"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete specific observations from entities in the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"deletions":{"items":{"properties":{"entityName":{"description":"The name of the entity containing the observations","type":"string"},"observations":{"description":"An array of observations to delete","items":{"type":"string"},"type":"array"}},"required":["entityName","observations"],"type":"object"},"type":"array"}},"required":["deletions"],"type":"object"},"name":"delete_observations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"},"title":"Delete Observations"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete multiple relations from the knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"description":"An array of relations to delete","items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"},"name":"delete_relations","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"},"title":"Delete Relations"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Open specific nodes in the knowledge graph by their names","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"names":{"description":"An array of entity names to retrieve","items":{"type":"string"},"type":"array"}},"required":["names"],"type":"object"},"name":"open_nodes","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"},"title":"Open Nodes"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Read the entire knowledge graph","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"read_graph","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"},"title":"Read Graph"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Search for nodes in the knowledge graph based on a query","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"query":{"description":"The search query to match against entity names, types, and observation content","type":"string"}},"required":["query"],"type":"object"},"name":"search_nodes","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"},"title":"Search Nodes"}]"#,
 );
+
 /// Typed client for the memory-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -335,20 +380,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -356,12 +405,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Create multiple new entities in the knowledge graph
     ///
     /// MCP tool `create_entities` ("Create Entities"). Server hints: not read-only, not
@@ -379,6 +430,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_entities", arguments).await
     }
+
     /// Calls `create_entities` like [`Self::create_entities`], without unwrapping the result
     /// envelope.
     ///
@@ -396,6 +448,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_entities", arguments).await
     }
+
     /// Create multiple new relations between entities in the knowledge graph. Relations should
     /// be in active voice
     ///
@@ -414,6 +467,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_relations", arguments).await
     }
+
     /// Calls `create_relations` like [`Self::create_relations`], without unwrapping the result
     /// envelope.
     ///
@@ -431,6 +485,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_relations", arguments).await
     }
+
     /// Add new observations to existing entities in the knowledge graph
     ///
     /// MCP tool `add_observations` ("Add Observations"). Server hints: not read-only, not
@@ -448,6 +503,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("add_observations", arguments).await
     }
+
     /// Calls `add_observations` like [`Self::add_observations`], without unwrapping the result
     /// envelope.
     ///
@@ -465,6 +521,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "add_observations", arguments).await
     }
+
     /// Delete multiple entities and their associated relations from the knowledge graph
     ///
     /// MCP tool `delete_entities` ("Delete Entities"). Server hints: not read-only,
@@ -482,6 +539,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete_entities", arguments).await
     }
+
     /// Calls `delete_entities` like [`Self::delete_entities`], without unwrapping the result
     /// envelope.
     ///
@@ -499,6 +557,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete_entities", arguments).await
     }
+
     /// Delete specific observations from entities in the knowledge graph
     ///
     /// MCP tool `delete_observations` ("Delete Observations"). Server hints: not read-only,
@@ -516,6 +575,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete_observations", arguments).await
     }
+
     /// Calls `delete_observations` like [`Self::delete_observations`], without unwrapping the
     /// result envelope.
     ///
@@ -533,6 +593,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete_observations", arguments).await
     }
+
     /// Delete multiple relations from the knowledge graph
     ///
     /// MCP tool `delete_relations` ("Delete Relations"). Server hints: not read-only,
@@ -550,6 +611,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete_relations", arguments).await
     }
+
     /// Calls `delete_relations` like [`Self::delete_relations`], without unwrapping the result
     /// envelope.
     ///
@@ -567,6 +629,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete_relations", arguments).await
     }
+
     /// Read the entire knowledge graph
     ///
     /// MCP tool `read_graph` ("Read Graph"). Server hints: read-only, not destructive,
@@ -575,6 +638,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "read_graph").await?;
         self.caller.call_tool_decoded("read_graph", Map::new()).await
     }
+
     /// Calls `read_graph` like [`Self::read_graph`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -582,6 +646,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "read_graph").await?;
         mcp_bindgen::call_checked(&self.caller, "read_graph", Map::new()).await
     }
+
     /// Search for nodes in the knowledge graph based on a query
     ///
     /// MCP tool `search_nodes` ("Search Nodes"). Server hints: read-only, not destructive,
@@ -599,6 +664,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_nodes", arguments).await
     }
+
     /// Calls `search_nodes` like [`Self::search_nodes`], without unwrapping the result
     /// envelope.
     ///
@@ -616,6 +682,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_nodes", arguments).await
     }
+
     /// Open specific nodes in the knowledge graph by their names
     ///
     /// MCP tool `open_nodes` ("Open Nodes"). Server hints: read-only, not destructive,
@@ -633,6 +700,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("open_nodes", arguments).await
     }
+
     /// Calls `open_nodes` like [`Self::open_nodes`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -650,6 +718,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "open_nodes", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -662,6 +731,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the memory-server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -680,6 +750,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_entities", "create_entities")) }
     }
+
     /// Answers `create_relations` in place of the server, with what
     /// [`Client::create_relations`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -692,6 +763,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create_relations", "create_relations"))
         }
     }
+
     /// Answers `add_observations` in place of the server, with what
     /// [`Client::add_observations`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -704,6 +776,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("add_observations", "add_observations"))
         }
     }
+
     /// Answers `delete_entities` in place of the server, with what [`Client::delete_entities`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -714,6 +787,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("delete_entities", "delete_entities")) }
     }
+
     /// Answers `delete_observations` in place of the server, with what
     /// [`Client::delete_observations`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -733,6 +807,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `delete_relations` in place of the server, with what
     /// [`Client::delete_relations`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -745,6 +820,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("delete_relations", "delete_relations"))
         }
     }
+
     /// Answers `read_graph` in place of the server, with what [`Client::read_graph`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -753,6 +829,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ReadGraphOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("read_graph", "read_graph")) }
     }
+
     /// Answers `search_nodes` in place of the server, with what [`Client::search_nodes`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -763,6 +840,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_nodes", "search_nodes")) }
     }
+
     /// Answers `open_nodes` in place of the server, with what [`Client::open_nodes`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -774,15 +852,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("open_nodes", "open_nodes")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

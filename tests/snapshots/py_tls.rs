@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -24,27 +26,32 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `add`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AddArgs {
         pub a: f64,
         pub b: f64,
     }
+
     /// The result of `add`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AddOutput {
         pub sum: f64,
     }
+
     /// The arguments of `count`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CountArgs {
         pub n: i64,
     }
+
     /// The result of `count`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CountOutput {
         pub result: String,
     }
+
     /// The arguments of `summarize`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SummarizeArgs {
@@ -54,11 +61,13 @@ pub mod types {
         pub unit: SummarizeUnit,
         pub values: Vec<f64>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SummarizeItem {
         pub size: SummarizeSize,
         pub value: f64,
     }
+
     /// The result of `summarize`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SummarizeOutput {
@@ -69,6 +78,7 @@ pub mod types {
         pub total: f64,
         pub unit: SummarizeUnit,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -87,6 +97,7 @@ pub mod types {
         #[serde(rename = "large")]
         Large,
     }
+
     impl fmt::Display for SummarizeSize {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -95,8 +106,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SummarizeSize {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "small" => Ok(Self::Small),
@@ -113,18 +126,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SummarizeSize {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SummarizeSize {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -143,6 +161,7 @@ pub mod types {
         #[serde(rename = "km")]
         Km,
     }
+
     impl fmt::Display for SummarizeUnit {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -151,8 +170,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SummarizeUnit {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "m" => Ok(Self::M),
@@ -169,23 +190,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SummarizeUnit {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SummarizeUnit {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for SummarizeUnit {
         fn default() -> Self {
             SummarizeUnit::M
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn summarize_args_unit() -> super::SummarizeUnit {
@@ -193,24 +220,30 @@ pub mod types {
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `add`, as the server sent it.
     pub(super) static ADD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"a":{"title":"A","type":"number"},"b":{"title":"B","type":"number"}},"required":["a","b"],"title":"addArguments"}"#,
     );
+
     /// The input schema of `count`, as the server sent it.
     pub(super) static COUNT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"n":{"title":"N","type":"integer"}},"required":["n"],"title":"countArguments"}"#,
     );
+
     /// The input schema of `summarize`, as the server sent it.
     pub(super) static SUMMARIZE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"values":{"items":{"type":"number"},"title":"Values","type":"array"},"unit":{"default":"m","enum":["m","km"],"title":"Unit","type":"string"},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Label"}},"required":["values"],"title":"summarizeArguments"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["add", "count", "summarize"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -220,6 +253,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"description":"Adds two numbers.","inputSchema":{"properties":{"a":{"title":"A","type":"number"},"b":{"title":"B","type":"number"}},"required":["a","b"],"title":"addArguments","type":"object"},"name":"add","outputSchema":{"properties":{"sum":{"title":"Sum","type":"number"}},"required":["sum"],"title":"Sum","type":"object"}},{"description":"Counts to n, with a progress notification per step.","inputSchema":{"properties":{"n":{"title":"N","type":"integer"}},"required":["n"],"title":"countArguments","type":"object"},"name":"count","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"countOutput","type":"object"}},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","inputSchema":{"properties":{"label":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Label"},"unit":{"default":"m","enum":["m","km"],"title":"Unit","type":"string"},"values":{"items":{"type":"number"},"title":"Values","type":"array"}},"required":["values"],"title":"summarizeArguments","type":"object"},"name":"summarize","outputSchema":{"$defs":{"Item":{"properties":{"size":{"enum":["small","large"],"title":"Size","type":"string"},"value":{"title":"Value","type":"number"}},"required":["value","size"],"title":"Item","type":"object"}},"properties":{"count":{"title":"Count","type":"integer"},"items":{"items":{"$ref":"#/$defs/Item"},"title":"Items","type":"array"},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"title":"Label"},"total":{"title":"Total","type":"number"},"unit":{"enum":["m","km"],"title":"Unit","type":"string"}},"required":["count","total","unit","label","items"],"title":"Summary","type":"object"}}]"##,
 );
+
 /// Typed client for the py-tls MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -229,20 +263,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -250,12 +288,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Adds two numbers.
     ///
     /// MCP tool `add`.
@@ -264,6 +304,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("add", arguments).await
     }
+
     /// Calls `add` like [`Self::add`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -272,6 +313,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "add", arguments).await
     }
+
     /// Counts to n, with a progress notification per step.
     ///
     /// MCP tool `count`.
@@ -283,6 +325,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("count", arguments).await
     }
+
     /// Calls `count` like [`Self::count`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -294,6 +337,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "count", arguments).await
     }
+
     /// Counts and sums lengths, and sorts each into small (under 10) or large.
     ///
     /// MCP tool `summarize`.
@@ -310,6 +354,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("summarize", arguments).await
     }
+
     /// Calls `summarize` like [`Self::summarize`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -327,6 +372,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "summarize", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -339,6 +385,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the py-tls MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -355,6 +402,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("add", "add")) }
     }
+
     /// Answers `count` in place of the server, with what [`Client::count`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn count(
@@ -364,6 +412,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("count", "count")) }
     }
+
     /// Answers `summarize` in place of the server, with what [`Client::summarize`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn summarize(
@@ -374,15 +423,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("summarize", "summarize")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

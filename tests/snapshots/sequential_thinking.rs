@@ -10,17 +10,20 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use std::fmt;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `sequentialthinking`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SequentialthinkingArgs {
@@ -51,6 +54,7 @@ pub mod types {
         #[serde(rename = "totalThoughts")]
         pub total_thoughts: u64,
     }
+
     /// Whether this revises previous thinking
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -58,6 +62,7 @@ pub mod types {
         Boolean(bool),
         String(String),
     }
+
     impl fmt::Display for SequentialthinkingArgsIsRevision {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
@@ -66,11 +71,13 @@ pub mod types {
             }
         }
     }
+
     impl From<bool> for SequentialthinkingArgsIsRevision {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
+
     /// If more thoughts are needed
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -78,6 +85,7 @@ pub mod types {
         Boolean(bool),
         String(String),
     }
+
     impl fmt::Display for SequentialthinkingArgsNeedsMoreThoughts {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
@@ -86,11 +94,13 @@ pub mod types {
             }
         }
     }
+
     impl From<bool> for SequentialthinkingArgsNeedsMoreThoughts {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
+
     /// Whether another thought step is needed
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -98,6 +108,7 @@ pub mod types {
         Boolean(bool),
         String(String),
     }
+
     impl fmt::Display for SequentialthinkingArgsNextThoughtNeeded {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
@@ -106,11 +117,13 @@ pub mod types {
             }
         }
     }
+
     impl From<bool> for SequentialthinkingArgsNextThoughtNeeded {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
+
     /// The result of `sequentialthinking`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -126,16 +139,20 @@ pub mod types {
         pub total_thoughts: f64,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `sequentialthinking`, as the server sent it.
     pub(super) static SEQUENTIALTHINKING: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"thought":{"type":"string","description":"Your current thinking step"},"nextThoughtNeeded":{"description":"Whether another thought step is needed","type":["boolean","string"]},"thoughtNumber":{"type":"integer","minimum":1,"maximum":9007199254740991,"description":"Current thought number (numeric value, e.g., 1, 2, 3)"},"totalThoughts":{"type":"integer","minimum":1,"maximum":9007199254740991,"description":"Estimated total thoughts needed (numeric value, e.g., 5, 10)"},"isRevision":{"description":"Whether this revises previous thinking","type":["boolean","string"]},"revisesThought":{"description":"Which thought is being reconsidered","type":"integer","minimum":1,"maximum":9007199254740991},"branchFromThought":{"description":"Branching point thought number","type":"integer","minimum":1,"maximum":9007199254740991},"branchId":{"description":"Branch identifier","type":"string"},"needsMoreThoughts":{"description":"If more thoughts are needed","type":["boolean","string"]}},"required":["thought","nextThoughtNeeded","thoughtNumber","totalThoughts"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["sequentialthinking"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -145,6 +162,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"A detailed tool for dynamic and reflective problem-solving through thoughts.\nThis tool helps analyze problems through a flexible thinking process that can adapt and evolve.\nEach thought can build on, question, or revise previous insights as understanding deepens.\n\nWhen to use this tool:\n- Breaking down complex problems into steps\n- Planning and design with room for revision\n- Analysis that might need course correction\n- Problems where the full scope might not be clear initially\n- Problems that require a multi-step solution\n- Tasks that need to maintain context over multiple steps\n- Situations where irrelevant information needs to be filtered out\n\nKey features:\n- You can adjust total_thoughts up or down as you progress\n- You can question or revise previous thoughts\n- You can add more thoughts even after reaching what seemed like the end\n- You can express uncertainty and explore alternative approaches\n- Not every thought needs to build linearly - you can branch or backtrack\n- Generates a solution hypothesis\n- Verifies the hypothesis based on the Chain of Thought steps\n- Repeats the process until satisfied\n- Provides a correct answer\n\nParameters explained:\n- thought: Your current thinking step, which can include:\n  * Regular analytical steps\n  * Revisions of previous thoughts\n  * Questions about previous decisions\n  * Realizations about needing more analysis\n  * Changes in approach\n  * Hypothesis generation\n  * Hypothesis verification\n- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end\n- thoughtNumber: Current number in sequence (can go beyond initial total if needed)\n- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)\n- isRevision: A boolean indicating if this thought revises previous thinking\n- revisesThought: If is_revision is true, which thought number is being reconsidered\n- branchFromThought: If branching, which thought number is the branching point\n- branchId: Identifier for the current branch (if any)\n- needsMoreThoughts: If reaching end but realizing more thoughts needed\n\nYou should:\n1. Start with an initial estimate of needed thoughts, but be ready to adjust\n2. Feel free to question or revise previous thoughts\n3. Don't hesitate to add more thoughts if needed, even at the \"end\"\n4. Express uncertainty when present\n5. Mark thoughts that revise previous thinking or branch into new paths\n6. Ignore information that is irrelevant to the current step\n7. Generate a solution hypothesis when appropriate\n8. Verify the hypothesis based on the Chain of Thought steps\n9. Repeat the process until satisfied with the solution\n10. Provide a single, ideally correct answer as the final output\n11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"branchFromThought":{"description":"Branching point thought number","maximum":9007199254740991,"minimum":1,"type":"integer"},"branchId":{"description":"Branch identifier","type":"string"},"isRevision":{"description":"Whether this revises previous thinking","type":["boolean","string"]},"needsMoreThoughts":{"description":"If more thoughts are needed","type":["boolean","string"]},"nextThoughtNeeded":{"description":"Whether another thought step is needed","type":["boolean","string"]},"revisesThought":{"description":"Which thought is being reconsidered","maximum":9007199254740991,"minimum":1,"type":"integer"},"thought":{"description":"Your current thinking step","type":"string"},"thoughtNumber":{"description":"Current thought number (numeric value, e.g., 1, 2, 3)","maximum":9007199254740991,"minimum":1,"type":"integer"},"totalThoughts":{"description":"Estimated total thoughts needed (numeric value, e.g., 5, 10)","maximum":9007199254740991,"minimum":1,"type":"integer"}},"required":["thought","nextThoughtNeeded","thoughtNumber","totalThoughts"],"type":"object"},"name":"sequentialthinking","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branches":{"items":{"type":"string"},"type":"array"},"nextThoughtNeeded":{"type":"boolean"},"thoughtHistoryLength":{"type":"number"},"thoughtNumber":{"type":"number"},"totalThoughts":{"type":"number"}},"required":["thoughtNumber","totalThoughts","nextThoughtNeeded","branches","thoughtHistoryLength"],"type":"object"},"title":"Sequential Thinking"}]"#,
 );
+
 /// Typed client for the sequential-thinking-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -154,20 +172,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -175,12 +197,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// A detailed tool for dynamic and reflective problem-solving through thoughts.
     /// This tool helps analyze problems through a flexible thinking process that can adapt and
     /// evolve.
@@ -254,6 +278,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("sequentialthinking", arguments).await
     }
+
     /// Calls `sequentialthinking` like [`Self::sequentialthinking`], without unwrapping the
     /// result envelope.
     ///
@@ -272,6 +297,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "sequentialthinking", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -284,6 +310,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the sequential-thinking-server MCP server in tests: one method per tool,
 /// typed as [`Client`]'s.
 ///
@@ -307,15 +334,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

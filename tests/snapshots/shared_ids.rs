@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,6 +27,7 @@ pub mod types {
     use std::sync::LazyLock;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
+
     /// The arguments of `cancel_orders`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -34,23 +37,29 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub reason: Option<String>,
     }
+
     /// OrderId of an order to cancel
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct OrderId(String);
+
     impl Deref for OrderId {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<OrderId> for String {
         fn from(value: OrderId) -> Self {
             value.0
         }
     }
+
     impl FromStr for OrderId {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() > 12usize {
                 return Err(
@@ -62,6 +71,7 @@ pub mod types {
                     ConversionError::new("OrderId", &value, "shorter than 12 characters"),
                 );
             }
+
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             { mcp_bindgen::__private::regress::Regex::new("^[0-9a-f]{12}$").unwrap() });
             if PATTERN.find(value).is_none() {
@@ -76,18 +86,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for OrderId {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for OrderId {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for OrderId {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -100,6 +115,7 @@ pub mod types {
                 })
         }
     }
+
     /// The arguments of `get_order`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -111,20 +127,25 @@ pub mod types {
         pub page_size: u64,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `get_order`, as the server sent it.
     pub(super) static GET_ORDER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"order_id":{"type":"string","description":"OrderId of the order, 12 hex digits","pattern":"^[0-9a-f]{12}$","minLength":12,"maxLength":12},"page_size":{"type":"integer","description":"Lines per page","minimum":1,"maximum":100,"default":20}},"required":["order_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `cancel_orders`, as the server sent it.
     pub(super) static CANCEL_ORDERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"order_ids":{"type":"array","description":"OrderId values of the orders to cancel","items":{"type":"string","description":"OrderId of an order to cancel","pattern":"^[0-9a-f]{12}$","minLength":12,"maxLength":12}},"reason":{"type":"string","maxLength":200}},"required":["order_ids"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["get_order", "cancel_orders"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -134,6 +155,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Cancels several orders.","inputSchema":{"additionalProperties":false,"properties":{"order_ids":{"description":"OrderId values of the orders to cancel","items":{"description":"OrderId of an order to cancel","maxLength":12,"minLength":12,"pattern":"^[0-9a-f]{12}$","type":"string"},"type":"array"},"reason":{"maxLength":200,"type":"string"}},"required":["order_ids"],"type":"object"},"name":"cancel_orders"},{"description":"Reads one order.","inputSchema":{"additionalProperties":false,"properties":{"order_id":{"description":"OrderId of the order, 12 hex digits","maxLength":12,"minLength":12,"pattern":"^[0-9a-f]{12}$","type":"string"},"page_size":{"default":20,"description":"Lines per page","maximum":100,"minimum":1,"type":"integer"}},"required":["order_id"],"type":"object"},"name":"get_order"}]"#,
 );
+
 /// Typed client for the shared-ids MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -143,20 +165,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -164,12 +190,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Reads one order.
     ///
     /// MCP tool `get_order`. The server declares no result type, so the result is JSON.
@@ -183,6 +211,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_order", arguments).await
     }
+
     /// Calls `get_order` like [`Self::get_order`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -199,6 +228,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_order", arguments).await
     }
+
     /// Cancels several orders.
     ///
     /// MCP tool `cancel_orders`. The server declares no result type, so the result is JSON.
@@ -215,6 +245,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("cancel_orders", arguments).await
     }
+
     /// Calls `cancel_orders` like [`Self::cancel_orders`], without unwrapping the result
     /// envelope.
     ///
@@ -233,6 +264,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "cancel_orders", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -245,6 +277,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the shared-ids MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -262,6 +295,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_order", "get_order")) }
     }
+
     /// Answers `cancel_orders` in place of the server, with what [`Client::cancel_orders`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -273,15 +307,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("cancel_orders", "cancel_orders")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

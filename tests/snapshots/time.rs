@@ -10,16 +10,19 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `convert_time`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConvertTimeArgs {
@@ -30,6 +33,7 @@ pub mod types {
         /// Time to convert in 24-hour format (HH:MM)
         pub time: String,
     }
+
     /// The result of `convert_time`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConvertTimeOutput {
@@ -37,6 +41,7 @@ pub mod types {
         pub target: ConvertTimeTimeResult,
         pub time_difference: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConvertTimeTimeResult {
         pub datetime: String,
@@ -44,12 +49,14 @@ pub mod types {
         pub is_dst: bool,
         pub timezone: String,
     }
+
     /// The arguments of `get_current_time`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetCurrentTimeArgs {
         /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.
         pub timezone: String,
     }
+
     /// The result of `get_current_time`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetCurrentTimeOutput {
@@ -59,20 +66,25 @@ pub mod types {
         pub timezone: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `get_current_time`, as the server sent it.
     pub(super) static GET_CURRENT_TIME: ToolSchema = ToolSchema::new(
         r#"{"properties":{"timezone":{"description":"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"type":"object","title":"get_current_timeArguments"}"#,
     );
+
     /// The input schema of `convert_time`, as the server sent it.
     pub(super) static CONVERT_TIME: ToolSchema = ToolSchema::new(
         r#"{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"}},"required":["source_timezone","time","target_timezone"],"type":"object","title":"convert_timeArguments"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["get_current_time", "convert_time"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -82,6 +94,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","inputSchema":{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"}},"required":["source_timezone","time","target_timezone"],"title":"convert_timeArguments","type":"object"},"name":"convert_time","outputSchema":{"$defs":{"TimeResult":{"properties":{"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"},"timezone":{"title":"Timezone","type":"string"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"title":"TimeConversionResult","type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","inputSchema":{"properties":{"timezone":{"description":"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"title":"get_current_timeArguments","type":"object"},"name":"get_current_time","outputSchema":{"properties":{"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"},"timezone":{"title":"Timezone","type":"string"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}}]"##,
 );
+
 /// Typed client for the mcp-time MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -91,20 +104,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -112,12 +129,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Get current time in a specific timezone
     ///
     /// MCP tool `get_current_time`. Server hints: read-only, not destructive, idempotent,
@@ -135,6 +154,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_current_time", arguments).await
     }
+
     /// Calls `get_current_time` like [`Self::get_current_time`], without unwrapping the result
     /// envelope.
     ///
@@ -152,6 +172,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_current_time", arguments).await
     }
+
     /// Convert time between timezones
     ///
     /// MCP tool `convert_time`. Server hints: read-only, not destructive, idempotent, closed
@@ -169,6 +190,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("convert_time", arguments).await
     }
+
     /// Calls `convert_time` like [`Self::convert_time`], without unwrapping the result
     /// envelope.
     ///
@@ -187,6 +209,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "convert_time", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -199,6 +222,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-time MCP server in tests: one method per tool, typed as [`Client`]'s.
 ///
 /// Implement the tools a test needs (as `async fn`s); the others fail with a tool error naming
@@ -218,6 +242,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_current_time", "get_current_time"))
         }
     }
+
     /// Answers `convert_time` in place of the server, with what [`Client::convert_time`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -229,15 +254,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("convert_time", "convert_time")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -24,29 +26,34 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `add`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AddArgs {
         pub a: f64,
         pub b: f64,
     }
+
     /// The result of `add`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct AddOutput {
         pub sum: f64,
     }
+
     /// The arguments of `count`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CountArgs {
         pub n: i64,
     }
+
     /// The arguments of `slow`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SlowArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub ms: Option<i64>,
     }
+
     /// The arguments of `summarize`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SummarizeArgs {
@@ -56,6 +63,7 @@ pub mod types {
         pub unit: SummarizeArgsUnit,
         pub values: Vec<f64>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -74,6 +82,7 @@ pub mod types {
         #[serde(rename = "km")]
         Km,
     }
+
     impl fmt::Display for SummarizeArgsUnit {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -82,8 +91,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SummarizeArgsUnit {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "m" => Ok(Self::M),
@@ -100,23 +111,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SummarizeArgsUnit {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SummarizeArgsUnit {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for SummarizeArgsUnit {
         fn default() -> Self {
             SummarizeArgsUnit::M
         }
     }
+
     /// The result of `summarize`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -128,12 +145,14 @@ pub mod types {
         pub total: f64,
         pub unit: SummarizeOutputUnit,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SummarizeOutputItemsItem {
         pub size: SummarizeOutputItemsItemSize,
         pub value: f64,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -152,6 +171,7 @@ pub mod types {
         #[serde(rename = "large")]
         Large,
     }
+
     impl fmt::Display for SummarizeOutputItemsItemSize {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -160,8 +180,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SummarizeOutputItemsItemSize {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "small" => Ok(Self::Small),
@@ -178,18 +200,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SummarizeOutputItemsItemSize {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SummarizeOutputItemsItemSize {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -208,6 +235,7 @@ pub mod types {
         #[serde(rename = "km")]
         Km,
     }
+
     impl fmt::Display for SummarizeOutputUnit {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -216,8 +244,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SummarizeOutputUnit {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "m" => Ok(Self::M),
@@ -234,18 +264,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SummarizeOutputUnit {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SummarizeOutputUnit {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn summarize_args_unit() -> super::SummarizeArgsUnit {
@@ -253,28 +288,35 @@ pub mod types {
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `add`, as the server sent it.
     pub(super) static ADD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}"#,
     );
+
     /// The input schema of `count`, as the server sent it.
     pub(super) static COUNT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"n":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["n"]}"#,
     );
+
     /// The input schema of `summarize`, as the server sent it.
     pub(super) static SUMMARIZE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"values":{"type":"array","items":{"type":"number"}},"unit":{"default":"m","type":"string","enum":["m","km"]},"label":{"type":"string"}},"required":["values"]}"#,
     );
+
     /// The input schema of `slow`, as the server sent it.
     pub(super) static SLOW: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"ms":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["add", "count", "summarize", "slow"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -284,6 +326,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Adds two numbers.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"type":"object"},"name":"add","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"sum":{"type":"number"}},"required":["sum"],"type":"object"}},{"description":"Counts to n, with a progress notification per step.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"n":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"}},"required":["n"],"type":"object"},"name":"count"},{"description":"Waits ms milliseconds (default 60 s), or until cancelled.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"ms":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"}},"type":"object"},"name":"slow"},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"label":{"type":"string"},"unit":{"default":"m","enum":["m","km"],"type":"string"},"values":{"items":{"type":"number"},"type":"array"}},"required":["values"],"type":"object"},"name":"summarize","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"size":{"enum":["small","large"],"type":"string"},"value":{"type":"number"}},"required":["value","size"],"type":"object"},"type":"array"},"label":{"type":"string"},"total":{"type":"number"},"unit":{"enum":["m","km"],"type":"string"}},"required":["count","total","unit","items"],"type":"object"}}]"#,
 );
+
 /// Typed client for the ts-v2-tls MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -293,20 +336,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -314,12 +361,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Adds two numbers.
     ///
     /// MCP tool `add`.
@@ -328,6 +377,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("add", arguments).await
     }
+
     /// Calls `add` like [`Self::add`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -336,6 +386,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "add", arguments).await
     }
+
     /// Counts to n, with a progress notification per step.
     ///
     /// MCP tool `count`. The server declares no result type, so the result is JSON.
@@ -344,6 +395,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("count", arguments).await
     }
+
     /// Calls `count` like [`Self::count`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -355,6 +407,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "count", arguments).await
     }
+
     /// Counts and sums lengths, and sorts each into small (under 10) or large.
     ///
     /// MCP tool `summarize`.
@@ -371,6 +424,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("summarize", arguments).await
     }
+
     /// Calls `summarize` like [`Self::summarize`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -387,6 +441,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "summarize", arguments).await
     }
+
     /// Waits ms milliseconds (default 60 s), or until cancelled.
     ///
     /// MCP tool `slow`. The server declares no result type, so the result is JSON.
@@ -395,6 +450,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slow", arguments).await
     }
+
     /// Calls `slow` like [`Self::slow`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -407,6 +463,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "slow", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -419,6 +476,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the ts-v2-tls MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -436,6 +494,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("add", "add")) }
     }
+
     /// Answers `count` in place of the server, with what [`Client::count`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn count(
@@ -445,6 +504,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("count", "count")) }
     }
+
     /// Answers `summarize` in place of the server, with what [`Client::summarize`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn summarize(
@@ -454,6 +514,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("summarize", "summarize")) }
     }
+
     /// Answers `slow` in place of the server, with what [`Client::slow`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn slow(
@@ -464,15 +525,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("slow", "slow")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

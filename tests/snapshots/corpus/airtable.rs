@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `create_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateCommentArgs {
@@ -44,12 +47,14 @@ pub mod types {
         /// The comment text
         pub text: String,
     }
+
     /// The result of `create_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateCommentOutput {
         pub comment: CreateCommentOutputComment,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateCommentOutputComment {
@@ -63,6 +68,7 @@ pub mod types {
         pub parent_comment_id: Option<String>,
         pub text: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateCommentOutputCommentAuthor {
@@ -71,6 +77,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+
     /// The arguments of `create_field`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateFieldArgs {
@@ -82,17 +89,20 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateFieldArgsNested {
         /// Field definition
         pub field: Map<String, Value>,
     }
+
     /// The result of `create_field`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateFieldOutput {
         pub field: Map<String, Value>,
     }
+
     /// The arguments of `create_record`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateRecordArgs {
@@ -105,6 +115,7 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// The result of `create_record`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -112,6 +123,7 @@ pub mod types {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// The arguments of `create_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateTableArgs {
@@ -126,12 +138,14 @@ pub mod types {
         /// The name of the table
         pub name: String,
     }
+
     /// The result of `create_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateTableOutput {
         pub table: Map<String, Value>,
     }
+
     /// The arguments of `delete_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DeleteRecordsArgs {
@@ -145,17 +159,20 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// The result of `delete_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DeleteRecordsOutput {
         pub records: Vec<DeleteRecordsOutputRecordsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DeleteRecordsOutputRecordsItem {
         pub id: String,
     }
+
     /// The arguments of `describe_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct DescribeTableArgs {
@@ -182,6 +199,7 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// Detail level for table information:
     /// - tableIdentifiersOnly: table IDs and names
     /// - identifiersOnly: table, field, and view IDs and names
@@ -213,6 +231,7 @@ pub mod types {
         #[serde(rename = "full")]
         Full,
     }
+
     impl fmt::Display for DescribeTableArgsDetailLevel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -222,8 +241,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for DescribeTableArgsDetailLevel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "tableIdentifiersOnly" => Ok(Self::TableIdentifiersOnly),
@@ -241,29 +262,36 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for DescribeTableArgsDetailLevel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for DescribeTableArgsDetailLevel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for DescribeTableArgsDetailLevel {
         fn default() -> Self {
             DescribeTableArgsDetailLevel::Full
         }
     }
+
     /// The result of `describe_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DescribeTableOutput {
         pub table: Map<String, Value>,
     }
+
     /// The arguments of `get_record`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetRecordArgs {
@@ -277,6 +305,7 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// The result of `get_record`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -284,12 +313,14 @@ pub mod types {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// The result of `list_bases`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListBasesOutput {
         pub bases: Vec<ListBasesOutputBasesItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListBasesOutputBasesItem {
@@ -298,6 +329,7 @@ pub mod types {
         #[serde(rename = "permissionLevel")]
         pub permission_level: String,
     }
+
     /// The arguments of `list_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListCommentsArgs {
@@ -317,6 +349,7 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// The result of `list_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -325,6 +358,7 @@ pub mod types {
         #[serde(deserialize_with = "Option::deserialize")]
         pub offset: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListCommentsOutputCommentsItem {
@@ -338,6 +372,7 @@ pub mod types {
         pub parent_comment_id: Option<String>,
         pub text: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListCommentsOutputCommentsItemAuthor {
@@ -346,6 +381,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+
     /// The arguments of `list_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListRecordsArgs {
@@ -371,12 +407,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub view: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListRecordsArgsSortItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub direction: Option<ListRecordsArgsSortItemDirection>,
         pub field: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -395,6 +433,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for ListRecordsArgsSortItemDirection {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -403,8 +442,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListRecordsArgsSortItemDirection {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -421,30 +462,37 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListRecordsArgsSortItemDirection {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListRecordsArgsSortItemDirection {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `list_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListRecordsOutput {
         pub records: Vec<ListRecordsOutputRecordsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListRecordsOutputRecordsItem {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// The arguments of `list_tables`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListTablesArgs {
@@ -468,6 +516,7 @@ pub mod types {
         )]
         pub detail_level: ListTablesArgsDetailLevel,
     }
+
     /// Detail level for table information:
     /// - tableIdentifiersOnly: table IDs and names
     /// - identifiersOnly: table, field, and view IDs and names
@@ -499,6 +548,7 @@ pub mod types {
         #[serde(rename = "full")]
         Full,
     }
+
     impl fmt::Display for ListTablesArgsDetailLevel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -508,8 +558,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListTablesArgsDetailLevel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "tableIdentifiersOnly" => Ok(Self::TableIdentifiersOnly),
@@ -527,29 +579,36 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListTablesArgsDetailLevel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListTablesArgsDetailLevel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ListTablesArgsDetailLevel {
         fn default() -> Self {
             ListTablesArgsDetailLevel::Full
         }
     }
+
     /// The result of `list_tables`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListTablesOutput {
         pub tables: Vec<Map<String, Value>>,
     }
+
     /// The arguments of `search_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchRecordsArgs {
@@ -572,18 +631,21 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub view: Option<String>,
     }
+
     /// The result of `search_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchRecordsOutput {
         pub records: Vec<SearchRecordsOutputRecordsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct SearchRecordsOutputRecordsItem {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// The arguments of `update_field`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateFieldArgs {
@@ -603,12 +665,14 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// The result of `update_field`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct UpdateFieldOutput {
         pub field: Map<String, Value>,
     }
+
     /// The arguments of `update_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateRecordsArgs {
@@ -621,23 +685,27 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateRecordsArgsRecordsItem {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// The result of `update_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct UpdateRecordsOutput {
         pub records: Vec<UpdateRecordsOutputRecordsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct UpdateRecordsOutputRecordsItem {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// The arguments of `update_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateTableArgs {
@@ -654,12 +722,14 @@ pub mod types {
         #[serde(rename = "tableId")]
         pub table_id: String,
     }
+
     /// The result of `update_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct UpdateTableOutput {
         pub table: Map<String, Value>,
     }
+
     /// The arguments of `upload_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UploadAttachmentArgs {
@@ -680,6 +750,7 @@ pub mod types {
         #[serde(rename = "recordId")]
         pub record_id: String,
     }
+
     /// The result of `upload_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -687,80 +758,99 @@ pub mod types {
         pub fields: Map<String, Value>,
         pub id: String,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn describe_table_args_detail_level() -> super::DescribeTableArgsDetailLevel {
             super::DescribeTableArgsDetailLevel::Full
         }
+
         pub(super) fn list_tables_args_detail_level() -> super::ListTablesArgsDetailLevel {
             super::ListTablesArgsDetailLevel::Full
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `list_records`, as the server sent it.
     pub(super) static LIST_RECORDS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"view":{"description":"The name or ID of a view in the table","type":"string"},"maxRecords":{"description":"The maximum total number of records that will be returned","type":"number"},"filterByFormula":{"description":"A formula used to filter records","type":"string"},"sort":{"description":"A list of sort objects that specifies how the records will be ordered","type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"direction":{"type":"string","enum":["asc","desc"]}},"required":["field"]}},"fields":{"description":"An array of field names or IDs to include in the response. Omit this to return all fields, which is usually what you want. Only set it if the table has many fields and you don't need most of them, AND you already know the exact field names or IDs (e.g. from describe_table) - guessing them will silently return the wrong data.","type":"array","items":{"type":"string"}}},"required":["baseId","tableId"]}"#,
     );
+
     /// The input schema of `search_records`, as the server sent it.
     pub(super) static SEARCH_RECORDS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"searchTerm":{"type":"string","description":"The text to search for"},"fieldIds":{"description":"Optional array of field IDs to search in","type":"array","items":{"type":"string"}},"maxRecords":{"description":"The maximum total number of records that will be returned","type":"number"},"view":{"description":"The name or ID of a view in the table","type":"string"}},"required":["baseId","tableId","searchTerm"]}"#,
     );
+
     /// The input schema of `list_tables`, as the server sent it.
     pub(super) static LIST_TABLES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"detailLevel":{"default":"full","type":"string","enum":["tableIdentifiersOnly","identifiersOnly","full"],"description":"Detail level for table information:\n- tableIdentifiersOnly: table IDs and names\n- identifiersOnly: table, field, and view IDs and names\n- full: complete details including field types, descriptions, and configurations\n\nNote for LLMs: To optimize context window usage, request the minimum detail level needed:\n- Use 'tableIdentifiersOnly' when you only need to list or reference tables\n- Use 'identifiersOnly' when you need to work with field or view references\n- Only use 'full' when you need field types, descriptions, or other detailed configuration\n\nIf you only need detailed information on a few tables in a base with many complex tables, it might be more efficient for you to use list_tables with tableIdentifiersOnly, then describe_table with full on the specific tables you want."}},"required":["baseId"]}"#,
     );
+
     /// The input schema of `describe_table`, as the server sent it.
     pub(super) static DESCRIBE_TABLE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"detailLevel":{"default":"full","type":"string","enum":["tableIdentifiersOnly","identifiersOnly","full"],"description":"Detail level for table information:\n- tableIdentifiersOnly: table IDs and names\n- identifiersOnly: table, field, and view IDs and names\n- full: complete details including field types, descriptions, and configurations\n\nNote for LLMs: To optimize context window usage, request the minimum detail level needed:\n- Use 'tableIdentifiersOnly' when you only need to list or reference tables\n- Use 'identifiersOnly' when you need to work with field or view references\n- Only use 'full' when you need field types, descriptions, or other detailed configuration\n\nIf you only need detailed information on a few tables in a base with many complex tables, it might be more efficient for you to use list_tables with tableIdentifiersOnly, then describe_table with full on the specific tables you want."}},"required":["baseId","tableId"]}"#,
     );
+
     /// The input schema of `get_record`, as the server sent it.
     pub(super) static GET_RECORD: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"recordId":{"type":"string","description":"The ID of the record"}},"required":["baseId","tableId","recordId"]}"#,
     );
+
     /// The input schema of `create_record`, as the server sent it.
     pub(super) static CREATE_RECORD: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"fields":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{},"description":"The fields for the new record"}},"required":["baseId","tableId","fields"]}"#,
     );
+
     /// The input schema of `update_records`, as the server sent it.
     pub(super) static UPDATE_RECORDS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"fields":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}}},"required":["id","fields"]},"description":"Array of records to update (max 10)"}},"required":["baseId","tableId","records"]}"#,
     );
+
     /// The input schema of `delete_records`, as the server sent it.
     pub(super) static DELETE_RECORDS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"recordIds":{"type":"array","items":{"type":"string"},"description":"Array of record IDs to delete"}},"required":["baseId","tableId","recordIds"]}"#,
     );
+
     /// The input schema of `create_table`, as the server sent it.
     pub(super) static CREATE_TABLE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"name":{"type":"string","description":"The name of the table"},"fields":{"type":"array","items":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}},"description":"Array of field definitions"},"description":{"description":"Optional description for the table","type":"string"}},"required":["baseId","name","fields"]}"#,
     );
+
     /// The input schema of `update_table`, as the server sent it.
     pub(super) static UPDATE_TABLE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"name":{"description":"New name for the table","type":"string"},"description":{"description":"New description for the table","type":"string"}},"required":["baseId","tableId"]}"#,
     );
+
     /// The input schema of `create_field`, as the server sent it.
     pub(super) static CREATE_FIELD: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"nested":{"type":"object","properties":{"field":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{},"description":"Field definition"}},"required":["field"]}},"required":["baseId","tableId","nested"]}"#,
     );
+
     /// The input schema of `update_field`, as the server sent it.
     pub(super) static UPDATE_FIELD: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"fieldId":{"type":"string","description":"The ID of the field"},"name":{"description":"New name for the field","type":"string"},"description":{"description":"New description for the field","type":"string"}},"required":["baseId","tableId","fieldId"]}"#,
     );
+
     /// The input schema of `create_comment`, as the server sent it.
     pub(super) static CREATE_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"recordId":{"type":"string","description":"The ID of the record"},"text":{"type":"string","description":"The comment text"},"parentCommentId":{"description":"Optional parent comment ID for threaded replies","type":"string"}},"required":["baseId","tableId","recordId","text"]}"#,
     );
+
     /// The input schema of `list_comments`, as the server sent it.
     pub(super) static LIST_COMMENTS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"tableId":{"type":"string","description":"The ID or name of the table"},"recordId":{"type":"string","description":"The ID of the record"},"pageSize":{"description":"Number of comments to return (max 100, default 100)","type":"number"},"offset":{"description":"Offset for pagination","type":"string"}},"required":["baseId","tableId","recordId"]}"#,
     );
+
     /// The input schema of `upload_attachment`, as the server sent it.
     pub(super) static UPLOAD_ATTACHMENT: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"baseId":{"type":"string","description":"The ID of the base"},"recordId":{"type":"string","description":"The ID of the existing record (e.g. recXXXXXXXXXXXXXX)"},"attachmentFieldIdOrName":{"type":"string","description":"The ID or name of the attachment field (e.g. fldXXXXXXXXXXXXXX or \"Images\")"},"file":{"type":"string","description":"Raw base64-encoded file content (no data URL prefix)"},"filename":{"type":"string","description":"Filename for the attachment (e.g. \"image.jpg\")"},"contentType":{"type":"string","description":"MIME type of the file (e.g. \"image/jpeg\", \"image/png\", \"application/pdf\")"}},"required":["baseId","recordId","attachmentFieldIdOrName","file","filename","contentType"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "list_records",
@@ -780,6 +870,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "list_comments",
     "upload_attachment",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -789,6 +880,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"readOnlyHint":false},"description":"Create a comment on a record","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"parentCommentId":{"description":"Optional parent comment ID for threaded replies","type":"string"},"recordId":{"description":"The ID of the record","type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"},"text":{"description":"The comment text","type":"string"}},"required":["baseId","tableId","recordId","text"],"type":"object"},"name":"create_comment","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"comment":{"additionalProperties":false,"properties":{"author":{"additionalProperties":false,"properties":{"email":{"type":"string"},"id":{"type":"string"},"name":{"type":"string"}},"required":["id","email"],"type":"object"},"createdTime":{"type":"string"},"id":{"type":"string"},"lastUpdatedTime":{"type":["string","null"]},"parentCommentId":{"type":"string"},"text":{"type":"string"}},"required":["id","createdTime","lastUpdatedTime","text","author"],"type":"object"}},"required":["comment"],"type":"object"},"title":"Create Comment"},{"annotations":{"destructiveHint":false,"readOnlyHint":false},"description":"Create a new field in a table","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"nested":{"properties":{"field":{"additionalProperties":{},"description":"Field definition","propertyNames":{"type":"string"},"type":"object"}},"required":["field"],"type":"object"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","nested"],"type":"object"},"name":"create_field","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"field":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["field"],"type":"object"},"title":"Create Field"},{"annotations":{"destructiveHint":false,"readOnlyHint":false},"description":"Create a new record in a table","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"fields":{"additionalProperties":{},"description":"The fields for the new record","propertyNames":{"type":"string"},"type":"object"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","fields"],"type":"object"},"name":"create_record","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"title":"Create Record"},{"annotations":{"destructiveHint":false,"readOnlyHint":false},"description":"Create a new table in a base","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"description":{"description":"Optional description for the table","type":"string"},"fields":{"description":"Array of field definitions","items":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"type":"array"},"name":{"description":"The name of the table","type":"string"}},"required":["baseId","name","fields"],"type":"object"},"name":"create_table","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"table":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["table"],"type":"object"},"title":"Create Table"},{"annotations":{"destructiveHint":true,"readOnlyHint":false},"description":"Delete records from a table","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"recordIds":{"description":"Array of record IDs to delete","items":{"type":"string"},"type":"array"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","recordIds"],"type":"object"},"name":"delete_records","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"records":{"items":{"additionalProperties":false,"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"},"type":"array"}},"required":["records"],"type":"object"},"title":"Delete Records"},{"annotations":{"readOnlyHint":true},"description":"Get detailed information about a specific table","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"detailLevel":{"default":"full","description":"Detail level for table information:\n- tableIdentifiersOnly: table IDs and names\n- identifiersOnly: table, field, and view IDs and names\n- full: complete details including field types, descriptions, and configurations\n\nNote for LLMs: To optimize context window usage, request the minimum detail level needed:\n- Use 'tableIdentifiersOnly' when you only need to list or reference tables\n- Use 'identifiersOnly' when you need to work with field or view references\n- Only use 'full' when you need field types, descriptions, or other detailed configuration\n\nIf you only need detailed information on a few tables in a base with many complex tables, it might be more efficient for you to use list_tables with tableIdentifiersOnly, then describe_table with full on the specific tables you want.","enum":["tableIdentifiersOnly","identifiersOnly","full"],"type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId"],"type":"object"},"name":"describe_table","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"table":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["table"],"type":"object"},"title":"Describe Table"},{"annotations":{"readOnlyHint":true},"description":"Get a specific record by ID","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"recordId":{"description":"The ID of the record","type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","recordId"],"type":"object"},"name":"get_record","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"title":"Get Record"},{"annotations":{"readOnlyHint":true},"description":"List all accessible Airtable bases","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"list_bases","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"bases":{"items":{"additionalProperties":false,"properties":{"id":{"type":"string"},"name":{"type":"string"},"permissionLevel":{"type":"string"}},"required":["id","name","permissionLevel"],"type":"object"},"type":"array"}},"required":["bases"],"type":"object"},"title":"List Bases"},{"annotations":{"readOnlyHint":true},"description":"List comments on a record","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"offset":{"description":"Offset for pagination","type":"string"},"pageSize":{"description":"Number of comments to return (max 100, default 100)","type":"number"},"recordId":{"description":"The ID of the record","type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","recordId"],"type":"object"},"name":"list_comments","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"comments":{"items":{"additionalProperties":false,"properties":{"author":{"additionalProperties":false,"properties":{"email":{"type":"string"},"id":{"type":"string"},"name":{"type":"string"}},"required":["id","email"],"type":"object"},"createdTime":{"type":"string"},"id":{"type":"string"},"lastUpdatedTime":{"type":["string","null"]},"parentCommentId":{"type":"string"},"text":{"type":"string"}},"required":["id","createdTime","lastUpdatedTime","text","author"],"type":"object"},"type":"array"},"offset":{"type":["string","null"]}},"required":["comments","offset"],"type":"object"},"title":"List Comments"},{"annotations":{"readOnlyHint":true},"description":"List records from a table","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"fields":{"description":"An array of field names or IDs to include in the response. Omit this to return all fields, which is usually what you want. Only set it if the table has many fields and you don't need most of them, AND you already know the exact field names or IDs (e.g. from describe_table) - guessing them will silently return the wrong data.","items":{"type":"string"},"type":"array"},"filterByFormula":{"description":"A formula used to filter records","type":"string"},"maxRecords":{"description":"The maximum total number of records that will be returned","type":"number"},"sort":{"description":"A list of sort objects that specifies how the records will be ordered","items":{"properties":{"direction":{"enum":["asc","desc"],"type":"string"},"field":{"type":"string"}},"required":["field"],"type":"object"},"type":"array"},"tableId":{"description":"The ID or name of the table","type":"string"},"view":{"description":"The name or ID of a view in the table","type":"string"}},"required":["baseId","tableId"],"type":"object"},"name":"list_records","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"records":{"items":{"additionalProperties":false,"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"type":"array"}},"required":["records"],"type":"object"},"title":"List Records"},{"annotations":{"readOnlyHint":true},"description":"List all tables in a specific base","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"detailLevel":{"default":"full","description":"Detail level for table information:\n- tableIdentifiersOnly: table IDs and names\n- identifiersOnly: table, field, and view IDs and names\n- full: complete details including field types, descriptions, and configurations\n\nNote for LLMs: To optimize context window usage, request the minimum detail level needed:\n- Use 'tableIdentifiersOnly' when you only need to list or reference tables\n- Use 'identifiersOnly' when you need to work with field or view references\n- Only use 'full' when you need field types, descriptions, or other detailed configuration\n\nIf you only need detailed information on a few tables in a base with many complex tables, it might be more efficient for you to use list_tables with tableIdentifiersOnly, then describe_table with full on the specific tables you want.","enum":["tableIdentifiersOnly","identifiersOnly","full"],"type":"string"}},"required":["baseId"],"type":"object"},"name":"list_tables","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"tables":{"items":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"type":"array"}},"required":["tables"],"type":"object"},"title":"List Tables"},{"annotations":{"readOnlyHint":true},"description":"Search for records containing specific text","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"fieldIds":{"description":"Optional array of field IDs to search in","items":{"type":"string"},"type":"array"},"maxRecords":{"description":"The maximum total number of records that will be returned","type":"number"},"searchTerm":{"description":"The text to search for","type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"},"view":{"description":"The name or ID of a view in the table","type":"string"}},"required":["baseId","tableId","searchTerm"],"type":"object"},"name":"search_records","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"records":{"items":{"additionalProperties":false,"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"type":"array"}},"required":["records"],"type":"object"},"title":"Search Records"},{"annotations":{"destructiveHint":true,"readOnlyHint":false},"description":"Update a field's name or description","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"description":{"description":"New description for the field","type":"string"},"fieldId":{"description":"The ID of the field","type":"string"},"name":{"description":"New name for the field","type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","fieldId"],"type":"object"},"name":"update_field","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"field":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["field"],"type":"object"},"title":"Update Field"},{"annotations":{"destructiveHint":true,"readOnlyHint":false},"description":"Update up to 10 records in a table","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"records":{"description":"Array of records to update (max 10)","items":{"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"type":"array"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId","records"],"type":"object"},"name":"update_records","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"records":{"items":{"additionalProperties":false,"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"type":"array"}},"required":["records"],"type":"object"},"title":"Update Records"},{"annotations":{"destructiveHint":true,"readOnlyHint":false},"description":"Update a table's name or description","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"baseId":{"description":"The ID of the base","type":"string"},"description":{"description":"New description for the table","type":"string"},"name":{"description":"New name for the table","type":"string"},"tableId":{"description":"The ID or name of the table","type":"string"}},"required":["baseId","tableId"],"type":"object"},"name":"update_table","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"table":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["table"],"type":"object"},"title":"Update Table"},{"annotations":{"destructiveHint":false,"readOnlyHint":false},"description":"Upload a file directly to an attachment field on an existing record using Airtable's upload API. Supports files up to 5 MB. For larger files, use create_record or update_records with a public URL. The record must already exist.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"attachmentFieldIdOrName":{"description":"The ID or name of the attachment field (e.g. fldXXXXXXXXXXXXXX or \"Images\")","type":"string"},"baseId":{"description":"The ID of the base","type":"string"},"contentType":{"description":"MIME type of the file (e.g. \"image/jpeg\", \"image/png\", \"application/pdf\")","type":"string"},"file":{"description":"Raw base64-encoded file content (no data URL prefix)","type":"string"},"filename":{"description":"Filename for the attachment (e.g. \"image.jpg\")","type":"string"},"recordId":{"description":"The ID of the existing record (e.g. recXXXXXXXXXXXXXX)","type":"string"}},"required":["baseId","recordId","attachmentFieldIdOrName","file","filename","contentType"],"type":"object"},"name":"upload_attachment","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"fields":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"id":{"type":"string"}},"required":["id","fields"],"type":"object"},"title":"Upload Attachment"}]"#,
 );
+
 /// Typed client for the airtable-mcp-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -798,20 +890,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -819,12 +915,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// List records from a table
     ///
     /// MCP tool `list_records` ("List Records"). Server hints: read-only.
@@ -841,6 +939,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_records", arguments).await
     }
+
     /// Calls `list_records` like [`Self::list_records`], without unwrapping the result
     /// envelope.
     ///
@@ -858,6 +957,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_records", arguments).await
     }
+
     /// Search for records containing specific text
     ///
     /// MCP tool `search_records` ("Search Records"). Server hints: read-only.
@@ -874,6 +974,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_records", arguments).await
     }
+
     /// Calls `search_records` like [`Self::search_records`], without unwrapping the result
     /// envelope.
     ///
@@ -891,6 +992,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_records", arguments).await
     }
+
     /// List all accessible Airtable bases
     ///
     /// MCP tool `list_bases` ("List Bases"). Server hints: read-only.
@@ -898,6 +1000,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_bases").await?;
         self.caller.call_tool_decoded("list_bases", Map::new()).await
     }
+
     /// Calls `list_bases` like [`Self::list_bases`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -905,6 +1008,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_bases").await?;
         mcp_bindgen::call_checked(&self.caller, "list_bases", Map::new()).await
     }
+
     /// List all tables in a specific base
     ///
     /// MCP tool `list_tables` ("List Tables"). Server hints: read-only.
@@ -921,6 +1025,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_tables", arguments).await
     }
+
     /// Calls `list_tables` like [`Self::list_tables`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -937,6 +1042,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_tables", arguments).await
     }
+
     /// Get detailed information about a specific table
     ///
     /// MCP tool `describe_table` ("Describe Table"). Server hints: read-only.
@@ -953,6 +1059,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("describe_table", arguments).await
     }
+
     /// Calls `describe_table` like [`Self::describe_table`], without unwrapping the result
     /// envelope.
     ///
@@ -970,6 +1077,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "describe_table", arguments).await
     }
+
     /// Get a specific record by ID
     ///
     /// MCP tool `get_record` ("Get Record"). Server hints: read-only.
@@ -986,6 +1094,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_record", arguments).await
     }
+
     /// Calls `get_record` like [`Self::get_record`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1002,6 +1111,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_record", arguments).await
     }
+
     /// Create a new record in a table
     ///
     /// MCP tool `create_record` ("Create Record"). Server hints: not read-only, not
@@ -1019,6 +1129,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_record", arguments).await
     }
+
     /// Calls `create_record` like [`Self::create_record`], without unwrapping the result
     /// envelope.
     ///
@@ -1036,6 +1147,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_record", arguments).await
     }
+
     /// Update up to 10 records in a table
     ///
     /// MCP tool `update_records` ("Update Records"). Server hints: not read-only, destructive.
@@ -1052,6 +1164,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_records", arguments).await
     }
+
     /// Calls `update_records` like [`Self::update_records`], without unwrapping the result
     /// envelope.
     ///
@@ -1069,6 +1182,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_records", arguments).await
     }
+
     /// Delete records from a table
     ///
     /// MCP tool `delete_records` ("Delete Records"). Server hints: not read-only, destructive.
@@ -1085,6 +1199,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete_records", arguments).await
     }
+
     /// Calls `delete_records` like [`Self::delete_records`], without unwrapping the result
     /// envelope.
     ///
@@ -1102,6 +1217,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete_records", arguments).await
     }
+
     /// Create a new table in a base
     ///
     /// MCP tool `create_table` ("Create Table"). Server hints: not read-only, not destructive.
@@ -1118,6 +1234,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_table", arguments).await
     }
+
     /// Calls `create_table` like [`Self::create_table`], without unwrapping the result
     /// envelope.
     ///
@@ -1135,6 +1252,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_table", arguments).await
     }
+
     /// Update a table's name or description
     ///
     /// MCP tool `update_table` ("Update Table"). Server hints: not read-only, destructive.
@@ -1151,6 +1269,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_table", arguments).await
     }
+
     /// Calls `update_table` like [`Self::update_table`], without unwrapping the result
     /// envelope.
     ///
@@ -1168,6 +1287,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_table", arguments).await
     }
+
     /// Create a new field in a table
     ///
     /// MCP tool `create_field` ("Create Field"). Server hints: not read-only, not destructive.
@@ -1184,6 +1304,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_field", arguments).await
     }
+
     /// Calls `create_field` like [`Self::create_field`], without unwrapping the result
     /// envelope.
     ///
@@ -1201,6 +1322,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_field", arguments).await
     }
+
     /// Update a field's name or description
     ///
     /// MCP tool `update_field` ("Update Field"). Server hints: not read-only, destructive.
@@ -1217,6 +1339,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_field", arguments).await
     }
+
     /// Calls `update_field` like [`Self::update_field`], without unwrapping the result
     /// envelope.
     ///
@@ -1234,6 +1357,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_field", arguments).await
     }
+
     /// Create a comment on a record
     ///
     /// MCP tool `create_comment` ("Create Comment"). Server hints: not read-only, not
@@ -1251,6 +1375,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_comment", arguments).await
     }
+
     /// Calls `create_comment` like [`Self::create_comment`], without unwrapping the result
     /// envelope.
     ///
@@ -1268,6 +1393,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_comment", arguments).await
     }
+
     /// List comments on a record
     ///
     /// MCP tool `list_comments` ("List Comments"). Server hints: read-only.
@@ -1284,6 +1410,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_comments", arguments).await
     }
+
     /// Calls `list_comments` like [`Self::list_comments`], without unwrapping the result
     /// envelope.
     ///
@@ -1301,6 +1428,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_comments", arguments).await
     }
+
     /// Upload a file directly to an attachment field on an existing record using Airtable's
     /// upload API. Supports files up to 5 MB. For larger files, use create_record or
     /// update_records with a public URL. The record must already exist.
@@ -1320,6 +1448,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("upload_attachment", arguments).await
     }
+
     /// Calls `upload_attachment` like [`Self::upload_attachment`], without unwrapping the
     /// result envelope.
     ///
@@ -1338,6 +1467,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "upload_attachment", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1350,6 +1480,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the airtable-mcp-server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -1368,6 +1499,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_records", "list_records")) }
     }
+
     /// Answers `search_records` in place of the server, with what [`Client::search_records`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1378,6 +1510,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_records", "search_records")) }
     }
+
     /// Answers `list_bases` in place of the server, with what [`Client::list_bases`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1386,6 +1519,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ListBasesOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_bases", "list_bases")) }
     }
+
     /// Answers `list_tables` in place of the server, with what [`Client::list_tables`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1396,6 +1530,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_tables", "list_tables")) }
     }
+
     /// Answers `describe_table` in place of the server, with what [`Client::describe_table`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1406,6 +1541,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("describe_table", "describe_table")) }
     }
+
     /// Answers `get_record` in place of the server, with what [`Client::get_record`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1416,6 +1552,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_record", "get_record")) }
     }
+
     /// Answers `create_record` in place of the server, with what [`Client::create_record`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1426,6 +1563,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_record", "create_record")) }
     }
+
     /// Answers `update_records` in place of the server, with what [`Client::update_records`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1436,6 +1574,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_records", "update_records")) }
     }
+
     /// Answers `delete_records` in place of the server, with what [`Client::delete_records`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1446,6 +1585,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("delete_records", "delete_records")) }
     }
+
     /// Answers `create_table` in place of the server, with what [`Client::create_table`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1456,6 +1596,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_table", "create_table")) }
     }
+
     /// Answers `update_table` in place of the server, with what [`Client::update_table`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1466,6 +1607,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_table", "update_table")) }
     }
+
     /// Answers `create_field` in place of the server, with what [`Client::create_field`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1476,6 +1618,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_field", "create_field")) }
     }
+
     /// Answers `update_field` in place of the server, with what [`Client::update_field`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1486,6 +1629,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_field", "update_field")) }
     }
+
     /// Answers `create_comment` in place of the server, with what [`Client::create_comment`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1496,6 +1640,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_comment", "create_comment")) }
     }
+
     /// Answers `list_comments` in place of the server, with what [`Client::list_comments`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1506,6 +1651,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_comments", "list_comments")) }
     }
+
     /// Answers `upload_attachment` in place of the server, with what
     /// [`Client::upload_attachment`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -1519,15 +1665,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -24,6 +26,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `generate_area_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateAreaChartArgs {
@@ -53,6 +56,7 @@ pub mod types {
         #[serde(default = "defaults::generate_area_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateAreaChartArgsDataItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,6 +64,7 @@ pub mod types {
         pub time: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateAreaChartArgsStyle {
@@ -76,6 +81,7 @@ pub mod types {
         #[serde(default = "defaults::generate_area_chart_args_style_texture")]
         pub texture: GenerateAreaChartArgsStyleTexture,
     }
+
     impl Default for GenerateAreaChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -86,6 +92,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -105,6 +112,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateAreaChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -113,8 +121,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateAreaChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -131,23 +141,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateAreaChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateAreaChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateAreaChartArgsStyleTexture {
         fn default() -> Self {
             GenerateAreaChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -169,6 +185,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateAreaChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -178,8 +195,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateAreaChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -197,23 +216,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateAreaChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateAreaChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateAreaChartArgsTheme {
         fn default() -> Self {
             GenerateAreaChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_bar_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateBarChartArgs {
@@ -246,6 +271,7 @@ pub mod types {
         #[serde(default = "defaults::generate_bar_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateBarChartArgsDataItem {
         pub category: String,
@@ -253,6 +279,7 @@ pub mod types {
         pub group: Option<String>,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateBarChartArgsStyle {
@@ -266,6 +293,7 @@ pub mod types {
         #[serde(default = "defaults::generate_bar_chart_args_style_texture")]
         pub texture: GenerateBarChartArgsStyleTexture,
     }
+
     impl Default for GenerateBarChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -275,6 +303,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -294,6 +323,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateBarChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -302,8 +332,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateBarChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -320,23 +352,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateBarChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateBarChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateBarChartArgsStyleTexture {
         fn default() -> Self {
             GenerateBarChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -358,6 +396,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateBarChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -367,8 +406,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateBarChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -386,23 +427,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateBarChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateBarChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateBarChartArgsTheme {
         fn default() -> Self {
             GenerateBarChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_boxplot_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateBoxplotChartArgs {
@@ -429,6 +476,7 @@ pub mod types {
         #[serde(default = "defaults::generate_boxplot_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateBoxplotChartArgsDataItem {
         /// Category of the data point, such as '分类一'.
@@ -439,6 +487,7 @@ pub mod types {
         /// Value of the data point, such as 10.
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateBoxplotChartArgsStyle {
@@ -455,6 +504,7 @@ pub mod types {
         #[serde(default = "defaults::generate_boxplot_chart_args_style_texture")]
         pub texture: GenerateBoxplotChartArgsStyleTexture,
     }
+
     impl Default for GenerateBoxplotChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -465,6 +515,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -484,6 +535,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateBoxplotChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -492,8 +544,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateBoxplotChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -510,23 +564,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateBoxplotChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateBoxplotChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateBoxplotChartArgsStyleTexture {
         fn default() -> Self {
             GenerateBoxplotChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -548,6 +608,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateBoxplotChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -557,8 +618,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateBoxplotChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -576,23 +639,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateBoxplotChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateBoxplotChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateBoxplotChartArgsTheme {
         fn default() -> Self {
             GenerateBoxplotChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_column_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateColumnChartArgs {
@@ -625,6 +694,7 @@ pub mod types {
         #[serde(default = "defaults::generate_column_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateColumnChartArgsDataItem {
         pub category: String,
@@ -632,6 +702,7 @@ pub mod types {
         pub group: Option<String>,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateColumnChartArgsStyle {
@@ -645,6 +716,7 @@ pub mod types {
         #[serde(default = "defaults::generate_column_chart_args_style_texture")]
         pub texture: GenerateColumnChartArgsStyleTexture,
     }
+
     impl Default for GenerateColumnChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -654,6 +726,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -673,6 +746,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateColumnChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -681,8 +755,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateColumnChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -699,23 +775,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateColumnChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateColumnChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateColumnChartArgsStyleTexture {
         fn default() -> Self {
             GenerateColumnChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -737,6 +819,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateColumnChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -746,8 +829,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateColumnChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -765,23 +850,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateColumnChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateColumnChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateColumnChartArgsTheme {
         fn default() -> Self {
             GenerateColumnChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_district_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDistrictMapArgs {
@@ -795,6 +886,7 @@ pub mod types {
         #[serde(default = "defaults::generate_district_map_args_width")]
         pub width: f64,
     }
+
     /// Administrative division data, lower-level administrative divisions are optional. There are usually two scenarios: one is to simply display the regional composition, only `fillColor` needs to be configured, and all administrative divisions are consistent, representing that all blocks are connected as one; the other is the regional data distribution scenario, first determine the `dataType`, `dataValueUnit` and `dataLabel` configurations, `dataValue` should be a meaningful value and consistent with the meaning of dataType, and then determine the style configuration. The `fillColor` configuration represents the default fill color for areas without data. Lower-level administrative divisions do not need `fillColor` configuration, and their fill colors are determined by the `colors` configuration (If `dataType` is "number", only one base color (warm color) is needed in the list to calculate the continuous data mapping color band; if `dataType` is "enum", the number of color values in the list is equal to the number of enumeration values (contrast colors)). If `subdistricts` has a value, `showAllSubdistricts` must be set to true. For example, {"title": "陕西省地级市分布图", "data": {"name": "陕西省", "showAllSubdistricts": true, "dataLabel": "城市", "dataType": "enum", "colors": ["#4ECDC4", "#A5D8FF"], "subdistricts": [{"name": "西安市", "dataValue": "省会"}, {"name": "宝鸡市", "dataValue": "地级市"}, {"name": "咸阳市", "dataValue": "地级市"}, {"name": "铜川市", "dataValue": "地级市"}, {"name": "渭南市", "dataValue": "地级市"}, {"name": "延安市", "dataValue": "地级市"}, {"name": "榆林市", "dataValue": "地级市"}, {"name": "汉中市", "dataValue": "地级市"}, {"name": "安康市", "dataValue": "地级市"}, {"name": "商洛市", "dataValue": "地级市"}]}, "width": 1000, "height": 1000}.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDistrictMapArgsData {
@@ -824,6 +916,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub subdistricts: Option<Vec<GenerateDistrictMapArgsDataSubdistrictsItem>>,
     }
+
     /// The type of the data value, numeric or enumeration type
     #[derive(
         Deserialize,
@@ -843,6 +936,7 @@ pub mod types {
         #[serde(rename = "enum")]
         Enum,
     }
+
     impl fmt::Display for GenerateDistrictMapArgsDataDataType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -851,8 +945,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateDistrictMapArgsDataDataType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "number" => Ok(Self::Number),
@@ -869,18 +965,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateDistrictMapArgsDataDataType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateDistrictMapArgsDataDataType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Style settings.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GenerateDistrictMapArgsDataStyle {
@@ -888,6 +989,7 @@ pub mod types {
         #[serde(rename = "fillColor", skip_serializing_if = "Option::is_none")]
         pub fill_color: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDistrictMapArgsDataSubdistrictsItem {
         /// Data value, numeric string or enumeration string.
@@ -898,6 +1000,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub style: Option<GenerateDistrictMapArgsDataSubdistrictsItemStyle>,
     }
+
     /// Style settings.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GenerateDistrictMapArgsDataSubdistrictsItemStyle {
@@ -905,6 +1008,7 @@ pub mod types {
         #[serde(rename = "fillColor", skip_serializing_if = "Option::is_none")]
         pub fill_color: Option<String>,
     }
+
     /// The arguments of `generate_dual_axes_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDualAxesChartArgs {
@@ -930,6 +1034,7 @@ pub mod types {
         #[serde(default = "defaults::generate_dual_axes_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDualAxesChartArgsSeriesItem {
         /// Set the y-axis title of the chart series, such as, axisYTitle: '销售额'.
@@ -941,6 +1046,7 @@ pub mod types {
         #[serde(rename = "type")]
         pub type_: GenerateDualAxesChartArgsSeriesItemType,
     }
+
     /// The optional value can be 'column' or 'line'.
     #[derive(
         Deserialize,
@@ -960,6 +1066,7 @@ pub mod types {
         #[serde(rename = "line")]
         Line,
     }
+
     impl fmt::Display for GenerateDualAxesChartArgsSeriesItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -968,8 +1075,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateDualAxesChartArgsSeriesItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "column" => Ok(Self::Column),
@@ -986,18 +1095,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateDualAxesChartArgsSeriesItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateDualAxesChartArgsSeriesItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDualAxesChartArgsStyle {
@@ -1014,6 +1128,7 @@ pub mod types {
         #[serde(default = "defaults::generate_dual_axes_chart_args_style_texture")]
         pub texture: GenerateDualAxesChartArgsStyleTexture,
     }
+
     impl Default for GenerateDualAxesChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -1024,6 +1139,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -1043,6 +1159,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateDualAxesChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1051,8 +1168,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateDualAxesChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1069,23 +1188,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateDualAxesChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateDualAxesChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateDualAxesChartArgsStyleTexture {
         fn default() -> Self {
             GenerateDualAxesChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -1107,6 +1232,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateDualAxesChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1116,8 +1242,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateDualAxesChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1135,23 +1263,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateDualAxesChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateDualAxesChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateDualAxesChartArgsTheme {
         fn default() -> Self {
             GenerateDualAxesChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_fishbone_diagram`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFishboneDiagramArgs {
@@ -1168,6 +1302,7 @@ pub mod types {
         #[serde(default = "defaults::generate_fishbone_diagram_args_width")]
         pub width: f64,
     }
+
     /// Data for fishbone diagram chart which is a hierarchical structure, such as, { name: 'main topic', children: [{ name: 'topic 1', children: [{ name: 'subtopic 1-1' }] }] }, and the maximum depth is 3.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFishboneDiagramArgsData {
@@ -1175,6 +1310,7 @@ pub mod types {
         pub children: Option<Vec<GenerateFishboneDiagramArgsDataChildrenItem>>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFishboneDiagramArgsDataChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1183,6 +1319,7 @@ pub mod types {
         >,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFishboneDiagramArgsDataChildrenItemChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1191,10 +1328,12 @@ pub mod types {
         >,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFishboneDiagramArgsDataChildrenItemChildrenItemChildrenItem {
         pub name: String,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFishboneDiagramArgsStyle {
@@ -1202,6 +1341,7 @@ pub mod types {
         #[serde(default = "defaults::generate_fishbone_diagram_args_style_texture")]
         pub texture: GenerateFishboneDiagramArgsStyleTexture,
     }
+
     impl Default for GenerateFishboneDiagramArgsStyle {
         fn default() -> Self {
             Self {
@@ -1209,6 +1349,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -1228,6 +1369,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateFishboneDiagramArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1236,8 +1378,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateFishboneDiagramArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1254,23 +1398,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateFishboneDiagramArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateFishboneDiagramArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateFishboneDiagramArgsStyleTexture {
         fn default() -> Self {
             GenerateFishboneDiagramArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -1292,6 +1442,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateFishboneDiagramArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1301,8 +1452,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateFishboneDiagramArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1320,23 +1473,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateFishboneDiagramArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateFishboneDiagramArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateFishboneDiagramArgsTheme {
         fn default() -> Self {
             GenerateFishboneDiagramArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_flow_diagram`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFlowDiagramArgs {
@@ -1353,12 +1512,14 @@ pub mod types {
         #[serde(default = "defaults::generate_flow_diagram_args_width")]
         pub width: f64,
     }
+
     /// Data for flow diagram chart, such as, { nodes: [{ name: 'node1' }, { name: 'node2' }], edges: [{ source: 'node1', target: 'node2', name: 'edge1' }] }.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFlowDiagramArgsData {
         pub edges: Vec<GenerateFlowDiagramArgsDataEdgesItem>,
         pub nodes: Vec<GenerateFlowDiagramArgsDataNodesItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFlowDiagramArgsDataEdgesItem {
         #[serde(default)]
@@ -1366,10 +1527,12 @@ pub mod types {
         pub source: String,
         pub target: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFlowDiagramArgsDataNodesItem {
         pub name: String,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFlowDiagramArgsStyle {
@@ -1377,6 +1540,7 @@ pub mod types {
         #[serde(default = "defaults::generate_flow_diagram_args_style_texture")]
         pub texture: GenerateFlowDiagramArgsStyleTexture,
     }
+
     impl Default for GenerateFlowDiagramArgsStyle {
         fn default() -> Self {
             Self {
@@ -1384,6 +1548,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -1403,6 +1568,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateFlowDiagramArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1411,8 +1577,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateFlowDiagramArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1429,23 +1597,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateFlowDiagramArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateFlowDiagramArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateFlowDiagramArgsStyleTexture {
         fn default() -> Self {
             GenerateFlowDiagramArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -1467,6 +1641,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateFlowDiagramArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1476,8 +1651,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateFlowDiagramArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1495,23 +1672,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateFlowDiagramArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateFlowDiagramArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateFlowDiagramArgsTheme {
         fn default() -> Self {
             GenerateFlowDiagramArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_funnel_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFunnelChartArgs {
@@ -1532,11 +1715,13 @@ pub mod types {
         #[serde(default = "defaults::generate_funnel_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFunnelChartArgsDataItem {
         pub category: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateFunnelChartArgsStyle {
@@ -1550,6 +1735,7 @@ pub mod types {
         #[serde(default = "defaults::generate_funnel_chart_args_style_texture")]
         pub texture: GenerateFunnelChartArgsStyleTexture,
     }
+
     impl Default for GenerateFunnelChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -1559,6 +1745,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -1578,6 +1765,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateFunnelChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1586,8 +1774,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateFunnelChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1604,23 +1794,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateFunnelChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateFunnelChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateFunnelChartArgsStyleTexture {
         fn default() -> Self {
             GenerateFunnelChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -1642,6 +1838,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateFunnelChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1651,8 +1848,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateFunnelChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1670,23 +1869,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateFunnelChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateFunnelChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateFunnelChartArgsTheme {
         fn default() -> Self {
             GenerateFunnelChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_histogram_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateHistogramChartArgs {
@@ -1716,6 +1921,7 @@ pub mod types {
         #[serde(default = "defaults::generate_histogram_chart_args_width")]
         pub width: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateHistogramChartArgsStyle {
@@ -1729,6 +1935,7 @@ pub mod types {
         #[serde(default = "defaults::generate_histogram_chart_args_style_texture")]
         pub texture: GenerateHistogramChartArgsStyleTexture,
     }
+
     impl Default for GenerateHistogramChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -1738,6 +1945,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -1757,6 +1965,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateHistogramChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1765,8 +1974,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateHistogramChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1783,23 +1994,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateHistogramChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateHistogramChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateHistogramChartArgsStyleTexture {
         fn default() -> Self {
             GenerateHistogramChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -1821,6 +2038,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateHistogramChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1830,8 +2048,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateHistogramChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1849,23 +2069,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateHistogramChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateHistogramChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateHistogramChartArgsTheme {
         fn default() -> Self {
             GenerateHistogramChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_line_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateLineChartArgs {
@@ -1892,6 +2118,7 @@ pub mod types {
         #[serde(default = "defaults::generate_line_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateLineChartArgsDataItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1899,6 +2126,7 @@ pub mod types {
         pub time: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateLineChartArgsStyle {
@@ -1918,6 +2146,7 @@ pub mod types {
         #[serde(default = "defaults::generate_line_chart_args_style_texture")]
         pub texture: GenerateLineChartArgsStyleTexture,
     }
+
     impl Default for GenerateLineChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -1929,6 +2158,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -1948,6 +2178,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateLineChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1956,8 +2187,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateLineChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -1974,23 +2207,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateLineChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateLineChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateLineChartArgsStyleTexture {
         fn default() -> Self {
             GenerateLineChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -2012,6 +2251,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateLineChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2021,8 +2261,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateLineChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2040,23 +2282,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateLineChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateLineChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateLineChartArgsTheme {
         fn default() -> Self {
             GenerateLineChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_liquid_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateLiquidChartArgs {
@@ -2080,6 +2328,7 @@ pub mod types {
         #[serde(default = "defaults::generate_liquid_chart_args_width")]
         pub width: f64,
     }
+
     /// The shape of the liquid chart, can be 'circle', 'rect', 'pin', or 'triangle'. Default is 'circle'.
     #[derive(
         Deserialize,
@@ -2103,6 +2352,7 @@ pub mod types {
         #[serde(rename = "triangle")]
         Triangle,
     }
+
     impl fmt::Display for GenerateLiquidChartArgsShape {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2113,8 +2363,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateLiquidChartArgsShape {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "circle" => Ok(Self::Circle),
@@ -2133,23 +2385,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateLiquidChartArgsShape {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateLiquidChartArgsShape {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateLiquidChartArgsShape {
         fn default() -> Self {
             GenerateLiquidChartArgsShape::Circle
         }
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateLiquidChartArgsStyle {
@@ -2163,6 +2421,7 @@ pub mod types {
         #[serde(default = "defaults::generate_liquid_chart_args_style_texture")]
         pub texture: GenerateLiquidChartArgsStyleTexture,
     }
+
     impl Default for GenerateLiquidChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -2172,6 +2431,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -2191,6 +2451,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateLiquidChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2199,8 +2460,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateLiquidChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2217,23 +2480,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateLiquidChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateLiquidChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateLiquidChartArgsStyleTexture {
         fn default() -> Self {
             GenerateLiquidChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -2255,6 +2524,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateLiquidChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2264,8 +2534,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateLiquidChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2283,23 +2555,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateLiquidChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateLiquidChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateLiquidChartArgsTheme {
         fn default() -> Self {
             GenerateLiquidChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_mind_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateMindMapArgs {
@@ -2316,6 +2594,7 @@ pub mod types {
         #[serde(default = "defaults::generate_mind_map_args_width")]
         pub width: f64,
     }
+
     /// Data for mind map chart which is a hierarchical structure, such as, { name: 'main topic', children: [{ name: 'topic 1', children: [{ name:'subtopic 1-1' }] }, and the maximum depth is 3.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateMindMapArgsData {
@@ -2323,12 +2602,14 @@ pub mod types {
         pub children: Option<Vec<GenerateMindMapArgsDataChildrenItem>>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateMindMapArgsDataChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub children: Option<Vec<GenerateMindMapArgsDataChildrenItemChildrenItem>>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateMindMapArgsDataChildrenItemChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2337,10 +2618,12 @@ pub mod types {
         >,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateMindMapArgsDataChildrenItemChildrenItemChildrenItem {
         pub name: String,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateMindMapArgsStyle {
@@ -2348,6 +2631,7 @@ pub mod types {
         #[serde(default = "defaults::generate_mind_map_args_style_texture")]
         pub texture: GenerateMindMapArgsStyleTexture,
     }
+
     impl Default for GenerateMindMapArgsStyle {
         fn default() -> Self {
             Self {
@@ -2355,6 +2639,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -2374,6 +2659,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateMindMapArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2382,8 +2668,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateMindMapArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2400,23 +2688,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateMindMapArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateMindMapArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateMindMapArgsStyleTexture {
         fn default() -> Self {
             GenerateMindMapArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -2438,6 +2732,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateMindMapArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2447,8 +2742,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateMindMapArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2466,23 +2763,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateMindMapArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateMindMapArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateMindMapArgsTheme {
         fn default() -> Self {
             GenerateMindMapArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_network_graph`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateNetworkGraphArgs {
@@ -2499,12 +2802,14 @@ pub mod types {
         #[serde(default = "defaults::generate_network_graph_args_width")]
         pub width: f64,
     }
+
     /// Data for network graph chart, such as, { nodes: [{ name: 'node1' }, { name: 'node2' }], edges: [{ source: 'node1', target: 'node2', name: 'edge1' }] }
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateNetworkGraphArgsData {
         pub edges: Vec<GenerateNetworkGraphArgsDataEdgesItem>,
         pub nodes: Vec<GenerateNetworkGraphArgsDataNodesItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateNetworkGraphArgsDataEdgesItem {
         #[serde(default)]
@@ -2512,10 +2817,12 @@ pub mod types {
         pub source: String,
         pub target: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateNetworkGraphArgsDataNodesItem {
         pub name: String,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateNetworkGraphArgsStyle {
@@ -2523,6 +2830,7 @@ pub mod types {
         #[serde(default = "defaults::generate_network_graph_args_style_texture")]
         pub texture: GenerateNetworkGraphArgsStyleTexture,
     }
+
     impl Default for GenerateNetworkGraphArgsStyle {
         fn default() -> Self {
             Self {
@@ -2530,6 +2838,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -2549,6 +2858,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateNetworkGraphArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2557,8 +2867,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateNetworkGraphArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2575,23 +2887,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateNetworkGraphArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateNetworkGraphArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateNetworkGraphArgsStyleTexture {
         fn default() -> Self {
             GenerateNetworkGraphArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -2613,6 +2931,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateNetworkGraphArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2622,8 +2941,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateNetworkGraphArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2641,23 +2962,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateNetworkGraphArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateNetworkGraphArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateNetworkGraphArgsTheme {
         fn default() -> Self {
             GenerateNetworkGraphArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_organization_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateOrganizationChartArgs {
@@ -2677,6 +3004,7 @@ pub mod types {
         #[serde(default = "defaults::generate_organization_chart_args_width")]
         pub width: f64,
     }
+
     /// Data for organization chart which is a hierarchical structure, such as, { name: 'CEO', description: 'Chief Executive Officer', children: [{ name: 'CTO', description: 'Chief Technology Officer', children: [{ name: 'Dev Manager', description: 'Development Manager' }] }] }, and the maximum depth is 3.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateOrganizationChartArgsData {
@@ -2686,6 +3014,7 @@ pub mod types {
         pub description: Option<String>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateOrganizationChartArgsDataChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2696,6 +3025,7 @@ pub mod types {
         pub description: Option<String>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateOrganizationChartArgsDataChildrenItemChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2706,12 +3036,14 @@ pub mod types {
         pub description: Option<String>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateOrganizationChartArgsDataChildrenItemChildrenItemChildrenItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         pub name: String,
     }
+
     /// Orientation of the organization chart, either horizontal or vertical. Default is vertical, when the level of the chart is more than 3, it is recommended to use horizontal orientation.
     #[derive(
         Deserialize,
@@ -2731,6 +3063,7 @@ pub mod types {
         #[serde(rename = "vertical")]
         Vertical,
     }
+
     impl fmt::Display for GenerateOrganizationChartArgsOrient {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2739,8 +3072,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateOrganizationChartArgsOrient {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "horizontal" => Ok(Self::Horizontal),
@@ -2757,23 +3092,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateOrganizationChartArgsOrient {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateOrganizationChartArgsOrient {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateOrganizationChartArgsOrient {
         fn default() -> Self {
             GenerateOrganizationChartArgsOrient::Vertical
         }
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateOrganizationChartArgsStyle {
@@ -2781,6 +3122,7 @@ pub mod types {
         #[serde(default = "defaults::generate_organization_chart_args_style_texture")]
         pub texture: GenerateOrganizationChartArgsStyleTexture,
     }
+
     impl Default for GenerateOrganizationChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -2788,6 +3130,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -2807,6 +3150,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateOrganizationChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2815,8 +3159,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateOrganizationChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2833,23 +3179,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateOrganizationChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateOrganizationChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateOrganizationChartArgsStyleTexture {
         fn default() -> Self {
             GenerateOrganizationChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -2871,6 +3223,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateOrganizationChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2880,8 +3233,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateOrganizationChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -2899,23 +3254,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateOrganizationChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateOrganizationChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateOrganizationChartArgsTheme {
         fn default() -> Self {
             GenerateOrganizationChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_path_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePathMapArgs {
@@ -2930,12 +3291,14 @@ pub mod types {
         #[serde(default = "defaults::generate_path_map_args_width")]
         pub width: f64,
     }
+
     /// The route and places along it.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePathMapArgsDataItem {
         /// A list of keywords for the names of points of interest (POIs) in Chinese. These POIs usually contain a group of places with similar locations, so the names should be more descriptive, must adding attributives to indicate that they are different places in the same area, such as "北京市" is better than "北京", "杭州西湖" is better than "西湖"; in addition, if you can determine that a location may appear in multiple areas, you can be more specific, such as "杭州西湖的苏堤春晓" is better than "苏堤春晓". The tool will use these keywords to search for specific POIs and query their detailed data, such as latitude and longitude, location photos, etc. For example, ["西安钟楼", "西安大唐不夜城", "西安大雁塔"].
         pub data: Vec<String>,
     }
+
     /// The arguments of `generate_pie_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePieChartArgs {
@@ -2962,11 +3325,13 @@ pub mod types {
         #[serde(default = "defaults::generate_pie_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePieChartArgsDataItem {
         pub category: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePieChartArgsStyle {
@@ -2980,6 +3345,7 @@ pub mod types {
         #[serde(default = "defaults::generate_pie_chart_args_style_texture")]
         pub texture: GeneratePieChartArgsStyleTexture,
     }
+
     impl Default for GeneratePieChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -2989,6 +3355,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -3008,6 +3375,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GeneratePieChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3016,8 +3384,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GeneratePieChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3034,23 +3404,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GeneratePieChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GeneratePieChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GeneratePieChartArgsStyleTexture {
         fn default() -> Self {
             GeneratePieChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -3072,6 +3448,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GeneratePieChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3081,8 +3458,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GeneratePieChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3100,23 +3479,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GeneratePieChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GeneratePieChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GeneratePieChartArgsTheme {
         fn default() -> Self {
             GeneratePieChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_pin_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePinMapArgs {
@@ -3133,6 +3518,7 @@ pub mod types {
         #[serde(default = "defaults::generate_pin_map_args_width")]
         pub width: f64,
     }
+
     /// Marker type, one is simple mode, which is just an icon and does not require `markerPopup` configuration; the other is image mode, which displays location photos and requires `markerPopup` configuration. Among them, `width`/`height`/`borderRadius` can be combined to realize rectangular photos and square photos. In addition, when `borderRadius` is half of the width and height, it can also be a circular photo.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GeneratePinMapArgsMarkerPopup {
@@ -3155,6 +3541,7 @@ pub mod types {
         #[serde(default = "defaults::generate_pin_map_args_marker_popup_width")]
         pub width: f64,
     }
+
     impl Default for GeneratePinMapArgsMarkerPopup {
         fn default() -> Self {
             Self {
@@ -3165,6 +3552,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `generate_radar_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateRadarChartArgs {
@@ -3185,6 +3573,7 @@ pub mod types {
         #[serde(default = "defaults::generate_radar_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateRadarChartArgsDataItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -3192,6 +3581,7 @@ pub mod types {
         pub name: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateRadarChartArgsStyle {
@@ -3208,6 +3598,7 @@ pub mod types {
         #[serde(default = "defaults::generate_radar_chart_args_style_texture")]
         pub texture: GenerateRadarChartArgsStyleTexture,
     }
+
     impl Default for GenerateRadarChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -3218,6 +3609,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -3237,6 +3629,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateRadarChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3245,8 +3638,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateRadarChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3263,23 +3658,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateRadarChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateRadarChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateRadarChartArgsStyleTexture {
         fn default() -> Self {
             GenerateRadarChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -3301,6 +3702,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateRadarChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3310,8 +3712,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateRadarChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3329,23 +3733,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateRadarChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateRadarChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateRadarChartArgsTheme {
         fn default() -> Self {
             GenerateRadarChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_sankey_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateSankeyChartArgs {
@@ -3372,12 +3782,14 @@ pub mod types {
         #[serde(default = "defaults::generate_sankey_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateSankeyChartArgsDataItem {
         pub source: String,
         pub target: String,
         pub value: f64,
     }
+
     /// Alignment of nodes in the sankey chart, such as, 'left', 'right', 'justify', or 'center'.
     #[derive(
         Deserialize,
@@ -3401,6 +3813,7 @@ pub mod types {
         #[serde(rename = "center")]
         Center,
     }
+
     impl fmt::Display for GenerateSankeyChartArgsNodeAlign {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3411,8 +3824,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateSankeyChartArgsNodeAlign {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "left" => Ok(Self::Left),
@@ -3431,23 +3846,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateSankeyChartArgsNodeAlign {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateSankeyChartArgsNodeAlign {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateSankeyChartArgsNodeAlign {
         fn default() -> Self {
             GenerateSankeyChartArgsNodeAlign::Center
         }
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateSankeyChartArgsStyle {
@@ -3461,6 +3882,7 @@ pub mod types {
         #[serde(default = "defaults::generate_sankey_chart_args_style_texture")]
         pub texture: GenerateSankeyChartArgsStyleTexture,
     }
+
     impl Default for GenerateSankeyChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -3470,6 +3892,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -3489,6 +3912,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateSankeyChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3497,8 +3921,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateSankeyChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3515,23 +3941,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateSankeyChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateSankeyChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateSankeyChartArgsStyleTexture {
         fn default() -> Self {
             GenerateSankeyChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -3553,6 +3985,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateSankeyChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3562,8 +3995,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateSankeyChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3581,23 +4016,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateSankeyChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateSankeyChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateSankeyChartArgsTheme {
         fn default() -> Self {
             GenerateSankeyChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_scatter_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateScatterChartArgs {
@@ -3624,6 +4065,7 @@ pub mod types {
         #[serde(default = "defaults::generate_scatter_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateScatterChartArgsDataItem {
         /// Group name for the data point.
@@ -3632,6 +4074,7 @@ pub mod types {
         pub x: f64,
         pub y: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateScatterChartArgsStyle {
@@ -3645,6 +4088,7 @@ pub mod types {
         #[serde(default = "defaults::generate_scatter_chart_args_style_texture")]
         pub texture: GenerateScatterChartArgsStyleTexture,
     }
+
     impl Default for GenerateScatterChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -3654,6 +4098,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -3673,6 +4118,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateScatterChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3681,8 +4127,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateScatterChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3699,23 +4147,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateScatterChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateScatterChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateScatterChartArgsStyleTexture {
         fn default() -> Self {
             GenerateScatterChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -3737,6 +4191,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateScatterChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3746,8 +4201,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateScatterChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3765,23 +4222,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateScatterChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateScatterChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateScatterChartArgsTheme {
         fn default() -> Self {
             GenerateScatterChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_spreadsheet`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateSpreadsheetArgs {
@@ -3808,6 +4271,7 @@ pub mod types {
         #[serde(default = "defaults::generate_spreadsheet_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum GenerateSpreadsheetArgsDataItemValue {
@@ -3815,11 +4279,13 @@ pub mod types {
         Number(f64),
         String(String),
     }
+
     impl From<f64> for GenerateSpreadsheetArgsDataItemValue {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
+
     /// Set the theme for the spreadsheet, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -3839,6 +4305,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateSpreadsheetArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3847,8 +4314,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateSpreadsheetArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3865,23 +4334,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateSpreadsheetArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateSpreadsheetArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateSpreadsheetArgsTheme {
         fn default() -> Self {
             GenerateSpreadsheetArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_treemap_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateTreemapChartArgs {
@@ -3902,6 +4377,7 @@ pub mod types {
         #[serde(default = "defaults::generate_treemap_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateTreemapChartArgsDataItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3909,6 +4385,7 @@ pub mod types {
         pub name: String,
         pub value: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateTreemapChartArgsDataItemChildrenItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3918,11 +4395,13 @@ pub mod types {
         pub name: String,
         pub value: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateTreemapChartArgsDataItemChildrenItemChildrenItem {
         pub name: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateTreemapChartArgsStyle {
@@ -3936,6 +4415,7 @@ pub mod types {
         #[serde(default = "defaults::generate_treemap_chart_args_style_texture")]
         pub texture: GenerateTreemapChartArgsStyleTexture,
     }
+
     impl Default for GenerateTreemapChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -3945,6 +4425,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -3964,6 +4445,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateTreemapChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3972,8 +4454,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateTreemapChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -3990,23 +4474,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateTreemapChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateTreemapChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateTreemapChartArgsStyleTexture {
         fn default() -> Self {
             GenerateTreemapChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -4028,6 +4518,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateTreemapChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4037,8 +4528,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateTreemapChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4056,23 +4549,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateTreemapChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateTreemapChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateTreemapChartArgsTheme {
         fn default() -> Self {
             GenerateTreemapChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_venn_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateVennChartArgs {
@@ -4093,6 +4592,7 @@ pub mod types {
         #[serde(default = "defaults::generate_venn_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateVennChartArgsDataItem {
         /// Label for the venn chart segment, such as 'A', 'B', or 'C'.
@@ -4103,6 +4603,7 @@ pub mod types {
         /// Value for the venn chart segment, such as 10, 20, or 30.
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateVennChartArgsStyle {
@@ -4116,6 +4617,7 @@ pub mod types {
         #[serde(default = "defaults::generate_venn_chart_args_style_texture")]
         pub texture: GenerateVennChartArgsStyleTexture,
     }
+
     impl Default for GenerateVennChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -4125,6 +4627,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -4144,6 +4647,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateVennChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4152,8 +4656,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateVennChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4170,23 +4676,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateVennChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateVennChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateVennChartArgsStyleTexture {
         fn default() -> Self {
             GenerateVennChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -4208,6 +4720,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateVennChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4217,8 +4730,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateVennChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4236,23 +4751,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateVennChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateVennChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateVennChartArgsTheme {
         fn default() -> Self {
             GenerateVennChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_violin_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateViolinChartArgs {
@@ -4279,6 +4800,7 @@ pub mod types {
         #[serde(default = "defaults::generate_violin_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateViolinChartArgsDataItem {
         /// Category of the data point, such as '分类一'.
@@ -4289,6 +4811,7 @@ pub mod types {
         /// Value of the data point, such as 10.
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateViolinChartArgsStyle {
@@ -4305,6 +4828,7 @@ pub mod types {
         #[serde(default = "defaults::generate_violin_chart_args_style_texture")]
         pub texture: GenerateViolinChartArgsStyleTexture,
     }
+
     impl Default for GenerateViolinChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -4315,6 +4839,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -4334,6 +4859,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateViolinChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4342,8 +4868,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateViolinChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4360,23 +4888,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateViolinChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateViolinChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateViolinChartArgsStyleTexture {
         fn default() -> Self {
             GenerateViolinChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -4398,6 +4932,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateViolinChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4407,8 +4942,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateViolinChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4426,23 +4963,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateViolinChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateViolinChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateViolinChartArgsTheme {
         fn default() -> Self {
             GenerateViolinChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_waterfall_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateWaterfallChartArgs {
@@ -4469,6 +5012,7 @@ pub mod types {
         #[serde(default = "defaults::generate_waterfall_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateWaterfallChartArgsDataItem {
         pub category: String,
@@ -4479,6 +5023,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub value: Option<f64>,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateWaterfallChartArgsStyle {
@@ -4491,6 +5036,7 @@ pub mod types {
         #[serde(default = "defaults::generate_waterfall_chart_args_style_texture")]
         pub texture: GenerateWaterfallChartArgsStyleTexture,
     }
+
     impl Default for GenerateWaterfallChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -4500,6 +5046,7 @@ pub mod types {
             }
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GenerateWaterfallChartArgsStylePalette {
         /// Color for negative values (decreases). Default is '#2EBB59'.
@@ -4512,6 +5059,7 @@ pub mod types {
         #[serde(rename = "totalColor", skip_serializing_if = "Option::is_none")]
         pub total_color: Option<String>,
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -4531,6 +5079,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateWaterfallChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4539,8 +5088,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateWaterfallChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4557,23 +5108,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateWaterfallChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateWaterfallChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateWaterfallChartArgsStyleTexture {
         fn default() -> Self {
             GenerateWaterfallChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -4595,6 +5152,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateWaterfallChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4604,8 +5162,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateWaterfallChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4623,23 +5183,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateWaterfallChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateWaterfallChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateWaterfallChartArgsTheme {
         fn default() -> Self {
             GenerateWaterfallChartArgsTheme::Default
         }
     }
+
     /// The arguments of `generate_word_cloud_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateWordCloudChartArgs {
@@ -4660,11 +5226,13 @@ pub mod types {
         #[serde(default = "defaults::generate_word_cloud_chart_args_width")]
         pub width: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateWordCloudChartArgsDataItem {
         pub text: String,
         pub value: f64,
     }
+
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateWordCloudChartArgsStyle {
@@ -4678,6 +5246,7 @@ pub mod types {
         #[serde(default = "defaults::generate_word_cloud_chart_args_style_texture")]
         pub texture: GenerateWordCloudChartArgsStyleTexture,
     }
+
     impl Default for GenerateWordCloudChartArgsStyle {
         fn default() -> Self {
             Self {
@@ -4687,6 +5256,7 @@ pub mod types {
             }
         }
     }
+
     /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
     #[derive(
         Deserialize,
@@ -4706,6 +5276,7 @@ pub mod types {
         #[serde(rename = "rough")]
         Rough,
     }
+
     impl fmt::Display for GenerateWordCloudChartArgsStyleTexture {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4714,8 +5285,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateWordCloudChartArgsStyleTexture {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4732,23 +5305,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateWordCloudChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateWordCloudChartArgsStyleTexture {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateWordCloudChartArgsStyleTexture {
         fn default() -> Self {
             GenerateWordCloudChartArgsStyleTexture::Default
         }
     }
+
     /// Set the theme for the chart, optional, default is 'default'.
     #[derive(
         Deserialize,
@@ -4770,6 +5349,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for GenerateWordCloudChartArgsTheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4779,8 +5359,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GenerateWordCloudChartArgsTheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "default" => Ok(Self::Default),
@@ -4798,79 +5380,103 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GenerateWordCloudChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GenerateWordCloudChartArgsTheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for GenerateWordCloudChartArgsTheme {
         fn default() -> Self {
             GenerateWordCloudChartArgsTheme::Default
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn generate_area_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_area_chart_args_theme() -> super::GenerateAreaChartArgsTheme {
             super::GenerateAreaChartArgsTheme::Default
         }
+
         pub(super) fn generate_area_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_area_chart_args_style_texture() -> super::GenerateAreaChartArgsStyleTexture {
             super::GenerateAreaChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_bar_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_bar_chart_args_theme() -> super::GenerateBarChartArgsTheme {
             super::GenerateBarChartArgsTheme::Default
         }
+
         pub(super) fn generate_bar_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_bar_chart_args_style_texture() -> super::GenerateBarChartArgsStyleTexture {
             super::GenerateBarChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_boxplot_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_boxplot_chart_args_theme() -> super::GenerateBoxplotChartArgsTheme {
             super::GenerateBoxplotChartArgsTheme::Default
         }
+
         pub(super) fn generate_boxplot_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_boxplot_chart_args_style_texture() -> super::GenerateBoxplotChartArgsStyleTexture {
             super::GenerateBoxplotChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_column_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_column_chart_args_theme() -> super::GenerateColumnChartArgsTheme {
             super::GenerateColumnChartArgsTheme::Default
         }
+
         pub(super) fn generate_column_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_column_chart_args_style_texture() -> super::GenerateColumnChartArgsStyleTexture {
             super::GenerateColumnChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_district_map_args_height() -> f64 {
             1000_f64
         }
+
         pub(super) fn generate_district_map_args_width() -> f64 {
             1600_f64
         }
+
         pub(super) fn generate_district_map_args_data_colors() -> Vec<String> {
             vec![
                 "#1783FF".to_string(), "#00C9C9".to_string(), "#F0884D".to_string(),
@@ -4879,393 +5485,513 @@ pub mod types {
                 "#17C76F".to_string()
             ]
         }
+
         pub(super) fn generate_dual_axes_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_dual_axes_chart_args_theme() -> super::GenerateDualAxesChartArgsTheme {
             super::GenerateDualAxesChartArgsTheme::Default
         }
+
         pub(super) fn generate_dual_axes_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_dual_axes_chart_args_style_texture() -> super::GenerateDualAxesChartArgsStyleTexture {
             super::GenerateDualAxesChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_fishbone_diagram_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_fishbone_diagram_args_theme() -> super::GenerateFishboneDiagramArgsTheme {
             super::GenerateFishboneDiagramArgsTheme::Default
         }
+
         pub(super) fn generate_fishbone_diagram_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_fishbone_diagram_args_style_texture() -> super::GenerateFishboneDiagramArgsStyleTexture {
             super::GenerateFishboneDiagramArgsStyleTexture::Default
         }
+
         pub(super) fn generate_flow_diagram_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_flow_diagram_args_theme() -> super::GenerateFlowDiagramArgsTheme {
             super::GenerateFlowDiagramArgsTheme::Default
         }
+
         pub(super) fn generate_flow_diagram_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_flow_diagram_args_style_texture() -> super::GenerateFlowDiagramArgsStyleTexture {
             super::GenerateFlowDiagramArgsStyleTexture::Default
         }
+
         pub(super) fn generate_funnel_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_funnel_chart_args_theme() -> super::GenerateFunnelChartArgsTheme {
             super::GenerateFunnelChartArgsTheme::Default
         }
+
         pub(super) fn generate_funnel_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_funnel_chart_args_style_texture() -> super::GenerateFunnelChartArgsStyleTexture {
             super::GenerateFunnelChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_histogram_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_histogram_chart_args_theme() -> super::GenerateHistogramChartArgsTheme {
             super::GenerateHistogramChartArgsTheme::Default
         }
+
         pub(super) fn generate_histogram_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_histogram_chart_args_style_texture() -> super::GenerateHistogramChartArgsStyleTexture {
             super::GenerateHistogramChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_line_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_line_chart_args_theme() -> super::GenerateLineChartArgsTheme {
             super::GenerateLineChartArgsTheme::Default
         }
+
         pub(super) fn generate_line_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_line_chart_args_style_texture() -> super::GenerateLineChartArgsStyleTexture {
             super::GenerateLineChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_liquid_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_liquid_chart_args_shape() -> super::GenerateLiquidChartArgsShape {
             super::GenerateLiquidChartArgsShape::Circle
         }
+
         pub(super) fn generate_liquid_chart_args_theme() -> super::GenerateLiquidChartArgsTheme {
             super::GenerateLiquidChartArgsTheme::Default
         }
+
         pub(super) fn generate_liquid_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_liquid_chart_args_style_texture() -> super::GenerateLiquidChartArgsStyleTexture {
             super::GenerateLiquidChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_mind_map_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_mind_map_args_theme() -> super::GenerateMindMapArgsTheme {
             super::GenerateMindMapArgsTheme::Default
         }
+
         pub(super) fn generate_mind_map_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_mind_map_args_style_texture() -> super::GenerateMindMapArgsStyleTexture {
             super::GenerateMindMapArgsStyleTexture::Default
         }
+
         pub(super) fn generate_network_graph_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_network_graph_args_theme() -> super::GenerateNetworkGraphArgsTheme {
             super::GenerateNetworkGraphArgsTheme::Default
         }
+
         pub(super) fn generate_network_graph_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_network_graph_args_style_texture() -> super::GenerateNetworkGraphArgsStyleTexture {
             super::GenerateNetworkGraphArgsStyleTexture::Default
         }
+
         pub(super) fn generate_organization_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_organization_chart_args_orient() -> super::GenerateOrganizationChartArgsOrient {
             super::GenerateOrganizationChartArgsOrient::Vertical
         }
+
         pub(super) fn generate_organization_chart_args_theme() -> super::GenerateOrganizationChartArgsTheme {
             super::GenerateOrganizationChartArgsTheme::Default
         }
+
         pub(super) fn generate_organization_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_organization_chart_args_style_texture() -> super::GenerateOrganizationChartArgsStyleTexture {
             super::GenerateOrganizationChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_path_map_args_height() -> f64 {
             1000_f64
         }
+
         pub(super) fn generate_path_map_args_width() -> f64 {
             1600_f64
         }
+
         pub(super) fn generate_pie_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_pie_chart_args_inner_radius() -> f64 {
             0_f64
         }
+
         pub(super) fn generate_pie_chart_args_theme() -> super::GeneratePieChartArgsTheme {
             super::GeneratePieChartArgsTheme::Default
         }
+
         pub(super) fn generate_pie_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_pie_chart_args_style_texture() -> super::GeneratePieChartArgsStyleTexture {
             super::GeneratePieChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_pin_map_args_height() -> f64 {
             1000_f64
         }
+
         pub(super) fn generate_pin_map_args_width() -> f64 {
             1600_f64
         }
+
         pub(super) fn generate_pin_map_args_marker_popup_border_radius() -> f64 {
             8_f64
         }
+
         pub(super) fn generate_pin_map_args_marker_popup_height() -> f64 {
             40_f64
         }
+
         pub(super) fn generate_pin_map_args_marker_popup_type() -> String {
             "image".to_string()
         }
+
         pub(super) fn generate_pin_map_args_marker_popup_width() -> f64 {
             40_f64
         }
+
         pub(super) fn generate_radar_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_radar_chart_args_theme() -> super::GenerateRadarChartArgsTheme {
             super::GenerateRadarChartArgsTheme::Default
         }
+
         pub(super) fn generate_radar_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_radar_chart_args_style_texture() -> super::GenerateRadarChartArgsStyleTexture {
             super::GenerateRadarChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_sankey_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_sankey_chart_args_node_align() -> super::GenerateSankeyChartArgsNodeAlign {
             super::GenerateSankeyChartArgsNodeAlign::Center
         }
+
         pub(super) fn generate_sankey_chart_args_theme() -> super::GenerateSankeyChartArgsTheme {
             super::GenerateSankeyChartArgsTheme::Default
         }
+
         pub(super) fn generate_sankey_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_sankey_chart_args_style_texture() -> super::GenerateSankeyChartArgsStyleTexture {
             super::GenerateSankeyChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_scatter_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_scatter_chart_args_theme() -> super::GenerateScatterChartArgsTheme {
             super::GenerateScatterChartArgsTheme::Default
         }
+
         pub(super) fn generate_scatter_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_scatter_chart_args_style_texture() -> super::GenerateScatterChartArgsStyleTexture {
             super::GenerateScatterChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_spreadsheet_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_spreadsheet_args_theme() -> super::GenerateSpreadsheetArgsTheme {
             super::GenerateSpreadsheetArgsTheme::Default
         }
+
         pub(super) fn generate_spreadsheet_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_treemap_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_treemap_chart_args_theme() -> super::GenerateTreemapChartArgsTheme {
             super::GenerateTreemapChartArgsTheme::Default
         }
+
         pub(super) fn generate_treemap_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_treemap_chart_args_style_texture() -> super::GenerateTreemapChartArgsStyleTexture {
             super::GenerateTreemapChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_venn_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_venn_chart_args_theme() -> super::GenerateVennChartArgsTheme {
             super::GenerateVennChartArgsTheme::Default
         }
+
         pub(super) fn generate_venn_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_venn_chart_args_style_texture() -> super::GenerateVennChartArgsStyleTexture {
             super::GenerateVennChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_violin_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_violin_chart_args_theme() -> super::GenerateViolinChartArgsTheme {
             super::GenerateViolinChartArgsTheme::Default
         }
+
         pub(super) fn generate_violin_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_violin_chart_args_style_texture() -> super::GenerateViolinChartArgsStyleTexture {
             super::GenerateViolinChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_waterfall_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_waterfall_chart_args_theme() -> super::GenerateWaterfallChartArgsTheme {
             super::GenerateWaterfallChartArgsTheme::Default
         }
+
         pub(super) fn generate_waterfall_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_waterfall_chart_args_style_texture() -> super::GenerateWaterfallChartArgsStyleTexture {
             super::GenerateWaterfallChartArgsStyleTexture::Default
         }
+
         pub(super) fn generate_word_cloud_chart_args_height() -> f64 {
             400_f64
         }
+
         pub(super) fn generate_word_cloud_chart_args_theme() -> super::GenerateWordCloudChartArgsTheme {
             super::GenerateWordCloudChartArgsTheme::Default
         }
+
         pub(super) fn generate_word_cloud_chart_args_width() -> f64 {
             600_f64
         }
+
         pub(super) fn generate_word_cloud_chart_args_style_texture() -> super::GenerateWordCloudChartArgsStyleTexture {
             super::GenerateWordCloudChartArgsStyleTexture::Default
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `generate_area_chart`, as the server sent it.
     pub(super) static GENERATE_AREA_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"time":{"type":"string"},"value":{"type":"number"},"group":{"type":"string"}},"required":["time","value"]},"description":"Data for area chart, it should be an array of objects, each object contains a `time` field and a `value` field, such as, [{ time: '2015', value: 23 }, { time: '2016', value: 32 }], when stacking is needed for area, the data should contain a `group` field, such as, [{ time: '2015', value: 23, group: 'A' }, { time: '2015', value: 32, group: 'B' }]."},"stack":{"default":false,"description":"Whether stacking is enabled. When enabled, area charts require a 'group' field in the data.","type":"boolean"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]},"lineWidth":{"description":"Line width for the lines of chart, such as 4.","type":"number"}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_bar_chart`, as the server sent it.
     pub(super) static GENERATE_BAR_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string"},"value":{"type":"number"},"group":{"type":"string"}},"required":["category","value"]},"description":"Data for bar chart, such as, [{ category: '分类一', value: 10 }, { category: '分类二', value: 20 }], when grouping or stacking is needed for bar, the data should contain a `group` field, such as, when [{ category: '北京', value: 825, group: '油车' }, { category: '北京', value: 1000, group: '电车' }]."},"group":{"default":false,"description":"Whether grouping is enabled. When enabled, bar charts require a 'group' field in the data. When `group` is true, `stack` should be false.","type":"boolean"},"stack":{"default":true,"description":"Whether stacking is enabled. When enabled, bar charts require a 'group' field in the data. When `stack` is true, `group` should be false.","type":"boolean"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_boxplot_chart`, as the server sent it.
     pub(super) static GENERATE_BOXPLOT_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string","description":"Category of the data point, such as '分类一'."},"value":{"type":"number","description":"Value of the data point, such as 10."},"group":{"description":"Optional group for the data point, used for grouping in the boxplot.","type":"string"}},"required":["category","value"]},"description":"Data for boxplot chart, such as, [{ category: '分类一', value: 10 }] or [{ category: '分类二', value: 20, group: '组别一' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_column_chart`, as the server sent it.
     pub(super) static GENERATE_COLUMN_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string"},"value":{"type":"number"},"group":{"type":"string"}},"required":["category","value"]},"description":"Data for column chart, such as, [{ category: 'Category A', value: 10 }, { category: 'Category B', value: 20 }], when grouping or stacking is needed for column, the data should contain a 'group' field, such as, [{ category: 'Beijing', value: 825, group: 'Gas Car' }, { category: 'Beijing', value: 1000, group: 'Electric Car' }]."},"group":{"default":true,"description":"Whether grouping is enabled. When enabled, column charts require a 'group' field in the data. When `group` is true, `stack` should be false.","type":"boolean"},"stack":{"default":false,"description":"Whether stacking is enabled. When enabled, column charts require a 'group' field in the data. When `stack` is true, `group` should be false.","type":"boolean"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_district_map`, as the server sent it.
     pub(super) static GENERATE_DISTRICT_MAP: ToolSchema = ToolSchema::new(
         r##"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"title":{"type":"string","description":"The map title should not exceed 16 characters. The content should be consistent with the information the map wants to convey and should be accurate, rich, creative, and attractive."},"data":{"type":"object","properties":{"name":{"type":"string","description":"Keywords for the Chinese name of an administrative region (must be within China), and must be one of China, province, city, district, or county. The name should be more specific and add attributive descriptions, for example, \"西安市\" is better than \"西安\", \"杭州西湖区\" is better than \"西湖区\". It cannot be a specific place name or a vague name, such as \"其它\"."},"style":{"description":"Style settings.","type":"object","properties":{"fillColor":{"description":"Fill color, rgb or rgba format.","type":"string"}}},"colors":{"description":"Data color list, in rgb or rgba format.","default":["#1783FF","#00C9C9","#F0884D","#D580FF","#7863FF","#60C42D","#BD8F24","#FF80CA","#2491B3","#17C76F"],"type":"array","items":{"type":"string"}},"dataType":{"description":"The type of the data value, numeric or enumeration type","type":"string","enum":["number","enum"]},"dataLabel":{"description":"Data label, such as \"GDP\"","type":"string"},"dataValue":{"description":"Data value, numeric string or enumeration string.","type":"string"},"dataValueUnit":{"description":"Data unit, such as \"万亿\"","type":"string"},"showAllSubdistricts":{"default":false,"description":"Whether to display all subdistricts.","type":"boolean"},"subdistricts":{"description":"Sub-administrative regions are used to display the regional composition or regional distribution of related data.","type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"Keywords for the Chinese name of an administrative region (must be within China), and must be one of China, province, city, district, or county. The name should be more specific and add attributive descriptions, for example, \"西安市\" is better than \"西安\", \"杭州西湖区\" is better than \"西湖区\". It cannot be a specific place name or a vague name, such as \"其它\"."},"dataValue":{"description":"Data value, numeric string or enumeration string.","type":"string"},"style":{"description":"Style settings.","type":"object","properties":{"fillColor":{"description":"Fill color, rgb or rgba format.","type":"string"}}}},"required":["name"]}}},"required":["name"],"description":"Administrative division data, lower-level administrative divisions are optional. There are usually two scenarios: one is to simply display the regional composition, only `fillColor` needs to be configured, and all administrative divisions are consistent, representing that all blocks are connected as one; the other is the regional data distribution scenario, first determine the `dataType`, `dataValueUnit` and `dataLabel` configurations, `dataValue` should be a meaningful value and consistent with the meaning of dataType, and then determine the style configuration. The `fillColor` configuration represents the default fill color for areas without data. Lower-level administrative divisions do not need `fillColor` configuration, and their fill colors are determined by the `colors` configuration (If `dataType` is \"number\", only one base color (warm color) is needed in the list to calculate the continuous data mapping color band; if `dataType` is \"enum\", the number of color values in the list is equal to the number of enumeration values (contrast colors)). If `subdistricts` has a value, `showAllSubdistricts` must be set to true. For example, {\"title\": \"陕西省地级市分布图\", \"data\": {\"name\": \"陕西省\", \"showAllSubdistricts\": true, \"dataLabel\": \"城市\", \"dataType\": \"enum\", \"colors\": [\"#4ECDC4\", \"#A5D8FF\"], \"subdistricts\": [{\"name\": \"西安市\", \"dataValue\": \"省会\"}, {\"name\": \"宝鸡市\", \"dataValue\": \"地级市\"}, {\"name\": \"咸阳市\", \"dataValue\": \"地级市\"}, {\"name\": \"铜川市\", \"dataValue\": \"地级市\"}, {\"name\": \"渭南市\", \"dataValue\": \"地级市\"}, {\"name\": \"延安市\", \"dataValue\": \"地级市\"}, {\"name\": \"榆林市\", \"dataValue\": \"地级市\"}, {\"name\": \"汉中市\", \"dataValue\": \"地级市\"}, {\"name\": \"安康市\", \"dataValue\": \"地级市\"}, {\"name\": \"商洛市\", \"dataValue\": \"地级市\"}]}, \"width\": 1000, \"height\": 1000}."},"width":{"default":1600,"description":"Set the width of map, default is 1600.","type":"number"},"height":{"default":1000,"description":"Set the height of map, default is 1000.","type":"number"}},"required":["title","data"]}"##,
     );
+
     /// The input schema of `generate_dual_axes_chart`, as the server sent it.
     pub(super) static GENERATE_DUAL_AXES_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"categories":{"minItems":1,"type":"array","items":{"type":"string"},"description":"Categories for dual axes chart, such as, ['2015', '2016', '2017']."},"series":{"minItems":1,"type":"array","items":{"type":"object","properties":{"type":{"type":"string","enum":["column","line"],"description":"The optional value can be 'column' or 'line'."},"data":{"type":"array","items":{"type":"number"},"description":"When type is column, the data represents quantities, such as [91.9, 99.1, 101.6, 114.4, 121]. When type is line, the data represents ratios and its values are recommended to be less than 1, such as [0.055, 0.06, 0.062, 0.07, 0.075]."},"axisYTitle":{"default":"","description":"Set the y-axis title of the chart series, such as, axisYTitle: '销售额'.","type":"string"}},"required":["type","data"]},"description":"Series for dual axes chart, such as, [{ type: 'column', data: [91.9, 99.1, 101.6, 114.4, 121], axisYTitle: '销售额' }, { type: 'line', data: [0.055, 0.06, 0.062, 0.07, 0.075], 'axisYTitle': '利润率' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"}},"required":["categories","series"]}"#,
     );
+
     /// The input schema of `generate_fishbone_diagram`, as the server sent it.
     pub(super) static GENERATE_FISHBONE_DIAGRAM: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}},"required":["name"]}}},"required":["name"]}}},"required":["name"],"description":"Data for fishbone diagram chart which is a hierarchical structure, such as, { name: 'main topic', children: [{ name: 'topic 1', children: [{ name: 'subtopic 1-1' }] }] }, and the maximum depth is 3."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_flow_diagram`, as the server sent it.
     pub(super) static GENERATE_FLOW_DIAGRAM: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"type":"object","properties":{"nodes":{"minItems":1,"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}},"edges":{"type":"array","items":{"type":"object","properties":{"source":{"type":"string"},"target":{"type":"string"},"name":{"default":"","type":"string"}},"required":["source","target"]}}},"required":["nodes","edges"],"description":"Data for flow diagram chart, such as, { nodes: [{ name: 'node1' }, { name: 'node2' }], edges: [{ source: 'node1', target: 'node2', name: 'edge1' }] }."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_funnel_chart`, as the server sent it.
     pub(super) static GENERATE_FUNNEL_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string"},"value":{"type":"number"}},"required":["category","value"]},"description":"Data for funnel chart, such as, [{ category: '浏览网站', value: 50000 }, { category: '放入购物车', value: 35000 }, { category: '生成订单', value: 25000 }, { category: '支付订单', value: 15000 }, { category: '完成交易', value: 8000 }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_histogram_chart`, as the server sent it.
     pub(super) static GENERATE_HISTOGRAM_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"number"},"description":"Data for histogram chart, it should be an array of numbers, such as, [78, 88, 60, 100, 95]."},"binNumber":{"description":"Number of intervals to define the number of intervals in a histogram, when not specified, a built-in value will be used.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_line_chart`, as the server sent it.
     pub(super) static GENERATE_LINE_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"time":{"type":"string"},"value":{"type":"number"},"group":{"type":"string"}},"required":["time","value"]},"description":"Data for line chart, it should be an array of objects, each object contains a `time` field and a `value` field, such as, [{ time: '2015', value: 23 }, { time: '2016', value: 32 }], when the data is grouped by time, the `group` field should be used to specify the group, such as, [{ time: '2015', value: 23, group: 'A' }, { time: '2015', value: 32, group: 'B' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"lineWidth":{"description":"Line width for the lines of chart, such as 4.","type":"number"}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_liquid_chart`, as the server sent it.
     pub(super) static GENERATE_LIQUID_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"percent":{"type":"number","minimum":0,"maximum":1,"description":"The percentage value to display in the liquid chart, should be a number between 0 and 1, where 1 represents 100%. For example, 0.75 represents 75%."},"shape":{"default":"circle","description":"The shape of the liquid chart, can be 'circle', 'rect', 'pin', or 'triangle'. Default is 'circle'.","type":"string","enum":["circle","rect","pin","triangle"]},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]},"color":{"description":"Custom color for the liquid chart, if not specified, defaults to the theme color.","type":"string"}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["percent"]}"#,
     );
+
     /// The input schema of `generate_mind_map`, as the server sent it.
     pub(super) static GENERATE_MIND_MAP: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}},"required":["name"]}}},"required":["name"]}}},"required":["name"],"description":"Data for mind map chart which is a hierarchical structure, such as, { name: 'main topic', children: [{ name: 'topic 1', children: [{ name:'subtopic 1-1' }] }, and the maximum depth is 3."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_network_graph`, as the server sent it.
     pub(super) static GENERATE_NETWORK_GRAPH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"type":"object","properties":{"nodes":{"minItems":1,"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}},"edges":{"type":"array","items":{"type":"object","properties":{"source":{"type":"string"},"target":{"type":"string"},"name":{"default":"","type":"string"}},"required":["source","target"]}}},"required":["nodes","edges"],"description":"Data for network graph chart, such as, { nodes: [{ name: 'node1' }, { name: 'node2' }], edges: [{ source: 'node1', target: 'node2', name: 'edge1' }] }"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_organization_chart`, as the server sent it.
     pub(super) static GENERATE_ORGANIZATION_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"}},"required":["name"]}}},"required":["name"]}}},"required":["name"]}}},"required":["name"],"description":"Data for organization chart which is a hierarchical structure, such as, { name: 'CEO', description: 'Chief Executive Officer', children: [{ name: 'CTO', description: 'Chief Technology Officer', children: [{ name: 'Dev Manager', description: 'Development Manager' }] }] }, and the maximum depth is 3."},"orient":{"default":"vertical","description":"Orientation of the organization chart, either horizontal or vertical. Default is vertical, when the level of the chart is more than 3, it is recommended to use horizontal orientation.","type":"string","enum":["horizontal","vertical"]},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_path_map`, as the server sent it.
     pub(super) static GENERATE_PATH_MAP: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"title":{"type":"string","description":"The map title should not exceed 16 characters. The content should be consistent with the information the map wants to convey and should be accurate, rich, creative, and attractive."},"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"string"},"description":"A list of keywords for the names of points of interest (POIs) in Chinese. These POIs usually contain a group of places with similar locations, so the names should be more descriptive, must adding attributives to indicate that they are different places in the same area, such as \"北京市\" is better than \"北京\", \"杭州西湖\" is better than \"西湖\"; in addition, if you can determine that a location may appear in multiple areas, you can be more specific, such as \"杭州西湖的苏堤春晓\" is better than \"苏堤春晓\". The tool will use these keywords to search for specific POIs and query their detailed data, such as latitude and longitude, location photos, etc. For example, [\"西安钟楼\", \"西安大唐不夜城\", \"西安大雁塔\"]."}},"required":["data"],"description":"The route and places along it."},"description":"Routes, each group represents all POIs along a route. For example, [{ \"data\": [\"西安钟楼\", \"西安大唐不夜城\", \"西安大雁塔\"] }, { \"data\": [\"西安曲江池公园\", \"西安回民街\"] }]"},"width":{"default":1600,"description":"Set the width of map, default is 1600.","type":"number"},"height":{"default":1000,"description":"Set the height of map, default is 1000.","type":"number"}},"required":["title","data"]}"#,
     );
+
     /// The input schema of `generate_pie_chart`, as the server sent it.
     pub(super) static GENERATE_PIE_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string"},"value":{"type":"number"}},"required":["category","value"]},"description":"Data for pie chart, it should be an array of objects, each object contains a `category` field and a `value` field, such as, [{ category: '分类一', value: 27 }]."},"innerRadius":{"default":0,"description":"Set the innerRadius of pie chart, the value between 0 and 1. Set the pie chart as a donut chart. Set the value to 0.6 or number in [0 ,1] to enable it.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_pin_map`, as the server sent it.
     pub(super) static GENERATE_PIN_MAP: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"title":{"type":"string","description":"The map title should not exceed 16 characters. The content should be consistent with the information the map wants to convey and should be accurate, rich, creative, and attractive."},"data":{"minItems":1,"type":"array","items":{"type":"string"},"description":"A list of keywords for the names of points of interest (POIs) in Chinese. These POIs usually contain a group of places with similar locations, so the names should be more descriptive, must adding attributives to indicate that they are different places in the same area, such as \"北京市\" is better than \"北京\", \"杭州西湖\" is better than \"西湖\"; in addition, if you can determine that a location may appear in multiple areas, you can be more specific, such as \"杭州西湖的苏堤春晓\" is better than \"苏堤春晓\". The tool will use these keywords to search for specific POIs and query their detailed data, such as latitude and longitude, location photos, etc. For example, [\"西安钟楼\", \"西安大唐不夜城\", \"西安大雁塔\"]."},"markerPopup":{"description":"Marker type, one is simple mode, which is just an icon and does not require `markerPopup` configuration; the other is image mode, which displays location photos and requires `markerPopup` configuration. Among them, `width`/`height`/`borderRadius` can be combined to realize rectangular photos and square photos. In addition, when `borderRadius` is half of the width and height, it can also be a circular photo.","type":"object","properties":{"type":{"default":"image","description":"Must be \"image\".","type":"string"},"width":{"default":40,"description":"Width of the photo.","type":"number"},"height":{"default":40,"description":"Height of the photo.","type":"number"},"borderRadius":{"default":8,"description":"Border radius of the photo.","type":"number"}}},"width":{"default":1600,"description":"Set the width of map, default is 1600.","type":"number"},"height":{"default":1000,"description":"Set the height of map, default is 1000.","type":"number"}},"required":["title","data"]}"#,
     );
+
     /// The input schema of `generate_radar_chart`, as the server sent it.
     pub(super) static GENERATE_RADAR_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"number"},"group":{"type":"string"}},"required":["name","value"]},"description":"Data for radar chart, it should be an array of objects, each object contains a `name` field and a `value` field, such as, [{ name: 'Design', value: 70 }], when the data is grouped by `group`, the `group` field is required, such as, [{ name: 'Design', value: 70, group: 'Huawei' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]},"lineWidth":{"description":"Line width for the lines of chart, such as 4.","type":"number"}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_sankey_chart`, as the server sent it.
     pub(super) static GENERATE_SANKEY_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"source":{"type":"string"},"target":{"type":"string"},"value":{"type":"number"}},"required":["source","target","value"]},"description":"Date for sankey chart, such as, [{ source: 'Landing Page', target: 'Product Page', value: 50000 }, { source: 'Product Page', target: 'Add to Cart', value: 35000 }, { source: 'Add to Cart', target: 'Checkout', value: 25000 }, { source: 'Checkout', target: 'Payment', value: 15000 }, { source: 'Payment', target: 'Purchase Completed', value: 8000 }]."},"nodeAlign":{"default":"center","description":"Alignment of nodes in the sankey chart, such as, 'left', 'right', 'justify', or 'center'.","type":"string","enum":["left","right","justify","center"]},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_scatter_chart`, as the server sent it.
     pub(super) static GENERATE_SCATTER_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"},"group":{"description":"Group name for the data point.","type":"string"}},"required":["x","y"]},"description":"Data for scatter chart, such as, [{ x: 10, y: 15 }], when the data is grouped, the group name can be specified in the `group` field, such as, [{ x: 10, y: 15, group: 'Group A' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_treemap_chart`, as the server sent it.
     pub(super) static GENERATE_TREEMAP_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"number"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"number"},"children":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"number"}},"required":["name","value"]}}},"required":["name","value"]}}},"required":["name","value"]},"description":"Data for treemap chart which is a hierarchical structure, such as, [{ name: 'Design', value: 70, children: [{ name: 'Tech', value: 20 }] }], and the maximum depth is 3."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_venn_chart`, as the server sent it.
     pub(super) static GENERATE_VENN_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"label":{"description":"Label for the venn chart segment, such as 'A', 'B', or 'C'.","type":"string"},"value":{"type":"number","description":"Value for the venn chart segment, such as 10, 20, or 30."},"sets":{"type":"array","items":{"type":"string"},"description":"Array of set names that this segment belongs to, such as ['A', 'B'] for an intersection between sets A and B."}},"required":["value","sets"]},"description":"Data for venn chart, such as, [{ label: 'A', value: 10, sets: ['A'] }, { label: 'B', value: 20, sets: ['B'] }, { label: 'C', value: 30, sets: ['C'] }, { label: 'AB', value: 5, sets: ['A', 'B'] }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_violin_chart`, as the server sent it.
     pub(super) static GENERATE_VIOLIN_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string","description":"Category of the data point, such as '分类一'."},"value":{"type":"number","description":"Value of the data point, such as 10."},"group":{"description":"Optional group for the data point, used for grouping in the violin chart.","type":"string"}},"required":["category","value"]},"description":"Data for violin chart, such as, [{ category: 'Category A', value: 10 }], when the data is grouped, the 'group' field is required, such as, [{ category: 'Category B', value: 20, group: 'Group A' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_waterfall_chart`, as the server sent it.
     pub(super) static GENERATE_WATERFALL_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"category":{"type":"string"},"value":{"type":"number"},"isIntermediateTotal":{"type":"boolean"},"isTotal":{"type":"boolean"}},"required":["category"]},"description":"Data for waterfall chart, it should be an array of objects. Each object must contain a `category` field. For regular items, a `value` field is also required. The `isIntermediateTotal` field marks intermediate subtotals, and the `isTotal` field marks the final total. For example, [{ category: 'Initial', value: 100 }, { category: 'Increase', value: 50 }, { category: 'Subtotal', isIntermediateTotal: true }, { category: 'Decrease', value: -30 }, { category: 'Total', isTotal: true }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]},"palette":{"type":"object","properties":{"positiveColor":{"description":"Color for positive values (increases). Default is '#FF4D4F'.","type":"string"},"negativeColor":{"description":"Color for negative values (decreases). Default is '#2EBB59'.","type":"string"},"totalColor":{"description":"Color for total and intermediate total bars. Default is '#1783FF'.","type":"string"}}}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_word_cloud_chart`, as the server sent it.
     pub(super) static GENERATE_WORD_CLOUD_CHART: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","properties":{"text":{"type":"string"},"value":{"type":"number"}},"required":["text","value"]},"description":"Data for word cloud chart, it should be an array of objects, each object contains a `text` field and a `value` field, such as, [{ value: 4.272, text: '形成' }]."},"style":{"description":"Style configuration for the chart with a JSON object, optional.","type":"object","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","type":"array","items":{"type":"string"}},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","type":"string","enum":["default","rough"]}}},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","type":"string","enum":["default","academy","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"title":{"default":"","description":"Set the title of chart.","type":"string"}},"required":["data"]}"#,
     );
+
     /// The input schema of `generate_spreadsheet`, as the server sent it.
     pub(super) static GENERATE_SPREADSHEET: ToolSchema = ToolSchema::new(
         r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"data":{"minItems":1,"type":"array","items":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":["string","number","null"]}},"description":"Data for spreadsheet, an array of objects where each object represents a row. Keys are column names and values can be string, number, or null. Such as, [{ name: 'John', age: 30 }, { name: 'Jane', age: 25 }]."},"rows":{"description":"Row header fields for pivot table. When 'rows' or 'values' is provided, the spreadsheet will be rendered as a pivot table.","type":"array","items":{"type":"string"}},"columns":{"description":"Column header fields, used to specify the order of columns. For regular tables, this determines column order; for pivot tables, this is used for column grouping.","type":"array","items":{"type":"string"}},"values":{"description":"Value fields for pivot table. When 'rows' or 'values' is provided, the spreadsheet will be rendered as a pivot table.","type":"array","items":{"type":"string"}},"theme":{"default":"default","description":"Set the theme for the spreadsheet, optional, default is 'default'.","type":"string","enum":["default","dark"]},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"}},"required":["data"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "generate_area_chart",
@@ -5296,6 +6022,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "generate_word_cloud_chart",
     "generate_spreadsheet",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -5305,6 +6032,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"annotations":{"readOnlyHint":true,"title":"Generate Area Chart"},"description":"Generate a area chart to show data trends under continuous independent variables and observe the overall data trend, such as, displacement = velocity (average or instantaneous) × time: s = v × t. If the x-axis is time (t) and the y-axis is velocity (v) at each moment, an area chart allows you to observe the trend of velocity over time and infer the distance traveled by the area's size.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for area chart, it should be an array of objects, each object contains a `time` field and a `value` field, such as, [{ time: '2015', value: 23 }, { time: '2016', value: 32 }], when stacking is needed for area, the data should contain a `group` field, such as, [{ time: '2015', value: 23, group: 'A' }, { time: '2015', value: 32, group: 'B' }].","items":{"properties":{"group":{"type":"string"},"time":{"type":"string"},"value":{"type":"number"}},"required":["time","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"stack":{"default":false,"description":"Whether stacking is enabled. When enabled, area charts require a 'group' field in the data.","type":"boolean"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"lineWidth":{"description":"Line width for the lines of chart, such as 4.","type":"number"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_area_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Bar Chart"},"description":"Generate a horizontal bar chart to show data for numerical comparisons among different categories, such as, comparing categorical data and for horizontal comparisons.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for bar chart, such as, [{ category: '分类一', value: 10 }, { category: '分类二', value: 20 }], when grouping or stacking is needed for bar, the data should contain a `group` field, such as, when [{ category: '北京', value: 825, group: '油车' }, { category: '北京', value: 1000, group: '电车' }].","items":{"properties":{"category":{"type":"string"},"group":{"type":"string"},"value":{"type":"number"}},"required":["category","value"],"type":"object"},"minItems":1,"type":"array"},"group":{"default":false,"description":"Whether grouping is enabled. When enabled, bar charts require a 'group' field in the data. When `group` is true, `stack` should be false.","type":"boolean"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"stack":{"default":true,"description":"Whether stacking is enabled. When enabled, bar charts require a 'group' field in the data. When `stack` is true, `group` should be false.","type":"boolean"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_bar_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Boxplot Chart"},"description":"Generate a boxplot chart to show data for statistical summaries among different categories, such as, comparing the distribution of data points across categories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for boxplot chart, such as, [{ category: '分类一', value: 10 }] or [{ category: '分类二', value: 20, group: '组别一' }].","items":{"properties":{"category":{"description":"Category of the data point, such as '分类一'.","type":"string"},"group":{"description":"Optional group for the data point, used for grouping in the boxplot.","type":"string"},"value":{"description":"Value of the data point, such as 10.","type":"number"}},"required":["category","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_boxplot_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Column Chart"},"description":"Generate a column chart, which are best for comparing categorical data, such as, when values are close, column charts are preferable because our eyes are better at judging height than other visual elements like area or angles.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for column chart, such as, [{ category: 'Category A', value: 10 }, { category: 'Category B', value: 20 }], when grouping or stacking is needed for column, the data should contain a 'group' field, such as, [{ category: 'Beijing', value: 825, group: 'Gas Car' }, { category: 'Beijing', value: 1000, group: 'Electric Car' }].","items":{"properties":{"category":{"type":"string"},"group":{"type":"string"},"value":{"type":"number"}},"required":["category","value"],"type":"object"},"minItems":1,"type":"array"},"group":{"default":true,"description":"Whether grouping is enabled. When enabled, column charts require a 'group' field in the data. When `group` is true, `stack` should be false.","type":"boolean"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"stack":{"default":false,"description":"Whether stacking is enabled. When enabled, column charts require a 'group' field in the data. When `stack` is true, `group` should be false.","type":"boolean"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_column_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate District Map"},"description":"Generates regional distribution maps, which are usually used to show the administrative divisions and coverage of a dataset. It is not suitable for showing the distribution of specific locations, such as urban administrative divisions, GDP distribution maps of provinces and cities across the country, etc. This tool is limited to generating data maps within China.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Administrative division data, lower-level administrative divisions are optional. There are usually two scenarios: one is to simply display the regional composition, only `fillColor` needs to be configured, and all administrative divisions are consistent, representing that all blocks are connected as one; the other is the regional data distribution scenario, first determine the `dataType`, `dataValueUnit` and `dataLabel` configurations, `dataValue` should be a meaningful value and consistent with the meaning of dataType, and then determine the style configuration. The `fillColor` configuration represents the default fill color for areas without data. Lower-level administrative divisions do not need `fillColor` configuration, and their fill colors are determined by the `colors` configuration (If `dataType` is \"number\", only one base color (warm color) is needed in the list to calculate the continuous data mapping color band; if `dataType` is \"enum\", the number of color values in the list is equal to the number of enumeration values (contrast colors)). If `subdistricts` has a value, `showAllSubdistricts` must be set to true. For example, {\"title\": \"陕西省地级市分布图\", \"data\": {\"name\": \"陕西省\", \"showAllSubdistricts\": true, \"dataLabel\": \"城市\", \"dataType\": \"enum\", \"colors\": [\"#4ECDC4\", \"#A5D8FF\"], \"subdistricts\": [{\"name\": \"西安市\", \"dataValue\": \"省会\"}, {\"name\": \"宝鸡市\", \"dataValue\": \"地级市\"}, {\"name\": \"咸阳市\", \"dataValue\": \"地级市\"}, {\"name\": \"铜川市\", \"dataValue\": \"地级市\"}, {\"name\": \"渭南市\", \"dataValue\": \"地级市\"}, {\"name\": \"延安市\", \"dataValue\": \"地级市\"}, {\"name\": \"榆林市\", \"dataValue\": \"地级市\"}, {\"name\": \"汉中市\", \"dataValue\": \"地级市\"}, {\"name\": \"安康市\", \"dataValue\": \"地级市\"}, {\"name\": \"商洛市\", \"dataValue\": \"地级市\"}]}, \"width\": 1000, \"height\": 1000}.","properties":{"colors":{"default":["#1783FF","#00C9C9","#F0884D","#D580FF","#7863FF","#60C42D","#BD8F24","#FF80CA","#2491B3","#17C76F"],"description":"Data color list, in rgb or rgba format.","items":{"type":"string"},"type":"array"},"dataLabel":{"description":"Data label, such as \"GDP\"","type":"string"},"dataType":{"description":"The type of the data value, numeric or enumeration type","enum":["number","enum"],"type":"string"},"dataValue":{"description":"Data value, numeric string or enumeration string.","type":"string"},"dataValueUnit":{"description":"Data unit, such as \"万亿\"","type":"string"},"name":{"description":"Keywords for the Chinese name of an administrative region (must be within China), and must be one of China, province, city, district, or county. The name should be more specific and add attributive descriptions, for example, \"西安市\" is better than \"西安\", \"杭州西湖区\" is better than \"西湖区\". It cannot be a specific place name or a vague name, such as \"其它\".","type":"string"},"showAllSubdistricts":{"default":false,"description":"Whether to display all subdistricts.","type":"boolean"},"style":{"description":"Style settings.","properties":{"fillColor":{"description":"Fill color, rgb or rgba format.","type":"string"}},"type":"object"},"subdistricts":{"description":"Sub-administrative regions are used to display the regional composition or regional distribution of related data.","items":{"properties":{"dataValue":{"description":"Data value, numeric string or enumeration string.","type":"string"},"name":{"description":"Keywords for the Chinese name of an administrative region (must be within China), and must be one of China, province, city, district, or county. The name should be more specific and add attributive descriptions, for example, \"西安市\" is better than \"西安\", \"杭州西湖区\" is better than \"西湖区\". It cannot be a specific place name or a vague name, such as \"其它\".","type":"string"},"style":{"description":"Style settings.","properties":{"fillColor":{"description":"Fill color, rgb or rgba format.","type":"string"}},"type":"object"}},"required":["name"],"type":"object"},"type":"array"}},"required":["name"],"type":"object"},"height":{"default":1000,"description":"Set the height of map, default is 1000.","type":"number"},"title":{"description":"The map title should not exceed 16 characters. The content should be consistent with the information the map wants to convey and should be accurate, rich, creative, and attractive.","type":"string"},"width":{"default":1600,"description":"Set the width of map, default is 1600.","type":"number"}},"required":["title","data"],"type":"object"},"name":"generate_district_map"},{"annotations":{"readOnlyHint":true,"title":"Generate Dual Axes Chart"},"description":"Generate a dual axes chart which is a combination chart that integrates two different chart types, typically combining a bar chart with a line chart to display both the trend and comparison of data, such as, the trend of sales and profit over time.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"categories":{"description":"Categories for dual axes chart, such as, ['2015', '2016', '2017'].","items":{"type":"string"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"series":{"description":"Series for dual axes chart, such as, [{ type: 'column', data: [91.9, 99.1, 101.6, 114.4, 121], axisYTitle: '销售额' }, { type: 'line', data: [0.055, 0.06, 0.062, 0.07, 0.075], 'axisYTitle': '利润率' }].","items":{"properties":{"axisYTitle":{"default":"","description":"Set the y-axis title of the chart series, such as, axisYTitle: '销售额'.","type":"string"},"data":{"description":"When type is column, the data represents quantities, such as [91.9, 99.1, 101.6, 114.4, 121]. When type is line, the data represents ratios and its values are recommended to be less than 1, such as [0.055, 0.06, 0.062, 0.07, 0.075].","items":{"type":"number"},"type":"array"},"type":{"description":"The optional value can be 'column' or 'line'.","enum":["column","line"],"type":"string"}},"required":["type","data"],"type":"object"},"minItems":1,"type":"array"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["categories","series"],"type":"object"},"name":"generate_dual_axes_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Fishbone Diagram"},"description":"Generate a fishbone diagram chart to uses a fish skeleton, like structure to display the causes or effects of a core problem, with the problem as the fish head and the causes/effects as the fish bones. It suits problems that can be split into multiple related factors.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for fishbone diagram chart which is a hierarchical structure, such as, { name: 'main topic', children: [{ name: 'topic 1', children: [{ name: 'subtopic 1-1' }] }] }, and the maximum depth is 3.","properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_fishbone_diagram"},{"annotations":{"readOnlyHint":true,"title":"Generate Flow Diagram"},"description":"Generate a flow diagram chart to show the steps and decision points of a process or system, such as, scenarios requiring linear process presentation.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for flow diagram chart, such as, { nodes: [{ name: 'node1' }, { name: 'node2' }], edges: [{ source: 'node1', target: 'node2', name: 'edge1' }] }.","properties":{"edges":{"items":{"properties":{"name":{"default":"","type":"string"},"source":{"type":"string"},"target":{"type":"string"}},"required":["source","target"],"type":"object"},"type":"array"},"nodes":{"items":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"minItems":1,"type":"array"}},"required":["nodes","edges"],"type":"object"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_flow_diagram"},{"annotations":{"readOnlyHint":true,"title":"Generate Funnel Chart"},"description":"Generate a funnel chart to visualize the progressive reduction of data as it passes through stages, such as, the conversion rates of users from visiting a website to completing a purchase.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for funnel chart, such as, [{ category: '浏览网站', value: 50000 }, { category: '放入购物车', value: 35000 }, { category: '生成订单', value: 25000 }, { category: '支付订单', value: 15000 }, { category: '完成交易', value: 8000 }].","items":{"properties":{"category":{"type":"string"},"value":{"type":"number"}},"required":["category","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_funnel_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Histogram Chart"},"description":"Generate a histogram chart to show the frequency of data points within a certain range. It can observe data distribution, such as, normal and skewed distributions, and identify data concentration areas and extreme points.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"binNumber":{"description":"Number of intervals to define the number of intervals in a histogram, when not specified, a built-in value will be used.","type":"number"},"data":{"description":"Data for histogram chart, it should be an array of numbers, such as, [78, 88, 60, 100, 95].","items":{"type":"number"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_histogram_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Line Chart"},"description":"Generate a line chart to show trends over time, such as, the ratio of Apple computer sales to Apple's profits changed from 2000 to 2016.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for line chart, it should be an array of objects, each object contains a `time` field and a `value` field, such as, [{ time: '2015', value: 23 }, { time: '2016', value: 32 }], when the data is grouped by time, the `group` field should be used to specify the group, such as, [{ time: '2015', value: 23, group: 'A' }, { time: '2015', value: 32, group: 'B' }].","items":{"properties":{"group":{"type":"string"},"time":{"type":"string"},"value":{"type":"number"}},"required":["time","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"lineWidth":{"description":"Line width for the lines of chart, such as 4.","type":"number"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_line_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Liquid Chart"},"description":"Generate a liquid chart to visualize a single value as a percentage, such as, the current occupancy rate of a reservoir or the completion percentage of a project.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"percent":{"description":"The percentage value to display in the liquid chart, should be a number between 0 and 1, where 1 represents 100%. For example, 0.75 represents 75%.","maximum":1,"minimum":0,"type":"number"},"shape":{"default":"circle","description":"The shape of the liquid chart, can be 'circle', 'rect', 'pin', or 'triangle'. Default is 'circle'.","enum":["circle","rect","pin","triangle"],"type":"string"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"color":{"description":"Custom color for the liquid chart, if not specified, defaults to the theme color.","type":"string"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["percent"],"type":"object"},"name":"generate_liquid_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Mind Map"},"description":"Generate a mind map chart to organizes and presents information in a hierarchical structure with branches radiating from a central topic, such as, a diagram showing the relationship between a main topic and its subtopics.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for mind map chart which is a hierarchical structure, such as, { name: 'main topic', children: [{ name: 'topic 1', children: [{ name:'subtopic 1-1' }] }, and the maximum depth is 3.","properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_mind_map"},{"annotations":{"readOnlyHint":true,"title":"Generate Network Graph"},"description":"Generate a network graph chart to show relationships (edges) between entities (nodes), such as, relationships between people in social networks.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for network graph chart, such as, { nodes: [{ name: 'node1' }, { name: 'node2' }], edges: [{ source: 'node1', target: 'node2', name: 'edge1' }] }","properties":{"edges":{"items":{"properties":{"name":{"default":"","type":"string"},"source":{"type":"string"},"target":{"type":"string"}},"required":["source","target"],"type":"object"},"type":"array"},"nodes":{"items":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"minItems":1,"type":"array"}},"required":["nodes","edges"],"type":"object"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_network_graph"},{"annotations":{"readOnlyHint":true,"title":"Generate Organization Chart"},"description":"Generate an organization chart to visualize the hierarchical structure of an organization, such as, a diagram showing the relationship between a CEO and their direct reports.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for organization chart which is a hierarchical structure, such as, { name: 'CEO', description: 'Chief Executive Officer', children: [{ name: 'CTO', description: 'Chief Technology Officer', children: [{ name: 'Dev Manager', description: 'Development Manager' }] }] }, and the maximum depth is 3.","properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"description":{"type":"string"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"description":{"type":"string"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"description":{"type":"string"},"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"description":{"type":"string"},"name":{"type":"string"}},"required":["name"],"type":"object"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"orient":{"default":"vertical","description":"Orientation of the organization chart, either horizontal or vertical. Default is vertical, when the level of the chart is more than 3, it is recommended to use horizontal orientation.","enum":["horizontal","vertical"],"type":"string"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_organization_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Path Map"},"description":"Generate a route map to display the user's planned route, such as travel guide routes.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Routes, each group represents all POIs along a route. For example, [{ \"data\": [\"西安钟楼\", \"西安大唐不夜城\", \"西安大雁塔\"] }, { \"data\": [\"西安曲江池公园\", \"西安回民街\"] }]","items":{"description":"The route and places along it.","properties":{"data":{"description":"A list of keywords for the names of points of interest (POIs) in Chinese. These POIs usually contain a group of places with similar locations, so the names should be more descriptive, must adding attributives to indicate that they are different places in the same area, such as \"北京市\" is better than \"北京\", \"杭州西湖\" is better than \"西湖\"; in addition, if you can determine that a location may appear in multiple areas, you can be more specific, such as \"杭州西湖的苏堤春晓\" is better than \"苏堤春晓\". The tool will use these keywords to search for specific POIs and query their detailed data, such as latitude and longitude, location photos, etc. For example, [\"西安钟楼\", \"西安大唐不夜城\", \"西安大雁塔\"].","items":{"type":"string"},"minItems":1,"type":"array"}},"required":["data"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":1000,"description":"Set the height of map, default is 1000.","type":"number"},"title":{"description":"The map title should not exceed 16 characters. The content should be consistent with the information the map wants to convey and should be accurate, rich, creative, and attractive.","type":"string"},"width":{"default":1600,"description":"Set the width of map, default is 1600.","type":"number"}},"required":["title","data"],"type":"object"},"name":"generate_path_map"},{"annotations":{"readOnlyHint":true,"title":"Generate Pie Chart"},"description":"Generate a pie chart to show the proportion of parts, such as, market share and budget allocation.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for pie chart, it should be an array of objects, each object contains a `category` field and a `value` field, such as, [{ category: '分类一', value: 27 }].","items":{"properties":{"category":{"type":"string"},"value":{"type":"number"}},"required":["category","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"innerRadius":{"default":0,"description":"Set the innerRadius of pie chart, the value between 0 and 1. Set the pie chart as a donut chart. Set the value to 0.6 or number in [0 ,1] to enable it.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_pie_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Pin Map"},"description":"Generate a point map to display the location and distribution of point data on the map, such as the location distribution of attractions, hospitals, supermarkets, etc.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"A list of keywords for the names of points of interest (POIs) in Chinese. These POIs usually contain a group of places with similar locations, so the names should be more descriptive, must adding attributives to indicate that they are different places in the same area, such as \"北京市\" is better than \"北京\", \"杭州西湖\" is better than \"西湖\"; in addition, if you can determine that a location may appear in multiple areas, you can be more specific, such as \"杭州西湖的苏堤春晓\" is better than \"苏堤春晓\". The tool will use these keywords to search for specific POIs and query their detailed data, such as latitude and longitude, location photos, etc. For example, [\"西安钟楼\", \"西安大唐不夜城\", \"西安大雁塔\"].","items":{"type":"string"},"minItems":1,"type":"array"},"height":{"default":1000,"description":"Set the height of map, default is 1000.","type":"number"},"markerPopup":{"description":"Marker type, one is simple mode, which is just an icon and does not require `markerPopup` configuration; the other is image mode, which displays location photos and requires `markerPopup` configuration. Among them, `width`/`height`/`borderRadius` can be combined to realize rectangular photos and square photos. In addition, when `borderRadius` is half of the width and height, it can also be a circular photo.","properties":{"borderRadius":{"default":8,"description":"Border radius of the photo.","type":"number"},"height":{"default":40,"description":"Height of the photo.","type":"number"},"type":{"default":"image","description":"Must be \"image\".","type":"string"},"width":{"default":40,"description":"Width of the photo.","type":"number"}},"type":"object"},"title":{"description":"The map title should not exceed 16 characters. The content should be consistent with the information the map wants to convey and should be accurate, rich, creative, and attractive.","type":"string"},"width":{"default":1600,"description":"Set the width of map, default is 1600.","type":"number"}},"required":["title","data"],"type":"object"},"name":"generate_pin_map"},{"annotations":{"readOnlyHint":true,"title":"Generate Radar Chart"},"description":"Generate a radar chart to display multidimensional data (four dimensions or more), such as, evaluate Huawei and Apple phones in terms of five dimensions: ease of use, functionality, camera, benchmark scores, and battery life.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for radar chart, it should be an array of objects, each object contains a `name` field and a `value` field, such as, [{ name: 'Design', value: 70 }], when the data is grouped by `group`, the `group` field is required, such as, [{ name: 'Design', value: 70, group: 'Huawei' }].","items":{"properties":{"group":{"type":"string"},"name":{"type":"string"},"value":{"type":"number"}},"required":["name","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"lineWidth":{"description":"Line width for the lines of chart, such as 4.","type":"number"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_radar_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Sankey Chart"},"description":"Generate a sankey chart to visualize the flow of data between different stages or categories, such as, the user journey from landing on a page to completing a purchase.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Date for sankey chart, such as, [{ source: 'Landing Page', target: 'Product Page', value: 50000 }, { source: 'Product Page', target: 'Add to Cart', value: 35000 }, { source: 'Add to Cart', target: 'Checkout', value: 25000 }, { source: 'Checkout', target: 'Payment', value: 15000 }, { source: 'Payment', target: 'Purchase Completed', value: 8000 }].","items":{"properties":{"source":{"type":"string"},"target":{"type":"string"},"value":{"type":"number"}},"required":["source","target","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"nodeAlign":{"default":"center","description":"Alignment of nodes in the sankey chart, such as, 'left', 'right', 'justify', or 'center'.","enum":["left","right","justify","center"],"type":"string"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_sankey_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Scatter Chart"},"description":"Generate a scatter chart to show the relationship between two variables, helps discover their relationship or trends, such as, the strength of correlation, data distribution patterns.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for scatter chart, such as, [{ x: 10, y: 15 }], when the data is grouped, the group name can be specified in the `group` field, such as, [{ x: 10, y: 15, group: 'Group A' }].","items":{"properties":{"group":{"description":"Group name for the data point.","type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_scatter_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Spreadsheet"},"description":"Generate a spreadsheet or pivot table for displaying tabular data. When 'rows' or 'values' fields are provided, it renders as a pivot table (cross-tabulation); otherwise, it renders as a regular table. Useful for displaying structured data, comparing values across categories, and creating data summaries.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"columns":{"description":"Column header fields, used to specify the order of columns. For regular tables, this determines column order; for pivot tables, this is used for column grouping.","items":{"type":"string"},"type":"array"},"data":{"description":"Data for spreadsheet, an array of objects where each object represents a row. Keys are column names and values can be string, number, or null. Such as, [{ name: 'John', age: 30 }, { name: 'Jane', age: 25 }].","items":{"additionalProperties":{"type":["string","number","null"]},"propertyNames":{"type":"string"},"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"rows":{"description":"Row header fields for pivot table. When 'rows' or 'values' is provided, the spreadsheet will be rendered as a pivot table.","items":{"type":"string"},"type":"array"},"theme":{"default":"default","description":"Set the theme for the spreadsheet, optional, default is 'default'.","enum":["default","dark"],"type":"string"},"values":{"description":"Value fields for pivot table. When 'rows' or 'values' is provided, the spreadsheet will be rendered as a pivot table.","items":{"type":"string"},"type":"array"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_spreadsheet"},{"annotations":{"readOnlyHint":true,"title":"Generate Treemap Chart"},"description":"Generate a treemap chart to display hierarchical data and can intuitively show comparisons between items at the same level, such as, show disk space usage with treemap.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for treemap chart which is a hierarchical structure, such as, [{ name: 'Design', value: 70, children: [{ name: 'Tech', value: 20 }] }], and the maximum depth is 3.","items":{"properties":{"children":{"items":{"properties":{"children":{"items":{"properties":{"name":{"type":"string"},"value":{"type":"number"}},"required":["name","value"],"type":"object"},"type":"array"},"name":{"type":"string"},"value":{"type":"number"}},"required":["name","value"],"type":"object"},"type":"array"},"name":{"type":"string"},"value":{"type":"number"}},"required":["name","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_treemap_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Venn Chart"},"description":"Generate a Venn diagram to visualize the relationships between different sets, showing how they intersect and overlap, such as the commonalities and differences between various groups.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for venn chart, such as, [{ label: 'A', value: 10, sets: ['A'] }, { label: 'B', value: 20, sets: ['B'] }, { label: 'C', value: 30, sets: ['C'] }, { label: 'AB', value: 5, sets: ['A', 'B'] }].","items":{"properties":{"label":{"description":"Label for the venn chart segment, such as 'A', 'B', or 'C'.","type":"string"},"sets":{"description":"Array of set names that this segment belongs to, such as ['A', 'B'] for an intersection between sets A and B.","items":{"type":"string"},"type":"array"},"value":{"description":"Value for the venn chart segment, such as 10, 20, or 30.","type":"number"}},"required":["value","sets"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_venn_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Violin Chart"},"description":"Generate a violin chart to show data for statistical summaries among different categories, such as, comparing the distribution of data points across categories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for violin chart, such as, [{ category: 'Category A', value: 10 }], when the data is grouped, the 'group' field is required, such as, [{ category: 'Category B', value: 20, group: 'Group A' }].","items":{"properties":{"category":{"description":"Category of the data point, such as '分类一'.","type":"string"},"group":{"description":"Optional group for the data point, used for grouping in the violin chart.","type":"string"},"value":{"description":"Value of the data point, such as 10.","type":"number"}},"required":["category","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"startAtZero":{"default":false,"description":"Whether to start the axis at zero, optional, default is false.","type":"boolean"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_violin_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Waterfall Chart"},"description":"Generate a waterfall chart to visualize the cumulative effect of sequentially introduced positive or negative values, such as showing how an initial value is affected by a series of intermediate positive or negative values leading to a final result. Waterfall charts are ideal for financial analysis, budget tracking, profit and loss statements, and understanding the composition of changes over time or categories.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"axisXTitle":{"default":"","description":"Set the x-axis title of chart.","type":"string"},"axisYTitle":{"default":"","description":"Set the y-axis title of chart.","type":"string"},"data":{"description":"Data for waterfall chart, it should be an array of objects. Each object must contain a `category` field. For regular items, a `value` field is also required. The `isIntermediateTotal` field marks intermediate subtotals, and the `isTotal` field marks the final total. For example, [{ category: 'Initial', value: 100 }, { category: 'Increase', value: 50 }, { category: 'Subtotal', isIntermediateTotal: true }, { category: 'Decrease', value: -30 }, { category: 'Total', isTotal: true }].","items":{"properties":{"category":{"type":"string"},"isIntermediateTotal":{"type":"boolean"},"isTotal":{"type":"boolean"},"value":{"type":"number"}},"required":["category"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"properties":{"negativeColor":{"description":"Color for negative values (decreases). Default is '#2EBB59'.","type":"string"},"positiveColor":{"description":"Color for positive values (increases). Default is '#FF4D4F'.","type":"string"},"totalColor":{"description":"Color for total and intermediate total bars. Default is '#1783FF'.","type":"string"}},"type":"object"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_waterfall_chart"},{"annotations":{"readOnlyHint":true,"title":"Generate Word Cloud Chart"},"description":"Generate a word cloud chart to show word frequency or weight through text size variation, such as, analyzing common words in social media, reviews, or feedback.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"description":"Data for word cloud chart, it should be an array of objects, each object contains a `text` field and a `value` field, such as, [{ value: 4.272, text: '形成' }].","items":{"properties":{"text":{"type":"string"},"value":{"type":"number"}},"required":["text","value"],"type":"object"},"minItems":1,"type":"array"},"height":{"default":400,"description":"Set the height of chart, default is 400.","type":"number"},"style":{"description":"Style configuration for the chart with a JSON object, optional.","properties":{"backgroundColor":{"description":"Background color of the chart, such as, '#fff'.","type":"string"},"palette":{"description":"Color palette for the chart, it is a collection of colors.","items":{"type":"string"},"type":"array"},"texture":{"default":"default","description":"Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.","enum":["default","rough"],"type":"string"}},"type":"object"},"theme":{"default":"default","description":"Set the theme for the chart, optional, default is 'default'.","enum":["default","academy","dark"],"type":"string"},"title":{"default":"","description":"Set the title of chart.","type":"string"},"width":{"default":600,"description":"Set the width of chart, default is 600.","type":"number"}},"required":["data"],"type":"object"},"name":"generate_word_cloud_chart"}]"##,
 );
+
 /// Typed client for the mcp-server-chart MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -5314,20 +6042,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -5335,12 +6067,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Generate a area chart to show data trends under continuous independent variables and
     /// observe the overall data trend, such as, displacement = velocity (average or
     /// instantaneous) × time: s = v × t. If the x-axis is time (t) and the y-axis is velocity
@@ -5362,6 +6096,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_area_chart", arguments).await
     }
+
     /// Calls `generate_area_chart` like [`Self::generate_area_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -5379,6 +6114,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_area_chart", arguments).await
     }
+
     /// Generate a horizontal bar chart to show data for numerical comparisons among different
     /// categories, such as, comparing categorical data and for horizontal comparisons.
     ///
@@ -5397,6 +6133,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_bar_chart", arguments).await
     }
+
     /// Calls `generate_bar_chart` like [`Self::generate_bar_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -5414,6 +6151,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_bar_chart", arguments).await
     }
+
     /// Generate a boxplot chart to show data for statistical summaries among different
     /// categories, such as, comparing the distribution of data points across categories.
     ///
@@ -5432,6 +6170,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_boxplot_chart", arguments).await
     }
+
     /// Calls `generate_boxplot_chart` like [`Self::generate_boxplot_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -5450,6 +6189,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_boxplot_chart", arguments)
             .await
     }
+
     /// Generate a column chart, which are best for comparing categorical data, such as, when
     /// values are close, column charts are preferable because our eyes are better at judging
     /// height than other visual elements like area or angles.
@@ -5469,6 +6209,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_column_chart", arguments).await
     }
+
     /// Calls `generate_column_chart` like [`Self::generate_column_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -5486,6 +6227,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_column_chart", arguments).await
     }
+
     /// Generates regional distribution maps, which are usually used to show the administrative
     /// divisions and coverage of a dataset. It is not suitable for showing the distribution of
     /// specific locations, such as urban administrative divisions, GDP distribution maps of
@@ -5507,6 +6249,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_district_map", arguments).await
     }
+
     /// Calls `generate_district_map` like [`Self::generate_district_map`], without unwrapping
     /// the result envelope.
     ///
@@ -5524,6 +6267,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_district_map", arguments).await
     }
+
     /// Generate a dual axes chart which is a combination chart that integrates two different
     /// chart types, typically combining a bar chart with a line chart to display both the trend
     /// and comparison of data, such as, the trend of sales and profit over time.
@@ -5543,6 +6287,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_dual_axes_chart", arguments).await
     }
+
     /// Calls `generate_dual_axes_chart` like [`Self::generate_dual_axes_chart`], without
     /// unwrapping the result envelope.
     ///
@@ -5561,6 +6306,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_dual_axes_chart", arguments)
             .await
     }
+
     /// Generate a fishbone diagram chart to uses a fish skeleton, like structure to display the
     /// causes or effects of a core problem, with the problem as the fish head and the
     /// causes/effects as the fish bones. It suits problems that can be split into multiple
@@ -5581,6 +6327,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_fishbone_diagram", arguments).await
     }
+
     /// Calls `generate_fishbone_diagram` like [`Self::generate_fishbone_diagram`], without
     /// unwrapping the result envelope.
     ///
@@ -5599,6 +6346,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_fishbone_diagram", arguments)
             .await
     }
+
     /// Generate a flow diagram chart to show the steps and decision points of a process or
     /// system, such as, scenarios requiring linear process presentation.
     ///
@@ -5617,6 +6365,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_flow_diagram", arguments).await
     }
+
     /// Calls `generate_flow_diagram` like [`Self::generate_flow_diagram`], without unwrapping
     /// the result envelope.
     ///
@@ -5634,6 +6383,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_flow_diagram", arguments).await
     }
+
     /// Generate a funnel chart to visualize the progressive reduction of data as it passes
     /// through stages, such as, the conversion rates of users from visiting a website to
     /// completing a purchase.
@@ -5653,6 +6403,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_funnel_chart", arguments).await
     }
+
     /// Calls `generate_funnel_chart` like [`Self::generate_funnel_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -5670,6 +6421,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_funnel_chart", arguments).await
     }
+
     /// Generate a histogram chart to show the frequency of data points within a certain range.
     /// It can observe data distribution, such as, normal and skewed distributions, and identify
     /// data concentration areas and extreme points.
@@ -5689,6 +6441,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_histogram_chart", arguments).await
     }
+
     /// Calls `generate_histogram_chart` like [`Self::generate_histogram_chart`], without
     /// unwrapping the result envelope.
     ///
@@ -5707,6 +6460,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_histogram_chart", arguments)
             .await
     }
+
     /// Generate a line chart to show trends over time, such as, the ratio of Apple computer
     /// sales to Apple's profits changed from 2000 to 2016.
     ///
@@ -5725,6 +6479,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_line_chart", arguments).await
     }
+
     /// Calls `generate_line_chart` like [`Self::generate_line_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -5742,6 +6497,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_line_chart", arguments).await
     }
+
     /// Generate a liquid chart to visualize a single value as a percentage, such as, the
     /// current occupancy rate of a reservoir or the completion percentage of a project.
     ///
@@ -5760,6 +6516,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_liquid_chart", arguments).await
     }
+
     /// Calls `generate_liquid_chart` like [`Self::generate_liquid_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -5777,6 +6534,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_liquid_chart", arguments).await
     }
+
     /// Generate a mind map chart to organizes and presents information in a hierarchical
     /// structure with branches radiating from a central topic, such as, a diagram showing the
     /// relationship between a main topic and its subtopics.
@@ -5796,6 +6554,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_mind_map", arguments).await
     }
+
     /// Calls `generate_mind_map` like [`Self::generate_mind_map`], without unwrapping the
     /// result envelope.
     ///
@@ -5813,6 +6572,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_mind_map", arguments).await
     }
+
     /// Generate a network graph chart to show relationships (edges) between entities (nodes),
     /// such as, relationships between people in social networks.
     ///
@@ -5831,6 +6591,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_network_graph", arguments).await
     }
+
     /// Calls `generate_network_graph` like [`Self::generate_network_graph`], without unwrapping
     /// the result envelope.
     ///
@@ -5849,6 +6610,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_network_graph", arguments)
             .await
     }
+
     /// Generate an organization chart to visualize the hierarchical structure of an
     /// organization, such as, a diagram showing the relationship between a CEO and their direct
     /// reports.
@@ -5868,6 +6630,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_organization_chart", arguments).await
     }
+
     /// Calls `generate_organization_chart` like [`Self::generate_organization_chart`], without
     /// unwrapping the result envelope.
     ///
@@ -5886,6 +6649,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_organization_chart", arguments)
             .await
     }
+
     /// Generate a route map to display the user's planned route, such as travel guide routes.
     ///
     /// MCP tool `generate_path_map` ("Generate Path Map"). Server hints: read-only. The server
@@ -5903,6 +6667,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_path_map", arguments).await
     }
+
     /// Calls `generate_path_map` like [`Self::generate_path_map`], without unwrapping the
     /// result envelope.
     ///
@@ -5920,6 +6685,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_path_map", arguments).await
     }
+
     /// Generate a pie chart to show the proportion of parts, such as, market share and budget
     /// allocation.
     ///
@@ -5938,6 +6704,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_pie_chart", arguments).await
     }
+
     /// Calls `generate_pie_chart` like [`Self::generate_pie_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -5955,6 +6722,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_pie_chart", arguments).await
     }
+
     /// Generate a point map to display the location and distribution of point data on the map,
     /// such as the location distribution of attractions, hospitals, supermarkets, etc.
     ///
@@ -5973,6 +6741,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_pin_map", arguments).await
     }
+
     /// Calls `generate_pin_map` like [`Self::generate_pin_map`], without unwrapping the result
     /// envelope.
     ///
@@ -5990,6 +6759,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_pin_map", arguments).await
     }
+
     /// Generate a radar chart to display multidimensional data (four dimensions or more), such
     /// as, evaluate Huawei and Apple phones in terms of five dimensions: ease of use,
     /// functionality, camera, benchmark scores, and battery life.
@@ -6009,6 +6779,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_radar_chart", arguments).await
     }
+
     /// Calls `generate_radar_chart` like [`Self::generate_radar_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -6026,6 +6797,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_radar_chart", arguments).await
     }
+
     /// Generate a sankey chart to visualize the flow of data between different stages or
     /// categories, such as, the user journey from landing on a page to completing a purchase.
     ///
@@ -6044,6 +6816,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_sankey_chart", arguments).await
     }
+
     /// Calls `generate_sankey_chart` like [`Self::generate_sankey_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -6061,6 +6834,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_sankey_chart", arguments).await
     }
+
     /// Generate a scatter chart to show the relationship between two variables, helps discover
     /// their relationship or trends, such as, the strength of correlation, data distribution
     /// patterns.
@@ -6080,6 +6854,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_scatter_chart", arguments).await
     }
+
     /// Calls `generate_scatter_chart` like [`Self::generate_scatter_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -6098,6 +6873,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_scatter_chart", arguments)
             .await
     }
+
     /// Generate a treemap chart to display hierarchical data and can intuitively show
     /// comparisons between items at the same level, such as, show disk space usage with
     /// treemap.
@@ -6117,6 +6893,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_treemap_chart", arguments).await
     }
+
     /// Calls `generate_treemap_chart` like [`Self::generate_treemap_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -6135,6 +6912,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_treemap_chart", arguments)
             .await
     }
+
     /// Generate a Venn diagram to visualize the relationships between different sets, showing
     /// how they intersect and overlap, such as the commonalities and differences between
     /// various groups.
@@ -6154,6 +6932,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_venn_chart", arguments).await
     }
+
     /// Calls `generate_venn_chart` like [`Self::generate_venn_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -6171,6 +6950,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_venn_chart", arguments).await
     }
+
     /// Generate a violin chart to show data for statistical summaries among different
     /// categories, such as, comparing the distribution of data points across categories.
     ///
@@ -6189,6 +6969,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_violin_chart", arguments).await
     }
+
     /// Calls `generate_violin_chart` like [`Self::generate_violin_chart`], without unwrapping
     /// the result envelope.
     ///
@@ -6206,6 +6987,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_violin_chart", arguments).await
     }
+
     /// Generate a waterfall chart to visualize the cumulative effect of sequentially introduced
     /// positive or negative values, such as showing how an initial value is affected by a
     /// series of intermediate positive or negative values leading to a final result. Waterfall
@@ -6227,6 +7009,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_waterfall_chart", arguments).await
     }
+
     /// Calls `generate_waterfall_chart` like [`Self::generate_waterfall_chart`], without
     /// unwrapping the result envelope.
     ///
@@ -6245,6 +7028,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_waterfall_chart", arguments)
             .await
     }
+
     /// Generate a word cloud chart to show word frequency or weight through text size
     /// variation, such as, analyzing common words in social media, reviews, or feedback.
     ///
@@ -6263,6 +7047,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_word_cloud_chart", arguments).await
     }
+
     /// Calls `generate_word_cloud_chart` like [`Self::generate_word_cloud_chart`], without
     /// unwrapping the result envelope.
     ///
@@ -6281,6 +7066,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_word_cloud_chart", arguments)
             .await
     }
+
     /// Generate a spreadsheet or pivot table for displaying tabular data. When 'rows' or
     /// 'values' fields are provided, it renders as a pivot table (cross-tabulation); otherwise,
     /// it renders as a regular table. Useful for displaying structured data, comparing values
@@ -6301,6 +7087,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_spreadsheet", arguments).await
     }
+
     /// Calls `generate_spreadsheet` like [`Self::generate_spreadsheet`], without unwrapping the
     /// result envelope.
     ///
@@ -6319,6 +7106,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "generate_spreadsheet", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -6331,6 +7119,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-server-chart MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -6356,6 +7145,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_bar_chart` in place of the server, with what
     /// [`Client::generate_bar_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6368,6 +7158,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("generate_bar_chart", "generate_bar_chart"))
         }
     }
+
     /// Answers `generate_boxplot_chart` in place of the server, with what
     /// [`Client::generate_boxplot_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6385,6 +7176,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_column_chart` in place of the server, with what
     /// [`Client::generate_column_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6402,6 +7194,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_district_map` in place of the server, with what
     /// [`Client::generate_district_map`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6419,6 +7212,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_dual_axes_chart` in place of the server, with what
     /// [`Client::generate_dual_axes_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6436,6 +7230,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_fishbone_diagram` in place of the server, with what
     /// [`Client::generate_fishbone_diagram`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6453,6 +7248,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_flow_diagram` in place of the server, with what
     /// [`Client::generate_flow_diagram`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6470,6 +7266,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_funnel_chart` in place of the server, with what
     /// [`Client::generate_funnel_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6487,6 +7284,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_histogram_chart` in place of the server, with what
     /// [`Client::generate_histogram_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6504,6 +7302,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_line_chart` in place of the server, with what
     /// [`Client::generate_line_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6521,6 +7320,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_liquid_chart` in place of the server, with what
     /// [`Client::generate_liquid_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6538,6 +7338,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_mind_map` in place of the server, with what
     /// [`Client::generate_mind_map`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6550,6 +7351,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("generate_mind_map", "generate_mind_map"))
         }
     }
+
     /// Answers `generate_network_graph` in place of the server, with what
     /// [`Client::generate_network_graph`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6567,6 +7369,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_organization_chart` in place of the server, with what
     /// [`Client::generate_organization_chart`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6584,6 +7387,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_path_map` in place of the server, with what
     /// [`Client::generate_path_map`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6596,6 +7400,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("generate_path_map", "generate_path_map"))
         }
     }
+
     /// Answers `generate_pie_chart` in place of the server, with what
     /// [`Client::generate_pie_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6608,6 +7413,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("generate_pie_chart", "generate_pie_chart"))
         }
     }
+
     /// Answers `generate_pin_map` in place of the server, with what
     /// [`Client::generate_pin_map`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6620,6 +7426,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("generate_pin_map", "generate_pin_map"))
         }
     }
+
     /// Answers `generate_radar_chart` in place of the server, with what
     /// [`Client::generate_radar_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6637,6 +7444,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_sankey_chart` in place of the server, with what
     /// [`Client::generate_sankey_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6654,6 +7462,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_scatter_chart` in place of the server, with what
     /// [`Client::generate_scatter_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6671,6 +7480,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_treemap_chart` in place of the server, with what
     /// [`Client::generate_treemap_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6688,6 +7498,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_venn_chart` in place of the server, with what
     /// [`Client::generate_venn_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6705,6 +7516,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_violin_chart` in place of the server, with what
     /// [`Client::generate_violin_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6722,6 +7534,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_waterfall_chart` in place of the server, with what
     /// [`Client::generate_waterfall_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6739,6 +7552,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_word_cloud_chart` in place of the server, with what
     /// [`Client::generate_word_cloud_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6756,6 +7570,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `generate_spreadsheet` in place of the server, with what
     /// [`Client::generate_spreadsheet`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6774,15 +7589,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

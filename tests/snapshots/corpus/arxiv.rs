@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
+
     /// The arguments of `check_alerts`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -34,6 +37,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub topic: Option<String>,
     }
+
     /// The arguments of `citation_graph`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -44,6 +48,7 @@ pub mod types {
         /// arXiv ID (for example: 2401.12345).
         pub paper_id: String,
     }
+
     /// The arguments of `download_paper`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -63,6 +68,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// The arguments of `export_citations`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -70,6 +76,7 @@ pub mod types {
         /// arXiv IDs, new-style ('2401.12345', optionally versioned '2401.12345v2') or legacy ('hep-ph/9901234').
         pub paper_ids: Vec<String>,
     }
+
     /// The arguments of `get_abstract`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -77,6 +84,7 @@ pub mod types {
         /// The arXiv paper ID (e.g. '2401.12345' or '2404.19756')
         pub paper_id: String,
     }
+
     /// The arguments of `get_paper_latex`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -93,23 +101,29 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// Validated modern or legacy arXiv paper ID
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ArgsPaperId(String);
+
     impl Deref for ArgsPaperId {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ArgsPaperId> for String {
         fn from(value: ArgsPaperId) -> Self {
             value.0
         }
     }
+
     impl FromStr for ArgsPaperId {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() > 40usize {
                 return Err(
@@ -123,18 +137,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ArgsPaperId {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ArgsPaperId {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ArgsPaperId {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -147,6 +166,7 @@ pub mod types {
                 })
         }
     }
+
     /// The arguments of `get_paper_latex_section`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -165,23 +185,29 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// Section ID from list_paper_latex_sections or section title
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct GetPaperLatexSectionArgsSectionId(String);
+
     impl Deref for GetPaperLatexSectionArgsSectionId {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<GetPaperLatexSectionArgsSectionId> for String {
         fn from(value: GetPaperLatexSectionArgsSectionId) -> Self {
             value.0
         }
     }
+
     impl FromStr for GetPaperLatexSectionArgsSectionId {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() > 200usize {
                 return Err(
@@ -195,18 +221,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for GetPaperLatexSectionArgsSectionId {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetPaperLatexSectionArgsSectionId {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for GetPaperLatexSectionArgsSectionId {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -219,6 +250,7 @@ pub mod types {
                 })
         }
     }
+
     /// The arguments of `get_paper_outline`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -232,6 +264,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// The arguments of `list_paper_latex_sections`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -245,6 +278,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// The arguments of `list_papers`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -253,6 +287,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub compact: Option<bool>,
     }
+
     /// The arguments of `read_paper`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -269,6 +304,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// The arguments of `read_paper_section`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -287,6 +323,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// The arguments of `reindex`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -295,11 +332,13 @@ pub mod types {
         #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub clear_existing: bool,
     }
+
     impl Default for ReindexArgs {
         fn default() -> Self {
             Self { clear_existing: true }
         }
     }
+
     /// The arguments of `search_paper_text`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -315,6 +354,7 @@ pub mod types {
         /// Case-insensitive substring to find
         pub query: GetPaperLatexSectionArgsSectionId,
     }
+
     /// The arguments of `search_papers`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -343,6 +383,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<u64>,
     }
+
     /// Abstract projection (default snippet ~280 chars, marked if truncated; full=complete; none=omit).
     #[derive(
         Deserialize,
@@ -364,6 +405,7 @@ pub mod types {
         #[serde(rename = "full")]
         Full,
     }
+
     impl fmt::Display for SearchPapersArgsAbstractMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -373,8 +415,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchPapersArgsAbstractMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "none" => Ok(Self::None),
@@ -392,18 +436,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchPapersArgsAbstractMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchPapersArgsAbstractMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Sort by 'relevance' (default) or 'date' (newest first).
     #[derive(
         Deserialize,
@@ -423,6 +472,7 @@ pub mod types {
         #[serde(rename = "date")]
         Date,
     }
+
     impl fmt::Display for SearchPapersArgsSortBy {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -431,8 +481,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchPapersArgsSortBy {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "relevance" => Ok(Self::Relevance),
@@ -449,18 +501,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchPapersArgsSortBy {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchPapersArgsSortBy {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `semantic_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -475,6 +532,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
     }
+
     impl Default for SemanticSearchArgs {
         fn default() -> Self {
             Self {
@@ -484,6 +542,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `unwatch_topic`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -491,6 +550,7 @@ pub mod types {
         /// Exact topic string of the watch to remove. Must match the topic used in watch_topic.
         pub topic: String,
     }
+
     /// The arguments of `watch_topic`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -505,82 +565,102 @@ pub mod types {
         pub topic: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `search_papers`, as the server sent it.
     pub(super) static SEARCH_PAPERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","description":"arXiv query string. Prefer quoted phrases and ti:/au:/abs:/cat: field prefixes; AND/OR/ANDNOT supported."},"max_results":{"type":"integer","description":"Maximum results to return (default: 5, max: 50)."},"start":{"type":"integer","minimum":0,"description":"Zero-based result offset (default: 0). Pass next_start from a previous response to fetch the next page."},"abstract_mode":{"type":"string","enum":["none","snippet","full"],"description":"Abstract projection (default snippet ~280 chars, marked if truncated; full=complete; none=omit)."},"date_from":{"type":"string","description":"Inclusive start date (YYYY-MM-DD)."},"date_to":{"type":"string","description":"Inclusive end date (YYYY-MM-DD)."},"categories":{"type":"array","items":{"type":"string"},"description":"arXiv category filters (e.g. ['cs.LG', 'cs.AI']). Strongly improves relevance."},"sort_by":{"type":"string","enum":["relevance","date"],"description":"Sort by 'relevance' (default) or 'date' (newest first)."}},"required":["query"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `download_paper`, as the server sent it.
     pub(super) static DOWNLOAD_PAPER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","description":"The arXiv ID of the paper to download (e.g. '2103.12345')"},"start":{"type":"integer","minimum":0,"description":"Zero-based character offset for returning large papers in chunks; pass next_start from a prior truncated response to continue"},"max_chars":{"type":"integer","minimum":1,"description":"Maximum raw paper characters to return from start; omit for the bounded default (12,000 chars)"},"return_full_text":{"type":"boolean","description":"Set true to opt out of the bounded default and return the entire remaining paper from start in one call"},"force":{"type":"boolean","description":"If true, re-download and overwrite the local markdown and metadata sidecar even if the paper is already cached, including when replacing a newer stored arXiv version with an older one. Default false."}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_papers`, as the server sent it.
     pub(super) static LIST_PAPERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"compact":{"type":"boolean","description":"If true, return arXiv IDs only. Default is full local metadata (id, title, authors, published, arxiv_version, versioned_id)."}},"required":[],"additionalProperties":false}"#,
     );
+
     /// The input schema of `read_paper`, as the server sent it.
     pub(super) static READ_PAPER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","description":"The arXiv ID of the paper to read"},"start":{"type":"integer","minimum":0,"description":"Zero-based character offset for reading large papers in chunks; pass next_start from a prior truncated response to continue"},"max_chars":{"type":"integer","minimum":1,"description":"Maximum raw paper characters to return from start; omit for the bounded default (12,000 chars)"},"return_full_text":{"type":"boolean","description":"Set true to opt out of the bounded default and return the entire remaining paper from start in one call"}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_abstract`, as the server sent it.
     pub(super) static GET_ABSTRACT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","description":"The arXiv paper ID (e.g. '2401.12345' or '2404.19756')"}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `semantic_search`, as the server sent it.
     pub(super) static SEMANTIC_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","description":"Free-text semantic query."},"paper_id":{"type":"string","description":"Find papers semantically similar to this arXiv paper ID."},"max_results":{"type":"integer","description":"Maximum number of results to return (default: 10).","default":10}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `reindex`, as the server sent it.
     pub(super) static REINDEX: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"clear_existing":{"type":"boolean","description":"If true, clear the existing index before rebuilding.","default":true}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `citation_graph`, as the server sent it.
     pub(super) static CITATION_GRAPH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","description":"arXiv ID (for example: 2401.12345)."},"max_citations":{"type":"integer","minimum":1,"maximum":200,"description":"Maximum citations and references to return (default 50)."}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `export_citations`, as the server sent it.
     pub(super) static EXPORT_CITATIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_ids":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":50,"description":"arXiv IDs, new-style ('2401.12345', optionally versioned '2401.12345v2') or legacy ('hep-ph/9901234')."}},"required":["paper_ids"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `watch_topic`, as the server sent it.
     pub(super) static WATCH_TOPIC: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"topic":{"type":"string","description":"Query string to monitor. Uses arXiv search syntax — quoted phrases for exact matches, field specifiers (ti:, au:, abs:), and boolean operators (AND, OR, ANDNOT). Example: '\"reinforcement learning\" AND \"robotics\"'."},"categories":{"type":"array","items":{"type":"string"},"description":"Optional arXiv category filter (e.g. ['cs.LG', 'cs.AI']). Narrows results to specific fields. On update, omit this field to preserve existing categories; pass an empty array [] to clear them."},"max_results":{"type":"integer","description":"Maximum papers to return per alert check (default: 10).","default":10}},"required":["topic"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `check_alerts`, as the server sent it.
     pub(super) static CHECK_ALERTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"topic":{"type":"string","description":"Optional: check only this specific watched topic (must match the topic string used in watch_topic exactly). Omit to check all saved watches."}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `unwatch_topic`, as the server sent it.
     pub(super) static UNWATCH_TOPIC: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"topic":{"type":"string","description":"Exact topic string of the watch to remove. Must match the topic used in watch_topic."}},"required":["topic"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_paper_latex`, as the server sent it.
     pub(super) static GET_PAPER_LATEX: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","maxLength":40,"description":"Validated modern or legacy arXiv paper ID"},"start":{"type":"integer","minimum":0,"description":"Zero-based character offset within this source or section"},"max_chars":{"type":"integer","minimum":1,"maximum":50000,"description":"Maximum source characters to return (default 12000)"},"return_full_text":{"type":"boolean","description":"Set true to opt out of the bounded default and return the entire remaining source or section from start in one call"}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_paper_latex_sections`, as the server sent it.
     pub(super) static LIST_PAPER_LATEX_SECTIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","maxLength":40,"description":"Validated modern or legacy arXiv paper ID"},"start":{"type":"integer","minimum":0,"description":"Zero-based section index (default 0)"},"max_sections":{"type":"integer","minimum":1,"maximum":200,"description":"Maximum headings to return (default 100)"}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_paper_latex_section`, as the server sent it.
     pub(super) static GET_PAPER_LATEX_SECTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","maxLength":40,"description":"Validated modern or legacy arXiv paper ID"},"section_id":{"type":"string","maxLength":200,"description":"Section ID from list_paper_latex_sections or section title"},"start":{"type":"integer","minimum":0,"description":"Zero-based character offset within this source or section"},"max_chars":{"type":"integer","minimum":1,"maximum":50000,"description":"Maximum source characters to return (default 12000)"},"return_full_text":{"type":"boolean","description":"Set true to opt out of the bounded default and return the entire remaining source or section from start in one call"}},"required":["paper_id","section_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_paper_outline`, as the server sent it.
     pub(super) static GET_PAPER_OUTLINE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","maxLength":40,"description":"Validated modern or legacy arXiv paper ID"},"start":{"type":"integer","minimum":0,"description":"Zero-based section index (default 0)"},"max_sections":{"type":"integer","minimum":1,"maximum":200,"description":"Maximum headings to return (default 100)"}},"required":["paper_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `read_paper_section`, as the server sent it.
     pub(super) static READ_PAPER_SECTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","maxLength":40,"description":"Validated modern or legacy arXiv paper ID"},"section_id":{"type":"string","maxLength":200,"description":"Section ID from get_paper_outline, or unique title"},"start":{"type":"integer","minimum":0,"description":"Zero-based character offset within this section"},"max_chars":{"type":"integer","minimum":1,"description":"Maximum section characters to return (default 12,000)"},"return_full_text":{"type":"boolean","description":"If true, return the entire remaining section from start"}},"required":["paper_id","section_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_paper_text`, as the server sent it.
     pub(super) static SEARCH_PAPER_TEXT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paper_id":{"type":"string","maxLength":40,"description":"Validated modern or legacy arXiv paper ID"},"query":{"type":"string","maxLength":200,"description":"Case-insensitive substring to find"},"max_passages":{"type":"integer","minimum":1,"maximum":25,"description":"Maximum passages to return (default 8)"},"passage_chars":{"type":"integer","minimum":64,"maximum":2000,"description":"Max characters per excerpt (default 800)"}},"required":["paper_id","query"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "search_papers",
@@ -603,6 +683,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "read_paper_section",
     "search_paper_text",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -612,6 +693,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Check all saved topic watches for newly published papers since the last check. Omitting the topic parameter runs ALL saved watches and returns new papers for each. Passing a topic string checks only that specific watch. Advances each watch's drain cursor after running: when a page is truncated by max_results, has_more=true and check_start advances so later calls return the next papers in the same window (Atom date bounds alone are day-granular and would otherwise re-hit the boundary); last_checked tracks the newest returned paper. When the page is not full, last_checked becomes now and the drain cursor resets. Use watch_topic to register topics before calling this. Returns a clear not-found error if a topic is provided but no matching watch exists. Returns a summary with new paper counts, has_more, and full paper metadata per topic.","inputSchema":{"additionalProperties":false,"properties":{"topic":{"description":"Optional: check only this specific watched topic (must match the topic string used in watch_topic exactly). Omit to check all saved watches.","type":"string"}},"type":"object"},"name":"check_alerts"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Return papers citing an arXiv paper and papers that it references using Semantic Scholar's citation graph. Results are bounded (default 50) to stay within the unauthenticated quota. Graphs are cached on disk to reduce repeated API calls. Under load, a free Semantic Scholar API key (https://www.semanticscholar.org/product/api#api-key) makes this reliable; without a key, persistent rate limits return status=rate_limited with an unmistakable warning instead of failing hard.","inputSchema":{"additionalProperties":false,"properties":{"max_citations":{"description":"Maximum citations and references to return (default 50).","maximum":200,"minimum":1,"type":"integer"},"paper_id":{"description":"arXiv ID (for example: 2401.12345).","type":"string"}},"required":["paper_id"],"type":"object"},"name":"citation_graph"},{"annotations":{"openWorldHint":true,"readOnlyHint":false},"description":"Download a paper from arXiv and return its text content. Tries the HTML version first for clean extraction; falls back to PDF conversion if HTML is unavailable. Stores the paper locally. Returned text is bounded to roughly 12,000 characters by default so one call cannot return an unbounded paper body. When is_truncated is true, call again with start=next_start (see next_retrieval) to continue, or pass return_full_text=true for the entire remaining paper. Set force=true to re-fetch and overwrite a cached paper (required to replace a newer stored arXiv version with an older one).","inputSchema":{"additionalProperties":false,"properties":{"force":{"description":"If true, re-download and overwrite the local markdown and metadata sidecar even if the paper is already cached, including when replacing a newer stored arXiv version with an older one. Default false.","type":"boolean"},"max_chars":{"description":"Maximum raw paper characters to return from start; omit for the bounded default (12,000 chars)","minimum":1,"type":"integer"},"paper_id":{"description":"The arXiv ID of the paper to download (e.g. '2103.12345')","type":"string"},"return_full_text":{"description":"Set true to opt out of the bounded default and return the entire remaining paper from start in one call","type":"boolean"},"start":{"description":"Zero-based character offset for returning large papers in chunks; pass next_start from a prior truncated response to continue","minimum":0,"type":"integer"}},"required":["paper_id"],"type":"object"},"name":"download_paper"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Export BibTeX citations for one or more arXiv papers using authoritative arXiv metadata (title, authors, year, primary category), never model-generated fields. Version suffixes (e.g. '2401.12345v2') are preserved and citation keys are deterministic. Returns the rendered BibTeX plus per-paper status/error. BibTeX only; RIS/CSL-JSON are not yet supported.","inputSchema":{"additionalProperties":false,"properties":{"paper_ids":{"description":"arXiv IDs, new-style ('2401.12345', optionally versioned '2401.12345v2') or legacy ('hep-ph/9901234').","items":{"type":"string"},"maxItems":50,"minItems":1,"type":"array"}},"required":["paper_ids"],"type":"object"},"name":"export_citations"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Fetch abstract and metadata by arXiv ID without downloading the paper. Use before download_paper to assess relevance. Returns title, authors, abstract, categories, published date, and PDF URL. After compact search, use for one full abstract; skip if search used abstract_mode=full.","inputSchema":{"additionalProperties":false,"properties":{"paper_id":{"description":"The arXiv paper ID (e.g. '2401.12345' or '2404.19756')","type":"string"}},"required":["paper_id"],"type":"object"},"name":"get_abstract"},{"annotations":{"openWorldHint":true,"readOnlyHint":false},"description":"Download, safely process, cache, and return bounded original LaTeX source. Use section tools for targeted reading.","inputSchema":{"additionalProperties":false,"properties":{"max_chars":{"description":"Maximum source characters to return (default 12000)","maximum":50000,"minimum":1,"type":"integer"},"paper_id":{"description":"Validated modern or legacy arXiv paper ID","maxLength":40,"type":"string"},"return_full_text":{"description":"Set true to opt out of the bounded default and return the entire remaining source or section from start in one call","type":"boolean"},"start":{"description":"Zero-based character offset within this source or section","minimum":0,"type":"integer"}},"required":["paper_id"],"type":"object"},"name":"get_paper_latex"},{"annotations":{"openWorldHint":true,"readOnlyHint":false},"description":"Return one bounded LaTeX section by outline ID or title (whitespace/case normalized; macros expanded).","inputSchema":{"additionalProperties":false,"properties":{"max_chars":{"description":"Maximum source characters to return (default 12000)","maximum":50000,"minimum":1,"type":"integer"},"paper_id":{"description":"Validated modern or legacy arXiv paper ID","maxLength":40,"type":"string"},"return_full_text":{"description":"Set true to opt out of the bounded default and return the entire remaining source or section from start in one call","type":"boolean"},"section_id":{"description":"Section ID from list_paper_latex_sections or section title","maxLength":200,"type":"string"},"start":{"description":"Zero-based character offset within this source or section","minimum":0,"type":"integer"}},"required":["paper_id","section_id"],"type":"object"},"name":"get_paper_latex_section"},{"annotations":{"readOnlyHint":true},"description":"Return a paginated heading outline for a downloaded paper (markdown). Stable hierarchical section IDs; use read_paper_section to fetch one.","inputSchema":{"additionalProperties":false,"properties":{"max_sections":{"description":"Maximum headings to return (default 100)","maximum":200,"minimum":1,"type":"integer"},"paper_id":{"description":"Validated modern or legacy arXiv paper ID","maxLength":40,"type":"string"},"start":{"description":"Zero-based section index (default 0)","minimum":0,"type":"integer"}},"required":["paper_id"],"type":"object"},"name":"get_paper_outline"},{"annotations":{"openWorldHint":true,"readOnlyHint":false},"description":"Return a compact outline of headings from original LaTeX source.","inputSchema":{"additionalProperties":false,"properties":{"max_sections":{"description":"Maximum headings to return (default 100)","maximum":200,"minimum":1,"type":"integer"},"paper_id":{"description":"Validated modern or legacy arXiv paper ID","maxLength":40,"type":"string"},"start":{"description":"Zero-based section index (default 0)","minimum":0,"type":"integer"}},"required":["paper_id"],"type":"object"},"name":"list_paper_latex_sections"},{"annotations":{"readOnlyHint":true},"description":"List all papers that have been downloaded and stored locally via download_paper. Returns id, title, authors, published, and arxiv_version/versioned_id from local metadata — no live re-fetch. Set compact=true to return arXiv IDs only. Returns an empty list if no papers have been downloaded yet. Workflow: search_papers -> download_paper -> list_papers -> read_paper.","inputSchema":{"additionalProperties":false,"properties":{"compact":{"description":"If true, return arXiv IDs only. Default is full local metadata (id, title, authors, published, arxiv_version, versioned_id).","type":"boolean"}},"required":[],"type":"object"},"name":"list_papers"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"List all saved topic watches without checking for new papers. Returns each watch's topic, categories, last_checked timestamp, and other stored fields. Does not update last_checked — use this to inspect what is saved. Use unwatch_topic to remove a watch, or check_alerts to poll for new papers.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_watches"},{"annotations":{"readOnlyHint":true},"description":"Read the text content of a paper that was previously downloaded via download_paper. Returns the paper in markdown format, bounded to roughly 12,000 characters by default so one call cannot return an unbounded paper body. When is_truncated is true, call again with start=next_start (see next_retrieval) to continue, or pass return_full_text=true for the entire remaining paper. Will fail with a clear error if the paper has not been downloaded yet — call download_paper first. Workflow: search_papers -> download_paper -> read_paper.","inputSchema":{"additionalProperties":false,"properties":{"max_chars":{"description":"Maximum raw paper characters to return from start; omit for the bounded default (12,000 chars)","minimum":1,"type":"integer"},"paper_id":{"description":"The arXiv ID of the paper to read","type":"string"},"return_full_text":{"description":"Set true to opt out of the bounded default and return the entire remaining paper from start in one call","type":"boolean"},"start":{"description":"Zero-based character offset for reading large papers in chunks; pass next_start from a prior truncated response to continue","minimum":0,"type":"integer"}},"required":["paper_id"],"type":"object"},"name":"read_paper"},{"annotations":{"readOnlyHint":true},"description":"Return one bounded markdown section by outline ID (or unique title). Does not include sibling or parent sections.","inputSchema":{"additionalProperties":false,"properties":{"max_chars":{"description":"Maximum section characters to return (default 12,000)","minimum":1,"type":"integer"},"paper_id":{"description":"Validated modern or legacy arXiv paper ID","maxLength":40,"type":"string"},"return_full_text":{"description":"If true, return the entire remaining section from start","type":"boolean"},"section_id":{"description":"Section ID from get_paper_outline, or unique title","maxLength":200,"type":"string"},"start":{"description":"Zero-based character offset within this section","minimum":0,"type":"integer"}},"required":["paper_id","section_id"],"type":"object"},"name":"read_paper_section"},{"annotations":{"destructiveHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Rebuild the local semantic index for downloaded papers.","inputSchema":{"additionalProperties":false,"properties":{"clear_existing":{"default":true,"description":"If true, clear the existing index before rebuilding.","type":"boolean"}},"type":"object"},"name":"reindex"},{"annotations":{"readOnlyHint":true},"description":"Search a downloaded paper for bounded matching passages with section/source offsets. Suppresses high-overlap near-duplicates and prefers section-diverse hits. Lightweight substring search; no Torch.","inputSchema":{"additionalProperties":false,"properties":{"max_passages":{"description":"Maximum passages to return (default 8)","maximum":25,"minimum":1,"type":"integer"},"paper_id":{"description":"Validated modern or legacy arXiv paper ID","maxLength":40,"type":"string"},"passage_chars":{"description":"Max characters per excerpt (default 800)","maximum":2000,"minimum":64,"type":"integer"},"query":{"description":"Case-insensitive substring to find","maxLength":200,"type":"string"}},"required":["paper_id","query"],"type":"object"},"name":"search_paper_text"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Search arXiv by query with optional categories, date range, sort, and pagination.\n\nQuery: prefer quoted phrases; ti:/au:/abs:/cat:; AND/OR/ANDNOT. Unprefixed terms match title+abstract (not authors). Use categories (cs.AI, cs.LG, cs.CL, cs.CV, cs.MA, cs.RO, stat.ML, quant-ph). Catalog/examples: README 'search_papers query guide'.\n\nDates YYYY-MM-DD (date_from/date_to). sort_by relevance|date. max_results default 5 (cap 50). abstract_mode none|snippet|full (default snippet). start default 0; response: total_results, returned, has_more, next_start, abstract_mode. Pass next_start with same abstract_mode. Use get_abstract after compact search — not after abstract_mode=full.\n\narXiv ~3s between requests (server-side). Transient 429/503 are retried with backoff; persistent rate limits return status=rate_limited.","inputSchema":{"additionalProperties":false,"properties":{"abstract_mode":{"description":"Abstract projection (default snippet ~280 chars, marked if truncated; full=complete; none=omit).","enum":["none","snippet","full"],"type":"string"},"categories":{"description":"arXiv category filters (e.g. ['cs.LG', 'cs.AI']). Strongly improves relevance.","items":{"type":"string"},"type":"array"},"date_from":{"description":"Inclusive start date (YYYY-MM-DD).","type":"string"},"date_to":{"description":"Inclusive end date (YYYY-MM-DD).","type":"string"},"max_results":{"description":"Maximum results to return (default: 5, max: 50).","type":"integer"},"query":{"description":"arXiv query string. Prefer quoted phrases and ti:/au:/abs:/cat: field prefixes; AND/OR/ANDNOT supported.","type":"string"},"sort_by":{"description":"Sort by 'relevance' (default) or 'date' (newest first).","enum":["relevance","date"],"type":"string"},"start":{"description":"Zero-based result offset (default: 0). Pass next_start from a previous response to fetch the next page.","minimum":0,"type":"integer"}},"required":["query"],"type":"object"},"name":"search_papers"},{"annotations":{"openWorldHint":false,"readOnlyHint":true},"description":"Semantic similarity search over papers you have already downloaded locally via download_paper. Supports free-text queries (e.g. 'attention mechanisms for long sequences') or finding papers similar to a given paper_id. IMPORTANT: only searches your local downloaded collection — will return empty results if no papers have been downloaded yet. Use search_papers to find papers on arXiv, then download_paper to add them to the local index before using this tool. Requires pro dependencies: uvx --from 'arxiv-mcp-server[pro]' arxiv-mcp-server (or uv tool install 'arxiv-mcp-server[pro]').","inputSchema":{"additionalProperties":false,"properties":{"max_results":{"default":10,"description":"Maximum number of results to return (default: 10).","type":"integer"},"paper_id":{"description":"Find papers semantically similar to this arXiv paper ID.","type":"string"},"query":{"description":"Free-text semantic query.","type":"string"}},"type":"object"},"name":"semantic_search"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Delete a saved topic watch by exact topic string. The topic must match the stored watch_topic value exactly. Returns a clear not-found error if no matching watch exists. Use list_watches to inspect saved watches before deleting.","inputSchema":{"additionalProperties":false,"properties":{"topic":{"description":"Exact topic string of the watch to remove. Must match the topic used in watch_topic.","type":"string"}},"required":["topic"],"type":"object"},"name":"unwatch_topic"},{"annotations":{"destructiveHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Save or update a persistent research topic watch. When checked via check_alerts, returns only papers published since the last check — acting as a standing alert for new work on a topic. New watches seed last_checked to creation time so the first check does not dump historical matches. The topic string uses the same query syntax as search_papers (quoted phrases, field specifiers, boolean operators). Examples: '\"diffusion models\" AND ti:\"video generation\"', 'au:\"LeCun\" AND cs.LG'. Calling watch_topic with the same topic string updates the existing watch rather than creating a duplicate. On update, omit categories to preserve existing filters; pass categories: [] to clear them. Pair with check_alerts to poll for new papers.","inputSchema":{"additionalProperties":false,"properties":{"categories":{"description":"Optional arXiv category filter (e.g. ['cs.LG', 'cs.AI']). Narrows results to specific fields. On update, omit this field to preserve existing categories; pass an empty array [] to clear them.","items":{"type":"string"},"type":"array"},"max_results":{"default":10,"description":"Maximum papers to return per alert check (default: 10).","type":"integer"},"topic":{"description":"Query string to monitor. Uses arXiv search syntax — quoted phrases for exact matches, field specifiers (ti:, au:, abs:), and boolean operators (AND, OR, ANDNOT). Example: '\"reinforcement learning\" AND \"robotics\"'.","type":"string"}},"required":["topic"],"type":"object"},"name":"watch_topic"}]"#,
 );
+
 /// Typed client for the arxiv-mcp-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -621,20 +703,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -642,12 +728,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Search arXiv by query with optional categories, date range, sort, and pagination.
     ///
     /// Query: prefer quoted phrases; ti:/au:/abs:/cat:; AND/OR/ANDNOT. Unprefixed terms match
@@ -677,6 +765,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_papers", arguments).await
     }
+
     /// Calls `search_papers` like [`Self::search_papers`], without unwrapping the result
     /// envelope.
     ///
@@ -694,6 +783,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_papers", arguments).await
     }
+
     /// Download a paper from arXiv and return its text content. Tries the HTML version first
     /// for clean extraction; falls back to PDF conversion if HTML is unavailable. Stores the
     /// paper locally. Returned text is bounded to roughly 12,000 characters by default so one
@@ -717,6 +807,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("download_paper", arguments).await
     }
+
     /// Calls `download_paper` like [`Self::download_paper`], without unwrapping the result
     /// envelope.
     ///
@@ -734,6 +825,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "download_paper", arguments).await
     }
+
     /// List all papers that have been downloaded and stored locally via download_paper. Returns
     /// id, title, authors, published, and arxiv_version/versioned_id from local metadata — no
     /// live re-fetch. Set compact=true to return arXiv IDs only. Returns an empty list if no
@@ -755,6 +847,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_papers", arguments).await
     }
+
     /// Calls `list_papers` like [`Self::list_papers`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -771,6 +864,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_papers", arguments).await
     }
+
     /// Read the text content of a paper that was previously downloaded via download_paper.
     /// Returns the paper in markdown format, bounded to roughly 12,000 characters by default so
     /// one call cannot return an unbounded paper body. When is_truncated is true, call again
@@ -791,6 +885,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_paper", arguments).await
     }
+
     /// Calls `read_paper` like [`Self::read_paper`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -807,6 +902,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_paper", arguments).await
     }
+
     /// Fetch abstract and metadata by arXiv ID without downloading the paper. Use before
     /// download_paper to assess relevance. Returns title, authors, abstract, categories,
     /// published date, and PDF URL. After compact search, use for one full abstract; skip if
@@ -827,6 +923,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_abstract", arguments).await
     }
+
     /// Calls `get_abstract` like [`Self::get_abstract`], without unwrapping the result
     /// envelope.
     ///
@@ -844,6 +941,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_abstract", arguments).await
     }
+
     /// Semantic similarity search over papers you have already downloaded locally via
     /// download_paper. Supports free-text queries (e.g. 'attention mechanisms for long
     /// sequences') or finding papers similar to a given paper_id. IMPORTANT: only searches your
@@ -867,6 +965,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("semantic_search", arguments).await
     }
+
     /// Calls `semantic_search` like [`Self::semantic_search`], without unwrapping the result
     /// envelope.
     ///
@@ -884,6 +983,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "semantic_search", arguments).await
     }
+
     /// Rebuild the local semantic index for downloaded papers.
     ///
     /// MCP tool `reindex`. Server hints: not read-only, not destructive, closed world. The
@@ -898,6 +998,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("reindex", arguments).await
     }
+
     /// Calls `reindex` like [`Self::reindex`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -914,6 +1015,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "reindex", arguments).await
     }
+
     /// Return papers citing an arXiv paper and papers that it references using Semantic
     /// Scholar's citation graph. Results are bounded (default 50) to stay within the
     /// unauthenticated quota. Graphs are cached on disk to reduce repeated API calls. Under
@@ -937,6 +1039,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("citation_graph", arguments).await
     }
+
     /// Calls `citation_graph` like [`Self::citation_graph`], without unwrapping the result
     /// envelope.
     ///
@@ -954,6 +1057,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "citation_graph", arguments).await
     }
+
     /// Export BibTeX citations for one or more arXiv papers using authoritative arXiv metadata
     /// (title, authors, year, primary category), never model-generated fields. Version suffixes
     /// (e.g. '2401.12345v2') are preserved and citation keys are deterministic. Returns the
@@ -975,6 +1079,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("export_citations", arguments).await
     }
+
     /// Calls `export_citations` like [`Self::export_citations`], without unwrapping the result
     /// envelope.
     ///
@@ -992,6 +1097,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "export_citations", arguments).await
     }
+
     /// Save or update a persistent research topic watch. When checked via check_alerts, returns
     /// only papers published since the last check — acting as a standing alert for new work on
     /// a topic. New watches seed last_checked to creation time so the first check does not dump
@@ -1017,6 +1123,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("watch_topic", arguments).await
     }
+
     /// Calls `watch_topic` like [`Self::watch_topic`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1033,6 +1140,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "watch_topic", arguments).await
     }
+
     /// Check all saved topic watches for newly published papers since the last check. Omitting
     /// the topic parameter runs ALL saved watches and returns new papers for each. Passing a
     /// topic string checks only that specific watch. Advances each watch's drain cursor after
@@ -1059,6 +1167,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("check_alerts", arguments).await
     }
+
     /// Calls `check_alerts` like [`Self::check_alerts`], without unwrapping the result
     /// envelope.
     ///
@@ -1076,6 +1185,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "check_alerts", arguments).await
     }
+
     /// List all saved topic watches without checking for new papers. Returns each watch's
     /// topic, categories, last_checked timestamp, and other stored fields. Does not update
     /// last_checked — use this to inspect what is saved. Use unwatch_topic to remove a watch,
@@ -1087,6 +1197,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_watches").await?;
         self.caller.call_tool_decoded("list_watches", Map::new()).await
     }
+
     /// Calls `list_watches` like [`Self::list_watches`], without unwrapping the result
     /// envelope.
     ///
@@ -1095,6 +1206,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_watches").await?;
         mcp_bindgen::call_checked(&self.caller, "list_watches", Map::new()).await
     }
+
     /// Delete a saved topic watch by exact topic string. The topic must match the stored
     /// watch_topic value exactly. Returns a clear not-found error if no matching watch exists.
     /// Use list_watches to inspect saved watches before deleting.
@@ -1114,6 +1226,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("unwatch_topic", arguments).await
     }
+
     /// Calls `unwatch_topic` like [`Self::unwatch_topic`], without unwrapping the result
     /// envelope.
     ///
@@ -1131,6 +1244,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "unwatch_topic", arguments).await
     }
+
     /// Download, safely process, cache, and return bounded original LaTeX source. Use section
     /// tools for targeted reading.
     ///
@@ -1149,6 +1263,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_paper_latex", arguments).await
     }
+
     /// Calls `get_paper_latex` like [`Self::get_paper_latex`], without unwrapping the result
     /// envelope.
     ///
@@ -1166,6 +1281,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_paper_latex", arguments).await
     }
+
     /// Return a compact outline of headings from original LaTeX source.
     ///
     /// MCP tool `list_paper_latex_sections`. Server hints: not read-only, open world. The
@@ -1183,6 +1299,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_paper_latex_sections", arguments).await
     }
+
     /// Calls `list_paper_latex_sections` like [`Self::list_paper_latex_sections`], without
     /// unwrapping the result envelope.
     ///
@@ -1201,6 +1318,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_paper_latex_sections", arguments)
             .await
     }
+
     /// Return one bounded LaTeX section by outline ID or title (whitespace/case normalized;
     /// macros expanded).
     ///
@@ -1219,6 +1337,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_paper_latex_section", arguments).await
     }
+
     /// Calls `get_paper_latex_section` like [`Self::get_paper_latex_section`], without
     /// unwrapping the result envelope.
     ///
@@ -1237,6 +1356,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_paper_latex_section", arguments)
             .await
     }
+
     /// Return a paginated heading outline for a downloaded paper (markdown). Stable
     /// hierarchical section IDs; use read_paper_section to fetch one.
     ///
@@ -1255,6 +1375,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_paper_outline", arguments).await
     }
+
     /// Calls `get_paper_outline` like [`Self::get_paper_outline`], without unwrapping the
     /// result envelope.
     ///
@@ -1272,6 +1393,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_paper_outline", arguments).await
     }
+
     /// Return one bounded markdown section by outline ID (or unique title). Does not include
     /// sibling or parent sections.
     ///
@@ -1290,6 +1412,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_paper_section", arguments).await
     }
+
     /// Calls `read_paper_section` like [`Self::read_paper_section`], without unwrapping the
     /// result envelope.
     ///
@@ -1307,6 +1430,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_paper_section", arguments).await
     }
+
     /// Search a downloaded paper for bounded matching passages with section/source offsets.
     /// Suppresses high-overlap near-duplicates and prefers section-diverse hits. Lightweight
     /// substring search; no Torch.
@@ -1326,6 +1450,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_paper_text", arguments).await
     }
+
     /// Calls `search_paper_text` like [`Self::search_paper_text`], without unwrapping the
     /// result envelope.
     ///
@@ -1344,6 +1469,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "search_paper_text", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -1356,6 +1482,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the arxiv-mcp-server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -1374,6 +1501,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_papers", "search_papers")) }
     }
+
     /// Answers `download_paper` in place of the server, with what [`Client::download_paper`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1384,6 +1512,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("download_paper", "download_paper")) }
     }
+
     /// Answers `list_papers` in place of the server, with what [`Client::list_papers`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1394,6 +1523,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_papers", "list_papers")) }
     }
+
     /// Answers `read_paper` in place of the server, with what [`Client::read_paper`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1404,6 +1534,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_paper", "read_paper")) }
     }
+
     /// Answers `get_abstract` in place of the server, with what [`Client::get_abstract`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1414,6 +1545,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_abstract", "get_abstract")) }
     }
+
     /// Answers `semantic_search` in place of the server, with what [`Client::semantic_search`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1424,6 +1556,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("semantic_search", "semantic_search")) }
     }
+
     /// Answers `reindex` in place of the server, with what [`Client::reindex`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn reindex(
@@ -1433,6 +1566,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("reindex", "reindex")) }
     }
+
     /// Answers `citation_graph` in place of the server, with what [`Client::citation_graph`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1443,6 +1577,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("citation_graph", "citation_graph")) }
     }
+
     /// Answers `export_citations` in place of the server, with what
     /// [`Client::export_citations`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -1455,6 +1590,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("export_citations", "export_citations"))
         }
     }
+
     /// Answers `watch_topic` in place of the server, with what [`Client::watch_topic`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1465,6 +1601,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("watch_topic", "watch_topic")) }
     }
+
     /// Answers `check_alerts` in place of the server, with what [`Client::check_alerts`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1475,12 +1612,14 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("check_alerts", "check_alerts")) }
     }
+
     /// Answers `list_watches` in place of the server, with what [`Client::list_watches`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn list_watches(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_watches", "list_watches")) }
     }
+
     /// Answers `unwatch_topic` in place of the server, with what [`Client::unwatch_topic`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1491,6 +1630,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("unwatch_topic", "unwatch_topic")) }
     }
+
     /// Answers `get_paper_latex` in place of the server, with what [`Client::get_paper_latex`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1501,6 +1641,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_paper_latex", "get_paper_latex")) }
     }
+
     /// Answers `list_paper_latex_sections` in place of the server, with what
     /// [`Client::list_paper_latex_sections`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1518,6 +1659,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_paper_latex_section` in place of the server, with what
     /// [`Client::get_paper_latex_section`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1535,6 +1677,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_paper_outline` in place of the server, with what
     /// [`Client::get_paper_outline`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -1547,6 +1690,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_paper_outline", "get_paper_outline"))
         }
     }
+
     /// Answers `read_paper_section` in place of the server, with what
     /// [`Client::read_paper_section`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -1559,6 +1703,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("read_paper_section", "read_paper_section"))
         }
     }
+
     /// Answers `search_paper_text` in place of the server, with what
     /// [`Client::search_paper_text`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -1572,15 +1717,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

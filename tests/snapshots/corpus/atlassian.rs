@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `confluence_add_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -35,11 +38,13 @@ pub mod types {
         /// The ID of the page to add a comment to
         pub page_id: String,
     }
+
     /// The result of `confluence_add_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceAddCommentOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_add_inline_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -57,11 +62,13 @@ pub mod types {
         #[serde(default)]
         pub text_selection_match_index: u64,
     }
+
     /// The result of `confluence_add_inline_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceAddInlineCommentOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_add_label`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -71,11 +78,13 @@ pub mod types {
         /// Confluence content ID to label. For pages/blogs: numeric ID (e.g., '123456789'). For attachments: ID with 'att' prefix (e.g., 'att123456789'). Use get_attachments to find attachment IDs.
         pub page_id: String,
     }
+
     /// The result of `confluence_add_label`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceAddLabelOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_check_content_permissions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -92,11 +101,13 @@ pub mod types {
         /// Account ID of the user (for subject_type='user') or group ID (for subject_type='group'). Example user account ID: '5b10a2844c20165700ede21g'
         pub user_identifier: String,
     }
+
     /// The result of `confluence_check_content_permissions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceCheckContentPermissionsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_copy_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -114,11 +125,13 @@ pub mod types {
         /// The ID of the page to copy
         pub source_page_id: String,
     }
+
     /// The result of `confluence_copy_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceCopyPageOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_create_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -158,6 +171,7 @@ pub mod types {
         /// The title of the page
         pub title: String,
     }
+
     /// The arguments of `confluence_create_page_from_template`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -172,16 +186,19 @@ pub mod types {
         /// Title for the new page.
         pub title: String,
     }
+
     /// The result of `confluence_create_page_from_template`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceCreatePageFromTemplateOutput {
         pub result: String,
     }
+
     /// The result of `confluence_create_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceCreatePageOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_delete_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -189,11 +206,13 @@ pub mod types {
         /// The ID of the attachment to delete. Attachment IDs can be found using the get_attachments tool. Example: 'att123456789'. **Warning**: This permanently deletes the attachment and all its versions.
         pub attachment_id: String,
     }
+
     /// The result of `confluence_delete_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceDeleteAttachmentOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_delete_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -201,11 +220,13 @@ pub mod types {
         /// The ID of the page to delete
         pub page_id: String,
     }
+
     /// The result of `confluence_delete_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceDeletePageOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_download_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -213,6 +234,7 @@ pub mod types {
         /// The ID of the attachment to download (e.g., 'att123456789'). Find attachment IDs using get_attachments tool. Example workflow: get_attachments(content_id) → use returned ID here.
         pub attachment_id: String,
     }
+
     /// The arguments of `confluence_download_content_attachments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -220,6 +242,7 @@ pub mod types {
         /// The ID of the Confluence content (page or blog post) to download attachments from. Example: '123456789'
         pub content_id: String,
     }
+
     /// The arguments of `confluence_get_attachments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -239,11 +262,13 @@ pub mod types {
         #[serde(default)]
         pub start: i64,
     }
+
     /// The result of `confluence_get_attachments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetAttachmentsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -251,11 +276,13 @@ pub mod types {
         /// Confluence page ID (numeric ID, can be parsed from URL, e.g. from 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title' -> '123456789')
         pub page_id: String,
     }
+
     /// The result of `confluence_get_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetCommentsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_inline_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -263,11 +290,13 @@ pub mod types {
         /// The ID of the page to get inline comments from
         pub page_id: String,
     }
+
     /// The result of `confluence_get_inline_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetInlineCommentsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_labels`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -275,11 +304,13 @@ pub mod types {
         /// Confluence content ID (page, blog post, or attachment). For pages: numeric ID from URL (e.g., '123456789'). For attachments: ID with 'att' prefix (e.g., 'att123456789'). Works with any Confluence content type that supports labels.
         pub page_id: String,
     }
+
     /// The result of `confluence_get_labels`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetLabelsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -300,6 +331,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
     }
+
     impl Default for ConfluenceGetPageArgs {
         fn default() -> Self {
             Self {
@@ -311,6 +343,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `confluence_get_page_children`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -336,11 +369,13 @@ pub mod types {
         #[serde(default)]
         pub start: u64,
     }
+
     /// The result of `confluence_get_page_children`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageChildrenOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page_diff`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -352,11 +387,13 @@ pub mod types {
         /// Target version number
         pub to_version: u64,
     }
+
     /// The result of `confluence_get_page_diff`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageDiffOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page_history`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -369,11 +406,13 @@ pub mod types {
         /// The version number of the page to retrieve
         pub version: u64,
     }
+
     /// The result of `confluence_get_page_history`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageHistoryOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page_images`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -381,11 +420,13 @@ pub mod types {
         /// The ID of the Confluence page or blog post to retrieve images from. Example: '123456789'
         pub content_id: String,
     }
+
     /// The result of `confluence_get_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page_restrictions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -393,11 +434,13 @@ pub mod types {
         /// The ID of the page
         pub page_id: String,
     }
+
     /// The result of `confluence_get_page_restrictions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageRestrictionsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page_template`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -405,11 +448,13 @@ pub mod types {
         /// The ID of the template to retrieve.
         pub template_id: String,
     }
+
     /// The result of `confluence_get_page_template`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageTemplateOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_page_views`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -420,11 +465,13 @@ pub mod types {
         /// Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.
         pub page_id: String,
     }
+
     /// The result of `confluence_get_page_views`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetPageViewsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_space_page_tree`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -435,11 +482,13 @@ pub mod types {
         /// Space key
         pub space_key: String,
     }
+
     /// The result of `confluence_get_space_page_tree`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetSpacePageTreeOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_get_space_permissions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -453,11 +502,13 @@ pub mod types {
         /// Numeric ID of the Confluence space. This is the internal space ID, not the space key. Example: '98304'. You can find the space ID from the Confluence REST API (GET /wiki/api/v2/spaces) or from the space URL.
         pub space_id: String,
     }
+
     /// The result of `confluence_get_space_permissions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceGetSpacePermissionsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_list_page_templates`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -469,6 +520,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub space_key: Option<String>,
     }
+
     impl Default for ConfluenceListPageTemplatesArgs {
         fn default() -> Self {
             Self {
@@ -477,11 +529,13 @@ pub mod types {
             }
         }
     }
+
     /// The result of `confluence_list_page_templates`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceListPageTemplatesOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_move_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -498,11 +552,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub target_space_key: Option<String>,
     }
+
     /// The result of `confluence_move_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceMovePageOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_reply_to_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -512,11 +568,13 @@ pub mod types {
         /// The ID of the parent comment to reply to
         pub comment_id: String,
     }
+
     /// The result of `confluence_reply_to_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceReplyToCommentOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -544,11 +602,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub spaces_filter: Option<String>,
     }
+
     /// The result of `confluence_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceSearchOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_search_user`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -564,11 +624,13 @@ pub mod types {
         ///   Note: Special identifiers need proper quoting in CQL: personal space keys (e.g., "~username"), reserved words, numeric IDs, and identifiers with special characters.
         pub query: String,
     }
+
     /// The result of `confluence_search_user`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceSearchUserOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_set_page_restrictions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -588,11 +650,13 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub read_users: Option<Vec<String>>,
     }
+
     /// The result of `confluence_set_page_restrictions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceSetPageRestrictionsOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_update_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -635,11 +699,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub version_comment: Option<String>,
     }
+
     /// The result of `confluence_update_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceUpdatePageOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_update_page_section`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -662,11 +728,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub version_comment: Option<String>,
     }
+
     /// The result of `confluence_update_page_section`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceUpdatePageSectionOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_upload_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -689,11 +757,13 @@ pub mod types {
         #[serde(default)]
         pub minor_edit: bool,
     }
+
     /// The result of `confluence_upload_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceUploadAttachmentOutput {
         pub result: String,
     }
+
     /// The arguments of `confluence_upload_attachments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -709,11 +779,13 @@ pub mod types {
         #[serde(default)]
         pub minor_edit: bool,
     }
+
     /// The result of `confluence_upload_attachments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ConfluenceUploadAttachmentsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_add_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -729,23 +801,29 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub visibility: Option<String>,
     }
+
     /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct JiraAddCommentArgsIssueKey(String);
+
     impl Deref for JiraAddCommentArgsIssueKey {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<JiraAddCommentArgsIssueKey> for String {
         fn from(value: JiraAddCommentArgsIssueKey) -> Self {
             value.0
         }
     }
+
     impl FromStr for JiraAddCommentArgsIssueKey {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             {
@@ -766,18 +844,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for JiraAddCommentArgsIssueKey {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for JiraAddCommentArgsIssueKey {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for JiraAddCommentArgsIssueKey {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -790,11 +873,13 @@ pub mod types {
                 })
         }
     }
+
     /// The result of `jira_add_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraAddCommentOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_add_issues_to_sprint`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -804,11 +889,13 @@ pub mod types {
         /// Sprint ID to add issues to
         pub sprint_id: String,
     }
+
     /// The result of `jira_add_issues_to_sprint`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraAddIssuesToSprintOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_add_watcher`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -818,11 +905,13 @@ pub mod types {
         /// User to add as watcher. For Jira Cloud, use the account ID. For Jira Server/DC, use the username.
         pub user_identifier: String,
     }
+
     /// The result of `jira_add_watcher`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraAddWatcherOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_add_worklog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -844,11 +933,13 @@ pub mod types {
         /// Time spent in Jira format. Examples: '1h 30m' (1 hour and 30 minutes), '1d' (1 day), '30m' (30 minutes), '4h' (4 hours)
         pub time_spent: String,
     }
+
     /// The result of `jira_add_worklog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraAddWorklogOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_assign_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -859,11 +950,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_assign_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraAssignIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_batch_create_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -884,11 +977,13 @@ pub mod types {
         #[serde(default)]
         pub validate_only: bool,
     }
+
     /// The result of `jira_batch_create_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraBatchCreateIssuesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_batch_create_versions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -906,23 +1001,29 @@ pub mod types {
         ///   ]
         pub versions: String,
     }
+
     /// Jira project key (e.g., 'PROJ', 'ACV2')
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ProjectKey(String);
+
     impl Deref for ProjectKey {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ProjectKey> for String {
         fn from(value: ProjectKey) -> Self {
             value.0
         }
     }
+
     impl FromStr for ProjectKey {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             {
@@ -940,18 +1041,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ProjectKey {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ProjectKey {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ProjectKey {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -964,11 +1070,13 @@ pub mod types {
                 })
         }
     }
+
     /// The result of `jira_batch_create_versions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraBatchCreateVersionsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_batch_get_changelogs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -982,11 +1090,13 @@ pub mod types {
         #[serde(default = "mcp_bindgen::__private::default_i64::<i64, -1>")]
         pub limit: i64,
     }
+
     /// The result of `jira_batch_get_changelogs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraBatchGetChangelogsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_create_customer_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1012,11 +1122,13 @@ pub mod types {
         #[serde(default)]
         pub strict_on_behalf: bool,
     }
+
     /// The result of `jira_create_customer_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraCreateCustomerRequestOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_create_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1046,6 +1158,7 @@ pub mod types {
         /// Summary/title of the issue
         pub summary: String,
     }
+
     /// The arguments of `jira_create_issue_link`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1063,16 +1176,19 @@ pub mod types {
         /// The key of the outward issue (e.g., 'PROJ-456')
         pub outward_issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_create_issue_link`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraCreateIssueLinkOutput {
         pub result: String,
     }
+
     /// The result of `jira_create_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraCreateIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_create_remote_issue_link`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1093,11 +1209,13 @@ pub mod types {
         /// The URL to link to (e.g., 'https://example.com/page' or Confluence page URL)
         pub url: String,
     }
+
     /// The result of `jira_create_remote_issue_link`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraCreateRemoteIssueLinkOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_create_sprint`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1114,11 +1232,13 @@ pub mod types {
         /// Start time for sprint (ISO 8601 format)
         pub start_date: String,
     }
+
     /// The result of `jira_create_sprint`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraCreateSprintOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_create_version`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1137,11 +1257,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_date: Option<String>,
     }
+
     /// The result of `jira_create_version`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraCreateVersionOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_delete_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1149,11 +1271,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_delete_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraDeleteIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_download_attachments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1161,6 +1285,7 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The arguments of `jira_edit_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1175,11 +1300,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub visibility: Option<String>,
     }
+
     /// The result of `jira_edit_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraEditCommentOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_agile_boards`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1200,6 +1327,7 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     impl Default for JiraGetAgileBoardsArgs {
         fn default() -> Self {
             Self {
@@ -1211,11 +1339,13 @@ pub mod types {
             }
         }
     }
+
     /// The result of `jira_get_agile_boards`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetAgileBoardsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_all_projects`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1224,11 +1354,13 @@ pub mod types {
         #[serde(default)]
         pub include_archived: bool,
     }
+
     /// The result of `jira_get_all_projects`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetAllProjectsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_board_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1257,11 +1389,13 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     /// The result of `jira_get_board_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetBoardIssuesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_create_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1271,11 +1405,13 @@ pub mod types {
         /// Jira project key (e.g., 'PROJ', 'JTEST')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_create_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetCreateFieldsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_cross_project_dependencies`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1286,11 +1422,13 @@ pub mod types {
         /// Jira project key (e.g., 'PROJ')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_cross_project_dependencies`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetCrossProjectDependenciesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_field_options`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1316,11 +1454,13 @@ pub mod types {
         #[serde(default)]
         pub values_only: bool,
     }
+
     /// The result of `jira_get_field_options`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetFieldOptionsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1349,6 +1489,7 @@ pub mod types {
         #[serde(default)]
         pub use_display_names: bool,
     }
+
     /// The arguments of `jira_get_issue_dates`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1362,11 +1503,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_get_issue_dates`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssueDatesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issue_development_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1380,11 +1523,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123')
         pub issue_key: String,
     }
+
     /// The result of `jira_get_issue_development_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssueDevelopmentInfoOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issue_images`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1392,11 +1537,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123'). Returns image attachments as inline ImageContent for LLM vision.
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_get_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issue_proforma_forms`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1404,11 +1551,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123')
         pub issue_key: String,
     }
+
     /// The result of `jira_get_issue_proforma_forms`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssueProformaFormsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issue_sla`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1425,11 +1574,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub working_hours_only: Option<bool>,
     }
+
     /// The result of `jira_get_issue_sla`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssueSlaOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issue_watchers`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1437,11 +1588,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_get_issue_watchers`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssueWatchersOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_issues_development_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1455,11 +1608,13 @@ pub mod types {
         /// Comma-separated list of Jira issue keys (e.g., 'PROJ-123,PROJ-456')
         pub issue_keys: String,
     }
+
     /// The result of `jira_get_issues_development_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetIssuesDevelopmentInfoOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_link_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1468,11 +1623,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name_filter: Option<String>,
     }
+
     /// The result of `jira_get_link_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetLinkTypesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_proforma_form_details`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1482,11 +1639,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123')
         pub issue_key: String,
     }
+
     /// The result of `jira_get_proforma_form_details`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProformaFormDetailsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_project_components`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1494,11 +1653,13 @@ pub mod types {
         /// Jira project key (e.g., 'PROJ', 'ACV2')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_project_components`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProjectComponentsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_project_epic_hierarchy`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1509,11 +1670,13 @@ pub mod types {
         /// Jira project key (e.g., 'PROJ')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_project_epic_hierarchy`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProjectEpicHierarchyOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_project_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1521,11 +1684,13 @@ pub mod types {
         /// The project key, e.g. 'PROJ'.
         pub project_key: String,
     }
+
     /// The result of `jira_get_project_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProjectFieldsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_project_issue_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1533,11 +1698,13 @@ pub mod types {
         /// Jira project key (e.g., 'PROJ', 'JTEST')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_project_issue_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProjectIssueTypesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_project_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1551,11 +1718,13 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     /// The result of `jira_get_project_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProjectIssuesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_project_versions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1563,11 +1732,13 @@ pub mod types {
         /// Jira project key (e.g., 'PROJ', 'ACV2')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_project_versions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetProjectVersionsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_queue_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1583,11 +1754,13 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     /// The result of `jira_get_queue_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetQueueIssuesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_request_type_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1597,11 +1770,13 @@ pub mod types {
         /// Service desk ID (e.g., '4')
         pub service_desk_id: String,
     }
+
     /// The result of `jira_get_request_type_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetRequestTypeFieldsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_request_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1615,11 +1790,13 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     /// The result of `jira_get_request_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetRequestTypesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_service_desk_for_project`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1627,11 +1804,13 @@ pub mod types {
         /// Jira project key (e.g., 'SUP')
         pub project_key: ProjectKey,
     }
+
     /// The result of `jira_get_service_desk_for_project`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetServiceDeskForProjectOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_service_desk_queues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1645,11 +1824,13 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     /// The result of `jira_get_service_desk_queues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetServiceDeskQueuesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_sprint_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1666,11 +1847,13 @@ pub mod types {
         #[serde(default)]
         pub start_at: u64,
     }
+
     /// The result of `jira_get_sprint_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetSprintIssuesOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_sprints_from_board`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1687,11 +1870,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<String>,
     }
+
     /// The result of `jira_get_sprints_from_board`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetSprintsFromBoardOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_transitions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1699,11 +1884,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_get_transitions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetTransitionsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_user_profile`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1711,11 +1898,13 @@ pub mod types {
         /// Identifier for the user (e.g., email address 'user@example.com', username 'johndoe', account ID 'accountid:...', or key for Server/DC).
         pub user_identifier: String,
     }
+
     /// The result of `jira_get_user_profile`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetUserProfileOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_get_worklog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1723,11 +1912,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_get_worklog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraGetWorklogOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_link_to_epic`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1737,11 +1928,13 @@ pub mod types {
         /// The key of the issue to link (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
     }
+
     /// The result of `jira_link_to_epic`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraLinkToEpicOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_move_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1751,11 +1944,13 @@ pub mod types {
         /// Key of the target project (e.g., 'OTHERPROJ'). The issue will keep its current issue type and may receive a new key in the target project.
         pub target_project_key: ProjectKey,
     }
+
     /// The result of `jira_move_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraMoveIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_move_issues_to_backlog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1763,11 +1958,13 @@ pub mod types {
         /// Comma-separated issue keys (e.g., 'PROJ-1,PROJ-2')
         pub issue_keys: String,
     }
+
     /// The result of `jira_move_issues_to_backlog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraMoveIssuesToBacklogOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_remove_issue_link`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1775,11 +1972,13 @@ pub mod types {
         /// The ID of the link to remove
         pub link_id: String,
     }
+
     /// The result of `jira_remove_issue_link`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraRemoveIssueLinkOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_remove_watcher`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1793,11 +1992,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub username: Option<String>,
     }
+
     /// The result of `jira_remove_watcher`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraRemoveWatcherOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1833,6 +2034,7 @@ pub mod types {
         #[serde(default)]
         pub use_display_names: bool,
     }
+
     /// The arguments of `jira_search_assignable_users`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1849,11 +2051,13 @@ pub mod types {
         /// Free-form text to search Jira users by: display name, username, or email substring (e.g. 'Smith', 'jane.doe', 'doe@example.com'). Server-side match is case-insensitive and partial.
         pub query: String,
     }
+
     /// The result of `jira_search_assignable_users`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraSearchAssignableUsersOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_search_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1868,6 +2072,7 @@ pub mod types {
         #[serde(default)]
         pub refresh: bool,
     }
+
     impl Default for JiraSearchFieldsArgs {
         fn default() -> Self {
             Self {
@@ -1877,16 +2082,19 @@ pub mod types {
             }
         }
     }
+
     /// The result of `jira_search_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraSearchFieldsOutput {
         pub result: String,
     }
+
     /// The result of `jira_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraSearchOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_search_projects`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1900,11 +2108,13 @@ pub mod types {
         /// Name or key prefix to search for
         pub query: String,
     }
+
     /// The result of `jira_search_projects`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraSearchProjectsOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_transition_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1920,11 +2130,13 @@ pub mod types {
         /// ID of the transition to perform. Use the jira_get_transitions tool first to get the available transition IDs for the issue. Example values: '11', '21', '31'
         pub transition_id: String,
     }
+
     /// The result of `jira_transition_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraTransitionIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_update_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1946,11 +2158,13 @@ pub mod types {
         #[serde(default = "defaults::jira_update_issue_args_return_fields")]
         pub return_fields: String,
     }
+
     /// The result of `jira_update_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraUpdateIssueOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_update_proforma_form_answers`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1962,11 +2176,13 @@ pub mod types {
         /// Jira issue key (e.g., 'PROJ-123')
         pub issue_key: String,
     }
+
     /// The result of `jira_update_proforma_form_answers`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraUpdateProformaFormAnswersOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_update_sprint`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1989,11 +2205,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<String>,
     }
+
     /// The result of `jira_update_sprint`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraUpdateSprintOutput {
         pub result: String,
     }
+
     /// The arguments of `jira_update_version`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2019,454 +2237,568 @@ pub mod types {
         /// Numeric ID of the version to update (e.g. '10001')
         pub version_id: String,
     }
+
     /// The result of `jira_update_version`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct JiraUpdateVersionOutput {
         pub result: String,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn confluence_check_content_permissions_args_subject_type() -> String {
             "user".to_string()
         }
+
         pub(super) fn confluence_create_page_args_content_format() -> String {
             "markdown".to_string()
         }
+
         pub(super) fn confluence_get_page_children_args_expand() -> String {
             "version".to_string()
         }
+
         pub(super) fn confluence_move_page_args_position() -> String {
             "append".to_string()
         }
+
         pub(super) fn confluence_search_user_args_group_name() -> String {
             "confluence-users".to_string()
         }
+
         pub(super) fn confluence_update_page_args_content_format() -> String {
             "markdown".to_string()
         }
+
         pub(super) fn confluence_update_page_section_args_content_format() -> String {
             "markdown".to_string()
         }
+
         pub(super) fn jira_get_board_issues_args_expand() -> String {
             "version".to_string()
         }
+
         pub(super) fn jira_get_board_issues_args_fields() -> String {
             "labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated"
                 .to_string()
         }
+
         pub(super) fn jira_get_issue_args_fields() -> String {
             "labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated"
                 .to_string()
         }
+
         pub(super) fn jira_get_sprint_issues_args_fields() -> String {
             "labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated"
                 .to_string()
         }
+
         pub(super) fn jira_search_args_fields() -> String {
             "labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated"
                 .to_string()
         }
+
         pub(super) fn jira_update_issue_args_return_fields() -> String {
             "*all".to_string()
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `jira_get_user_profile`, as the server sent it.
     pub(super) static JIRA_GET_USER_PROFILE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"user_identifier":{"description":"Identifier for the user (e.g., email address 'user@example.com', username 'johndoe', account ID 'accountid:...', or key for Server/DC).","type":"string"}},"required":["user_identifier"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_search_assignable_users`, as the server sent it.
     pub(super) static JIRA_SEARCH_ASSIGNABLE_USERS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"query":{"description":"Free-form text to search Jira users by: display name, username, or email substring (e.g. 'Smith', 'jane.doe', 'doe@example.com'). Server-side match is case-insensitive and partial.","type":"string"},"project_key":{"default":null,"description":"Project key to scope the search to (e.g. 'DT'). Required if issue_key is not given.","type":"string"},"issue_key":{"default":null,"description":"Issue key to scope the search to (e.g. 'DT-779'). Required if project_key is not given.","type":"string"},"limit":{"default":20,"description":"Maximum number of users to return (default 20).","maximum":1000,"minimum":1,"type":"integer"}},"required":["query"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue_watchers`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE_WATCHERS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_add_watcher`, as the server sent it.
     pub(super) static JIRA_ADD_WATCHER: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"user_identifier":{"description":"User to add as watcher. For Jira Cloud, use the account ID. For Jira Server/DC, use the username.","type":"string"}},"required":["issue_key","user_identifier"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_remove_watcher`, as the server sent it.
     pub(super) static JIRA_REMOVE_WATCHER: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"username":{"default":null,"description":"Username to remove (for Jira Server/DC).","type":"string"},"account_id":{"default":null,"description":"Account ID to remove (for Jira Cloud).","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"(Optional) Comma-separated list of fields to return (e.g., 'summary,status,customfield_10010'). You may also provide a single field as a string (e.g., 'duedate'). Use '*all' for all fields (including custom fields), or omit for essential fields only.","type":"string"},"expand":{"default":null,"description":"(Optional) Fields to expand. Examples: 'renderedFields' (for rendered content), 'transitions' (for available status transitions), 'changelog' (for history)","type":"string"},"comment_limit":{"default":10,"description":"Maximum number of comments to include (0 or null for no comments)","maximum":100,"minimum":0,"type":"integer"},"properties":{"description":"(Optional) A comma-separated list of issue properties to return","default":null,"type":"string"},"update_history":{"default":true,"description":"Whether to update the issue view history for the requesting user","type":"boolean"},"include":{"default":null,"description":"(Optional) Comma-separated sections to inline in the response, avoiding extra tool calls. Supported: all, remote_links, transitions, watchers, changelog, comments, worklogs","type":"string"},"use_display_names":{"default":false,"description":"When true, custom field keys in the output use human-readable display names (e.g. 'Story Points') instead of opaque IDs (e.g. 'customfield_10243'). The 'names' expansion is added automatically. Standard fields are unaffected.","type":"boolean"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_search`, as the server sent it.
     pub(super) static JIRA_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"jql":{"description":"JQL query string (Jira Query Language). Examples:\n- Find Epics: \"issuetype = Epic AND project = PROJ\"\n- Find issues in Epic: \"parent = PROJ-123\"\n- Find by status: \"status = 'In Progress' AND project = PROJ\"\n- Find by assignee: \"assignee = currentUser()\"\n- Find recently updated: \"updated >= -7d AND project = PROJ\"\n- Find by label: \"labels = frontend AND project = PROJ\"\n- Find by priority: \"priority = High AND project = PROJ\"","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"(Optional) Comma-separated fields to return in the results. Use '*all' for all fields, or specify individual fields like 'summary,status,assignee,priority'","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","minimum":1,"type":"integer"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"projects_filter":{"default":null,"description":"(Optional) Comma-separated list of project keys to filter results by. Overrides the environment variable JIRA_PROJECTS_FILTER if provided.","type":"string"},"expand":{"default":null,"description":"(Optional) fields to expand. Examples: 'renderedFields', 'transitions', 'changelog'","type":"string"},"page_token":{"default":null,"description":"(Optional) Pagination token from a previous search result. Cloud only — Server/DC uses start_at for pagination.","type":"string"},"use_display_names":{"default":false,"description":"When true, custom field keys in the output use human-readable display names (e.g. 'Story Points') instead of opaque IDs (e.g. 'customfield_10243'). The 'names' expansion is added automatically. Standard fields are unaffected.","type":"boolean"}},"required":["jql"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_search_fields`, as the server sent it.
     pub(super) static JIRA_SEARCH_FIELDS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"keyword":{"default":"","description":"Keyword for fuzzy search. If left empty, lists the first 'limit' available fields in their default order.","type":"string"},"limit":{"default":10,"description":"Maximum number of results","minimum":1,"type":"integer"},"refresh":{"default":false,"description":"Whether to force refresh the field list","type":"boolean"}},"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_field_options`, as the server sent it.
     pub(super) static JIRA_GET_FIELD_OPTIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"field_id":{"description":"Custom field ID (e.g., 'customfield_10001'). Use jira_search_fields to find field IDs.","type":"string"},"context_id":{"default":null,"description":"Field context ID (Cloud only). If omitted, auto-resolves to the global context.","type":"string"},"project_key":{"default":null,"description":"Project key (required for Server/DC). Example: 'PROJ'","type":"string"},"issue_type":{"default":null,"description":"Issue type name (required for Server/DC). Example: 'Bug'","type":"string"},"contains":{"default":null,"description":"Case-insensitive substring filter on option values. Also matches child values in cascading selects.","type":"string"},"return_limit":{"default":null,"description":"Maximum number of results to return (applied after filtering).","minimum":1,"type":"integer"},"values_only":{"default":false,"description":"If true, return only value strings in a compact JSON format instead of full option objects.","type":"boolean"}},"required":["field_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_project_issues`, as the server sent it.
     pub(super) static JIRA_GET_PROJECT_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_transitions`, as the server sent it.
     pub(super) static JIRA_GET_TRANSITIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_worklog`, as the server sent it.
     pub(super) static JIRA_GET_WORKLOG: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_download_attachments`, as the server sent it.
     pub(super) static JIRA_DOWNLOAD_ATTACHMENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue_images`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE_IMAGES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123'). Returns image attachments as inline ImageContent for LLM vision.","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_agile_boards`, as the server sent it.
     pub(super) static JIRA_GET_AGILE_BOARDS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"board_name":{"default":null,"description":"(Optional) The name of board, support fuzzy search","type":"string"},"project_key":{"default":null,"description":"(Optional) Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"board_type":{"default":null,"description":"(Optional) The type of jira board (e.g., 'scrum', 'kanban')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"}},"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_board_issues`, as the server sent it.
     pub(super) static JIRA_GET_BOARD_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"board_id":{"description":"The id of the board (e.g., '1001')","type":"string"},"jql":{"description":"JQL query string (Jira Query Language). Examples:\n- Find Epics: \"issuetype = Epic AND project = PROJ\"\n- Find issues in Epic: \"parent = PROJ-123\"\n- Find by status: \"status = 'In Progress' AND project = PROJ\"\n- Find by assignee: \"assignee = currentUser()\"\n- Find recently updated: \"updated >= -7d AND project = PROJ\"\n- Find by label: \"labels = frontend AND project = PROJ\"\n- Find by priority: \"priority = High AND project = PROJ\"","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"Comma-separated fields to return in the results. Use '*all' for all fields, or specify individual fields like 'summary,status,assignee,priority'","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"expand":{"default":"version","description":"Optional fields to expand in the response (e.g., 'changelog').","type":"string"}},"required":["board_id","jql"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_sprints_from_board`, as the server sent it.
     pub(super) static JIRA_GET_SPRINTS_FROM_BOARD: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"board_id":{"description":"The id of board (e.g., '1000')","type":"string"},"state":{"default":null,"description":"Sprint state (e.g., 'active', 'future', 'closed')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"}},"required":["board_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_sprint_issues`, as the server sent it.
     pub(super) static JIRA_GET_SPRINT_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"sprint_id":{"description":"The id of sprint (e.g., '10001')","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"Comma-separated fields to return in the results. Use '*all' for all fields, or specify individual fields like 'summary,status,assignee,priority'","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"}},"required":["sprint_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_link_types`, as the server sent it.
     pub(super) static JIRA_GET_LINK_TYPES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"name_filter":{"default":null,"description":"(Optional) Filter link types by name substring (case-insensitive)","type":"string"}},"type":"object"}"#,
     );
+
     /// The input schema of `jira_create_issue`, as the server sent it.
     pub(super) static JIRA_CREATE_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"The JIRA project key (e.g. 'PROJ', 'DEV', 'ACV2'). This is the prefix of issue keys in your project. Never assume what it might be, always ask the user.","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"summary":{"description":"Summary/title of the issue","type":"string"},"issue_type":{"description":"Issue type (e.g. 'Task', 'Bug', 'Story', 'Epic', 'Subtask'). The available types depend on your project configuration. For subtasks, use 'Subtask' (not 'Sub-task') and include parent in additional_fields.","type":"string"},"assignee":{"default":null,"description":"(Optional) Assignee's user identifier (string): Email, display name, or account ID (e.g., 'user@example.com', 'John Doe', 'accountid:...')","type":"string"},"description":{"default":null,"description":"Issue description in Markdown format. On Jira Cloud, use '{expand:Title}...{expand}' for a collapsible section.","type":"string"},"components":{"default":null,"description":"(Optional) Comma-separated list of component names to assign (e.g., 'Frontend,API')","type":"string"},"additional_fields":{"default":null,"description":"(Optional) JSON string of additional fields to set. Examples:\n- Set priority: {\"priority\": {\"name\": \"High\"}}\n- Add labels: {\"labels\": [\"frontend\", \"urgent\"]}\n- Link to parent (for any issue type): {\"parent\": \"PROJ-123\"}\n- Link to epic: {\"epicKey\": \"EPIC-123\"} or {\"epic_link\": \"EPIC-123\"}\n- Set Fix Version/s: {\"fixVersions\": [{\"id\": \"10020\"}]}\n- Custom fields: {\"customfield_10010\": \"value\"}","type":"string"}},"required":["project_key","summary","issue_type"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_batch_create_issues`, as the server sent it.
     pub(super) static JIRA_BATCH_CREATE_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issues":{"description":"JSON array of issue objects. Each object should contain:\n- project_key (required): The project key (e.g., 'PROJ')\n- summary (required): Issue summary/title\n- issue_type (required): Type of issue (e.g., 'Task', 'Bug')\n- description (optional): Issue description in Markdown format\n- assignee (optional): Assignee username or email\n- components (optional): Array of component names\nExample: [\n  {\"project_key\": \"PROJ\", \"summary\": \"Issue 1\", \"issue_type\": \"Task\"},\n  {\"project_key\": \"PROJ\", \"summary\": \"Issue 2\", \"issue_type\": \"Bug\", \"components\": [\"Frontend\"]}\n]","type":"string"},"validate_only":{"default":false,"description":"If true, only validates the issues without creating them","type":"boolean"}},"required":["issues"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_batch_get_changelogs`, as the server sent it.
     pub(super) static JIRA_BATCH_GET_CHANGELOGS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_ids_or_keys":{"description":"Comma-separated list of Jira issue IDs or keys (e.g. 'PROJ-123,PROJ-124')","type":"string"},"fields":{"default":null,"description":"(Optional) Comma-separated list of fields to filter changelogs by (e.g. 'status,assignee'). Default to None for all fields.","type":"string"},"limit":{"default":-1,"description":"Maximum number of changelogs to return in result for each issue. Default to -1 for all changelogs. Notice that it only limits the results in the response, the function will still fetch all the data.","type":"integer"}},"required":["issue_ids_or_keys"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_update_issue`, as the server sent it.
     pub(super) static JIRA_UPDATE_ISSUE: ToolSchema = ToolSchema::new(
         r###"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"fields":{"description":"JSON string of fields to update. For 'assignee', provide a string identifier (email, name, or accountId). For 'description', provide text in Markdown format; on Jira Cloud, use '{expand:Title}...{expand}' for a collapsible section. Example: '{\"assignee\": \"user@example.com\", \"summary\": \"New Summary\", \"description\": \"## Updated\\nMarkdown text\"}'","type":"string"},"additional_fields":{"default":null,"description":"(Optional) JSON string of additional fields to update. Use this for custom fields or more complex updates. Link to epic: {\"epicKey\": \"EPIC-123\"} or {\"epic_link\": \"EPIC-123\"}.","type":"string"},"components":{"default":null,"description":"(Optional) Comma-separated list of component names (e.g., 'Frontend,API')","type":"string"},"attachments":{"default":null,"description":"(Optional) JSON string array or comma-separated list of file paths to attach to the issue. Example: '/path/to/file1.txt,/path/to/file2.txt' or ['/path/to/file1.txt','/path/to/file2.txt']","type":"string"},"return_fields":{"default":"*all","description":"(Optional) Controls which fields of the updated issue are returned, to reduce response size and token usage. Defaults to '*all' (the complete issue, which can be very large). TOKEN-SAVING TIP: after an update you usually do NOT need the whole issue back. Pass a comma-separated list of just the field(s) you care about (e.g., 'summary,duedate'), or a single light field such as 'status' for a minimal confirmation - this can cut the response by thousands of tokens. The issue 'key' is always returned regardless. If you later need other fields, fetch them on demand with jira_get_issue (which also supports field filtering). Use '*all' only when you genuinely need the full updated issue.","type":"string"}},"required":["issue_key","fields"],"type":"object"}"###,
     );
+
     /// The input schema of `jira_assign_issue`, as the server sent it.
     pub(super) static JIRA_ASSIGN_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"assignee":{"default":null,"description":"User identifier to assign (email, display name, or account ID), or a JSON object string from jira_search_assignable_users. Pass null or empty string to unassign the issue.","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_delete_issue`, as the server sent it.
     pub(super) static JIRA_DELETE_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_move_issue`, as the server sent it.
     pub(super) static JIRA_MOVE_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key to move (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"target_project_key":{"description":"Key of the target project (e.g., 'OTHERPROJ'). The issue will keep its current issue type and may receive a new key in the target project.","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["issue_key","target_project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_add_comment`, as the server sent it.
     pub(super) static JIRA_ADD_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"body":{"description":"Comment text in Markdown format","type":"string"},"visibility":{"default":null,"description":"(Optional) Comment visibility as JSON string (e.g. '{\"type\":\"group\",\"value\":\"jira-users\"}')","type":"string"},"public":{"default":null,"description":"(Optional) For JSM/Service Desk issues only. Set to true for customer-visible comment, false for internal agent-only comment. Posted via the ServiceDesk API as a raw string; Jira Cloud renders it server-side and stores ADF (markdown observed to render on Cloud, without the client-side markdown-to-ADF guarantees of the regular comment path). Cannot be combined with visibility. If the issue's project is listed in JIRA_INTERNAL_ONLY_PROJECTS, only public=false is accepted — public=true or omitting this field is rejected.","type":"boolean"}},"required":["issue_key","body"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_edit_comment`, as the server sent it.
     pub(super) static JIRA_EDIT_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"comment_id":{"description":"The ID of the comment to edit","type":"string"},"body":{"description":"Updated comment text in Markdown format","type":"string"},"visibility":{"default":null,"description":"(Optional) Comment visibility as JSON string (e.g. '{\"type\":\"group\",\"value\":\"jira-users\"}')","type":"string"}},"required":["issue_key","comment_id","body"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_add_worklog`, as the server sent it.
     pub(super) static JIRA_ADD_WORKLOG: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"time_spent":{"description":"Time spent in Jira format. Examples: '1h 30m' (1 hour and 30 minutes), '1d' (1 day), '30m' (30 minutes), '4h' (4 hours)","type":"string"},"comment":{"default":null,"description":"(Optional) Comment for the worklog in Markdown format","type":"string"},"started":{"default":null,"description":"(Optional) Start time in ISO format. If not provided, the current time will be used. Example: '2023-08-01T12:00:00.000+0000'","type":"string"},"original_estimate":{"default":null,"description":"(Optional) New value for the original estimate","type":"string"},"remaining_estimate":{"default":null,"description":"(Optional) New value for the remaining estimate","type":"string"}},"required":["issue_key","time_spent"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_link_to_epic`, as the server sent it.
     pub(super) static JIRA_LINK_TO_EPIC: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"The key of the issue to link (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"epic_key":{"description":"The key of the epic to link to (e.g., 'PROJ-456')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key","epic_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_create_issue_link`, as the server sent it.
     pub(super) static JIRA_CREATE_ISSUE_LINK: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"link_type":{"description":"The type of link to create (e.g., 'Duplicate', 'Blocks', 'Relates to')","type":"string"},"inward_issue_key":{"description":"The key of the inward issue (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"outward_issue_key":{"description":"The key of the outward issue (e.g., 'PROJ-456')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"comment":{"default":null,"description":"(Optional) Comment to add to the link. Rejected when either linked issue belongs to a project listed in JIRA_INTERNAL_ONLY_PROJECTS (a link comment may be customer-visible on JSM and cannot be forced internal): create the link without a comment, then post an internal note with jira_add_comment(public=false) on the relevant issue.","type":"string"},"comment_visibility":{"default":null,"description":"(Optional) Visibility settings for the comment as JSON string (e.g. '{\"type\":\"group\",\"value\":\"jira-users\"}')","type":"string"}},"required":["link_type","inward_issue_key","outward_issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_create_remote_issue_link`, as the server sent it.
     pub(super) static JIRA_CREATE_REMOTE_ISSUE_LINK: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"The key of the issue to add the link to (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"url":{"description":"The URL to link to (e.g., 'https://example.com/page' or Confluence page URL)","type":"string"},"title":{"description":"The title/name of the link (e.g., 'Documentation Page', 'Confluence Page')","type":"string"},"summary":{"default":null,"description":"(Optional) Description of the link","type":"string"},"relationship":{"default":null,"description":"(Optional) Relationship description (e.g., 'causes', 'relates to', 'documentation')","type":"string"},"icon_url":{"default":null,"description":"(Optional) URL to a 16x16 icon for the link","type":"string"}},"required":["issue_key","url","title"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_remove_issue_link`, as the server sent it.
     pub(super) static JIRA_REMOVE_ISSUE_LINK: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"link_id":{"description":"The ID of the link to remove","type":"string"}},"required":["link_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_transition_issue`, as the server sent it.
     pub(super) static JIRA_TRANSITION_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"transition_id":{"description":"ID of the transition to perform. Use the jira_get_transitions tool first to get the available transition IDs for the issue. Example values: '11', '21', '31'","type":"string"},"fields":{"default":null,"description":"(Optional) JSON string of fields to update during the transition. Some transitions require specific fields to be set (e.g., resolution). Example: '{\"resolution\": {\"name\": \"Fixed\"}}'","type":"string"},"comment":{"default":null,"description":"(Optional) Comment to add during the transition in Markdown format. This will be visible in the issue history. Rejected for projects listed in JIRA_INTERNAL_ONLY_PROJECTS (a transition comment may be customer-visible on JSM and cannot be forced internal): transition without a comment, then post an internal note with jira_add_comment(public=false).","type":"string"}},"required":["issue_key","transition_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_create_sprint`, as the server sent it.
     pub(super) static JIRA_CREATE_SPRINT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"board_id":{"description":"The id of board (e.g., '1000')","type":"string"},"name":{"description":"Name of the sprint (e.g., 'Sprint 1')","type":"string"},"start_date":{"description":"Start time for sprint (ISO 8601 format)","type":"string"},"end_date":{"description":"End time for sprint (ISO 8601 format)","type":"string"},"goal":{"default":null,"description":"(Optional) Goal of the sprint","type":"string"}},"required":["board_id","name","start_date","end_date"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_update_sprint`, as the server sent it.
     pub(super) static JIRA_UPDATE_SPRINT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"sprint_id":{"description":"The id of sprint (e.g., '10001')","type":"string"},"name":{"default":null,"description":"(Optional) New name for the sprint","type":"string"},"state":{"default":null,"description":"(Optional) New state for the sprint (future|active|closed)","type":"string"},"start_date":{"default":null,"description":"(Optional) New start date for the sprint","type":"string"},"end_date":{"default":null,"description":"(Optional) New end date for the sprint","type":"string"},"goal":{"default":null,"description":"(Optional) New goal for the sprint","type":"string"}},"required":["sprint_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_add_issues_to_sprint`, as the server sent it.
     pub(super) static JIRA_ADD_ISSUES_TO_SPRINT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"sprint_id":{"description":"Sprint ID to add issues to","type":"string"},"issue_keys":{"description":"Comma-separated issue keys (e.g., 'PROJ-1,PROJ-2')","type":"string"}},"required":["sprint_id","issue_keys"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_move_issues_to_backlog`, as the server sent it.
     pub(super) static JIRA_MOVE_ISSUES_TO_BACKLOG: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_keys":{"description":"Comma-separated issue keys (e.g., 'PROJ-1,PROJ-2')","type":"string"}},"required":["issue_keys"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_project_issue_types`, as the server sent it.
     pub(super) static JIRA_GET_PROJECT_ISSUE_TYPES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'JTEST')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_create_fields`, as the server sent it.
     pub(super) static JIRA_GET_CREATE_FIELDS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'JTEST')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"issue_type_id":{"description":"The issue type ID (from get_project_issue_types). Example: '10002' for Task.","type":"string"}},"required":["project_key","issue_type_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_project_versions`, as the server sent it.
     pub(super) static JIRA_GET_PROJECT_VERSIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_project_components`, as the server sent it.
     pub(super) static JIRA_GET_PROJECT_COMPONENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_all_projects`, as the server sent it.
     pub(super) static JIRA_GET_ALL_PROJECTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"include_archived":{"default":false,"description":"Whether to include archived projects in the results","type":"boolean"}},"type":"object"}"#,
     );
+
     /// The input schema of `jira_search_projects`, as the server sent it.
     pub(super) static JIRA_SEARCH_PROJECTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"query":{"description":"Name or key prefix to search for","type":"string"},"max_results":{"default":20,"description":"Maximum number of results to return","maximum":50,"minimum":1,"type":"integer"},"current_project_ids":{"default":null,"description":"Comma-separated list of project IDs to exclude from results","type":"string"}},"required":["query"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_project_fields`, as the server sent it.
     pub(super) static JIRA_GET_PROJECT_FIELDS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"The project key, e.g. 'PROJ'.","type":"string"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_service_desk_for_project`, as the server sent it.
     pub(super) static JIRA_GET_SERVICE_DESK_FOR_PROJECT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'SUP')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_service_desk_queues`, as the server sent it.
     pub(super) static JIRA_GET_SERVICE_DESK_QUEUES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":50,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"}},"required":["service_desk_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_queue_issues`, as the server sent it.
     pub(super) static JIRA_GET_QUEUE_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"queue_id":{"description":"Queue ID (e.g., '47')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":50,"description":"Maximum number of results (1-50)","minimum":1,"type":"integer"}},"required":["service_desk_id","queue_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_request_types`, as the server sent it.
     pub(super) static JIRA_GET_REQUEST_TYPES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"limit":{"default":50,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"}},"required":["service_desk_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_request_type_fields`, as the server sent it.
     pub(super) static JIRA_GET_REQUEST_TYPE_FIELDS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"request_type_id":{"description":"Request type ID (e.g., '23')","type":"string"}},"required":["service_desk_id","request_type_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_create_customer_request`, as the server sent it.
     pub(super) static JIRA_CREATE_CUSTOMER_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"request_type_id":{"description":"Request type ID (e.g., '23')","type":"string"},"request_field_values":{"description":"JSON string of request field values keyed by field ID. Examples:\n- Summary and description: {\"summary\": \"Access issue\", \"description\": \"Cannot log in\"}\n- Multi-value field: {\"customfield_10001\": [\"alice\", \"bob\"]}","type":"string"},"raise_on_behalf_of":{"default":null,"description":"(Optional) Jira user identifier for raiseOnBehalfOf. For Server/DC this is typically username or key; for Cloud use the identifier expected by your JSM instance.","type":"string"},"request_participants":{"default":null,"description":"(Optional) JSON array string or comma-separated list of request participants. Examples: [\"user1\",\"user2\"] or \"user1,user2\"","type":"string"},"attachments":{"default":null,"description":"(Optional) JSON array string of files to attach to the created request. Each object must contain 'filename', 'mime_type', and base64-encoded 'base64' content. Example: [{\"filename\": \"log.txt\", \"mime_type\": \"text/plain\", \"base64\": \"aGVsbG8=\"}]","type":"string"},"strict_on_behalf":{"default":false,"description":"If true, fail immediately when raiseOnBehalfOf cannot be applied. If false, retry without raiseOnBehalfOf and return a fallback warning.","type":"boolean"}},"required":["service_desk_id","request_type_id","request_field_values"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_create_version`, as the server sent it.
     pub(super) static JIRA_CREATE_VERSION: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"name":{"description":"Name of the version","type":"string"},"start_date":{"default":null,"description":"Start date (YYYY-MM-DD)","type":"string"},"release_date":{"default":null,"description":"Release date (YYYY-MM-DD)","type":"string"},"description":{"default":null,"description":"Description of the version","type":"string"}},"required":["project_key","name"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_batch_create_versions`, as the server sent it.
     pub(super) static JIRA_BATCH_CREATE_VERSIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"versions":{"description":"JSON array of version objects. Each object should contain:\n- name (required): Name of the version\n- startDate (optional): Start date (YYYY-MM-DD)\n- releaseDate (optional): Release date (YYYY-MM-DD)\n- description (optional): Description of the version\nExample: [\n  {\"name\": \"v1.0\", \"startDate\": \"2025-01-01\", \"releaseDate\": \"2025-02-01\", \"description\": \"First release\"},\n  {\"name\": \"v2.0\"}\n]","type":"string"}},"required":["project_key","versions"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_update_version`, as the server sent it.
     pub(super) static JIRA_UPDATE_VERSION: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"version_id":{"description":"Numeric ID of the version to update (e.g. '10001')","type":"string"},"name":{"default":null,"description":"New name for the version","type":"string"},"description":{"default":null,"description":"New description for the version","type":"string"},"start_date":{"default":null,"description":"New start date (YYYY-MM-DD)","type":"string"},"release_date":{"default":null,"description":"New release date (YYYY-MM-DD)","type":"string"},"archived":{"default":null,"description":"Set archived flag (true to archive)","type":"boolean"},"released":{"default":null,"description":"Set released flag (true to mark released)","type":"boolean"}},"required":["version_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue_proforma_forms`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE_PROFORMA_FORMS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_proforma_form_details`, as the server sent it.
     pub(super) static JIRA_GET_PROFORMA_FORM_DETAILS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"},"form_id":{"description":"ProForma form UUID (e.g., '1946b8b7-8f03-4dc0-ac2d-5fac0d960c6a')","type":"string"}},"required":["issue_key","form_id"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_update_proforma_form_answers`, as the server sent it.
     pub(super) static JIRA_UPDATE_PROFORMA_FORM_ANSWERS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"},"form_id":{"description":"ProForma form UUID (e.g., '1946b8b7-8f03-4dc0-ac2d-5fac0d960c6a')","type":"string"},"answers":{"description":"List of answer objects. Each answer must have: questionId (string), type (TEXT/NUMBER/SELECT/etc), value (any)","items":{"additionalProperties":true,"type":"object"},"type":"array"}},"required":["issue_key","form_id","answers"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue_dates`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE_DATES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"include_status_changes":{"default":true,"description":"Include status change history with timestamps and durations","type":"boolean"},"include_status_summary":{"default":true,"description":"Include aggregated time spent in each status","type":"boolean"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue_sla`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE_SLA: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"metrics":{"default":null,"description":"Comma-separated list of SLA metrics to calculate. Available: cycle_time, lead_time, time_in_status, due_date_compliance, resolution_time, first_response_time. Defaults to configured metrics or 'cycle_time,time_in_status'.","type":"string"},"working_hours_only":{"default":null,"description":"Calculate using working hours only (excludes weekends/non-business hours). Defaults to value from JIRA_SLA_WORKING_HOURS_ONLY environment variable.","type":"boolean"},"include_raw_dates":{"default":false,"description":"Include raw date values in the response","type":"boolean"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issue_development_info`, as the server sent it.
     pub(super) static JIRA_GET_ISSUE_DEVELOPMENT_INFO: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"},"application_type":{"default":null,"description":"(Optional) Filter by application type (case-sensitive). Examples: 'stash' (Bitbucket Server), 'bitbucket', 'GitHub', 'githube' (GitHub Enterprise Server), 'GitLab'. If omitted, types are discovered automatically.","type":"string"},"data_type":{"default":null,"description":"(Optional) Filter by data type. Examples: 'pullrequest', 'branch', 'repository'","type":"string"}},"required":["issue_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_issues_development_info`, as the server sent it.
     pub(super) static JIRA_GET_ISSUES_DEVELOPMENT_INFO: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"issue_keys":{"description":"Comma-separated list of Jira issue keys (e.g., 'PROJ-123,PROJ-456')","type":"string"},"application_type":{"default":null,"description":"(Optional) Filter by application type (case-sensitive). Examples: 'stash' (Bitbucket Server), 'bitbucket', 'GitHub', 'githube' (GitHub Enterprise Server), 'GitLab'. If omitted, types are discovered automatically.","type":"string"},"data_type":{"default":null,"description":"(Optional) Filter by data type. Examples: 'pullrequest', 'branch', 'repository'","type":"string"}},"required":["issue_keys"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_project_epic_hierarchy`, as the server sent it.
     pub(super) static JIRA_GET_PROJECT_EPIC_HIERARCHY: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"max_epics":{"default":200,"description":"Maximum number of epics to fetch (1-500)","maximum":500,"minimum":1,"type":"integer"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `jira_get_cross_project_dependencies`, as the server sent it.
     pub(super) static JIRA_GET_CROSS_PROJECT_DEPENDENCIES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"max_issues":{"default":200,"description":"Maximum issues to scan for links (1-500)","maximum":500,"minimum":1,"type":"integer"}},"required":["project_key"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_search`, as the server sent it.
     pub(super) static CONFLUENCE_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"query":{"description":"Search query - can be either a simple text (e.g. 'project documentation') or a CQL query string. Simple queries use 'siteSearch' by default, to mimic the WebUI search, with an automatic fallback to 'text' search if not supported. Examples of CQL:\n- Basic search: 'type=page AND space=DEV'\n- Personal space search: 'space=\"~username\"' (note: personal space keys starting with ~ must be quoted)\n- Search by title: 'title~\"Meeting Notes\"'\n- Use siteSearch: 'siteSearch ~ \"important concept\"'\n- Use text search: 'text ~ \"important concept\"'\n- Recent content: 'created >= \"2023-01-01\"'\n- Content with specific label: 'label=documentation'\n- Recently modified content: 'lastModified > startOfMonth(\"-1M\")'\n- Content modified this year: 'creator = currentUser() AND lastModified > startOfYear()'\n- Content you contributed to recently: 'contributor = currentUser() AND lastModified > startOfWeek()'\n- Content watched by user: 'watcher = \"user@domain.com\" AND type = page'\n- Exact phrase in content: 'text ~ \"\\\"Urgent Review Required\\\"\" AND label = \"pending-approval\"'\n- Title wildcards: 'title ~ \"Minutes*\" AND (space = \"HR\" OR space = \"Marketing\")'\nNote: Special identifiers need proper quoting in CQL: personal space keys (e.g., \"~username\"), reserved words, numeric IDs, and identifiers with special characters.","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"spaces_filter":{"default":null,"description":"(Optional) Comma-separated list of space keys to filter results by. Overrides the environment variable CONFLUENCE_SPACES_FILTER if provided. Use empty string to disable filtering.","type":"string"}},"required":["query"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"default":null,"description":"Confluence page ID, full page URL, or tiny link. For example: '123456789', 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', or 'https://example.atlassian.net/wiki/x/N4CIO'. Provide this OR both 'title' and 'space_key'. If page_id is provided, title and space_key will be ignored.","type":"string"},"title":{"default":null,"description":"The exact title of the Confluence page. Use this with 'space_key' if 'page_id' is not known.","type":"string"},"space_key":{"default":null,"description":"The key of the Confluence space where the page resides (e.g., 'DEV', 'TEAM'). Required if using 'title'.","type":"string"},"include_metadata":{"default":true,"description":"Whether to include page metadata such as creation date, last update, version, and labels.","type":"boolean"},"convert_to_markdown":{"default":true,"description":"Whether to convert page to markdown (true) or keep it in raw HTML format (false). Raw HTML can reveal macros (like dates) not visible in markdown, but CAUTION: using HTML significantly increases token usage in AI responses.","type":"boolean"}},"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_children`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_CHILDREN: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"parent_id":{"description":"The ID of the parent page whose children you want to retrieve","type":"string"},"expand":{"default":"version","description":"Fields to expand in the response (e.g., 'version', 'body.storage')","type":"string"},"limit":{"default":25,"description":"Maximum number of child items to return (1-50)","maximum":50,"minimum":1,"type":"integer"},"include_content":{"default":false,"description":"Whether to include the page content in the response","type":"boolean"},"convert_to_markdown":{"default":true,"description":"Whether to convert page content to markdown (true) or keep it in raw HTML format (false). Only relevant if include_content is true.","type":"boolean"},"start":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"include_folders":{"default":true,"description":"Whether to include child folders in addition to child pages","type":"boolean"}},"required":["parent_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_space_page_tree`, as the server sent it.
     pub(super) static CONFLUENCE_GET_SPACE_PAGE_TREE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"space_key":{"description":"Space key","type":"string"},"limit":{"default":100,"description":"Max pages to fetch","maximum":1000,"minimum":1,"type":"integer"}},"required":["space_key"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_comments`, as the server sent it.
     pub(super) static CONFLUENCE_GET_COMMENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence page ID (numeric ID, can be parsed from URL, e.g. from 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title' -> '123456789')","type":"string"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_labels`, as the server sent it.
     pub(super) static CONFLUENCE_GET_LABELS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence content ID (page, blog post, or attachment). For pages: numeric ID from URL (e.g., '123456789'). For attachments: ID with 'att' prefix (e.g., 'att123456789'). Works with any Confluence content type that supports labels.","type":"string"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_add_label`, as the server sent it.
     pub(super) static CONFLUENCE_ADD_LABEL: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence content ID to label. For pages/blogs: numeric ID (e.g., '123456789'). For attachments: ID with 'att' prefix (e.g., 'att123456789'). Use get_attachments to find attachment IDs.","type":"string"},"name":{"description":"Label name to add (lowercase, no spaces). Examples: 'draft', 'reviewed', 'confidential', 'v1.0'. Labels help organize and categorize content.","type":"string"}},"required":["page_id","name"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_create_page`, as the server sent it.
     pub(super) static CONFLUENCE_CREATE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"space_key":{"description":"The key of the space to create the page in (usually a short uppercase code like 'DEV', 'TEAM', or 'DOC')","type":"string"},"title":{"description":"The title of the page","type":"string"},"content":{"default":null,"description":"The content of the page. Format depends on content_format parameter. Can be Markdown (default), wiki markup, storage format, or XHTML storage format. Either 'content' or 'content_file' must be provided, but not both.","type":"string"},"parent_id":{"default":null,"description":"(Optional) parent page ID. If provided, this page will be created as a child of the specified page","type":"string"},"content_format":{"default":"markdown","description":"(Optional) The format of the content parameter. Options: 'markdown' (default), 'wiki', 'storage', or 'xhtml'. Use 'xhtml' when providing Confluence XHTML storage format (same as 'storage'). Wiki format uses Confluence wiki markup syntax","type":"string"},"enable_heading_anchors":{"default":false,"description":"(Optional) Whether to enable automatic heading anchor generation. Only applies when content_format is 'markdown'","type":"boolean"},"include_content":{"default":false,"description":"(Optional) Whether to include page content in the response. Defaults to false since callers already have the content at create time","type":"boolean"},"emoji":{"default":null,"description":"(Optional) Page title emoji (icon shown in navigation). Can be any emoji character like '📝', '🚀', '📚'. Set to null/None to remove.","type":"string"},"content_file":{"default":null,"description":"(Optional) Absolute or relative filesystem path to read the page body from (UTF-8). Use this instead of 'content' when the body is too large to pass comfortably as a tool argument. Mutually exclusive with 'content'.","type":"string"},"page_width":{"default":null,"description":"(Optional) Page layout width. Options: 'full-width', 'default'. Defaults to null (Confluence default).","type":"string"},"table_layout":{"default":null,"description":"(Optional) Table width preset applied to all markdown tables. Options: 'full-width' (1800 px), 'wide' (960 px), 'default' (760 px). Only applies when content_format is 'markdown'.","type":"string"},"subtype":{"default":null,"description":"(Optional) Confluence page subtype. Use 'live' to create a Confluence Live Doc. Only supported for Confluence Cloud.","type":"string"}},"required":["space_key","title"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_update_page`, as the server sent it.
     pub(super) static CONFLUENCE_UPDATE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to update","type":"string"},"title":{"description":"The new title of the page","type":"string"},"content":{"default":null,"description":"The new content of the page. Format depends on content_format parameter and may be Markdown (default), wiki markup, storage format, or XHTML storage format. Either 'content' or 'content_file' must be provided, but not both.","type":"string"},"is_minor_edit":{"default":false,"description":"Whether this is a minor edit","type":"boolean"},"version_comment":{"default":null,"description":"Optional comment for this version","type":"string"},"parent_id":{"default":null,"description":"Optional the new parent page ID","type":"string"},"content_format":{"default":"markdown","description":"(Optional) The format of the content parameter. Options: 'markdown' (default), 'wiki', 'storage', or 'xhtml'. Use 'xhtml' when providing Confluence XHTML storage format (same as 'storage'). Wiki format uses Confluence wiki markup syntax","type":"string"},"enable_heading_anchors":{"default":false,"description":"(Optional) Whether to enable automatic heading anchor generation. Only applies when content_format is 'markdown'","type":"boolean"},"include_content":{"default":false,"description":"(Optional) Whether to include page content in the response. Defaults to false since callers already have the content at update time","type":"boolean"},"emoji":{"default":null,"description":"(Optional) Page title emoji (icon shown in navigation). Can be any emoji character like '📝', '🚀', '📚'. Set to null/None to remove.","type":"string"},"content_file":{"default":null,"description":"(Optional) Absolute or relative filesystem path to read the new page body from (UTF-8). Use this instead of 'content' when the body is too large to pass comfortably as a tool argument. Mutually exclusive with 'content'.","type":"string"},"page_width":{"default":null,"description":"(Optional) Page layout width. Options: 'full-width', 'default'. Defaults to null (preserve existing).","type":"string"},"table_layout":{"default":null,"description":"(Optional) Table width preset applied to all markdown tables. Options: 'full-width' (1800 px), 'wide' (960 px), 'default' (760 px). Only applies when content_format is 'markdown'.","type":"string"}},"required":["page_id","title"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_update_page_section`, as the server sent it.
     pub(super) static CONFLUENCE_UPDATE_PAGE_SECTION: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to update","type":"string"},"heading_text":{"description":"Exact text of the heading that starts the section to replace. Matching is case-sensitive. Use confluence_get_page with convert_to_markdown=false to inspect exact heading text when unsure.","type":"string"},"new_content":{"description":"Replacement content for the section body. Do NOT include the heading itself — only the body beneath it. Format is controlled by content_format.","type":"string"},"content_format":{"default":"markdown","description":"(Optional) Format of new_content. Options: 'markdown' (default) or 'storage' (raw Confluence storage XML). Use 'storage' to insert macros or elements that markdown cannot express.","type":"string"},"is_minor_edit":{"default":false,"description":"Whether this is a minor edit","type":"boolean"},"version_comment":{"default":null,"description":"Optional comment for this version","type":"string"}},"required":["page_id","heading_text","new_content"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_delete_page`, as the server sent it.
     pub(super) static CONFLUENCE_DELETE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to delete","type":"string"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_move_page`, as the server sent it.
     pub(super) static CONFLUENCE_MOVE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"ID of the page to move","type":"string"},"target_parent_id":{"default":null,"description":"Target parent page ID. If omitted with target_space_key, moves to space root.","type":"string"},"target_space_key":{"default":null,"description":"Target space key for cross-space moves","type":"string"},"position":{"default":"append","description":"Position: 'append' (default, move as child of target), 'above' (move before target as sibling), or 'below' (move after target as sibling)","type":"string"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_add_comment`, as the server sent it.
     pub(super) static CONFLUENCE_ADD_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to add a comment to","type":"string"},"body":{"description":"The comment content in Markdown format","type":"string"}},"required":["page_id","body"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_reply_to_comment`, as the server sent it.
     pub(super) static CONFLUENCE_REPLY_TO_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"comment_id":{"description":"The ID of the parent comment to reply to","type":"string"},"body":{"description":"The reply content in Markdown format","type":"string"}},"required":["comment_id","body"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_inline_comments`, as the server sent it.
     pub(super) static CONFLUENCE_GET_INLINE_COMMENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to get inline comments from","type":"string"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_add_inline_comment`, as the server sent it.
     pub(super) static CONFLUENCE_ADD_INLINE_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to add the inline comment to","type":"string"},"body":{"description":"The comment content in Markdown format","type":"string"},"text_selection":{"description":"The exact text on the page to anchor the inline comment to. Must match text that exists in the page content.","type":"string"},"text_selection_match_count":{"default":1,"description":"Total number of times the selected text appears on the page. Defaults to 1.","minimum":1,"type":"integer"},"text_selection_match_index":{"default":0,"description":"Zero-based index of which occurrence of the text to anchor to. Defaults to 0 (first occurrence).","minimum":0,"type":"integer"}},"required":["page_id","body","text_selection"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_search_user`, as the server sent it.
     pub(super) static CONFLUENCE_SEARCH_USER: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"query":{"description":"Search query - a CQL query string for user search. Examples of CQL:\n- Basic user lookup by full name: 'user.fullname ~ \"First Last\"'\nNote: Special identifiers need proper quoting in CQL: personal space keys (e.g., \"~username\"), reserved words, numeric IDs, and identifiers with special characters.","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"group_name":{"default":"confluence-users","description":"Group to search within on Server/DC instances (default: 'confluence-users'). Ignored on Cloud.","type":"string"}},"required":["query"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_history`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_HISTORY: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.","type":"string"},"version":{"description":"The version number of the page to retrieve","minimum":1,"type":"integer"},"convert_to_markdown":{"default":true,"description":"Whether to convert page to markdown (true) or keep it in raw HTML format (false). Raw HTML can reveal macros (like dates) not visible in markdown, but CAUTION: using HTML significantly increases token usage in AI responses.","type":"boolean"}},"required":["page_id","version"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_diff`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_DIFF: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.","type":"string"},"from_version":{"description":"Source version number","minimum":1,"type":"integer"},"to_version":{"description":"Target version number","minimum":1,"type":"integer"}},"required":["page_id","from_version","to_version"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_views`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_VIEWS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.","type":"string"},"include_title":{"default":true,"description":"Whether to fetch and include the page title","type":"boolean"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_upload_attachment`, as the server sent it.
     pub(super) static CONFLUENCE_UPLOAD_ATTACHMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence content (page or blog post) to attach the file to. Page IDs can be found in the page URL or by using the search/get_page tools. Example: '123456789'","type":"string"},"file_path":{"default":null,"description":"Full path to the file to upload. Can be absolute (e.g., '/home/user/document.pdf' or 'C:\\Users\\name\\file.docx') or relative to the current working directory (e.g., './uploads/document.pdf'). If a file with the same name already exists, a new version will be created. Requires the server to be able to read the path; for remote or containerized servers use 'content_base64' instead. Provide either 'file_path' or 'content_base64', not both.","type":"string"},"content_base64":{"default":null,"description":"(Optional) Base64-encoded file content to upload directly, without the server reading from disk. Use this when the server cannot access host file paths (e.g. a remote or containerized MCP server). Requires 'filename'. Provide either 'file_path' or 'content_base64', not both.","type":"string"},"filename":{"default":null,"description":"(Optional) Attachment filename, including extension (e.g. 'report.pdf'). Required when using 'content_base64'; it determines the attachment title and file type. Ignored when 'file_path' is used.","type":"string"},"comment":{"default":null,"description":"(Optional) A comment describing this attachment or version. Visible in the attachment history. Example: 'Updated Q4 2024 figures'","type":"string"},"minor_edit":{"default":false,"description":"(Optional) Whether this is a minor edit. If true, watchers are not notified. Default is false.","type":"boolean"}},"required":["content_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_upload_attachments`, as the server sent it.
     pub(super) static CONFLUENCE_UPLOAD_ATTACHMENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence content (page or blog post) to attach files to. Example: '123456789'. If uploading multiple files with the same names, new versions will be created automatically.","type":"string"},"file_paths":{"description":"Comma-separated list of file paths to upload. Can be absolute or relative paths. Examples: './file1.pdf,./file2.png' or 'C:\\docs\\report.docx,D:\\image.jpg'. All files uploaded with same comment/minor_edit settings.","type":"string"},"comment":{"default":null,"description":"(Optional) Comment for all uploaded attachments. Visible in version history. Example: 'Q4 2024 batch upload'","type":"string"},"minor_edit":{"default":false,"description":"(Optional) Whether this is a minor edit. If true, watchers are not notified. Default is false.","type":"boolean"}},"required":["content_id","file_paths"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_attachments`, as the server sent it.
     pub(super) static CONFLUENCE_GET_ATTACHMENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence content (page or blog post) to list attachments for. Example: '123456789'","type":"string"},"start":{"default":0,"description":"(Optional) Starting index for pagination. Use 0 for the first page. To get the next page, add the 'limit' value to 'start'. Default: 0","type":"integer"},"limit":{"default":50,"description":"(Optional) Maximum number of attachments to return per request (1-100). Use pagination (start/limit) for large attachment lists. Default: 50","maximum":100,"minimum":1,"type":"integer"},"filename":{"default":null,"description":"(Optional) Filter results to only attachments matching this filename. Exact match only. Example: 'report.pdf'","type":"string"},"media_type":{"default":null,"description":"(Optional) Filter by MIME type. **Note**: Confluence API returns 'application/octet-stream' for most binary files (PNG, JPG, PDF) instead of specific MIME types like 'image/png'. For more reliable filtering, use the 'filename' parameter. Examples: 'application/octet-stream' (binary files), 'application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' (for .docx)","type":"string"}},"required":["content_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_download_attachment`, as the server sent it.
     pub(super) static CONFLUENCE_DOWNLOAD_ATTACHMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"attachment_id":{"description":"The ID of the attachment to download (e.g., 'att123456789'). Find attachment IDs using get_attachments tool. Example workflow: get_attachments(content_id) → use returned ID here.","type":"string"}},"required":["attachment_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_download_content_attachments`, as the server sent it.
     pub(super) static CONFLUENCE_DOWNLOAD_CONTENT_ATTACHMENTS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence content (page or blog post) to download attachments from. Example: '123456789'","type":"string"}},"required":["content_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_delete_attachment`, as the server sent it.
     pub(super) static CONFLUENCE_DELETE_ATTACHMENT: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"attachment_id":{"description":"The ID of the attachment to delete. Attachment IDs can be found using the get_attachments tool. Example: 'att123456789'. **Warning**: This permanently deletes the attachment and all its versions.","type":"string"}},"required":["attachment_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_images`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_IMAGES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence page or blog post to retrieve images from. Example: '123456789'","type":"string"}},"required":["content_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_list_page_templates`, as the server sent it.
     pub(super) static CONFLUENCE_LIST_PAGE_TEMPLATES: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"space_key":{"default":null,"description":"Optional space key to list templates defined in that space. When omitted, global templates are returned.","type":"string"},"limit":{"default":25,"description":"Maximum number of templates to return.","maximum":200,"minimum":1,"type":"integer"}},"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_template`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_TEMPLATE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"template_id":{"description":"The ID of the template to retrieve.","type":"string"}},"required":["template_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_create_page_from_template`, as the server sent it.
     pub(super) static CONFLUENCE_CREATE_PAGE_FROM_TEMPLATE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"space_key":{"description":"Key of the space in which to create the page.","type":"string"},"title":{"description":"Title for the new page.","type":"string"},"template_id":{"description":"ID of the template to use as the page body.","type":"string"},"parent_id":{"default":null,"description":"Optional ID of the parent page.","type":"string"}},"required":["space_key","title","template_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_page_restrictions`, as the server sent it.
     pub(super) static CONFLUENCE_GET_PAGE_RESTRICTIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page","type":"string"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_set_page_restrictions`, as the server sent it.
     pub(super) static CONFLUENCE_SET_PAGE_RESTRICTIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to restrict","type":"string"},"read_users":{"default":null,"description":"(Optional) Account IDs (Cloud) or usernames (Server/DC) allowed to view the page. Empty list = unrestricted.","items":{"type":"string"},"type":"array"},"read_groups":{"default":null,"description":"(Optional) Group names allowed to view the page.","items":{"type":"string"},"type":"array"},"edit_users":{"default":null,"description":"(Optional) Account IDs (Cloud) or usernames (Server/DC) allowed to edit the page.","items":{"type":"string"},"type":"array"},"edit_groups":{"default":null,"description":"(Optional) Group names allowed to edit the page.","items":{"type":"string"},"type":"array"}},"required":["page_id"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_copy_page`, as the server sent it.
     pub(super) static CONFLUENCE_COPY_PAGE: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"source_page_id":{"description":"The ID of the page to copy","type":"string"},"destination_space_key":{"description":"Space key for the new page (e.g. 'DEV', 'TEAM')","type":"string"},"new_title":{"description":"Title for the new copied page","type":"string"},"destination_parent_id":{"default":null,"description":"(Optional) Parent page ID in the destination space. When omitted the page is created at the space root.","type":"string"},"copy_attachments":{"default":true,"description":"(Optional) Whether to copy attachments to the new page. Defaults to true. Only supported on Confluence Cloud.","type":"boolean"}},"required":["source_page_id","destination_space_key","new_title"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_check_content_permissions`, as the server sent it.
     pub(super) static CONFLUENCE_CHECK_CONTENT_PERMISSIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"content_id":{"description":"Confluence content ID (page, blog post, comment, or attachment). Example: '123456789'","type":"string"},"user_identifier":{"description":"Account ID of the user (for subject_type='user') or group ID (for subject_type='group'). Example user account ID: '5b10a2844c20165700ede21g'","type":"string"},"operation":{"description":"The operation to check. Common values: 'read', 'update', 'delete', 'export', 'purge', 'administer', 'create_or_delete_from_view'.","type":"string"},"subject_type":{"default":"user","description":"Whether the subject is a 'user' or a 'group'. Defaults to 'user'.","type":"string"}},"required":["content_id","user_identifier","operation"],"type":"object"}"#,
     );
+
     /// The input schema of `confluence_get_space_permissions`, as the server sent it.
     pub(super) static CONFLUENCE_GET_SPACE_PERMISSIONS: ToolSchema = ToolSchema::new(
         r#"{"additionalProperties":false,"properties":{"space_id":{"description":"Numeric ID of the Confluence space. This is the internal space ID, not the space key. Example: '98304'. You can find the space ID from the Confluence REST API (GET /wiki/api/v2/spaces) or from the space URL.","type":"string"},"limit":{"default":25,"description":"Maximum number of permission entries to return. Defaults to 25.","minimum":1,"type":"integer"},"cursor":{"default":null,"description":"Optional pagination cursor from a previous response.","type":"string"}},"required":["space_id"],"type":"object"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "jira_get_user_profile",
@@ -2568,6 +2900,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "confluence_check_content_permissions",
     "confluence_get_space_permissions",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -2577,6 +2910,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r###"[{"annotations":{"destructiveHint":false,"title":"Add Comment"},"description":"Add a comment to a Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"The comment content in Markdown format","type":"string"},"page_id":{"description":"The ID of the page to add a comment to","type":"string"}},"required":["page_id","body"],"type":"object"},"name":"confluence_add_comment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Comment"},{"annotations":{"destructiveHint":true,"title":"Add Inline Comment"},"description":"Add an inline comment anchored to a text selection on a page.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"The comment content in Markdown format","type":"string"},"page_id":{"description":"The ID of the page to add the inline comment to","type":"string"},"text_selection":{"description":"The exact text on the page to anchor the inline comment to. Must match text that exists in the page content.","type":"string"},"text_selection_match_count":{"default":1,"description":"Total number of times the selected text appears on the page. Defaults to 1.","minimum":1,"type":"integer"},"text_selection_match_index":{"default":0,"description":"Zero-based index of which occurrence of the text to anchor to. Defaults to 0 (first occurrence).","minimum":0,"type":"integer"}},"required":["page_id","body","text_selection"],"type":"object"},"name":"confluence_add_inline_comment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Inline Comment"},{"annotations":{"destructiveHint":false,"title":"Add Label"},"description":"Add label to Confluence content (pages, blog posts, or attachments).\n\nUseful for:\n- Categorizing attachments (e.g., 'screenshot', 'diagram', 'legal-doc')\n- Tracking status (e.g., 'approved', 'needs-review', 'archived')\n- Filtering content by topic or version","inputSchema":{"additionalProperties":false,"properties":{"name":{"description":"Label name to add (lowercase, no spaces). Examples: 'draft', 'reviewed', 'confidential', 'v1.0'. Labels help organize and categorize content.","type":"string"},"page_id":{"description":"Confluence content ID to label. For pages/blogs: numeric ID (e.g., '123456789'). For attachments: ID with 'att' prefix (e.g., 'att123456789'). Use get_attachments to find attachment IDs.","type":"string"}},"required":["page_id","name"],"type":"object"},"name":"confluence_add_label","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Label"},{"annotations":{"readOnlyHint":true,"title":"Check Content Permissions"},"description":"Check whether a user or group can perform an operation on specific content.\n\nWraps POST /wiki/rest/api/content/{id}/permission/check.\n\nNote: This tool is only available for Confluence Cloud. Server/Data Center\ninstances use different permission APIs.\n\nReturns a JSON object with a 'hasPermission' boolean indicating whether\nthe subject has the requested permission on the content.","inputSchema":{"additionalProperties":false,"properties":{"content_id":{"description":"Confluence content ID (page, blog post, comment, or attachment). Example: '123456789'","type":"string"},"operation":{"description":"The operation to check. Common values: 'read', 'update', 'delete', 'export', 'purge', 'administer', 'create_or_delete_from_view'.","type":"string"},"subject_type":{"default":"user","description":"Whether the subject is a 'user' or a 'group'. Defaults to 'user'.","type":"string"},"user_identifier":{"description":"Account ID of the user (for subject_type='user') or group ID (for subject_type='group'). Example user account ID: '5b10a2844c20165700ede21g'","type":"string"}},"required":["content_id","user_identifier","operation"],"type":"object"},"name":"confluence_check_content_permissions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Check Content Permissions"},{"annotations":{"destructiveHint":true,"title":"Copy Page"},"description":"Copy a Confluence page to a new location.\n\nOn Confluence Cloud the native copy endpoint is used.  On Server/Data Center\nthe page body is fetched and a new page is created manually (attachments are\nnot copied in the Server/DC path).","inputSchema":{"additionalProperties":false,"properties":{"copy_attachments":{"default":true,"description":"(Optional) Whether to copy attachments to the new page. Defaults to true. Only supported on Confluence Cloud.","type":"boolean"},"destination_parent_id":{"default":null,"description":"(Optional) Parent page ID in the destination space. When omitted the page is created at the space root.","type":"string"},"destination_space_key":{"description":"Space key for the new page (e.g. 'DEV', 'TEAM')","type":"string"},"new_title":{"description":"Title for the new copied page","type":"string"},"source_page_id":{"description":"The ID of the page to copy","type":"string"}},"required":["source_page_id","destination_space_key","new_title"],"type":"object"},"name":"confluence_copy_page","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Copy Page"},{"annotations":{"destructiveHint":false,"title":"Create Page"},"description":"Create a new Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"content":{"default":null,"description":"The content of the page. Format depends on content_format parameter. Can be Markdown (default), wiki markup, storage format, or XHTML storage format. Either 'content' or 'content_file' must be provided, but not both.","type":"string"},"content_file":{"default":null,"description":"(Optional) Absolute or relative filesystem path to read the page body from (UTF-8). Use this instead of 'content' when the body is too large to pass comfortably as a tool argument. Mutually exclusive with 'content'.","type":"string"},"content_format":{"default":"markdown","description":"(Optional) The format of the content parameter. Options: 'markdown' (default), 'wiki', 'storage', or 'xhtml'. Use 'xhtml' when providing Confluence XHTML storage format (same as 'storage'). Wiki format uses Confluence wiki markup syntax","type":"string"},"emoji":{"default":null,"description":"(Optional) Page title emoji (icon shown in navigation). Can be any emoji character like '📝', '🚀', '📚'. Set to null/None to remove.","type":"string"},"enable_heading_anchors":{"default":false,"description":"(Optional) Whether to enable automatic heading anchor generation. Only applies when content_format is 'markdown'","type":"boolean"},"include_content":{"default":false,"description":"(Optional) Whether to include page content in the response. Defaults to false since callers already have the content at create time","type":"boolean"},"page_width":{"default":null,"description":"(Optional) Page layout width. Options: 'full-width', 'default'. Defaults to null (Confluence default).","type":"string"},"parent_id":{"default":null,"description":"(Optional) parent page ID. If provided, this page will be created as a child of the specified page","type":"string"},"space_key":{"description":"The key of the space to create the page in (usually a short uppercase code like 'DEV', 'TEAM', or 'DOC')","type":"string"},"subtype":{"default":null,"description":"(Optional) Confluence page subtype. Use 'live' to create a Confluence Live Doc. Only supported for Confluence Cloud.","type":"string"},"table_layout":{"default":null,"description":"(Optional) Table width preset applied to all markdown tables. Options: 'full-width' (1800 px), 'wide' (960 px), 'default' (760 px). Only applies when content_format is 'markdown'.","type":"string"},"title":{"description":"The title of the page","type":"string"}},"required":["space_key","title"],"type":"object"},"name":"confluence_create_page","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Page"},{"annotations":{"destructiveHint":false,"title":"Create Page from Template"},"description":"Create a new Cloud page pre-populated with a template's body.\n\nThis operation is only available for Confluence Cloud.\nFetches the named template and creates a page with its storage-format\ncontent.  The page can be edited afterwards via confluence_update_page.","inputSchema":{"additionalProperties":false,"properties":{"parent_id":{"default":null,"description":"Optional ID of the parent page.","type":"string"},"space_key":{"description":"Key of the space in which to create the page.","type":"string"},"template_id":{"description":"ID of the template to use as the page body.","type":"string"},"title":{"description":"Title for the new page.","type":"string"}},"required":["space_key","title","template_id"],"type":"object"},"name":"confluence_create_page_from_template","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Page from Template"},{"annotations":{"destructiveHint":true,"title":"Delete Attachment"},"description":"Permanently delete an attachment from Confluence.\n\n**Warning**: This action cannot be undone! The attachment and ALL its versions will be\npermanently deleted.\n\nUse this tool to:\n- Remove outdated or incorrect attachments\n- Clean up duplicate files\n- Delete sensitive information that was accidentally uploaded\n\nBest practices:\n- Verify the attachment ID before deletion using get_attachments\n- Consider downloading the attachment first as a backup\n- Check with content owners before deleting shared attachments","inputSchema":{"additionalProperties":false,"properties":{"attachment_id":{"description":"The ID of the attachment to delete. Attachment IDs can be found using the get_attachments tool. Example: 'att123456789'. **Warning**: This permanently deletes the attachment and all its versions.","type":"string"}},"required":["attachment_id"],"type":"object"},"name":"confluence_delete_attachment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Delete Attachment"},{"annotations":{"destructiveHint":true,"title":"Delete Page"},"description":"Delete an existing Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to delete","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_delete_page","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Delete Page"},{"annotations":{"readOnlyHint":true,"title":"Download Attachment"},"description":"Download an attachment from Confluence as an embedded resource.\n\nReturns the attachment content as a base64-encoded embedded resource so\nthat it is available over the MCP protocol without requiring filesystem\naccess on the server. Files larger than 50 MB are not downloaded inline;\na descriptive error message is returned instead.","inputSchema":{"additionalProperties":false,"properties":{"attachment_id":{"description":"The ID of the attachment to download (e.g., 'att123456789'). Find attachment IDs using get_attachments tool. Example workflow: get_attachments(content_id) → use returned ID here.","type":"string"}},"required":["attachment_id"],"type":"object"},"name":"confluence_download_attachment","title":"Download Attachment"},{"annotations":{"readOnlyHint":true,"title":"Download All Content Attachments"},"description":"Download all attachments for a Confluence content item as embedded resources.\n\nReturns attachment contents as base64-encoded embedded resources so that\nthey are available over the MCP protocol without requiring filesystem\naccess on the server. Files larger than 50 MB are skipped with an error\nentry in the summary.","inputSchema":{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence content (page or blog post) to download attachments from. Example: '123456789'","type":"string"}},"required":["content_id"],"type":"object"},"name":"confluence_download_content_attachments","title":"Download All Content Attachments"},{"annotations":{"readOnlyHint":true,"title":"Get Content Attachments"},"description":"List all attachments for a Confluence content item (page or blog post).\n\nReturns metadata about attachments including:\n- Attachment ID, title, and file type\n- File size and download URL\n- Creation/modification dates\n- Version information\n\n**Important**: Confluence API returns 'application/octet-stream' as the media type\nfor most binary files (PNG, JPG, PDF) instead of specific types like 'image/png'.\nFor filtering by file type, using the 'filename' parameter is more reliable\n(e.g., filename='*.png' pattern matching if supported, or exact filename).\n\nUseful for:\n- Discovering what files are attached to a page\n- Getting attachment IDs for download operations\n- Checking if a specific file exists\n- Listing images/documents for processing","inputSchema":{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence content (page or blog post) to list attachments for. Example: '123456789'","type":"string"},"filename":{"default":null,"description":"(Optional) Filter results to only attachments matching this filename. Exact match only. Example: 'report.pdf'","type":"string"},"limit":{"default":50,"description":"(Optional) Maximum number of attachments to return per request (1-100). Use pagination (start/limit) for large attachment lists. Default: 50","maximum":100,"minimum":1,"type":"integer"},"media_type":{"default":null,"description":"(Optional) Filter by MIME type. **Note**: Confluence API returns 'application/octet-stream' for most binary files (PNG, JPG, PDF) instead of specific MIME types like 'image/png'. For more reliable filtering, use the 'filename' parameter. Examples: 'application/octet-stream' (binary files), 'application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' (for .docx)","type":"string"},"start":{"default":0,"description":"(Optional) Starting index for pagination. Use 0 for the first page. To get the next page, add the 'limit' value to 'start'. Default: 0","type":"integer"}},"required":["content_id"],"type":"object"},"name":"confluence_get_attachments","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Content Attachments"},{"annotations":{"readOnlyHint":true,"title":"Get Comments"},"description":"Get comments for a specific Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence page ID (numeric ID, can be parsed from URL, e.g. from 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title' -> '123456789')","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_get_comments","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Comments"},{"annotations":{"readOnlyHint":true,"title":"Get Inline Comments"},"description":"Get all inline comments for a Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page to get inline comments from","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_get_inline_comments","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Inline Comments"},{"annotations":{"readOnlyHint":true,"title":"Get Labels"},"description":"Get labels for Confluence content (pages, blog posts, or attachments).","inputSchema":{"additionalProperties":false,"properties":{"page_id":{"description":"Confluence content ID (page, blog post, or attachment). For pages: numeric ID from URL (e.g., '123456789'). For attachments: ID with 'att' prefix (e.g., 'att123456789'). Works with any Confluence content type that supports labels.","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_get_labels","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Labels"},{"annotations":{"readOnlyHint":true,"title":"Get Page"},"description":"Get content of a specific Confluence page by its ID, or by its title and space key.","inputSchema":{"additionalProperties":false,"properties":{"convert_to_markdown":{"default":true,"description":"Whether to convert page to markdown (true) or keep it in raw HTML format (false). Raw HTML can reveal macros (like dates) not visible in markdown, but CAUTION: using HTML significantly increases token usage in AI responses.","type":"boolean"},"include_metadata":{"default":true,"description":"Whether to include page metadata such as creation date, last update, version, and labels.","type":"boolean"},"page_id":{"default":null,"description":"Confluence page ID, full page URL, or tiny link. For example: '123456789', 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', or 'https://example.atlassian.net/wiki/x/N4CIO'. Provide this OR both 'title' and 'space_key'. If page_id is provided, title and space_key will be ignored.","type":"string"},"space_key":{"default":null,"description":"The key of the Confluence space where the page resides (e.g., 'DEV', 'TEAM'). Required if using 'title'.","type":"string"},"title":{"default":null,"description":"The exact title of the Confluence page. Use this with 'space_key' if 'page_id' is not known.","type":"string"}},"type":"object"},"name":"confluence_get_page","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page"},{"annotations":{"readOnlyHint":true,"title":"Get Page Children"},"description":"Get child pages and folders of a specific Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"convert_to_markdown":{"default":true,"description":"Whether to convert page content to markdown (true) or keep it in raw HTML format (false). Only relevant if include_content is true.","type":"boolean"},"expand":{"default":"version","description":"Fields to expand in the response (e.g., 'version', 'body.storage')","type":"string"},"include_content":{"default":false,"description":"Whether to include the page content in the response","type":"boolean"},"include_folders":{"default":true,"description":"Whether to include child folders in addition to child pages","type":"boolean"},"limit":{"default":25,"description":"Maximum number of child items to return (1-50)","maximum":50,"minimum":1,"type":"integer"},"parent_id":{"description":"The ID of the parent page whose children you want to retrieve","type":"string"},"start":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["parent_id"],"type":"object"},"name":"confluence_get_page_children","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page Children"},{"annotations":{"readOnlyHint":true,"title":"Get Page Version Diff"},"description":"Get a unified diff between two versions of a Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"from_version":{"description":"Source version number","minimum":1,"type":"integer"},"page_id":{"description":"Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.","type":"string"},"to_version":{"description":"Target version number","minimum":1,"type":"integer"}},"required":["page_id","from_version","to_version"],"type":"object"},"name":"confluence_get_page_diff","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page Version Diff"},{"annotations":{"readOnlyHint":true,"title":"Get Page History"},"description":"Get a historical version of a specific Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"convert_to_markdown":{"default":true,"description":"Whether to convert page to markdown (true) or keep it in raw HTML format (false). Raw HTML can reveal macros (like dates) not visible in markdown, but CAUTION: using HTML significantly increases token usage in AI responses.","type":"boolean"},"page_id":{"description":"Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.","type":"string"},"version":{"description":"The version number of the page to retrieve","minimum":1,"type":"integer"}},"required":["page_id","version"],"type":"object"},"name":"confluence_get_page_history","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page History"},{"annotations":{"readOnlyHint":true,"title":"Get Page Images"},"description":"Get all images attached to a Confluence page as inline image content.\n\nFilters attachments to images only (PNG, JPEG, GIF, WebP, SVG, BMP)\nand returns them as base64-encoded ImageContent that clients can\nrender directly. Non-image attachments are excluded.\n\nFiles with ambiguous MIME types (application/octet-stream) are\ndetected by filename extension as a fallback. Images larger than\n50 MB are skipped with an error entry in the summary.","inputSchema":{"additionalProperties":false,"properties":{"content_id":{"description":"The ID of the Confluence page or blog post to retrieve images from. Example: '123456789'","type":"string"}},"required":["content_id"],"type":"object"},"name":"confluence_get_page_images","title":"Get Page Images"},{"annotations":{"readOnlyHint":true,"title":"Get Page Restrictions"},"description":"Get view and edit restrictions for a Confluence page.\n\nReturns the current restriction lists for the read (view) and update (edit)\noperations.  An empty list means the page is unrestricted for that operation.","inputSchema":{"additionalProperties":false,"properties":{"page_id":{"description":"The ID of the page","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_get_page_restrictions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page Restrictions"},{"annotations":{"readOnlyHint":true,"title":"Get Page Template"},"description":"Get a Cloud page template by ID, including its storage-format body.","inputSchema":{"additionalProperties":false,"properties":{"template_id":{"description":"The ID of the template to retrieve.","type":"string"}},"required":["template_id"],"type":"object"},"name":"confluence_get_page_template","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page Template"},{"annotations":{"readOnlyHint":true,"title":"Get Page Views"},"description":"Get view statistics for a Confluence page.\n\nNote: This tool is only available for Confluence Cloud. Server/Data Center\ninstances do not support the Analytics API.","inputSchema":{"additionalProperties":false,"properties":{"include_title":{"default":true,"description":"Whether to fetch and include the page title","type":"boolean"},"page_id":{"description":"Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_get_page_views","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Page Views"},{"annotations":{"readOnlyHint":true,"title":"Get Space Page Tree"},"description":"Get page hierarchy for a Confluence space as a flat list.\n\nReturns pages with parent_id and depth attributes for token-efficient\nprocessing. Filter by depth to focus on relevant sections, or find\npages by title. Much more efficient than rendering full ASCII trees.\n\nUse this to understand space organization before creating/moving pages.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":100,"description":"Max pages to fetch","maximum":1000,"minimum":1,"type":"integer"},"space_key":{"description":"Space key","type":"string"}},"required":["space_key"],"type":"object"},"name":"confluence_get_space_page_tree","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Space Page Tree"},{"annotations":{"readOnlyHint":true,"title":"Get Space Permissions"},"description":"List all permission assignments for a Confluence space.\n\nWraps GET /wiki/api/v2/spaces/{id}/permissions.\n\nNote: This tool is only available for Confluence Cloud. Server/Data Center\ninstances use different permission APIs.\n\nReturns a JSON object with a 'results' list of permission assignment objects.\nEach entry contains the principal (user or group), the operation permitted,\nand the target. Use this to audit who has access to a space.","inputSchema":{"additionalProperties":false,"properties":{"cursor":{"default":null,"description":"Optional pagination cursor from a previous response.","type":"string"},"limit":{"default":25,"description":"Maximum number of permission entries to return. Defaults to 25.","minimum":1,"type":"integer"},"space_id":{"description":"Numeric ID of the Confluence space. This is the internal space ID, not the space key. Example: '98304'. You can find the space ID from the Confluence REST API (GET /wiki/api/v2/spaces) or from the space URL.","type":"string"}},"required":["space_id"],"type":"object"},"name":"confluence_get_space_permissions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Space Permissions"},{"annotations":{"readOnlyHint":true,"title":"List Page Templates"},"description":"List Confluence page content templates.\n\nThis operation is only available for Confluence Cloud.\nReturns template metadata (ID, name, description, type) without the\nfull body.  Use confluence_get_page_template to fetch a template's body.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":25,"description":"Maximum number of templates to return.","maximum":200,"minimum":1,"type":"integer"},"space_key":{"default":null,"description":"Optional space key to list templates defined in that space. When omitted, global templates are returned.","type":"string"}},"type":"object"},"name":"confluence_list_page_templates","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"List Page Templates"},{"annotations":{"destructiveHint":true,"title":"Move Page"},"description":"Move a Confluence page to a new parent or space.","inputSchema":{"additionalProperties":false,"properties":{"page_id":{"description":"ID of the page to move","type":"string"},"position":{"default":"append","description":"Position: 'append' (default, move as child of target), 'above' (move before target as sibling), or 'below' (move after target as sibling)","type":"string"},"target_parent_id":{"default":null,"description":"Target parent page ID. If omitted with target_space_key, moves to space root.","type":"string"},"target_space_key":{"default":null,"description":"Target space key for cross-space moves","type":"string"}},"required":["page_id"],"type":"object"},"name":"confluence_move_page","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Move Page"},{"annotations":{"destructiveHint":false,"title":"Reply to Comment"},"description":"Reply to an existing comment thread on a Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"The reply content in Markdown format","type":"string"},"comment_id":{"description":"The ID of the parent comment to reply to","type":"string"}},"required":["comment_id","body"],"type":"object"},"name":"confluence_reply_to_comment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Reply to Comment"},{"annotations":{"readOnlyHint":true,"title":"Search Content"},"description":"Search Confluence content using simple terms or CQL.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Search query - can be either a simple text (e.g. 'project documentation') or a CQL query string. Simple queries use 'siteSearch' by default, to mimic the WebUI search, with an automatic fallback to 'text' search if not supported. Examples of CQL:\n- Basic search: 'type=page AND space=DEV'\n- Personal space search: 'space=\"~username\"' (note: personal space keys starting with ~ must be quoted)\n- Search by title: 'title~\"Meeting Notes\"'\n- Use siteSearch: 'siteSearch ~ \"important concept\"'\n- Use text search: 'text ~ \"important concept\"'\n- Recent content: 'created >= \"2023-01-01\"'\n- Content with specific label: 'label=documentation'\n- Recently modified content: 'lastModified > startOfMonth(\"-1M\")'\n- Content modified this year: 'creator = currentUser() AND lastModified > startOfYear()'\n- Content you contributed to recently: 'contributor = currentUser() AND lastModified > startOfWeek()'\n- Content watched by user: 'watcher = \"user@domain.com\" AND type = page'\n- Exact phrase in content: 'text ~ \"\\\"Urgent Review Required\\\"\" AND label = \"pending-approval\"'\n- Title wildcards: 'title ~ \"Minutes*\" AND (space = \"HR\" OR space = \"Marketing\")'\nNote: Special identifiers need proper quoting in CQL: personal space keys (e.g., \"~username\"), reserved words, numeric IDs, and identifiers with special characters.","type":"string"},"spaces_filter":{"default":null,"description":"(Optional) Comma-separated list of space keys to filter results by. Overrides the environment variable CONFLUENCE_SPACES_FILTER if provided. Use empty string to disable filtering.","type":"string"}},"required":["query"],"type":"object"},"name":"confluence_search","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Search Content"},{"annotations":{"readOnlyHint":true,"title":"Search User"},"description":"Search Confluence users using CQL (Cloud) or group member API (Server/DC).","inputSchema":{"additionalProperties":false,"properties":{"group_name":{"default":"confluence-users","description":"Group to search within on Server/DC instances (default: 'confluence-users'). Ignored on Cloud.","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Search query - a CQL query string for user search. Examples of CQL:\n- Basic user lookup by full name: 'user.fullname ~ \"First Last\"'\nNote: Special identifiers need proper quoting in CQL: personal space keys (e.g., \"~username\"), reserved words, numeric IDs, and identifiers with special characters.","type":"string"}},"required":["query"],"type":"object"},"name":"confluence_search_user","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Search User"},{"annotations":{"destructiveHint":true,"title":"Set Page Restrictions"},"description":"Set view and edit restrictions on a Confluence page.\n\nReplaces all existing restrictions with the provided lists.  Omitting all\nparameters (or passing empty lists) removes all restrictions.","inputSchema":{"additionalProperties":false,"properties":{"edit_groups":{"default":null,"description":"(Optional) Group names allowed to edit the page.","items":{"type":"string"},"type":"array"},"edit_users":{"default":null,"description":"(Optional) Account IDs (Cloud) or usernames (Server/DC) allowed to edit the page.","items":{"type":"string"},"type":"array"},"page_id":{"description":"The ID of the page to restrict","type":"string"},"read_groups":{"default":null,"description":"(Optional) Group names allowed to view the page.","items":{"type":"string"},"type":"array"},"read_users":{"default":null,"description":"(Optional) Account IDs (Cloud) or usernames (Server/DC) allowed to view the page. Empty list = unrestricted.","items":{"type":"string"},"type":"array"}},"required":["page_id"],"type":"object"},"name":"confluence_set_page_restrictions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Set Page Restrictions"},{"annotations":{"destructiveHint":true,"title":"Update Page"},"description":"Update an existing Confluence page.","inputSchema":{"additionalProperties":false,"properties":{"content":{"default":null,"description":"The new content of the page. Format depends on content_format parameter and may be Markdown (default), wiki markup, storage format, or XHTML storage format. Either 'content' or 'content_file' must be provided, but not both.","type":"string"},"content_file":{"default":null,"description":"(Optional) Absolute or relative filesystem path to read the new page body from (UTF-8). Use this instead of 'content' when the body is too large to pass comfortably as a tool argument. Mutually exclusive with 'content'.","type":"string"},"content_format":{"default":"markdown","description":"(Optional) The format of the content parameter. Options: 'markdown' (default), 'wiki', 'storage', or 'xhtml'. Use 'xhtml' when providing Confluence XHTML storage format (same as 'storage'). Wiki format uses Confluence wiki markup syntax","type":"string"},"emoji":{"default":null,"description":"(Optional) Page title emoji (icon shown in navigation). Can be any emoji character like '📝', '🚀', '📚'. Set to null/None to remove.","type":"string"},"enable_heading_anchors":{"default":false,"description":"(Optional) Whether to enable automatic heading anchor generation. Only applies when content_format is 'markdown'","type":"boolean"},"include_content":{"default":false,"description":"(Optional) Whether to include page content in the response. Defaults to false since callers already have the content at update time","type":"boolean"},"is_minor_edit":{"default":false,"description":"Whether this is a minor edit","type":"boolean"},"page_id":{"description":"The ID of the page to update","type":"string"},"page_width":{"default":null,"description":"(Optional) Page layout width. Options: 'full-width', 'default'. Defaults to null (preserve existing).","type":"string"},"parent_id":{"default":null,"description":"Optional the new parent page ID","type":"string"},"table_layout":{"default":null,"description":"(Optional) Table width preset applied to all markdown tables. Options: 'full-width' (1800 px), 'wide' (960 px), 'default' (760 px). Only applies when content_format is 'markdown'.","type":"string"},"title":{"description":"The new title of the page","type":"string"},"version_comment":{"default":null,"description":"Optional comment for this version","type":"string"}},"required":["page_id","title"],"type":"object"},"name":"confluence_update_page","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Update Page"},{"annotations":{"destructiveHint":true,"title":"Update Page Section"},"description":"Update a single section of a Confluence page without affecting the rest.\n\nReplaces only the content beneath a named heading, leaving all other\nsections, macros, layouts, and Confluence-specific elements completely\nintact. This avoids the data loss that occurs when a full page is\ndownloaded as Markdown, edited, and re-uploaded.","inputSchema":{"additionalProperties":false,"properties":{"content_format":{"default":"markdown","description":"(Optional) Format of new_content. Options: 'markdown' (default) or 'storage' (raw Confluence storage XML). Use 'storage' to insert macros or elements that markdown cannot express.","type":"string"},"heading_text":{"description":"Exact text of the heading that starts the section to replace. Matching is case-sensitive. Use confluence_get_page with convert_to_markdown=false to inspect exact heading text when unsure.","type":"string"},"is_minor_edit":{"default":false,"description":"Whether this is a minor edit","type":"boolean"},"new_content":{"description":"Replacement content for the section body. Do NOT include the heading itself — only the body beneath it. Format is controlled by content_format.","type":"string"},"page_id":{"description":"The ID of the page to update","type":"string"},"version_comment":{"default":null,"description":"Optional comment for this version","type":"string"}},"required":["page_id","heading_text","new_content"],"type":"object"},"name":"confluence_update_page_section","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Update Page Section"},{"annotations":{"destructiveHint":true,"title":"Upload Attachment"},"description":"Upload an attachment to Confluence content (page or blog post).\n\nProvide the file either as a server-readable path ('file_path') or as\nbase64-encoded content ('content_base64' together with 'filename'). The\nbase64 form is intended for remote or containerized servers that cannot\nread host file paths. Exactly one of the two must be supplied.\n\nIf the attachment already exists (same filename), a new version is created.\nThis is useful for:\n- Attaching documents, images, or files to a page\n- Updating existing attachments with new versions\n- Adding supporting materials to documentation","inputSchema":{"additionalProperties":false,"properties":{"comment":{"default":null,"description":"(Optional) A comment describing this attachment or version. Visible in the attachment history. Example: 'Updated Q4 2024 figures'","type":"string"},"content_base64":{"default":null,"description":"(Optional) Base64-encoded file content to upload directly, without the server reading from disk. Use this when the server cannot access host file paths (e.g. a remote or containerized MCP server). Requires 'filename'. Provide either 'file_path' or 'content_base64', not both.","type":"string"},"content_id":{"description":"The ID of the Confluence content (page or blog post) to attach the file to. Page IDs can be found in the page URL or by using the search/get_page tools. Example: '123456789'","type":"string"},"file_path":{"default":null,"description":"Full path to the file to upload. Can be absolute (e.g., '/home/user/document.pdf' or 'C:\\Users\\name\\file.docx') or relative to the current working directory (e.g., './uploads/document.pdf'). If a file with the same name already exists, a new version will be created. Requires the server to be able to read the path; for remote or containerized servers use 'content_base64' instead. Provide either 'file_path' or 'content_base64', not both.","type":"string"},"filename":{"default":null,"description":"(Optional) Attachment filename, including extension (e.g. 'report.pdf'). Required when using 'content_base64'; it determines the attachment title and file type. Ignored when 'file_path' is used.","type":"string"},"minor_edit":{"default":false,"description":"(Optional) Whether this is a minor edit. If true, watchers are not notified. Default is false.","type":"boolean"}},"required":["content_id"],"type":"object"},"name":"confluence_upload_attachment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Upload Attachment"},{"annotations":{"destructiveHint":true,"title":"Upload Multiple Attachments"},"description":"Upload multiple attachments to Confluence content in a single operation.\n\nMore efficient than calling upload_attachment multiple times. If files with the\nsame names exist, new versions are created automatically.\n\nUseful for:\n- Bulk uploading documentation assets (diagrams, screenshots, etc.)\n- Adding multiple related files to a page at once\n- Batch updating existing attachments with new versions","inputSchema":{"additionalProperties":false,"properties":{"comment":{"default":null,"description":"(Optional) Comment for all uploaded attachments. Visible in version history. Example: 'Q4 2024 batch upload'","type":"string"},"content_id":{"description":"The ID of the Confluence content (page or blog post) to attach files to. Example: '123456789'. If uploading multiple files with the same names, new versions will be created automatically.","type":"string"},"file_paths":{"description":"Comma-separated list of file paths to upload. Can be absolute or relative paths. Examples: './file1.pdf,./file2.png' or 'C:\\docs\\report.docx,D:\\image.jpg'. All files uploaded with same comment/minor_edit settings.","type":"string"},"minor_edit":{"default":false,"description":"(Optional) Whether this is a minor edit. If true, watchers are not notified. Default is false.","type":"boolean"}},"required":["content_id","file_paths"],"type":"object"},"name":"confluence_upload_attachments","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Upload Multiple Attachments"},{"annotations":{"destructiveHint":false,"title":"Add Comment"},"description":"Add a comment to a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"Comment text in Markdown format","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"public":{"default":null,"description":"(Optional) For JSM/Service Desk issues only. Set to true for customer-visible comment, false for internal agent-only comment. Posted via the ServiceDesk API as a raw string; Jira Cloud renders it server-side and stores ADF (markdown observed to render on Cloud, without the client-side markdown-to-ADF guarantees of the regular comment path). Cannot be combined with visibility. If the issue's project is listed in JIRA_INTERNAL_ONLY_PROJECTS, only public=false is accepted — public=true or omitting this field is rejected.","type":"boolean"},"visibility":{"default":null,"description":"(Optional) Comment visibility as JSON string (e.g. '{\"type\":\"group\",\"value\":\"jira-users\"}')","type":"string"}},"required":["issue_key","body"],"type":"object"},"name":"jira_add_comment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Comment"},{"annotations":{"destructiveHint":true,"title":"Add Issues to Sprint"},"description":"Add issues to a Jira sprint.","inputSchema":{"additionalProperties":false,"properties":{"issue_keys":{"description":"Comma-separated issue keys (e.g., 'PROJ-1,PROJ-2')","type":"string"},"sprint_id":{"description":"Sprint ID to add issues to","type":"string"}},"required":["sprint_id","issue_keys"],"type":"object"},"name":"jira_add_issues_to_sprint","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Issues to Sprint"},{"annotations":{"destructiveHint":false,"title":"Add Issue Watcher"},"description":"Add a user as a watcher to a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"user_identifier":{"description":"User to add as watcher. For Jira Cloud, use the account ID. For Jira Server/DC, use the username.","type":"string"}},"required":["issue_key","user_identifier"],"type":"object"},"name":"jira_add_watcher","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Issue Watcher"},{"annotations":{"destructiveHint":true,"title":"Add Worklog"},"description":"Add a worklog entry to a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"comment":{"default":null,"description":"(Optional) Comment for the worklog in Markdown format","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"original_estimate":{"default":null,"description":"(Optional) New value for the original estimate","type":"string"},"remaining_estimate":{"default":null,"description":"(Optional) New value for the remaining estimate","type":"string"},"started":{"default":null,"description":"(Optional) Start time in ISO format. If not provided, the current time will be used. Example: '2023-08-01T12:00:00.000+0000'","type":"string"},"time_spent":{"description":"Time spent in Jira format. Examples: '1h 30m' (1 hour and 30 minutes), '1d' (1 day), '30m' (30 minutes), '4h' (4 hours)","type":"string"}},"required":["issue_key","time_spent"],"type":"object"},"name":"jira_add_worklog","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Add Worklog"},{"annotations":{"readOnlyHint":false,"title":"Assign Issue"},"description":"Assign a Jira issue to a user using the dedicated assignment endpoint.\n\nThis is more reliable than setting assignee via update_issue, which is\nsilently ignored by some Jira configurations. Uses PUT /issue/{key}/assignee.","inputSchema":{"additionalProperties":false,"properties":{"assignee":{"default":null,"description":"User identifier to assign (email, display name, or account ID), or a JSON object string from jira_search_assignable_users. Pass null or empty string to unassign the issue.","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_assign_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Assign Issue"},{"annotations":{"destructiveHint":false,"title":"Batch Create Issues"},"description":"Create multiple Jira issues in a batch.","inputSchema":{"additionalProperties":false,"properties":{"issues":{"description":"JSON array of issue objects. Each object should contain:\n- project_key (required): The project key (e.g., 'PROJ')\n- summary (required): Issue summary/title\n- issue_type (required): Type of issue (e.g., 'Task', 'Bug')\n- description (optional): Issue description in Markdown format\n- assignee (optional): Assignee username or email\n- components (optional): Array of component names\nExample: [\n  {\"project_key\": \"PROJ\", \"summary\": \"Issue 1\", \"issue_type\": \"Task\"},\n  {\"project_key\": \"PROJ\", \"summary\": \"Issue 2\", \"issue_type\": \"Bug\", \"components\": [\"Frontend\"]}\n]","type":"string"},"validate_only":{"default":false,"description":"If true, only validates the issues without creating them","type":"boolean"}},"required":["issues"],"type":"object"},"name":"jira_batch_create_issues","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Batch Create Issues"},{"annotations":{"destructiveHint":false,"title":"Batch Create Versions"},"description":"Batch create multiple versions in a Jira project.","inputSchema":{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"versions":{"description":"JSON array of version objects. Each object should contain:\n- name (required): Name of the version\n- startDate (optional): Start date (YYYY-MM-DD)\n- releaseDate (optional): Release date (YYYY-MM-DD)\n- description (optional): Description of the version\nExample: [\n  {\"name\": \"v1.0\", \"startDate\": \"2025-01-01\", \"releaseDate\": \"2025-02-01\", \"description\": \"First release\"},\n  {\"name\": \"v2.0\"}\n]","type":"string"}},"required":["project_key","versions"],"type":"object"},"name":"jira_batch_create_versions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Batch Create Versions"},{"annotations":{"readOnlyHint":true,"title":"Batch Get Changelogs"},"description":"Get changelogs for multiple Jira issues (Cloud only).","inputSchema":{"additionalProperties":false,"properties":{"fields":{"default":null,"description":"(Optional) Comma-separated list of fields to filter changelogs by (e.g. 'status,assignee'). Default to None for all fields.","type":"string"},"issue_ids_or_keys":{"description":"Comma-separated list of Jira issue IDs or keys (e.g. 'PROJ-123,PROJ-124')","type":"string"},"limit":{"default":-1,"description":"Maximum number of changelogs to return in result for each issue. Default to -1 for all changelogs. Notice that it only limits the results in the response, the function will still fetch all the data.","type":"integer"}},"required":["issue_ids_or_keys"],"type":"object"},"name":"jira_batch_get_changelogs","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Batch Get Changelogs"},{"annotations":{"destructiveHint":true,"title":"Create Customer Request"},"description":"Create a Jira Service Management customer request.","inputSchema":{"additionalProperties":false,"properties":{"attachments":{"default":null,"description":"(Optional) JSON array string of files to attach to the created request. Each object must contain 'filename', 'mime_type', and base64-encoded 'base64' content. Example: [{\"filename\": \"log.txt\", \"mime_type\": \"text/plain\", \"base64\": \"aGVsbG8=\"}]","type":"string"},"raise_on_behalf_of":{"default":null,"description":"(Optional) Jira user identifier for raiseOnBehalfOf. For Server/DC this is typically username or key; for Cloud use the identifier expected by your JSM instance.","type":"string"},"request_field_values":{"description":"JSON string of request field values keyed by field ID. Examples:\n- Summary and description: {\"summary\": \"Access issue\", \"description\": \"Cannot log in\"}\n- Multi-value field: {\"customfield_10001\": [\"alice\", \"bob\"]}","type":"string"},"request_participants":{"default":null,"description":"(Optional) JSON array string or comma-separated list of request participants. Examples: [\"user1\",\"user2\"] or \"user1,user2\"","type":"string"},"request_type_id":{"description":"Request type ID (e.g., '23')","type":"string"},"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"strict_on_behalf":{"default":false,"description":"If true, fail immediately when raiseOnBehalfOf cannot be applied. If false, retry without raiseOnBehalfOf and return a fallback warning.","type":"boolean"}},"required":["service_desk_id","request_type_id","request_field_values"],"type":"object"},"name":"jira_create_customer_request","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Customer Request"},{"annotations":{"destructiveHint":false,"title":"Create Issue"},"description":"Create a new Jira issue with optional Epic link or parent for subtasks.","inputSchema":{"additionalProperties":false,"properties":{"additional_fields":{"default":null,"description":"(Optional) JSON string of additional fields to set. Examples:\n- Set priority: {\"priority\": {\"name\": \"High\"}}\n- Add labels: {\"labels\": [\"frontend\", \"urgent\"]}\n- Link to parent (for any issue type): {\"parent\": \"PROJ-123\"}\n- Link to epic: {\"epicKey\": \"EPIC-123\"} or {\"epic_link\": \"EPIC-123\"}\n- Set Fix Version/s: {\"fixVersions\": [{\"id\": \"10020\"}]}\n- Custom fields: {\"customfield_10010\": \"value\"}","type":"string"},"assignee":{"default":null,"description":"(Optional) Assignee's user identifier (string): Email, display name, or account ID (e.g., 'user@example.com', 'John Doe', 'accountid:...')","type":"string"},"components":{"default":null,"description":"(Optional) Comma-separated list of component names to assign (e.g., 'Frontend,API')","type":"string"},"description":{"default":null,"description":"Issue description in Markdown format. On Jira Cloud, use '{expand:Title}...{expand}' for a collapsible section.","type":"string"},"issue_type":{"description":"Issue type (e.g. 'Task', 'Bug', 'Story', 'Epic', 'Subtask'). The available types depend on your project configuration. For subtasks, use 'Subtask' (not 'Sub-task') and include parent in additional_fields.","type":"string"},"project_key":{"description":"The JIRA project key (e.g. 'PROJ', 'DEV', 'ACV2'). This is the prefix of issue keys in your project. Never assume what it might be, always ask the user.","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"summary":{"description":"Summary/title of the issue","type":"string"}},"required":["project_key","summary","issue_type"],"type":"object"},"name":"jira_create_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Issue"},{"annotations":{"destructiveHint":false,"title":"Create Issue Link"},"description":"Create a link between two Jira issues.","inputSchema":{"additionalProperties":false,"properties":{"comment":{"default":null,"description":"(Optional) Comment to add to the link. Rejected when either linked issue belongs to a project listed in JIRA_INTERNAL_ONLY_PROJECTS (a link comment may be customer-visible on JSM and cannot be forced internal): create the link without a comment, then post an internal note with jira_add_comment(public=false) on the relevant issue.","type":"string"},"comment_visibility":{"default":null,"description":"(Optional) Visibility settings for the comment as JSON string (e.g. '{\"type\":\"group\",\"value\":\"jira-users\"}')","type":"string"},"inward_issue_key":{"description":"The key of the inward issue (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"link_type":{"description":"The type of link to create (e.g., 'Duplicate', 'Blocks', 'Relates to')","type":"string"},"outward_issue_key":{"description":"The key of the outward issue (e.g., 'PROJ-456')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["link_type","inward_issue_key","outward_issue_key"],"type":"object"},"name":"jira_create_issue_link","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Issue Link"},{"annotations":{"destructiveHint":false,"title":"Create Remote Issue Link"},"description":"Create a remote issue link (web link or Confluence link) for a Jira issue.\n\nThis tool allows you to add web links and Confluence links to Jira issues.\nThe links will appear in the issue's \"Links\" section and can be clicked to navigate to external resources.","inputSchema":{"additionalProperties":false,"properties":{"icon_url":{"default":null,"description":"(Optional) URL to a 16x16 icon for the link","type":"string"},"issue_key":{"description":"The key of the issue to add the link to (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"relationship":{"default":null,"description":"(Optional) Relationship description (e.g., 'causes', 'relates to', 'documentation')","type":"string"},"summary":{"default":null,"description":"(Optional) Description of the link","type":"string"},"title":{"description":"The title/name of the link (e.g., 'Documentation Page', 'Confluence Page')","type":"string"},"url":{"description":"The URL to link to (e.g., 'https://example.com/page' or Confluence page URL)","type":"string"}},"required":["issue_key","url","title"],"type":"object"},"name":"jira_create_remote_issue_link","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Remote Issue Link"},{"annotations":{"destructiveHint":false,"title":"Create Sprint"},"description":"Create Jira sprint for a board.","inputSchema":{"additionalProperties":false,"properties":{"board_id":{"description":"The id of board (e.g., '1000')","type":"string"},"end_date":{"description":"End time for sprint (ISO 8601 format)","type":"string"},"goal":{"default":null,"description":"(Optional) Goal of the sprint","type":"string"},"name":{"description":"Name of the sprint (e.g., 'Sprint 1')","type":"string"},"start_date":{"description":"Start time for sprint (ISO 8601 format)","type":"string"}},"required":["board_id","name","start_date","end_date"],"type":"object"},"name":"jira_create_sprint","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Sprint"},{"annotations":{"destructiveHint":false,"title":"Create Version"},"description":"Create a new fix version in a Jira project.","inputSchema":{"additionalProperties":false,"properties":{"description":{"default":null,"description":"Description of the version","type":"string"},"name":{"description":"Name of the version","type":"string"},"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"release_date":{"default":null,"description":"Release date (YYYY-MM-DD)","type":"string"},"start_date":{"default":null,"description":"Start date (YYYY-MM-DD)","type":"string"}},"required":["project_key","name"],"type":"object"},"name":"jira_create_version","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Create Version"},{"annotations":{"destructiveHint":true,"title":"Delete Issue"},"description":"Delete an existing Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_delete_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Delete Issue"},{"annotations":{"readOnlyHint":true,"title":"Download Attachments"},"description":"Download attachments from a Jira issue.\n\nReturns attachment contents as base64-encoded content so that they are\navailable over the MCP protocol without requiring filesystem access on\nthe server. Image attachments are returned as ``EmbeddedResource`` blobs;\nall other attachments (documents, archives, etc.) are returned as\n``TextContent`` carrying a base64 payload, since many MCP clients only\nforward ``EmbeddedResource`` blobs for recognized image MIME types and\notherwise drop the attachment (#1419).","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_download_attachments","title":"Download Attachments"},{"annotations":{"destructiveHint":true,"title":"Edit Comment"},"description":"Edit an existing comment on a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"Updated comment text in Markdown format","type":"string"},"comment_id":{"description":"The ID of the comment to edit","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"visibility":{"default":null,"description":"(Optional) Comment visibility as JSON string (e.g. '{\"type\":\"group\",\"value\":\"jira-users\"}')","type":"string"}},"required":["issue_key","comment_id","body"],"type":"object"},"name":"jira_edit_comment","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Edit Comment"},{"annotations":{"readOnlyHint":true,"title":"Get Agile Boards"},"description":"Get jira agile boards by name, project key, or type.","inputSchema":{"additionalProperties":false,"properties":{"board_name":{"default":null,"description":"(Optional) The name of board, support fuzzy search","type":"string"},"board_type":{"default":null,"description":"(Optional) The type of jira board (e.g., 'scrum', 'kanban')","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"project_key":{"default":null,"description":"(Optional) Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"type":"object"},"name":"jira_get_agile_boards","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Agile Boards"},{"annotations":{"readOnlyHint":true,"title":"Get All Projects"},"description":"Get all Jira projects accessible to the current user.","inputSchema":{"additionalProperties":false,"properties":{"include_archived":{"default":false,"description":"Whether to include archived projects in the results","type":"boolean"}},"type":"object"},"name":"jira_get_all_projects","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get All Projects"},{"annotations":{"readOnlyHint":true,"title":"Get Board Issues"},"description":"Get all issues linked to a specific board filtered by JQL.","inputSchema":{"additionalProperties":false,"properties":{"board_id":{"description":"The id of the board (e.g., '1001')","type":"string"},"expand":{"default":"version","description":"Optional fields to expand in the response (e.g., 'changelog').","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"Comma-separated fields to return in the results. Use '*all' for all fields, or specify individual fields like 'summary,status,assignee,priority'","type":"string"},"jql":{"description":"JQL query string (Jira Query Language). Examples:\n- Find Epics: \"issuetype = Epic AND project = PROJ\"\n- Find issues in Epic: \"parent = PROJ-123\"\n- Find by status: \"status = 'In Progress' AND project = PROJ\"\n- Find by assignee: \"assignee = currentUser()\"\n- Find recently updated: \"updated >= -7d AND project = PROJ\"\n- Find by label: \"labels = frontend AND project = PROJ\"\n- Find by priority: \"priority = High AND project = PROJ\"","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["board_id","jql"],"type":"object"},"name":"jira_get_board_issues","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Board Issues"},{"annotations":{"readOnlyHint":true,"title":"Get Create Fields"},"description":"Get fields available for creating an issue of a specific type.\n\nReturns all fields (required and optional) for the given project and\nissue type, including field names, IDs, whether they're required, and\ntheir schema. Use jira_get_field_options when a returned field needs its\nallowed values.","inputSchema":{"additionalProperties":false,"properties":{"issue_type_id":{"description":"The issue type ID (from get_project_issue_types). Example: '10002' for Task.","type":"string"},"project_key":{"description":"Jira project key (e.g., 'PROJ', 'JTEST')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key","issue_type_id"],"type":"object"},"name":"jira_get_create_fields","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Create Fields"},{"annotations":{"readOnlyHint":true,"title":"Get Cross-Project Dependencies"},"description":"Find all cross-project issue links for a project.\n\nScans issues in the project, extracts every issue link whose\ntarget belongs to a different project, and groups them by target\nproject and link type. Useful for dependency analysis across\nmulti-project Jira setups.","inputSchema":{"additionalProperties":false,"properties":{"max_issues":{"default":200,"description":"Maximum issues to scan for links (1-500)","maximum":500,"minimum":1,"type":"integer"},"project_key":{"description":"Jira project key (e.g., 'PROJ')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_cross_project_dependencies","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Cross-Project Dependencies"},{"annotations":{"readOnlyHint":true,"title":"Get Field Options"},"description":"Get allowed option values for a custom field.\n\nReturns the list of valid options for select, multi-select, radio,\ncheckbox, and cascading select custom fields.\n\nCloud: Uses the Field Context Option API. If context_id is not provided,\nautomatically resolves to the global context.\n\nServer/DC: Uses createmeta to get allowedValues. Requires project_key\nand issue_type parameters.","inputSchema":{"additionalProperties":false,"properties":{"contains":{"default":null,"description":"Case-insensitive substring filter on option values. Also matches child values in cascading selects.","type":"string"},"context_id":{"default":null,"description":"Field context ID (Cloud only). If omitted, auto-resolves to the global context.","type":"string"},"field_id":{"description":"Custom field ID (e.g., 'customfield_10001'). Use jira_search_fields to find field IDs.","type":"string"},"issue_type":{"default":null,"description":"Issue type name (required for Server/DC). Example: 'Bug'","type":"string"},"project_key":{"default":null,"description":"Project key (required for Server/DC). Example: 'PROJ'","type":"string"},"return_limit":{"default":null,"description":"Maximum number of results to return (applied after filtering).","minimum":1,"type":"integer"},"values_only":{"default":false,"description":"If true, return only value strings in a compact JSON format instead of full option objects.","type":"boolean"}},"required":["field_id"],"type":"object"},"name":"jira_get_field_options","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Field Options"},{"annotations":{"readOnlyHint":true,"title":"Get Issue"},"description":"Get details of a specific Jira issue.\n\nIncludes Epic links and relationship information. Use the\n``include`` parameter to inline enrichments (remote_links,\ntransitions, watchers, changelog, comments, worklogs) so that\nseparate tool calls are not needed.","inputSchema":{"additionalProperties":false,"properties":{"comment_limit":{"default":10,"description":"Maximum number of comments to include (0 or null for no comments)","maximum":100,"minimum":0,"type":"integer"},"expand":{"default":null,"description":"(Optional) Fields to expand. Examples: 'renderedFields' (for rendered content), 'transitions' (for available status transitions), 'changelog' (for history)","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"(Optional) Comma-separated list of fields to return (e.g., 'summary,status,customfield_10010'). You may also provide a single field as a string (e.g., 'duedate'). Use '*all' for all fields (including custom fields), or omit for essential fields only.","type":"string"},"include":{"default":null,"description":"(Optional) Comma-separated sections to inline in the response, avoiding extra tool calls. Supported: all, remote_links, transitions, watchers, changelog, comments, worklogs","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"properties":{"default":null,"description":"(Optional) A comma-separated list of issue properties to return","type":"string"},"update_history":{"default":true,"description":"Whether to update the issue view history for the requesting user","type":"boolean"},"use_display_names":{"default":false,"description":"When true, custom field keys in the output use human-readable display names (e.g. 'Story Points') instead of opaque IDs (e.g. 'customfield_10243'). The 'names' expansion is added automatically. Standard fields are unaffected.","type":"boolean"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issue"},{"annotations":{"readOnlyHint":true,"title":"Get Issue Dates"},"description":"Get date information and status transition history for a Jira issue.\n\nReturns dates (created, updated, due date, resolution date) and optionally\nstatus change history with time tracking for workflow analysis.","inputSchema":{"additionalProperties":false,"properties":{"include_status_changes":{"default":true,"description":"Include status change history with timestamps and durations","type":"boolean"},"include_status_summary":{"default":true,"description":"Include aggregated time spent in each status","type":"boolean"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue_dates","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issue Dates"},{"annotations":{"readOnlyHint":true,"title":"Get Issue Development Info"},"description":"Get development information (PRs, commits, branches) linked to a Jira issue.\n\nThis retrieves the development panel information that shows linked\npull requests, branches, and commits from connected source control systems\nlike Bitbucket, GitHub, or GitLab.","inputSchema":{"additionalProperties":false,"properties":{"application_type":{"default":null,"description":"(Optional) Filter by application type (case-sensitive). Examples: 'stash' (Bitbucket Server), 'bitbucket', 'GitHub', 'githube' (GitHub Enterprise Server), 'GitLab'. If omitted, types are discovered automatically.","type":"string"},"data_type":{"default":null,"description":"(Optional) Filter by data type. Examples: 'pullrequest', 'branch', 'repository'","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue_development_info","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issue Development Info"},{"annotations":{"readOnlyHint":true,"title":"Get Issue Images"},"description":"Get all images attached to a Jira issue as inline image content.\n\nFilters attachments to images only (PNG, JPEG, GIF, WebP, SVG, BMP)\nand returns them as base64-encoded ImageContent that clients can\nrender directly. Non-image attachments are excluded.\n\nFiles with ambiguous MIME types (application/octet-stream) are\ndetected by filename extension as a fallback. Images larger than\n50 MB are skipped with an error entry in the summary.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123'). Returns image attachments as inline ImageContent for LLM vision.","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue_images","title":"Get Issue Images"},{"annotations":{"readOnlyHint":true,"title":"Get Issue Forms"},"description":"Get all ProForma forms associated with a Jira issue.\n\nUses the new Jira Forms REST API. Form IDs are returned as UUIDs.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue_proforma_forms","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issue Forms"},{"annotations":{"readOnlyHint":true,"title":"Get Issue SLA"},"description":"Calculate SLA metrics for a Jira issue.\n\nComputes various time-based metrics including cycle time, lead time,\ntime spent in each status, due date compliance, and more.\n\nWorking hours can be configured via environment variables:\n- JIRA_SLA_WORKING_HOURS_ONLY: Enable working hours filtering (true/false)\n- JIRA_SLA_WORKING_HOURS_START: Start time (e.g., \"09:00\")\n- JIRA_SLA_WORKING_HOURS_END: End time (e.g., \"17:00\")\n- JIRA_SLA_WORKING_DAYS: Working days (e.g., \"1,2,3,4,5\" for Mon-Fri)\n- JIRA_SLA_TIMEZONE: Timezone for calculations (e.g., \"America/New_York\")","inputSchema":{"additionalProperties":false,"properties":{"include_raw_dates":{"default":false,"description":"Include raw date values in the response","type":"boolean"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"metrics":{"default":null,"description":"Comma-separated list of SLA metrics to calculate. Available: cycle_time, lead_time, time_in_status, due_date_compliance, resolution_time, first_response_time. Defaults to configured metrics or 'cycle_time,time_in_status'.","type":"string"},"working_hours_only":{"default":null,"description":"Calculate using working hours only (excludes weekends/non-business hours). Defaults to value from JIRA_SLA_WORKING_HOURS_ONLY environment variable.","type":"boolean"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue_sla","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issue SLA"},{"annotations":{"readOnlyHint":true,"title":"Get Issue Watchers"},"description":"Get the list of watchers for a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_issue_watchers","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issue Watchers"},{"annotations":{"readOnlyHint":true,"title":"Get Issues Development Info"},"description":"Get development information for multiple Jira issues.\n\nBatch retrieves development panel information (PRs, commits, branches)\nfor multiple issues at once.","inputSchema":{"additionalProperties":false,"properties":{"application_type":{"default":null,"description":"(Optional) Filter by application type (case-sensitive). Examples: 'stash' (Bitbucket Server), 'bitbucket', 'GitHub', 'githube' (GitHub Enterprise Server), 'GitLab'. If omitted, types are discovered automatically.","type":"string"},"data_type":{"default":null,"description":"(Optional) Filter by data type. Examples: 'pullrequest', 'branch', 'repository'","type":"string"},"issue_keys":{"description":"Comma-separated list of Jira issue keys (e.g., 'PROJ-123,PROJ-456')","type":"string"}},"required":["issue_keys"],"type":"object"},"name":"jira_get_issues_development_info","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Issues Development Info"},{"annotations":{"readOnlyHint":true,"title":"Get Link Types"},"description":"Get all available issue link types.","inputSchema":{"additionalProperties":false,"properties":{"name_filter":{"default":null,"description":"(Optional) Filter link types by name substring (case-insensitive)","type":"string"}},"type":"object"},"name":"jira_get_link_types","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Link Types"},{"annotations":{"readOnlyHint":true,"title":"Get Form Details"},"description":"Get detailed information about a specific ProForma form.\n\nUses the new Jira Forms REST API. Returns form details including ADF design structure.","inputSchema":{"additionalProperties":false,"properties":{"form_id":{"description":"ProForma form UUID (e.g., '1946b8b7-8f03-4dc0-ac2d-5fac0d960c6a')","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"}},"required":["issue_key","form_id"],"type":"object"},"name":"jira_get_proforma_form_details","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Form Details"},{"annotations":{"readOnlyHint":true,"title":"Get Project Components"},"description":"Get all components for a specific Jira project.","inputSchema":{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_project_components","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Project Components"},{"annotations":{"readOnlyHint":true,"title":"Get Project Epic Hierarchy"},"description":"Group a project's epics under their cross-project parent issues.\n\nFetches all epics in the project, detects their parent issue via\nthe parent field or inward issue links, then groups them by parent.\nEpics with no detected parent appear under \"Unlinked\". Useful for\nunderstanding how a project's epics roll up to initiatives in\nanother project.","inputSchema":{"additionalProperties":false,"properties":{"max_epics":{"default":200,"description":"Maximum number of epics to fetch (1-500)","maximum":500,"minimum":1,"type":"integer"},"project_key":{"description":"Jira project key (e.g., 'PROJ')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_project_epic_hierarchy","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Project Epic Hierarchy"},{"annotations":{"readOnlyHint":true,"title":"Get Project Fields"},"description":"Get the fields available on issues of a project (the create schema),\ndeduplicated across the project's issue types — i.e. which fields tickets in\nthis project have, regardless of whether they are filled.","inputSchema":{"additionalProperties":false,"properties":{"project_key":{"description":"The project key, e.g. 'PROJ'.","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_project_fields","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Project Fields"},{"annotations":{"readOnlyHint":true,"title":"Get Project Issue Types"},"description":"Get available issue types for a Jira project.\n\nReturns the list of issue types (Bug, Task, Story, Epic, etc.) that can\nbe created in the specified project. Use the returned issue type IDs with\nget_create_fields to discover what fields each type requires.","inputSchema":{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'JTEST')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_project_issue_types","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Project Issue Types"},{"annotations":{"readOnlyHint":true,"title":"Get Project Issues"},"description":"Get all issues for a specific Jira project.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["project_key"],"type":"object"},"name":"jira_get_project_issues","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Project Issues"},{"annotations":{"readOnlyHint":true,"title":"Get Project Versions"},"description":"Get all fix versions for a specific Jira project.","inputSchema":{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'PROJ', 'ACV2')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_project_versions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Project Versions"},{"annotations":{"readOnlyHint":true,"title":"Get Queue Issues"},"description":"Get issues from a Jira Service Desk queue.\n\nServer/Data Center only. Not available on Jira Cloud.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":50,"description":"Maximum number of results (1-50)","minimum":1,"type":"integer"},"queue_id":{"description":"Queue ID (e.g., '47')","type":"string"},"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["service_desk_id","queue_id"],"type":"object"},"name":"jira_get_queue_issues","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Queue Issues"},{"annotations":{"readOnlyHint":true,"title":"Get Request Type Fields"},"description":"Get field definitions for a Jira Service Management request type.","inputSchema":{"additionalProperties":false,"properties":{"request_type_id":{"description":"Request type ID (e.g., '23')","type":"string"},"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"}},"required":["service_desk_id","request_type_id"],"type":"object"},"name":"jira_get_request_type_fields","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Request Type Fields"},{"annotations":{"readOnlyHint":true,"title":"Get Request Types"},"description":"Get request types for a Jira Service Management service desk.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":50,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["service_desk_id"],"type":"object"},"name":"jira_get_request_types","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Request Types"},{"annotations":{"readOnlyHint":true,"title":"Get Service Desk For Project"},"description":"Get the Jira Service Desk associated with a project key.\n\nServer/Data Center only. Not available on Jira Cloud.","inputSchema":{"additionalProperties":false,"properties":{"project_key":{"description":"Jira project key (e.g., 'SUP')","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["project_key"],"type":"object"},"name":"jira_get_service_desk_for_project","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Service Desk For Project"},{"annotations":{"readOnlyHint":true,"title":"Get Service Desk Queues"},"description":"Get queues for a Jira Service Desk.\n\nServer/Data Center only. Not available on Jira Cloud.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":50,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"service_desk_id":{"description":"Service desk ID (e.g., '4')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["service_desk_id"],"type":"object"},"name":"jira_get_service_desk_queues","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Service Desk Queues"},{"annotations":{"readOnlyHint":true,"title":"Get Sprint Issues"},"description":"Get jira issues from sprint.","inputSchema":{"additionalProperties":false,"properties":{"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"Comma-separated fields to return in the results. Use '*all' for all fields, or specify individual fields like 'summary,status,assignee,priority'","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"sprint_id":{"description":"The id of sprint (e.g., '10001')","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"}},"required":["sprint_id"],"type":"object"},"name":"jira_get_sprint_issues","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Sprint Issues"},{"annotations":{"readOnlyHint":true,"title":"Get Sprints from Board"},"description":"Get jira sprints from board by state.","inputSchema":{"additionalProperties":false,"properties":{"board_id":{"description":"The id of board (e.g., '1000')","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","maximum":50,"minimum":1,"type":"integer"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"state":{"default":null,"description":"Sprint state (e.g., 'active', 'future', 'closed')","type":"string"}},"required":["board_id"],"type":"object"},"name":"jira_get_sprints_from_board","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Sprints from Board"},{"annotations":{"readOnlyHint":true,"title":"Get Transitions"},"description":"Get available status transitions for a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_transitions","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Transitions"},{"annotations":{"readOnlyHint":true,"title":"Get User Profile"},"description":"Retrieve profile information for a specific Jira user.","inputSchema":{"additionalProperties":false,"properties":{"user_identifier":{"description":"Identifier for the user (e.g., email address 'user@example.com', username 'johndoe', account ID 'accountid:...', or key for Server/DC).","type":"string"}},"required":["user_identifier"],"type":"object"},"name":"jira_get_user_profile","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get User Profile"},{"annotations":{"readOnlyHint":true,"title":"Get Worklog"},"description":"Get worklog entries for a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_get_worklog","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Get Worklog"},{"annotations":{"destructiveHint":true,"title":"Link to Epic"},"description":"Link an existing issue to an epic.","inputSchema":{"additionalProperties":false,"properties":{"epic_key":{"description":"The key of the epic to link to (e.g., 'PROJ-456')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"issue_key":{"description":"The key of the issue to link (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"}},"required":["issue_key","epic_key"],"type":"object"},"name":"jira_link_to_epic","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Link to Epic"},{"annotations":{"destructiveHint":true,"title":"Move Issue to Project"},"description":"Move a Jira issue to a different project (Jira Cloud only).\n\nUses Jira Cloud's bulk move API to perform a cross-project move.\nThe issue keeps its current issue type and may be assigned a new key in the\ntarget project (e.g., OLDPROJ-123 becomes NEWPROJ-456).\n\nThe move is processed asynchronously on Jira's side; this tool polls\nuntil confirmed or times out after 30 seconds.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"description":"Jira issue key to move (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"target_project_key":{"description":"Key of the target project (e.g., 'OTHERPROJ'). The issue will keep its current issue type and may receive a new key in the target project.","pattern":"^[A-Z][A-Z0-9_]+$","type":"string"}},"required":["issue_key","target_project_key"],"type":"object"},"name":"jira_move_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Move Issue to Project"},{"annotations":{"readOnlyHint":false,"title":"Move Issues to Backlog"},"description":"Move issues to the backlog, removing them from any sprint.","inputSchema":{"additionalProperties":false,"properties":{"issue_keys":{"description":"Comma-separated issue keys (e.g., 'PROJ-1,PROJ-2')","type":"string"}},"required":["issue_keys"],"type":"object"},"name":"jira_move_issues_to_backlog","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Move Issues to Backlog"},{"annotations":{"destructiveHint":true,"title":"Remove Issue Link"},"description":"Remove a link between two Jira issues.","inputSchema":{"additionalProperties":false,"properties":{"link_id":{"description":"The ID of the link to remove","type":"string"}},"required":["link_id"],"type":"object"},"name":"jira_remove_issue_link","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Remove Issue Link"},{"annotations":{"destructiveHint":true,"title":"Remove Issue Watcher"},"description":"Remove a user from watching a Jira issue.","inputSchema":{"additionalProperties":false,"properties":{"account_id":{"default":null,"description":"Account ID to remove (for Jira Cloud).","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"username":{"default":null,"description":"Username to remove (for Jira Server/DC).","type":"string"}},"required":["issue_key"],"type":"object"},"name":"jira_remove_watcher","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Remove Issue Watcher"},{"annotations":{"readOnlyHint":true,"title":"Search Issues"},"description":"Search Jira issues using JQL (Jira Query Language).","inputSchema":{"additionalProperties":false,"properties":{"expand":{"default":null,"description":"(Optional) fields to expand. Examples: 'renderedFields', 'transitions', 'changelog'","type":"string"},"fields":{"default":"labels,created,summary,versions,assignee,priority,reporter,status,issuetype,description,updated","description":"(Optional) Comma-separated fields to return in the results. Use '*all' for all fields, or specify individual fields like 'summary,status,assignee,priority'","type":"string"},"jql":{"description":"JQL query string (Jira Query Language). Examples:\n- Find Epics: \"issuetype = Epic AND project = PROJ\"\n- Find issues in Epic: \"parent = PROJ-123\"\n- Find by status: \"status = 'In Progress' AND project = PROJ\"\n- Find by assignee: \"assignee = currentUser()\"\n- Find recently updated: \"updated >= -7d AND project = PROJ\"\n- Find by label: \"labels = frontend AND project = PROJ\"\n- Find by priority: \"priority = High AND project = PROJ\"","type":"string"},"limit":{"default":10,"description":"Maximum number of results (1-50)","minimum":1,"type":"integer"},"page_token":{"default":null,"description":"(Optional) Pagination token from a previous search result. Cloud only — Server/DC uses start_at for pagination.","type":"string"},"projects_filter":{"default":null,"description":"(Optional) Comma-separated list of project keys to filter results by. Overrides the environment variable JIRA_PROJECTS_FILTER if provided.","type":"string"},"start_at":{"default":0,"description":"Starting index for pagination (0-based)","minimum":0,"type":"integer"},"use_display_names":{"default":false,"description":"When true, custom field keys in the output use human-readable display names (e.g. 'Story Points') instead of opaque IDs (e.g. 'customfield_10243'). The 'names' expansion is added automatically. Standard fields are unaffected.","type":"boolean"}},"required":["jql"],"type":"object"},"name":"jira_search","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Search Issues"},{"annotations":{"readOnlyHint":true,"title":"Search Assignable Users"},"description":"Search Jira users assignable in a given project or issue.\n\nUse this when you have a display name / partial name / email fragment\nand need a concrete identifier (``name`` / ``key`` for Server/DC,\n``accountId`` for Cloud) to feed into assignee, reporter, watcher, etc.\n\nReturns the full result set so the caller can disambiguate when several\nusers match — ``get_user_profile`` only resolves one identifier and is\nnot designed for human-name search.\n\nExactly one of ``project_key`` or ``issue_key`` must be provided — the\nunderlying API (``/user/assignable/search``) requires a project or issue\ncontext and works without the global \"Browse Users\" permission that bot\naccounts in locked-down DC instances often lack.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"default":null,"description":"Issue key to scope the search to (e.g. 'DT-779'). Required if project_key is not given.","type":"string"},"limit":{"default":20,"description":"Maximum number of users to return (default 20).","maximum":1000,"minimum":1,"type":"integer"},"project_key":{"default":null,"description":"Project key to scope the search to (e.g. 'DT'). Required if issue_key is not given.","type":"string"},"query":{"description":"Free-form text to search Jira users by: display name, username, or email substring (e.g. 'Smith', 'jane.doe', 'doe@example.com'). Server-side match is case-insensitive and partial.","type":"string"}},"required":["query"],"type":"object"},"name":"jira_search_assignable_users","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Search Assignable Users"},{"annotations":{"readOnlyHint":true,"title":"Search Fields"},"description":"Search Jira fields by keyword with fuzzy match.","inputSchema":{"additionalProperties":false,"properties":{"keyword":{"default":"","description":"Keyword for fuzzy search. If left empty, lists the first 'limit' available fields in their default order.","type":"string"},"limit":{"default":10,"description":"Maximum number of results","minimum":1,"type":"integer"},"refresh":{"default":false,"description":"Whether to force refresh the field list","type":"boolean"}},"type":"object"},"name":"jira_search_fields","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Search Fields"},{"annotations":{"readOnlyHint":true,"title":"Search Projects"},"description":"Search for Jira projects by name or key prefix.\n\nUses the projects picker endpoint to return a ranked list of matching\nprojects without fetching every visible project on the instance.","inputSchema":{"additionalProperties":false,"properties":{"current_project_ids":{"default":null,"description":"Comma-separated list of project IDs to exclude from results","type":"string"},"max_results":{"default":20,"description":"Maximum number of results to return","maximum":50,"minimum":1,"type":"integer"},"query":{"description":"Name or key prefix to search for","type":"string"}},"required":["query"],"type":"object"},"name":"jira_search_projects","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Search Projects"},{"annotations":{"destructiveHint":true,"title":"Transition Issue"},"description":"Transition a Jira issue to a new status.","inputSchema":{"additionalProperties":false,"properties":{"comment":{"default":null,"description":"(Optional) Comment to add during the transition in Markdown format. This will be visible in the issue history. Rejected for projects listed in JIRA_INTERNAL_ONLY_PROJECTS (a transition comment may be customer-visible on JSM and cannot be forced internal): transition without a comment, then post an internal note with jira_add_comment(public=false).","type":"string"},"fields":{"default":null,"description":"(Optional) JSON string of fields to update during the transition. Some transitions require specific fields to be set (e.g., resolution). Example: '{\"resolution\": {\"name\": \"Fixed\"}}'","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"transition_id":{"description":"ID of the transition to perform. Use the jira_get_transitions tool first to get the available transition IDs for the issue. Example values: '11', '21', '31'","type":"string"}},"required":["issue_key","transition_id"],"type":"object"},"name":"jira_transition_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Transition Issue"},{"annotations":{"destructiveHint":true,"title":"Update Issue"},"description":"Update an existing Jira issue including changing status, adding Epic links, updating fields, etc.","inputSchema":{"additionalProperties":false,"properties":{"additional_fields":{"default":null,"description":"(Optional) JSON string of additional fields to update. Use this for custom fields or more complex updates. Link to epic: {\"epicKey\": \"EPIC-123\"} or {\"epic_link\": \"EPIC-123\"}.","type":"string"},"attachments":{"default":null,"description":"(Optional) JSON string array or comma-separated list of file paths to attach to the issue. Example: '/path/to/file1.txt,/path/to/file2.txt' or ['/path/to/file1.txt','/path/to/file2.txt']","type":"string"},"components":{"default":null,"description":"(Optional) Comma-separated list of component names (e.g., 'Frontend,API')","type":"string"},"fields":{"description":"JSON string of fields to update. For 'assignee', provide a string identifier (email, name, or accountId). For 'description', provide text in Markdown format; on Jira Cloud, use '{expand:Title}...{expand}' for a collapsible section. Example: '{\"assignee\": \"user@example.com\", \"summary\": \"New Summary\", \"description\": \"## Updated\\nMarkdown text\"}'","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123', 'ACV2-642')","pattern":"^[A-Z][A-Z0-9_]+-\\d+(?:-\\d+)*$","type":"string"},"return_fields":{"default":"*all","description":"(Optional) Controls which fields of the updated issue are returned, to reduce response size and token usage. Defaults to '*all' (the complete issue, which can be very large). TOKEN-SAVING TIP: after an update you usually do NOT need the whole issue back. Pass a comma-separated list of just the field(s) you care about (e.g., 'summary,duedate'), or a single light field such as 'status' for a minimal confirmation - this can cut the response by thousands of tokens. The issue 'key' is always returned regardless. If you later need other fields, fetch them on demand with jira_get_issue (which also supports field filtering). Use '*all' only when you genuinely need the full updated issue.","type":"string"}},"required":["issue_key","fields"],"type":"object"},"name":"jira_update_issue","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Update Issue"},{"annotations":{"destructiveHint":true,"title":"Update Form Answers"},"description":"Update form field answers using the Jira Forms REST API.\n\nThis is the primary method for updating form data. Each answer object\nmust specify the question ID, answer type, and value.\n\n**⚠️ KNOWN LIMITATION - DATETIME fields:**\nThe Jira Forms API does NOT properly preserve time components in DATETIME fields.\nOnly the date portion is stored; times are reset to midnight (00:00:00).\n\n**Workaround for DATETIME fields:**\nUse jira_update_issue to directly update the underlying custom fields instead:\n1. Get the custom field ID from the form details (question's \"jiraField\" property)\n2. Use jira_update_issue with fields like: {\"customfield_XXXXX\": \"2026-01-09T11:50:00-08:00\"}\n\nExample:\n```python\n# Instead of updating via form (loses time):\n# jira_update_proforma_form_answers(issue_key, form_id, [{\"questionId\": \"91\", \"type\": \"DATETIME\", \"value\": \"...\"}])\n\n# Use direct field update (preserves time):\njira_update_issue(issue_key, {\"customfield_10542\": \"2026-01-09T11:50:00-08:00\"})\n```\n\n**Automatic DateTime Conversion:**\nFor DATE and DATETIME fields, you can provide values as:\n- ISO 8601 strings (e.g., \"2024-12-17T19:00:00Z\", \"2024-12-17\")\n- Unix timestamps in milliseconds (e.g., 1734465600000)\n\nThe tool automatically converts ISO 8601 strings to Unix timestamps.\n\nExample answers:\n[\n    {\"questionId\": \"q1\", \"type\": \"TEXT\", \"value\": \"Updated description\"},\n    {\"questionId\": \"q2\", \"type\": \"SELECT\", \"value\": \"Product A\"},\n    {\"questionId\": \"q3\", \"type\": \"NUMBER\", \"value\": 42},\n    {\"questionId\": \"q4\", \"type\": \"DATE\", \"value\": \"2024-12-17\"}\n]\n\nCommon answer types:\n- TEXT: String values\n- NUMBER: Numeric values\n- DATE: Date values (ISO 8601 string or Unix timestamp in ms)\n- DATETIME: DateTime values - ⚠️ USE WORKAROUND ABOVE\n- SELECT: Single selection from options\n- MULTI_SELECT: Multiple selections (value as list)\n- CHECKBOX: Boolean values","inputSchema":{"additionalProperties":false,"properties":{"answers":{"description":"List of answer objects. Each answer must have: questionId (string), type (TEXT/NUMBER/SELECT/etc), value (any)","items":{"additionalProperties":true,"type":"object"},"type":"array"},"form_id":{"description":"ProForma form UUID (e.g., '1946b8b7-8f03-4dc0-ac2d-5fac0d960c6a')","type":"string"},"issue_key":{"description":"Jira issue key (e.g., 'PROJ-123')","type":"string"}},"required":["issue_key","form_id","answers"],"type":"object"},"name":"jira_update_proforma_form_answers","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Update Form Answers"},{"annotations":{"destructiveHint":true,"title":"Update Sprint"},"description":"Update jira sprint.","inputSchema":{"additionalProperties":false,"properties":{"end_date":{"default":null,"description":"(Optional) New end date for the sprint","type":"string"},"goal":{"default":null,"description":"(Optional) New goal for the sprint","type":"string"},"name":{"default":null,"description":"(Optional) New name for the sprint","type":"string"},"sprint_id":{"description":"The id of sprint (e.g., '10001')","type":"string"},"start_date":{"default":null,"description":"(Optional) New start date for the sprint","type":"string"},"state":{"default":null,"description":"(Optional) New state for the sprint (future|active|closed)","type":"string"}},"required":["sprint_id"],"type":"object"},"name":"jira_update_sprint","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Update Sprint"},{"annotations":{"destructiveHint":true,"title":"Update Version"},"description":"Update an existing fix version in a Jira project.\n\nOnly fields explicitly provided are modified; other attributes of the\nversion are left untouched. Useful for archiving/unarchiving versions,\nrenaming, or shifting release dates without recreating them.","inputSchema":{"additionalProperties":false,"properties":{"archived":{"default":null,"description":"Set archived flag (true to archive)","type":"boolean"},"description":{"default":null,"description":"New description for the version","type":"string"},"name":{"default":null,"description":"New name for the version","type":"string"},"release_date":{"default":null,"description":"New release date (YYYY-MM-DD)","type":"string"},"released":{"default":null,"description":"Set released flag (true to mark released)","type":"boolean"},"start_date":{"default":null,"description":"New start date (YYYY-MM-DD)","type":"string"},"version_id":{"description":"Numeric ID of the version to update (e.g. '10001')","type":"string"}},"required":["version_id"],"type":"object"},"name":"jira_update_version","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Update Version"}]"###,
 );
+
 /// Typed client for the Atlassian MCP MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -2586,20 +2920,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -2607,12 +2945,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Retrieve profile information for a specific Jira user.
     ///
     /// MCP tool `jira_get_user_profile` ("Get User Profile"). Server hints: read-only.
@@ -2629,6 +2969,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_user_profile", arguments).await
     }
+
     /// Calls `jira_get_user_profile` like [`Self::jira_get_user_profile`], without unwrapping
     /// the result envelope.
     ///
@@ -2646,6 +2987,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_user_profile", arguments).await
     }
+
     /// Search Jira users assignable in a given project or issue.
     ///
     /// Use this when you have a display name / partial name / email fragment
@@ -2676,6 +3018,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_search_assignable_users", arguments).await
     }
+
     /// Calls `jira_search_assignable_users` like [`Self::jira_search_assignable_users`],
     /// without unwrapping the result envelope.
     ///
@@ -2698,6 +3041,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get the list of watchers for a Jira issue.
     ///
     /// MCP tool `jira_get_issue_watchers` ("Get Issue Watchers"). Server hints: read-only.
@@ -2714,6 +3058,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue_watchers", arguments).await
     }
+
     /// Calls `jira_get_issue_watchers` like [`Self::jira_get_issue_watchers`], without
     /// unwrapping the result envelope.
     ///
@@ -2732,6 +3077,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_issue_watchers", arguments)
             .await
     }
+
     /// Add a user as a watcher to a Jira issue.
     ///
     /// MCP tool `jira_add_watcher` ("Add Issue Watcher"). Server hints: not destructive.
@@ -2748,6 +3094,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_add_watcher", arguments).await
     }
+
     /// Calls `jira_add_watcher` like [`Self::jira_add_watcher`], without unwrapping the result
     /// envelope.
     ///
@@ -2765,6 +3112,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_add_watcher", arguments).await
     }
+
     /// Remove a user from watching a Jira issue.
     ///
     /// MCP tool `jira_remove_watcher` ("Remove Issue Watcher"). Server hints: destructive.
@@ -2781,6 +3129,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_remove_watcher", arguments).await
     }
+
     /// Calls `jira_remove_watcher` like [`Self::jira_remove_watcher`], without unwrapping the
     /// result envelope.
     ///
@@ -2798,6 +3147,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_remove_watcher", arguments).await
     }
+
     /// Get details of a specific Jira issue.
     ///
     /// Includes Epic links and relationship information. Use the
@@ -2819,6 +3169,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue", arguments).await
     }
+
     /// Calls `jira_get_issue` like [`Self::jira_get_issue`], without unwrapping the result
     /// envelope.
     ///
@@ -2836,6 +3187,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_issue", arguments).await
     }
+
     /// Search Jira issues using JQL (Jira Query Language).
     ///
     /// MCP tool `jira_search` ("Search Issues"). Server hints: read-only.
@@ -2852,6 +3204,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_search", arguments).await
     }
+
     /// Calls `jira_search` like [`Self::jira_search`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2868,6 +3221,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_search", arguments).await
     }
+
     /// Search Jira fields by keyword with fuzzy match.
     ///
     /// MCP tool `jira_search_fields` ("Search Fields"). Server hints: read-only.
@@ -2884,6 +3238,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_search_fields", arguments).await
     }
+
     /// Calls `jira_search_fields` like [`Self::jira_search_fields`], without unwrapping the
     /// result envelope.
     ///
@@ -2901,6 +3256,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_search_fields", arguments).await
     }
+
     /// Get allowed option values for a custom field.
     ///
     /// Returns the list of valid options for select, multi-select, radio,
@@ -2926,6 +3282,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_field_options", arguments).await
     }
+
     /// Calls `jira_get_field_options` like [`Self::jira_get_field_options`], without unwrapping
     /// the result envelope.
     ///
@@ -2944,6 +3301,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_field_options", arguments)
             .await
     }
+
     /// Get all issues for a specific Jira project.
     ///
     /// MCP tool `jira_get_project_issues` ("Get Project Issues"). Server hints: read-only.
@@ -2960,6 +3318,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_project_issues", arguments).await
     }
+
     /// Calls `jira_get_project_issues` like [`Self::jira_get_project_issues`], without
     /// unwrapping the result envelope.
     ///
@@ -2978,6 +3337,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_project_issues", arguments)
             .await
     }
+
     /// Get available status transitions for a Jira issue.
     ///
     /// MCP tool `jira_get_transitions` ("Get Transitions"). Server hints: read-only.
@@ -2994,6 +3354,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_transitions", arguments).await
     }
+
     /// Calls `jira_get_transitions` like [`Self::jira_get_transitions`], without unwrapping the
     /// result envelope.
     ///
@@ -3011,6 +3372,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_transitions", arguments).await
     }
+
     /// Get worklog entries for a Jira issue.
     ///
     /// MCP tool `jira_get_worklog` ("Get Worklog"). Server hints: read-only.
@@ -3027,6 +3389,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_worklog", arguments).await
     }
+
     /// Calls `jira_get_worklog` like [`Self::jira_get_worklog`], without unwrapping the result
     /// envelope.
     ///
@@ -3044,6 +3407,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_worklog", arguments).await
     }
+
     /// Download attachments from a Jira issue.
     ///
     /// Returns attachment contents as base64-encoded content so that they are
@@ -3069,6 +3433,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_download_attachments", arguments).await
     }
+
     /// Calls `jira_download_attachments` like [`Self::jira_download_attachments`], without
     /// unwrapping the result envelope.
     ///
@@ -3087,6 +3452,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_download_attachments", arguments)
             .await
     }
+
     /// Get all images attached to a Jira issue as inline image content.
     ///
     /// Filters attachments to images only (PNG, JPEG, GIF, WebP, SVG, BMP)
@@ -3112,6 +3478,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue_images", arguments).await
     }
+
     /// Calls `jira_get_issue_images` like [`Self::jira_get_issue_images`], without unwrapping
     /// the result envelope.
     ///
@@ -3129,6 +3496,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_issue_images", arguments).await
     }
+
     /// Get jira agile boards by name, project key, or type.
     ///
     /// MCP tool `jira_get_agile_boards` ("Get Agile Boards"). Server hints: read-only.
@@ -3145,6 +3513,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_agile_boards", arguments).await
     }
+
     /// Calls `jira_get_agile_boards` like [`Self::jira_get_agile_boards`], without unwrapping
     /// the result envelope.
     ///
@@ -3162,6 +3531,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_agile_boards", arguments).await
     }
+
     /// Get all issues linked to a specific board filtered by JQL.
     ///
     /// MCP tool `jira_get_board_issues` ("Get Board Issues"). Server hints: read-only.
@@ -3178,6 +3548,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_board_issues", arguments).await
     }
+
     /// Calls `jira_get_board_issues` like [`Self::jira_get_board_issues`], without unwrapping
     /// the result envelope.
     ///
@@ -3195,6 +3566,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_board_issues", arguments).await
     }
+
     /// Get jira sprints from board by state.
     ///
     /// MCP tool `jira_get_sprints_from_board` ("Get Sprints from Board"). Server hints:
@@ -3212,6 +3584,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_sprints_from_board", arguments).await
     }
+
     /// Calls `jira_get_sprints_from_board` like [`Self::jira_get_sprints_from_board`], without
     /// unwrapping the result envelope.
     ///
@@ -3230,6 +3603,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_sprints_from_board", arguments)
             .await
     }
+
     /// Get jira issues from sprint.
     ///
     /// MCP tool `jira_get_sprint_issues` ("Get Sprint Issues"). Server hints: read-only.
@@ -3246,6 +3620,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_sprint_issues", arguments).await
     }
+
     /// Calls `jira_get_sprint_issues` like [`Self::jira_get_sprint_issues`], without unwrapping
     /// the result envelope.
     ///
@@ -3264,6 +3639,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_sprint_issues", arguments)
             .await
     }
+
     /// Get all available issue link types.
     ///
     /// MCP tool `jira_get_link_types` ("Get Link Types"). Server hints: read-only.
@@ -3280,6 +3656,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_link_types", arguments).await
     }
+
     /// Calls `jira_get_link_types` like [`Self::jira_get_link_types`], without unwrapping the
     /// result envelope.
     ///
@@ -3297,6 +3674,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_link_types", arguments).await
     }
+
     /// Create a new Jira issue with optional Epic link or parent for subtasks.
     ///
     /// MCP tool `jira_create_issue` ("Create Issue"). Server hints: not destructive.
@@ -3313,6 +3691,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_create_issue", arguments).await
     }
+
     /// Calls `jira_create_issue` like [`Self::jira_create_issue`], without unwrapping the
     /// result envelope.
     ///
@@ -3330,6 +3709,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_create_issue", arguments).await
     }
+
     /// Create multiple Jira issues in a batch.
     ///
     /// MCP tool `jira_batch_create_issues` ("Batch Create Issues"). Server hints: not
@@ -3347,6 +3727,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_batch_create_issues", arguments).await
     }
+
     /// Calls `jira_batch_create_issues` like [`Self::jira_batch_create_issues`], without
     /// unwrapping the result envelope.
     ///
@@ -3365,6 +3746,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_batch_create_issues", arguments)
             .await
     }
+
     /// Get changelogs for multiple Jira issues (Cloud only).
     ///
     /// MCP tool `jira_batch_get_changelogs` ("Batch Get Changelogs"). Server hints: read-only.
@@ -3381,6 +3763,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_batch_get_changelogs", arguments).await
     }
+
     /// Calls `jira_batch_get_changelogs` like [`Self::jira_batch_get_changelogs`], without
     /// unwrapping the result envelope.
     ///
@@ -3399,6 +3782,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_batch_get_changelogs", arguments)
             .await
     }
+
     /// Update an existing Jira issue including changing status, adding Epic links, updating
     /// fields, etc.
     ///
@@ -3416,6 +3800,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_update_issue", arguments).await
     }
+
     /// Calls `jira_update_issue` like [`Self::jira_update_issue`], without unwrapping the
     /// result envelope.
     ///
@@ -3433,6 +3818,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_update_issue", arguments).await
     }
+
     /// Assign a Jira issue to a user using the dedicated assignment endpoint.
     ///
     /// This is more reliable than setting assignee via update_issue, which is
@@ -3452,6 +3838,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_assign_issue", arguments).await
     }
+
     /// Calls `jira_assign_issue` like [`Self::jira_assign_issue`], without unwrapping the
     /// result envelope.
     ///
@@ -3469,6 +3856,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_assign_issue", arguments).await
     }
+
     /// Delete an existing Jira issue.
     ///
     /// MCP tool `jira_delete_issue` ("Delete Issue"). Server hints: destructive.
@@ -3485,6 +3873,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_delete_issue", arguments).await
     }
+
     /// Calls `jira_delete_issue` like [`Self::jira_delete_issue`], without unwrapping the
     /// result envelope.
     ///
@@ -3502,6 +3891,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_delete_issue", arguments).await
     }
+
     /// Move a Jira issue to a different project (Jira Cloud only).
     ///
     /// Uses Jira Cloud's bulk move API to perform a cross-project move.
@@ -3525,6 +3915,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_move_issue", arguments).await
     }
+
     /// Calls `jira_move_issue` like [`Self::jira_move_issue`], without unwrapping the result
     /// envelope.
     ///
@@ -3542,6 +3933,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_move_issue", arguments).await
     }
+
     /// Add a comment to a Jira issue.
     ///
     /// MCP tool `jira_add_comment` ("Add Comment"). Server hints: not destructive.
@@ -3558,6 +3950,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_add_comment", arguments).await
     }
+
     /// Calls `jira_add_comment` like [`Self::jira_add_comment`], without unwrapping the result
     /// envelope.
     ///
@@ -3575,6 +3968,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_add_comment", arguments).await
     }
+
     /// Edit an existing comment on a Jira issue.
     ///
     /// MCP tool `jira_edit_comment` ("Edit Comment"). Server hints: destructive.
@@ -3591,6 +3985,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_edit_comment", arguments).await
     }
+
     /// Calls `jira_edit_comment` like [`Self::jira_edit_comment`], without unwrapping the
     /// result envelope.
     ///
@@ -3608,6 +4003,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_edit_comment", arguments).await
     }
+
     /// Add a worklog entry to a Jira issue.
     ///
     /// MCP tool `jira_add_worklog` ("Add Worklog"). Server hints: destructive.
@@ -3624,6 +4020,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_add_worklog", arguments).await
     }
+
     /// Calls `jira_add_worklog` like [`Self::jira_add_worklog`], without unwrapping the result
     /// envelope.
     ///
@@ -3641,6 +4038,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_add_worklog", arguments).await
     }
+
     /// Link an existing issue to an epic.
     ///
     /// MCP tool `jira_link_to_epic` ("Link to Epic"). Server hints: destructive.
@@ -3657,6 +4055,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_link_to_epic", arguments).await
     }
+
     /// Calls `jira_link_to_epic` like [`Self::jira_link_to_epic`], without unwrapping the
     /// result envelope.
     ///
@@ -3674,6 +4073,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_link_to_epic", arguments).await
     }
+
     /// Create a link between two Jira issues.
     ///
     /// MCP tool `jira_create_issue_link` ("Create Issue Link"). Server hints: not destructive.
@@ -3690,6 +4090,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_create_issue_link", arguments).await
     }
+
     /// Calls `jira_create_issue_link` like [`Self::jira_create_issue_link`], without unwrapping
     /// the result envelope.
     ///
@@ -3708,6 +4109,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_create_issue_link", arguments)
             .await
     }
+
     /// Create a remote issue link (web link or Confluence link) for a Jira issue.
     ///
     /// This tool allows you to add web links and Confluence links to Jira issues.
@@ -3729,6 +4131,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_create_remote_issue_link", arguments).await
     }
+
     /// Calls `jira_create_remote_issue_link` like [`Self::jira_create_remote_issue_link`],
     /// without unwrapping the result envelope.
     ///
@@ -3751,6 +4154,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Remove a link between two Jira issues.
     ///
     /// MCP tool `jira_remove_issue_link` ("Remove Issue Link"). Server hints: destructive.
@@ -3767,6 +4171,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_remove_issue_link", arguments).await
     }
+
     /// Calls `jira_remove_issue_link` like [`Self::jira_remove_issue_link`], without unwrapping
     /// the result envelope.
     ///
@@ -3785,6 +4190,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_remove_issue_link", arguments)
             .await
     }
+
     /// Transition a Jira issue to a new status.
     ///
     /// MCP tool `jira_transition_issue` ("Transition Issue"). Server hints: destructive.
@@ -3801,6 +4207,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_transition_issue", arguments).await
     }
+
     /// Calls `jira_transition_issue` like [`Self::jira_transition_issue`], without unwrapping
     /// the result envelope.
     ///
@@ -3818,6 +4225,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_transition_issue", arguments).await
     }
+
     /// Create Jira sprint for a board.
     ///
     /// MCP tool `jira_create_sprint` ("Create Sprint"). Server hints: not destructive.
@@ -3834,6 +4242,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_create_sprint", arguments).await
     }
+
     /// Calls `jira_create_sprint` like [`Self::jira_create_sprint`], without unwrapping the
     /// result envelope.
     ///
@@ -3851,6 +4260,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_create_sprint", arguments).await
     }
+
     /// Update jira sprint.
     ///
     /// MCP tool `jira_update_sprint` ("Update Sprint"). Server hints: destructive.
@@ -3867,6 +4277,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_update_sprint", arguments).await
     }
+
     /// Calls `jira_update_sprint` like [`Self::jira_update_sprint`], without unwrapping the
     /// result envelope.
     ///
@@ -3884,6 +4295,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_update_sprint", arguments).await
     }
+
     /// Add issues to a Jira sprint.
     ///
     /// MCP tool `jira_add_issues_to_sprint` ("Add Issues to Sprint"). Server hints:
@@ -3901,6 +4313,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_add_issues_to_sprint", arguments).await
     }
+
     /// Calls `jira_add_issues_to_sprint` like [`Self::jira_add_issues_to_sprint`], without
     /// unwrapping the result envelope.
     ///
@@ -3919,6 +4332,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_add_issues_to_sprint", arguments)
             .await
     }
+
     /// Move issues to the backlog, removing them from any sprint.
     ///
     /// MCP tool `jira_move_issues_to_backlog` ("Move Issues to Backlog"). Server hints: not
@@ -3936,6 +4350,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_move_issues_to_backlog", arguments).await
     }
+
     /// Calls `jira_move_issues_to_backlog` like [`Self::jira_move_issues_to_backlog`], without
     /// unwrapping the result envelope.
     ///
@@ -3954,6 +4369,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_move_issues_to_backlog", arguments)
             .await
     }
+
     /// Get available issue types for a Jira project.
     ///
     /// Returns the list of issue types (Bug, Task, Story, Epic, etc.) that can
@@ -3975,6 +4391,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_project_issue_types", arguments).await
     }
+
     /// Calls `jira_get_project_issue_types` like [`Self::jira_get_project_issue_types`],
     /// without unwrapping the result envelope.
     ///
@@ -3997,6 +4414,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get fields available for creating an issue of a specific type.
     ///
     /// Returns all fields (required and optional) for the given project and
@@ -4018,6 +4436,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_create_fields", arguments).await
     }
+
     /// Calls `jira_get_create_fields` like [`Self::jira_get_create_fields`], without unwrapping
     /// the result envelope.
     ///
@@ -4036,6 +4455,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_create_fields", arguments)
             .await
     }
+
     /// Get all fix versions for a specific Jira project.
     ///
     /// MCP tool `jira_get_project_versions` ("Get Project Versions"). Server hints: read-only.
@@ -4052,6 +4472,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_project_versions", arguments).await
     }
+
     /// Calls `jira_get_project_versions` like [`Self::jira_get_project_versions`], without
     /// unwrapping the result envelope.
     ///
@@ -4070,6 +4491,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_project_versions", arguments)
             .await
     }
+
     /// Get all components for a specific Jira project.
     ///
     /// MCP tool `jira_get_project_components` ("Get Project Components"). Server hints:
@@ -4087,6 +4509,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_project_components", arguments).await
     }
+
     /// Calls `jira_get_project_components` like [`Self::jira_get_project_components`], without
     /// unwrapping the result envelope.
     ///
@@ -4105,6 +4528,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_project_components", arguments)
             .await
     }
+
     /// Get all Jira projects accessible to the current user.
     ///
     /// MCP tool `jira_get_all_projects` ("Get All Projects"). Server hints: read-only.
@@ -4121,6 +4545,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_all_projects", arguments).await
     }
+
     /// Calls `jira_get_all_projects` like [`Self::jira_get_all_projects`], without unwrapping
     /// the result envelope.
     ///
@@ -4138,6 +4563,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_all_projects", arguments).await
     }
+
     /// Search for Jira projects by name or key prefix.
     ///
     /// Uses the projects picker endpoint to return a ranked list of matching
@@ -4157,6 +4583,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_search_projects", arguments).await
     }
+
     /// Calls `jira_search_projects` like [`Self::jira_search_projects`], without unwrapping the
     /// result envelope.
     ///
@@ -4174,6 +4601,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_search_projects", arguments).await
     }
+
     /// Get the fields available on issues of a project (the create schema),
     /// deduplicated across the project's issue types — i.e. which fields tickets in
     /// this project have, regardless of whether they are filled.
@@ -4192,6 +4620,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_project_fields", arguments).await
     }
+
     /// Calls `jira_get_project_fields` like [`Self::jira_get_project_fields`], without
     /// unwrapping the result envelope.
     ///
@@ -4210,6 +4639,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_project_fields", arguments)
             .await
     }
+
     /// Get the Jira Service Desk associated with a project key.
     ///
     /// Server/Data Center only. Not available on Jira Cloud.
@@ -4231,6 +4661,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("jira_get_service_desk_for_project", arguments)
             .await
     }
+
     /// Calls `jira_get_service_desk_for_project` like
     /// [`Self::jira_get_service_desk_for_project`], without unwrapping the result envelope.
     ///
@@ -4253,6 +4684,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get queues for a Jira Service Desk.
     ///
     /// Server/Data Center only. Not available on Jira Cloud.
@@ -4272,6 +4704,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_service_desk_queues", arguments).await
     }
+
     /// Calls `jira_get_service_desk_queues` like [`Self::jira_get_service_desk_queues`],
     /// without unwrapping the result envelope.
     ///
@@ -4294,6 +4727,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get issues from a Jira Service Desk queue.
     ///
     /// Server/Data Center only. Not available on Jira Cloud.
@@ -4312,6 +4746,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_queue_issues", arguments).await
     }
+
     /// Calls `jira_get_queue_issues` like [`Self::jira_get_queue_issues`], without unwrapping
     /// the result envelope.
     ///
@@ -4329,6 +4764,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_queue_issues", arguments).await
     }
+
     /// Get request types for a Jira Service Management service desk.
     ///
     /// MCP tool `jira_get_request_types` ("Get Request Types"). Server hints: read-only.
@@ -4345,6 +4781,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_request_types", arguments).await
     }
+
     /// Calls `jira_get_request_types` like [`Self::jira_get_request_types`], without unwrapping
     /// the result envelope.
     ///
@@ -4363,6 +4800,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_get_request_types", arguments)
             .await
     }
+
     /// Get field definitions for a Jira Service Management request type.
     ///
     /// MCP tool `jira_get_request_type_fields` ("Get Request Type Fields"). Server hints:
@@ -4380,6 +4818,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_request_type_fields", arguments).await
     }
+
     /// Calls `jira_get_request_type_fields` like [`Self::jira_get_request_type_fields`],
     /// without unwrapping the result envelope.
     ///
@@ -4402,6 +4841,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Create a Jira Service Management customer request.
     ///
     /// MCP tool `jira_create_customer_request` ("Create Customer Request"). Server hints:
@@ -4419,6 +4859,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_create_customer_request", arguments).await
     }
+
     /// Calls `jira_create_customer_request` like [`Self::jira_create_customer_request`],
     /// without unwrapping the result envelope.
     ///
@@ -4441,6 +4882,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Create a new fix version in a Jira project.
     ///
     /// MCP tool `jira_create_version` ("Create Version"). Server hints: not destructive.
@@ -4457,6 +4899,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_create_version", arguments).await
     }
+
     /// Calls `jira_create_version` like [`Self::jira_create_version`], without unwrapping the
     /// result envelope.
     ///
@@ -4474,6 +4917,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_create_version", arguments).await
     }
+
     /// Batch create multiple versions in a Jira project.
     ///
     /// MCP tool `jira_batch_create_versions` ("Batch Create Versions"). Server hints: not
@@ -4491,6 +4935,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_batch_create_versions", arguments).await
     }
+
     /// Calls `jira_batch_create_versions` like [`Self::jira_batch_create_versions`], without
     /// unwrapping the result envelope.
     ///
@@ -4509,6 +4954,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "jira_batch_create_versions", arguments)
             .await
     }
+
     /// Update an existing fix version in a Jira project.
     ///
     /// Only fields explicitly provided are modified; other attributes of the
@@ -4529,6 +4975,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_update_version", arguments).await
     }
+
     /// Calls `jira_update_version` like [`Self::jira_update_version`], without unwrapping the
     /// result envelope.
     ///
@@ -4546,6 +4993,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_update_version", arguments).await
     }
+
     /// Get all ProForma forms associated with a Jira issue.
     ///
     /// Uses the new Jira Forms REST API. Form IDs are returned as UUIDs.
@@ -4564,6 +5012,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue_proforma_forms", arguments).await
     }
+
     /// Calls `jira_get_issue_proforma_forms` like [`Self::jira_get_issue_proforma_forms`],
     /// without unwrapping the result envelope.
     ///
@@ -4586,6 +5035,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get detailed information about a specific ProForma form.
     ///
     /// Uses the new Jira Forms REST API. Returns form details including ADF design structure.
@@ -4604,6 +5054,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_proforma_form_details", arguments).await
     }
+
     /// Calls `jira_get_proforma_form_details` like [`Self::jira_get_proforma_form_details`],
     /// without unwrapping the result envelope.
     ///
@@ -4626,6 +5077,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Update form field answers using the Jira Forms REST API.
     ///
     /// This is the primary method for updating form data. Each answer object
@@ -4691,6 +5143,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("jira_update_proforma_form_answers", arguments)
             .await
     }
+
     /// Calls `jira_update_proforma_form_answers` like
     /// [`Self::jira_update_proforma_form_answers`], without unwrapping the result envelope.
     ///
@@ -4713,6 +5166,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get date information and status transition history for a Jira issue.
     ///
     /// Returns dates (created, updated, due date, resolution date) and optionally
@@ -4732,6 +5186,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue_dates", arguments).await
     }
+
     /// Calls `jira_get_issue_dates` like [`Self::jira_get_issue_dates`], without unwrapping the
     /// result envelope.
     ///
@@ -4749,6 +5204,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_issue_dates", arguments).await
     }
+
     /// Calculate SLA metrics for a Jira issue.
     ///
     /// Computes various time-based metrics including cycle time, lead time,
@@ -4775,6 +5231,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue_sla", arguments).await
     }
+
     /// Calls `jira_get_issue_sla` like [`Self::jira_get_issue_sla`], without unwrapping the
     /// result envelope.
     ///
@@ -4792,6 +5249,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "jira_get_issue_sla", arguments).await
     }
+
     /// Get development information (PRs, commits, branches) linked to a Jira issue.
     ///
     /// This retrieves the development panel information that shows linked
@@ -4813,6 +5271,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_issue_development_info", arguments).await
     }
+
     /// Calls `jira_get_issue_development_info` like [`Self::jira_get_issue_development_info`],
     /// without unwrapping the result envelope.
     ///
@@ -4835,6 +5294,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get development information for multiple Jira issues.
     ///
     /// Batch retrieves development panel information (PRs, commits, branches)
@@ -4857,6 +5317,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("jira_get_issues_development_info", arguments)
             .await
     }
+
     /// Calls `jira_get_issues_development_info` like
     /// [`Self::jira_get_issues_development_info`], without unwrapping the result envelope.
     ///
@@ -4879,6 +5340,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Group a project's epics under their cross-project parent issues.
     ///
     /// Fetches all epics in the project, detects their parent issue via
@@ -4902,6 +5364,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("jira_get_project_epic_hierarchy", arguments).await
     }
+
     /// Calls `jira_get_project_epic_hierarchy` like [`Self::jira_get_project_epic_hierarchy`],
     /// without unwrapping the result envelope.
     ///
@@ -4924,6 +5387,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Find all cross-project issue links for a project.
     ///
     /// Scans issues in the project, extracts every issue link whose
@@ -4948,6 +5412,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("jira_get_cross_project_dependencies", arguments)
             .await
     }
+
     /// Calls `jira_get_cross_project_dependencies` like
     /// [`Self::jira_get_cross_project_dependencies`], without unwrapping the result envelope.
     ///
@@ -4970,6 +5435,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Search Confluence content using simple terms or CQL.
     ///
     /// MCP tool `confluence_search` ("Search Content"). Server hints: read-only.
@@ -4986,6 +5452,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_search", arguments).await
     }
+
     /// Calls `confluence_search` like [`Self::confluence_search`], without unwrapping the
     /// result envelope.
     ///
@@ -5003,6 +5470,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "confluence_search", arguments).await
     }
+
     /// Get content of a specific Confluence page by its ID, or by its title and space key.
     ///
     /// MCP tool `confluence_get_page` ("Get Page"). Server hints: read-only.
@@ -5019,6 +5487,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page", arguments).await
     }
+
     /// Calls `confluence_get_page` like [`Self::confluence_get_page`], without unwrapping the
     /// result envelope.
     ///
@@ -5036,6 +5505,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "confluence_get_page", arguments).await
     }
+
     /// Get child pages and folders of a specific Confluence page.
     ///
     /// MCP tool `confluence_get_page_children` ("Get Page Children"). Server hints: read-only.
@@ -5052,6 +5522,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page_children", arguments).await
     }
+
     /// Calls `confluence_get_page_children` like [`Self::confluence_get_page_children`],
     /// without unwrapping the result envelope.
     ///
@@ -5074,6 +5545,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get page hierarchy for a Confluence space as a flat list.
     ///
     /// Returns pages with parent_id and depth attributes for token-efficient
@@ -5097,6 +5569,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_space_page_tree", arguments).await
     }
+
     /// Calls `confluence_get_space_page_tree` like [`Self::confluence_get_space_page_tree`],
     /// without unwrapping the result envelope.
     ///
@@ -5119,6 +5592,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get comments for a specific Confluence page.
     ///
     /// MCP tool `confluence_get_comments` ("Get Comments"). Server hints: read-only.
@@ -5135,6 +5609,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_comments", arguments).await
     }
+
     /// Calls `confluence_get_comments` like [`Self::confluence_get_comments`], without
     /// unwrapping the result envelope.
     ///
@@ -5153,6 +5628,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_get_comments", arguments)
             .await
     }
+
     /// Get labels for Confluence content (pages, blog posts, or attachments).
     ///
     /// MCP tool `confluence_get_labels` ("Get Labels"). Server hints: read-only.
@@ -5169,6 +5645,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_labels", arguments).await
     }
+
     /// Calls `confluence_get_labels` like [`Self::confluence_get_labels`], without unwrapping
     /// the result envelope.
     ///
@@ -5186,6 +5663,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "confluence_get_labels", arguments).await
     }
+
     /// Add label to Confluence content (pages, blog posts, or attachments).
     ///
     /// Useful for:
@@ -5207,6 +5685,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_add_label", arguments).await
     }
+
     /// Calls `confluence_add_label` like [`Self::confluence_add_label`], without unwrapping the
     /// result envelope.
     ///
@@ -5224,6 +5703,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "confluence_add_label", arguments).await
     }
+
     /// Create a new Confluence page.
     ///
     /// MCP tool `confluence_create_page` ("Create Page"). Server hints: not destructive.
@@ -5240,6 +5720,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_create_page", arguments).await
     }
+
     /// Calls `confluence_create_page` like [`Self::confluence_create_page`], without unwrapping
     /// the result envelope.
     ///
@@ -5258,6 +5739,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_create_page", arguments)
             .await
     }
+
     /// Update an existing Confluence page.
     ///
     /// MCP tool `confluence_update_page` ("Update Page"). Server hints: destructive.
@@ -5274,6 +5756,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_update_page", arguments).await
     }
+
     /// Calls `confluence_update_page` like [`Self::confluence_update_page`], without unwrapping
     /// the result envelope.
     ///
@@ -5292,6 +5775,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_update_page", arguments)
             .await
     }
+
     /// Update a single section of a Confluence page without affecting the rest.
     ///
     /// Replaces only the content beneath a named heading, leaving all other
@@ -5314,6 +5798,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_update_page_section", arguments).await
     }
+
     /// Calls `confluence_update_page_section` like [`Self::confluence_update_page_section`],
     /// without unwrapping the result envelope.
     ///
@@ -5336,6 +5821,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Delete an existing Confluence page.
     ///
     /// MCP tool `confluence_delete_page` ("Delete Page"). Server hints: destructive.
@@ -5352,6 +5838,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_delete_page", arguments).await
     }
+
     /// Calls `confluence_delete_page` like [`Self::confluence_delete_page`], without unwrapping
     /// the result envelope.
     ///
@@ -5370,6 +5857,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_delete_page", arguments)
             .await
     }
+
     /// Move a Confluence page to a new parent or space.
     ///
     /// MCP tool `confluence_move_page` ("Move Page"). Server hints: destructive.
@@ -5386,6 +5874,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_move_page", arguments).await
     }
+
     /// Calls `confluence_move_page` like [`Self::confluence_move_page`], without unwrapping the
     /// result envelope.
     ///
@@ -5403,6 +5892,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "confluence_move_page", arguments).await
     }
+
     /// Add a comment to a Confluence page.
     ///
     /// MCP tool `confluence_add_comment` ("Add Comment"). Server hints: not destructive.
@@ -5419,6 +5909,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_add_comment", arguments).await
     }
+
     /// Calls `confluence_add_comment` like [`Self::confluence_add_comment`], without unwrapping
     /// the result envelope.
     ///
@@ -5437,6 +5928,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_add_comment", arguments)
             .await
     }
+
     /// Reply to an existing comment thread on a Confluence page.
     ///
     /// MCP tool `confluence_reply_to_comment` ("Reply to Comment"). Server hints: not
@@ -5454,6 +5946,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_reply_to_comment", arguments).await
     }
+
     /// Calls `confluence_reply_to_comment` like [`Self::confluence_reply_to_comment`], without
     /// unwrapping the result envelope.
     ///
@@ -5472,6 +5965,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_reply_to_comment", arguments)
             .await
     }
+
     /// Get all inline comments for a Confluence page.
     ///
     /// MCP tool `confluence_get_inline_comments` ("Get Inline Comments"). Server hints:
@@ -5489,6 +5983,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_inline_comments", arguments).await
     }
+
     /// Calls `confluence_get_inline_comments` like [`Self::confluence_get_inline_comments`],
     /// without unwrapping the result envelope.
     ///
@@ -5511,6 +6006,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Add an inline comment anchored to a text selection on a page.
     ///
     /// MCP tool `confluence_add_inline_comment` ("Add Inline Comment"). Server hints:
@@ -5528,6 +6024,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_add_inline_comment", arguments).await
     }
+
     /// Calls `confluence_add_inline_comment` like [`Self::confluence_add_inline_comment`],
     /// without unwrapping the result envelope.
     ///
@@ -5550,6 +6047,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Search Confluence users using CQL (Cloud) or group member API (Server/DC).
     ///
     /// MCP tool `confluence_search_user` ("Search User"). Server hints: read-only.
@@ -5566,6 +6064,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_search_user", arguments).await
     }
+
     /// Calls `confluence_search_user` like [`Self::confluence_search_user`], without unwrapping
     /// the result envelope.
     ///
@@ -5584,6 +6083,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_search_user", arguments)
             .await
     }
+
     /// Get a historical version of a specific Confluence page.
     ///
     /// MCP tool `confluence_get_page_history` ("Get Page History"). Server hints: read-only.
@@ -5600,6 +6100,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page_history", arguments).await
     }
+
     /// Calls `confluence_get_page_history` like [`Self::confluence_get_page_history`], without
     /// unwrapping the result envelope.
     ///
@@ -5618,6 +6119,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_get_page_history", arguments)
             .await
     }
+
     /// Get a unified diff between two versions of a Confluence page.
     ///
     /// MCP tool `confluence_get_page_diff` ("Get Page Version Diff"). Server hints: read-only.
@@ -5634,6 +6136,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page_diff", arguments).await
     }
+
     /// Calls `confluence_get_page_diff` like [`Self::confluence_get_page_diff`], without
     /// unwrapping the result envelope.
     ///
@@ -5652,6 +6155,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_get_page_diff", arguments)
             .await
     }
+
     /// Get view statistics for a Confluence page.
     ///
     /// Note: This tool is only available for Confluence Cloud. Server/Data Center
@@ -5671,6 +6175,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page_views", arguments).await
     }
+
     /// Calls `confluence_get_page_views` like [`Self::confluence_get_page_views`], without
     /// unwrapping the result envelope.
     ///
@@ -5689,6 +6194,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_get_page_views", arguments)
             .await
     }
+
     /// Upload an attachment to Confluence content (page or blog post).
     ///
     /// Provide the file either as a server-readable path ('file_path') or as
@@ -5717,6 +6223,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_upload_attachment", arguments).await
     }
+
     /// Calls `confluence_upload_attachment` like [`Self::confluence_upload_attachment`],
     /// without unwrapping the result envelope.
     ///
@@ -5739,6 +6246,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Upload multiple attachments to Confluence content in a single operation.
     ///
     /// More efficient than calling upload_attachment multiple times. If files with the
@@ -5764,6 +6272,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_upload_attachments", arguments).await
     }
+
     /// Calls `confluence_upload_attachments` like [`Self::confluence_upload_attachments`],
     /// without unwrapping the result envelope.
     ///
@@ -5786,6 +6295,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// List all attachments for a Confluence content item (page or blog post).
     ///
     /// Returns metadata about attachments including:
@@ -5820,6 +6330,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_attachments", arguments).await
     }
+
     /// Calls `confluence_get_attachments` like [`Self::confluence_get_attachments`], without
     /// unwrapping the result envelope.
     ///
@@ -5838,6 +6349,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_get_attachments", arguments)
             .await
     }
+
     /// Download an attachment from Confluence as an embedded resource.
     ///
     /// Returns the attachment content as a base64-encoded embedded resource so
@@ -5860,6 +6372,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_download_attachment", arguments).await
     }
+
     /// Calls `confluence_download_attachment` like [`Self::confluence_download_attachment`],
     /// without unwrapping the result envelope.
     ///
@@ -5882,6 +6395,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Download all attachments for a Confluence content item as embedded resources.
     ///
     /// Returns attachment contents as base64-encoded embedded resources so that
@@ -5906,6 +6420,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("confluence_download_content_attachments", arguments)
             .await
     }
+
     /// Calls `confluence_download_content_attachments` like
     /// [`Self::confluence_download_content_attachments`], without unwrapping the result
     /// envelope.
@@ -5929,6 +6444,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Permanently delete an attachment from Confluence.
     ///
     /// **Warning**: This action cannot be undone! The attachment and ALL its versions will be
@@ -5959,6 +6475,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_delete_attachment", arguments).await
     }
+
     /// Calls `confluence_delete_attachment` like [`Self::confluence_delete_attachment`],
     /// without unwrapping the result envelope.
     ///
@@ -5981,6 +6498,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get all images attached to a Confluence page as inline image content.
     ///
     /// Filters attachments to images only (PNG, JPEG, GIF, WebP, SVG, BMP)
@@ -6006,6 +6524,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page_images", arguments).await
     }
+
     /// Calls `confluence_get_page_images` like [`Self::confluence_get_page_images`], without
     /// unwrapping the result envelope.
     ///
@@ -6024,6 +6543,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "confluence_get_page_images", arguments)
             .await
     }
+
     /// List Confluence page content templates.
     ///
     /// This operation is only available for Confluence Cloud.
@@ -6045,6 +6565,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_list_page_templates", arguments).await
     }
+
     /// Calls `confluence_list_page_templates` like [`Self::confluence_list_page_templates`],
     /// without unwrapping the result envelope.
     ///
@@ -6067,6 +6588,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get a Cloud page template by ID, including its storage-format body.
     ///
     /// MCP tool `confluence_get_page_template` ("Get Page Template"). Server hints: read-only.
@@ -6083,6 +6605,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_get_page_template", arguments).await
     }
+
     /// Calls `confluence_get_page_template` like [`Self::confluence_get_page_template`],
     /// without unwrapping the result envelope.
     ///
@@ -6105,6 +6628,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Create a new Cloud page pre-populated with a template's body.
     ///
     /// This operation is only available for Confluence Cloud.
@@ -6128,6 +6652,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("confluence_create_page_from_template", arguments)
             .await
     }
+
     /// Calls `confluence_create_page_from_template` like
     /// [`Self::confluence_create_page_from_template`], without unwrapping the result envelope.
     ///
@@ -6150,6 +6675,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Get view and edit restrictions for a Confluence page.
     ///
     /// Returns the current restriction lists for the read (view) and update (edit)
@@ -6172,6 +6698,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("confluence_get_page_restrictions", arguments)
             .await
     }
+
     /// Calls `confluence_get_page_restrictions` like
     /// [`Self::confluence_get_page_restrictions`], without unwrapping the result envelope.
     ///
@@ -6194,6 +6721,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Set view and edit restrictions on a Confluence page.
     ///
     /// Replaces all existing restrictions with the provided lists.  Omitting all
@@ -6216,6 +6744,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("confluence_set_page_restrictions", arguments)
             .await
     }
+
     /// Calls `confluence_set_page_restrictions` like
     /// [`Self::confluence_set_page_restrictions`], without unwrapping the result envelope.
     ///
@@ -6238,6 +6767,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Copy a Confluence page to a new location.
     ///
     /// On Confluence Cloud the native copy endpoint is used.  On Server/Data Center
@@ -6258,6 +6788,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("confluence_copy_page", arguments).await
     }
+
     /// Calls `confluence_copy_page` like [`Self::confluence_copy_page`], without unwrapping the
     /// result envelope.
     ///
@@ -6275,6 +6806,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "confluence_copy_page", arguments).await
     }
+
     /// Check whether a user or group can perform an operation on specific content.
     ///
     /// Wraps POST /wiki/rest/api/content/{id}/permission/check.
@@ -6302,6 +6834,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("confluence_check_content_permissions", arguments)
             .await
     }
+
     /// Calls `confluence_check_content_permissions` like
     /// [`Self::confluence_check_content_permissions`], without unwrapping the result envelope.
     ///
@@ -6324,6 +6857,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// List all permission assignments for a Confluence space.
     ///
     /// Wraps GET /wiki/api/v2/spaces/{id}/permissions.
@@ -6352,6 +6886,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("confluence_get_space_permissions", arguments)
             .await
     }
+
     /// Calls `confluence_get_space_permissions` like
     /// [`Self::confluence_get_space_permissions`], without unwrapping the result envelope.
     ///
@@ -6375,6 +6910,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -6387,6 +6923,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Atlassian MCP MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -6414,6 +6951,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_search_assignable_users` in place of the server, with what
     /// [`Client::jira_search_assignable_users`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6433,6 +6971,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issue_watchers` in place of the server, with what
     /// [`Client::jira_get_issue_watchers`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6452,6 +6991,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_add_watcher` in place of the server, with what
     /// [`Client::jira_add_watcher`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6464,6 +7004,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_add_watcher", "jira_add_watcher"))
         }
     }
+
     /// Answers `jira_remove_watcher` in place of the server, with what
     /// [`Client::jira_remove_watcher`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6481,6 +7022,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issue` in place of the server, with what [`Client::jira_get_issue`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6491,6 +7033,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("jira_get_issue", "jira_get_issue")) }
     }
+
     /// Answers `jira_search` in place of the server, with what [`Client::jira_search`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -6501,6 +7044,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("jira_search", "jira_search")) }
     }
+
     /// Answers `jira_search_fields` in place of the server, with what
     /// [`Client::jira_search_fields`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6513,6 +7057,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_search_fields", "jira_search_fields"))
         }
     }
+
     /// Answers `jira_get_field_options` in place of the server, with what
     /// [`Client::jira_get_field_options`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6532,6 +7077,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_project_issues` in place of the server, with what
     /// [`Client::jira_get_project_issues`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6551,6 +7097,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_transitions` in place of the server, with what
     /// [`Client::jira_get_transitions`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6570,6 +7117,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_worklog` in place of the server, with what
     /// [`Client::jira_get_worklog`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6582,6 +7130,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_get_worklog", "jira_get_worklog"))
         }
     }
+
     /// Answers `jira_download_attachments` in place of the server, with what
     /// [`Client::jira_download_attachments`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6599,6 +7148,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issue_images` in place of the server, with what
     /// [`Client::jira_get_issue_images`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6616,6 +7166,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_agile_boards` in place of the server, with what
     /// [`Client::jira_get_agile_boards`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6635,6 +7186,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_board_issues` in place of the server, with what
     /// [`Client::jira_get_board_issues`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6654,6 +7206,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_sprints_from_board` in place of the server, with what
     /// [`Client::jira_get_sprints_from_board`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6673,6 +7226,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_sprint_issues` in place of the server, with what
     /// [`Client::jira_get_sprint_issues`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6692,6 +7246,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_link_types` in place of the server, with what
     /// [`Client::jira_get_link_types`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6709,6 +7264,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_create_issue` in place of the server, with what
     /// [`Client::jira_create_issue`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6721,6 +7277,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_create_issue", "jira_create_issue"))
         }
     }
+
     /// Answers `jira_batch_create_issues` in place of the server, with what
     /// [`Client::jira_batch_create_issues`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6740,6 +7297,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_batch_get_changelogs` in place of the server, with what
     /// [`Client::jira_batch_get_changelogs`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6759,6 +7317,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_update_issue` in place of the server, with what
     /// [`Client::jira_update_issue`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6771,6 +7330,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_update_issue", "jira_update_issue"))
         }
     }
+
     /// Answers `jira_assign_issue` in place of the server, with what
     /// [`Client::jira_assign_issue`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6783,6 +7343,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_assign_issue", "jira_assign_issue"))
         }
     }
+
     /// Answers `jira_delete_issue` in place of the server, with what
     /// [`Client::jira_delete_issue`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6795,6 +7356,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_delete_issue", "jira_delete_issue"))
         }
     }
+
     /// Answers `jira_move_issue` in place of the server, with what [`Client::jira_move_issue`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6805,6 +7367,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("jira_move_issue", "jira_move_issue")) }
     }
+
     /// Answers `jira_add_comment` in place of the server, with what
     /// [`Client::jira_add_comment`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6817,6 +7380,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_add_comment", "jira_add_comment"))
         }
     }
+
     /// Answers `jira_edit_comment` in place of the server, with what
     /// [`Client::jira_edit_comment`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6829,6 +7393,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_edit_comment", "jira_edit_comment"))
         }
     }
+
     /// Answers `jira_add_worklog` in place of the server, with what
     /// [`Client::jira_add_worklog`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6841,6 +7406,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_add_worklog", "jira_add_worklog"))
         }
     }
+
     /// Answers `jira_link_to_epic` in place of the server, with what
     /// [`Client::jira_link_to_epic`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6853,6 +7419,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_link_to_epic", "jira_link_to_epic"))
         }
     }
+
     /// Answers `jira_create_issue_link` in place of the server, with what
     /// [`Client::jira_create_issue_link`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6872,6 +7439,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_create_remote_issue_link` in place of the server, with what
     /// [`Client::jira_create_remote_issue_link`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6891,6 +7459,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_remove_issue_link` in place of the server, with what
     /// [`Client::jira_remove_issue_link`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6910,6 +7479,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_transition_issue` in place of the server, with what
     /// [`Client::jira_transition_issue`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6929,6 +7499,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_create_sprint` in place of the server, with what
     /// [`Client::jira_create_sprint`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6941,6 +7512,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_create_sprint", "jira_create_sprint"))
         }
     }
+
     /// Answers `jira_update_sprint` in place of the server, with what
     /// [`Client::jira_update_sprint`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6953,6 +7525,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_update_sprint", "jira_update_sprint"))
         }
     }
+
     /// Answers `jira_add_issues_to_sprint` in place of the server, with what
     /// [`Client::jira_add_issues_to_sprint`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6972,6 +7545,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_move_issues_to_backlog` in place of the server, with what
     /// [`Client::jira_move_issues_to_backlog`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6991,6 +7565,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_project_issue_types` in place of the server, with what
     /// [`Client::jira_get_project_issue_types`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7010,6 +7585,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_create_fields` in place of the server, with what
     /// [`Client::jira_get_create_fields`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7029,6 +7605,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_project_versions` in place of the server, with what
     /// [`Client::jira_get_project_versions`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7048,6 +7625,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_project_components` in place of the server, with what
     /// [`Client::jira_get_project_components`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7067,6 +7645,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_all_projects` in place of the server, with what
     /// [`Client::jira_get_all_projects`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7086,6 +7665,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_search_projects` in place of the server, with what
     /// [`Client::jira_search_projects`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7105,6 +7685,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_project_fields` in place of the server, with what
     /// [`Client::jira_get_project_fields`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7124,6 +7705,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_service_desk_for_project` in place of the server, with what
     /// [`Client::jira_get_service_desk_for_project`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7143,6 +7725,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_service_desk_queues` in place of the server, with what
     /// [`Client::jira_get_service_desk_queues`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7162,6 +7745,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_queue_issues` in place of the server, with what
     /// [`Client::jira_get_queue_issues`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7181,6 +7765,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_request_types` in place of the server, with what
     /// [`Client::jira_get_request_types`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7200,6 +7785,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_request_type_fields` in place of the server, with what
     /// [`Client::jira_get_request_type_fields`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7219,6 +7805,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_create_customer_request` in place of the server, with what
     /// [`Client::jira_create_customer_request`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7238,6 +7825,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_create_version` in place of the server, with what
     /// [`Client::jira_create_version`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7255,6 +7843,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_batch_create_versions` in place of the server, with what
     /// [`Client::jira_batch_create_versions`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7274,6 +7863,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_update_version` in place of the server, with what
     /// [`Client::jira_update_version`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7291,6 +7881,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issue_proforma_forms` in place of the server, with what
     /// [`Client::jira_get_issue_proforma_forms`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7310,6 +7901,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_proforma_form_details` in place of the server, with what
     /// [`Client::jira_get_proforma_form_details`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7329,6 +7921,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_update_proforma_form_answers` in place of the server, with what
     /// [`Client::jira_update_proforma_form_answers`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7348,6 +7941,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issue_dates` in place of the server, with what
     /// [`Client::jira_get_issue_dates`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7365,6 +7959,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issue_sla` in place of the server, with what
     /// [`Client::jira_get_issue_sla`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7377,6 +7972,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("jira_get_issue_sla", "jira_get_issue_sla"))
         }
     }
+
     /// Answers `jira_get_issue_development_info` in place of the server, with what
     /// [`Client::jira_get_issue_development_info`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7396,6 +7992,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_issues_development_info` in place of the server, with what
     /// [`Client::jira_get_issues_development_info`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7415,6 +8012,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_project_epic_hierarchy` in place of the server, with what
     /// [`Client::jira_get_project_epic_hierarchy`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7434,6 +8032,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `jira_get_cross_project_dependencies` in place of the server, with what
     /// [`Client::jira_get_cross_project_dependencies`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7453,6 +8052,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_search` in place of the server, with what
     /// [`Client::confluence_search`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7465,6 +8065,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("confluence_search", "confluence_search"))
         }
     }
+
     /// Answers `confluence_get_page` in place of the server, with what
     /// [`Client::confluence_get_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7482,6 +8083,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_children` in place of the server, with what
     /// [`Client::confluence_get_page_children`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7501,6 +8103,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_space_page_tree` in place of the server, with what
     /// [`Client::confluence_get_space_page_tree`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7520,6 +8123,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_comments` in place of the server, with what
     /// [`Client::confluence_get_comments`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7539,6 +8143,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_labels` in place of the server, with what
     /// [`Client::confluence_get_labels`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7558,6 +8163,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_add_label` in place of the server, with what
     /// [`Client::confluence_add_label`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7577,6 +8183,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_create_page` in place of the server, with what
     /// [`Client::confluence_create_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7596,6 +8203,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_update_page` in place of the server, with what
     /// [`Client::confluence_update_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7615,6 +8223,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_update_page_section` in place of the server, with what
     /// [`Client::confluence_update_page_section`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7634,6 +8243,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_delete_page` in place of the server, with what
     /// [`Client::confluence_delete_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7653,6 +8263,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_move_page` in place of the server, with what
     /// [`Client::confluence_move_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7672,6 +8283,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_add_comment` in place of the server, with what
     /// [`Client::confluence_add_comment`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7691,6 +8303,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_reply_to_comment` in place of the server, with what
     /// [`Client::confluence_reply_to_comment`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7710,6 +8323,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_inline_comments` in place of the server, with what
     /// [`Client::confluence_get_inline_comments`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7729,6 +8343,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_add_inline_comment` in place of the server, with what
     /// [`Client::confluence_add_inline_comment`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7748,6 +8363,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_search_user` in place of the server, with what
     /// [`Client::confluence_search_user`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7767,6 +8383,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_history` in place of the server, with what
     /// [`Client::confluence_get_page_history`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7786,6 +8403,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_diff` in place of the server, with what
     /// [`Client::confluence_get_page_diff`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7805,6 +8423,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_views` in place of the server, with what
     /// [`Client::confluence_get_page_views`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7824,6 +8443,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_upload_attachment` in place of the server, with what
     /// [`Client::confluence_upload_attachment`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7843,6 +8463,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_upload_attachments` in place of the server, with what
     /// [`Client::confluence_upload_attachments`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7862,6 +8483,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_attachments` in place of the server, with what
     /// [`Client::confluence_get_attachments`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7881,6 +8503,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_download_attachment` in place of the server, with what
     /// [`Client::confluence_download_attachment`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7898,6 +8521,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_download_content_attachments` in place of the server, with what
     /// [`Client::confluence_download_content_attachments`] returns; an `Err` is the tool's
     /// failure (`isError: true`). Unless implemented, fails as not faked.
@@ -7915,6 +8539,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_delete_attachment` in place of the server, with what
     /// [`Client::confluence_delete_attachment`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7934,6 +8559,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_images` in place of the server, with what
     /// [`Client::confluence_get_page_images`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7951,6 +8577,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_list_page_templates` in place of the server, with what
     /// [`Client::confluence_list_page_templates`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7970,6 +8597,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_template` in place of the server, with what
     /// [`Client::confluence_get_page_template`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7989,6 +8617,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_create_page_from_template` in place of the server, with what
     /// [`Client::confluence_create_page_from_template`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -8008,6 +8637,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_page_restrictions` in place of the server, with what
     /// [`Client::confluence_get_page_restrictions`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -8027,6 +8657,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_set_page_restrictions` in place of the server, with what
     /// [`Client::confluence_set_page_restrictions`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -8046,6 +8677,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_copy_page` in place of the server, with what
     /// [`Client::confluence_copy_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -8065,6 +8697,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_check_content_permissions` in place of the server, with what
     /// [`Client::confluence_check_content_permissions`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -8084,6 +8717,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `confluence_get_space_permissions` in place of the server, with what
     /// [`Client::confluence_get_space_permissions`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -8104,15 +8738,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

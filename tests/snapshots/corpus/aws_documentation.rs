@@ -10,17 +10,20 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `read_documentation`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadDocumentationArgs {
@@ -33,11 +36,13 @@ pub mod types {
         /// URL of the AWS documentation page to read
         pub url: String,
     }
+
     /// The result of `read_documentation`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadDocumentationOutput {
         pub result: String,
     }
+
     /// The arguments of `read_sections`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadSectionsArgs {
@@ -46,22 +51,26 @@ pub mod types {
         /// URL of the AWS documentation page to read
         pub url: String,
     }
+
     /// The result of `read_sections`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadSectionsOutput {
         pub result: String,
     }
+
     /// The arguments of `recommend`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RecommendArgs {
         /// URL of the AWS documentation page to get recommendations for
         pub url: String,
     }
+
     /// The result of `recommend`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RecommendOutput {
         pub result: Vec<RecommendRecommendationResult>,
     }
+
     /// Recommendation result from AWS documentation.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RecommendRecommendationResult {
@@ -70,6 +79,7 @@ pub mod types {
         pub title: String,
         pub url: String,
     }
+
     /// Doc URL related to a search result, with section anchors for citation.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationAdditionalUrl {
@@ -79,6 +89,7 @@ pub mod types {
         pub section_title: Option<String>,
         pub url: String,
     }
+
     /// The arguments of `search_documentation`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationArgs {
@@ -97,6 +108,7 @@ pub mod types {
         /// Search phrase to use
         pub search_phrase: String,
     }
+
     /// AWS service inferred from the query that may be relevant beyond the top results.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationDiscoveredService {
@@ -104,6 +116,7 @@ pub mod types {
         pub description: Option<String>,
         pub name: String,
     }
+
     /// Complete search response including results and facets.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationOutput {
@@ -114,6 +127,7 @@ pub mod types {
         pub query_id: String,
         pub search_results: Vec<SearchDocumentationSearchResult>,
     }
+
     /// Related operation or workflow with its own doc URLs.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationRelatedTask {
@@ -123,6 +137,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub urls: Option<Vec<SearchDocumentationRelatedTaskUrl>>,
     }
+
     /// Doc URL associated with a related task.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationRelatedTaskUrl {
@@ -130,6 +145,7 @@ pub mod types {
         pub url_description: Option<String>,
         pub url_name: String,
     }
+
     /// Named connection between concepts surfaced alongside search results.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SearchDocumentationRelationship {
@@ -142,6 +158,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub to_description: Option<String>,
     }
+
     /// Optional response-level metadata surfaced alongside search results.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SearchDocumentationResponseMetadata {
@@ -152,6 +169,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub relationships: Option<Vec<SearchDocumentationRelationship>>,
     }
+
     /// Search result from AWS documentation search.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchDocumentationSearchResult {
@@ -167,12 +185,14 @@ pub mod types {
         pub title: String,
         pub url: String,
     }
+
     /// Optional per-result metadata surfaced alongside an individual search result.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct SearchDocumentationSearchResultMetadata {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub additional_urls: Option<Vec<SearchDocumentationAdditionalUrl>>,
     }
+
     /// The arguments of `search_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchTableArgs {
@@ -187,6 +207,7 @@ pub mod types {
         /// URL of the AWS documentation page containing the table
         pub url: String,
     }
+
     /// Response from the search_table tool.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchTableOutput {
@@ -199,6 +220,7 @@ pub mod types {
         pub tables_with_matches: i64,
         pub url: String,
     }
+
     /// A single table's filtered results.
     ///
     /// For flat tables, each row is a dict of {column_name: value}.
@@ -220,30 +242,37 @@ pub mod types {
         pub total_rows: i64,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `read_documentation`, as the server sent it.
     pub(super) static READ_DOCUMENTATION: ToolSchema = ToolSchema::new(
         r#"{"properties":{"url":{"description":"URL of the AWS documentation page to read","title":"Url","type":"string"},"max_length":{"default":5000,"description":"Maximum number of characters to return.","exclusiveMaximum":1000000,"exclusiveMinimum":0,"title":"Max Length","type":"integer"},"start_index":{"default":0,"description":"On return output starting at this character index, useful if a previous fetch was truncated and more content is required.","minimum":0,"title":"Start Index","type":"integer"}},"required":["url"],"type":"object","title":"read_documentationArguments"}"#,
     );
+
     /// The input schema of `read_sections`, as the server sent it.
     pub(super) static READ_SECTIONS: ToolSchema = ToolSchema::new(
         r#"{"properties":{"url":{"description":"URL of the AWS documentation page to read","title":"Url","type":"string"},"section_titles":{"description":"List of section titles to extract from the documentation","items":{"type":"string"},"title":"Section Titles","type":"array"}},"required":["url","section_titles"],"type":"object","title":"read_sectionsArguments"}"#,
     );
+
     /// The input schema of `search_table`, as the server sent it.
     pub(super) static SEARCH_TABLE: ToolSchema = ToolSchema::new(
         r#"{"properties":{"url":{"description":"URL of the AWS documentation page containing the table","title":"Url","type":"string"},"section_title":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The section heading that contains the table. If omitted, searches all tables on the page. Use exact titles from search_documentation results or read_documentation output.","title":"Section Title"},"query":{"description":"Search term to filter rows (case-insensitive, all words must match across any column)","title":"Query","type":"string"},"max_rows":{"default":20,"description":"Maximum number of matching rows to return per table","maximum":100,"minimum":1,"title":"Max Rows","type":"integer"}},"required":["url","query"],"type":"object","title":"search_tableArguments"}"#,
     );
+
     /// The input schema of `search_documentation`, as the server sent it.
     pub(super) static SEARCH_DOCUMENTATION: ToolSchema = ToolSchema::new(
         r#"{"properties":{"search_phrase":{"description":"Search phrase to use","title":"Search Phrase","type":"string"},"search_intent":{"default":"","description":"For the search_phrase parameter, describe the search intent of the user. CRITICAL: Do not include any PII or customer data, describe only the AWS-related intent for search.","title":"Search Intent","type":"string"},"limit":{"default":10,"description":"Maximum number of results to return","maximum":50,"minimum":1,"title":"Limit","type":"integer"},"product_types":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"description":"Filter results by AWS product/service (e.g., [\"Amazon Simple Storage Service\"])","title":"Product Types"},"guide_types":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"description":"Filter results by guide type (e.g., [\"User Guide\", \"API Reference\", \"Developer Guide\"])","title":"Guide Types"}},"required":["search_phrase"],"type":"object","title":"search_documentationArguments"}"#,
     );
+
     /// The input schema of `recommend`, as the server sent it.
     pub(super) static RECOMMEND: ToolSchema = ToolSchema::new(
         r#"{"properties":{"url":{"description":"URL of the AWS documentation page to get recommendations for","title":"Url","type":"string"}},"required":["url"],"type":"object","title":"recommendArguments"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "read_documentation",
@@ -252,6 +281,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "search_documentation",
     "recommend",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -261,6 +291,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"description":"Fetch and convert an AWS documentation page to markdown format.\n\n    ## Usage\n\n    This tool retrieves the content of an AWS documentation page and converts it to markdown format.\n    For long documents, you can make multiple calls with different start_index values to retrieve\n    the entire content in chunks.\n\n    ## URL Requirements\n\n    - Must be from the docs.aws.amazon.com domain\n    - Must end with .html\n\n    ## Example URLs\n\n    - https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html\n    - https://docs.aws.amazon.com/lambda/latest/dg/lambda-invocation.html\n\n    ## Output Format\n\n    The output is formatted as markdown text with:\n    - Preserved headings and structure\n    - Code blocks for examples\n    - Lists and tables converted to markdown format\n\n    ## Large Tables\n\n    Tables with more than 20 rows are automatically truncated to show only the header and 5 sample rows,\n    along with a hint to use the `search_table` tool. Use `search_table` to filter and retrieve specific\n    rows from large tables (e.g., service quotas, IAM actions).\n\n    ## Handling Long Documents\n\n    If the response indicates the document was truncated, you have several options:\n\n    1. **Continue Reading**: Make another call with start_index set to the end of the previous response\n    2. **Stop Early**: For very long documents (>30,000 characters), if you've already found the specific information needed, you can stop reading\n\n    Args:\n        ctx: MCP context for logging and error handling\n        url: URL of the AWS documentation page to read\n        max_length: Maximum number of characters to return\n        start_index: On return output starting at this character index\n\n    Returns:\n        Markdown content of the AWS documentation\n    ","inputSchema":{"properties":{"max_length":{"default":5000,"description":"Maximum number of characters to return.","exclusiveMaximum":1000000,"exclusiveMinimum":0,"title":"Max Length","type":"integer"},"start_index":{"default":0,"description":"On return output starting at this character index, useful if a previous fetch was truncated and more content is required.","minimum":0,"title":"Start Index","type":"integer"},"url":{"description":"URL of the AWS documentation page to read","title":"Url","type":"string"}},"required":["url"],"title":"read_documentationArguments","type":"object"},"name":"read_documentation","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"read_documentationOutput","type":"object"}},{"description":"Extract specific sections from AWS documentation pages by title.\n\n    Retrieves a page, converts to markdown, and returns only matching sections.\n    Section matching is case-insensitive and handles whitespace differences.\n\n    ## URL Requirements\n    - Must end with .html\n\n    ## Large Tables\n\n    Tables with more than 20 rows are automatically truncated to show only the header and 5 sample rows,\n    along with a hint to use the `search_table` tool. Use `search_table` to filter and retrieve specific\n    rows from large tables (e.g., service quotas, IAM actions).\n\n    ## Read Sections Tips\n\n    - Use exact section titles from search results 'sections' field when available\n    - Section matching is case-insensitive and handles whitespace differences\n    - Include multiple related sections in one call for comprehensive coverage\n\n    ## Example Usage\n\n    ```\n    # If query is about S3 bucket naming rules:\n    # Available sections: ['General purpose buckets naming rules', 'Example general purpose bucket names', 'Best practices', 'Creating a bucket that uses a GUID in the bucket name']\n    # Read these specific sections:\n    read_sections(\n        url='https://docs.aws.amazon.com/s3/latest/userguide/bucketnamingrules.html',\n        section_titles=['General purpose buckets naming rules', 'Best practices'],\n    )\n\n    # If query is about Python Lambda function examples:\n    # Available sections: ['Example Python Lambda function code', 'Handler naming conventions', 'Using the Lambda event object', 'Accessing and using the Lambda context object'. 'Valid handler signatures for Python handlers', 'Returning a value', 'Using the AWS SDK for Python (Boto3) in your handler', 'Accessing environment variables, 'Code best practices for Python Lambda functions']\n    # Read these specific sections:\n    read_sections(\n        url='https://docs.aws.amazon.com/lambda/latest/dg/python-handler.html',\n        section_titles=[\n            'Example Python Lambda function code',\n            'Code best practices for Python Lambda functions',\n        ],\n    )\n    ```\n\n    Args:\n        ctx: MCP context for logging and error handling\n        url: URL of the AWS documentation page to read\n        section_titles: List of section titles to extract\n\n    Returns:\n        Filtered markdown content containing only the requested sections\n    ","inputSchema":{"properties":{"section_titles":{"description":"List of section titles to extract from the documentation","items":{"type":"string"},"title":"Section Titles","type":"array"},"url":{"description":"URL of the AWS documentation page to read","title":"Url","type":"string"}},"required":["url","section_titles"],"title":"read_sectionsArguments","type":"object"},"name":"read_sections","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"read_sectionsOutput","type":"object"}},{"description":"Get content recommendations for an AWS documentation page.\n\n    ## Usage\n\n    This tool provides recommendations for related AWS documentation pages based on a given URL.\n    Use it to discover additional relevant content that might not appear in search results.\n\n    ## Recommendation Types\n\n    The recommendations include three categories:\n\n    1. **New**: Recently added pages within the same AWS service - useful for finding newly released features\n    2. **Similar**: Pages covering similar topics to the current page\n    3. **Journey**: Pages commonly viewed next by other users\n\n    ## When to Use\n\n    - After reading a documentation page to find related content\n    - When exploring a new AWS service to discover important pages\n    - To find alternative explanations of complex concepts\n    - To find newly released information by using a service's welcome page URL and checking the **New** recommendations\n\n    ## Finding New Features\n\n    To find newly released information about a service:\n    1. Find any page belong to that service, typically you can try the welcome page\n    2. Call this tool with that URL\n    3. Look specifically at the **New** recommendation type in the results\n\n    ## Result Interpretation\n\n    Each recommendation includes:\n    - url: The documentation page URL\n    - title: The page title\n    - context: A brief description (if available)\n\n    Args:\n        ctx: MCP context for logging and error handling\n        url: URL of the AWS documentation page to get recommendations for\n\n    Returns:\n        List of recommended pages with URLs, titles, and context\n    ","inputSchema":{"properties":{"url":{"description":"URL of the AWS documentation page to get recommendations for","title":"Url","type":"string"}},"required":["url"],"title":"recommendArguments","type":"object"},"name":"recommend","outputSchema":{"$defs":{"RecommendationResult":{"description":"Recommendation result from AWS documentation.","properties":{"context":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Context"},"title":{"title":"Title","type":"string"},"url":{"title":"Url","type":"string"}},"required":["url","title"],"title":"RecommendationResult","type":"object"}},"properties":{"result":{"items":{"$ref":"#/$defs/RecommendationResult"},"title":"Result","type":"array"}},"required":["result"],"title":"recommendOutput","type":"object"}},{"description":"Search AWS documentation using the official AWS Documentation Search API.\n\n    ## Usage\n\n    This tool searches across all AWS documentation for pages matching your search phrase.\n    Use it to find relevant documentation when you don't have a specific URL.\n\n    ## Search Tips\n\n    - Use specific technical terms rather than general phrases\n    - Include service names to narrow results (e.g., \"S3 bucket versioning\" instead of just \"versioning\")\n    - Use quotes for exact phrase matching (e.g., \"AWS Lambda function URLs\")\n    - Include abbreviations and alternative terms to improve results\n    - Use guide_type and product_type filters found from a SearchResponse's \"facets\" property:\n        - Filter only for broad search queries with patterns:\n            - \"What is [service]?\" -> product_types: [\"Amazon Simple Storage Service\"]\n            - \"How to use <service 1> with <service 2>?\" -> product_types: [<service 1>, <service 2>]\n            - \"[service] getting started\" -> product_types: [<service>] + guide_types: [\"User Guide, \"Developer Guide\"]\n            - \"API reference for [service]\" -> product_types: [<service>] + guide_types: [\"API Reference\"]\n\n    ## Result Interpretation\n\n    Each SearchResponse includes:\n    - search_results: List of documentation pages, each with:\n        - rank_order: The relevance ranking (lower is more relevant)\n        - url: The documentation page URL\n        - title: The page title\n        - context: A brief excerpt or summary (if available)\n        - recommended_sections: A subset of section titles ranked as most relevant to the query, in rank order (when available) - Pass these directly to read_sections for targeted content extraction\n        - sections: All available section titles for this page (when available) - individual titles can be used with the read_sections tool for targeted content extraction\n        - metadata: Optional per-result context (when available). May include:\n            - additional_urls: Other doc URLs related to the same result `{url, section_title, section_anchor}` - pass `section_title` to read_sections to fetch content; use `url#section_anchor` when citing\n    - facets: Available filters (product_types, guide_types) for refining searches\n    - query_id: Unique identifier for this search session\n    - metadata: Optional response-level context (when available). May include:\n        - discovered_services: AWS services inferred from the query that may be relevant beyond the top results\n        - related_tasks: Related operations or workflows the user may want to follow up on, each with its own doc URLs\n        - relationships: Named connections between information in the search results, useful for understanding how the returned topics relate to each other\n\n\n    Args:\n        ctx: MCP context for logging and error handling\n        search_phrase: Search phrase to use\n        search_intent: The intent behind the search requested by the user\n        limit: Maximum number of results to return\n        product_types: Filter by AWS product/service\n        guide_types: Filter by guide type\n\n    Returns:\n        List of search results with URLs, titles, query ID, context snippets, and facets for filtering\n    ","inputSchema":{"properties":{"guide_types":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"description":"Filter results by guide type (e.g., [\"User Guide\", \"API Reference\", \"Developer Guide\"])","title":"Guide Types"},"limit":{"default":10,"description":"Maximum number of results to return","maximum":50,"minimum":1,"title":"Limit","type":"integer"},"product_types":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"description":"Filter results by AWS product/service (e.g., [\"Amazon Simple Storage Service\"])","title":"Product Types"},"search_intent":{"default":"","description":"For the search_phrase parameter, describe the search intent of the user. CRITICAL: Do not include any PII or customer data, describe only the AWS-related intent for search.","title":"Search Intent","type":"string"},"search_phrase":{"description":"Search phrase to use","title":"Search Phrase","type":"string"}},"required":["search_phrase"],"title":"search_documentationArguments","type":"object"},"name":"search_documentation","outputSchema":{"$defs":{"AdditionalUrl":{"description":"Doc URL related to a search result, with section anchors for citation.","properties":{"section_anchor":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Section Anchor"},"section_title":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Section Title"},"url":{"title":"Url","type":"string"}},"required":["url"],"title":"AdditionalUrl","type":"object"},"DiscoveredService":{"description":"AWS service inferred from the query that may be relevant beyond the top results.","properties":{"description":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Description"},"name":{"title":"Name","type":"string"}},"required":["name"],"title":"DiscoveredService","type":"object"},"RelatedTask":{"description":"Related operation or workflow with its own doc URLs.","properties":{"description":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Description"},"name":{"title":"Name","type":"string"},"urls":{"anyOf":[{"items":{"$ref":"#/$defs/RelatedTaskUrl"},"type":"array"},{"type":"null"}],"default":null,"title":"Urls"}},"required":["name"],"title":"RelatedTask","type":"object"},"RelatedTaskUrl":{"description":"Doc URL associated with a related task.","properties":{"url_description":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Url Description"},"url_name":{"title":"Url Name","type":"string"}},"required":["url_name"],"title":"RelatedTaskUrl","type":"object"},"Relationship":{"description":"Named connection between concepts surfaced alongside search results.","properties":{"from":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"From"},"relation":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Relation"},"to":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"To"},"to_description":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"To Description"}},"title":"Relationship","type":"object"},"ResponseMetadata":{"description":"Optional response-level metadata surfaced alongside search results.","properties":{"discovered_services":{"anyOf":[{"items":{"$ref":"#/$defs/DiscoveredService"},"type":"array"},{"type":"null"}],"default":null,"title":"Discovered Services"},"related_tasks":{"anyOf":[{"items":{"$ref":"#/$defs/RelatedTask"},"type":"array"},{"type":"null"}],"default":null,"title":"Related Tasks"},"relationships":{"anyOf":[{"items":{"$ref":"#/$defs/Relationship"},"type":"array"},{"type":"null"}],"default":null,"title":"Relationships"}},"title":"ResponseMetadata","type":"object"},"SearchResult":{"description":"Search result from AWS documentation search.","properties":{"context":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Context"},"metadata":{"anyOf":[{"$ref":"#/$defs/SearchResultMetadata"},{"type":"null"}],"default":null},"rank_order":{"title":"Rank Order","type":"integer"},"recommended_sections":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"title":"Recommended Sections"},"sections":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"title":"Sections"},"title":{"title":"Title","type":"string"},"url":{"title":"Url","type":"string"}},"required":["rank_order","url","title"],"title":"SearchResult","type":"object"},"SearchResultMetadata":{"description":"Optional per-result metadata surfaced alongside an individual search result.","properties":{"additional_urls":{"anyOf":[{"items":{"$ref":"#/$defs/AdditionalUrl"},"type":"array"},{"type":"null"}],"default":null,"title":"Additional Urls"}},"title":"SearchResultMetadata","type":"object"}},"description":"Complete search response including results and facets.","properties":{"facets":{"anyOf":[{"additionalProperties":{"items":{"type":"string"},"type":"array"},"type":"object"},{"type":"null"}],"default":null,"title":"Facets"},"metadata":{"anyOf":[{"$ref":"#/$defs/ResponseMetadata"},{"type":"null"}],"default":null},"query_id":{"title":"Query Id","type":"string"},"search_results":{"items":{"$ref":"#/$defs/SearchResult"},"title":"Search Results","type":"array"}},"required":["search_results","query_id"],"title":"SearchResponse","type":"object"}},{"description":"Search for specific rows in a large documentation table.\n\n    Use this tool when you need specific rows from a large documentation table\n    (e.g., service quotas, pricing tables, supported models lists). Returns\n    matching rows as JSON instead of dumping the entire table.\n\n    This is more efficient than read_sections for pages with hundreds of table rows.\n    If read_sections or read_documentation indicates a table was truncated, use this\n    tool to find the specific rows you need.\n\n    ## Section Title\n\n    - If you know the exact section title, provide it for precision\n    - If unsure, omit section_title — the tool will search all tables on the page\n    - Use section titles from search_documentation results (TOC) or read_documentation output\n    - If the section title is wrong, the hint field will list available sections\n\n    ## URL Requirements\n\n    - Must be from the docs.aws.amazon.com domain\n    - Must end with .html\n\n    ## Example Usage\n\n    ```\n    # With section title (searches all tables in that section):\n    search_table(\n        url='https://docs.aws.amazon.com/general/latest/gr/bedrock.html',\n        section_title='Amazon Bedrock service quotas',\n        query='Titan Text Embeddings V2',\n    )\n\n    # Without section title (searches all tables on the page):\n    search_table(\n        url='https://docs.aws.amazon.com/general/latest/gr/bedrock.html',\n        query='Claude 3 Sonnet requests',\n    )\n    ```\n\n    ## Response Format\n\n    Returns a SearchTableResponse with:\n    - tables_searched: Number of tables searched\n    - tables_with_matches: Number of tables containing matching rows\n    - hint: Guidance message when no matches found, section not found, or no tables on page\n    - results: Array of table result objects, each with:\n        - table_heading: The sub-heading above the table (if any)\n        - columns: Column headers for that table\n        - parent_columns: (optional) For rowspan/nested tables, which columns are group headers\n        - child_columns: (optional) For rowspan/nested tables, which columns are nested under groups\n        - total_rows: Total rows (or groups, for nested tables) in that table\n        - matched_rows: Number of rows/groups matching the query per table\n        - showing: Number of rows/groups returned per table (capped by max_rows per table)\n        - rows: Array of matching row objects. For flat tables: {column → value}.\n          For nested tables: {parent_col → value, ..., \"rows\": [{child_col → value}, ...]}\n\n    Args:\n        ctx: MCP context for logging and error handling\n        url: AWS documentation page URL (must end with .html)\n        section_title: The section heading containing the table (optional — omit to search all tables on the page)\n        query: Search term to filter rows (all words must match, case-insensitive)\n        max_rows: Maximum matching rows to return per table (default 20)\n\n    Returns:\n        SearchTableResponse with matching rows grouped by table\n    ","inputSchema":{"properties":{"max_rows":{"default":20,"description":"Maximum number of matching rows to return per table","maximum":100,"minimum":1,"title":"Max Rows","type":"integer"},"query":{"description":"Search term to filter rows (case-insensitive, all words must match across any column)","title":"Query","type":"string"},"section_title":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The section heading that contains the table. If omitted, searches all tables on the page. Use exact titles from search_documentation results or read_documentation output.","title":"Section Title"},"url":{"description":"URL of the AWS documentation page containing the table","title":"Url","type":"string"}},"required":["url","query"],"title":"search_tableArguments","type":"object"},"name":"search_table","outputSchema":{"$defs":{"TableResult":{"description":"A single table's filtered results.\n\nFor flat tables, each row is a dict of {column_name: value}.\nFor nested/rowspan tables, rows are grouped: each group has parent column\nvalues at the top level plus a 'rows' sub-array of child-column dicts.\nWhen parent_columns is set, total_rows/matched_rows/showing count groups.","properties":{"child_columns":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"title":"Child Columns"},"columns":{"items":{"type":"string"},"title":"Columns","type":"array"},"matched_rows":{"title":"Matched Rows","type":"integer"},"parent_columns":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"default":null,"title":"Parent Columns"},"rows":{"items":{"additionalProperties":true,"type":"object"},"title":"Rows","type":"array"},"showing":{"title":"Showing","type":"integer"},"table_heading":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Table Heading"},"total_rows":{"title":"Total Rows","type":"integer"}},"required":["columns","total_rows","matched_rows","showing","rows"],"title":"TableResult","type":"object"}},"description":"Response from the search_table tool.","properties":{"hint":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Hint"},"query":{"title":"Query","type":"string"},"results":{"items":{"$ref":"#/$defs/TableResult"},"title":"Results","type":"array"},"section_title":{"title":"Section Title","type":"string"},"tables_searched":{"title":"Tables Searched","type":"integer"},"tables_with_matches":{"title":"Tables With Matches","type":"integer"},"url":{"title":"Url","type":"string"}},"required":["url","section_title","query","tables_searched","tables_with_matches","results"],"title":"SearchTableResponse","type":"object"}}]"##,
 );
+
 /// Typed client for the awslabs.aws-documentation-mcp-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -270,20 +301,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -291,12 +326,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Fetch and convert an AWS documentation page to markdown format.
     ///
     ///     ## Usage
@@ -359,6 +396,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_documentation", arguments).await
     }
+
     /// Calls `read_documentation` like [`Self::read_documentation`], without unwrapping the
     /// result envelope.
     ///
@@ -376,6 +414,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_documentation", arguments).await
     }
+
     /// Extract specific sections from AWS documentation pages by title.
     ///
     ///     Retrieves a page, converts to markdown, and returns only matching sections.
@@ -442,6 +481,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_sections", arguments).await
     }
+
     /// Calls `read_sections` like [`Self::read_sections`], without unwrapping the result
     /// envelope.
     ///
@@ -459,6 +499,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_sections", arguments).await
     }
+
     /// Search for specific rows in a large documentation table.
     ///
     ///     Use this tool when you need specific rows from a large documentation table
@@ -540,6 +581,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_table", arguments).await
     }
+
     /// Calls `search_table` like [`Self::search_table`], without unwrapping the result
     /// envelope.
     ///
@@ -557,6 +599,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_table", arguments).await
     }
+
     /// Search AWS documentation using the official AWS Documentation Search API.
     ///
     ///     ## Usage
@@ -623,6 +666,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_documentation", arguments).await
     }
+
     /// Calls `search_documentation` like [`Self::search_documentation`], without unwrapping the
     /// result envelope.
     ///
@@ -640,6 +684,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_documentation", arguments).await
     }
+
     /// Get content recommendations for an AWS documentation page.
     ///
     ///     ## Usage
@@ -698,6 +743,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("recommend", arguments).await
     }
+
     /// Calls `recommend` like [`Self::recommend`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -715,6 +761,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "recommend", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -727,6 +774,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the awslabs.aws-documentation-mcp-server MCP server in tests: one method per
 /// tool, typed as [`Client`]'s.
 ///
@@ -747,6 +795,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("read_documentation", "read_documentation"))
         }
     }
+
     /// Answers `read_sections` in place of the server, with what [`Client::read_sections`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -757,6 +806,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_sections", "read_sections")) }
     }
+
     /// Answers `search_table` in place of the server, with what [`Client::search_table`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -767,6 +817,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_table", "search_table")) }
     }
+
     /// Answers `search_documentation` in place of the server, with what
     /// [`Client::search_documentation`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -786,6 +837,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `recommend` in place of the server, with what [`Client::recommend`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn recommend(
@@ -796,15 +848,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("recommend", "recommend")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -27,6 +29,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `brave_image_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveImageSearchArgs {
@@ -48,23 +51,29 @@ pub mod types {
         #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub spellcheck: bool,
     }
+
     /// The user's search.
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ArgsQuery(String);
+
     impl Deref for ArgsQuery {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ArgsQuery> for String {
         fn from(value: ArgsQuery) -> Self {
             value.0
         }
     }
+
     impl FromStr for ArgsQuery {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() > 400usize {
                 return Err(
@@ -87,18 +96,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ArgsQuery {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ArgsQuery {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ArgsQuery {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -111,6 +125,7 @@ pub mod types {
                 })
         }
     }
+
     /// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'strict' - Drops all adult content from search results.
     #[derive(
         Deserialize,
@@ -130,6 +145,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for BraveImageSearchArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -138,8 +154,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveImageSearchArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -156,23 +174,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveImageSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveImageSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveImageSearchArgsSafesearch {
         fn default() -> Self {
             BraveImageSearchArgsSafesearch::Strict
         }
     }
+
     /// The result of `brave_image_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -184,6 +208,7 @@ pub mod types {
         #[serde(rename = "type")]
         pub type_: BraveImageSearchOutputType,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BraveImageSearchOutputItemsItem {
@@ -196,6 +221,7 @@ pub mod types {
         pub title: String,
         pub url: String,
     }
+
     /// The confidence level of the result.
     #[derive(
         Deserialize,
@@ -217,6 +243,7 @@ pub mod types {
         #[serde(rename = "high")]
         High,
     }
+
     impl fmt::Display for BraveImageSearchOutputItemsItemConfidence {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -226,8 +253,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveImageSearchOutputItemsItemConfidence {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "low" => Ok(Self::Low),
@@ -245,18 +274,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveImageSearchOutputItemsItemConfidence {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveImageSearchOutputItemsItemConfidence {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BraveImageSearchOutputItemsItemProperties {
@@ -264,6 +298,7 @@ pub mod types {
         pub url: String,
         pub width: u64,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -280,6 +315,7 @@ pub mod types {
         #[serde(rename = "object")]
         Object,
     }
+
     impl fmt::Display for BraveImageSearchOutputType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -287,8 +323,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveImageSearchOutputType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "object" => Ok(Self::Object),
@@ -304,18 +342,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveImageSearchOutputType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveImageSearchOutputType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `brave_llm_context`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveLlmContextArgs {
@@ -397,6 +440,7 @@ pub mod types {
         #[serde(rename = "x-loc-state-name", skip_serializing_if = "Option::is_none")]
         pub x_loc_state_name: Option<String>,
     }
+
     /// The default supported media type is application/json.
     #[derive(
         Deserialize,
@@ -416,6 +460,7 @@ pub mod types {
         #[serde(rename = "*/*")]
         StarSlashStar,
     }
+
     impl fmt::Display for BraveLlmContextArgsAccept {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -424,8 +469,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextArgsAccept {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "application/json" => Ok(Self::ApplicationJson),
@@ -442,35 +489,45 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextArgsAccept {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextArgsAccept {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The API version to use. This is denoted by the format YYYY-MM-DD. Default is the latest that is available. Read more about API versioning at https://api-dashboard.search.brave.com/documentation/guides/versioning.
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ArgsApiVersion(String);
+
     impl Deref for ArgsApiVersion {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ArgsApiVersion> for String {
         fn from(value: ArgsApiVersion) -> Self {
             value.0
         }
     }
+
     impl FromStr for ArgsApiVersion {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             {
@@ -489,18 +546,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ArgsApiVersion {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ArgsApiVersion {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ArgsApiVersion {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -513,6 +575,7 @@ pub mod types {
                 })
         }
     }
+
     /// Brave Search will return cached content by default. To prevent caching set the Cache-Control header to no-cache. This is currently done as best effort.
     #[derive(
         Deserialize,
@@ -530,6 +593,7 @@ pub mod types {
         #[serde(rename = "no-cache")]
         NoCache,
     }
+
     impl fmt::Display for BraveLlmContextArgsCacheControl {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -537,8 +601,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextArgsCacheControl {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "no-cache" => Ok(Self::NoCache),
@@ -554,18 +620,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextArgsCacheControl {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextArgsCacheControl {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The mode to use to determine the threshold for including content in context. Default is balanced.
     #[derive(
         Deserialize,
@@ -589,6 +660,7 @@ pub mod types {
         #[serde(rename = "balanced")]
         Balanced,
     }
+
     impl fmt::Display for BraveLlmContextArgsContextThresholdMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -599,8 +671,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextArgsContextThresholdMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "disabled" => Ok(Self::Disabled),
@@ -619,18 +693,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextArgsContextThresholdMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextArgsContextThresholdMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
     #[derive(
         Deserialize,
@@ -722,6 +801,7 @@ pub mod types {
         #[serde(rename = "ALL")]
         All,
     }
+
     impl fmt::Display for BraveLlmContextArgsCountry {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -766,8 +846,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextArgsCountry {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "AR" => Ok(Self::Ar),
@@ -820,18 +902,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BraveLlmContextArgsFreshness {
@@ -840,6 +927,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<ArgsFreshnessSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -862,6 +950,7 @@ pub mod types {
         #[serde(rename = "py")]
         Py,
     }
+
     impl fmt::Display for BraveLlmContextArgsFreshnessSubtype0 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -872,8 +961,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextArgsFreshnessSubtype0 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "pd" => Ok(Self::Pd),
@@ -892,34 +983,44 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ArgsFreshnessSubtype1(String);
+
     impl Deref for ArgsFreshnessSubtype1 {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ArgsFreshnessSubtype1> for String {
         fn from(value: ArgsFreshnessSubtype1) -> Self {
             value.0
         }
     }
+
     impl FromStr for ArgsFreshnessSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             {
@@ -940,18 +1041,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ArgsFreshnessSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ArgsFreshnessSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ArgsFreshnessSubtype1 {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -964,6 +1070,7 @@ pub mod types {
                 })
         }
     }
+
     /// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -971,11 +1078,13 @@ pub mod types {
         String(String),
         Array(Vec<String>),
     }
+
     impl From<Vec<String>> for BraveLlmContextArgsGoggles {
         fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
+
     /// The search language preference. The 2 or more character language code for which the search results are provided.
     #[derive(
         Deserialize,
@@ -1093,6 +1202,7 @@ pub mod types {
         #[serde(rename = "vi")]
         Vi,
     }
+
     impl fmt::Display for BraveLlmContextArgsSearchLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1150,8 +1260,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextArgsSearchLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ar" => Ok(Self::Ar),
@@ -1217,18 +1329,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `brave_llm_context`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1240,6 +1357,7 @@ pub mod types {
             BraveLlmContextOutputSourcesValue,
         >,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BraveLlmContextOutputGrounding {
@@ -1251,6 +1369,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub poi: Option<BraveLlmContextOutputGroundingPoi>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BraveLlmContextOutputGroundingGenericItem {
@@ -1259,6 +1378,7 @@ pub mod types {
         pub title: String,
         pub url: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BraveLlmContextOutputGroundingMapItem {
@@ -1268,6 +1388,7 @@ pub mod types {
         pub title: String,
         pub url: BraveLlmContextOutputGroundingMapItemUrl,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BraveLlmContextOutputGroundingMapItemUrl {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -1275,6 +1396,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<BraveLlmContextOutputGroundingMapItemUrlSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1291,6 +1413,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BraveLlmContextOutputGroundingMapItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1298,8 +1421,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLlmContextOutputGroundingMapItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -1315,18 +1440,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLlmContextOutputGroundingMapItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLlmContextOutputGroundingMapItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BraveLlmContextOutputGroundingPoi {
@@ -1336,6 +1466,7 @@ pub mod types {
         pub title: String,
         pub url: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveLlmContextOutputSourcesValue {
         /// Discovery/age information for the source, typically formatted as human-readable, ISO date, and relative-age strings. May be an empty array when unavailable.
@@ -1358,6 +1489,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Thumbnail image references (present when enable_source_metadata is true).
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveLlmContextOutputSourcesValueThumbnail {
@@ -1370,6 +1502,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The arguments of `brave_local_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveLocalSearchArgs {
@@ -1418,6 +1551,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub units: Option<BraveLocalSearchArgsUnits>,
     }
+
     /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
     #[derive(
         Deserialize,
@@ -1507,6 +1641,7 @@ pub mod types {
         #[serde(rename = "US")]
         Us,
     }
+
     impl fmt::Display for BraveLocalSearchArgsCountry {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1550,8 +1685,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsCountry {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ALL" => Ok(Self::All),
@@ -1603,23 +1740,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveLocalSearchArgsCountry {
         fn default() -> Self {
             BraveLocalSearchArgsCountry::Us
         }
     }
+
     /// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BraveLocalSearchArgsFreshness {
@@ -1628,6 +1771,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<ArgsFreshnessSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1650,6 +1794,7 @@ pub mod types {
         #[serde(rename = "py")]
         Py,
     }
+
     impl fmt::Display for BraveLocalSearchArgsFreshnessSubtype0 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1660,8 +1805,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsFreshnessSubtype0 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "pd" => Ok(Self::Pd),
@@ -1680,18 +1827,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -1699,28 +1851,35 @@ pub mod types {
         String(String),
         Array(Vec<String>),
     }
+
     impl From<Vec<String>> for BraveLocalSearchArgsGoggles {
         fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
+
     /// Search query (max 400 chars, 50 words)
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct SearchArgsQuery(String);
+
     impl Deref for SearchArgsQuery {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<SearchArgsQuery> for String {
         fn from(value: SearchArgsQuery) -> Self {
             value.0
         }
     }
+
     impl FromStr for SearchArgsQuery {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() > 400usize {
                 return Err(
@@ -1734,18 +1893,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for SearchArgsQuery {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchArgsQuery {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for SearchArgsQuery {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -1758,6 +1922,7 @@ pub mod types {
                 })
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1792,6 +1957,7 @@ pub mod types {
         #[serde(rename = "rich")]
         Rich,
     }
+
     impl fmt::Display for BraveLocalSearchArgsResultFilterItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1808,8 +1974,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsResultFilterItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "discussions" => Ok(Self::Discussions),
@@ -1834,18 +2002,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsResultFilterItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsResultFilterItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.
     #[derive(
         Deserialize,
@@ -1867,6 +2040,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for BraveLocalSearchArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1876,8 +2050,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -1895,23 +2071,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveLocalSearchArgsSafesearch {
         fn default() -> Self {
             BraveLocalSearchArgsSafesearch::Moderate
         }
     }
+
     /// Search language preference. The 2 or more character language code for which the search results are provided.
     #[derive(
         Deserialize,
@@ -2027,6 +2209,7 @@ pub mod types {
         #[serde(rename = "vi")]
         Vi,
     }
+
     impl fmt::Display for BraveLocalSearchArgsSearchLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2083,8 +2266,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsSearchLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ar" => Ok(Self::Ar),
@@ -2149,23 +2334,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveLocalSearchArgsSearchLang {
         fn default() -> Self {
             BraveLocalSearchArgsSearchLang::En
         }
     }
+
     /// The language of the UI. The 2 or more character language code for which the search results are provided.
     #[derive(
         Deserialize,
@@ -2257,6 +2448,7 @@ pub mod types {
         #[serde(rename = "es-US")]
         EsUs,
     }
+
     impl fmt::Display for BraveLocalSearchArgsUiLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2301,8 +2493,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsUiLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "es-AR" => Ok(Self::EsAr),
@@ -2355,23 +2549,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsUiLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsUiLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveLocalSearchArgsUiLang {
         fn default() -> Self {
             BraveLocalSearchArgsUiLang::EnUs
         }
     }
+
     /// The measurement units. If not provided, units are derived from search country.
     #[derive(
         Deserialize,
@@ -2391,6 +2591,7 @@ pub mod types {
         #[serde(rename = "imperial")]
         Imperial,
     }
+
     impl fmt::Display for BraveLocalSearchArgsUnits {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2399,8 +2600,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveLocalSearchArgsUnits {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "metric" => Ok(Self::Metric),
@@ -2417,18 +2620,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveLocalSearchArgsUnits {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveLocalSearchArgsUnits {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `brave_news_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveNewsSearchArgs {
@@ -2465,6 +2673,7 @@ pub mod types {
         #[serde(default = "defaults::brave_news_search_args_ui_lang")]
         pub ui_lang: String,
     }
+
     /// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 Days. 'pm' - Discovered within the last 31 Days. 'py' - Discovered within the last 365 Days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BraveNewsSearchArgsFreshness {
@@ -2473,6 +2682,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<ArgsFreshnessSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2495,6 +2705,7 @@ pub mod types {
         #[serde(rename = "py")]
         Py,
     }
+
     impl fmt::Display for BraveNewsSearchArgsFreshnessSubtype0 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2505,8 +2716,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveNewsSearchArgsFreshnessSubtype0 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "pd" => Ok(Self::Pd),
@@ -2525,18 +2738,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveNewsSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveNewsSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -2544,11 +2762,13 @@ pub mod types {
         String(String),
         Array(Vec<String>),
     }
+
     impl From<Vec<String>> for BraveNewsSearchArgsGoggles {
         fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
+
     /// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'.
     #[derive(
         Deserialize,
@@ -2570,6 +2790,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for BraveNewsSearchArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2579,8 +2800,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveNewsSearchArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -2598,23 +2821,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveNewsSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveNewsSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveNewsSearchArgsSafesearch {
         fn default() -> Self {
             BraveNewsSearchArgsSafesearch::Moderate
         }
     }
+
     /// The arguments of `brave_place_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchArgs {
@@ -2670,6 +2899,7 @@ pub mod types {
         #[serde(rename = "user-agent", skip_serializing_if = "Option::is_none")]
         pub user_agent: Option<String>,
     }
+
     /// The default supported media type is application/json.
     #[derive(
         Deserialize,
@@ -2689,6 +2919,7 @@ pub mod types {
         #[serde(rename = "*/*")]
         StarSlashStar,
     }
+
     impl fmt::Display for BravePlaceSearchArgsAccept {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2697,8 +2928,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsAccept {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "application/json" => Ok(Self::ApplicationJson),
@@ -2715,18 +2948,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsAccept {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsAccept {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Brave Search will return cached content by default. To prevent caching set the Cache-Control header to no-cache. This is currently done as best effort.
     #[derive(
         Deserialize,
@@ -2744,6 +2982,7 @@ pub mod types {
         #[serde(rename = "no-cache")]
         NoCache,
     }
+
     impl fmt::Display for BravePlaceSearchArgsCacheControl {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2751,8 +2990,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsCacheControl {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "no-cache" => Ok(Self::NoCache),
@@ -2768,18 +3009,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsCacheControl {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsCacheControl {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Two-letter country code (ISO 3166-1 alpha-2) used to scope the search. Defaults to 'US'.
     #[derive(
         Deserialize,
@@ -2869,6 +3115,7 @@ pub mod types {
         #[serde(rename = "US")]
         Us,
     }
+
     impl fmt::Display for BravePlaceSearchArgsCountry {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2912,8 +3159,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsCountry {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "AR" => Ok(Self::Ar),
@@ -2965,18 +3214,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Safe search level for the query results. 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. Defaults to 'strict'.
     #[derive(
         Deserialize,
@@ -2998,6 +3252,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for BravePlaceSearchArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3007,8 +3262,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -3026,18 +3283,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Language for the search results. Defaults to 'en'.
     #[derive(
         Deserialize,
@@ -3155,6 +3417,7 @@ pub mod types {
         #[serde(rename = "vi")]
         Vi,
     }
+
     impl fmt::Display for BravePlaceSearchArgsSearchLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3212,8 +3475,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsSearchLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ar" => Ok(Self::Ar),
@@ -3279,18 +3544,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// User interface language for the response, usually of the form '<language>-<region>'. Defaults to 'en-US'.
     #[derive(
         Deserialize,
@@ -3382,6 +3652,7 @@ pub mod types {
         #[serde(rename = "es-US")]
         EsUs,
     }
+
     impl fmt::Display for BravePlaceSearchArgsUiLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3426,8 +3697,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsUiLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "es-AR" => Ok(Self::EsAr),
@@ -3480,18 +3753,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsUiLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsUiLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Units of measurement for distance values. Defaults to 'metric'.
     #[derive(
         Deserialize,
@@ -3511,6 +3789,7 @@ pub mod types {
         #[serde(rename = "imperial")]
         Imperial,
     }
+
     impl fmt::Display for BravePlaceSearchArgsUnits {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3519,8 +3798,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchArgsUnits {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "metric" => Ok(Self::Metric),
@@ -3537,18 +3818,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchArgsUnits {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchArgsUnits {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `brave_place_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3573,6 +3859,7 @@ pub mod types {
         #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputType,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItem {
         /// Latitude/longitude of the address
@@ -3595,6 +3882,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemDistance {
@@ -3605,6 +3893,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -3699,6 +3988,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The action associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemAction {
@@ -3710,6 +4000,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The contact of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemContact {
@@ -3722,6 +4013,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemDistance {
@@ -3732,6 +4024,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The opening hours of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemOpeningHours {
@@ -3748,6 +4041,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemOpeningHoursCurrentDayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -3765,6 +4059,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BravePlaceSearchOutputAddressesItemPoisItemOpeningHoursDaysItem {
@@ -3788,6 +4083,7 @@ pub mod types {
             Vec<BravePlaceSearchOutputAddressesItemPoisItemOpeningHoursDaysItemArrayItem>,
         ),
     }
+
     impl From<
         Vec<BravePlaceSearchOutputAddressesItemPoisItemOpeningHoursDaysItemArrayItem>,
     > for BravePlaceSearchOutputAddressesItemPoisItemOpeningHoursDaysItem {
@@ -3799,6 +4095,7 @@ pub mod types {
             Self::Array(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemOpeningHoursDaysItemArrayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -3816,6 +4113,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Pictures associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemPictures {
@@ -3830,6 +4128,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemPicturesResultsItem {
         /// The alt text for the thumbnail.
@@ -3861,6 +4160,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemPostalAddress {
@@ -3887,6 +4187,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3902,6 +4203,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputAddressesItemPoisItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemPoisItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3909,8 +4211,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -3926,19 +4230,24 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemPoisItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemProfile {
@@ -3955,6 +4264,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemProfilesItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -3970,6 +4280,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// URL of the upstream provider for this result. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemProviderUrl {
@@ -3980,6 +4291,7 @@ pub mod types {
             BravePlaceSearchOutputAddressesItemPoisItemProviderUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3996,6 +4308,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputAddressesItemPoisItemProviderUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -4004,8 +4317,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisItemProviderUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -4021,20 +4336,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputAddressesItemPoisItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The rating of the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemRating {
@@ -4055,6 +4375,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4070,6 +4391,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemResultsItem {
         /// Short description of the location (e.g. "Plaza", "Theater").
@@ -4109,6 +4431,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemResultsItemMetaUrl {
         /// The favicon used for the URL.
@@ -4127,6 +4450,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemResultsItemProfile {
@@ -4143,6 +4467,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemResultsItemUrl {
@@ -4153,6 +4478,7 @@ pub mod types {
             BravePlaceSearchOutputAddressesItemPoisItemResultsItemUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -4169,6 +4495,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputAddressesItemPoisItemResultsItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -4177,8 +4504,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisItemResultsItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -4194,20 +4523,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputAddressesItemPoisItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Reviews associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemReviews {
@@ -4225,6 +4559,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemReviewsResultsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4244,6 +4579,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemReviewsResultsItemAuthor {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4259,6 +4595,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemReviewsResultsItemRating {
         /// Highest possible rating value.
@@ -4280,6 +4617,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemReviewsResultsItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4295,6 +4633,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The thumbnail associated with the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemThumbnail {
@@ -4327,6 +4666,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Result type identifier.
     #[derive(
         Deserialize,
@@ -4344,6 +4684,7 @@ pub mod types {
         #[serde(rename = "location_result")]
         LocationResult,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemPoisItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4351,8 +4692,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "location_result" => Ok(Self::LocationResult),
@@ -4368,18 +4711,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemPoisItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputAddressesItemPoisItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemUrl {
@@ -4388,6 +4736,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<BravePlaceSearchOutputAddressesItemPoisItemUrlSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -4404,6 +4753,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemPoisItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -4411,8 +4761,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -4428,18 +4780,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemPoisItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputAddressesItemPoisItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4538,6 +4895,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The action associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemAction {
@@ -4549,6 +4907,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The contact of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemContact {
@@ -4561,6 +4920,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemDistance {
@@ -4571,6 +4931,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The opening hours of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemOpeningHours {
@@ -4589,6 +4950,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemOpeningHoursCurrentDayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -4606,6 +4968,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BravePlaceSearchOutputAddressesItemPoisNearbyItemOpeningHoursDaysItem {
@@ -4631,6 +4994,7 @@ pub mod types {
             >,
         ),
     }
+
     impl From<
         Vec<
             BravePlaceSearchOutputAddressesItemPoisNearbyItemOpeningHoursDaysItemArrayItem,
@@ -4644,6 +5008,7 @@ pub mod types {
             Self::Array(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemOpeningHoursDaysItemArrayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -4661,6 +5026,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Pictures associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemPictures {
@@ -4675,6 +5041,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemPicturesResultsItem {
         /// The alt text for the thumbnail.
@@ -4706,6 +5073,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddress {
@@ -4732,6 +5100,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -4747,6 +5116,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -4755,8 +5125,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -4772,20 +5144,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemProfile {
@@ -4802,6 +5179,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemProfilesItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4817,6 +5195,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// URL of the upstream provider for this result. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemProviderUrl {
@@ -4827,6 +5206,7 @@ pub mod types {
             BravePlaceSearchOutputAddressesItemPoisNearbyItemProviderUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -4843,6 +5223,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemProviderUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -4851,9 +5232,11 @@ pub mod types {
             }
         }
     }
+
     impl FromStr
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemProviderUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -4869,20 +5252,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The rating of the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemRating {
@@ -4905,6 +5293,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -4920,6 +5309,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItem {
         /// Short description of the location (e.g. "Plaza", "Theater").
@@ -4959,6 +5349,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemMetaUrl {
         /// The favicon used for the URL.
@@ -4977,6 +5368,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemProfile {
@@ -4993,6 +5385,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemUrl {
@@ -5003,6 +5396,7 @@ pub mod types {
             BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -5019,6 +5413,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -5027,9 +5422,11 @@ pub mod types {
             }
         }
     }
+
     impl FromStr
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -5045,20 +5442,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Reviews associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemReviews {
@@ -5076,6 +5478,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemReviewsResultsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5095,6 +5498,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemReviewsResultsItemAuthor {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5110,6 +5514,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemReviewsResultsItemRating {
         /// Highest possible rating value.
@@ -5131,6 +5536,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemReviewsResultsItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5146,6 +5552,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The thumbnail associated with the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemThumbnail {
@@ -5178,6 +5585,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Result type identifier.
     #[derive(
         Deserialize,
@@ -5195,6 +5603,7 @@ pub mod types {
         #[serde(rename = "location_result")]
         LocationResult,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemPoisNearbyItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5202,8 +5611,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisNearbyItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "location_result" => Ok(Self::LocationResult),
@@ -5219,18 +5630,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemPoisNearbyItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputAddressesItemPoisNearbyItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemUrl {
@@ -5241,6 +5657,7 @@ pub mod types {
             BravePlaceSearchOutputAddressesItemPoisNearbyItemUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -5257,6 +5674,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemPoisNearbyItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5264,8 +5682,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPoisNearbyItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -5281,19 +5701,24 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemPoisNearbyItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputAddressesItemPoisNearbyItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The postal address of the address.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputAddressesItemPostalAddress {
@@ -5320,6 +5745,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -5335,6 +5761,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputAddressesItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5342,8 +5769,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -5359,18 +5788,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputAddressesItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Result is "address" when the result refers to an explicit street + number, but "street" when it refers only to the street itself.
     #[derive(
         Deserialize,
@@ -5390,6 +5824,7 @@ pub mod types {
         #[serde(rename = "street")]
         Street,
     }
+
     impl fmt::Display for BravePlaceSearchOutputAddressesItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5398,8 +5833,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputAddressesItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "address" => Ok(Self::Address),
@@ -5416,18 +5853,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputAddressesItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputAddressesItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputCitiesItem {
         /// Latitude/longitude of the city
@@ -5442,6 +5884,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Primary image for the city
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputCitiesItemThumbnail {
@@ -5474,6 +5917,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -5490,6 +5934,7 @@ pub mod types {
         #[serde(rename = "city")]
         City,
     }
+
     impl fmt::Display for BravePlaceSearchOutputCitiesItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5497,8 +5942,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputCitiesItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "city" => Ok(Self::City),
@@ -5514,18 +5961,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputCitiesItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputCitiesItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The search area as resolved by the API (e.g. coordinates + city name). Useful for confirming the API interpreted the input as expected and for grounding follow-up queries.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputLocation {
@@ -5540,6 +5992,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputQuery {
         /// The altered query string as supplied by the caller (may be empty).
@@ -5554,6 +6007,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5642,6 +6096,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The action associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemAction {
@@ -5653,6 +6108,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The contact of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemContact {
@@ -5665,6 +6121,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemDistance {
@@ -5675,6 +6132,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The opening hours of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemOpeningHours {
@@ -5689,6 +6147,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemOpeningHoursCurrentDayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -5706,6 +6165,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BravePlaceSearchOutputResultsItemOpeningHoursDaysItem {
@@ -5727,6 +6187,7 @@ pub mod types {
         },
         Array(Vec<BravePlaceSearchOutputResultsItemOpeningHoursDaysItemArrayItem>),
     }
+
     impl From<Vec<BravePlaceSearchOutputResultsItemOpeningHoursDaysItemArrayItem>>
     for BravePlaceSearchOutputResultsItemOpeningHoursDaysItem {
         fn from(
@@ -5735,6 +6196,7 @@ pub mod types {
             Self::Array(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemOpeningHoursDaysItemArrayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -5752,6 +6214,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Pictures associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemPictures {
@@ -5764,6 +6227,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemPicturesResultsItem {
         /// The alt text for the thumbnail.
@@ -5795,6 +6259,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemPostalAddress {
@@ -5821,6 +6286,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -5836,6 +6302,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputResultsItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display for BravePlaceSearchOutputResultsItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5843,8 +6310,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputResultsItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -5860,18 +6329,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputResultsItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputResultsItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemProfile {
@@ -5888,6 +6362,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemProfilesItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5903,6 +6378,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// URL of the upstream provider for this result. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemProviderUrl {
@@ -5911,6 +6387,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<BravePlaceSearchOutputResultsItemProviderUrlSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -5927,6 +6404,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputResultsItemProviderUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -5934,8 +6412,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputResultsItemProviderUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -5951,18 +6431,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputResultsItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputResultsItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The rating of the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemRating {
@@ -5983,6 +6468,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5998,6 +6484,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemResultsItem {
         /// Short description of the location (e.g. "Plaza", "Theater").
@@ -6033,6 +6520,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemResultsItemMetaUrl {
         /// The favicon used for the URL.
@@ -6051,6 +6539,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemResultsItemProfile {
@@ -6067,6 +6556,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemResultsItemUrl {
@@ -6075,6 +6565,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<BravePlaceSearchOutputResultsItemResultsItemUrlSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -6091,6 +6582,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputResultsItemResultsItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -6098,8 +6590,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputResultsItemResultsItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -6115,18 +6609,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputResultsItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputResultsItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Reviews associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemReviews {
@@ -6142,6 +6641,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemReviewsResultsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6157,6 +6657,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemReviewsResultsItemAuthor {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6172,6 +6673,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemReviewsResultsItemRating {
         /// Highest possible rating value.
@@ -6193,6 +6695,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemReviewsResultsItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6208,6 +6711,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The thumbnail associated with the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemThumbnail {
@@ -6240,6 +6744,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Result type identifier.
     #[derive(
         Deserialize,
@@ -6257,6 +6762,7 @@ pub mod types {
         #[serde(rename = "location_result")]
         LocationResult,
     }
+
     impl fmt::Display for BravePlaceSearchOutputResultsItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -6264,8 +6770,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputResultsItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "location_result" => Ok(Self::LocationResult),
@@ -6281,18 +6789,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputResultsItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputResultsItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputResultsItemUrl {
@@ -6301,6 +6814,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<BravePlaceSearchOutputResultsItemUrlSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -6317,6 +6831,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputResultsItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -6324,8 +6839,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputResultsItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -6341,18 +6858,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItem {
         /// Latitude/longitude of the address
@@ -6375,6 +6897,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemDistance {
@@ -6385,6 +6908,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6475,6 +6999,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The action associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemAction {
@@ -6486,6 +7011,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The contact of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemContact {
@@ -6498,6 +7024,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemDistance {
@@ -6508,6 +7035,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The opening hours of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemOpeningHours {
@@ -6524,6 +7052,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemOpeningHoursCurrentDayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -6541,6 +7070,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BravePlaceSearchOutputStreetsItemPoisItemOpeningHoursDaysItem {
@@ -6564,6 +7094,7 @@ pub mod types {
             Vec<BravePlaceSearchOutputStreetsItemPoisItemOpeningHoursDaysItemArrayItem>,
         ),
     }
+
     impl From<
         Vec<BravePlaceSearchOutputStreetsItemPoisItemOpeningHoursDaysItemArrayItem>,
     > for BravePlaceSearchOutputStreetsItemPoisItemOpeningHoursDaysItem {
@@ -6575,6 +7106,7 @@ pub mod types {
             Self::Array(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemOpeningHoursDaysItemArrayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -6592,6 +7124,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Pictures associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemPictures {
@@ -6606,6 +7139,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemPicturesResultsItem {
         /// The alt text for the thumbnail.
@@ -6637,6 +7171,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemPostalAddress {
@@ -6663,6 +7198,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -6678,6 +7214,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputStreetsItemPoisItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPoisItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -6685,8 +7222,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -6702,18 +7241,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPoisItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemPoisItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemProfile {
@@ -6730,6 +7274,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemProfilesItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6745,6 +7290,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// URL of the upstream provider for this result. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemProviderUrl {
@@ -6755,6 +7301,7 @@ pub mod types {
             BravePlaceSearchOutputStreetsItemPoisItemProviderUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -6771,6 +7318,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPoisItemProviderUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -6778,8 +7326,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisItemProviderUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -6795,19 +7345,24 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPoisItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputStreetsItemPoisItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The rating of the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemRating {
@@ -6828,6 +7383,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6843,6 +7399,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemResultsItem {
         /// Short description of the location (e.g. "Plaza", "Theater").
@@ -6880,6 +7437,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemResultsItemMetaUrl {
         /// The favicon used for the URL.
@@ -6898,6 +7456,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemResultsItemProfile {
@@ -6914,6 +7473,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemResultsItemUrl {
@@ -6924,6 +7484,7 @@ pub mod types {
             BravePlaceSearchOutputStreetsItemPoisItemResultsItemUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -6940,6 +7501,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputStreetsItemPoisItemResultsItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -6948,8 +7510,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisItemResultsItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -6965,20 +7529,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputStreetsItemPoisItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputStreetsItemPoisItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Reviews associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemReviews {
@@ -6996,6 +7565,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemReviewsResultsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7015,6 +7585,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemReviewsResultsItemAuthor {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7030,6 +7601,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemReviewsResultsItemRating {
         /// Highest possible rating value.
@@ -7051,6 +7623,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemReviewsResultsItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7066,6 +7639,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The thumbnail associated with the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemThumbnail {
@@ -7098,6 +7672,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Result type identifier.
     #[derive(
         Deserialize,
@@ -7115,6 +7690,7 @@ pub mod types {
         #[serde(rename = "location_result")]
         LocationResult,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPoisItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -7122,8 +7698,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "location_result" => Ok(Self::LocationResult),
@@ -7139,18 +7717,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPoisItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemPoisItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemUrl {
@@ -7159,6 +7742,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<BravePlaceSearchOutputStreetsItemPoisItemUrlSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -7175,6 +7759,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPoisItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -7182,8 +7767,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -7199,18 +7786,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPoisItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemPoisItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7307,6 +7899,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The action associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemAction {
@@ -7318,6 +7911,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The contact of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemContact {
@@ -7330,6 +7924,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Distance from the user's geolocation, if available.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemDistance {
@@ -7340,6 +7935,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The opening hours of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemOpeningHours {
@@ -7358,6 +7954,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemOpeningHoursCurrentDayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -7375,6 +7972,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum BravePlaceSearchOutputStreetsItemPoisNearbyItemOpeningHoursDaysItem {
@@ -7400,6 +7998,7 @@ pub mod types {
             >,
         ),
     }
+
     impl From<
         Vec<BravePlaceSearchOutputStreetsItemPoisNearbyItemOpeningHoursDaysItemArrayItem>,
     > for BravePlaceSearchOutputStreetsItemPoisNearbyItemOpeningHoursDaysItem {
@@ -7411,6 +8010,7 @@ pub mod types {
             Self::Array(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemOpeningHoursDaysItemArrayItem {
         /// Short name of the day of the week (e.g. "Mon").
@@ -7428,6 +8028,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Pictures associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemPictures {
@@ -7442,6 +8043,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemPicturesResultsItem {
         /// The alt text for the thumbnail.
@@ -7473,6 +8075,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddress {
@@ -7499,6 +8102,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -7514,6 +8118,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -7522,8 +8127,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -7539,20 +8146,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemProfile {
@@ -7569,6 +8181,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemProfilesItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7584,6 +8197,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// URL of the upstream provider for this result. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemProviderUrl {
@@ -7594,6 +8208,7 @@ pub mod types {
             BravePlaceSearchOutputStreetsItemPoisNearbyItemProviderUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -7610,6 +8225,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemProviderUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -7618,8 +8234,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisNearbyItemProviderUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -7635,20 +8253,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemProviderUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The rating of the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemRating {
@@ -7671,6 +8294,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7686,6 +8310,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItem {
         /// Short description of the location (e.g. "Plaza", "Theater").
@@ -7725,6 +8350,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemMetaUrl {
         /// The favicon used for the URL.
@@ -7743,6 +8369,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The profile associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemProfile {
@@ -7759,6 +8386,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemUrl {
@@ -7769,6 +8397,7 @@ pub mod types {
             BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -7785,6 +8414,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -7793,9 +8423,11 @@ pub mod types {
             }
         }
     }
+
     impl FromStr
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -7811,20 +8443,25 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for BravePlaceSearchOutputStreetsItemPoisNearbyItemResultsItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Reviews associated with the result.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemReviews {
@@ -7842,6 +8479,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemReviewsResultsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7861,6 +8499,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemReviewsResultsItemAuthor {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7876,6 +8515,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemReviewsResultsItemRating {
         /// Highest possible rating value.
@@ -7897,6 +8537,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemReviewsResultsItemRatingProfile {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -7912,6 +8553,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The thumbnail associated with the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemThumbnail {
@@ -7944,6 +8586,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Result type identifier.
     #[derive(
         Deserialize,
@@ -7961,6 +8604,7 @@ pub mod types {
         #[serde(rename = "location_result")]
         LocationResult,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPoisNearbyItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -7968,8 +8612,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisNearbyItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "location_result" => Ok(Self::LocationResult),
@@ -7985,18 +8631,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPoisNearbyItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemPoisNearbyItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Primary URL associated with the location. May be an empty string.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemUrl {
@@ -8007,6 +8658,7 @@ pub mod types {
             BravePlaceSearchOutputStreetsItemPoisNearbyItemUrlSubtype1,
         >,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -8023,6 +8675,7 @@ pub mod types {
         #[serde(rename = "")]
         X,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPoisNearbyItemUrlSubtype1 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8030,8 +8683,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPoisNearbyItemUrlSubtype1 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "" => Ok(Self::X),
@@ -8047,18 +8702,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPoisNearbyItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemPoisNearbyItemUrlSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The postal address of the address.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BravePlaceSearchOutputStreetsItemPostalAddress {
@@ -8085,6 +8745,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -8100,6 +8761,7 @@ pub mod types {
     pub enum BravePlaceSearchOutputStreetsItemPostalAddressType {
         PostalAddress,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemPostalAddressType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8107,8 +8769,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemPostalAddressType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "PostalAddress" => Ok(Self::PostalAddress),
@@ -8124,18 +8788,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemPostalAddressType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Result is "address" when the result refers to an explicit street + number, but "street" when it refers only to the street itself.
     #[derive(
         Deserialize,
@@ -8155,6 +8824,7 @@ pub mod types {
         #[serde(rename = "street")]
         Street,
     }
+
     impl fmt::Display for BravePlaceSearchOutputStreetsItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8163,8 +8833,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputStreetsItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "address" => Ok(Self::Address),
@@ -8181,18 +8853,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputStreetsItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputStreetsItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Top-level response discriminator. Always "locations" for Place Search.
     #[derive(
         Deserialize,
@@ -8210,6 +8887,7 @@ pub mod types {
         #[serde(rename = "locations")]
         Locations,
     }
+
     impl fmt::Display for BravePlaceSearchOutputType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8217,8 +8895,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BravePlaceSearchOutputType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "locations" => Ok(Self::Locations),
@@ -8234,18 +8914,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BravePlaceSearchOutputType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BravePlaceSearchOutputType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `brave_summarizer`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveSummarizerArgs {
@@ -8258,6 +8943,7 @@ pub mod types {
         /// The key is equal to value of field key as part of the Summarizer response model.
         pub key: String,
     }
+
     /// The arguments of `brave_video_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveVideoSearchArgs {
@@ -8288,6 +8974,7 @@ pub mod types {
         #[serde(default = "defaults::brave_video_search_args_ui_lang")]
         pub ui_lang: String,
     }
+
     /// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - timeframe is also supported by specifying the date range (e.g. '2022-04-01to2022-07-30').
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BraveVideoSearchArgsFreshness {
@@ -8296,6 +8983,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<ArgsFreshnessSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -8318,6 +9006,7 @@ pub mod types {
         #[serde(rename = "py")]
         Py,
     }
+
     impl fmt::Display for BraveVideoSearchArgsFreshnessSubtype0 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8328,8 +9017,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveVideoSearchArgsFreshnessSubtype0 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "pd" => Ok(Self::Pd),
@@ -8348,18 +9039,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveVideoSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveVideoSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'.
     #[derive(
         Deserialize,
@@ -8381,6 +9077,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for BraveVideoSearchArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8390,8 +9087,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveVideoSearchArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -8409,23 +9108,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveVideoSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveVideoSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveVideoSearchArgsSafesearch {
         fn default() -> Self {
             BraveVideoSearchArgsSafesearch::Moderate
         }
     }
+
     /// The arguments of `brave_web_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveWebSearchArgs {
@@ -8474,6 +9179,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub units: Option<BraveWebSearchArgsUnits>,
     }
+
     /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
     #[derive(
         Deserialize,
@@ -8563,6 +9269,7 @@ pub mod types {
         #[serde(rename = "US")]
         Us,
     }
+
     impl fmt::Display for BraveWebSearchArgsCountry {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8606,8 +9313,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsCountry {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ALL" => Ok(Self::All),
@@ -8659,23 +9368,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsCountry {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveWebSearchArgsCountry {
         fn default() -> Self {
             BraveWebSearchArgsCountry::Us
         }
     }
+
     /// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct BraveWebSearchArgsFreshness {
@@ -8684,6 +9399,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<ArgsFreshnessSubtype1>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -8706,6 +9422,7 @@ pub mod types {
         #[serde(rename = "py")]
         Py,
     }
+
     impl fmt::Display for BraveWebSearchArgsFreshnessSubtype0 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8716,8 +9433,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsFreshnessSubtype0 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "pd" => Ok(Self::Pd),
@@ -8736,18 +9455,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsFreshnessSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -8755,11 +9479,13 @@ pub mod types {
         String(String),
         Array(Vec<String>),
     }
+
     impl From<Vec<String>> for BraveWebSearchArgsGoggles {
         fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -8794,6 +9520,7 @@ pub mod types {
         #[serde(rename = "rich")]
         Rich,
     }
+
     impl fmt::Display for BraveWebSearchArgsResultFilterItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8810,8 +9537,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsResultFilterItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "discussions" => Ok(Self::Discussions),
@@ -8836,18 +9565,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsResultFilterItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsResultFilterItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.
     #[derive(
         Deserialize,
@@ -8869,6 +9603,7 @@ pub mod types {
         #[serde(rename = "strict")]
         Strict,
     }
+
     impl fmt::Display for BraveWebSearchArgsSafesearch {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -8878,8 +9613,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsSafesearch {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "off" => Ok(Self::Off),
@@ -8897,23 +9634,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsSafesearch {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveWebSearchArgsSafesearch {
         fn default() -> Self {
             BraveWebSearchArgsSafesearch::Moderate
         }
     }
+
     /// Search language preference. The 2 or more character language code for which the search results are provided.
     #[derive(
         Deserialize,
@@ -9029,6 +9772,7 @@ pub mod types {
         #[serde(rename = "vi")]
         Vi,
     }
+
     impl fmt::Display for BraveWebSearchArgsSearchLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -9085,8 +9829,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsSearchLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ar" => Ok(Self::Ar),
@@ -9151,23 +9897,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsSearchLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveWebSearchArgsSearchLang {
         fn default() -> Self {
             BraveWebSearchArgsSearchLang::En
         }
     }
+
     /// The language of the UI. The 2 or more character language code for which the search results are provided.
     #[derive(
         Deserialize,
@@ -9259,6 +10011,7 @@ pub mod types {
         #[serde(rename = "es-US")]
         EsUs,
     }
+
     impl fmt::Display for BraveWebSearchArgsUiLang {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -9303,8 +10056,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsUiLang {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "es-AR" => Ok(Self::EsAr),
@@ -9357,23 +10112,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsUiLang {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsUiLang {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BraveWebSearchArgsUiLang {
         fn default() -> Self {
             BraveWebSearchArgsUiLang::EnUs
         }
     }
+
     /// The measurement units. If not provided, units are derived from search country.
     #[derive(
         Deserialize,
@@ -9393,6 +10154,7 @@ pub mod types {
         #[serde(rename = "imperial")]
         Imperial,
     }
+
     impl fmt::Display for BraveWebSearchArgsUnits {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -9401,8 +10163,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BraveWebSearchArgsUnits {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "metric" => Ok(Self::Metric),
@@ -9419,32 +10183,41 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BraveWebSearchArgsUnits {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BraveWebSearchArgsUnits {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn brave_image_search_args_country() -> String {
             "US".to_string()
         }
+
         pub(super) fn brave_image_search_args_safesearch() -> super::BraveImageSearchArgsSafesearch {
             super::BraveImageSearchArgsSafesearch::Strict
         }
+
         pub(super) fn brave_image_search_args_search_lang() -> String {
             "en".to_string()
         }
+
         pub(super) fn brave_local_search_args_country() -> super::BraveLocalSearchArgsCountry {
             super::BraveLocalSearchArgsCountry::Us
         }
+
         pub(super) fn brave_local_search_args_result_filter() -> Vec<
             super::BraveLocalSearchArgsResultFilterItem,
         > {
@@ -9453,42 +10226,55 @@ pub mod types {
                 super::BraveLocalSearchArgsResultFilterItem::Query
             ]
         }
+
         pub(super) fn brave_local_search_args_safesearch() -> super::BraveLocalSearchArgsSafesearch {
             super::BraveLocalSearchArgsSafesearch::Moderate
         }
+
         pub(super) fn brave_local_search_args_search_lang() -> super::BraveLocalSearchArgsSearchLang {
             super::BraveLocalSearchArgsSearchLang::En
         }
+
         pub(super) fn brave_local_search_args_ui_lang() -> super::BraveLocalSearchArgsUiLang {
             super::BraveLocalSearchArgsUiLang::EnUs
         }
+
         pub(super) fn brave_news_search_args_country() -> String {
             "US".to_string()
         }
+
         pub(super) fn brave_news_search_args_safesearch() -> super::BraveNewsSearchArgsSafesearch {
             super::BraveNewsSearchArgsSafesearch::Moderate
         }
+
         pub(super) fn brave_news_search_args_search_lang() -> String {
             "en".to_string()
         }
+
         pub(super) fn brave_news_search_args_ui_lang() -> String {
             "en-US".to_string()
         }
+
         pub(super) fn brave_video_search_args_country() -> String {
             "US".to_string()
         }
+
         pub(super) fn brave_video_search_args_safesearch() -> super::BraveVideoSearchArgsSafesearch {
             super::BraveVideoSearchArgsSafesearch::Moderate
         }
+
         pub(super) fn brave_video_search_args_search_lang() -> String {
             "en".to_string()
         }
+
         pub(super) fn brave_video_search_args_ui_lang() -> String {
             "en-US".to_string()
         }
+
         pub(super) fn brave_web_search_args_country() -> super::BraveWebSearchArgsCountry {
             super::BraveWebSearchArgsCountry::Us
         }
+
         pub(super) fn brave_web_search_args_result_filter() -> Vec<
             super::BraveWebSearchArgsResultFilterItem,
         > {
@@ -9497,53 +10283,66 @@ pub mod types {
                 super::BraveWebSearchArgsResultFilterItem::Query
             ]
         }
+
         pub(super) fn brave_web_search_args_safesearch() -> super::BraveWebSearchArgsSafesearch {
             super::BraveWebSearchArgsSafesearch::Moderate
         }
+
         pub(super) fn brave_web_search_args_search_lang() -> super::BraveWebSearchArgsSearchLang {
             super::BraveWebSearchArgsSearchLang::En
         }
+
         pub(super) fn brave_web_search_args_ui_lang() -> super::BraveWebSearchArgsUiLang {
             super::BraveWebSearchArgsUiLang::EnUs
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `brave_web_search`, as the server sent it.
     pub(super) static BRAVE_WEB_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","maxLength":400,"description":"Search query (max 400 chars, 50 words)"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string","enum":["ALL","AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US"]},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"]},"ui_lang":{"default":"en-US","description":"The language of the UI. The 2 or more character language code for which the search results are provided.","type":"string","enum":["es-AR","en-AU","de-AT","nl-BE","fr-BE","pt-BR","en-CA","fr-CA","es-CL","da-DK","fi-FI","fr-FR","de-DE","zh-HK","en-IN","en-ID","it-IT","ja-JP","ko-KR","en-MY","es-MX","nl-NL","en-NZ","no-NO","zh-CN","pl-PL","en-PH","ru-RU","en-ZA","es-ES","sv-SE","fr-CH","de-CH","zh-TW","tr-TR","en-GB","en-US","es-US"]},"count":{"default":10,"description":"Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)","type":"integer","minimum":1,"maximum":20},"offset":{"default":0,"description":"Pagination offset (max 9, default 0)","type":"integer","minimum":0,"maximum":9},"safesearch":{"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.","type":"string","enum":["off","moderate","strict"]},"freshness":{"anyOf":[{"type":"string","enum":["pd","pw","pm","py"]},{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"text_decorations":{"default":true,"description":"Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).","type":"boolean"},"spellcheck":{"default":true,"description":"Whether to spellcheck the provided query.","type":"boolean"},"result_filter":{"default":["web","query"],"description":"Result filter (default ['web', 'query'])","type":"array","items":{"type":"string","enum":["discussions","faq","infobox","news","query","summarizer","videos","web","locations","rich"]}},"goggles":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"units":{"anyOf":[{"type":"string","const":"metric"},{"type":"string","const":"imperial"}],"description":"The measurement units. If not provided, units are derived from search country."},"extra_snippets":{"type":"boolean","description":"A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans."},"summary":{"type":"boolean","description":"This parameter enables summary key generation in web search results. This is required for summarizer to be enabled."}},"required":["query"]}"#,
     );
+
     /// The input schema of `brave_local_search`, as the server sent it.
     pub(super) static BRAVE_LOCAL_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","maxLength":400,"description":"Search query (max 400 chars, 50 words)"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string","enum":["ALL","AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US"]},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"]},"ui_lang":{"default":"en-US","description":"The language of the UI. The 2 or more character language code for which the search results are provided.","type":"string","enum":["es-AR","en-AU","de-AT","nl-BE","fr-BE","pt-BR","en-CA","fr-CA","es-CL","da-DK","fi-FI","fr-FR","de-DE","zh-HK","en-IN","en-ID","it-IT","ja-JP","ko-KR","en-MY","es-MX","nl-NL","en-NZ","no-NO","zh-CN","pl-PL","en-PH","ru-RU","en-ZA","es-ES","sv-SE","fr-CH","de-CH","zh-TW","tr-TR","en-GB","en-US","es-US"]},"count":{"default":10,"description":"Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)","type":"integer","minimum":1,"maximum":20},"offset":{"default":0,"description":"Pagination offset (max 9, default 0)","type":"integer","minimum":0,"maximum":9},"safesearch":{"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.","type":"string","enum":["off","moderate","strict"]},"freshness":{"anyOf":[{"type":"string","enum":["pd","pw","pm","py"]},{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"text_decorations":{"default":true,"description":"Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).","type":"boolean"},"spellcheck":{"default":true,"description":"Whether to spellcheck the provided query.","type":"boolean"},"result_filter":{"default":["web","query"],"description":"Result filter (default ['web', 'query'])","type":"array","items":{"type":"string","enum":["discussions","faq","infobox","news","query","summarizer","videos","web","locations","rich"]}},"goggles":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"units":{"anyOf":[{"type":"string","const":"metric"},{"type":"string","const":"imperial"}],"description":"The measurement units. If not provided, units are derived from search country."},"extra_snippets":{"type":"boolean","description":"A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans."},"summary":{"type":"boolean","description":"This parameter enables summary key generation in web search results. This is required for summarizer to be enabled."}},"required":["query"]}"#,
     );
+
     /// The input schema of `brave_video_search`, as the server sent it.
     pub(super) static BRAVE_VIDEO_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":400,"description":"The user's search query. Query cannot be empty. Limited to 400 characters and 50 words."},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string"},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string"},"ui_lang":{"default":"en-US","description":"User interface language preferred in response. Usually of the format <language_code>-<country_code>. For more, see RFC 9110.","type":"string"},"count":{"default":20,"description":"Number of results (1-50, default 20). Combine this parameter with `offset` to paginate search results.","type":"integer","minimum":1,"maximum":50},"offset":{"default":0,"description":"Pagination offset (max 9, default 0). Combine this parameter with `count` to paginate search results.","type":"integer","minimum":0,"maximum":9},"spellcheck":{"default":true,"type":"boolean","description":"Whether to spellcheck provided query."},"safesearch":{"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'.","anyOf":[{"type":"string","const":"off"},{"type":"string","const":"moderate"},{"type":"string","const":"strict"}]},"freshness":{"anyOf":[{"type":"string","enum":["pd","pw","pm","py"]},{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - timeframe is also supported by specifying the date range (e.g. '2022-04-01to2022-07-30')."}},"required":["query"]}"#,
     );
+
     /// The input schema of `brave_image_search`, as the server sent it.
     pub(super) static BRAVE_IMAGE_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":400,"description":"The user's search query. Query cannot be empty. Limited to 400 characters and 50 words."},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string"},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string"},"count":{"default":50,"description":"Number of results (1-200, default 50). Image Search is not paginated — raise `count` if you need more results. There is no `offset` parameter.","type":"integer","minimum":1,"maximum":200},"safesearch":{"default":"strict","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'strict' - Drops all adult content from search results.","anyOf":[{"type":"string","const":"off"},{"type":"string","const":"strict"}]},"spellcheck":{"default":true,"description":"Whether to spellcheck provided query.","type":"boolean"}},"required":["query"]}"#,
     );
+
     /// The input schema of `brave_news_search`, as the server sent it.
     pub(super) static BRAVE_NEWS_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","maxLength":400,"description":"Search query (max 400 chars, 50 words)"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string"},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string"},"ui_lang":{"default":"en-US","description":"User interface language preferred in response. Usually of the format <language_code>-<country_code>. For more, see RFC 9110.","type":"string"},"count":{"default":20,"description":"Number of results (1-50, default 20)","type":"integer","minimum":1,"maximum":50},"offset":{"default":0,"description":"Pagination offset (max 9, default 0)","type":"integer","minimum":0,"maximum":9},"spellcheck":{"default":true,"description":"Whether to spellcheck provided query.","type":"boolean"},"safesearch":{"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'.","anyOf":[{"type":"string","const":"off"},{"type":"string","const":"moderate"},{"type":"string","const":"strict"}]},"freshness":{"anyOf":[{"type":"string","enum":["pd","pw","pm","py"]},{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 Days. 'pm' - Discovered within the last 31 Days. 'py' - Discovered within the last 365 Days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"extra_snippets":{"default":false,"description":"A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.","type":"boolean"},"goggles":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."}},"required":["query"]}"#,
     );
+
     /// The input schema of `brave_summarizer`, as the server sent it.
     pub(super) static BRAVE_SUMMARIZER: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"key":{"type":"string","description":"The key is equal to value of field key as part of the Summarizer response model."},"entity_info":{"default":false,"description":"Returns extra entities info with the summary response.","type":"boolean"},"inline_references":{"default":false,"description":"Adds inline references to the summary response.","type":"boolean"}},"required":["key"]}"#,
     );
+
     /// The input schema of `brave_llm_context`, as the server sent it.
     pub(super) static BRAVE_LLM_CONTEXT: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":400,"description":"The user's search query term. Query can not be empty. Maximum of 400 characters and 50 words in the query."},"country":{"type":"string","enum":["AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","GR","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US","ALL"],"description":"The search query country, where the results come from. The country string is limited to 2 character country codes of supported countries."},"search_lang":{"type":"string","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","el","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"],"description":"The search language preference. The 2 or more character language code for which the search results are provided."},"count":{"type":"integer","minimum":1,"maximum":50,"description":"The maximum number of search results considered to select the LLM context data. The default is 20 and the maximum is 50."},"spellcheck":{"type":"boolean","description":"Whether to enable spellcheck on the query."},"maximum_number_of_urls":{"type":"integer","minimum":1,"maximum":50,"description":"Maximum number of different URLs to include in LLM context."},"maximum_number_of_tokens":{"type":"integer","minimum":1024,"maximum":32768,"description":"Approximate maximum number of tokens to include in context. The default is 8192 and maximum is 32768."},"maximum_number_of_snippets":{"type":"integer","minimum":1,"maximum":256,"description":"Maximum number of different snippets (or chunks of text) to include in LLM context. The default is 50 and maximum is 256."},"context_threshold_mode":{"type":"string","enum":["disabled","strict","lenient","balanced"],"description":"The mode to use to determine the threshold for including content in context. Default is balanced."},"maximum_number_of_tokens_per_url":{"type":"integer","minimum":512,"maximum":8192,"description":"Maximum number of tokens to include per URL. The default is 4096 and maximum is 8192."},"maximum_number_of_snippets_per_url":{"type":"integer","minimum":1,"maximum":100,"description":"Maximum number of snippets to include per URL. The default is 50 and maximum is 100."},"goggles":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"freshness":{"anyOf":[{"type":"string","enum":["pd","pw","pm","py"]},{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"enable_local":{"type":"boolean","description":"Whether to enable local recall. Not setting this value means auto-detect and uses local recall if any of the localization headers are provided."},"enable_source_metadata":{"type":"boolean","description":"Enable source metadata enrichment (site_name, favicon) in the sources attribute of the response."},"x-loc-lat":{"type":"number","minimum":-90,"maximum":90,"description":"The latitude of the client's geographical location in degrees, to provide relevant local results. The latitude must be greater than or equal to -90.0 degrees and less than or equal to +90.0 degrees."},"x-loc-long":{"type":"number","minimum":-180,"maximum":180,"description":"The longitude of the client's geographical location in degrees, to provide relevant local results. The longitude must be greater than or equal to -180.0 and less than or equal to +180.0 degrees."},"x-loc-city":{"type":"string","description":"The generic name of the client city"},"x-loc-state":{"type":"string","maxLength":3,"description":"A code which could be up to three characters, that represent the client's state/region. The region is the first-level subdivision (the broadest or least specific) of the ISO 3166-2 code."},"x-loc-state-name":{"type":"string","description":"The name of the client’s state/region. The region is the first-level subdivision (the broadest or least specific) of the ISO 3166-2 code."},"x-loc-country":{"type":"string","minLength":2,"maxLength":2,"description":"The two letter country code for the client’s country. For a list of country codes, see ISO 3166-1 alpha-2"},"x-loc-postal-code":{"type":"string","description":"The client’s postal code"},"api-version":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"The API version to use. This is denoted by the format YYYY-MM-DD. Default is the latest that is available. Read more about API versioning at https://api-dashboard.search.brave.com/documentation/guides/versioning."},"accept":{"type":"string","enum":["application/json","*/*"],"description":"The default supported media type is application/json."},"cache-control":{"type":"string","const":"no-cache","description":"Brave Search will return cached content by default. To prevent caching set the Cache-Control header to no-cache. This is currently done as best effort."},"user-agent":{"type":"string","description":"The user agent originating the request. Brave search can utilize the user agent to provide a different experience depending on the device as described by the string. The user agent should follow the commonly used browser agent strings on each platform. For more information on curating user agents, see RFC 9110."}},"required":["query"]}"#,
     );
+
     /// The input schema of `brave_place_search`, as the server sent it.
     pub(super) static BRAVE_PLACE_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"description":"Query string. Shape influences the response: POI-like queries -> `results`; bare/ambiguous city names -> `cities`; address- or street-shaped queries with a geographic anchor -> `addresses` and/or `streets`. If omitted, returns general POIs in the supplied area.","type":"string","maxLength":400},"radius":{"type":"number","minimum":0,"description":"Bias toward results closer to the supplied coordinates, in meters. NOT a hard cutoff -- the API may still return more distant results. If omitted, the search is performed globally."},"count":{"type":"integer","minimum":1,"maximum":50,"description":"Number of results to return. Maximum is 50. Default is 20."},"latitude":{"type":"number","minimum":-90,"maximum":90,"description":"Latitude of the geographical coordinates around which to search, in degrees (-90 to 90). Typically paired with `longitude`."},"longitude":{"type":"number","minimum":-180,"maximum":180,"description":"Longitude of the geographical coordinates around which to search, in degrees (-180 to 180). Typically paired with `latitude`."},"location":{"type":"string","minLength":1,"description":"Location string to search around, used as an alternative to `latitude` and `longitude`. For US locations prefer the form '<city> <state> <country name>' (e.g. 'san francisco ca united states'); for non-US locations use '<city> <country name>' (e.g. 'tokyo japan'). No commas or special characters needed; capitalization does not matter."},"country":{"type":"string","enum":["AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","GR","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US"],"description":"Two-letter country code (ISO 3166-1 alpha-2) used to scope the search. Defaults to 'US'."},"search_lang":{"type":"string","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","el","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"],"description":"Language for the search results. Defaults to 'en'."},"ui_lang":{"type":"string","enum":["es-AR","en-AU","de-AT","nl-BE","fr-BE","pt-BR","en-CA","fr-CA","es-CL","da-DK","fi-FI","fr-FR","de-DE","zh-HK","en-IN","en-ID","it-IT","ja-JP","ko-KR","en-MY","es-MX","nl-NL","en-NZ","no-NO","zh-CN","pl-PL","en-PH","ru-RU","en-ZA","es-ES","sv-SE","fr-CH","de-CH","zh-TW","tr-TR","en-GB","en-US","es-US"],"description":"User interface language for the response, usually of the form '<language>-<region>'. Defaults to 'en-US'."},"units":{"type":"string","enum":["metric","imperial"],"description":"Units of measurement for distance values. Defaults to 'metric'."},"safesearch":{"type":"string","enum":["off","moderate","strict"],"description":"Safe search level for the query results. 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. Defaults to 'strict'."},"spellcheck":{"type":"boolean","description":"Whether to apply spellcheck before executing the search. Defaults to true."},"geoloc":{"type":"string","description":"Optional geolocation token used to refine results."},"api-version":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"The API version to use. This is denoted by the format YYYY-MM-DD. Default is the latest that is available. Read more about API versioning at https://api-dashboard.search.brave.com/documentation/guides/versioning."},"accept":{"type":"string","enum":["application/json","*/*"],"description":"The default supported media type is application/json."},"cache-control":{"type":"string","const":"no-cache","description":"Brave Search will return cached content by default. To prevent caching set the Cache-Control header to no-cache. This is currently done as best effort."},"user-agent":{"type":"string","description":"The user agent originating the request. Brave Search can utilize the user agent to provide a different experience depending on the device as described by the string. The user agent should follow the commonly used browser agent strings on each platform. For more information on curating user agents, see RFC 9110."}}}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "brave_web_search",
@@ -9555,6 +10354,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "brave_llm_context",
     "brave_place_search",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -9564,6 +10364,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"openWorldHint":true,"title":"Brave Image Search"},"description":"\n    Performs an image search using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration, and more. When relaying results in a markdown environment, it may be helpful to include images in the results (e.g., ![image.title](image.properties.url)).\n","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"count":{"default":50,"description":"Number of results (1-200, default 50). Image Search is not paginated — raise `count` if you need more results. There is no `offset` parameter.","maximum":200,"minimum":1,"type":"integer"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string"},"query":{"description":"The user's search query. Query cannot be empty. Limited to 400 characters and 50 words.","maxLength":400,"minLength":1,"type":"string"},"safesearch":{"anyOf":[{"const":"off","type":"string"},{"const":"strict","type":"string"}],"default":"strict","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'strict' - Drops all adult content from search results."},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string"},"spellcheck":{"default":true,"description":"Whether to spellcheck provided query.","type":"boolean"}},"required":["query"],"type":"object"},"name":"brave_image_search","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"maximum":9007199254740991,"minimum":0,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"confidence":{"description":"The confidence level of the result.","enum":["low","medium","high"],"type":"string"},"page_fetched":{"format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:Z))$","type":"string"},"properties":{"additionalProperties":false,"properties":{"height":{"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"url":{"format":"uri","type":"string"},"width":{"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"}},"required":["url","width","height"],"type":"object"},"title":{"type":"string"},"url":{"format":"uri","type":"string"}},"required":["title","url","page_fetched","confidence","properties"],"type":"object"},"type":"array"},"might_be_offensive":{"description":"Whether the image might be offensive.","type":"boolean"},"type":{"const":"object","type":"string"}},"required":["type","items","count","might_be_offensive"],"type":"object"},"title":"brave_image_search"},{"annotations":{"openWorldHint":true,"title":"Brave LLM Context"},"description":"Retrieves pre-extracted, relevance-ranked web content using Brave's LLM Context API, optimized for AI agents, LLM grounding, and RAG pipelines. Unlike a traditional web search that returns links and short descriptions, this tool returns the actual substance of matching pages — text chunks, tables, code blocks, and structured data — so the model can reason over it directly.\n\n    When to use:\n        - Grounding answers in fresh, relevant web content (RAG)\n        - Giving an AI agent ready-to-use page content from a single search call\n        - Question answering and fact-checking against current sources\n        - Gathering source material for research without manually fetching pages\n        - When you need the contents of pages, not just titles, descriptions, and URLs\n\n    When relaying results in markdown-supporting environments, cite the source URLs from the \"sources\" map.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"accept":{"description":"The default supported media type is application/json.","enum":["application/json","*/*"],"type":"string"},"api-version":{"description":"The API version to use. This is denoted by the format YYYY-MM-DD. Default is the latest that is available. Read more about API versioning at https://api-dashboard.search.brave.com/documentation/guides/versioning.","pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"cache-control":{"const":"no-cache","description":"Brave Search will return cached content by default. To prevent caching set the Cache-Control header to no-cache. This is currently done as best effort.","type":"string"},"context_threshold_mode":{"description":"The mode to use to determine the threshold for including content in context. Default is balanced.","enum":["disabled","strict","lenient","balanced"],"type":"string"},"count":{"description":"The maximum number of search results considered to select the LLM context data. The default is 20 and the maximum is 50.","maximum":50,"minimum":1,"type":"integer"},"country":{"description":"The search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","enum":["AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","GR","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US","ALL"],"type":"string"},"enable_local":{"description":"Whether to enable local recall. Not setting this value means auto-detect and uses local recall if any of the localization headers are provided.","type":"boolean"},"enable_source_metadata":{"description":"Enable source metadata enrichment (site_name, favicon) in the sources attribute of the response.","type":"boolean"},"freshness":{"anyOf":[{"enum":["pd","pw","pm","py"],"type":"string"},{"pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$","type":"string"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"goggles":{"anyOf":[{"type":"string"},{"items":{"type":"string"},"type":"array"}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"maximum_number_of_snippets":{"description":"Maximum number of different snippets (or chunks of text) to include in LLM context. The default is 50 and maximum is 256.","maximum":256,"minimum":1,"type":"integer"},"maximum_number_of_snippets_per_url":{"description":"Maximum number of snippets to include per URL. The default is 50 and maximum is 100.","maximum":100,"minimum":1,"type":"integer"},"maximum_number_of_tokens":{"description":"Approximate maximum number of tokens to include in context. The default is 8192 and maximum is 32768.","maximum":32768,"minimum":1024,"type":"integer"},"maximum_number_of_tokens_per_url":{"description":"Maximum number of tokens to include per URL. The default is 4096 and maximum is 8192.","maximum":8192,"minimum":512,"type":"integer"},"maximum_number_of_urls":{"description":"Maximum number of different URLs to include in LLM context.","maximum":50,"minimum":1,"type":"integer"},"query":{"description":"The user's search query term. Query can not be empty. Maximum of 400 characters and 50 words in the query.","maxLength":400,"minLength":1,"type":"string"},"search_lang":{"description":"The search language preference. The 2 or more character language code for which the search results are provided.","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","el","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"],"type":"string"},"spellcheck":{"description":"Whether to enable spellcheck on the query.","type":"boolean"},"user-agent":{"description":"The user agent originating the request. Brave search can utilize the user agent to provide a different experience depending on the device as described by the string. The user agent should follow the commonly used browser agent strings on each platform. For more information on curating user agents, see RFC 9110.","type":"string"},"x-loc-city":{"description":"The generic name of the client city","type":"string"},"x-loc-country":{"description":"The two letter country code for the client’s country. For a list of country codes, see ISO 3166-1 alpha-2","maxLength":2,"minLength":2,"type":"string"},"x-loc-lat":{"description":"The latitude of the client's geographical location in degrees, to provide relevant local results. The latitude must be greater than or equal to -90.0 degrees and less than or equal to +90.0 degrees.","maximum":90,"minimum":-90,"type":"number"},"x-loc-long":{"description":"The longitude of the client's geographical location in degrees, to provide relevant local results. The longitude must be greater than or equal to -180.0 and less than or equal to +180.0 degrees.","maximum":180,"minimum":-180,"type":"number"},"x-loc-postal-code":{"description":"The client’s postal code","type":"string"},"x-loc-state":{"description":"A code which could be up to three characters, that represent the client's state/region. The region is the first-level subdivision (the broadest or least specific) of the ISO 3166-2 code.","maxLength":3,"type":"string"},"x-loc-state-name":{"description":"The name of the client’s state/region. The region is the first-level subdivision (the broadest or least specific) of the ISO 3166-2 code.","type":"string"}},"required":["query"],"type":"object"},"name":"brave_llm_context","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"grounding":{"additionalProperties":false,"properties":{"generic":{"description":"Array of LLM context items with extracted web content.","items":{"additionalProperties":false,"properties":{"snippets":{"description":"Extracted content chunks. Entries can mix plain prose, markdown-formatted text, and JSON-encoded structured data (e.g., extracted tables, schemas, or page metadata serialized as a string), so consumers should be prepared to detect and parse JSON strings rather than assuming every entry is plain text.","items":{"type":"string"},"type":"array"},"title":{"type":"string"},"url":{"format":"uri","type":"string"}},"required":["url","title","snippets"],"type":"object"},"type":"array"},"map":{"description":"Map/place results. When enable_local is enabled, the response may include map data.","items":{"additionalProperties":false,"properties":{"name":{"type":"string"},"snippets":{"description":"Extracted content chunks. Entries can mix plain prose, markdown-formatted text, and JSON-encoded structured data (e.g., extracted tables, schemas, or page metadata serialized as a string), so consumers should be prepared to detect and parse JSON strings rather than assuming every entry is plain text.","items":{"type":"string"},"type":"array"},"title":{"type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}]}},"required":["name","url","title","snippets"],"type":"object"},"type":"array"},"poi":{"anyOf":[{"additionalProperties":false,"properties":{"name":{"type":"string"},"snippets":{"description":"Extracted content chunks. Entries can mix plain prose, markdown-formatted text, and JSON-encoded structured data (e.g., extracted tables, schemas, or page metadata serialized as a string), so consumers should be prepared to detect and parse JSON strings rather than assuming every entry is plain text.","items":{"type":"string"},"type":"array"},"title":{"type":"string"},"url":{"format":"uri","type":"string"}},"required":["name","url","title","snippets"],"type":"object"},{"type":"null"}],"description":"A point of interest item returned for local recall queries."}},"required":["generic","map"],"type":"object"},"sources":{"additionalProperties":{"additionalProperties":{},"properties":{"age":{"description":"Discovery/age information for the source, typically formatted as human-readable, ISO date, and relative-age strings. May be an empty array when unavailable.","items":{"type":"string"},"type":"array"},"favicon":{"description":"Favicon URL for the source (present when enable_source_metadata is true).","type":"string"},"hostname":{"description":"The hostname extracted from the referenced URL.","type":"string"},"site_name":{"description":"Site name for the source (present when enable_source_metadata is true).","type":"string"},"thumbnail":{"additionalProperties":{},"description":"Thumbnail image references (present when enable_source_metadata is true).","properties":{"original":{"description":"Original thumbnail URL on the source site.","type":"string"},"src":{"description":"Cached/proxied thumbnail URL served by Brave.","type":"string"}},"type":"object"},"title":{"description":"The page title for the referenced URL.","type":"string"}},"type":"object"},"description":"Metadata for each referenced URL, keyed by URL. Known fields include title, hostname, and age; site_name, favicon, and thumbnail are present when enable_source_metadata is true. Unknown fields are preserved as-is.","propertyNames":{"format":"uri","type":"string"},"type":"object"}},"required":["grounding","sources"],"type":"object"},"title":"brave_llm_context"},{"annotations":{"openWorldHint":true,"title":"Brave Local Search"},"description":"Brave Local Search API provides enrichments for location search results. Access to this API is available only through the Brave Search API Pro plans; confirm the user's plan before using this tool (if the user does not have a Pro plan, use the brave_web_search tool). Searches for local businesses and places using Brave's Local Search API. Best for queries related to physical locations, businesses, restaurants, services, etc.\n    \n    Returns detailed information including:\n        - Business names and addresses\n        - Ratings and review counts\n        - Phone numbers and opening hours\n\n    Use this when the query implies 'near me', 'in my area', or mentions specific locations (e.g., 'in San Francisco'). This tool automatically falls back to brave_web_search if no local results are found.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"count":{"default":10,"description":"Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)","maximum":20,"minimum":1,"type":"integer"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","enum":["ALL","AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US"],"type":"string"},"extra_snippets":{"description":"A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.","type":"boolean"},"freshness":{"anyOf":[{"enum":["pd","pw","pm","py"],"type":"string"},{"pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$","type":"string"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"goggles":{"anyOf":[{"type":"string"},{"items":{"type":"string"},"type":"array"}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"offset":{"default":0,"description":"Pagination offset (max 9, default 0)","maximum":9,"minimum":0,"type":"integer"},"query":{"description":"Search query (max 400 chars, 50 words)","maxLength":400,"type":"string"},"result_filter":{"default":["web","query"],"description":"Result filter (default ['web', 'query'])","items":{"enum":["discussions","faq","infobox","news","query","summarizer","videos","web","locations","rich"],"type":"string"},"type":"array"},"safesearch":{"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.","enum":["off","moderate","strict"],"type":"string"},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"],"type":"string"},"spellcheck":{"default":true,"description":"Whether to spellcheck the provided query.","type":"boolean"},"summary":{"description":"This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.","type":"boolean"},"text_decorations":{"default":true,"description":"Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).","type":"boolean"},"ui_lang":{"default":"en-US","description":"The language of the UI. The 2 or more character language code for which the search results are provided.","enum":["es-AR","en-AU","de-AT","nl-BE","fr-BE","pt-BR","en-CA","fr-CA","es-CL","da-DK","fi-FI","fr-FR","de-DE","zh-HK","en-IN","en-ID","it-IT","ja-JP","ko-KR","en-MY","es-MX","nl-NL","en-NZ","no-NO","zh-CN","pl-PL","en-PH","ru-RU","en-ZA","es-ES","sv-SE","fr-CH","de-CH","zh-TW","tr-TR","en-GB","en-US","es-US"],"type":"string"},"units":{"anyOf":[{"const":"metric","type":"string"},{"const":"imperial","type":"string"}],"description":"The measurement units. If not provided, units are derived from search country."}},"required":["query"],"type":"object"},"name":"brave_local_search","title":"brave_local_search"},{"annotations":{"openWorldHint":true,"title":"Brave News Search"},"description":"This tool searches for news articles using Brave's News Search API based on the user's query. Use it when you need current news information, breaking news updates, or articles about specific topics, events, or entities.\n    \n    When to use:\n        - Finding recent news articles on specific topics\n        - Getting breaking news updates\n        - Researching current events or trending stories\n        - Gathering news sources and headlines for analysis\n\n    Returns a JSON list of news-related results with title, url, and description. Some results may contain snippets of text from the article.\n    \n    When relaying results in markdown-supporting environments, always cite sources with hyperlinks.\n    \n    Examples:\n        - \"According to [Reuters](https://www.reuters.com/technology/china-bans/), China bans uncertified and recalled power banks on planes\".\n        - \"The [New York Times](https://www.nytimes.com/2025/06/27/us/technology/ev-sales.html) reports that Tesla's EV sales have increased by 20%\".\n        - \"According to [BBC News](https://www.bbc.com/news/world-europe-65910000), the UK government has announced a new policy to support renewable energy\".","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"count":{"default":20,"description":"Number of results (1-50, default 20)","maximum":50,"minimum":1,"type":"integer"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string"},"extra_snippets":{"default":false,"description":"A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.","type":"boolean"},"freshness":{"anyOf":[{"enum":["pd","pw","pm","py"],"type":"string"},{"pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$","type":"string"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 Days. 'pm' - Discovered within the last 31 Days. 'py' - Discovered within the last 365 Days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"goggles":{"anyOf":[{"type":"string"},{"items":{"type":"string"},"type":"array"}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"offset":{"default":0,"description":"Pagination offset (max 9, default 0)","maximum":9,"minimum":0,"type":"integer"},"query":{"description":"Search query (max 400 chars, 50 words)","maxLength":400,"type":"string"},"safesearch":{"anyOf":[{"const":"off","type":"string"},{"const":"moderate","type":"string"},{"const":"strict","type":"string"}],"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'."},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string"},"spellcheck":{"default":true,"description":"Whether to spellcheck provided query.","type":"boolean"},"ui_lang":{"default":"en-US","description":"User interface language preferred in response. Usually of the format <language_code>-<country_code>. For more, see RFC 9110.","type":"string"}},"required":["query"],"type":"object"},"name":"brave_news_search","title":"brave_news_search"},{"annotations":{"openWorldHint":true,"title":"Brave Place Search"},"description":"Searches Brave's Place Search API. A single call may populate any combination of 'results' (POIs), 'cities', 'addresses', 'streets', and 'location' (the resolved search area), depending on the query's shape.\n\n    When to use:\n        - POIs near coordinates or a named area (e.g. \"coffee shops in Paris\") -> 'results', each with structured business data (postal address, hours, contact, ratings, photos, categories, timezone).\n        - Browsing general POIs (omit 'query'; supply 'latitude'+'longitude' or 'location').\n        - Disambiguating a bare city name (e.g. \"springfield\") -> 'cities'.\n        - Resolving a specific address (e.g. \"350 5th avenue\" with NYC coords) -> 'addresses' (often plus 'streets').\n        - Looking up a street by name (e.g. \"michigan avenue\" with Chicago coords) -> 'streets'.\n\n    Inputs:\n        - Anchor the search via 'latitude'+'longitude' or 'location' (or both). With neither, 'query' is required.\n        - 'addresses' / 'streets' only surface when the query is address-/street-shaped AND geographically anchored.\n        - 'location' format: US -- '<city> <state> <country>' (e.g. 'san francisco ca united states'); non-US -- '<city> <country>' (e.g. 'tokyo japan'). Capitalization and commas don't matter.\n        - 'count' caps results (max 50, default 20). 'radius' (meters) biases toward closer results; it does NOT hard-limit the search area.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"accept":{"description":"The default supported media type is application/json.","enum":["application/json","*/*"],"type":"string"},"api-version":{"description":"The API version to use. This is denoted by the format YYYY-MM-DD. Default is the latest that is available. Read more about API versioning at https://api-dashboard.search.brave.com/documentation/guides/versioning.","pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"cache-control":{"const":"no-cache","description":"Brave Search will return cached content by default. To prevent caching set the Cache-Control header to no-cache. This is currently done as best effort.","type":"string"},"count":{"description":"Number of results to return. Maximum is 50. Default is 20.","maximum":50,"minimum":1,"type":"integer"},"country":{"description":"Two-letter country code (ISO 3166-1 alpha-2) used to scope the search. Defaults to 'US'.","enum":["AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","GR","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US"],"type":"string"},"geoloc":{"description":"Optional geolocation token used to refine results.","type":"string"},"latitude":{"description":"Latitude of the geographical coordinates around which to search, in degrees (-90 to 90). Typically paired with `longitude`.","maximum":90,"minimum":-90,"type":"number"},"location":{"description":"Location string to search around, used as an alternative to `latitude` and `longitude`. For US locations prefer the form '<city> <state> <country name>' (e.g. 'san francisco ca united states'); for non-US locations use '<city> <country name>' (e.g. 'tokyo japan'). No commas or special characters needed; capitalization does not matter.","minLength":1,"type":"string"},"longitude":{"description":"Longitude of the geographical coordinates around which to search, in degrees (-180 to 180). Typically paired with `latitude`.","maximum":180,"minimum":-180,"type":"number"},"query":{"description":"Query string. Shape influences the response: POI-like queries -> `results`; bare/ambiguous city names -> `cities`; address- or street-shaped queries with a geographic anchor -> `addresses` and/or `streets`. If omitted, returns general POIs in the supplied area.","maxLength":400,"type":"string"},"radius":{"description":"Bias toward results closer to the supplied coordinates, in meters. NOT a hard cutoff -- the API may still return more distant results. If omitted, the search is performed globally.","minimum":0,"type":"number"},"safesearch":{"description":"Safe search level for the query results. 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. Defaults to 'strict'.","enum":["off","moderate","strict"],"type":"string"},"search_lang":{"description":"Language for the search results. Defaults to 'en'.","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","el","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"],"type":"string"},"spellcheck":{"description":"Whether to apply spellcheck before executing the search. Defaults to true.","type":"boolean"},"ui_lang":{"description":"User interface language for the response, usually of the form '<language>-<region>'. Defaults to 'en-US'.","enum":["es-AR","en-AU","de-AT","nl-BE","fr-BE","pt-BR","en-CA","fr-CA","es-CL","da-DK","fi-FI","fr-FR","de-DE","zh-HK","en-IN","en-ID","it-IT","ja-JP","ko-KR","en-MY","es-MX","nl-NL","en-NZ","no-NO","zh-CN","pl-PL","en-PH","ru-RU","en-ZA","es-ES","sv-SE","fr-CH","de-CH","zh-TW","tr-TR","en-GB","en-US","es-US"],"type":"string"},"units":{"description":"Units of measurement for distance values. Defaults to 'metric'.","enum":["metric","imperial"],"type":"string"},"user-agent":{"description":"The user agent originating the request. Brave Search can utilize the user agent to provide a different experience depending on the device as described by the string. The user agent should follow the commonly used browser agent strings on each platform. For more information on curating user agents, see RFC 9110.","type":"string"}},"type":"object"},"name":"brave_place_search","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"addresses":{"description":"Address matches. Typically populated when the query is a street + number AND is geographically anchored via `latitude`+`longitude` or a specific `location`.","items":{"additionalProperties":{},"properties":{"coordinates":{"description":"Latitude/longitude of the address","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"name":{"description":"The name of the address.","type":"string"},"pois":{"description":"List of POIs located at this address.","items":{"additionalProperties":{},"properties":{"action":{"additionalProperties":{},"description":"The action associated with the result.","properties":{"type":{"description":"The type representing the action.","type":"string"},"url":{"description":"A URL representing the action to be taken.","type":"string"}},"required":["type","url"],"type":"object"},"categories":{"description":"List of category labels.","items":{"type":"string"},"type":"array"},"contact":{"additionalProperties":{},"description":"The contact of the location.","properties":{"email":{"description":"Contact email for the business.","type":"string"},"telephone":{"description":"Contact telephone number for the business.","type":"string"}},"type":"object"},"coordinates":{"description":"Latitude/longitude pair for the location, when available.","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"icon_category":{"description":"Suggested icon category (e.g. \"cafe\").","type":"string"},"id":{"description":"Temporary identifier for the location, valid for ~8 hours. Can be used with brave_local_search-style endpoints to fetch additional information.","type":"string"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"opening_hours":{"additionalProperties":{},"description":"The opening hours of the location.","properties":{"current_day":{"description":"Opening hours for the current day. May contain multiple entries when the location closes and reopens during the day.","items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"},"days":{"description":"Opening hours for the rest of the week. Each entry may itself be either a single day-hours object or an array of day-hours objects (when a day has multiple open/close intervals).","items":{"anyOf":[{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},{"items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"}]},"type":"array"}},"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"pictures":{"additionalProperties":{},"description":"Pictures associated with the result.","properties":{"results":{"description":"Thumbnail entries for the location.","items":{"additionalProperties":{},"properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"type":"array"},"viewMoreUrl":{"description":"URL where additional pictures can be viewed.","type":"string"}},"type":"object"},"postal_address":{"additionalProperties":{},"description":"The postal address of the location.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"price_range":{"description":"Price classification string for the business (e.g. \"$\", \"$$\").","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"profiles":{"description":"External profiles (e.g. data providers) associated with the result.","items":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"type":"array"},"provider_url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"URL of the upstream provider for this result. May be an empty string."},"rating":{"additionalProperties":{},"description":"The rating of the result.","properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"results":{"description":"Web results related to this location.","items":{"additionalProperties":{},"properties":{"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"meta_url":{"additionalProperties":{},"properties":{"favicon":{"description":"The favicon used for the URL.","type":"string"},"hostname":{"description":"The lowercased domain name extracted from the URL.","type":"string"},"netloc":{"description":"The network location part extracted from the URL.","type":"string"},"path":{"description":"The hierarchical path of the URL useful as a display string.","type":"string"},"scheme":{"description":"The protocol scheme extracted from the URL.","type":"string"}},"required":["scheme","netloc"],"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"title":{"description":"The display title of the location.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."}},"required":["title","url","is_source_local","is_source_both"],"type":"object"},"type":"array"},"reviews":{"additionalProperties":{},"description":"Reviews associated with the result.","properties":{"results":{"description":"A list of trip advisor reviews for the entity.","items":{"additionalProperties":{},"properties":{"author":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"date":{"description":"The date when the review was published.","type":"string"},"description":{"description":"A description seen in the review.","type":"string"},"rating":{"additionalProperties":{},"properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"title":{"description":"The title of the review.","type":"string"}},"required":["title","description","date"],"type":"object"},"type":"array"},"reviews_in_foreign_language":{"description":"Any reviews available in a foreign language.","type":"boolean"},"viewMoreUrl":{"description":"A URL to a web page where more information on the result can be seen.","type":"string"}},"type":"object"},"serves_cuisine":{"description":"List of cuisine categories served.","items":{"type":"string"},"type":"array"},"thumbnail":{"additionalProperties":{},"description":"The thumbnail associated with the location.","properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"timezone":{"description":"IANA timezone identifier for the location.","type":"string"},"timezone_offset":{"description":"UTC offset of the location's timezone, in minutes.","type":"number"},"title":{"description":"The display title of the location.","type":"string"},"type":{"const":"location_result","description":"Result type identifier.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["title","url","is_source_local","is_source_both","type","provider_url","zoom_level"],"type":"object"},"type":"array"},"pois_nearby":{"description":"List of POIs nearby this address.","items":{"additionalProperties":{},"properties":{"action":{"additionalProperties":{},"description":"The action associated with the result.","properties":{"type":{"description":"The type representing the action.","type":"string"},"url":{"description":"A URL representing the action to be taken.","type":"string"}},"required":["type","url"],"type":"object"},"categories":{"description":"List of category labels.","items":{"type":"string"},"type":"array"},"contact":{"additionalProperties":{},"description":"The contact of the location.","properties":{"email":{"description":"Contact email for the business.","type":"string"},"telephone":{"description":"Contact telephone number for the business.","type":"string"}},"type":"object"},"coordinates":{"description":"Latitude/longitude pair for the location, when available.","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"icon_category":{"description":"Suggested icon category (e.g. \"cafe\").","type":"string"},"id":{"description":"Temporary identifier for the location, valid for ~8 hours. Can be used with brave_local_search-style endpoints to fetch additional information.","type":"string"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"opening_hours":{"additionalProperties":{},"description":"The opening hours of the location.","properties":{"current_day":{"description":"Opening hours for the current day. May contain multiple entries when the location closes and reopens during the day.","items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"},"days":{"description":"Opening hours for the rest of the week. Each entry may itself be either a single day-hours object or an array of day-hours objects (when a day has multiple open/close intervals).","items":{"anyOf":[{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},{"items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"}]},"type":"array"}},"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"pictures":{"additionalProperties":{},"description":"Pictures associated with the result.","properties":{"results":{"description":"Thumbnail entries for the location.","items":{"additionalProperties":{},"properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"type":"array"},"viewMoreUrl":{"description":"URL where additional pictures can be viewed.","type":"string"}},"type":"object"},"postal_address":{"additionalProperties":{},"description":"The postal address of the location.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"price_range":{"description":"Price classification string for the business (e.g. \"$\", \"$$\").","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"profiles":{"description":"External profiles (e.g. data providers) associated with the result.","items":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"type":"array"},"provider_url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"URL of the upstream provider for this result. May be an empty string."},"rating":{"additionalProperties":{},"description":"The rating of the result.","properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"results":{"description":"Web results related to this location.","items":{"additionalProperties":{},"properties":{"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"meta_url":{"additionalProperties":{},"properties":{"favicon":{"description":"The favicon used for the URL.","type":"string"},"hostname":{"description":"The lowercased domain name extracted from the URL.","type":"string"},"netloc":{"description":"The network location part extracted from the URL.","type":"string"},"path":{"description":"The hierarchical path of the URL useful as a display string.","type":"string"},"scheme":{"description":"The protocol scheme extracted from the URL.","type":"string"}},"required":["scheme","netloc"],"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"title":{"description":"The display title of the location.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."}},"required":["title","url","is_source_local","is_source_both"],"type":"object"},"type":"array"},"reviews":{"additionalProperties":{},"description":"Reviews associated with the result.","properties":{"results":{"description":"A list of trip advisor reviews for the entity.","items":{"additionalProperties":{},"properties":{"author":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"date":{"description":"The date when the review was published.","type":"string"},"description":{"description":"A description seen in the review.","type":"string"},"rating":{"additionalProperties":{},"properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"title":{"description":"The title of the review.","type":"string"}},"required":["title","description","date"],"type":"object"},"type":"array"},"reviews_in_foreign_language":{"description":"Any reviews available in a foreign language.","type":"boolean"},"viewMoreUrl":{"description":"A URL to a web page where more information on the result can be seen.","type":"string"}},"type":"object"},"serves_cuisine":{"description":"List of cuisine categories served.","items":{"type":"string"},"type":"array"},"thumbnail":{"additionalProperties":{},"description":"The thumbnail associated with the location.","properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"timezone":{"description":"IANA timezone identifier for the location.","type":"string"},"timezone_offset":{"description":"UTC offset of the location's timezone, in minutes.","type":"number"},"title":{"description":"The display title of the location.","type":"string"},"type":{"const":"location_result","description":"Result type identifier.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["title","url","is_source_local","is_source_both","type","provider_url","zoom_level"],"type":"object"},"type":"array"},"postal_address":{"additionalProperties":{},"description":"The postal address of the address.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"type":{"description":"Result is \"address\" when the result refers to an explicit street + number, but \"street\" when it refers only to the street itself.","enum":["address","street"],"type":"string"},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["type","name","coordinates","pois","pois_nearby","zoom_level"],"type":"object"},"type":"array"},"cities":{"description":"City matches for the query. Typically populated when the query is a bare or ambiguous city name (e.g. \"springfield\", \"san francisco\").","items":{"additionalProperties":{},"properties":{"coordinates":{"description":"Latitude/longitude of the city","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"country":{"description":"ISO country code for the city","type":"string"},"name":{"description":"Name of the city","type":"string"},"thumbnail":{"additionalProperties":{},"description":"Primary image for the city","properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"type":{"const":"city","type":"string"}},"required":["type","name","country","coordinates","thumbnail"],"type":"object"},"type":"array"},"location":{"additionalProperties":{},"description":"The search area as resolved by the API (e.g. coordinates + city name). Useful for confirming the API interpreted the input as expected and for grounding follow-up queries.","properties":{"coordinates":{"description":"Latitude/longitude of the resolved search area.","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"country":{"description":"ISO country code for the resolved search area.","type":"string"},"name":{"description":"Human-readable name of the resolved search area.","type":"string"}},"required":["coordinates"],"type":"object"},"query":{"additionalProperties":{},"properties":{"altered":{"description":"The altered query string as supplied by the caller (may be empty).","type":"string"},"original":{"description":"The original query string as supplied by the caller (may be empty).","type":"string"},"show_strict_warning":{"type":"boolean"},"spellcheck_off":{"type":"boolean"}},"required":["original"],"type":"object"},"results":{"description":"Points of interest matching the search. Populated for POI-shaped queries.","items":{"additionalProperties":{},"properties":{"action":{"additionalProperties":{},"description":"The action associated with the result.","properties":{"type":{"description":"The type representing the action.","type":"string"},"url":{"description":"A URL representing the action to be taken.","type":"string"}},"required":["type","url"],"type":"object"},"categories":{"description":"List of category labels.","items":{"type":"string"},"type":"array"},"contact":{"additionalProperties":{},"description":"The contact of the location.","properties":{"email":{"description":"Contact email for the business.","type":"string"},"telephone":{"description":"Contact telephone number for the business.","type":"string"}},"type":"object"},"coordinates":{"description":"Latitude/longitude pair for the location, when available.","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"icon_category":{"description":"Suggested icon category (e.g. \"cafe\").","type":"string"},"id":{"description":"Temporary identifier for the location, valid for ~8 hours. Can be used with brave_local_search-style endpoints to fetch additional information.","type":"string"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"opening_hours":{"additionalProperties":{},"description":"The opening hours of the location.","properties":{"current_day":{"description":"Opening hours for the current day. May contain multiple entries when the location closes and reopens during the day.","items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"},"days":{"description":"Opening hours for the rest of the week. Each entry may itself be either a single day-hours object or an array of day-hours objects (when a day has multiple open/close intervals).","items":{"anyOf":[{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},{"items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"}]},"type":"array"}},"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"pictures":{"additionalProperties":{},"description":"Pictures associated with the result.","properties":{"results":{"description":"Thumbnail entries for the location.","items":{"additionalProperties":{},"properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"type":"array"},"viewMoreUrl":{"description":"URL where additional pictures can be viewed.","type":"string"}},"type":"object"},"postal_address":{"additionalProperties":{},"description":"The postal address of the location.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"price_range":{"description":"Price classification string for the business (e.g. \"$\", \"$$\").","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"profiles":{"description":"External profiles (e.g. data providers) associated with the result.","items":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"type":"array"},"provider_url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"URL of the upstream provider for this result. May be an empty string."},"rating":{"additionalProperties":{},"description":"The rating of the result.","properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"results":{"description":"Web results related to this location.","items":{"additionalProperties":{},"properties":{"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"meta_url":{"additionalProperties":{},"properties":{"favicon":{"description":"The favicon used for the URL.","type":"string"},"hostname":{"description":"The lowercased domain name extracted from the URL.","type":"string"},"netloc":{"description":"The network location part extracted from the URL.","type":"string"},"path":{"description":"The hierarchical path of the URL useful as a display string.","type":"string"},"scheme":{"description":"The protocol scheme extracted from the URL.","type":"string"}},"required":["scheme","netloc"],"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"title":{"description":"The display title of the location.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."}},"required":["title","url","is_source_local","is_source_both"],"type":"object"},"type":"array"},"reviews":{"additionalProperties":{},"description":"Reviews associated with the result.","properties":{"results":{"description":"A list of trip advisor reviews for the entity.","items":{"additionalProperties":{},"properties":{"author":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"date":{"description":"The date when the review was published.","type":"string"},"description":{"description":"A description seen in the review.","type":"string"},"rating":{"additionalProperties":{},"properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"title":{"description":"The title of the review.","type":"string"}},"required":["title","description","date"],"type":"object"},"type":"array"},"reviews_in_foreign_language":{"description":"Any reviews available in a foreign language.","type":"boolean"},"viewMoreUrl":{"description":"A URL to a web page where more information on the result can be seen.","type":"string"}},"type":"object"},"serves_cuisine":{"description":"List of cuisine categories served.","items":{"type":"string"},"type":"array"},"thumbnail":{"additionalProperties":{},"description":"The thumbnail associated with the location.","properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"timezone":{"description":"IANA timezone identifier for the location.","type":"string"},"timezone_offset":{"description":"UTC offset of the location's timezone, in minutes.","type":"number"},"title":{"description":"The display title of the location.","type":"string"},"type":{"const":"location_result","description":"Result type identifier.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["title","url","is_source_local","is_source_both","type","provider_url","zoom_level"],"type":"object"},"type":"array"},"streets":{"description":"Street matches. Typically populated when the query is a street name AND is geographically anchored via `latitude`+`longitude` or a specific `location`.","items":{"additionalProperties":{},"properties":{"coordinates":{"description":"Latitude/longitude of the address","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"name":{"description":"The name of the address.","type":"string"},"pois":{"description":"List of POIs located at this address.","items":{"additionalProperties":{},"properties":{"action":{"additionalProperties":{},"description":"The action associated with the result.","properties":{"type":{"description":"The type representing the action.","type":"string"},"url":{"description":"A URL representing the action to be taken.","type":"string"}},"required":["type","url"],"type":"object"},"categories":{"description":"List of category labels.","items":{"type":"string"},"type":"array"},"contact":{"additionalProperties":{},"description":"The contact of the location.","properties":{"email":{"description":"Contact email for the business.","type":"string"},"telephone":{"description":"Contact telephone number for the business.","type":"string"}},"type":"object"},"coordinates":{"description":"Latitude/longitude pair for the location, when available.","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"icon_category":{"description":"Suggested icon category (e.g. \"cafe\").","type":"string"},"id":{"description":"Temporary identifier for the location, valid for ~8 hours. Can be used with brave_local_search-style endpoints to fetch additional information.","type":"string"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"opening_hours":{"additionalProperties":{},"description":"The opening hours of the location.","properties":{"current_day":{"description":"Opening hours for the current day. May contain multiple entries when the location closes and reopens during the day.","items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"},"days":{"description":"Opening hours for the rest of the week. Each entry may itself be either a single day-hours object or an array of day-hours objects (when a day has multiple open/close intervals).","items":{"anyOf":[{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},{"items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"}]},"type":"array"}},"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"pictures":{"additionalProperties":{},"description":"Pictures associated with the result.","properties":{"results":{"description":"Thumbnail entries for the location.","items":{"additionalProperties":{},"properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"type":"array"},"viewMoreUrl":{"description":"URL where additional pictures can be viewed.","type":"string"}},"type":"object"},"postal_address":{"additionalProperties":{},"description":"The postal address of the location.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"price_range":{"description":"Price classification string for the business (e.g. \"$\", \"$$\").","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"profiles":{"description":"External profiles (e.g. data providers) associated with the result.","items":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"type":"array"},"provider_url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"URL of the upstream provider for this result. May be an empty string."},"rating":{"additionalProperties":{},"description":"The rating of the result.","properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"results":{"description":"Web results related to this location.","items":{"additionalProperties":{},"properties":{"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"meta_url":{"additionalProperties":{},"properties":{"favicon":{"description":"The favicon used for the URL.","type":"string"},"hostname":{"description":"The lowercased domain name extracted from the URL.","type":"string"},"netloc":{"description":"The network location part extracted from the URL.","type":"string"},"path":{"description":"The hierarchical path of the URL useful as a display string.","type":"string"},"scheme":{"description":"The protocol scheme extracted from the URL.","type":"string"}},"required":["scheme","netloc"],"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"title":{"description":"The display title of the location.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."}},"required":["title","url","is_source_local","is_source_both"],"type":"object"},"type":"array"},"reviews":{"additionalProperties":{},"description":"Reviews associated with the result.","properties":{"results":{"description":"A list of trip advisor reviews for the entity.","items":{"additionalProperties":{},"properties":{"author":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"date":{"description":"The date when the review was published.","type":"string"},"description":{"description":"A description seen in the review.","type":"string"},"rating":{"additionalProperties":{},"properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"title":{"description":"The title of the review.","type":"string"}},"required":["title","description","date"],"type":"object"},"type":"array"},"reviews_in_foreign_language":{"description":"Any reviews available in a foreign language.","type":"boolean"},"viewMoreUrl":{"description":"A URL to a web page where more information on the result can be seen.","type":"string"}},"type":"object"},"serves_cuisine":{"description":"List of cuisine categories served.","items":{"type":"string"},"type":"array"},"thumbnail":{"additionalProperties":{},"description":"The thumbnail associated with the location.","properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"timezone":{"description":"IANA timezone identifier for the location.","type":"string"},"timezone_offset":{"description":"UTC offset of the location's timezone, in minutes.","type":"number"},"title":{"description":"The display title of the location.","type":"string"},"type":{"const":"location_result","description":"Result type identifier.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["title","url","is_source_local","is_source_both","type","provider_url","zoom_level"],"type":"object"},"type":"array"},"pois_nearby":{"description":"List of POIs nearby this address.","items":{"additionalProperties":{},"properties":{"action":{"additionalProperties":{},"description":"The action associated with the result.","properties":{"type":{"description":"The type representing the action.","type":"string"},"url":{"description":"A URL representing the action to be taken.","type":"string"}},"required":["type","url"],"type":"object"},"categories":{"description":"List of category labels.","items":{"type":"string"},"type":"array"},"contact":{"additionalProperties":{},"description":"The contact of the location.","properties":{"email":{"description":"Contact email for the business.","type":"string"},"telephone":{"description":"Contact telephone number for the business.","type":"string"}},"type":"object"},"coordinates":{"description":"Latitude/longitude pair for the location, when available.","prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"},"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"distance":{"additionalProperties":{},"description":"Distance from the user's geolocation, if available.","properties":{"units":{"description":"The name of the unit associated with the quantity.","type":"string"},"value":{"description":"The quantity of the unit.","type":"number"}},"required":["value","units"],"type":"object"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"icon_category":{"description":"Suggested icon category (e.g. \"cafe\").","type":"string"},"id":{"description":"Temporary identifier for the location, valid for ~8 hours. Can be used with brave_local_search-style endpoints to fetch additional information.","type":"string"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"opening_hours":{"additionalProperties":{},"description":"The opening hours of the location.","properties":{"current_day":{"description":"Opening hours for the current day. May contain multiple entries when the location closes and reopens during the day.","items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"},"days":{"description":"Opening hours for the rest of the week. Each entry may itself be either a single day-hours object or an array of day-hours objects (when a day has multiple open/close intervals).","items":{"anyOf":[{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},{"items":{"additionalProperties":{},"properties":{"abbr_name":{"description":"Short name of the day of the week (e.g. \"Mon\").","type":"string"},"closes":{"description":"Closing time in 24h format (e.g. \"17:00\").","type":"string"},"full_name":{"description":"Full name of the day of the week (e.g. \"Monday\").","type":"string"},"opens":{"description":"Opening time in 24h format (e.g. \"09:00\").","type":"string"}},"type":"object"},"type":"array"}]},"type":"array"}},"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"pictures":{"additionalProperties":{},"description":"Pictures associated with the result.","properties":{"results":{"description":"Thumbnail entries for the location.","items":{"additionalProperties":{},"properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"type":"array"},"viewMoreUrl":{"description":"URL where additional pictures can be viewed.","type":"string"}},"type":"object"},"postal_address":{"additionalProperties":{},"description":"The postal address of the location.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"price_range":{"description":"Price classification string for the business (e.g. \"$\", \"$$\").","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"profiles":{"description":"External profiles (e.g. data providers) associated with the result.","items":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"type":"array"},"provider_url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"URL of the upstream provider for this result. May be an empty string."},"rating":{"additionalProperties":{},"description":"The rating of the result.","properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"results":{"description":"Web results related to this location.","items":{"additionalProperties":{},"properties":{"description":{"description":"Short description of the location (e.g. \"Plaza\", \"Theater\").","type":"string"},"family_friendly":{"description":"Whether the result is family friendly.","type":"boolean"},"fetched_content_timestamp":{"description":"The timestamp of the content when it was fetched.","type":"number"},"is_source_both":{"description":"Whether the result is from both local and global sources.","type":"boolean"},"is_source_local":{"description":"Whether the result is from local sources.","type":"boolean"},"language":{"description":"The language of the page.","type":"string"},"meta_url":{"additionalProperties":{},"properties":{"favicon":{"description":"The favicon used for the URL.","type":"string"},"hostname":{"description":"The lowercased domain name extracted from the URL.","type":"string"},"netloc":{"description":"The network location part extracted from the URL.","type":"string"},"path":{"description":"The hierarchical path of the URL useful as a display string.","type":"string"},"scheme":{"description":"The protocol scheme extracted from the URL.","type":"string"}},"required":["scheme","netloc"],"type":"object"},"page_age":{"description":"The age of the page as a date string.","type":"string"},"page_fetched":{"description":"The date the page was last fetched as a date string.","type":"string"},"profile":{"additionalProperties":{},"description":"The profile associated with the result.","properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"title":{"description":"The display title of the location.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."}},"required":["title","url","is_source_local","is_source_both"],"type":"object"},"type":"array"},"reviews":{"additionalProperties":{},"description":"Reviews associated with the result.","properties":{"results":{"description":"A list of trip advisor reviews for the entity.","items":{"additionalProperties":{},"properties":{"author":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"date":{"description":"The date when the review was published.","type":"string"},"description":{"description":"A description seen in the review.","type":"string"},"rating":{"additionalProperties":{},"properties":{"bestRating":{"description":"Highest possible rating value.","type":"number"},"is_tripadvisor":{"description":"Whether the rating originates from Tripadvisor.","type":"boolean"},"profile":{"additionalProperties":{},"properties":{"img":{"type":"string"},"long_name":{"type":"string"},"name":{"type":"string"},"type":{"type":"string"},"url":{"type":"string"}},"type":"object"},"ratingValue":{"description":"The current value of the rating.","type":"number"},"reviewCount":{"description":"Number of reviews backing the rating.","type":"number"}},"type":"object"},"title":{"description":"The title of the review.","type":"string"}},"required":["title","description","date"],"type":"object"},"type":"array"},"reviews_in_foreign_language":{"description":"Any reviews available in a foreign language.","type":"boolean"},"viewMoreUrl":{"description":"A URL to a web page where more information on the result can be seen.","type":"string"}},"type":"object"},"serves_cuisine":{"description":"List of cuisine categories served.","items":{"type":"string"},"type":"array"},"thumbnail":{"additionalProperties":{},"description":"The thumbnail associated with the location.","properties":{"alt":{"description":"The alt text for the thumbnail.","type":"string"},"bg_color":{"description":"The background color of the thumbnail.","type":"string"},"duplicated":{"description":"Whether the thumbnail is duplicated.","type":"boolean"},"height":{"description":"The height of the thumbnail.","type":"number"},"logo":{"description":"Whether the thumbnail is a logo.","type":"boolean"},"original":{"description":"The original URL of the image.","format":"uri","type":"string"},"src":{"description":"The served URL of the picture thumbnail.","type":"string"},"theme":{"description":"The theme of the thumbnail (e.g. \"light\", \"dark\").","type":"string"},"width":{"description":"The width of the thumbnail.","type":"number"}},"required":["src"],"type":"object"},"timezone":{"description":"IANA timezone identifier for the location.","type":"string"},"timezone_offset":{"description":"UTC offset of the location's timezone, in minutes.","type":"number"},"title":{"description":"The display title of the location.","type":"string"},"type":{"const":"location_result","description":"Result type identifier.","type":"string"},"url":{"anyOf":[{"format":"uri","type":"string"},{"const":"","type":"string"}],"description":"Primary URL associated with the location. May be an empty string."},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["title","url","is_source_local","is_source_both","type","provider_url","zoom_level"],"type":"object"},"type":"array"},"postal_address":{"additionalProperties":{},"description":"The postal address of the address.","properties":{"addressLocality":{"description":"The address locality or subregion associated with the location.","type":"string"},"addressRegion":{"description":"The region associated with the location. Usually a state.","type":"string"},"country":{"description":"The country associated with the location.","type":"string"},"displayAddress":{"description":"The displayed address string.","type":"string"},"postalCode":{"description":"The postal code associated with the location.","type":"string"},"streetAddress":{"description":"The street address associated with the location.","type":"string"},"type":{"const":"PostalAddress","type":"string"}},"required":["type","displayAddress"],"type":"object"},"type":{"description":"Result is \"address\" when the result refers to an explicit street + number, but \"street\" when it refers only to the street itself.","enum":["address","street"],"type":"string"},"zoom_level":{"description":"Suggested zoom level when displaying on a map.","type":"number"}},"required":["type","name","coordinates","pois","pois_nearby","zoom_level"],"type":"object"},"type":"array"},"type":{"const":"locations","description":"Top-level response discriminator. Always \"locations\" for Place Search.","type":"string"}},"required":["type"],"type":"object"},"title":"brave_place_search"},{"annotations":{"openWorldHint":true,"title":"Brave Summarizer"},"description":"Retrieves AI-generated summaries of web search results using Brave's Summarizer API. This tool processes search results to create concise, coherent summaries of information gathered from multiple sources.\n\n    When to use:\n\n    - When you need a concise overview of complex topics from multiple sources\n    - For quick fact-checking or getting key points without reading full articles\n    - When providing users with summarized information that synthesizes various perspectives\n    - For research tasks requiring distilled information from web searches\n\n    Returns a text summary that consolidates information from the search results. Optional features include inline references to source URLs and additional entity information.\n\n    Requirements: Must first perform a web search using brave_web_search with summary=true parameter. Requires a Pro AI subscription to access the summarizer functionality.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"entity_info":{"default":false,"description":"Returns extra entities info with the summary response.","type":"boolean"},"inline_references":{"default":false,"description":"Adds inline references to the summary response.","type":"boolean"},"key":{"description":"The key is equal to value of field key as part of the Summarizer response model.","type":"string"}},"required":["key"],"type":"object"},"name":"brave_summarizer","title":"brave_summarizer"},{"annotations":{"openWorldHint":true,"title":"Brave Video Search"},"description":"Searches for videos using Brave's Video Search API and returns structured video results with metadata.\n\n    When to use:\n        - When you need to find videos related to a specific topic, keyword, or query.\n        - Useful for discovering video content, getting video metadata, or finding videos from specific creators/publishers.\n\n    Returns a JSON list of video-related results with title, url, description, duration, and thumbnail_url.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"count":{"default":20,"description":"Number of results (1-50, default 20). Combine this parameter with `offset` to paginate search results.","maximum":50,"minimum":1,"type":"integer"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","type":"string"},"freshness":{"anyOf":[{"enum":["pd","pw","pm","py"],"type":"string"},{"pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$","type":"string"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - timeframe is also supported by specifying the date range (e.g. '2022-04-01to2022-07-30')."},"offset":{"default":0,"description":"Pagination offset (max 9, default 0). Combine this parameter with `count` to paginate search results.","maximum":9,"minimum":0,"type":"integer"},"query":{"description":"The user's search query. Query cannot be empty. Limited to 400 characters and 50 words.","maxLength":400,"minLength":1,"type":"string"},"safesearch":{"anyOf":[{"const":"off","type":"string"},{"const":"moderate","type":"string"},{"const":"strict","type":"string"}],"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'."},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","type":"string"},"spellcheck":{"default":true,"description":"Whether to spellcheck provided query.","type":"boolean"},"ui_lang":{"default":"en-US","description":"User interface language preferred in response. Usually of the format <language_code>-<country_code>. For more, see RFC 9110.","type":"string"}},"required":["query"],"type":"object"},"name":"brave_video_search","title":"brave_video_search"},{"annotations":{"openWorldHint":true,"title":"Brave Web Search"},"description":"Performs web searches using the Brave Search API and returns comprehensive search results with rich metadata.\n\n    When to use:\n        - General web searches for information, facts, or current topics\n        - Location-based queries (restaurants, businesses, points of interest)\n        - News searches for recent events or breaking stories\n        - Finding videos, discussions, or FAQ content\n        - Research requiring diverse result types (web pages, images, reviews, etc.)\n\n    Returns a JSON list of web results with title, description, and URL.\n    \n    When the \"results_filter\" parameter is empty, JSON results may also contain FAQ, Discussions, News, and Video results.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"count":{"default":10,"description":"Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)","maximum":20,"minimum":1,"type":"integer"},"country":{"default":"US","description":"Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.","enum":["ALL","AR","AU","AT","BE","BR","CA","CL","DK","FI","FR","DE","HK","IN","ID","IT","JP","KR","MY","MX","NL","NZ","NO","CN","PL","PT","PH","RU","SA","ZA","ES","SE","CH","TW","TR","GB","US"],"type":"string"},"extra_snippets":{"description":"A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.","type":"boolean"},"freshness":{"anyOf":[{"enum":["pd","pw","pm","py"],"type":"string"},{"pattern":"^\\d{4}-\\d{2}-\\d{2}to\\d{4}-\\d{2}-\\d{2}$","type":"string"}],"description":"Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30."},"goggles":{"anyOf":[{"type":"string"},{"items":{"type":"string"},"type":"array"}],"description":"Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart)."},"offset":{"default":0,"description":"Pagination offset (max 9, default 0)","maximum":9,"minimum":0,"type":"integer"},"query":{"description":"Search query (max 400 chars, 50 words)","maxLength":400,"type":"string"},"result_filter":{"default":["web","query"],"description":"Result filter (default ['web', 'query'])","items":{"enum":["discussions","faq","infobox","news","query","summarizer","videos","web","locations","rich"],"type":"string"},"type":"array"},"safesearch":{"default":"moderate","description":"Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.","enum":["off","moderate","strict"],"type":"string"},"search_lang":{"default":"en","description":"Search language preference. The 2 or more character language code for which the search results are provided.","enum":["ar","eu","bn","bg","ca","zh-hans","zh-hant","hr","cs","da","nl","en","en-gb","et","fi","fr","gl","de","gu","he","hi","hu","is","it","jp","kn","ko","lv","lt","ms","ml","mr","nb","pl","pt-br","pt-pt","pa","ro","ru","sr","sk","sl","es","sv","ta","te","th","tr","uk","vi"],"type":"string"},"spellcheck":{"default":true,"description":"Whether to spellcheck the provided query.","type":"boolean"},"summary":{"description":"This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.","type":"boolean"},"text_decorations":{"default":true,"description":"Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).","type":"boolean"},"ui_lang":{"default":"en-US","description":"The language of the UI. The 2 or more character language code for which the search results are provided.","enum":["es-AR","en-AU","de-AT","nl-BE","fr-BE","pt-BR","en-CA","fr-CA","es-CL","da-DK","fi-FI","fr-FR","de-DE","zh-HK","en-IN","en-ID","it-IT","ja-JP","ko-KR","en-MY","es-MX","nl-NL","en-NZ","no-NO","zh-CN","pl-PL","en-PH","ru-RU","en-ZA","es-ES","sv-SE","fr-CH","de-CH","zh-TW","tr-TR","en-GB","en-US","es-US"],"type":"string"},"units":{"anyOf":[{"const":"metric","type":"string"},{"const":"imperial","type":"string"}],"description":"The measurement units. If not provided, units are derived from search country."}},"required":["query"],"type":"object"},"name":"brave_web_search","title":"brave_web_search"}]"#,
 );
+
 /// Typed client for the Brave Search MCP Server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -9573,20 +10374,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -9594,12 +10399,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Performs web searches using the Brave Search API and returns comprehensive search
     /// results with rich metadata.
     ///
@@ -9629,6 +10436,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_web_search", arguments).await
     }
+
     /// Calls `brave_web_search` like [`Self::brave_web_search`], without unwrapping the result
     /// envelope.
     ///
@@ -9646,6 +10454,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_web_search", arguments).await
     }
+
     /// Brave Local Search API provides enrichments for location search results. Access to this
     /// API is available only through the Brave Search API Pro plans; confirm the user's plan
     /// before using this tool (if the user does not have a Pro plan, use the brave_web_search
@@ -9674,6 +10483,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_local_search", arguments).await
     }
+
     /// Calls `brave_local_search` like [`Self::brave_local_search`], without unwrapping the
     /// result envelope.
     ///
@@ -9691,6 +10501,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_local_search", arguments).await
     }
+
     /// Searches for videos using Brave's Video Search API and returns structured video results
     /// with metadata.
     ///
@@ -9715,6 +10526,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_video_search", arguments).await
     }
+
     /// Calls `brave_video_search` like [`Self::brave_video_search`], without unwrapping the
     /// result envelope.
     ///
@@ -9732,6 +10544,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_video_search", arguments).await
     }
+
     /// Performs an image search using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration, and more. When relaying results in a markdown environment, it may be helpful to include images in the results (e.g., ![image.title](image.properties.url)).
     ///
     ///
@@ -9749,6 +10562,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_image_search", arguments).await
     }
+
     /// Calls `brave_image_search` like [`Self::brave_image_search`], without unwrapping the
     /// result envelope.
     ///
@@ -9766,6 +10580,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_image_search", arguments).await
     }
+
     /// This tool searches for news articles using Brave's News Search API based on the user's
     /// query. Use it when you need current news information, breaking news updates, or articles
     /// about specific topics, events, or entities.
@@ -9800,6 +10615,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_news_search", arguments).await
     }
+
     /// Calls `brave_news_search` like [`Self::brave_news_search`], without unwrapping the
     /// result envelope.
     ///
@@ -9817,6 +10633,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_news_search", arguments).await
     }
+
     /// Retrieves AI-generated summaries of web search results using Brave's Summarizer API.
     /// This tool processes search results to create concise, coherent summaries of information
     /// gathered from multiple sources.
@@ -9847,6 +10664,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_summarizer", arguments).await
     }
+
     /// Calls `brave_summarizer` like [`Self::brave_summarizer`], without unwrapping the result
     /// envelope.
     ///
@@ -9864,6 +10682,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_summarizer", arguments).await
     }
+
     /// Retrieves pre-extracted, relevance-ranked web content using Brave's LLM Context API,
     /// optimized for AI agents, LLM grounding, and RAG pipelines. Unlike a traditional web
     /// search that returns links and short descriptions, this tool returns the actual substance
@@ -9893,6 +10712,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_llm_context", arguments).await
     }
+
     /// Calls `brave_llm_context` like [`Self::brave_llm_context`], without unwrapping the
     /// result envelope.
     ///
@@ -9910,6 +10730,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "brave_llm_context", arguments).await
     }
+
     /// Searches Brave's Place Search API. A single call may populate any combination of
     /// 'results' (POIs), 'cities', 'addresses', 'streets', and 'location' (the resolved search
     /// area), depending on the query's shape.
@@ -9941,6 +10762,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("brave_place_search", arguments).await
     }
+
     /// Calls `brave_place_search` like [`Self::brave_place_search`], without unwrapping the
     /// result envelope.
     ///
@@ -9959,6 +10781,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "brave_place_search", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -9971,6 +10794,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Brave Search MCP Server MCP server in tests: one method per tool, typed
 /// as [`Client`]'s.
 ///
@@ -9991,6 +10815,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_web_search", "brave_web_search"))
         }
     }
+
     /// Answers `brave_local_search` in place of the server, with what
     /// [`Client::brave_local_search`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -10003,6 +10828,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_local_search", "brave_local_search"))
         }
     }
+
     /// Answers `brave_video_search` in place of the server, with what
     /// [`Client::brave_video_search`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -10015,6 +10841,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_video_search", "brave_video_search"))
         }
     }
+
     /// Answers `brave_image_search` in place of the server, with what
     /// [`Client::brave_image_search`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -10027,6 +10854,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_image_search", "brave_image_search"))
         }
     }
+
     /// Answers `brave_news_search` in place of the server, with what
     /// [`Client::brave_news_search`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -10039,6 +10867,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_news_search", "brave_news_search"))
         }
     }
+
     /// Answers `brave_summarizer` in place of the server, with what
     /// [`Client::brave_summarizer`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -10051,6 +10880,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_summarizer", "brave_summarizer"))
         }
     }
+
     /// Answers `brave_llm_context` in place of the server, with what
     /// [`Client::brave_llm_context`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -10063,6 +10893,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("brave_llm_context", "brave_llm_context"))
         }
     }
+
     /// Answers `brave_place_search` in place of the server, with what
     /// [`Client::brave_place_search`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -10076,15 +10907,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,6 +27,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `click`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -41,6 +44,7 @@ pub mod types {
         /// The uid of an element on the page from the page content snapshot
         pub uid: String,
     }
+
     /// The arguments of `close_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -49,6 +53,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `drag`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -64,6 +69,7 @@ pub mod types {
         /// The uid of the element to drop into
         pub to_uid: String,
     }
+
     /// The arguments of `emulate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -105,6 +111,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub viewport: Option<String>,
     }
+
     /// Emulate the dark or the light mode. Omit or set to "auto" to reset to the default.
     #[derive(
         Deserialize,
@@ -126,6 +133,7 @@ pub mod types {
         #[serde(rename = "auto")]
         Auto,
     }
+
     impl fmt::Display for EmulateArgsColorScheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -135,8 +143,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EmulateArgsColorScheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "dark" => Ok(Self::Dark),
@@ -154,18 +164,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EmulateArgsColorScheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EmulateArgsColorScheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Emulate the `forced-colors` CSS media feature. Omit or set to "auto" to reset to the default.
     #[derive(
         Deserialize,
@@ -187,6 +202,7 @@ pub mod types {
         #[serde(rename = "auto")]
         Auto,
     }
+
     impl fmt::Display for EmulateArgsForcedColors {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -196,8 +212,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EmulateArgsForcedColors {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "active" => Ok(Self::Active),
@@ -215,18 +233,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EmulateArgsForcedColors {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EmulateArgsForcedColors {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Throttle network. Omit to disable throttling.
     #[derive(
         Deserialize,
@@ -251,6 +274,7 @@ pub mod types {
         #[serde(rename = "Fast 4G")]
         Fast4g,
     }
+
     impl fmt::Display for EmulateArgsNetworkConditions {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -262,8 +286,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EmulateArgsNetworkConditions {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Offline" => Ok(Self::Offline),
@@ -283,18 +309,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EmulateArgsNetworkConditions {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EmulateArgsNetworkConditions {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Emulate the `prefers-contrast` CSS media feature. Omit or set to "auto" to reset to the default.
     #[derive(
         Deserialize,
@@ -320,6 +351,7 @@ pub mod types {
         #[serde(rename = "auto")]
         Auto,
     }
+
     impl fmt::Display for EmulateArgsPrefersContrast {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -331,8 +363,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EmulateArgsPrefersContrast {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "more" => Ok(Self::More),
@@ -352,18 +386,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EmulateArgsPrefersContrast {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EmulateArgsPrefersContrast {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Emulate the `prefers-reduced-motion` CSS media feature. Omit or set to "auto" to reset to the default.
     #[derive(
         Deserialize,
@@ -385,6 +424,7 @@ pub mod types {
         #[serde(rename = "auto")]
         Auto,
     }
+
     impl fmt::Display for EmulateArgsPrefersReducedMotion {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -394,8 +434,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EmulateArgsPrefersReducedMotion {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "reduce" => Ok(Self::Reduce),
@@ -413,18 +455,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EmulateArgsPrefersReducedMotion {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EmulateArgsPrefersReducedMotion {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `evaluate_script`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -456,6 +503,7 @@ pub mod types {
         #[serde(rename = "waitForStableDom", skip_serializing_if = "Option::is_none")]
         pub wait_for_stable_dom: Option<bool>,
     }
+
     /// How to interpret the source. "function" treats it as a function declaration and supports args. "script" evaluates it as classic JavaScript and does not support args. Defaults to "function". ECMAScript modules are not supported.
     #[derive(
         Deserialize,
@@ -475,6 +523,7 @@ pub mod types {
         #[serde(rename = "script")]
         Script,
     }
+
     impl fmt::Display for EvaluateScriptArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -483,8 +532,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EvaluateScriptArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "function" => Ok(Self::Function),
@@ -501,18 +552,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EvaluateScriptArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EvaluateScriptArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `fill`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -528,6 +584,7 @@ pub mod types {
         /// The value to fill in. "true" or "false" for checkboxes and toggles, "true" for radio buttons.
         pub value: String,
     }
+
     /// The arguments of `fill_form`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -541,6 +598,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// An element to fill out
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FillFormArgsElementsItem {
@@ -549,6 +607,7 @@ pub mod types {
         /// Value for the element. "true" or "false" for checkboxes and toggles, "true" for radio buttons.
         pub value: String,
     }
+
     /// The arguments of `get_console_message`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -559,6 +618,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `get_css_styles`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -578,6 +638,7 @@ pub mod types {
         /// The uid of the element on the page from the page content snapshot to inspect CSS styles for
         pub uid: String,
     }
+
     /// The arguments of `get_network_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -595,6 +656,7 @@ pub mod types {
         #[serde(rename = "responseFilePath", skip_serializing_if = "Option::is_none")]
         pub response_file_path: Option<String>,
     }
+
     /// The arguments of `handle_dialog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -608,6 +670,7 @@ pub mod types {
         #[serde(rename = "promptText", skip_serializing_if = "Option::is_none")]
         pub prompt_text: Option<String>,
     }
+
     /// Whether to dismiss or accept the dialog
     #[derive(
         Deserialize,
@@ -627,6 +690,7 @@ pub mod types {
         #[serde(rename = "dismiss")]
         Dismiss,
     }
+
     impl fmt::Display for HandleDialogArgsAction {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -635,8 +699,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for HandleDialogArgsAction {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "accept" => Ok(Self::Accept),
@@ -653,18 +719,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for HandleDialogArgsAction {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for HandleDialogArgsAction {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `hover`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -678,6 +749,7 @@ pub mod types {
         /// The uid of an element on the page from the page content snapshot
         pub uid: String,
     }
+
     /// The arguments of `lighthouse_audit`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -695,6 +767,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// Device to emulate.
     #[derive(
         Deserialize,
@@ -714,6 +787,7 @@ pub mod types {
         #[serde(rename = "mobile")]
         Mobile,
     }
+
     impl fmt::Display for LighthouseAuditArgsDevice {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -722,8 +796,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for LighthouseAuditArgsDevice {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "desktop" => Ok(Self::Desktop),
@@ -740,23 +816,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for LighthouseAuditArgsDevice {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for LighthouseAuditArgsDevice {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for LighthouseAuditArgsDevice {
         fn default() -> Self {
             LighthouseAuditArgsDevice::Desktop
         }
     }
+
     /// "navigation" reloads & audits. "snapshot" analyzes current state.
     #[derive(
         Deserialize,
@@ -776,6 +858,7 @@ pub mod types {
         #[serde(rename = "snapshot")]
         Snapshot,
     }
+
     impl fmt::Display for LighthouseAuditArgsMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -784,8 +867,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for LighthouseAuditArgsMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "navigation" => Ok(Self::Navigation),
@@ -802,23 +887,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for LighthouseAuditArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for LighthouseAuditArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for LighthouseAuditArgsMode {
         fn default() -> Self {
             LighthouseAuditArgsMode::Navigation
         }
     }
+
     /// The arguments of `list_console_messages`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -845,6 +936,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub types: Option<Vec<ListConsoleMessagesArgsTypesItem>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -899,6 +991,7 @@ pub mod types {
         #[serde(rename = "issue")]
         Issue,
     }
+
     impl fmt::Display for ListConsoleMessagesArgsTypesItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -925,8 +1018,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListConsoleMessagesArgsTypesItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "log" => Ok(Self::Log),
@@ -961,18 +1056,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListConsoleMessagesArgsTypesItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListConsoleMessagesArgsTypesItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `list_network_requests`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -997,6 +1097,7 @@ pub mod types {
         )]
         pub resource_types: Option<Vec<ListNetworkRequestsArgsResourceTypesItem>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1049,6 +1150,7 @@ pub mod types {
         #[serde(rename = "other")]
         Other,
     }
+
     impl fmt::Display for ListNetworkRequestsArgsResourceTypesItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1074,8 +1176,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListNetworkRequestsArgsResourceTypesItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "document" => Ok(Self::Document),
@@ -1109,18 +1213,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListNetworkRequestsArgsResourceTypesItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListNetworkRequestsArgsResourceTypesItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `navigate_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1147,6 +1256,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
     }
+
     /// Whether to auto accept or beforeunload dialogs triggered by this navigation. Default is accept.
     #[derive(
         Deserialize,
@@ -1166,6 +1276,7 @@ pub mod types {
         #[serde(rename = "dismiss")]
         Dismiss,
     }
+
     impl fmt::Display for NavigatePageArgsHandleBeforeUnload {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1174,8 +1285,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for NavigatePageArgsHandleBeforeUnload {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "accept" => Ok(Self::Accept),
@@ -1192,18 +1305,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for NavigatePageArgsHandleBeforeUnload {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for NavigatePageArgsHandleBeforeUnload {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Navigate the page by URL, back or forward in history, or reload.
     #[derive(
         Deserialize,
@@ -1227,6 +1345,7 @@ pub mod types {
         #[serde(rename = "reload")]
         Reload,
     }
+
     impl fmt::Display for NavigatePageArgsType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1237,8 +1356,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for NavigatePageArgsType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "url" => Ok(Self::Url),
@@ -1257,18 +1378,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for NavigatePageArgsType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for NavigatePageArgsType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `new_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1285,6 +1411,7 @@ pub mod types {
         /// URL to load in a new page.
         pub url: String,
     }
+
     /// The arguments of `performance_analyze_insight`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1299,6 +1426,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `performance_start_trace`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1322,6 +1450,7 @@ pub mod types {
         #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub reload: bool,
     }
+
     /// The arguments of `performance_stop_trace`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1333,6 +1462,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `press_key`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1346,6 +1476,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `resize_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1358,6 +1489,7 @@ pub mod types {
         /// Page width
         pub width: u64,
     }
+
     /// The arguments of `screencast_start`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1369,6 +1501,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `screencast_stop`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1377,6 +1510,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `select_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1388,6 +1522,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `take_heapsnapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1399,6 +1534,7 @@ pub mod types {
         #[serde(rename = "pageId")]
         pub page_id: f64,
     }
+
     /// The arguments of `take_screenshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1422,6 +1558,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub uid: Option<String>,
     }
+
     /// Type of format to save the screenshot as. Default is "png"
     #[derive(
         Deserialize,
@@ -1443,6 +1580,7 @@ pub mod types {
         #[serde(rename = "webp")]
         Webp,
     }
+
     impl fmt::Display for TakeScreenshotArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1452,8 +1590,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TakeScreenshotArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "png" => Ok(Self::Png),
@@ -1471,23 +1611,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TakeScreenshotArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TakeScreenshotArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TakeScreenshotArgsFormat {
         fn default() -> Self {
             TakeScreenshotArgsFormat::Png
         }
     }
+
     /// The arguments of `take_snapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1502,6 +1648,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub verbose: Option<bool>,
     }
+
     /// The arguments of `type_text`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1515,6 +1662,7 @@ pub mod types {
         /// The text to type
         pub text: String,
     }
+
     /// The arguments of `upload_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1531,6 +1679,7 @@ pub mod types {
         /// The uid of the file input element or an element that will open file chooser on the page from the page content snapshot
         pub uid: String,
     }
+
     /// The arguments of `wait_for`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1544,147 +1693,183 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timeout: Option<i64>,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn lighthouse_audit_args_device() -> super::LighthouseAuditArgsDevice {
             super::LighthouseAuditArgsDevice::Desktop
         }
+
         pub(super) fn lighthouse_audit_args_mode() -> super::LighthouseAuditArgsMode {
             super::LighthouseAuditArgsMode::Navigation
         }
+
         pub(super) fn take_screenshot_args_format() -> super::TakeScreenshotArgsFormat {
             super::TakeScreenshotArgsFormat::Png
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `click`, as the server sent it.
     pub(super) static CLICK: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"uid":{"type":"string","description":"The uid of an element on the page from the page content snapshot"},"dblClick":{"description":"Set to true for double clicks. Default is false.","type":"boolean"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `close_page`, as the server sent it.
     pub(super) static CLOSE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"The ID of the page to close. Call list_pages to list pages."}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `drag`, as the server sent it.
     pub(super) static DRAG: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"from_uid":{"type":"string","description":"The uid of the element to drag"},"to_uid":{"type":"string","description":"The uid of the element to drop into"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","from_uid","to_uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `emulate`, as the server sent it.
     pub(super) static EMULATE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"networkConditions":{"description":"Throttle network. Omit to disable throttling.","type":"string","enum":["Offline","Slow 3G","Fast 3G","Slow 4G","Fast 4G"]},"cpuThrottlingRate":{"description":"Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling","type":"number","minimum":1,"maximum":20},"geolocation":{"description":"Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. Longitude between -180 and 180. Omit to clear the geolocation override.","type":"string"},"userAgent":{"description":"User agent to emulate. Omit or set to empty string to clear the user agent override.","type":"string"},"colorScheme":{"description":"Emulate the dark or the light mode. Omit or set to \"auto\" to reset to the default.","type":"string","enum":["dark","light","auto"]},"forcedColors":{"description":"Emulate the `forced-colors` CSS media feature. Omit or set to \"auto\" to reset to the default.","type":"string","enum":["active","none","auto"]},"prefersContrast":{"description":"Emulate the `prefers-contrast` CSS media feature. Omit or set to \"auto\" to reset to the default.","type":"string","enum":["more","less","custom","no-preference","auto"]},"prefersReducedMotion":{"description":"Emulate the `prefers-reduced-motion` CSS media feature. Omit or set to \"auto\" to reset to the default.","type":"string","enum":["reduce","no-preference","auto"]},"viewport":{"description":"Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. 'touch' and 'mobile' to emulate mobile devices. 'landscape' to emulate landscape mode. Omit to clear the viewport override.","type":"string"},"extraHttpHeaders":{"description":"Extra HTTP headers as a JSON string object, e.g. {\"X-Custom\": \"value\", \"Authorization\": \"Bearer token\"}. Headers are included into every HTTP request originating from the page and persist across navigations until cleared. Pass an empty string to clear all extra headers.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `evaluate_script`, as the server sent it.
     pub(super) static EVALUATE_SCRIPT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"function":{"description":"JavaScript source to execute in the target page. Provide either this or sourcePath, but not both. The source is interpreted according to format.\nExample without arguments: `() => document.title` or `async () => await fetch(\"example.com\")`.\nExample with arguments: `(el) => el.innerText`\n","type":"string"},"sourcePath":{"description":"The absolute or relative path to a JavaScript file on the MCP server's local filesystem. Provide either this or function, but not both.","type":"string"},"format":{"description":"How to interpret the source. \"function\" treats it as a function declaration and supports args. \"script\" evaluates it as classic JavaScript and does not support args. Defaults to \"function\". ECMAScript modules are not supported.","type":"string","enum":["function","script"]},"args":{"description":"An optional list of arguments (element uids from the page content snapshot) to pass to the function.","type":"array","items":{"type":"string","description":"The uid of an element on the page from the page content snapshot"}},"filePath":{"description":"The absolute or relative path to a file to save the script output to. If omitted, the output is returned inline.","type":"string"},"dialogAction":{"description":"Handle dialogs while execution. \"accept\", \"dismiss\", or string for response of window.prompt. Defaults to accept.","type":"string"},"waitForStableDom":{"description":"Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true.","type":"boolean"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `fill`, as the server sent it.
     pub(super) static FILL: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"uid":{"type":"string","description":"The uid of an element on the page from the page content snapshot"},"value":{"type":"string","description":"The value to fill in. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons."},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","uid","value"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `fill_form`, as the server sent it.
     pub(super) static FILL_FORM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"elements":{"type":"array","items":{"type":"object","properties":{"uid":{"type":"string","description":"The uid of the element to fill out"},"value":{"type":"string","description":"Value for the element. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons."}},"required":["uid","value"],"description":"An element to fill out"},"description":"Elements from snapshot to fill out."},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","elements"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_console_message`, as the server sent it.
     pub(super) static GET_CONSOLE_MESSAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"msgid":{"type":"number","description":"The msgid of a console message on the page from the listed console messages"}},"required":["pageId","msgid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_css_styles`, as the server sent it.
     pub(super) static GET_CSS_STYLES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"uid":{"type":"string","description":"The uid of the element on the page from the page content snapshot to inspect CSS styles for"},"pageSize":{"default":10,"description":"Maximum number of CSS rules to return per page. Defaults to 10.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"pageIdx":{"default":0,"description":"Page number to return (0-based). Defaults to 0 (the first page).","type":"integer","minimum":0,"maximum":9007199254740991}},"required":["pageId","uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_network_request`, as the server sent it.
     pub(super) static GET_NETWORK_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"reqid":{"description":"The reqid of the network request. If omitted returns the currently selected request in the DevTools Network panel.","type":"number"},"requestFilePath":{"description":"The absolute or relative path to a .network-request file to save the request body to. If omitted, the body is returned inline.","type":"string"},"responseFilePath":{"description":"The absolute or relative path to a .network-response file to save the response body to. If omitted, the body is returned inline.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `handle_dialog`, as the server sent it.
     pub(super) static HANDLE_DIALOG: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"action":{"type":"string","enum":["accept","dismiss"],"description":"Whether to dismiss or accept the dialog"},"promptText":{"description":"Optional prompt text to enter into the dialog.","type":"string"}},"required":["pageId","action"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `hover`, as the server sent it.
     pub(super) static HOVER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"uid":{"type":"string","description":"The uid of an element on the page from the page content snapshot"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `lighthouse_audit`, as the server sent it.
     pub(super) static LIGHTHOUSE_AUDIT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"mode":{"default":"navigation","description":"\"navigation\" reloads & audits. \"snapshot\" analyzes current state.","type":"string","enum":["navigation","snapshot"]},"device":{"default":"desktop","description":"Device to emulate.","type":"string","enum":["desktop","mobile"]},"outputDirPath":{"description":"Directory for reports. If omitted, uses temporary files.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_console_messages`, as the server sent it.
     pub(super) static LIST_CONSOLE_MESSAGES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"pageSize":{"description":"Maximum number of messages to return. When omitted, returns all messages.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"pageIdx":{"description":"Page number to return (0-based). When omitted, returns the first page.","type":"integer","minimum":0,"maximum":9007199254740991},"types":{"description":"Filter messages to only return messages of the specified resource types. When omitted or empty, returns all messages.","type":"array","items":{"type":"string","enum":["log","debug","info","error","warn","dir","dirxml","table","trace","clear","startGroup","startGroupCollapsed","endGroup","assert","profile","profileEnd","count","timeEnd","verbose","issue"]}},"includePreservedMessages":{"description":"Set to true to return the preserved messages over the last 3 navigations.","default":false,"type":"boolean"},"includeStackTraces":{"description":"Set to true to include the stack trace for each message when available. Increases the response size.","default":false,"type":"boolean"},"serviceWorkerId":{"description":"Filter messages to only return messages of the specified service worker.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_network_requests`, as the server sent it.
     pub(super) static LIST_NETWORK_REQUESTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"pageSize":{"description":"Maximum number of requests to return. When omitted, returns all requests.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"pageIdx":{"description":"Page number to return (0-based). When omitted, returns the first page.","type":"integer","minimum":0,"maximum":9007199254740991},"resourceTypes":{"description":"Filter requests to only return requests of the specified resource types. When omitted or empty, returns all requests.","type":"array","items":{"type":"string","enum":["document","stylesheet","image","media","font","script","texttrack","xhr","fetch","prefetch","eventsource","websocket","manifest","signedexchange","ping","cspviolationreport","preflight","fedcm","other"]}},"includePreservedRequests":{"description":"Set to true to return the preserved requests over the last 3 navigations.","default":false,"type":"boolean"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `navigate_page`, as the server sent it.
     pub(super) static NAVIGATE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"type":{"description":"Navigate the page by URL, back or forward in history, or reload.","type":"string","enum":["url","back","forward","reload"]},"url":{"description":"Target URL (only type=url)","type":"string"},"ignoreCache":{"description":"Whether to ignore cache on reload.","type":"boolean"},"handleBeforeUnload":{"description":"Whether to auto accept or beforeunload dialogs triggered by this navigation. Default is accept.","type":"string","enum":["accept","dismiss"]},"initScript":{"description":"A JavaScript script to be executed on each new document before any other scripts for the next navigation.","type":"string"},"timeout":{"description":"Maximum wait time in milliseconds. If set to 0, the default timeout will be used.","type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `new_page`, as the server sent it.
     pub(super) static NEW_PAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"url":{"type":"string","description":"URL to load in a new page."},"background":{"description":"Whether to open the page in the background without bringing it to the front. Default is false (foreground).","type":"boolean"},"isolatedContext":{"description":"If specified, the page is created in an isolated browser context with the given name. Pages in the same browser context share cookies and storage. Pages in different browser contexts are fully isolated (useful for clean-slate testing of cookies and authentication).","type":"string"},"timeout":{"description":"Maximum wait time in milliseconds. If set to 0, the default timeout will be used.","type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["url"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `performance_analyze_insight`, as the server sent it.
     pub(super) static PERFORMANCE_ANALYZE_INSIGHT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"insightSetId":{"type":"string","description":"The id for the specific insight set. Only use the ids given in the \"Available insight sets\" list."},"insightName":{"type":"string","description":"The name of the Insight you want more information on. For example: \"DocumentLatency\" or \"LCPBreakdown\""}},"required":["pageId","insightSetId","insightName"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `performance_start_trace`, as the server sent it.
     pub(super) static PERFORMANCE_START_TRACE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"reload":{"default":true,"description":"Determines if, once tracing has started, the target page should be automatically reloaded. Navigate the page to the right URL using the navigate_page tool BEFORE starting the trace if reload or autoStop is set to true.","type":"boolean"},"autoStop":{"default":true,"description":"Determines if the trace recording should be automatically stopped.","type":"boolean"},"ignoreCache":{"description":"Whether to bypass the HTTP cache when reloading the page, to measure a cold page load. Only applies if reload is true.","type":"boolean"},"filePath":{"description":"The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `performance_stop_trace`, as the server sent it.
     pub(super) static PERFORMANCE_STOP_TRACE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"filePath":{"description":"The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `press_key`, as the server sent it.
     pub(super) static PRESS_KEY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"key":{"type":"string","description":"A key or a combination (e.g., \"Enter\", \"Control+A\", \"Control++\", \"Control+Shift+R\"). Modifiers: Control, Shift, Alt, Meta"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","key"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `resize_page`, as the server sent it.
     pub(super) static RESIZE_PAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"width":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991,"description":"Page width"},"height":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991,"description":"Page height"}},"required":["pageId","width","height"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `screencast_start`, as the server sent it.
     pub(super) static SCREENCAST_START: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"filePath":{"description":"Output file path (.mp4). Uses mkdtemp to generate a unique path if not provided.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `screencast_stop`, as the server sent it.
     pub(super) static SCREENCAST_STOP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `select_page`, as the server sent it.
     pub(super) static SELECT_PAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"The ID of the page to select. Call list_pages to get available pages."},"bringToFront":{"description":"Whether to focus the page and bring it to the top.","type":"boolean"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `take_heapsnapshot`, as the server sent it.
     pub(super) static TAKE_HEAPSNAPSHOT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"filePath":{"type":"string","description":"A path to a .heapsnapshot file to save the heapsnapshot to."}},"required":["pageId","filePath"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `take_screenshot`, as the server sent it.
     pub(super) static TAKE_SCREENSHOT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"format":{"default":"png","description":"Type of format to save the screenshot as. Default is \"png\"","type":"string","enum":["png","jpeg","webp"]},"quality":{"description":"Compression quality for JPEG and WebP formats (0-100). Higher values mean better quality but larger file sizes. Ignored for PNG format.","type":"number","minimum":0,"maximum":100},"uid":{"description":"The uid of an element on the page from the page content snapshot. If omitted, takes a page screenshot.","type":"string"},"fullPage":{"description":"If set to true takes a screenshot of the full page instead of the currently visible viewport. Incompatible with uid.","type":"boolean"},"filePath":{"description":"The absolute path, or a path relative to the current working directory, to save the screenshot to instead of attaching it to the response.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `take_snapshot`, as the server sent it.
     pub(super) static TAKE_SNAPSHOT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"verbose":{"description":"Whether to include all possible information available in the full a11y tree. Default is false.","type":"boolean"},"filePath":{"description":"The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response.","type":"string"}},"required":["pageId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `type_text`, as the server sent it.
     pub(super) static TYPE_TEXT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"text":{"type":"string","description":"The text to type"},"submitKey":{"description":"Optional key to press after typing. E.g., \"Enter\", \"Tab\", \"Escape\"","type":"string"}},"required":["pageId","text"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `upload_file`, as the server sent it.
     pub(super) static UPLOAD_FILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"uid":{"type":"string","description":"The uid of the file input element or an element that will open file chooser on the page from the page content snapshot"},"filePaths":{"minItems":1,"type":"array","items":{"type":"string"},"description":"One or more files paths to upload. File paths have to be local to the browser instance (not the MCP)."},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"}},"required":["pageId","uid","filePaths"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `wait_for`, as the server sent it.
     pub(super) static WAIT_FOR: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"pageId":{"type":"number","description":"Targets a specific page by ID."},"text":{"minItems":1,"type":"array","items":{"type":"string"},"description":"Non-empty list of texts. Resolves when any value appears on the page."},"timeout":{"description":"Maximum wait time in milliseconds. If set to 0, the default timeout will be used.","type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":["pageId","text"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "click",
@@ -1720,6 +1905,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "upload_file",
     "wait_for",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1729,6 +1915,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"category":"input","readOnlyHint":false},"description":"Clicks on the provided element","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"dblClick":{"description":"Set to true for double clicks. Default is false.","type":"boolean"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"uid":{"description":"The uid of an element on the page from the page content snapshot","type":"string"}},"required":["pageId","uid"],"type":"object"},"name":"click"},{"annotations":{"category":"navigation","readOnlyHint":false},"description":"Closes the page by its index. The last open page cannot be closed.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"pageId":{"description":"The ID of the page to close. Call list_pages to list pages.","type":"number"}},"required":["pageId"],"type":"object"},"name":"close_page"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Drag an element onto another element","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"from_uid":{"description":"The uid of the element to drag","type":"string"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"to_uid":{"description":"The uid of the element to drop into","type":"string"}},"required":["pageId","from_uid","to_uid"],"type":"object"},"name":"drag"},{"annotations":{"category":"emulation","readOnlyHint":false},"description":"Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"colorScheme":{"description":"Emulate the dark or the light mode. Omit or set to \"auto\" to reset to the default.","enum":["dark","light","auto"],"type":"string"},"cpuThrottlingRate":{"description":"Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling","maximum":20,"minimum":1,"type":"number"},"extraHttpHeaders":{"description":"Extra HTTP headers as a JSON string object, e.g. {\"X-Custom\": \"value\", \"Authorization\": \"Bearer token\"}. Headers are included into every HTTP request originating from the page and persist across navigations until cleared. Pass an empty string to clear all extra headers.","type":"string"},"forcedColors":{"description":"Emulate the `forced-colors` CSS media feature. Omit or set to \"auto\" to reset to the default.","enum":["active","none","auto"],"type":"string"},"geolocation":{"description":"Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. Longitude between -180 and 180. Omit to clear the geolocation override.","type":"string"},"networkConditions":{"description":"Throttle network. Omit to disable throttling.","enum":["Offline","Slow 3G","Fast 3G","Slow 4G","Fast 4G"],"type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"prefersContrast":{"description":"Emulate the `prefers-contrast` CSS media feature. Omit or set to \"auto\" to reset to the default.","enum":["more","less","custom","no-preference","auto"],"type":"string"},"prefersReducedMotion":{"description":"Emulate the `prefers-reduced-motion` CSS media feature. Omit or set to \"auto\" to reset to the default.","enum":["reduce","no-preference","auto"],"type":"string"},"userAgent":{"description":"User agent to emulate. Omit or set to empty string to clear the user agent override.","type":"string"},"viewport":{"description":"Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. 'touch' and 'mobile' to emulate mobile devices. 'landscape' to emulate landscape mode. Omit to clear the viewport override.","type":"string"}},"required":["pageId"],"type":"object"},"name":"emulate"},{"annotations":{"category":"debugging","conditions":["javascriptEvaluation"],"readOnlyHint":false},"description":"Evaluate JavaScript inside the target page. The source can be provided inline or loaded from a local file. Returns the response as JSON, so returned values have to be JSON-serializable.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"args":{"description":"An optional list of arguments (element uids from the page content snapshot) to pass to the function.","items":{"description":"The uid of an element on the page from the page content snapshot","type":"string"},"type":"array"},"dialogAction":{"description":"Handle dialogs while execution. \"accept\", \"dismiss\", or string for response of window.prompt. Defaults to accept.","type":"string"},"filePath":{"description":"The absolute or relative path to a file to save the script output to. If omitted, the output is returned inline.","type":"string"},"format":{"description":"How to interpret the source. \"function\" treats it as a function declaration and supports args. \"script\" evaluates it as classic JavaScript and does not support args. Defaults to \"function\". ECMAScript modules are not supported.","enum":["function","script"],"type":"string"},"function":{"description":"JavaScript source to execute in the target page. Provide either this or sourcePath, but not both. The source is interpreted according to format.\nExample without arguments: `() => document.title` or `async () => await fetch(\"example.com\")`.\nExample with arguments: `(el) => el.innerText`\n","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"sourcePath":{"description":"The absolute or relative path to a JavaScript file on the MCP server's local filesystem. Provide either this or function, but not both.","type":"string"},"waitForStableDom":{"description":"Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true.","type":"boolean"}},"required":["pageId"],"type":"object"},"name":"evaluate_script"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Type text into an input, text area or select an option from a <select> element.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"uid":{"description":"The uid of an element on the page from the page content snapshot","type":"string"},"value":{"description":"The value to fill in. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons.","type":"string"}},"required":["pageId","uid","value"],"type":"object"},"name":"fill"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. ALWAYS prefer this tool over multiple individual 'fill' or 'click' calls when interacting with forms. It is significantly faster, more reliable, and reduces turn count. Example: Fill username, password, and check \"Remember Me\" in one call.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"elements":{"description":"Elements from snapshot to fill out.","items":{"description":"An element to fill out","properties":{"uid":{"description":"The uid of the element to fill out","type":"string"},"value":{"description":"Value for the element. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons.","type":"string"}},"required":["uid","value"],"type":"object"},"type":"array"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId","elements"],"type":"object"},"name":"fill_form"},{"annotations":{"category":"debugging","readOnlyHint":true},"description":"Gets a console message by its ID. You can get all messages by calling list_console_messages.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"msgid":{"description":"The msgid of a console message on the page from the listed console messages","type":"number"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId","msgid"],"type":"object"},"name":"get_console_message"},{"annotations":{"category":"debugging","readOnlyHint":true},"description":"Retrieve matched CSS rules, inline styles (element.style), inherited styles, custom properties, and cascade wrappers (@layer, @media, @container, @scope) for an element identified by its UID.\nRules are ordered from highest to lowest cascade precedence and include source line numbers (e.g. index:196). Active (winning) declarations have no prefix tag, while (losing) overridden declarations are prefixed with [overloaded].\nTreat the output as authoritative and complete.\nResults are paginated (10 rules per page by default); use pageIdx to page through the remaining rules. Requires a UID from take_snapshot.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"pageId":{"description":"Targets a specific page by ID.","type":"number"},"pageIdx":{"default":0,"description":"Page number to return (0-based). Defaults to 0 (the first page).","maximum":9007199254740991,"minimum":0,"type":"integer"},"pageSize":{"default":10,"description":"Maximum number of CSS rules to return per page. Defaults to 10.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"uid":{"description":"The uid of the element on the page from the page content snapshot to inspect CSS styles for","type":"string"}},"required":["pageId","uid"],"type":"object"},"name":"get_css_styles"},{"annotations":{"category":"network","readOnlyHint":false},"description":"Gets a network request by an optional reqid, if omitted returns the currently selected request in the DevTools Network panel. Useful for inspecting request headers (including 'Cookie') and response headers (including 'Set-Cookie' and directives).","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"pageId":{"description":"Targets a specific page by ID.","type":"number"},"reqid":{"description":"The reqid of the network request. If omitted returns the currently selected request in the DevTools Network panel.","type":"number"},"requestFilePath":{"description":"The absolute or relative path to a .network-request file to save the request body to. If omitted, the body is returned inline.","type":"string"},"responseFilePath":{"description":"The absolute or relative path to a .network-response file to save the response body to. If omitted, the body is returned inline.","type":"string"}},"required":["pageId"],"type":"object"},"name":"get_network_request"},{"annotations":{"category":"input","readOnlyHint":false},"description":"If a browser dialog was opened, use this command to handle it","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"action":{"description":"Whether to dismiss or accept the dialog","enum":["accept","dismiss"],"type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"promptText":{"description":"Optional prompt text to enter into the dialog.","type":"string"}},"required":["pageId","action"],"type":"object"},"name":"handle_dialog"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Hover over the provided element","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"uid":{"description":"The uid of an element on the page from the page content snapshot","type":"string"}},"required":["pageId","uid"],"type":"object"},"name":"hover"},{"annotations":{"category":"debugging","readOnlyHint":false},"description":"Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility, SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes performance. For performance audits, run performance_start_trace","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"device":{"default":"desktop","description":"Device to emulate.","enum":["desktop","mobile"],"type":"string"},"mode":{"default":"navigation","description":"\"navigation\" reloads & audits. \"snapshot\" analyzes current state.","enum":["navigation","snapshot"],"type":"string"},"outputDirPath":{"description":"Directory for reports. If omitted, uses temporary files.","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId"],"type":"object"},"name":"lighthouse_audit"},{"annotations":{"category":"debugging","readOnlyHint":true},"description":"List all console messages for the target page since the last navigation.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"includePreservedMessages":{"default":false,"description":"Set to true to return the preserved messages over the last 3 navigations.","type":"boolean"},"includeStackTraces":{"default":false,"description":"Set to true to include the stack trace for each message when available. Increases the response size.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"pageIdx":{"description":"Page number to return (0-based). When omitted, returns the first page.","maximum":9007199254740991,"minimum":0,"type":"integer"},"pageSize":{"description":"Maximum number of messages to return. When omitted, returns all messages.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"serviceWorkerId":{"description":"Filter messages to only return messages of the specified service worker.","type":"string"},"types":{"description":"Filter messages to only return messages of the specified resource types. When omitted or empty, returns all messages.","items":{"enum":["log","debug","info","error","warn","dir","dirxml","table","trace","clear","startGroup","startGroupCollapsed","endGroup","assert","profile","profileEnd","count","timeEnd","verbose","issue"],"type":"string"},"type":"array"}},"required":["pageId"],"type":"object"},"name":"list_console_messages"},{"annotations":{"category":"network","readOnlyHint":true},"description":"Lists the most recent requests for the target page since the last navigation.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"includePreservedRequests":{"default":false,"description":"Set to true to return the preserved requests over the last 3 navigations.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"pageIdx":{"description":"Page number to return (0-based). When omitted, returns the first page.","maximum":9007199254740991,"minimum":0,"type":"integer"},"pageSize":{"description":"Maximum number of requests to return. When omitted, returns all requests.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"resourceTypes":{"description":"Filter requests to only return requests of the specified resource types. When omitted or empty, returns all requests.","items":{"enum":["document","stylesheet","image","media","font","script","texttrack","xhr","fetch","prefetch","eventsource","websocket","manifest","signedexchange","ping","cspviolationreport","preflight","fedcm","other"],"type":"string"},"type":"array"}},"required":["pageId"],"type":"object"},"name":"list_network_requests"},{"annotations":{"category":"navigation","readOnlyHint":true},"description":"Get a list of pages open in the browser.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"},"name":"list_pages"},{"annotations":{"category":"navigation","readOnlyHint":false},"description":"Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handleBeforeUnload":{"description":"Whether to auto accept or beforeunload dialogs triggered by this navigation. Default is accept.","enum":["accept","dismiss"],"type":"string"},"ignoreCache":{"description":"Whether to ignore cache on reload.","type":"boolean"},"initScript":{"description":"A JavaScript script to be executed on each new document before any other scripts for the next navigation.","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"timeout":{"description":"Maximum wait time in milliseconds. If set to 0, the default timeout will be used.","maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"},"type":{"description":"Navigate the page by URL, back or forward in history, or reload.","enum":["url","back","forward","reload"],"type":"string"},"url":{"description":"Target URL (only type=url)","type":"string"}},"required":["pageId"],"type":"object"},"name":"navigate_page"},{"annotations":{"category":"navigation","readOnlyHint":false},"description":"Open a new tab and load a URL. Use project URL if not specified otherwise.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"background":{"description":"Whether to open the page in the background without bringing it to the front. Default is false (foreground).","type":"boolean"},"isolatedContext":{"description":"If specified, the page is created in an isolated browser context with the given name. Pages in the same browser context share cookies and storage. Pages in different browser contexts are fully isolated (useful for clean-slate testing of cookies and authentication).","type":"string"},"timeout":{"description":"Maximum wait time in milliseconds. If set to 0, the default timeout will be used.","maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"},"url":{"description":"URL to load in a new page.","type":"string"}},"required":["url"],"type":"object"},"name":"new_page"},{"annotations":{"category":"performance","readOnlyHint":true},"description":"Provides more detailed information on a specific Performance Insight of an insight set that was highlighted in the results of a trace recording.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"insightName":{"description":"The name of the Insight you want more information on. For example: \"DocumentLatency\" or \"LCPBreakdown\"","type":"string"},"insightSetId":{"description":"The id for the specific insight set. Only use the ids given in the \"Available insight sets\" list.","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId","insightSetId","insightName"],"type":"object"},"name":"performance_analyze_insight"},{"annotations":{"category":"performance","readOnlyHint":false},"description":"Start a performance trace on the target webpage. Use to find frontend performance issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"autoStop":{"default":true,"description":"Determines if the trace recording should be automatically stopped.","type":"boolean"},"filePath":{"description":"The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).","type":"string"},"ignoreCache":{"description":"Whether to bypass the HTTP cache when reloading the page, to measure a cold page load. Only applies if reload is true.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"reload":{"default":true,"description":"Determines if, once tracing has started, the target page should be automatically reloaded. Navigate the page to the right URL using the navigate_page tool BEFORE starting the trace if reload or autoStop is set to true.","type":"boolean"}},"required":["pageId"],"type":"object"},"name":"performance_start_trace"},{"annotations":{"category":"performance","readOnlyHint":false},"description":"Stop the active performance trace recording on the target webpage.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filePath":{"description":"The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId"],"type":"object"},"name":"performance_stop_trace"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Press a key or key combination. Use this when other input methods like fill() cannot be used (e.g., keyboard shortcuts, navigation keys, or special key combinations).","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"key":{"description":"A key or a combination (e.g., \"Enter\", \"Control+A\", \"Control++\", \"Control+Shift+R\"). Modifiers: Control, Shift, Alt, Meta","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId","key"],"type":"object"},"name":"press_key"},{"annotations":{"category":"emulation","readOnlyHint":false},"description":"Resizes the page's window so that the page has specified dimension","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"height":{"description":"Page height","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"width":{"description":"Page width","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"}},"required":["pageId","width","height"],"type":"object"},"name":"resize_page"},{"annotations":{"category":"debugging","readOnlyHint":false},"description":"Starts recording a screencast (video) of the target page.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filePath":{"description":"Output file path (.mp4). Uses mkdtemp to generate a unique path if not provided.","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId"],"type":"object"},"name":"screencast_start"},{"annotations":{"category":"debugging","readOnlyHint":false},"description":"Stops the active screencast recording on the target page.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId"],"type":"object"},"name":"screencast_stop"},{"annotations":{"category":"navigation","readOnlyHint":true},"description":"Select a page as a context for future tool calls.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"bringToFront":{"description":"Whether to focus the page and bring it to the top.","type":"boolean"},"pageId":{"description":"The ID of the page to select. Call list_pages to get available pages.","type":"number"}},"required":["pageId"],"type":"object"},"name":"select_page"},{"annotations":{"category":"memory","readOnlyHint":false},"description":"Capture a heap snapshot of the target page. Use to analyze the memory distribution of JavaScript objects and debug memory leaks.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filePath":{"description":"A path to a .heapsnapshot file to save the heapsnapshot to.","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"}},"required":["pageId","filePath"],"type":"object"},"name":"take_heapsnapshot"},{"annotations":{"category":"debugging","readOnlyHint":false},"description":"Take a screenshot of the page or element.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filePath":{"description":"The absolute path, or a path relative to the current working directory, to save the screenshot to instead of attaching it to the response.","type":"string"},"format":{"default":"png","description":"Type of format to save the screenshot as. Default is \"png\"","enum":["png","jpeg","webp"],"type":"string"},"fullPage":{"description":"If set to true takes a screenshot of the full page instead of the currently visible viewport. Incompatible with uid.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"quality":{"description":"Compression quality for JPEG and WebP formats (0-100). Higher values mean better quality but larger file sizes. Ignored for PNG format.","maximum":100,"minimum":0,"type":"number"},"uid":{"description":"The uid of an element on the page from the page content snapshot. If omitted, takes a page screenshot.","type":"string"}},"required":["pageId"],"type":"object"},"name":"take_screenshot"},{"annotations":{"category":"debugging","readOnlyHint":false},"description":"Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique\nidentifier (uid). Always use the latest snapshot. Prefer taking a snapshot over taking a screenshot. The snapshot indicates the element selected\nin the DevTools Elements panel (if any).","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filePath":{"description":"The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response.","type":"string"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"verbose":{"description":"Whether to include all possible information available in the full a11y tree. Default is false.","type":"boolean"}},"required":["pageId"],"type":"object"},"name":"take_snapshot"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Type text using keyboard into a previously focused input","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"pageId":{"description":"Targets a specific page by ID.","type":"number"},"submitKey":{"description":"Optional key to press after typing. E.g., \"Enter\", \"Tab\", \"Escape\"","type":"string"},"text":{"description":"The text to type","type":"string"}},"required":["pageId","text"],"type":"object"},"name":"type_text"},{"annotations":{"category":"input","readOnlyHint":false},"description":"Upload a file through a provided element.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filePaths":{"description":"One or more files paths to upload. File paths have to be local to the browser instance (not the MCP).","items":{"type":"string"},"minItems":1,"type":"array"},"includeSnapshot":{"description":"Whether to include a snapshot in the response. Default is false.","type":"boolean"},"pageId":{"description":"Targets a specific page by ID.","type":"number"},"uid":{"description":"The uid of the file input element or an element that will open file chooser on the page from the page content snapshot","type":"string"}},"required":["pageId","uid","filePaths"],"type":"object"},"name":"upload_file"},{"annotations":{"category":"navigation","readOnlyHint":true},"description":"Wait for the specified text to appear on the selected page.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"pageId":{"description":"Targets a specific page by ID.","type":"number"},"text":{"description":"Non-empty list of texts. Resolves when any value appears on the page.","items":{"type":"string"},"minItems":1,"type":"array"},"timeout":{"description":"Maximum wait time in milliseconds. If set to 0, the default timeout will be used.","maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"}},"required":["pageId","text"],"type":"object"},"name":"wait_for"}]"#,
 );
+
 /// Typed client for the Chrome DevTools MCP server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1738,20 +1925,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1759,12 +1950,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Clicks on the provided element
     ///
     /// MCP tool `click`. Server hints: not read-only. The server declares no result type, so
@@ -1774,6 +1967,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("click", arguments).await
     }
+
     /// Calls `click` like [`Self::click`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1785,6 +1979,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "click", arguments).await
     }
+
     /// Closes the page by its index. The last open page cannot be closed.
     ///
     /// MCP tool `close_page`. Server hints: not read-only. The server declares no result type,
@@ -1799,6 +1994,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("close_page", arguments).await
     }
+
     /// Calls `close_page` like [`Self::close_page`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1815,6 +2011,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "close_page", arguments).await
     }
+
     /// Drag an element onto another element
     ///
     /// MCP tool `drag`. Server hints: not read-only. The server declares no result type, so the
@@ -1824,6 +2021,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("drag", arguments).await
     }
+
     /// Calls `drag` like [`Self::drag`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1835,6 +2033,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "drag", arguments).await
     }
+
     /// Emulates various features on the target page. Each call replaces all emulation settings
     /// (except extraHttpHeaders), so pass all desired settings in a single call.
     ///
@@ -1850,6 +2049,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("emulate", arguments).await
     }
+
     /// Calls `emulate` like [`Self::emulate`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1866,6 +2066,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "emulate", arguments).await
     }
+
     /// Evaluate JavaScript inside the target page. The source can be provided inline or loaded
     /// from a local file. Returns the response as JSON, so returned values have to be
     /// JSON-serializable.
@@ -1885,6 +2086,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("evaluate_script", arguments).await
     }
+
     /// Calls `evaluate_script` like [`Self::evaluate_script`], without unwrapping the result
     /// envelope.
     ///
@@ -1902,6 +2104,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "evaluate_script", arguments).await
     }
+
     /// Type text into an input, text area or select an option from a <select> element.
     ///
     /// MCP tool `fill`. Server hints: not read-only. The server declares no result type, so the
@@ -1911,6 +2114,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("fill", arguments).await
     }
+
     /// Calls `fill` like [`Self::fill`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1922,6 +2126,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "fill", arguments).await
     }
+
     /// Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. ALWAYS
     /// prefer this tool over multiple individual 'fill' or 'click' calls when interacting with
     /// forms. It is significantly faster, more reliable, and reduces turn count. Example: Fill
@@ -1939,6 +2144,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("fill_form", arguments).await
     }
+
     /// Calls `fill_form` like [`Self::fill_form`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1955,6 +2161,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "fill_form", arguments).await
     }
+
     /// Gets a console message by its ID. You can get all messages by calling
     /// list_console_messages.
     ///
@@ -1973,6 +2180,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_console_message", arguments).await
     }
+
     /// Calls `get_console_message` like [`Self::get_console_message`], without unwrapping the
     /// result envelope.
     ///
@@ -1990,6 +2198,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_console_message", arguments).await
     }
+
     /// Retrieve matched CSS rules, inline styles (element.style), inherited styles, custom
     /// properties, and cascade wrappers (@layer, @media, @container, @scope) for an element
     /// identified by its UID.
@@ -2015,6 +2224,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_css_styles", arguments).await
     }
+
     /// Calls `get_css_styles` like [`Self::get_css_styles`], without unwrapping the result
     /// envelope.
     ///
@@ -2032,6 +2242,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_css_styles", arguments).await
     }
+
     /// Gets a network request by an optional reqid, if omitted returns the currently selected
     /// request in the DevTools Network panel. Useful for inspecting request headers (including
     /// 'Cookie') and response headers (including 'Set-Cookie' and directives).
@@ -2051,6 +2262,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_network_request", arguments).await
     }
+
     /// Calls `get_network_request` like [`Self::get_network_request`], without unwrapping the
     /// result envelope.
     ///
@@ -2068,6 +2280,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_network_request", arguments).await
     }
+
     /// If a browser dialog was opened, use this command to handle it
     ///
     /// MCP tool `handle_dialog`. Server hints: not read-only. The server declares no result
@@ -2085,6 +2298,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("handle_dialog", arguments).await
     }
+
     /// Calls `handle_dialog` like [`Self::handle_dialog`], without unwrapping the result
     /// envelope.
     ///
@@ -2102,6 +2316,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "handle_dialog", arguments).await
     }
+
     /// Hover over the provided element
     ///
     /// MCP tool `hover`. Server hints: not read-only. The server declares no result type, so
@@ -2111,6 +2326,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("hover", arguments).await
     }
+
     /// Calls `hover` like [`Self::hover`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2122,6 +2338,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "hover", arguments).await
     }
+
     /// Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility,
     /// SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes
     /// performance. For performance audits, run performance_start_trace
@@ -2141,6 +2358,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("lighthouse_audit", arguments).await
     }
+
     /// Calls `lighthouse_audit` like [`Self::lighthouse_audit`], without unwrapping the result
     /// envelope.
     ///
@@ -2158,6 +2376,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "lighthouse_audit", arguments).await
     }
+
     /// List all console messages for the target page since the last navigation.
     ///
     /// MCP tool `list_console_messages`. Server hints: read-only. The server declares no result
@@ -2175,6 +2394,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_console_messages", arguments).await
     }
+
     /// Calls `list_console_messages` like [`Self::list_console_messages`], without unwrapping
     /// the result envelope.
     ///
@@ -2192,6 +2412,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_console_messages", arguments).await
     }
+
     /// Lists the most recent requests for the target page since the last navigation.
     ///
     /// MCP tool `list_network_requests`. Server hints: read-only. The server declares no result
@@ -2209,6 +2430,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_network_requests", arguments).await
     }
+
     /// Calls `list_network_requests` like [`Self::list_network_requests`], without unwrapping
     /// the result envelope.
     ///
@@ -2226,6 +2448,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_network_requests", arguments).await
     }
+
     /// Get a list of pages open in the browser.
     ///
     /// MCP tool `list_pages`. Server hints: read-only. The server declares no result type, so
@@ -2234,6 +2457,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_pages").await?;
         self.caller.call_tool_decoded("list_pages", Map::new()).await
     }
+
     /// Calls `list_pages` like [`Self::list_pages`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2241,6 +2465,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_pages").await?;
         mcp_bindgen::call_checked(&self.caller, "list_pages", Map::new()).await
     }
+
     /// Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise.
     ///
     /// MCP tool `navigate_page`. Server hints: not read-only. The server declares no result
@@ -2258,6 +2483,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("navigate_page", arguments).await
     }
+
     /// Calls `navigate_page` like [`Self::navigate_page`], without unwrapping the result
     /// envelope.
     ///
@@ -2275,6 +2501,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "navigate_page", arguments).await
     }
+
     /// Open a new tab and load a URL. Use project URL if not specified otherwise.
     ///
     /// MCP tool `new_page`. Server hints: not read-only. The server declares no result type, so
@@ -2289,6 +2516,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("new_page", arguments).await
     }
+
     /// Calls `new_page` like [`Self::new_page`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2305,6 +2533,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "new_page", arguments).await
     }
+
     /// Provides more detailed information on a specific Performance Insight of an insight set
     /// that was highlighted in the results of a trace recording.
     ///
@@ -2323,6 +2552,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("performance_analyze_insight", arguments).await
     }
+
     /// Calls `performance_analyze_insight` like [`Self::performance_analyze_insight`], without
     /// unwrapping the result envelope.
     ///
@@ -2341,6 +2571,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "performance_analyze_insight", arguments)
             .await
     }
+
     /// Start a performance trace on the target webpage. Use to find frontend performance
     /// issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed.
     ///
@@ -2359,6 +2590,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("performance_start_trace", arguments).await
     }
+
     /// Calls `performance_start_trace` like [`Self::performance_start_trace`], without
     /// unwrapping the result envelope.
     ///
@@ -2377,6 +2609,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "performance_start_trace", arguments)
             .await
     }
+
     /// Stop the active performance trace recording on the target webpage.
     ///
     /// MCP tool `performance_stop_trace`. Server hints: not read-only. The server declares no
@@ -2394,6 +2627,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("performance_stop_trace", arguments).await
     }
+
     /// Calls `performance_stop_trace` like [`Self::performance_stop_trace`], without unwrapping
     /// the result envelope.
     ///
@@ -2412,6 +2646,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "performance_stop_trace", arguments)
             .await
     }
+
     /// Press a key or key combination. Use this when other input methods like fill() cannot be
     /// used (e.g., keyboard shortcuts, navigation keys, or special key combinations).
     ///
@@ -2427,6 +2662,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("press_key", arguments).await
     }
+
     /// Calls `press_key` like [`Self::press_key`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2443,6 +2679,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "press_key", arguments).await
     }
+
     /// Resizes the page's window so that the page has specified dimension
     ///
     /// MCP tool `resize_page`. Server hints: not read-only. The server declares no result type,
@@ -2460,6 +2697,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("resize_page", arguments).await
     }
+
     /// Calls `resize_page` like [`Self::resize_page`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2476,6 +2714,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "resize_page", arguments).await
     }
+
     /// Starts recording a screencast (video) of the target page.
     ///
     /// MCP tool `screencast_start`. Server hints: not read-only. The server declares no result
@@ -2493,6 +2732,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("screencast_start", arguments).await
     }
+
     /// Calls `screencast_start` like [`Self::screencast_start`], without unwrapping the result
     /// envelope.
     ///
@@ -2510,6 +2750,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "screencast_start", arguments).await
     }
+
     /// Stops the active screencast recording on the target page.
     ///
     /// MCP tool `screencast_stop`. Server hints: not read-only. The server declares no result
@@ -2527,6 +2768,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("screencast_stop", arguments).await
     }
+
     /// Calls `screencast_stop` like [`Self::screencast_stop`], without unwrapping the result
     /// envelope.
     ///
@@ -2544,6 +2786,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "screencast_stop", arguments).await
     }
+
     /// Select a page as a context for future tool calls.
     ///
     /// MCP tool `select_page`. Server hints: read-only. The server declares no result type, so
@@ -2561,6 +2804,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("select_page", arguments).await
     }
+
     /// Calls `select_page` like [`Self::select_page`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2577,6 +2821,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "select_page", arguments).await
     }
+
     /// Capture a heap snapshot of the target page. Use to analyze the memory distribution of
     /// JavaScript objects and debug memory leaks.
     ///
@@ -2595,6 +2840,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("take_heapsnapshot", arguments).await
     }
+
     /// Calls `take_heapsnapshot` like [`Self::take_heapsnapshot`], without unwrapping the
     /// result envelope.
     ///
@@ -2612,6 +2858,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "take_heapsnapshot", arguments).await
     }
+
     /// Take a screenshot of the page or element.
     ///
     /// MCP tool `take_screenshot`. Server hints: not read-only. The server declares no result
@@ -2629,6 +2876,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("take_screenshot", arguments).await
     }
+
     /// Calls `take_screenshot` like [`Self::take_screenshot`], without unwrapping the result
     /// envelope.
     ///
@@ -2646,6 +2894,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "take_screenshot", arguments).await
     }
+
     /// Take a text snapshot of the target page based on the a11y tree. The snapshot lists page
     /// elements along with a unique
     /// identifier (uid). Always use the latest snapshot. Prefer taking a snapshot over taking a
@@ -2667,6 +2916,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("take_snapshot", arguments).await
     }
+
     /// Calls `take_snapshot` like [`Self::take_snapshot`], without unwrapping the result
     /// envelope.
     ///
@@ -2684,6 +2934,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "take_snapshot", arguments).await
     }
+
     /// Type text using keyboard into a previously focused input
     ///
     /// MCP tool `type_text`. Server hints: not read-only. The server declares no result type,
@@ -2698,6 +2949,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("type_text", arguments).await
     }
+
     /// Calls `type_text` like [`Self::type_text`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2714,6 +2966,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "type_text", arguments).await
     }
+
     /// Upload a file through a provided element.
     ///
     /// MCP tool `upload_file`. Server hints: not read-only. The server declares no result type,
@@ -2731,6 +2984,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("upload_file", arguments).await
     }
+
     /// Calls `upload_file` like [`Self::upload_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2747,6 +3001,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "upload_file", arguments).await
     }
+
     /// Wait for the specified text to appear on the selected page.
     ///
     /// MCP tool `wait_for`. Server hints: read-only. The server declares no result type, so the
@@ -2761,6 +3016,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("wait_for", arguments).await
     }
+
     /// Calls `wait_for` like [`Self::wait_for`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2778,6 +3034,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "wait_for", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2790,6 +3047,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Chrome DevTools MCP server MCP server in tests: one method per tool,
 /// typed as [`Client`]'s.
 ///
@@ -2807,6 +3065,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("click", "click")) }
     }
+
     /// Answers `close_page` in place of the server, with what [`Client::close_page`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2817,6 +3076,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("close_page", "close_page")) }
     }
+
     /// Answers `drag` in place of the server, with what [`Client::drag`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn drag(
@@ -2826,6 +3086,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("drag", "drag")) }
     }
+
     /// Answers `emulate` in place of the server, with what [`Client::emulate`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn emulate(
@@ -2835,6 +3096,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("emulate", "emulate")) }
     }
+
     /// Answers `evaluate_script` in place of the server, with what [`Client::evaluate_script`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2845,6 +3107,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("evaluate_script", "evaluate_script")) }
     }
+
     /// Answers `fill` in place of the server, with what [`Client::fill`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn fill(
@@ -2854,6 +3117,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("fill", "fill")) }
     }
+
     /// Answers `fill_form` in place of the server, with what [`Client::fill_form`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn fill_form(
@@ -2863,6 +3127,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("fill_form", "fill_form")) }
     }
+
     /// Answers `get_console_message` in place of the server, with what
     /// [`Client::get_console_message`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2880,6 +3145,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_css_styles` in place of the server, with what [`Client::get_css_styles`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2890,6 +3156,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_css_styles", "get_css_styles")) }
     }
+
     /// Answers `get_network_request` in place of the server, with what
     /// [`Client::get_network_request`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2907,6 +3174,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `handle_dialog` in place of the server, with what [`Client::handle_dialog`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2917,6 +3185,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("handle_dialog", "handle_dialog")) }
     }
+
     /// Answers `hover` in place of the server, with what [`Client::hover`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn hover(
@@ -2926,6 +3195,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("hover", "hover")) }
     }
+
     /// Answers `lighthouse_audit` in place of the server, with what
     /// [`Client::lighthouse_audit`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2938,6 +3208,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("lighthouse_audit", "lighthouse_audit"))
         }
     }
+
     /// Answers `list_console_messages` in place of the server, with what
     /// [`Client::list_console_messages`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2955,6 +3226,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_network_requests` in place of the server, with what
     /// [`Client::list_network_requests`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2972,12 +3244,14 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_pages` in place of the server, with what [`Client::list_pages`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
     fn list_pages(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_pages", "list_pages")) }
     }
+
     /// Answers `navigate_page` in place of the server, with what [`Client::navigate_page`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2988,6 +3262,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("navigate_page", "navigate_page")) }
     }
+
     /// Answers `new_page` in place of the server, with what [`Client::new_page`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn new_page(
@@ -2997,6 +3272,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("new_page", "new_page")) }
     }
+
     /// Answers `performance_analyze_insight` in place of the server, with what
     /// [`Client::performance_analyze_insight`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -3014,6 +3290,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `performance_start_trace` in place of the server, with what
     /// [`Client::performance_start_trace`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3031,6 +3308,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `performance_stop_trace` in place of the server, with what
     /// [`Client::performance_stop_trace`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3048,6 +3326,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `press_key` in place of the server, with what [`Client::press_key`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn press_key(
@@ -3057,6 +3336,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("press_key", "press_key")) }
     }
+
     /// Answers `resize_page` in place of the server, with what [`Client::resize_page`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -3067,6 +3347,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("resize_page", "resize_page")) }
     }
+
     /// Answers `screencast_start` in place of the server, with what
     /// [`Client::screencast_start`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -3079,6 +3360,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("screencast_start", "screencast_start"))
         }
     }
+
     /// Answers `screencast_stop` in place of the server, with what [`Client::screencast_stop`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3089,6 +3371,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("screencast_stop", "screencast_stop")) }
     }
+
     /// Answers `select_page` in place of the server, with what [`Client::select_page`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -3099,6 +3382,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("select_page", "select_page")) }
     }
+
     /// Answers `take_heapsnapshot` in place of the server, with what
     /// [`Client::take_heapsnapshot`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -3111,6 +3395,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("take_heapsnapshot", "take_heapsnapshot"))
         }
     }
+
     /// Answers `take_screenshot` in place of the server, with what [`Client::take_screenshot`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3121,6 +3406,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("take_screenshot", "take_screenshot")) }
     }
+
     /// Answers `take_snapshot` in place of the server, with what [`Client::take_snapshot`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3131,6 +3417,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("take_snapshot", "take_snapshot")) }
     }
+
     /// Answers `type_text` in place of the server, with what [`Client::type_text`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn type_text(
@@ -3140,6 +3427,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("type_text", "type_text")) }
     }
+
     /// Answers `upload_file` in place of the server, with what [`Client::upload_file`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -3150,6 +3438,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("upload_file", "upload_file")) }
     }
+
     /// Answers `wait_for` in place of the server, with what [`Client::wait_for`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn wait_for(
@@ -3160,15 +3449,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("wait_for", "wait_for")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,16 +18,19 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The result of `list_databases`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListDatabasesOutput {
         pub result: String,
     }
+
     /// The arguments of `list_tables`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -51,11 +55,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub page_token: Option<String>,
     }
+
     /// The result of `list_tables`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListTablesOutput {
         pub result: String,
     }
+
     /// The arguments of `run_query`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -64,26 +70,32 @@ pub mod types {
         pub params: Option<Map<String, Value>>,
         pub query: String,
     }
+
     /// The result of `run_query`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunQueryOutput {
         pub result: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `list_tables`, as the server sent it.
     pub(super) static LIST_TABLES: ToolSchema = ToolSchema::new(
         r#"{"properties":{"database":{"type":"string","description":"The database to list tables from"},"like":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Optional LIKE pattern to filter table names"},"not_like":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Optional NOT LIKE pattern to exclude table names"},"page_token":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Single-use token from a previous call, retained for up to one hour"},"page_size":{"default":50,"exclusiveMinimum":0,"type":"integer","description":"Number of tables to return per page (default: 50, must be greater than 0)"},"include_detailed_columns":{"default":true,"type":"boolean","description":"Whether to include detailed column metadata (default: True).\nWhen False, the columns array will be empty but create_table_query still contains\nall column information. This reduces payload size for large schemas."}},"required":["database"],"type":"object","additionalProperties":false}"#,
     );
+
     /// The input schema of `run_query`, as the server sent it.
     pub(super) static RUN_QUERY: ToolSchema = ToolSchema::new(
         r#"{"properties":{"query":{"type":"string"},"params":{"anyOf":[{"additionalProperties":true,"type":"object"},{"type":"null"}],"default":null}},"required":["query"],"type":"object","additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["list_databases", "list_tables", "run_query"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -93,6 +105,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"List available ClickHouse databases","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_databases","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"List Databases"},{"description":"List available ClickHouse tables in a database, including schema, comment,\nrow count, and column count.\n\nIntegers outside [-9007199254740991, 9007199254740991] in table metadata are\nreturned as decimal strings.\nPagination tokens are single-use and retained for up to one hour.","inputSchema":{"additionalProperties":false,"properties":{"database":{"description":"The database to list tables from","type":"string"},"include_detailed_columns":{"default":true,"description":"Whether to include detailed column metadata (default: True).\nWhen False, the columns array will be empty but create_table_query still contains\nall column information. This reduces payload size for large schemas.","type":"boolean"},"like":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Optional LIKE pattern to filter table names"},"not_like":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Optional NOT LIKE pattern to exclude table names"},"page_size":{"default":50,"description":"Number of tables to return per page (default: 50, must be greater than 0)","exclusiveMinimum":0,"type":"integer"},"page_token":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Single-use token from a previous call, retained for up to one hour"}},"required":["database"],"type":"object"},"name":"list_tables","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"List Tables"},{"description":"Execute SQL queries in ClickHouse. Queries run in read-only mode by default. Bind optional params by name with {name:Type} placeholders, such as {name:String} or {vector:Array(Float32)}. Values may be JSON scalars, nulls, or arrays. Pass exact large integers as decimal strings. JSON lists and objects cannot bind to Tuple and Map types. Python percent formatting and $name$ raw binary parameters are not supported. Parameter values stay out of the MCP server's normal SQL log lines, but may appear in errors and backend logs. Set CLICKHOUSE_ALLOW_WRITE_ACCESS=true to allow DDL and DML operations. Set CLICKHOUSE_ALLOW_DROP=true to additionally allow destructive operations (DROP, TRUNCATE, DELETE, UPDATE, REPLACE TABLE/PARTITION, CREATE OR REPLACE, CLEAR COLUMN/INDEX/PROJECTION, DETACH PERMANENTLY). That gate is a best-effort accident guard, not a security boundary. Integers outside [-9007199254740991, 9007199254740991] are returned as decimal strings. Two optional checks also run through this tool. Use DESCRIBE (<query>) when you need a query's output columns and types; it inspects the result schema and surfaces analysis errors such as an unknown column, but a query that describes cleanly can still fail at runtime. Consider EXPLAIN ESTIMATE <query> before a SELECT that could be expensive; it returns the estimated parts, rows and marks read from MergeTree family tables, which is not run time and not result size. Neither runs the query body, though analysis can execute scalar subqueries.","inputSchema":{"additionalProperties":false,"properties":{"params":{"anyOf":[{"additionalProperties":true,"type":"object"},{"type":"null"}],"default":null},"query":{"type":"string"}},"required":["query"],"type":"object"},"name":"run_query","outputSchema":{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true},"title":"Run Query"}]"#,
 );
+
 /// Typed client for the mcp-clickhouse MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -102,20 +115,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -123,12 +140,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// List available ClickHouse databases
     ///
     /// MCP tool `list_databases` ("List Databases").
@@ -136,6 +155,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_databases").await?;
         self.caller.call_tool_decoded("list_databases", Map::new()).await
     }
+
     /// Calls `list_databases` like [`Self::list_databases`], without unwrapping the result
     /// envelope.
     ///
@@ -144,6 +164,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_databases").await?;
         mcp_bindgen::call_checked(&self.caller, "list_databases", Map::new()).await
     }
+
     /// List available ClickHouse tables in a database, including schema, comment,
     /// row count, and column count.
     ///
@@ -165,6 +186,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_tables", arguments).await
     }
+
     /// Calls `list_tables` like [`Self::list_tables`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -181,6 +203,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_tables", arguments).await
     }
+
     /// Execute SQL queries in ClickHouse. Queries run in read-only mode by default. Bind
     /// optional params by name with {name:Type} placeholders, such as {name:String} or
     /// {vector:Array(Float32)}. Values may be JSON scalars, nulls, or arrays. Pass exact large
@@ -214,6 +237,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("run_query", arguments).await
     }
+
     /// Calls `run_query` like [`Self::run_query`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -231,6 +255,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "run_query", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -243,6 +268,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-clickhouse MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -259,6 +285,7 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ListDatabasesOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_databases", "list_databases")) }
     }
+
     /// Answers `list_tables` in place of the server, with what [`Client::list_tables`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -269,6 +296,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_tables", "list_tables")) }
     }
+
     /// Answers `run_query` in place of the server, with what [`Client::run_query`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn run_query(
@@ -279,15 +307,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("run_query", "run_query")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

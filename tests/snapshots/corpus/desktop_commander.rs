@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,12 +28,14 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `create_directory`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CreateDirectoryArgs {
         pub path: String,
     }
+
     /// The arguments of `edit_block`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -52,6 +56,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<String>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -70,6 +75,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for EditBlockArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -78,8 +84,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for EditBlockArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -96,24 +104,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for EditBlockArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for EditBlockArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `force_terminate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ForceTerminateArgs {
         pub pid: f64,
     }
+
     /// The arguments of `get_config`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -121,6 +135,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub origin: Option<GetConfigArgsOrigin>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -139,6 +154,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for GetConfigArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -147,8 +163,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetConfigArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -165,24 +183,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetConfigArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetConfigArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `get_file_info`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct GetFileInfoArgs {
         pub path: String,
     }
+
     /// The arguments of `get_more_search_results`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -194,6 +218,7 @@ pub mod types {
         #[serde(rename = "sessionId")]
         pub session_id: String,
     }
+
     /// The arguments of `get_prompts`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -202,6 +227,7 @@ pub mod types {
         #[serde(rename = "promptId")]
         pub prompt_id: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -218,6 +244,7 @@ pub mod types {
         #[serde(rename = "get_prompt")]
         GetPrompt,
     }
+
     impl fmt::Display for GetPromptsArgsAction {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -225,8 +252,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetPromptsArgsAction {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "get_prompt" => Ok(Self::GetPrompt),
@@ -242,18 +271,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetPromptsArgsAction {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetPromptsArgsAction {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `get_recent_tool_calls`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -272,6 +306,7 @@ pub mod types {
         #[serde(rename = "toolName", skip_serializing_if = "Option::is_none")]
         pub tool_name: Option<String>,
     }
+
     impl Default for GetRecentToolCallsArgs {
         fn default() -> Self {
             Self {
@@ -281,6 +316,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `interact_with_process`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -294,12 +330,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub wait_for_prompt: Option<bool>,
     }
+
     /// The arguments of `kill_process`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct KillProcessArgs {
         pub pid: f64,
     }
+
     /// The arguments of `list_directory`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -310,6 +348,7 @@ pub mod types {
         pub origin: Option<ListDirectoryArgsOrigin>,
         pub path: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -328,6 +367,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for ListDirectoryArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -336,8 +376,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListDirectoryArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -354,18 +396,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListDirectoryArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListDirectoryArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `move_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -373,6 +420,7 @@ pub mod types {
         pub destination: String,
         pub source: String,
     }
+
     /// The arguments of `read_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -393,6 +441,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sheet: Option<String>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -411,6 +460,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for ReadFileArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -419,8 +469,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ReadFileArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -437,24 +489,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ReadFileArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ReadFileArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `read_multiple_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ReadMultipleFilesArgs {
         pub paths: Vec<String>,
     }
+
     /// The arguments of `read_process_output`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -469,6 +527,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub verbose_timing: Option<bool>,
     }
+
     /// The arguments of `set_config_value`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -478,6 +537,7 @@ pub mod types {
         pub origin: Option<SetConfigValueArgsOrigin>,
         pub value: SetConfigValueArgsValue,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -496,6 +556,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for SetConfigValueArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -504,8 +565,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SetConfigValueArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -522,18 +585,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SetConfigValueArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SetConfigValueArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SetConfigValueArgsValue {
@@ -543,21 +611,25 @@ pub mod types {
         Array(Vec<String>),
         Null,
     }
+
     impl From<f64> for SetConfigValueArgsValue {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
+
     impl From<bool> for SetConfigValueArgsValue {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
+
     impl From<Vec<String>> for SetConfigValueArgsValue {
         fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
+
     /// The arguments of `start_process`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -571,6 +643,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub verbose_timing: Option<bool>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -589,6 +662,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for StartProcessArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -597,8 +671,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for StartProcessArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -615,18 +691,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for StartProcessArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for StartProcessArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `start_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -663,6 +744,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timeout_ms: Option<f64>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -681,6 +763,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for StartSearchArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -689,8 +772,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for StartSearchArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -707,18 +792,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for StartSearchArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for StartSearchArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -737,6 +827,7 @@ pub mod types {
         #[serde(rename = "content")]
         Content,
     }
+
     impl fmt::Display for StartSearchArgsSearchType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -745,8 +836,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for StartSearchArgsSearchType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "files" => Ok(Self::Files),
@@ -763,23 +856,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for StartSearchArgsSearchType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for StartSearchArgsSearchType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for StartSearchArgsSearchType {
         fn default() -> Self {
             StartSearchArgsSearchType::Files
         }
     }
+
     /// The arguments of `stop_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -787,6 +886,7 @@ pub mod types {
         #[serde(rename = "sessionId")]
         pub session_id: String,
     }
+
     /// The arguments of `write_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -798,6 +898,7 @@ pub mod types {
         pub origin: Option<WriteFileArgsOrigin>,
         pub path: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -816,6 +917,7 @@ pub mod types {
         #[serde(rename = "append")]
         Append,
     }
+
     impl fmt::Display for WriteFileArgsMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -824,8 +926,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for WriteFileArgsMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "rewrite" => Ok(Self::Rewrite),
@@ -842,23 +946,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for WriteFileArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for WriteFileArgsMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for WriteFileArgsMode {
         fn default() -> Self {
             WriteFileArgsMode::Rewrite
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -877,6 +987,7 @@ pub mod types {
         #[serde(rename = "llm")]
         Llm,
     }
+
     impl fmt::Display for WriteFileArgsOrigin {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -885,8 +996,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for WriteFileArgsOrigin {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ui" => Ok(Self::Ui),
@@ -903,18 +1016,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for WriteFileArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for WriteFileArgsOrigin {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `write_pdf`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -926,17 +1044,20 @@ pub mod types {
         pub output_path: Option<String>,
         pub path: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum WritePdfArgsContent {
         String(String),
         Array(Vec<WritePdfArgsContentArrayItem>),
     }
+
     impl From<Vec<WritePdfArgsContentArrayItem>> for WritePdfArgsContent {
         fn from(value: Vec<WritePdfArgsContentArrayItem>) -> Self {
             Self::Array(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type", deny_unknown_fields)]
     pub enum WritePdfArgsContentArrayItem {
@@ -958,128 +1079,161 @@ pub mod types {
         #[serde(rename = "delete")]
         Delete { #[serde(rename = "pageIndexes")] page_indexes: Vec<f64> },
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn edit_block_args_expected_replacements() -> f64 {
             1_f64
         }
+
         pub(super) fn get_more_search_results_args_length() -> f64 {
             100_f64
         }
+
         pub(super) fn get_more_search_results_args_offset() -> f64 {
             0_f64
         }
+
         pub(super) fn get_recent_tool_calls_args_max_results() -> f64 {
             50_f64
         }
+
         pub(super) fn list_directory_args_depth() -> f64 {
             2_f64
         }
+
         pub(super) fn read_file_args_length() -> f64 {
             1000_f64
         }
+
         pub(super) fn read_file_args_offset() -> f64 {
             0_f64
         }
+
         pub(super) fn start_search_args_context_lines() -> f64 {
             5_f64
         }
+
         pub(super) fn start_search_args_search_type() -> super::StartSearchArgsSearchType {
             super::StartSearchArgsSearchType::Files
         }
+
         pub(super) fn write_file_args_mode() -> super::WriteFileArgsMode {
             super::WriteFileArgsMode::Rewrite
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `get_config`, as the server sent it.
     pub(super) static GET_CONFIG: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"origin":{"type":"string","enum":["ui","llm"]}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `set_config_value`, as the server sent it.
     pub(super) static SET_CONFIG_VALUE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"key":{"type":"string"},"value":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"origin":{"type":"string","enum":["ui","llm"]}},"required":["key","value"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `read_file`, as the server sent it.
     pub(super) static READ_FILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"},"isUrl":{"type":"boolean","default":false},"offset":{"type":"number","default":0},"length":{"type":"number","default":1000},"sheet":{"type":"string"},"range":{"type":"string"},"options":{"type":"object","additionalProperties":{}},"origin":{"type":"string","enum":["ui","llm"]}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `read_multiple_files`, as the server sent it.
     pub(super) static READ_MULTIPLE_FILES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}},"required":["paths"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `write_file`, as the server sent it.
     pub(super) static WRITE_FILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"mode":{"type":"string","enum":["rewrite","append"],"default":"rewrite"},"origin":{"type":"string","enum":["ui","llm"]}},"required":["path","content"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `write_pdf`, as the server sent it.
     pub(super) static WRITE_PDF: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"anyOf":[{"type":"object","properties":{"type":{"type":"string","const":"insert"},"pageIndex":{"type":"number"},"markdown":{"type":"string"},"sourcePdfPath":{"type":"string"},"pdfOptions":{"type":"object","properties":{},"additionalProperties":true}},"required":["type","pageIndex"],"additionalProperties":false},{"type":"object","properties":{"type":{"type":"string","const":"delete"},"pageIndexes":{"type":"array","items":{"type":"number"}}},"required":["type","pageIndexes"],"additionalProperties":false}]}}]},"outputPath":{"type":"string"},"options":{"type":"object","properties":{},"additionalProperties":true}},"required":["path","content"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_directory`, as the server sent it.
     pub(super) static CREATE_DIRECTORY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `list_directory`, as the server sent it.
     pub(super) static LIST_DIRECTORY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"},"depth":{"type":"number","default":2},"origin":{"type":"string","enum":["ui","llm"]}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `move_file`, as the server sent it.
     pub(super) static MOVE_FILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `start_search`, as the server sent it.
     pub(super) static START_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"searchType":{"type":"string","enum":["files","content"],"default":"files"},"filePattern":{"type":"string"},"ignoreCase":{"type":"boolean","default":true},"maxResults":{"type":"number"},"includeHidden":{"type":"boolean","default":false},"contextLines":{"type":"number","default":5},"timeout_ms":{"type":"number"},"earlyTermination":{"type":"boolean"},"literalSearch":{"type":"boolean","default":false},"origin":{"type":"string","enum":["ui","llm"]}},"required":["path","pattern"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_more_search_results`, as the server sent it.
     pub(super) static GET_MORE_SEARCH_RESULTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"sessionId":{"type":"string"},"offset":{"type":"number","default":0},"length":{"type":"number","default":100}},"required":["sessionId"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `stop_search`, as the server sent it.
     pub(super) static STOP_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"sessionId":{"type":"string"}},"required":["sessionId"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_file_info`, as the server sent it.
     pub(super) static GET_FILE_INFO: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `edit_block`, as the server sent it.
     pub(super) static EDIT_BLOCK: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"file_path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"expected_replacements":{"type":"number","default":1},"range":{"type":"string"},"content":{},"options":{"type":"object","additionalProperties":{}},"origin":{"type":"string","enum":["ui","llm"]}},"required":["file_path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `start_process`, as the server sent it.
     pub(super) static START_PROCESS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"command":{"type":"string"},"timeout_ms":{"type":"number"},"shell":{"type":"string"},"verbose_timing":{"type":"boolean"},"origin":{"type":"string","enum":["ui","llm"]}},"required":["command","timeout_ms"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `read_process_output`, as the server sent it.
     pub(super) static READ_PROCESS_OUTPUT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"pid":{"type":"number"},"timeout_ms":{"type":"number"},"offset":{"type":"number"},"length":{"type":"number"},"verbose_timing":{"type":"boolean"}},"required":["pid"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `interact_with_process`, as the server sent it.
     pub(super) static INTERACT_WITH_PROCESS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"pid":{"type":"number"},"input":{"type":"string"},"timeout_ms":{"type":"number"},"wait_for_prompt":{"type":"boolean"},"verbose_timing":{"type":"boolean"}},"required":["pid","input"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `force_terminate`, as the server sent it.
     pub(super) static FORCE_TERMINATE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"pid":{"type":"number"}},"required":["pid"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `kill_process`, as the server sent it.
     pub(super) static KILL_PROCESS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"pid":{"type":"number"}},"required":["pid"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_recent_tool_calls`, as the server sent it.
     pub(super) static GET_RECENT_TOOL_CALLS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"maxResults":{"type":"number","minimum":1,"maximum":1000,"default":50},"toolName":{"type":"string"},"since":{"type":"string","format":"date-time"}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_prompts`, as the server sent it.
     pub(super) static GET_PROMPTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"action":{"type":"string","enum":["get_prompt"]},"promptId":{"type":"string"}},"required":["action","promptId"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "get_config",
@@ -1109,6 +1263,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "give_feedback_to_desktop_commander",
     "get_prompts",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1118,6 +1273,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"annotations":{"destructiveHint":false,"readOnlyHint":false,"title":"Create Directory"},"description":"\n                        Create a new directory or ensure a directory exists.\n                        \n                        Can create multiple nested directories in one operation.\n                        Only works within allowed directories.\n                        \n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"create_directory"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Edit Block"},"description":"\n                        Apply surgical edits to files.\n\n                        BEST PRACTICE: Make multiple small, focused edits rather than one large edit.\n                        Each edit_block call should change only what needs to be changed - include just enough\n                        context to uniquely identify the text being modified.\n\n                        FORMAT HANDLING (by extension):\n\n                        EXCEL FILES (.xlsx, .xls, .xlsm) - Range Update mode:\n                        Takes:\n                        - file_path: Path to the Excel file\n                        - range: ALWAYS use FROM:TO format - \"SheetName!A1:C10\" or \"SheetName!C1:C1\"\n                        - content: 2D array, e.g., [[\"H1\",\"H2\"],[\"R1\",\"R2\"]]\n\n                        TEXT FILES - Find/Replace mode:\n                        Takes:\n                        - file_path: Path to the file to edit\n                        - old_string: Text to replace\n                        - new_string: Replacement text\n                        - expected_replacements: Optional number of replacements (default: 1)\n\n                        DOCX FILES (.docx) - XML Find/Replace mode:\n                        Takes same parameters as text files (old_string, new_string, expected_replacements).\n                        Operates on the pretty-printed XML inside the DOCX — the same XML you see from\n                        read_file with offset/length. Copy XML fragments from read output as old_string.\n                        After editing, the XML is repacked into a valid DOCX.\n                        Also searches headers/footers if not found in document body.\n                        Examples:\n                        - Replace text: old_string=\"<w:t>Old Text</w:t>\" new_string=\"<w:t>New Text</w:t>\"\n                        - Change style: old_string='<w:pStyle w:val=\"Normal\"/>' new_string='<w:pStyle w:val=\"Heading1\"/>'\n                        - Add content: include surrounding XML context in old_string, add new elements in new_string\n\n                        By default, replaces only ONE occurrence of the search text.\n                        To replace multiple occurrences, provide expected_replacements with\n                        the exact number of matches expected.\n\n                        UNIQUENESS REQUIREMENT: When expected_replacements=1 (default), include the minimal\n                        amount of context necessary (typically 1-3 lines) before and after the change point,\n                        with exact whitespace and indentation.\n\n                        When editing multiple sections, make separate edit_block calls for each distinct change\n                        rather than one large replacement.\n\n                        When a close but non-exact match is found, a character-level diff is shown in the format:\n                        common_prefix{-removed-}{+added+}common_suffix to help you identify what's different.\n\n                        Similar to write_file, there is a configurable line limit (fileWriteLineLimit) that warns\n                        if the edited file exceeds this limit. If this happens, consider breaking your edits into\n                        smaller, more focused changes.\n\n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{},"expected_replacements":{"default":1,"type":"number"},"file_path":{"type":"string"},"new_string":{"type":"string"},"old_string":{"type":"string"},"options":{"additionalProperties":{},"type":"object"},"origin":{"enum":["ui","llm"],"type":"string"},"range":{"type":"string"}},"required":["file_path"],"type":"object"},"name":"edit_block"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Force Terminate Process"},"description":"\n                        Force terminate a running terminal session.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"pid":{"type":"number"}},"required":["pid"],"type":"object"},"name":"force_terminate"},{"annotations":{"readOnlyHint":true,"title":"Get Configuration"},"description":"\n                        Get the complete server configuration as JSON. Config includes fields for:\n                        - blockedCommands (array of blocked shell commands)\n                        - defaultShell (shell to use for commands)\n                        - allowedDirectories (paths the server can access)\n                        - fileReadLineLimit (max lines for read_file, default 1000)\n                        - fileWriteLineLimit (max lines per write_file call, default 50)\n                        - telemetryEnabled (boolean for telemetry opt-in/out)\n                        - currentClient (information about the currently connected MCP client)\n                        - clientHistory (history of all clients that have connected)\n                        - version (version of the DesktopCommander)\n                        - systemInfo (operating system and environment details)\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"origin":{"enum":["ui","llm"],"type":"string"}},"type":"object"},"name":"get_config"},{"annotations":{"readOnlyHint":true,"title":"Get File Information"},"description":"\n                        Retrieve detailed metadata about a file or directory including:\n                        - size\n                        - creation time\n                        - last modified time\n                        - permissions\n                        - type\n                        - lineCount (for text files)\n                        - lastLine (zero-indexed number of last line, for text files)\n                        - appendPosition (line number for appending, for text files)\n                        - sheets (for Excel files - array of {name, rowCount, colCount})\n\n                        Only works within allowed directories.\n                        \n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"get_file_info"},{"annotations":{"readOnlyHint":true,"title":"Get Search Results"},"description":"\n                        Get more results from an active search with offset-based pagination.\n                        \n                        Supports partial result reading with:\n                        - 'offset' (start result index, default: 0)\n                          * Positive: Start from result N (0-based indexing)\n                          * Negative: Read last N results from end (tail behavior)\n                        - 'length' (max results to read, default: 100)\n                          * Used with positive offsets for range reading\n                          * Ignored when offset is negative (reads all requested tail results)\n                        \n                        Examples:\n                        - offset: 0, length: 100     → First 100 results\n                        - offset: 200, length: 50    → Results 200-249\n                        - offset: -20                → Last 20 results\n                        - offset: -5, length: 10     → Last 5 results (length ignored)\n                        \n                        Returns only results in the specified range, along with search status.\n                        Works like read_process_output - call this repeatedly to get progressive\n                        results from a search started with start_search.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"length":{"default":100,"type":"number"},"offset":{"default":0,"type":"number"},"sessionId":{"type":"string"}},"required":["sessionId"],"type":"object"},"name":"get_more_search_results"},{"annotations":{"readOnlyHint":true,"title":"Get Prompts"},"description":"\n                        Retrieve a specific Desktop Commander onboarding prompt by ID and execute it.\n                        \n                        SIMPLIFIED ONBOARDING V2: This tool only supports direct prompt retrieval.\n                        The onboarding system presents 5 options as a simple numbered list:\n                        \n                        1. Organize my Downloads folder (promptId: 'onb2_01')\n                        2. Explain a codebase or repository (promptId: 'onb2_02')\n                        3. Create organized knowledge base (promptId: 'onb2_03')\n                        4. Analyze a data file (promptId: 'onb2_04')\n                        5. Check system health and resources (promptId: 'onb2_05')\n                        \n                        USAGE:\n                        When user says \"1\", \"2\", \"3\", \"4\", or \"5\" from onboarding:\n                        - \"1\" → get_prompts(action='get_prompt', promptId='onb2_01')\n                        - \"2\" → get_prompts(action='get_prompt', promptId='onb2_02')\n                        - \"3\" → get_prompts(action='get_prompt', promptId='onb2_03')\n                        - \"4\" → get_prompts(action='get_prompt', promptId='onb2_04')\n                        - \"5\" → get_prompts(action='get_prompt', promptId='onb2_05')\n                        \n                        The prompt content will be injected and execution begins immediately.\n\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"action":{"enum":["get_prompt"],"type":"string"},"promptId":{"type":"string"}},"required":["action","promptId"],"type":"object"},"name":"get_prompts"},{"annotations":{"readOnlyHint":true,"title":"Get Recent Tool Calls"},"description":"\n                        Get recent local tool call history with arguments and outputs.\n                        Returns a chronological list of recent calls loaded from the local history file.\n                        \n                        Useful for:\n                        - Onboarding new chats about work already done\n                        - Recovering context after chat history loss\n                        - Debugging tool call sequences\n                        \n                        Note: Does not track its own calls or track_ui_event.\n                        History is persisted locally in tool-history.jsonl, keeps up to the last 1000\n                        calls in memory, and trims older on-disk history. Stored outputs over 4 KiB\n                        are replaced with an omission marker.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"maxResults":{"default":50,"maximum":1000,"minimum":1,"type":"number"},"since":{"format":"date-time","type":"string"},"toolName":{"type":"string"}},"type":"object"},"name":"get_recent_tool_calls"},{"annotations":{"readOnlyHint":true,"title":"Get Usage Statistics"},"description":"\n                        Get usage statistics for debugging and analysis.\n                        \n                        Returns summary of tool usage, success/failure rates, and performance metrics.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{},"type":"object"},"name":"get_usage_stats"},{"annotations":{"openWorldHint":true,"readOnlyHint":false,"title":"Give Feedback"},"description":"\n                        Open feedback form in browser to provide feedback about Desktop Commander.\n                        \n                        IMPORTANT: This tool simply opens the feedback form - no pre-filling available.\n                        The user will fill out the form manually in their browser.\n                        \n                        WORKFLOW:\n                        1. When user agrees to give feedback, just call this tool immediately\n                        2. No need to ask questions or collect information\n                        3. Tool opens form with only usage statistics pre-filled automatically:\n                           - tool_call_count: Number of commands they've made\n                           - days_using: How many days they've used Desktop Commander\n                           - platform: Their operating system (Mac/Windows/Linux)\n                           - client_id: Analytics identifier\n                        \n                        All survey questions will be answered directly in the form:\n                        - Job title and technical comfort level\n                        - Company URL for industry context\n                        - Other AI tools they use\n                        - Desktop Commander's biggest advantage\n                        - How they typically use it\n                        - Recommendation likelihood (0-10)\n                        - User study participation interest\n                        - Email and any additional feedback\n                        \n                        EXAMPLE INTERACTION:\n                        User: \"sure, I'll give feedback\"\n                        Claude: \"Perfect! Let me open the feedback form for you.\"\n                        [calls tool immediately]\n                        \n                        No parameters are needed - just call the tool to open the form.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{},"type":"object"},"name":"give_feedback_to_desktop_commander"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Send Input to Process"},"description":"\n                        Send input to an existing terminal or REPL process and return newly available output.\n                        \n                        Useful for interactive shells, Python/Node/R/Julia REPLs, database consoles,\n                        and long-running commands started with start_process().\n                        \n                        Examples:\n                        - Interactive Python REPL sessions can be started with `python3 -i`.\n                        - Existing interactive sessions accept additional input such as imports or analysis commands.\n                        - Interactive sessions can return newly available output while they remain active.\n                        \n                        SMART DETECTION:\n                        - Automatically waits for a recognized prompt when requested\n                        - Detects errors and completion states\n                        - Early exit prevents unnecessary waiting\n                        - Cleans common REPL prompt text from returned output\n                        \n                        PARAMETERS:\n                        - pid: Process ID returned by start_process\n                        - input: Text or command to send to the process\n                        - timeout_ms: Maximum wait time (default: 8000ms)\n                        - wait_for_prompt: Whether to wait for a prompt before returning (default: true)\n                        - verbose_timing: Include detailed timing telemetry (default: false)\n\n                        Returns execution result with status indicators.\n\n                        PERFORMANCE DEBUGGING (verbose_timing parameter):\n                        When enabled, detailed timing includes:\n                        - Exit reason\n                        - Total duration and time to first output\n                        - Timeline of output events\n\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"input":{"type":"string"},"pid":{"type":"number"},"timeout_ms":{"type":"number"},"verbose_timing":{"type":"boolean"},"wait_for_prompt":{"type":"boolean"}},"required":["pid","input"],"type":"object"},"name":"interact_with_process"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Kill Process"},"description":"\n                        Terminate a running process by PID.\n\n                        Use with caution as this will forcefully terminate the specified process.\n\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"pid":{"type":"number"}},"required":["pid"],"type":"object"},"name":"kill_process"},{"annotations":{"readOnlyHint":true,"title":"List Directory Contents"},"description":"\n                        Get a detailed listing of all files and directories in a specified path.\n                        \n                        Use this instead of 'execute_command' with ls/dir commands.\n                        Results distinguish between files and directories with [FILE] and [DIR] prefixes.\n                        \n                        Supports recursive listing with the 'depth' parameter (default: 2):\n                        - depth=1: Only direct contents of the directory\n                        - depth=2: Contents plus one level of subdirectories\n                        - depth=3+: Multiple levels deep\n                        \n                        CONTEXT OVERFLOW PROTECTION:\n                        - Top-level directory shows ALL items\n                        - Nested directories are limited to 100 items maximum per directory\n                        - When a nested directory has more than 100 items, you'll see a warning like:\n                          [WARNING] node_modules: 500 items hidden (showing first 100 of 600 total)\n                        - This prevents overwhelming the context with large directories like node_modules\n                        \n                        Results show full relative paths from the root directory being listed.\n                        Example output with depth=2:\n                        [DIR] src\n                        [FILE] src/index.ts\n                        [DIR] src/tools\n                        [FILE] src/tools/filesystem.ts\n                        \n                        If a directory cannot be accessed, it will show [DENIED] instead.\n                        If a path does not exist, it will show [NOT_FOUND] instead.\n                        Only works within allowed directories.\n                        \n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"depth":{"default":2,"type":"number"},"origin":{"enum":["ui","llm"],"type":"string"},"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"list_directory"},{"annotations":{"readOnlyHint":true,"title":"List Running Processes"},"description":"\n                        List all running processes.\n                        \n                        Returns process information including PID, command name, CPU usage, and memory usage.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{},"type":"object"},"name":"list_processes"},{"annotations":{"readOnlyHint":true,"title":"List Active Searches"},"description":"\n                        List all active searches.\n                        \n                        Shows search IDs, search types, patterns, status, and runtime.\n                        Similar to list_sessions for terminal processes. Useful for managing\n                        multiple concurrent searches.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{},"type":"object"},"name":"list_searches"},{"annotations":{"readOnlyHint":true,"title":"List Terminal Sessions"},"description":"\n                        List all active terminal sessions.\n                        \n                        Shows session status including:\n                        - PID: Process identifier  \n                        - Blocked: Whether session is waiting for input\n                        - Runtime: How long the session has been running\n                        \n                        DEBUGGING REPLs:\n                        - \"Blocked: true\" often means REPL is waiting for input\n                        - Use this to verify sessions are running before sending input\n                        - Long runtime with blocked status may indicate stuck process\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{},"type":"object"},"name":"list_sessions"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Move/Rename File"},"description":"\n                        Move or rename files and directories.\n                        \n                        Can move files between directories and rename them in a single operation.\n                        Both source and destination must be within allowed directories.\n                        \n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"destination":{"type":"string"},"source":{"type":"string"}},"required":["source","destination"],"type":"object"},"name":"move_file"},{"annotations":{"openWorldHint":true,"readOnlyHint":true,"title":"Read File or URL"},"description":"\n                        Read contents from files and URLs.\n                        Read PDF files and extract content as markdown and images.\n                        \n                        Suitable for reading authorized local files directly without starting a shell command.\n                        \n                        Supports partial file reading with:\n                        - 'offset' (start line, default: 0)\n                          * Positive: Start from line N (0-based indexing)\n                          * Negative: Read last N lines from end (tail behavior)\n                        - 'length' (max lines to read, default: configurable via 'fileReadLineLimit' setting, initially 1000)\n                          * Used with positive offsets for range reading\n                          * Ignored when offset is negative (reads all requested tail lines)\n                        \n                        Examples:\n                        - offset: 0, length: 10     → First 10 lines\n                        - offset: 100, length: 5    → Lines 100-104\n                        - offset: -20               → Last 20 lines  \n                        - offset: -5, length: 10    → Last 5 lines (length ignored)\n                        \n                        Performance optimizations:\n                        - Large files with negative offsets use reverse reading for efficiency\n                        - Large files with deep positive offsets use byte estimation\n                        - Small files use fast readline streaming\n                        \n                        When reading from the file system, only works within allowed directories.\n                        Can fetch content from URLs when isUrl parameter is set to true\n                        (URLs are always read in full regardless of offset/length).\n                        \n                        FORMAT HANDLING (by extension):\n                        - Text: Uses offset/length for line-based pagination\n                        - Excel (.xlsx, .xls, .xlsm): Returns JSON 2D array\n                          * sheet: \"Sheet1\" (name) or \"0\" (index as string, 0-based)\n                          * range: ALWAYS use FROM:TO format (e.g., \"A1:D100\", \"C1:C1\", \"B2:B50\")\n                          * offset/length work as row pagination (optional fallback)\n                        - Images (PNG, JPEG, GIF, WebP): Base64 encoded viewable content\n                        - PDF: Extracts text content as markdown with page structure\n                          * offset/length work as page pagination (0-based)\n                          * Includes embedded images when available\n                        - DOCX (.docx): Two modes depending on parameters:\n                          * DEFAULT (no offset/length): Returns a text-bearing outline — shows paragraphs with text,\n                            tables with cell content, styles, image refs. Skips shapes/drawings/SVG noise.\n                            Each element shows its body index [0], [1], etc.\n                          * WITH offset/length: Returns raw pretty-printed XML with line pagination.\n                            Use this to drill into specific sections or see the actual XML for editing.\n                          * EDITING WORKFLOW: 1) read_file to get outline, 2) read_file with offset/length\n                            to see raw XML around what you want to edit, 3) edit_block with old_string/new_string\n                            using XML fragments copied from the read output.\n                          * IMPORTANT: offset MUST be non-zero to get raw XML (use offset=1 to start from line 1).\n                            offset=0 always returns the outline regardless of length.\n                          * For BULK changes (translation, mass replacements): use start_process with Python\n                            zipfile module to find/replace all <w:t> elements at once.\n\n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"isUrl":{"default":false,"type":"boolean"},"length":{"default":1000,"type":"number"},"offset":{"default":0,"type":"number"},"options":{"additionalProperties":{},"type":"object"},"origin":{"enum":["ui","llm"],"type":"string"},"path":{"type":"string"},"range":{"type":"string"},"sheet":{"type":"string"}},"required":["path"],"type":"object"},"name":"read_file"},{"annotations":{"readOnlyHint":true,"title":"Read Multiple Files"},"description":"\n                        Read the contents of multiple files simultaneously.\n                        \n                        Each file's content is returned with its path as a reference.\n                        Handles text files normally and renders images as viewable content.\n                        Recognized image types: PNG, JPEG, GIF, WebP.\n                        \n                        Failed reads for individual files won't stop the entire operation.\n                        Only works within allowed directories.\n                        \n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"paths":{"items":{"type":"string"},"type":"array"}},"required":["paths"],"type":"object"},"name":"read_multiple_files"},{"annotations":{"readOnlyHint":true,"title":"Read Process Output"},"description":"\n                        Read output from a running process with file-like pagination support.\n                        \n                        Supports partial output reading with offset and length parameters (like read_file):\n                        - 'offset' (start line, default: 0)\n                          * offset=0: Read NEW output since last read (default, like old behavior)\n                          * Positive: Read from absolute line position\n                          * Negative: Read last N lines from end (tail behavior)\n                        - 'length' (max lines to read, default: configurable via 'fileReadLineLimit' setting)\n                        \n                        Examples:\n                        - offset: 0, length: 100     → First 100 NEW lines since last read\n                        - offset: 0                  → All new lines (respects config limit)\n                        - offset: 500, length: 50    → Lines 500-549 (absolute position)\n                        - offset: -20                → Last 20 lines (tail)\n                        - offset: -50, length: 10    → Start 50 from end, read 10 lines\n                        \n                        OUTPUT PROTECTION:\n                        - Uses same fileReadLineLimit as read_file (default: 1000 lines)\n                        - Returns status like: [Reading 100 lines from line 0 (total: 5000 lines, 4900 remaining)]\n                        - Prevents context overflow from verbose processes\n                        \n                        SMART FEATURES:\n                        - For offset=0, waits up to timeout_ms for new output to arrive\n                        - Detects REPL prompts and process completion\n                        - Shows process state (waiting for input, finished, etc.)\n                        \n                        DETECTION STATES:\n                        Process waiting for input (ready for interact_with_process)\n                        Process finished execution\n                        Timeout reached (may still be running)\n\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"length":{"type":"number"},"offset":{"type":"number"},"pid":{"type":"number"},"timeout_ms":{"type":"number"},"verbose_timing":{"type":"boolean"}},"required":["pid"],"type":"object"},"name":"read_process_output"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Set Configuration Value"},"description":"\n                        Set a specific configuration value by key.\n                        \n                        WARNING: Should be used in a separate chat from file operations and \n                        command execution to prevent security issues.\n                        \n                        Config keys include:\n                        - blockedCommands (array)\n                        - defaultShell (string)\n                        - allowedDirectories (array of paths)\n                        - fileReadLineLimit (number, max lines for read_file)\n                        - fileWriteLineLimit (number, max lines per write_file call)\n                        - telemetryEnabled (boolean)\n                        \n                        IMPORTANT: Setting allowedDirectories to an empty array ([]) allows full access \n                        to the entire file system, regardless of the operating system.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"key":{"type":"string"},"origin":{"enum":["ui","llm"],"type":"string"},"value":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"items":{"type":"string"},"type":"array"},{"type":"null"}]}},"required":["key","value"],"type":"object"},"name":"set_config_value"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Start Terminal Process"},"description":"\n                        Start a terminal process on the authorized device with intelligent state detection.\n                        \n                        Suitable for shell commands, interactive REPL sessions, data-processing scripts,\n                        programmatic file analysis, and other long-running terminal work.\n                        \n                        Running on Linux (Docker). Default shell: bash.\n\n🐳 DOCKER CONTAINER ENVIRONMENT DETECTED:\nThis Desktop Commander instance is running inside a Docker container.\n\nAVAILABLE MOUNTED DIRECTORIES:\n- /mnt/sandboxing (read-write) - Mounted folder: sandboxing\n- /home/cloudsdk (read-write) - Host folder: cloudsdk\n\nIMPORTANT: When users ask about files, FIRST check mounted directories above.\nFiles outside these paths will be lost when the container stops.\nAlways suggest using mounted directories for file operations.\n\nPATH TRANSLATION IN DOCKER:\nWhen users provide host paths, translate to container paths:\n\nWindows: \"C:\\projects\\data\\file.txt\" → \"/home/projects/data/file.txt\"\nLinux/Mac: \"/Users/john/projects/data/file.txt\" → \"/home/projects/data/file.txt\"\n\nRules: Remove drive letter/user prefix, keep full folder structure, mount to /home/\n\nNOTE: Desktop Commander Docker installer mounts host folders to /home/[folder-name].\nContainer: vm\n        \nLINUX-SPECIFIC NOTES:\n- Package managers vary by distro: apt, yum, dnf, pacman, zypper\n- Python 3 might be 'python3' command, not 'python'\n- Standard Unix shell tools available (grep, awk, sed, etc.)\n- File permissions and ownership important for many operations\n- Systemd services common on modern distributions\n                        \n                        Examples:\n                        • start_process(\"python3 -i\") → Start an interactive Python REPL\n                        • start_process(\"node -i\") → Start an interactive Node.js REPL\n                        • start_process(\"node:local\") → Run stateless Node.js code on the MCP server\n                        • start_process(\"wc -l /path/file.csv\") → Run a one-shot shell command\n\n                        Interactive process sessions support follow-up input after they are started.\n                        Long-running process sessions expose newly available output while they remain active.\n                        Binary files can be processed with appropriate command-line tools or libraries available\n                        in the selected process environment.\n\n                        SMART DETECTION:\n                        - Detects REPL prompts (>>>, >, $, etc.)\n                        - Identifies when a process is waiting for input\n                        - Recognizes process completion vs timeout\n                        - Early exit prevents unnecessary waiting\n                        \n                        STATES DETECTED:\n                        Process waiting for input (shows prompt)\n                        Process finished execution\n                        Process running (use read_process_output)\n\n                        PERFORMANCE DEBUGGING (verbose_timing parameter):\n                        Set verbose_timing: true to get detailed timing information including:\n                        - Exit reason (early_exit_quick_pattern, early_exit_periodic_check, process_exit, timeout)\n                        - Total duration and time to first output\n                        - Complete timeline of all output events with timestamps\n                        - Which detection mechanism triggered early exit\n\n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"command":{"type":"string"},"origin":{"enum":["ui","llm"],"type":"string"},"shell":{"type":"string"},"timeout_ms":{"type":"number"},"verbose_timing":{"type":"boolean"}},"required":["command","timeout_ms"],"type":"object"},"name":"start_process"},{"annotations":{"readOnlyHint":true,"title":"Start Search"},"description":"\n                        Start a streaming search that can return results progressively.\n                        \n                        SEARCH STRATEGY GUIDE:\n                        Choose the right search type based on what the user is looking for:\n                        \n                        USE searchType=\"files\" WHEN:\n                        - User asks for specific files: \"find package.json\", \"locate config files\"\n                        - Pattern looks like a filename: \"*.js\", \"README.md\", \"test-*.tsx\" \n                        - User wants to find files by name/extension: \"all TypeScript files\", \"Python scripts\"\n                        - Looking for configuration/setup files: \".env\", \"dockerfile\", \"tsconfig.json\"\n                        \n                        USE searchType=\"content\" WHEN:\n                        - User asks about code/logic: \"authentication logic\", \"error handling\", \"API calls\"\n                        - Looking for functions/variables: \"getUserData function\", \"useState hook\"\n                        - Searching for text/comments: \"TODO items\", \"FIXME comments\", \"documentation\"\n                        - Finding patterns in code: \"console.log statements\", \"import statements\"\n                        - User describes functionality: \"components that handle login\", \"files with database queries\"\n                        \n                        WHEN UNSURE OR USER REQUEST IS AMBIGUOUS:\n                        Run TWO searches in parallel - one for files and one for content:\n                        \n                        Example approach for ambiguous queries like \"find authentication stuff\":\n                        1. Start file search: searchType=\"files\", pattern=\"auth\"\n                        2. Simultaneously start content search: searchType=\"content\", pattern=\"authentication\"  \n                        3. Present combined results: \"Found 3 auth-related files and 8 files containing authentication code\"\n                        \n                        SEARCH TYPES:\n                        - searchType=\"files\": Find files by name (pattern matches file names)\n                        - searchType=\"content\": Search inside files for text patterns\n                        \n                        PATTERN MATCHING MODES:\n                        - Default (literalSearch=false): Patterns are treated as regular expressions\n                        - Literal (literalSearch=true): Patterns are treated as exact strings\n                        \n                        WHEN TO USE literalSearch=true:\n                        Use literal search when searching for code patterns with special characters:\n                        - Function calls with parentheses and quotes\n                        - Array access with brackets\n                        - Object methods with dots and parentheses\n                        - File paths with backslashes\n                        - Any pattern containing: . * + ? ^ $ { } [ ] | \\ ( )\n                        \n                        IMPORTANT PARAMETERS:\n                        - pattern: What to search for (file names OR content text)\n                        - literalSearch: Use exact string matching instead of regex (default: false)\n                        - filePattern: Optional filter to limit search to specific file types (e.g., \"*.js\", \"package.json\")\n                        - ignoreCase: Case-insensitive search (default: true). Works for both file names and content.\n                        - earlyTermination: Stop search early when exact filename match is found (optional: defaults to true for file searches, false for content searches)\n                        \n                        DECISION EXAMPLES:\n                        - \"find package.json\" → searchType=\"files\", pattern=\"package.json\" (specific file)\n                        - \"find authentication components\" → searchType=\"content\", pattern=\"authentication\" (looking for functionality)\n                        - \"locate all React components\" → searchType=\"files\", pattern=\"*.tsx\" or \"*.jsx\" (file pattern)\n                        - \"find TODO comments\" → searchType=\"content\", pattern=\"TODO\" (text in files)\n                        - \"show me login files\" → AMBIGUOUS → run both: files with \"login\" AND content with \"login\"\n                        - \"find config\" → AMBIGUOUS → run both: config files AND files containing config code\n                        \n                        COMPREHENSIVE SEARCH EXAMPLES:\n                        - Find package.json files: searchType=\"files\", pattern=\"package.json\"\n                        - Find all JS files: searchType=\"files\", pattern=\"*.js\"\n                        - Search for TODO in code: searchType=\"content\", pattern=\"TODO\", filePattern=\"*.js|*.ts\"\n                        - Search for exact code: searchType=\"content\", pattern=\"toast.error('test')\", literalSearch=true\n                        - Ambiguous request \"find auth stuff\": Run two searches:\n                          1. searchType=\"files\", pattern=\"auth\"\n                          2. searchType=\"content\", pattern=\"authentication\"\n                        \n                        PRO TIP: When user requests are ambiguous about whether they want files or content,\n                        run both searches concurrently and combine results for comprehensive coverage.\n                        \n                        Unlike regular search tools, this starts a background search process and returns\n                        immediately with a session ID. Use get_more_search_results to get results as they\n                        come in, and stop_search to stop the search early if needed.\n                        \n                        Perfect for large directories where you want to see results immediately and\n                        have the option to cancel if the search takes too long or you find what you need.\n                        \n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"contextLines":{"default":5,"type":"number"},"earlyTermination":{"type":"boolean"},"filePattern":{"type":"string"},"ignoreCase":{"default":true,"type":"boolean"},"includeHidden":{"default":false,"type":"boolean"},"literalSearch":{"default":false,"type":"boolean"},"maxResults":{"type":"number"},"origin":{"enum":["ui","llm"],"type":"string"},"path":{"type":"string"},"pattern":{"type":"string"},"searchType":{"default":"files","enum":["files","content"],"type":"string"},"timeout_ms":{"type":"number"}},"required":["path","pattern"],"type":"object"},"name":"start_search"},{"annotations":{"destructiveHint":false,"readOnlyHint":false,"title":"Stop Search"},"description":"\n                        Stop an active search.\n                        \n                        Stops the background search process gracefully. Use this when you've found\n                        what you need or if a search is taking too long. Similar to force_terminate\n                        for terminal processes.\n                        \n                        The search will still be available for reading final results until it's\n                        automatically cleaned up after 5 minutes.\n                        \n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"sessionId":{"type":"string"}},"required":["sessionId"],"type":"object"},"name":"stop_search"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Write File"},"description":"\n                        Write or append to file contents.\n\n                        IMPORTANT: DO NOT use this tool to create PDF files. Use 'write_pdf' for all PDF creation tasks.\n                        DO NOT use this tool to edit DOCX files. Use 'edit_block' with old_string/new_string instead.\n                        To CREATE a new DOCX, use write_file with .docx extension — text content with markdown headings (#, ##, ###) is converted to styled DOCX paragraphs.\n\n                        CHUNKING IS STANDARD PRACTICE: Always write files in chunks of 25-30 lines maximum.\n                        This is the normal, recommended way to write files - not an emergency measure.\n\n                        STANDARD PROCESS FOR ANY FILE:\n                        1. FIRST → write_file(filePath, firstChunk, {mode: 'rewrite'})  [≤30 lines]\n                        2. THEN → write_file(filePath, secondChunk, {mode: 'append'})   [≤30 lines]\n                        3. CONTINUE → write_file(filePath, nextChunk, {mode: 'append'}) [≤30 lines]\n\n                        ALWAYS CHUNK PROACTIVELY - don't wait for performance warnings!\n\n                        WHEN TO CHUNK (always be proactive):\n                        1. Any file expected to be longer than 25-30 lines\n                        2. When writing multiple files in sequence\n                        3. When creating documentation, code files, or configuration files\n\n                        HANDLING CONTINUATION (\"Continue\" prompts):\n                        If user asks to \"Continue\" after an incomplete operation:\n                        1. Read the file to see what was successfully written\n                        2. Continue writing ONLY the remaining content using {mode: 'append'}\n                        3. Keep chunks to 25-30 lines each\n\n                        FORMAT HANDLING (by extension):\n                        - Text files: String content\n                        - Excel (.xlsx, .xls, .xlsm): JSON 2D array or {\"SheetName\": [[...]]}\n                          Example: '[[\"Name\",\"Age\"],[\"Alice\",30]]'\n\n                        Files over 50 lines will generate performance notes but are still written successfully.\n                        Only works within allowed directories.\n\n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"type":"string"},"mode":{"default":"rewrite","enum":["rewrite","append"],"type":"string"},"origin":{"enum":["ui","llm"],"type":"string"},"path":{"type":"string"}},"required":["path","content"],"type":"object"},"name":"write_file"},{"annotations":{"destructiveHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Write/Modify PDF"},"description":"\n                        Create a new PDF file or modify an existing one.\n\n                        THIS IS THE ONLY TOOL FOR CREATING AND MODIFYING PDF FILES.\n\n                        RULES ABOUT FILENAMES:\n                        - When creating a new PDF, 'outputPath' MUST be provided and MUST use a new unique filename (e.g., \"result_01.pdf\", \"analysis_2025_01.pdf\", etc.).\n\n                        MODES:\n                        1. CREATE NEW PDF:\n                           - Pass a markdown string as 'content'.\n                           write_pdf(path=\"doc.pdf\", content=\"# Title\\n\\nBody text...\")\n\n                        2. MODIFY EXISTING PDF:\n                           - Pass array of operations as 'content'.\n                           - NEVER overwrite the original file.\n                           - ALWAYS provide a new filename in 'outputPath'.\n                           - After modifying, show original file path and new file path to user.\n\n                           write_pdf(path=\"doc.pdf\", content=[\n                               { type: \"delete\", pageIndexes: [0, 2] },\n                               { type: \"insert\", pageIndex: 1, markdown: \"# New Page\" }\n                           ])\n\n                        OPERATIONS:\n                        - delete: Remove pages by 0-based index.\n                          { type: \"delete\", pageIndexes: [0, 1, 5] }\n\n                        - insert: Add pages at a specific 0-based index.\n                          { type: \"insert\", pageIndex: 0, markdown: \"...\" }\n                          { type: \"insert\", pageIndex: 5, sourcePdfPath: \"/path/to/source.pdf\" }\n\n                        PAGE BREAKS:\n                        To force a page break, use this HTML element:\n                        <div style=\"page-break-before: always;\"></div>\n                        \n                        Example:\n                        \"# Page 1\\n\\n<div style=\\\"page-break-before: always;\\\"></div>\\n\\n# Page 2\"\n\n                        ADVANCED STYLING:\n                        HTML/CSS and inline SVG are supported for:\n                        - Text styling: colors, sizes, alignment, highlights\n                        - Boxes: borders, backgrounds, padding, rounded corners\n                        - SVG graphics: charts, diagrams, icons, shapes\n                        - Images: <img src=\"/absolute/path/image.jpg\" width=\"300\" /> or ![alt](/path/image.jpg)\n\n                        Supports standard markdown features including headers, lists, code blocks, tables, and basic formatting.\n\n                        Only works within allowed directories.\n\n                        IMPORTANT: Always use absolute paths for reliability. Paths are automatically normalized regardless of slash direction. \n\n🐳 DOCKER: Prefer paths within mounted directories: /mnt/sandboxing, /home/cloudsdk.\nWhen users ask about file locations, check these mounted paths first. Relative paths may fail as they depend on the current working directory. Tilde paths (~/...) might not work in all contexts. Unless the user explicitly asks for relative paths, use absolute paths.\n                        This command can be referenced as \"DC: ...\" or \"use Desktop Commander to ...\" in your instructions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"content":{"anyOf":[{"type":"string"},{"items":{"anyOf":[{"additionalProperties":false,"properties":{"markdown":{"type":"string"},"pageIndex":{"type":"number"},"pdfOptions":{"additionalProperties":true,"properties":{},"type":"object"},"sourcePdfPath":{"type":"string"},"type":{"const":"insert","type":"string"}},"required":["type","pageIndex"],"type":"object"},{"additionalProperties":false,"properties":{"pageIndexes":{"items":{"type":"number"},"type":"array"},"type":{"const":"delete","type":"string"}},"required":["type","pageIndexes"],"type":"object"}]},"type":"array"}]},"options":{"additionalProperties":true,"properties":{},"type":"object"},"outputPath":{"type":"string"},"path":{"type":"string"}},"required":["path","content"],"type":"object"},"name":"write_pdf"}]"##,
 );
+
 /// Typed client for the desktop-commander MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1127,20 +1283,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1148,12 +1308,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Get the complete server configuration as JSON. Config includes fields for:
     ///                         - blockedCommands (array of blocked shell commands)
     ///                         - defaultShell (shell to use for commands)
@@ -1179,6 +1341,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_config", arguments).await
     }
+
     /// Calls `get_config` like [`Self::get_config`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1195,6 +1358,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_config", arguments).await
     }
+
     /// Set a specific configuration value by key.
     ///
     ///                         WARNING: Should be used in a separate chat from file operations and
@@ -1228,6 +1392,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("set_config_value", arguments).await
     }
+
     /// Calls `set_config_value` like [`Self::set_config_value`], without unwrapping the result
     /// envelope.
     ///
@@ -1245,6 +1410,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "set_config_value", arguments).await
     }
+
     /// Read contents from files and URLs.
     ///                         Read PDF files and extract content as markdown and images.
     ///
@@ -1317,6 +1483,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_file", arguments).await
     }
+
     /// Calls `read_file` like [`Self::read_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1333,6 +1500,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_file", arguments).await
     }
+
     /// Read the contents of multiple files simultaneously.
     ///
     ///                         Each file's content is returned with its path as a reference.
@@ -1365,6 +1533,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_multiple_files", arguments).await
     }
+
     /// Calls `read_multiple_files` like [`Self::read_multiple_files`], without unwrapping the
     /// result envelope.
     ///
@@ -1382,6 +1551,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_multiple_files", arguments).await
     }
+
     /// Write or append to file contents.
     ///
     ///                         IMPORTANT: DO NOT use this tool to create PDF files. Use 'write_pdf' for all PDF creation tasks.
@@ -1437,6 +1607,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("write_file", arguments).await
     }
+
     /// Calls `write_file` like [`Self::write_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1453,6 +1624,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "write_file", arguments).await
     }
+
     /// Create a new PDF file or modify an existing one.
     ///
     ///                         THIS IS THE ONLY TOOL FOR CREATING AND MODIFYING PDF FILES.
@@ -1522,6 +1694,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("write_pdf", arguments).await
     }
+
     /// Calls `write_pdf` like [`Self::write_pdf`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1538,6 +1711,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "write_pdf", arguments).await
     }
+
     /// Create a new directory or ensure a directory exists.
     ///
     ///                         Can create multiple nested directories in one operation.
@@ -1566,6 +1740,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_directory", arguments).await
     }
+
     /// Calls `create_directory` like [`Self::create_directory`], without unwrapping the result
     /// envelope.
     ///
@@ -1583,6 +1758,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_directory", arguments).await
     }
+
     /// Get a detailed listing of all files and directories in a specified path.
     ///
     ///                         Use this instead of 'execute_command' with ls/dir commands.
@@ -1634,6 +1810,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_directory", arguments).await
     }
+
     /// Calls `list_directory` like [`Self::list_directory`], without unwrapping the result
     /// envelope.
     ///
@@ -1651,6 +1828,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_directory", arguments).await
     }
+
     /// Move or rename files and directories.
     ///
     ///                         Can move files between directories and rename them in a single operation.
@@ -1676,6 +1854,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("move_file", arguments).await
     }
+
     /// Calls `move_file` like [`Self::move_file`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1692,6 +1871,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "move_file", arguments).await
     }
+
     /// Start a streaming search that can return results progressively.
     ///
     ///                         SEARCH STRATEGY GUIDE:
@@ -1791,6 +1971,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("start_search", arguments).await
     }
+
     /// Calls `start_search` like [`Self::start_search`], without unwrapping the result
     /// envelope.
     ///
@@ -1808,6 +1989,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "start_search", arguments).await
     }
+
     /// Get more results from an active search with offset-based pagination.
     ///
     ///                         Supports partial result reading with:
@@ -1845,6 +2027,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_more_search_results", arguments).await
     }
+
     /// Calls `get_more_search_results` like [`Self::get_more_search_results`], without
     /// unwrapping the result envelope.
     ///
@@ -1863,6 +2046,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_more_search_results", arguments)
             .await
     }
+
     /// Stop an active search.
     ///
     ///                         Stops the background search process gracefully. Use this when you've found
@@ -1889,6 +2073,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("stop_search", arguments).await
     }
+
     /// Calls `stop_search` like [`Self::stop_search`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1905,6 +2090,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "stop_search", arguments).await
     }
+
     /// List all active searches.
     ///
     ///                         Shows search IDs, search types, patterns, status, and runtime.
@@ -1919,6 +2105,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_searches").await?;
         self.caller.call_tool_decoded("list_searches", Map::new()).await
     }
+
     /// Calls `list_searches` like [`Self::list_searches`], without unwrapping the result
     /// envelope.
     ///
@@ -1927,6 +2114,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_searches").await?;
         mcp_bindgen::call_checked(&self.caller, "list_searches", Map::new()).await
     }
+
     /// Retrieve detailed metadata about a file or directory including:
     ///                         - size
     ///                         - creation time
@@ -1963,6 +2151,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_file_info", arguments).await
     }
+
     /// Calls `get_file_info` like [`Self::get_file_info`], without unwrapping the result
     /// envelope.
     ///
@@ -1980,6 +2169,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_file_info", arguments).await
     }
+
     /// Apply surgical edits to files.
     ///
     ///                         BEST PRACTICE: Make multiple small, focused edits rather than one large edit.
@@ -2050,6 +2240,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("edit_block", arguments).await
     }
+
     /// Calls `edit_block` like [`Self::edit_block`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2066,6 +2257,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "edit_block", arguments).await
     }
+
     /// Start a terminal process on the authorized device with intelligent state detection.
     ///
     ///                         Suitable for shell commands, interactive REPL sessions, data-processing scripts,
@@ -2154,6 +2346,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("start_process", arguments).await
     }
+
     /// Calls `start_process` like [`Self::start_process`], without unwrapping the result
     /// envelope.
     ///
@@ -2171,6 +2364,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "start_process", arguments).await
     }
+
     /// Read output from a running process with file-like pagination support.
     ///
     ///                         Supports partial output reading with offset and length parameters (like read_file):
@@ -2219,6 +2413,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_process_output", arguments).await
     }
+
     /// Calls `read_process_output` like [`Self::read_process_output`], without unwrapping the
     /// result envelope.
     ///
@@ -2236,6 +2431,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_process_output", arguments).await
     }
+
     /// Send input to an existing terminal or REPL process and return newly available output.
     ///
     ///                         Useful for interactive shells, Python/Node/R/Julia REPLs, database consoles,
@@ -2284,6 +2480,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("interact_with_process", arguments).await
     }
+
     /// Calls `interact_with_process` like [`Self::interact_with_process`], without unwrapping
     /// the result envelope.
     ///
@@ -2301,6 +2498,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "interact_with_process", arguments).await
     }
+
     /// Force terminate a running terminal session.
     ///
     ///                         This command can be referenced as "DC: ..." or "use Desktop Commander to ..." in your instructions.
@@ -2320,6 +2518,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("force_terminate", arguments).await
     }
+
     /// Calls `force_terminate` like [`Self::force_terminate`], without unwrapping the result
     /// envelope.
     ///
@@ -2337,6 +2536,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "force_terminate", arguments).await
     }
+
     /// List all active terminal sessions.
     ///
     ///                         Shows session status including:
@@ -2357,6 +2557,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_sessions").await?;
         self.caller.call_tool_decoded("list_sessions", Map::new()).await
     }
+
     /// Calls `list_sessions` like [`Self::list_sessions`], without unwrapping the result
     /// envelope.
     ///
@@ -2365,6 +2566,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_sessions").await?;
         mcp_bindgen::call_checked(&self.caller, "list_sessions", Map::new()).await
     }
+
     /// List all running processes.
     ///
     ///                         Returns process information including PID, command name, CPU usage, and memory usage.
@@ -2377,6 +2579,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_processes").await?;
         self.caller.call_tool_decoded("list_processes", Map::new()).await
     }
+
     /// Calls `list_processes` like [`Self::list_processes`], without unwrapping the result
     /// envelope.
     ///
@@ -2385,6 +2588,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_processes").await?;
         mcp_bindgen::call_checked(&self.caller, "list_processes", Map::new()).await
     }
+
     /// Terminate a running process by PID.
     ///
     ///                         Use with caution as this will forcefully terminate the specified process.
@@ -2406,6 +2610,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kill_process", arguments).await
     }
+
     /// Calls `kill_process` like [`Self::kill_process`], without unwrapping the result
     /// envelope.
     ///
@@ -2423,6 +2628,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kill_process", arguments).await
     }
+
     /// Get usage statistics for debugging and analysis.
     ///
     ///                         Returns summary of tool usage, success/failure rates, and performance metrics.
@@ -2435,6 +2641,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "get_usage_stats").await?;
         self.caller.call_tool_decoded("get_usage_stats", Map::new()).await
     }
+
     /// Calls `get_usage_stats` like [`Self::get_usage_stats`], without unwrapping the result
     /// envelope.
     ///
@@ -2443,6 +2650,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "get_usage_stats").await?;
         mcp_bindgen::call_checked(&self.caller, "get_usage_stats", Map::new()).await
     }
+
     /// Get recent local tool call history with arguments and outputs.
     ///                         Returns a chronological list of recent calls loaded from the local history file.
     ///
@@ -2473,6 +2681,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_recent_tool_calls", arguments).await
     }
+
     /// Calls `get_recent_tool_calls` like [`Self::get_recent_tool_calls`], without unwrapping
     /// the result envelope.
     ///
@@ -2490,6 +2699,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_recent_tool_calls", arguments).await
     }
+
     /// Open feedback form in browser to provide feedback about Desktop Commander.
     ///
     ///                         IMPORTANT: This tool simply opens the feedback form - no pre-filling available.
@@ -2531,6 +2741,7 @@ impl<C: ToolCaller> Client<C> {
             .call_tool_decoded("give_feedback_to_desktop_commander", Map::new())
             .await
     }
+
     /// Calls `give_feedback_to_desktop_commander` like
     /// [`Self::give_feedback_to_desktop_commander`], without unwrapping the result envelope.
     ///
@@ -2546,6 +2757,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Retrieve a specific Desktop Commander onboarding prompt by ID and execute it.
     ///
     ///                         SIMPLIFIED ONBOARDING V2: This tool only supports direct prompt retrieval.
@@ -2584,6 +2796,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_prompts", arguments).await
     }
+
     /// Calls `get_prompts` like [`Self::get_prompts`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2601,6 +2814,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_prompts", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2613,6 +2827,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the desktop-commander MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -2631,6 +2846,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_config", "get_config")) }
     }
+
     /// Answers `set_config_value` in place of the server, with what
     /// [`Client::set_config_value`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2643,6 +2859,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("set_config_value", "set_config_value"))
         }
     }
+
     /// Answers `read_file` in place of the server, with what [`Client::read_file`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn read_file(
@@ -2652,6 +2869,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("read_file", "read_file")) }
     }
+
     /// Answers `read_multiple_files` in place of the server, with what
     /// [`Client::read_multiple_files`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2669,6 +2887,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `write_file` in place of the server, with what [`Client::write_file`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2679,6 +2898,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("write_file", "write_file")) }
     }
+
     /// Answers `write_pdf` in place of the server, with what [`Client::write_pdf`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn write_pdf(
@@ -2688,6 +2908,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("write_pdf", "write_pdf")) }
     }
+
     /// Answers `create_directory` in place of the server, with what
     /// [`Client::create_directory`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2700,6 +2921,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create_directory", "create_directory"))
         }
     }
+
     /// Answers `list_directory` in place of the server, with what [`Client::list_directory`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2710,6 +2932,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_directory", "list_directory")) }
     }
+
     /// Answers `move_file` in place of the server, with what [`Client::move_file`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn move_file(
@@ -2719,6 +2942,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("move_file", "move_file")) }
     }
+
     /// Answers `start_search` in place of the server, with what [`Client::start_search`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2729,6 +2953,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("start_search", "start_search")) }
     }
+
     /// Answers `get_more_search_results` in place of the server, with what
     /// [`Client::get_more_search_results`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2746,6 +2971,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `stop_search` in place of the server, with what [`Client::stop_search`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2756,12 +2982,14 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("stop_search", "stop_search")) }
     }
+
     /// Answers `list_searches` in place of the server, with what [`Client::list_searches`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn list_searches(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_searches", "list_searches")) }
     }
+
     /// Answers `get_file_info` in place of the server, with what [`Client::get_file_info`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2772,6 +3000,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_file_info", "get_file_info")) }
     }
+
     /// Answers `edit_block` in place of the server, with what [`Client::edit_block`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2782,6 +3011,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("edit_block", "edit_block")) }
     }
+
     /// Answers `start_process` in place of the server, with what [`Client::start_process`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2792,6 +3022,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("start_process", "start_process")) }
     }
+
     /// Answers `read_process_output` in place of the server, with what
     /// [`Client::read_process_output`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2809,6 +3040,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `interact_with_process` in place of the server, with what
     /// [`Client::interact_with_process`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2826,6 +3058,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `force_terminate` in place of the server, with what [`Client::force_terminate`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2836,18 +3069,21 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("force_terminate", "force_terminate")) }
     }
+
     /// Answers `list_sessions` in place of the server, with what [`Client::list_sessions`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn list_sessions(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_sessions", "list_sessions")) }
     }
+
     /// Answers `list_processes` in place of the server, with what [`Client::list_processes`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn list_processes(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("list_processes", "list_processes")) }
     }
+
     /// Answers `kill_process` in place of the server, with what [`Client::kill_process`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2858,12 +3094,14 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kill_process", "kill_process")) }
     }
+
     /// Answers `get_usage_stats` in place of the server, with what [`Client::get_usage_stats`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn get_usage_stats(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("get_usage_stats", "get_usage_stats")) }
     }
+
     /// Answers `get_recent_tool_calls` in place of the server, with what
     /// [`Client::get_recent_tool_calls`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2881,6 +3119,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `give_feedback_to_desktop_commander` in place of the server, with what
     /// [`Client::give_feedback_to_desktop_commander`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2896,6 +3135,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_prompts` in place of the server, with what [`Client::get_prompts`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2907,15 +3147,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("get_prompts", "get_prompts")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,6 +27,7 @@ pub mod types {
     use std::sync::LazyLock;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
+
     /// The arguments of `download_figma_images`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -44,23 +47,29 @@ pub mod types {
         )]
         pub png_scale: f64,
     }
+
     /// The key of the Figma file.
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct ArgsFileKey(String);
+
     impl Deref for ArgsFileKey {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<ArgsFileKey> for String {
         fn from(value: ArgsFileKey) -> Self {
             value.0
         }
     }
+
     impl FromStr for ArgsFileKey {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             { mcp_bindgen::__private::regress::Regex::new("^[a-zA-Z0-9]+$").unwrap() });
@@ -76,18 +85,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for ArgsFileKey {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ArgsFileKey {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for ArgsFileKey {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -100,6 +114,7 @@ pub mod types {
                 })
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DownloadFigmaImagesArgsNodesItem {
@@ -135,23 +150,29 @@ pub mod types {
         )]
         pub requires_image_dimensions: Option<bool>,
     }
+
     /// The ID.
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct NodeId(String);
+
     impl Deref for NodeId {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<NodeId> for String {
         fn from(value: NodeId) -> Self {
             value.0
         }
     }
+
     impl FromStr for NodeId {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             static PATTERN: LazyLock<mcp_bindgen::__private::regress::Regex> = LazyLock::new(||
             {
@@ -172,18 +193,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for NodeId {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for NodeId {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for NodeId {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -196,6 +222,7 @@ pub mod types {
                 })
         }
     }
+
     /// The arguments of `get_figma_data`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -210,6 +237,7 @@ pub mod types {
         #[serde(rename = "nodeId", skip_serializing_if = "Option::is_none")]
         pub node_id: Option<NodeId>,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn download_figma_images_args_png_scale() -> f64 {
@@ -217,20 +245,25 @@ pub mod types {
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `get_figma_data`, as the server sent it.
     pub(super) static GET_FIGMA_DATA: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"fileKey":{"type":"string","pattern":"^[a-zA-Z0-9]+$","description":"The key of the Figma file to fetch, often found in a provided URL like figma.com/(file|design)/<fileKey>/..."},"nodeId":{"type":"string","pattern":"^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$","description":"The ID of the node to fetch, often found as URL parameter node-id=<nodeId>, always use if provided. Use format '1234:5678' for a standard node, or 'I5666:180910;1:10515;1:10336' for a deeply nested instance node (the semicolon-joined path represents the instance override chain — it's still a single node ID, not multiple nodes)."},"depth":{"type":"number","description":"OPTIONAL. Do NOT use unless explicitly requested by the user. Controls how many levels deep to traverse the node tree."}},"required":["fileKey"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `download_figma_images`, as the server sent it.
     pub(super) static DOWNLOAD_FIGMA_IMAGES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"fileKey":{"type":"string","pattern":"^[a-zA-Z0-9]+$","description":"The key of the Figma file containing the images"},"nodes":{"type":"array","items":{"type":"object","properties":{"nodeId":{"type":"string","pattern":"^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$","description":"The ID of the Figma image node to fetch, formatted as 1234:5678"},"imageRef":{"type":"string","description":"If a node has an imageRef fill, you must include this variable. Leave blank when downloading Vector SVG images or animated GIFs (use gifRef instead), or when an IMAGE fill is present without an imageRef — in that case the node is rendered as PNG via nodeId."},"gifRef":{"type":"string","description":"If a node has a gifRef fill (animated GIF), you must include this variable to download the animated GIF. When gifRef is present in the Figma data, use it instead of imageRef to get the animated file rather than a static snapshot."},"fileName":{"type":"string","pattern":"^[a-zA-Z0-9_.-]+\\.(png|svg|gif)$","description":"The local name for saving the fetched file, including extension. png, svg, or gif."},"needsCropping":{"type":"boolean","description":"Whether this image needs cropping based on its transform matrix"},"cropTransform":{"type":"array","items":{"type":"array","items":{"type":"number"}},"description":"Figma transform matrix for image cropping"},"requiresImageDimensions":{"type":"boolean","description":"Whether this image requires dimension information for CSS variables"},"filenameSuffix":{"type":"string","pattern":"^[a-zA-Z0-9_-]+$","description":"Suffix to add to filename for unique cropped images, provided in the Figma data (e.g., 'abc123')"}},"required":["nodeId","fileName"],"additionalProperties":false},"description":"The nodes to fetch as images"},"pngScale":{"type":"number","exclusiveMinimum":0,"default":2,"description":"Export scale for PNG images. Optional, defaults to 2 if not specified. Affects PNG images only."},"localPath":{"type":"string","description":"The directory to save images in. Provide a path relative to the server's image directory (e.g., 'public/images' or 'assets/icons'). Either separator works. Absolute paths are accepted only if they point inside the image directory. The directory is created if missing."}},"required":["fileKey","nodes","localPath"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["get_figma_data", "download_figma_images"];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -240,6 +273,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"openWorldHint":true},"description":"Download SVG and PNG images used in a Figma file based on the IDs of image or icon nodes. Images will be saved relative to the server's image directory: /tmp/figma","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"fileKey":{"description":"The key of the Figma file containing the images","pattern":"^[a-zA-Z0-9]+$","type":"string"},"localPath":{"description":"The directory to save images in. Provide a path relative to the server's image directory (e.g., 'public/images' or 'assets/icons'). Either separator works. Absolute paths are accepted only if they point inside the image directory. The directory is created if missing.","type":"string"},"nodes":{"description":"The nodes to fetch as images","items":{"additionalProperties":false,"properties":{"cropTransform":{"description":"Figma transform matrix for image cropping","items":{"items":{"type":"number"},"type":"array"},"type":"array"},"fileName":{"description":"The local name for saving the fetched file, including extension. png, svg, or gif.","pattern":"^[a-zA-Z0-9_.-]+\\.(png|svg|gif)$","type":"string"},"filenameSuffix":{"description":"Suffix to add to filename for unique cropped images, provided in the Figma data (e.g., 'abc123')","pattern":"^[a-zA-Z0-9_-]+$","type":"string"},"gifRef":{"description":"If a node has a gifRef fill (animated GIF), you must include this variable to download the animated GIF. When gifRef is present in the Figma data, use it instead of imageRef to get the animated file rather than a static snapshot.","type":"string"},"imageRef":{"description":"If a node has an imageRef fill, you must include this variable. Leave blank when downloading Vector SVG images or animated GIFs (use gifRef instead), or when an IMAGE fill is present without an imageRef — in that case the node is rendered as PNG via nodeId.","type":"string"},"needsCropping":{"description":"Whether this image needs cropping based on its transform matrix","type":"boolean"},"nodeId":{"description":"The ID of the Figma image node to fetch, formatted as 1234:5678","pattern":"^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$","type":"string"},"requiresImageDimensions":{"description":"Whether this image requires dimension information for CSS variables","type":"boolean"}},"required":["nodeId","fileName"],"type":"object"},"type":"array"},"pngScale":{"default":2,"description":"Export scale for PNG images. Optional, defaults to 2 if not specified. Affects PNG images only.","exclusiveMinimum":0,"type":"number"}},"required":["fileKey","nodes","localPath"],"type":"object"},"name":"download_figma_images","title":"Download Figma Images"},{"annotations":{"readOnlyHint":true},"description":"Get comprehensive Figma file data including layout, content, visuals, and component information","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"depth":{"description":"OPTIONAL. Do NOT use unless explicitly requested by the user. Controls how many levels deep to traverse the node tree.","type":"number"},"fileKey":{"description":"The key of the Figma file to fetch, often found in a provided URL like figma.com/(file|design)/<fileKey>/...","pattern":"^[a-zA-Z0-9]+$","type":"string"},"nodeId":{"description":"The ID of the node to fetch, often found as URL parameter node-id=<nodeId>, always use if provided. Use format '1234:5678' for a standard node, or 'I5666:180910;1:10515;1:10336' for a deeply nested instance node (the semicolon-joined path represents the instance override chain — it's still a single node ID, not multiple nodes).","pattern":"^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$","type":"string"}},"required":["fileKey"],"type":"object"},"name":"get_figma_data","title":"Get Figma Data"}]"#,
 );
+
 /// Typed client for the Figma MCP Server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -249,20 +283,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -270,12 +308,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Get comprehensive Figma file data including layout, content, visuals, and component
     /// information
     ///
@@ -294,6 +334,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_figma_data", arguments).await
     }
+
     /// Calls `get_figma_data` like [`Self::get_figma_data`], without unwrapping the result
     /// envelope.
     ///
@@ -311,6 +352,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_figma_data", arguments).await
     }
+
     /// Download SVG and PNG images used in a Figma file based on the IDs of image or icon
     /// nodes. Images will be saved relative to the server's image directory: /tmp/figma
     ///
@@ -329,6 +371,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("download_figma_images", arguments).await
     }
+
     /// Calls `download_figma_images` like [`Self::download_figma_images`], without unwrapping
     /// the result envelope.
     ///
@@ -347,6 +390,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "download_figma_images", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -359,6 +403,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Figma MCP Server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -377,6 +422,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_figma_data", "get_figma_data")) }
     }
+
     /// Answers `download_figma_images` in place of the server, with what
     /// [`Client::download_figma_images`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -395,15 +441,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

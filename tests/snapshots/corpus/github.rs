@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -24,6 +26,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `add_issue_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -33,6 +36,7 @@ pub mod types {
         pub owner: String,
         pub repo: String,
     }
+
     /// The arguments of `create_branch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -47,6 +51,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `create_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -63,6 +68,7 @@ pub mod types {
         pub repo: String,
         pub title: String,
     }
+
     /// The arguments of `create_or_update_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -83,6 +89,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sha: Option<String>,
     }
+
     /// The arguments of `create_pull_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -107,6 +114,7 @@ pub mod types {
         /// Pull request title
         pub title: String,
     }
+
     /// The arguments of `create_pull_request_review`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -128,6 +136,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged, deny_unknown_fields)]
     pub enum CreatePullRequestReviewArgsCommentsItem {
@@ -148,6 +157,7 @@ pub mod types {
             path: String,
         },
     }
+
     /// The review action to perform
     #[derive(
         Deserialize,
@@ -169,6 +179,7 @@ pub mod types {
         #[serde(rename = "COMMENT")]
         Comment,
     }
+
     impl fmt::Display for CreatePullRequestReviewArgsEvent {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -178,8 +189,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreatePullRequestReviewArgsEvent {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "APPROVE" => Ok(Self::Approve),
@@ -197,18 +210,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreatePullRequestReviewArgsEvent {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreatePullRequestReviewArgsEvent {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `create_repository`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -225,6 +243,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub private: Option<bool>,
     }
+
     /// The arguments of `fork_repository`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -237,6 +256,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `get_file_contents`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -251,6 +271,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `get_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -259,6 +280,7 @@ pub mod types {
         pub owner: String,
         pub repo: String,
     }
+
     /// The arguments of `get_pull_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -270,6 +292,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `get_pull_request_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -281,6 +304,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `get_pull_request_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -292,6 +316,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `get_pull_request_reviews`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -303,6 +328,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `get_pull_request_status`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -314,6 +340,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// The arguments of `list_commits`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -327,6 +354,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sha: Option<String>,
     }
+
     /// The arguments of `list_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -348,6 +376,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<ListIssuesArgsState>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -366,6 +395,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for ListIssuesArgsDirection {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -374,8 +404,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListIssuesArgsDirection {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -392,18 +424,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListIssuesArgsDirection {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListIssuesArgsDirection {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -424,6 +461,7 @@ pub mod types {
         #[serde(rename = "comments")]
         Comments,
     }
+
     impl fmt::Display for ListIssuesArgsSort {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -433,8 +471,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListIssuesArgsSort {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "created" => Ok(Self::Created),
@@ -452,18 +492,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListIssuesArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListIssuesArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -484,6 +529,7 @@ pub mod types {
         #[serde(rename = "all")]
         All,
     }
+
     impl fmt::Display for ListIssuesArgsState {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -493,8 +539,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListIssuesArgsState {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "open" => Ok(Self::Open),
@@ -512,18 +560,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListIssuesArgsState {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListIssuesArgsState {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `list_pull_requests`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -554,6 +607,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<ListPullRequestsArgsState>,
     }
+
     /// The direction of the sort
     #[derive(
         Deserialize,
@@ -573,6 +627,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for ListPullRequestsArgsDirection {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -581,8 +636,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListPullRequestsArgsDirection {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -599,18 +656,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListPullRequestsArgsDirection {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListPullRequestsArgsDirection {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// What to sort results by
     #[derive(
         Deserialize,
@@ -634,6 +696,7 @@ pub mod types {
         #[serde(rename = "long-running")]
         LongRunning,
     }
+
     impl fmt::Display for ListPullRequestsArgsSort {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -644,8 +707,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListPullRequestsArgsSort {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "created" => Ok(Self::Created),
@@ -664,18 +729,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListPullRequestsArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListPullRequestsArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// State of the pull requests to return
     #[derive(
         Deserialize,
@@ -697,6 +767,7 @@ pub mod types {
         #[serde(rename = "all")]
         All,
     }
+
     impl fmt::Display for ListPullRequestsArgsState {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -706,8 +777,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListPullRequestsArgsState {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "open" => Ok(Self::Open),
@@ -725,18 +798,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListPullRequestsArgsState {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListPullRequestsArgsState {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `merge_pull_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -757,6 +835,7 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     /// Merge method to use
     #[derive(
         Deserialize,
@@ -778,6 +857,7 @@ pub mod types {
         #[serde(rename = "rebase")]
         Rebase,
     }
+
     impl fmt::Display for MergePullRequestArgsMergeMethod {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -787,8 +867,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for MergePullRequestArgsMergeMethod {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "merge" => Ok(Self::Merge),
@@ -806,18 +888,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for MergePullRequestArgsMergeMethod {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for MergePullRequestArgsMergeMethod {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `push_files`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -833,12 +920,14 @@ pub mod types {
         /// Repository name
         pub repo: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct PushFilesArgsFilesItem {
         pub content: String,
         pub path: String,
     }
+
     /// The arguments of `search_code`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -851,6 +940,7 @@ pub mod types {
         pub per_page: Option<f64>,
         pub q: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -869,6 +959,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for SearchCodeArgsOrder {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -877,8 +968,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchCodeArgsOrder {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -895,18 +988,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchCodeArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchCodeArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `search_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -921,6 +1019,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sort: Option<SearchIssuesArgsSort>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -939,6 +1038,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for SearchIssuesArgsOrder {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -947,8 +1047,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchIssuesArgsOrder {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -965,18 +1067,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchIssuesArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchIssuesArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1013,6 +1120,7 @@ pub mod types {
         #[serde(rename = "updated")]
         Updated,
     }
+
     impl fmt::Display for SearchIssuesArgsSort {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1030,8 +1138,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchIssuesArgsSort {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "comments" => Ok(Self::Comments),
@@ -1057,18 +1167,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchIssuesArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchIssuesArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `search_repositories`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1082,6 +1197,7 @@ pub mod types {
         /// Search query (see GitHub search syntax)
         pub query: String,
     }
+
     /// The arguments of `search_users`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1096,6 +1212,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sort: Option<SearchUsersArgsSort>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1114,6 +1231,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for SearchUsersArgsOrder {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1122,8 +1240,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchUsersArgsOrder {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -1140,18 +1260,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchUsersArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchUsersArgsOrder {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1172,6 +1297,7 @@ pub mod types {
         #[serde(rename = "joined")]
         Joined,
     }
+
     impl fmt::Display for SearchUsersArgsSort {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1181,8 +1307,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchUsersArgsSort {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "followers" => Ok(Self::Followers),
@@ -1200,18 +1328,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchUsersArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchUsersArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `update_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1232,6 +1365,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1250,6 +1384,7 @@ pub mod types {
         #[serde(rename = "closed")]
         Closed,
     }
+
     impl fmt::Display for UpdateIssueArgsState {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1258,8 +1393,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for UpdateIssueArgsState {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "open" => Ok(Self::Open),
@@ -1276,18 +1413,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for UpdateIssueArgsState {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for UpdateIssueArgsState {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `update_pull_request_branch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1303,114 +1445,142 @@ pub mod types {
         pub repo: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `create_or_update_file`, as the server sent it.
     pub(super) static CREATE_OR_UPDATE_FILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"path":{"type":"string","description":"Path where to create/update the file"},"content":{"type":"string","description":"Content of the file"},"message":{"type":"string","description":"Commit message"},"branch":{"type":"string","description":"Branch to create/update the file in"},"sha":{"type":"string","description":"SHA of the file being replaced (required when updating existing files)"}},"required":["owner","repo","path","content","message","branch"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_repositories`, as the server sent it.
     pub(super) static SEARCH_REPOSITORIES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","description":"Search query (see GitHub search syntax)"},"page":{"type":"number","description":"Page number for pagination (default: 1)"},"perPage":{"type":"number","description":"Number of results per page (default: 30, max: 100)"}},"required":["query"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_repository`, as the server sent it.
     pub(super) static CREATE_REPOSITORY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"Repository name"},"description":{"type":"string","description":"Repository description"},"private":{"type":"boolean","description":"Whether the repository should be private"},"autoInit":{"type":"boolean","description":"Initialize with README.md"}},"required":["name"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_file_contents`, as the server sent it.
     pub(super) static GET_FILE_CONTENTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"path":{"type":"string","description":"Path to the file or directory"},"branch":{"type":"string","description":"Branch to get contents from"}},"required":["owner","repo","path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `push_files`, as the server sent it.
     pub(super) static PUSH_FILES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"branch":{"type":"string","description":"Branch to push to (e.g., 'main' or 'master')"},"files":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false},"description":"Array of files to push"},"message":{"type":"string","description":"Commit message"}},"required":["owner","repo","branch","files","message"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_issue`, as the server sent it.
     pub(super) static CREATE_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"title":{"type":"string"},"body":{"type":"string"},"assignees":{"type":"array","items":{"type":"string"}},"milestone":{"type":"number"},"labels":{"type":"array","items":{"type":"string"}}},"required":["owner","repo","title"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_pull_request`, as the server sent it.
     pub(super) static CREATE_PULL_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"title":{"type":"string","description":"Pull request title"},"body":{"type":"string","description":"Pull request body/description"},"head":{"type":"string","description":"The name of the branch where your changes are implemented"},"base":{"type":"string","description":"The name of the branch you want the changes pulled into"},"draft":{"type":"boolean","description":"Whether to create the pull request as a draft"},"maintainer_can_modify":{"type":"boolean","description":"Whether maintainers can modify the pull request"}},"required":["owner","repo","title","head","base"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `fork_repository`, as the server sent it.
     pub(super) static FORK_REPOSITORY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"organization":{"type":"string","description":"Optional: organization to fork to (defaults to your personal account)"}},"required":["owner","repo"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_branch`, as the server sent it.
     pub(super) static CREATE_BRANCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"branch":{"type":"string","description":"Name for the new branch"},"from_branch":{"type":"string","description":"Optional: source branch to create from (defaults to the repository's default branch)"}},"required":["owner","repo","branch"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `list_commits`, as the server sent it.
     pub(super) static LIST_COMMITS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"sha":{"type":"string"},"page":{"type":"number"},"perPage":{"type":"number"}},"required":["owner","repo"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `list_issues`, as the server sent it.
     pub(super) static LIST_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"direction":{"type":"string","enum":["asc","desc"]},"labels":{"type":"array","items":{"type":"string"}},"page":{"type":"number"},"per_page":{"type":"number"},"since":{"type":"string"},"sort":{"type":"string","enum":["created","updated","comments"]},"state":{"type":"string","enum":["open","closed","all"]}},"required":["owner","repo"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `update_issue`, as the server sent it.
     pub(super) static UPDATE_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"issue_number":{"type":"number"},"title":{"type":"string"},"body":{"type":"string"},"assignees":{"type":"array","items":{"type":"string"}},"milestone":{"type":"number"},"labels":{"type":"array","items":{"type":"string"}},"state":{"type":"string","enum":["open","closed"]}},"required":["owner","repo","issue_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `add_issue_comment`, as the server sent it.
     pub(super) static ADD_ISSUE_COMMENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"issue_number":{"type":"number"},"body":{"type":"string"}},"required":["owner","repo","issue_number","body"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_code`, as the server sent it.
     pub(super) static SEARCH_CODE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"q":{"type":"string"},"order":{"type":"string","enum":["asc","desc"]},"page":{"type":"number","minimum":1},"per_page":{"type":"number","minimum":1,"maximum":100}},"required":["q"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_issues`, as the server sent it.
     pub(super) static SEARCH_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"q":{"type":"string"},"order":{"type":"string","enum":["asc","desc"]},"page":{"type":"number","minimum":1},"per_page":{"type":"number","minimum":1,"maximum":100},"sort":{"type":"string","enum":["comments","reactions","reactions-+1","reactions--1","reactions-smile","reactions-thinking_face","reactions-heart","reactions-tada","interactions","created","updated"]}},"required":["q"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_users`, as the server sent it.
     pub(super) static SEARCH_USERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"q":{"type":"string"},"order":{"type":"string","enum":["asc","desc"]},"page":{"type":"number","minimum":1},"per_page":{"type":"number","minimum":1,"maximum":100},"sort":{"type":"string","enum":["followers","repositories","joined"]}},"required":["q"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_issue`, as the server sent it.
     pub(super) static GET_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"issue_number":{"type":"number"}},"required":["owner","repo","issue_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_pull_request`, as the server sent it.
     pub(super) static GET_PULL_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `list_pull_requests`, as the server sent it.
     pub(super) static LIST_PULL_REQUESTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"state":{"type":"string","enum":["open","closed","all"],"description":"State of the pull requests to return"},"head":{"type":"string","description":"Filter by head user or head organization and branch name"},"base":{"type":"string","description":"Filter by base branch name"},"sort":{"type":"string","enum":["created","updated","popularity","long-running"],"description":"What to sort results by"},"direction":{"type":"string","enum":["asc","desc"],"description":"The direction of the sort"},"per_page":{"type":"number","description":"Results per page (max 100)"},"page":{"type":"number","description":"Page number of the results"}},"required":["owner","repo"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_pull_request_review`, as the server sent it.
     pub(super) static CREATE_PULL_REQUEST_REVIEW: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"},"commit_id":{"type":"string","description":"The SHA of the commit that needs a review"},"body":{"type":"string","description":"The body text of the review"},"event":{"type":"string","enum":["APPROVE","REQUEST_CHANGES","COMMENT"],"description":"The review action to perform"},"comments":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"path":{"type":"string","description":"The relative path to the file being commented on"},"position":{"type":"number","description":"The position in the diff where you want to add a review comment"},"body":{"type":"string","description":"Text of the review comment"}},"required":["path","position","body"],"additionalProperties":false},{"type":"object","properties":{"path":{"type":"string","description":"The relative path to the file being commented on"},"line":{"type":"number","description":"The line number in the file where you want to add a review comment"},"body":{"type":"string","description":"Text of the review comment"}},"required":["path","line","body"],"additionalProperties":false}]},"description":"Comments to post as part of the review (specify either position or line, not both)"}},"required":["owner","repo","pull_number","body","event"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `merge_pull_request`, as the server sent it.
     pub(super) static MERGE_PULL_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"},"commit_title":{"type":"string","description":"Title for the automatic commit message"},"commit_message":{"type":"string","description":"Extra detail to append to automatic commit message"},"merge_method":{"type":"string","enum":["merge","squash","rebase"],"description":"Merge method to use"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_pull_request_files`, as the server sent it.
     pub(super) static GET_PULL_REQUEST_FILES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_pull_request_status`, as the server sent it.
     pub(super) static GET_PULL_REQUEST_STATUS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `update_pull_request_branch`, as the server sent it.
     pub(super) static UPDATE_PULL_REQUEST_BRANCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"},"expected_head_sha":{"type":"string","description":"The expected SHA of the pull request's HEAD ref"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_pull_request_comments`, as the server sent it.
     pub(super) static GET_PULL_REQUEST_COMMENTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_pull_request_reviews`, as the server sent it.
     pub(super) static GET_PULL_REQUEST_REVIEWS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"owner":{"type":"string","description":"Repository owner (username or organization)"},"repo":{"type":"string","description":"Repository name"},"pull_number":{"type":"number","description":"Pull request number"}},"required":["owner","repo","pull_number"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "create_or_update_file",
@@ -1440,6 +1610,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "get_pull_request_comments",
     "get_pull_request_reviews",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1449,6 +1620,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Add a comment to an existing issue","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"body":{"type":"string"},"issue_number":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"}},"required":["owner","repo","issue_number","body"],"type":"object"},"name":"add_issue_comment"},{"description":"Create a new branch in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Name for the new branch","type":"string"},"from_branch":{"description":"Optional: source branch to create from (defaults to the repository's default branch)","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","branch"],"type":"object"},"name":"create_branch"},{"description":"Create a new issue in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"assignees":{"items":{"type":"string"},"type":"array"},"body":{"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"milestone":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"},"title":{"type":"string"}},"required":["owner","repo","title"],"type":"object"},"name":"create_issue"},{"description":"Create or update a single file in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Branch to create/update the file in","type":"string"},"content":{"description":"Content of the file","type":"string"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path where to create/update the file","type":"string"},"repo":{"description":"Repository name","type":"string"},"sha":{"description":"SHA of the file being replaced (required when updating existing files)","type":"string"}},"required":["owner","repo","path","content","message","branch"],"type":"object"},"name":"create_or_update_file"},{"description":"Create a new pull request in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"base":{"description":"The name of the branch you want the changes pulled into","type":"string"},"body":{"description":"Pull request body/description","type":"string"},"draft":{"description":"Whether to create the pull request as a draft","type":"boolean"},"head":{"description":"The name of the branch where your changes are implemented","type":"string"},"maintainer_can_modify":{"description":"Whether maintainers can modify the pull request","type":"boolean"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"},"title":{"description":"Pull request title","type":"string"}},"required":["owner","repo","title","head","base"],"type":"object"},"name":"create_pull_request"},{"description":"Create a review on a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"body":{"description":"The body text of the review","type":"string"},"comments":{"description":"Comments to post as part of the review (specify either position or line, not both)","items":{"anyOf":[{"additionalProperties":false,"properties":{"body":{"description":"Text of the review comment","type":"string"},"path":{"description":"The relative path to the file being commented on","type":"string"},"position":{"description":"The position in the diff where you want to add a review comment","type":"number"}},"required":["path","position","body"],"type":"object"},{"additionalProperties":false,"properties":{"body":{"description":"Text of the review comment","type":"string"},"line":{"description":"The line number in the file where you want to add a review comment","type":"number"},"path":{"description":"The relative path to the file being commented on","type":"string"}},"required":["path","line","body"],"type":"object"}]},"type":"array"},"commit_id":{"description":"The SHA of the commit that needs a review","type":"string"},"event":{"description":"The review action to perform","enum":["APPROVE","REQUEST_CHANGES","COMMENT"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number","body","event"],"type":"object"},"name":"create_pull_request_review"},{"description":"Create a new GitHub repository in your account","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"autoInit":{"description":"Initialize with README.md","type":"boolean"},"description":{"description":"Repository description","type":"string"},"name":{"description":"Repository name","type":"string"},"private":{"description":"Whether the repository should be private","type":"boolean"}},"required":["name"],"type":"object"},"name":"create_repository"},{"description":"Fork a GitHub repository to your account or specified organization","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organization":{"description":"Optional: organization to fork to (defaults to your personal account)","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo"],"type":"object"},"name":"fork_repository"},{"description":"Get the contents of a file or directory from a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Branch to get contents from","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"path":{"description":"Path to the file or directory","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","path"],"type":"object"},"name":"get_file_contents"},{"description":"Get details of a specific issue in a GitHub repository.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"issue_number":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"}},"required":["owner","repo","issue_number"],"type":"object"},"name":"get_issue"},{"description":"Get details of a specific pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request"},{"description":"Get the review comments on a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_comments"},{"description":"Get the list of files changed in a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_files"},{"description":"Get the reviews on a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_reviews"},{"description":"Get the combined status of all status checks for a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"get_pull_request_status"},{"description":"Get list of commits of a branch in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"owner":{"type":"string"},"page":{"type":"number"},"perPage":{"type":"number"},"repo":{"type":"string"},"sha":{"type":"string"}},"required":["owner","repo"],"type":"object"},"name":"list_commits"},{"description":"List issues in a GitHub repository with filtering options","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"direction":{"enum":["asc","desc"],"type":"string"},"labels":{"items":{"type":"string"},"type":"array"},"owner":{"type":"string"},"page":{"type":"number"},"per_page":{"type":"number"},"repo":{"type":"string"},"since":{"type":"string"},"sort":{"enum":["created","updated","comments"],"type":"string"},"state":{"enum":["open","closed","all"],"type":"string"}},"required":["owner","repo"],"type":"object"},"name":"list_issues"},{"description":"List and filter repository pull requests","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"base":{"description":"Filter by base branch name","type":"string"},"direction":{"description":"The direction of the sort","enum":["asc","desc"],"type":"string"},"head":{"description":"Filter by head user or head organization and branch name","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"page":{"description":"Page number of the results","type":"number"},"per_page":{"description":"Results per page (max 100)","type":"number"},"repo":{"description":"Repository name","type":"string"},"sort":{"description":"What to sort results by","enum":["created","updated","popularity","long-running"],"type":"string"},"state":{"description":"State of the pull requests to return","enum":["open","closed","all"],"type":"string"}},"required":["owner","repo"],"type":"object"},"name":"list_pull_requests"},{"description":"Merge a pull request","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"commit_message":{"description":"Extra detail to append to automatic commit message","type":"string"},"commit_title":{"description":"Title for the automatic commit message","type":"string"},"merge_method":{"description":"Merge method to use","enum":["merge","squash","rebase"],"type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"merge_pull_request"},{"description":"Push multiple files to a GitHub repository in a single commit","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"branch":{"description":"Branch to push to (e.g., 'main' or 'master')","type":"string"},"files":{"description":"Array of files to push","items":{"additionalProperties":false,"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"],"type":"object"},"type":"array"},"message":{"description":"Commit message","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","branch","files","message"],"type":"object"},"name":"push_files"},{"description":"Search for code across GitHub repositories","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"order":{"enum":["asc","desc"],"type":"string"},"page":{"minimum":1,"type":"number"},"per_page":{"maximum":100,"minimum":1,"type":"number"},"q":{"type":"string"}},"required":["q"],"type":"object"},"name":"search_code"},{"description":"Search for issues and pull requests across GitHub repositories","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"order":{"enum":["asc","desc"],"type":"string"},"page":{"minimum":1,"type":"number"},"per_page":{"maximum":100,"minimum":1,"type":"number"},"q":{"type":"string"},"sort":{"enum":["comments","reactions","reactions-+1","reactions--1","reactions-smile","reactions-thinking_face","reactions-heart","reactions-tada","interactions","created","updated"],"type":"string"}},"required":["q"],"type":"object"},"name":"search_issues"},{"description":"Search for GitHub repositories","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"page":{"description":"Page number for pagination (default: 1)","type":"number"},"perPage":{"description":"Number of results per page (default: 30, max: 100)","type":"number"},"query":{"description":"Search query (see GitHub search syntax)","type":"string"}},"required":["query"],"type":"object"},"name":"search_repositories"},{"description":"Search for users on GitHub","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"order":{"enum":["asc","desc"],"type":"string"},"page":{"minimum":1,"type":"number"},"per_page":{"maximum":100,"minimum":1,"type":"number"},"q":{"type":"string"},"sort":{"enum":["followers","repositories","joined"],"type":"string"}},"required":["q"],"type":"object"},"name":"search_users"},{"description":"Update an existing issue in a GitHub repository","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"assignees":{"items":{"type":"string"},"type":"array"},"body":{"type":"string"},"issue_number":{"type":"number"},"labels":{"items":{"type":"string"},"type":"array"},"milestone":{"type":"number"},"owner":{"type":"string"},"repo":{"type":"string"},"state":{"enum":["open","closed"],"type":"string"},"title":{"type":"string"}},"required":["owner","repo","issue_number"],"type":"object"},"name":"update_issue"},{"description":"Update a pull request branch with the latest changes from the base branch","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"expected_head_sha":{"description":"The expected SHA of the pull request's HEAD ref","type":"string"},"owner":{"description":"Repository owner (username or organization)","type":"string"},"pull_number":{"description":"Pull request number","type":"number"},"repo":{"description":"Repository name","type":"string"}},"required":["owner","repo","pull_number"],"type":"object"},"name":"update_pull_request_branch"}]"#,
 );
+
 /// Typed client for the github-mcp-server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1458,20 +1630,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1479,12 +1655,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Create or update a single file in a GitHub repository
     ///
     /// MCP tool `create_or_update_file`. The server declares no result type, so the result is
@@ -1502,6 +1680,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_or_update_file", arguments).await
     }
+
     /// Calls `create_or_update_file` like [`Self::create_or_update_file`], without unwrapping
     /// the result envelope.
     ///
@@ -1519,6 +1698,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_or_update_file", arguments).await
     }
+
     /// Search for GitHub repositories
     ///
     /// MCP tool `search_repositories`. The server declares no result type, so the result is
@@ -1536,6 +1716,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_repositories", arguments).await
     }
+
     /// Calls `search_repositories` like [`Self::search_repositories`], without unwrapping the
     /// result envelope.
     ///
@@ -1553,6 +1734,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_repositories", arguments).await
     }
+
     /// Create a new GitHub repository in your account
     ///
     /// MCP tool `create_repository`. The server declares no result type, so the result is JSON.
@@ -1569,6 +1751,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_repository", arguments).await
     }
+
     /// Calls `create_repository` like [`Self::create_repository`], without unwrapping the
     /// result envelope.
     ///
@@ -1586,6 +1769,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_repository", arguments).await
     }
+
     /// Get the contents of a file or directory from a GitHub repository
     ///
     /// MCP tool `get_file_contents`. The server declares no result type, so the result is JSON.
@@ -1602,6 +1786,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_file_contents", arguments).await
     }
+
     /// Calls `get_file_contents` like [`Self::get_file_contents`], without unwrapping the
     /// result envelope.
     ///
@@ -1619,6 +1804,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_file_contents", arguments).await
     }
+
     /// Push multiple files to a GitHub repository in a single commit
     ///
     /// MCP tool `push_files`. The server declares no result type, so the result is JSON.
@@ -1632,6 +1818,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("push_files", arguments).await
     }
+
     /// Calls `push_files` like [`Self::push_files`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1648,6 +1835,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "push_files", arguments).await
     }
+
     /// Create a new issue in a GitHub repository
     ///
     /// MCP tool `create_issue`. The server declares no result type, so the result is JSON.
@@ -1664,6 +1852,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_issue", arguments).await
     }
+
     /// Calls `create_issue` like [`Self::create_issue`], without unwrapping the result
     /// envelope.
     ///
@@ -1681,6 +1870,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_issue", arguments).await
     }
+
     /// Create a new pull request in a GitHub repository
     ///
     /// MCP tool `create_pull_request`. The server declares no result type, so the result is
@@ -1698,6 +1888,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_pull_request", arguments).await
     }
+
     /// Calls `create_pull_request` like [`Self::create_pull_request`], without unwrapping the
     /// result envelope.
     ///
@@ -1715,6 +1906,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_pull_request", arguments).await
     }
+
     /// Fork a GitHub repository to your account or specified organization
     ///
     /// MCP tool `fork_repository`. The server declares no result type, so the result is JSON.
@@ -1731,6 +1923,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("fork_repository", arguments).await
     }
+
     /// Calls `fork_repository` like [`Self::fork_repository`], without unwrapping the result
     /// envelope.
     ///
@@ -1748,6 +1941,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "fork_repository", arguments).await
     }
+
     /// Create a new branch in a GitHub repository
     ///
     /// MCP tool `create_branch`. The server declares no result type, so the result is JSON.
@@ -1764,6 +1958,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_branch", arguments).await
     }
+
     /// Calls `create_branch` like [`Self::create_branch`], without unwrapping the result
     /// envelope.
     ///
@@ -1781,6 +1976,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_branch", arguments).await
     }
+
     /// Get list of commits of a branch in a GitHub repository
     ///
     /// MCP tool `list_commits`. The server declares no result type, so the result is JSON.
@@ -1797,6 +1993,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_commits", arguments).await
     }
+
     /// Calls `list_commits` like [`Self::list_commits`], without unwrapping the result
     /// envelope.
     ///
@@ -1814,6 +2011,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_commits", arguments).await
     }
+
     /// List issues in a GitHub repository with filtering options
     ///
     /// MCP tool `list_issues`. The server declares no result type, so the result is JSON.
@@ -1830,6 +2028,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_issues", arguments).await
     }
+
     /// Calls `list_issues` like [`Self::list_issues`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1846,6 +2045,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_issues", arguments).await
     }
+
     /// Update an existing issue in a GitHub repository
     ///
     /// MCP tool `update_issue`. The server declares no result type, so the result is JSON.
@@ -1862,6 +2062,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_issue", arguments).await
     }
+
     /// Calls `update_issue` like [`Self::update_issue`], without unwrapping the result
     /// envelope.
     ///
@@ -1879,6 +2080,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_issue", arguments).await
     }
+
     /// Add a comment to an existing issue
     ///
     /// MCP tool `add_issue_comment`. The server declares no result type, so the result is JSON.
@@ -1895,6 +2097,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("add_issue_comment", arguments).await
     }
+
     /// Calls `add_issue_comment` like [`Self::add_issue_comment`], without unwrapping the
     /// result envelope.
     ///
@@ -1912,6 +2115,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "add_issue_comment", arguments).await
     }
+
     /// Search for code across GitHub repositories
     ///
     /// MCP tool `search_code`. The server declares no result type, so the result is JSON.
@@ -1928,6 +2132,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_code", arguments).await
     }
+
     /// Calls `search_code` like [`Self::search_code`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1944,6 +2149,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_code", arguments).await
     }
+
     /// Search for issues and pull requests across GitHub repositories
     ///
     /// MCP tool `search_issues`. The server declares no result type, so the result is JSON.
@@ -1960,6 +2166,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_issues", arguments).await
     }
+
     /// Calls `search_issues` like [`Self::search_issues`], without unwrapping the result
     /// envelope.
     ///
@@ -1977,6 +2184,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_issues", arguments).await
     }
+
     /// Search for users on GitHub
     ///
     /// MCP tool `search_users`. The server declares no result type, so the result is JSON.
@@ -1993,6 +2201,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_users", arguments).await
     }
+
     /// Calls `search_users` like [`Self::search_users`], without unwrapping the result
     /// envelope.
     ///
@@ -2010,6 +2219,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_users", arguments).await
     }
+
     /// Get details of a specific issue in a GitHub repository.
     ///
     /// MCP tool `get_issue`. The server declares no result type, so the result is JSON.
@@ -2023,6 +2233,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_issue", arguments).await
     }
+
     /// Calls `get_issue` like [`Self::get_issue`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2039,6 +2250,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_issue", arguments).await
     }
+
     /// Get details of a specific pull request
     ///
     /// MCP tool `get_pull_request`. The server declares no result type, so the result is JSON.
@@ -2055,6 +2267,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_pull_request", arguments).await
     }
+
     /// Calls `get_pull_request` like [`Self::get_pull_request`], without unwrapping the result
     /// envelope.
     ///
@@ -2072,6 +2285,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_pull_request", arguments).await
     }
+
     /// List and filter repository pull requests
     ///
     /// MCP tool `list_pull_requests`. The server declares no result type, so the result is
@@ -2089,6 +2303,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_pull_requests", arguments).await
     }
+
     /// Calls `list_pull_requests` like [`Self::list_pull_requests`], without unwrapping the
     /// result envelope.
     ///
@@ -2106,6 +2321,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_pull_requests", arguments).await
     }
+
     /// Create a review on a pull request
     ///
     /// MCP tool `create_pull_request_review`. The server declares no result type, so the result
@@ -2123,6 +2339,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_pull_request_review", arguments).await
     }
+
     /// Calls `create_pull_request_review` like [`Self::create_pull_request_review`], without
     /// unwrapping the result envelope.
     ///
@@ -2141,6 +2358,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "create_pull_request_review", arguments)
             .await
     }
+
     /// Merge a pull request
     ///
     /// MCP tool `merge_pull_request`. The server declares no result type, so the result is
@@ -2158,6 +2376,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("merge_pull_request", arguments).await
     }
+
     /// Calls `merge_pull_request` like [`Self::merge_pull_request`], without unwrapping the
     /// result envelope.
     ///
@@ -2175,6 +2394,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "merge_pull_request", arguments).await
     }
+
     /// Get the list of files changed in a pull request
     ///
     /// MCP tool `get_pull_request_files`. The server declares no result type, so the result is
@@ -2192,6 +2412,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_pull_request_files", arguments).await
     }
+
     /// Calls `get_pull_request_files` like [`Self::get_pull_request_files`], without unwrapping
     /// the result envelope.
     ///
@@ -2210,6 +2431,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_pull_request_files", arguments)
             .await
     }
+
     /// Get the combined status of all status checks for a pull request
     ///
     /// MCP tool `get_pull_request_status`. The server declares no result type, so the result is
@@ -2227,6 +2449,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_pull_request_status", arguments).await
     }
+
     /// Calls `get_pull_request_status` like [`Self::get_pull_request_status`], without
     /// unwrapping the result envelope.
     ///
@@ -2245,6 +2468,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_pull_request_status", arguments)
             .await
     }
+
     /// Update a pull request branch with the latest changes from the base branch
     ///
     /// MCP tool `update_pull_request_branch`. The server declares no result type, so the result
@@ -2262,6 +2486,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_pull_request_branch", arguments).await
     }
+
     /// Calls `update_pull_request_branch` like [`Self::update_pull_request_branch`], without
     /// unwrapping the result envelope.
     ///
@@ -2280,6 +2505,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "update_pull_request_branch", arguments)
             .await
     }
+
     /// Get the review comments on a pull request
     ///
     /// MCP tool `get_pull_request_comments`. The server declares no result type, so the result
@@ -2297,6 +2523,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_pull_request_comments", arguments).await
     }
+
     /// Calls `get_pull_request_comments` like [`Self::get_pull_request_comments`], without
     /// unwrapping the result envelope.
     ///
@@ -2315,6 +2542,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_pull_request_comments", arguments)
             .await
     }
+
     /// Get the reviews on a pull request
     ///
     /// MCP tool `get_pull_request_reviews`. The server declares no result type, so the result
@@ -2332,6 +2560,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_pull_request_reviews", arguments).await
     }
+
     /// Calls `get_pull_request_reviews` like [`Self::get_pull_request_reviews`], without
     /// unwrapping the result envelope.
     ///
@@ -2351,6 +2580,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2363,6 +2593,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the github-mcp-server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -2388,6 +2619,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `search_repositories` in place of the server, with what
     /// [`Client::search_repositories`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2405,6 +2637,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `create_repository` in place of the server, with what
     /// [`Client::create_repository`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2417,6 +2650,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create_repository", "create_repository"))
         }
     }
+
     /// Answers `get_file_contents` in place of the server, with what
     /// [`Client::get_file_contents`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2429,6 +2663,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_file_contents", "get_file_contents"))
         }
     }
+
     /// Answers `push_files` in place of the server, with what [`Client::push_files`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2439,6 +2674,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("push_files", "push_files")) }
     }
+
     /// Answers `create_issue` in place of the server, with what [`Client::create_issue`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2449,6 +2685,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_issue", "create_issue")) }
     }
+
     /// Answers `create_pull_request` in place of the server, with what
     /// [`Client::create_pull_request`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2466,6 +2703,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `fork_repository` in place of the server, with what [`Client::fork_repository`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2476,6 +2714,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("fork_repository", "fork_repository")) }
     }
+
     /// Answers `create_branch` in place of the server, with what [`Client::create_branch`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2486,6 +2725,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_branch", "create_branch")) }
     }
+
     /// Answers `list_commits` in place of the server, with what [`Client::list_commits`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2496,6 +2736,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_commits", "list_commits")) }
     }
+
     /// Answers `list_issues` in place of the server, with what [`Client::list_issues`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2506,6 +2747,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_issues", "list_issues")) }
     }
+
     /// Answers `update_issue` in place of the server, with what [`Client::update_issue`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2516,6 +2758,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_issue", "update_issue")) }
     }
+
     /// Answers `add_issue_comment` in place of the server, with what
     /// [`Client::add_issue_comment`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2528,6 +2771,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("add_issue_comment", "add_issue_comment"))
         }
     }
+
     /// Answers `search_code` in place of the server, with what [`Client::search_code`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2538,6 +2782,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_code", "search_code")) }
     }
+
     /// Answers `search_issues` in place of the server, with what [`Client::search_issues`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2548,6 +2793,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_issues", "search_issues")) }
     }
+
     /// Answers `search_users` in place of the server, with what [`Client::search_users`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2558,6 +2804,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_users", "search_users")) }
     }
+
     /// Answers `get_issue` in place of the server, with what [`Client::get_issue`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_issue(
@@ -2567,6 +2814,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_issue", "get_issue")) }
     }
+
     /// Answers `get_pull_request` in place of the server, with what
     /// [`Client::get_pull_request`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2579,6 +2827,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_pull_request", "get_pull_request"))
         }
     }
+
     /// Answers `list_pull_requests` in place of the server, with what
     /// [`Client::list_pull_requests`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2591,6 +2840,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list_pull_requests", "list_pull_requests"))
         }
     }
+
     /// Answers `create_pull_request_review` in place of the server, with what
     /// [`Client::create_pull_request_review`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2608,6 +2858,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `merge_pull_request` in place of the server, with what
     /// [`Client::merge_pull_request`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2620,6 +2871,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("merge_pull_request", "merge_pull_request"))
         }
     }
+
     /// Answers `get_pull_request_files` in place of the server, with what
     /// [`Client::get_pull_request_files`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2637,6 +2889,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_pull_request_status` in place of the server, with what
     /// [`Client::get_pull_request_status`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2654,6 +2907,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `update_pull_request_branch` in place of the server, with what
     /// [`Client::update_pull_request_branch`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2671,6 +2925,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_pull_request_comments` in place of the server, with what
     /// [`Client::get_pull_request_comments`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2688,6 +2943,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_pull_request_reviews` in place of the server, with what
     /// [`Client::get_pull_request_reviews`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2706,15 +2962,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

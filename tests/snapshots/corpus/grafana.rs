@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `add_activity_to_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -39,6 +42,7 @@ pub mod types {
         #[serde(rename = "incidentId")]
         pub incident_id: String,
     }
+
     /// The arguments of `alerting_manage_routing`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -61,6 +65,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub time_interval_name: Option<String>,
     }
+
     /// The operation to perform: 'get_notification_policies' to retrieve the notification policy tree, 'get_contact_points' to list all contact points, 'get_contact_point' to get a specific contact point by name, 'get_time_intervals' to list all time intervals, 'get_time_interval' to get a specific time interval by name
     #[derive(
         Deserialize,
@@ -86,6 +91,7 @@ pub mod types {
         #[serde(rename = "get_time_interval")]
         GetTimeInterval,
     }
+
     impl fmt::Display for AlertingManageRoutingArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -97,8 +103,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingManageRoutingArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "get_notification_policies" => Ok(Self::GetNotificationPolicies),
@@ -118,18 +126,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingManageRoutingArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingManageRoutingArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `alerting_routing_write`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -159,6 +172,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub uid: Option<String>,
     }
+
     /// Creation target. Omission defaults to Grafana-managed. Select datasource when requested or clearly established by conversation or environment context.
     #[derive(
         Deserialize,
@@ -178,6 +192,7 @@ pub mod types {
         #[serde(rename = "datasource")]
         Datasource,
     }
+
     impl fmt::Display for AlertingRoutingWriteArgsManagedBy {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -186,8 +201,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRoutingWriteArgsManagedBy {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "grafana" => Ok(Self::Grafana),
@@ -204,23 +221,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRoutingWriteArgsManagedBy {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRoutingWriteArgsManagedBy {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for AlertingRoutingWriteArgsManagedBy {
         fn default() -> Self {
             AlertingRoutingWriteArgsManagedBy::Grafana
         }
     }
+
     /// The operation to perform: 'create_contact_point'
     #[derive(
         Deserialize,
@@ -238,6 +261,7 @@ pub mod types {
         #[serde(rename = "create_contact_point")]
         CreateContactPoint,
     }
+
     impl fmt::Display for AlertingRoutingWriteArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -245,8 +269,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRoutingWriteArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "create_contact_point" => Ok(Self::CreateContactPoint),
@@ -262,18 +288,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRoutingWriteArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRoutingWriteArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `alerting_rules_read`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -317,6 +348,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub states: Option<Vec<String>>,
     }
+
     /// The operation to perform: 'list' to search/filter rules, 'get' to retrieve full rule details (state + configuration) by UID, or 'versions' to get the version history of a rule
     #[derive(
         Deserialize,
@@ -338,6 +370,7 @@ pub mod types {
         #[serde(rename = "versions")]
         Versions,
     }
+
     impl fmt::Display for AlertingRulesReadArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -347,8 +380,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRulesReadArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "list" => Ok(Self::List),
@@ -366,18 +401,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRulesReadArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRulesReadArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Filter by rule type (for 'list' operation)
     #[derive(
         Deserialize,
@@ -397,6 +437,7 @@ pub mod types {
         #[serde(rename = "recording")]
         Recording,
     }
+
     impl fmt::Display for AlertingRulesReadArgsRuleType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -405,8 +446,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRulesReadArgsRuleType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "alerting" => Ok(Self::Alerting),
@@ -423,18 +466,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRulesReadArgsRuleType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRulesReadArgsRuleType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `alerting_rules_write`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -535,6 +583,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
     }
+
     /// Creation target. Omission defaults to Grafana-managed. Select datasource when requested or clearly established by conversation or environment context. Other mutations remain Grafana-only.
     #[derive(
         Deserialize,
@@ -554,6 +603,7 @@ pub mod types {
         #[serde(rename = "datasource")]
         Datasource,
     }
+
     impl fmt::Display for AlertingRulesWriteArgsManagedBy {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -562,8 +612,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRulesWriteArgsManagedBy {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "grafana" => Ok(Self::Grafana),
@@ -580,23 +632,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRulesWriteArgsManagedBy {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRulesWriteArgsManagedBy {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for AlertingRulesWriteArgsManagedBy {
         fn default() -> Self {
             AlertingRulesWriteArgsManagedBy::Grafana
         }
     }
+
     /// The operation to perform: 'list', 'get', 'versions', 'create', 'update', or 'delete'. To create a rule, use operation 'create' and provide all required fields in a single call. To update a rule, first use 'get' to retrieve its full configuration, then 'update' with all required fields plus your changes.
     #[derive(
         Deserialize,
@@ -624,6 +682,7 @@ pub mod types {
         #[serde(rename = "delete")]
         Delete,
     }
+
     impl fmt::Display for AlertingRulesWriteArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -636,8 +695,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRulesWriteArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "list" => Ok(Self::List),
@@ -658,18 +719,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRulesWriteArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRulesWriteArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Filter by rule type (for 'list' operation)
     #[derive(
         Deserialize,
@@ -689,6 +755,7 @@ pub mod types {
         #[serde(rename = "recording")]
         Recording,
     }
+
     impl fmt::Display for AlertingRulesWriteArgsRuleType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -697,8 +764,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingRulesWriteArgsRuleType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "alerting" => Ok(Self::Alerting),
@@ -715,18 +784,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingRulesWriteArgsRuleType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingRulesWriteArgsRuleType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `alerting_silences_read`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -743,6 +817,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub silence_id: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AlertingSilencesReadArgsMatchersItem {
         /// Whether the matcher asserts equality (true) or inequality (false). Defaults to true.
@@ -756,6 +831,7 @@ pub mod types {
         /// The label value to match against
         pub value: String,
     }
+
     /// The operation to perform: 'list' to list silences, 'get' to retrieve a silence by id
     #[derive(
         Deserialize,
@@ -775,6 +851,7 @@ pub mod types {
         #[serde(rename = "get")]
         Get,
     }
+
     impl fmt::Display for AlertingSilencesReadArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -783,8 +860,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingSilencesReadArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "list" => Ok(Self::List),
@@ -801,18 +880,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingSilencesReadArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingSilencesReadArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `alerting_silences_write`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -841,6 +925,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub starts_at: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AlertingSilencesWriteArgsMatchersItem {
         /// Whether the matcher asserts equality (true) or inequality (false). Defaults to true.
@@ -854,6 +939,7 @@ pub mod types {
         /// The label value to match against
         pub value: String,
     }
+
     /// The operation to perform: 'list' to list silences, 'get' to retrieve a silence by id, 'create' to create a new silence, 'update' to modify an existing silence by id, 'delete' to expire a silence by id
     #[derive(
         Deserialize,
@@ -879,6 +965,7 @@ pub mod types {
         #[serde(rename = "delete")]
         Delete,
     }
+
     impl fmt::Display for AlertingSilencesWriteArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -890,8 +977,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AlertingSilencesWriteArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "list" => Ok(Self::List),
@@ -911,18 +1000,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AlertingSilencesWriteArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AlertingSilencesWriteArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `analyze_loki_labels`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -951,6 +1045,7 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AnalyzeLokiLabelsArgsLabelsItem {
         pub name: String,
@@ -969,6 +1064,7 @@ pub mod types {
         #[serde(rename = "valueKind", skip_serializing_if = "Option::is_none")]
         pub value_kind: Option<String>,
     }
+
     /// Runtime metrics; presence triggers perf diagnosis.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct AnalyzeLokiLabelsArgsPerfMetrics {
@@ -995,6 +1091,7 @@ pub mod types {
         #[serde(rename = "totalLines", skip_serializing_if = "Option::is_none")]
         pub total_lines: Option<i64>,
     }
+
     /// The arguments of `check_datasources_health`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1009,6 +1106,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub uids: Option<Vec<String>>,
     }
+
     /// The arguments of `create_annotation`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1047,6 +1145,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub when: Option<i64>,
     }
+
     /// Set to 'graphite' to create a Graphite-format annotation
     #[derive(
         Deserialize,
@@ -1064,6 +1163,7 @@ pub mod types {
         #[serde(rename = "graphite")]
         Graphite,
     }
+
     impl fmt::Display for CreateAnnotationArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1071,8 +1171,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateAnnotationArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "graphite" => Ok(Self::Graphite),
@@ -1088,18 +1190,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateAnnotationArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateAnnotationArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `create_datasource`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1134,6 +1241,7 @@ pub mod types {
         #[serde(rename = "withCredentials", skip_serializing_if = "Option::is_none")]
         pub with_credentials: Option<bool>,
     }
+
     /// The arguments of `create_folder`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1147,6 +1255,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub uid: Option<String>,
     }
+
     /// The arguments of `create_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1181,6 +1290,7 @@ pub mod types {
         /// The title of the incident
         pub title: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateIncidentArgsCustomFieldsItem {
         /// The name or UUID of the custom field to set
@@ -1189,6 +1299,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub values: Option<Vec<String>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CreateIncidentArgsLabelsItem {
         #[serde(rename = "colorHex", skip_serializing_if = "Option::is_none")]
@@ -1200,6 +1311,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub label: Option<String>,
     }
+
     /// The arguments of `create_snapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1222,6 +1334,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+
     /// The arguments of `delete_annotation`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1229,6 +1342,7 @@ pub mod types {
         /// Annotation ID to delete
         pub id: i64,
     }
+
     /// The arguments of `delete_snapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1236,6 +1350,7 @@ pub mod types {
         /// Snapshot key to delete
         pub key: String,
     }
+
     /// The arguments of `diff_tempo_traces`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1263,6 +1378,7 @@ pub mod types {
         #[serde(default = "defaults::diff_tempo_traces_args_format")]
         pub format: DiffTempoTracesArgsFormat,
     }
+
     /// Output format. The composed format returns a compact summary and attaches the full patch only when it is at most 64 KiB. trace-patch-v0 has no output-size guarantee.
     #[derive(
         Deserialize,
@@ -1284,6 +1400,7 @@ pub mod types {
         #[serde(rename = "trace-patch-v0")]
         TracePatchV0,
     }
+
     impl fmt::Display for DiffTempoTracesArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1293,8 +1410,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for DiffTempoTracesArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "trace-summary-v0-composed" => Ok(Self::TraceSummaryV0Composed),
@@ -1312,23 +1431,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for DiffTempoTracesArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for DiffTempoTracesArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for DiffTempoTracesArgsFormat {
         fn default() -> Self {
             DiffTempoTracesArgsFormat::TraceSummaryV0Composed
         }
     }
+
     /// The arguments of `generate_deeplink`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1363,6 +1488,7 @@ pub mod types {
         #[serde(rename = "timeRange", skip_serializing_if = "Option::is_none")]
         pub time_range: Option<GenerateDeeplinkArgsTimeRange>,
     }
+
     /// Identifies a dashboard staged on a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid for dashboard and panel types.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GenerateDeeplinkArgsProvisioningPreview {
@@ -1377,6 +1503,7 @@ pub mod types {
         /// Provisioning repository slug (the repository name).
         pub repo: String,
     }
+
     /// Time range for the link
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GenerateDeeplinkArgsTimeRange {
@@ -1387,6 +1514,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub to: Option<String>,
     }
+
     /// The arguments of `get_alert_group`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1395,6 +1523,7 @@ pub mod types {
         #[serde(rename = "alertGroupId")]
         pub alert_group_id: String,
     }
+
     /// The arguments of `get_annotation_tags`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1406,6 +1535,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tag: Option<String>,
     }
+
     /// The arguments of `get_annotations`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1441,6 +1571,7 @@ pub mod types {
         #[serde(rename = "userId", skip_serializing_if = "Option::is_none")]
         pub user_id: Option<i64>,
     }
+
     /// The arguments of `get_assertions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1467,6 +1598,7 @@ pub mod types {
         #[serde(rename = "startTime")]
         pub start_time: String,
     }
+
     /// The arguments of `get_current_oncall_users`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1475,6 +1607,7 @@ pub mod types {
         #[serde(rename = "scheduleId")]
         pub schedule_id: String,
     }
+
     /// The arguments of `get_dashboard_by_uid`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1485,6 +1618,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub version: Option<u64>,
     }
+
     /// The arguments of `get_dashboard_panel_queries`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1498,6 +1632,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<std::collections::BTreeMap<String, String>>,
     }
+
     /// The arguments of `get_dashboard_property`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1508,6 +1643,7 @@ pub mod types {
         /// The UID of the dashboard
         pub uid: String,
     }
+
     /// The arguments of `get_dashboard_summary`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1515,6 +1651,7 @@ pub mod types {
         /// The UID of the dashboard
         pub uid: String,
     }
+
     /// The arguments of `get_datasource`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1526,6 +1663,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub uid: Option<String>,
     }
+
     /// The arguments of `get_doc`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1545,6 +1683,7 @@ pub mod types {
         /// The grafana.com/docs/ URL to fetch
         pub url: String,
     }
+
     /// The arguments of `get_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1552,6 +1691,7 @@ pub mod types {
         /// The ID of the incident to retrieve
         pub id: String,
     }
+
     /// The arguments of `get_oncall_shift`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1560,6 +1700,7 @@ pub mod types {
         #[serde(rename = "shiftId")]
         pub shift_id: String,
     }
+
     /// The arguments of `get_panel_image`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1597,6 +1738,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub width: Option<i64>,
     }
+
     /// Render an ad-hoc Explore view for a datasource and queries instead of a stored dashboard. Mutually exclusive with dashboardUid and provisioningPreview. Requires Grafana 10.2 or later.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetPanelImageArgsExplore {
@@ -1607,6 +1749,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub queries: Option<Vec<Map<String, Value>>>,
     }
+
     /// Render a dashboard from a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GetPanelImageArgsProvisioningPreview {
@@ -1618,6 +1761,7 @@ pub mod types {
         /// Provisioning repository slug. List repositories via /apis/provisioning.grafana.app/v0alpha1/namespaces/default/repositories if unknown.
         pub repo: String,
     }
+
     /// Time range for the rendered image
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetPanelImageArgsTimeRange {
@@ -1628,17 +1772,20 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub to: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum GetPanelImageArgsVariablesValue {
         String(String),
         Array(Vec<String>),
     }
+
     impl From<Vec<String>> for GetPanelImageArgsVariablesValue {
         fn from(value: Vec<String>) -> Self {
             Self::Array(value)
         }
     }
+
     /// The arguments of `get_plugin`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1647,6 +1794,7 @@ pub mod types {
         #[serde(rename = "pluginId")]
         pub plugin_id: String,
     }
+
     /// The arguments of `get_snapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1654,6 +1802,7 @@ pub mod types {
         /// Snapshot key to retrieve
         pub key: String,
     }
+
     /// The arguments of `get_tempo_trace`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1667,6 +1816,7 @@ pub mod types {
         /// Trace ID to retrieve
         pub trace_id: String,
     }
+
     /// The arguments of `get_tempo_traceql_docs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1674,6 +1824,7 @@ pub mod types {
         /// Which section of the TraceQL reference to retrieve: 'basic' for attribute and duration filters, 'aggregates' for count/avg/sum and by() grouping, 'structural' for parent/child and descendant operators, 'metrics' for rate/quantile_over_time metrics queries
         pub topic: GetTempoTraceqlDocsArgsTopic,
     }
+
     /// Which section of the TraceQL reference to retrieve: 'basic' for attribute and duration filters, 'aggregates' for count/avg/sum and by() grouping, 'structural' for parent/child and descendant operators, 'metrics' for rate/quantile_over_time metrics queries
     #[derive(
         Deserialize,
@@ -1697,6 +1848,7 @@ pub mod types {
         #[serde(rename = "metrics")]
         Metrics,
     }
+
     impl fmt::Display for GetTempoTraceqlDocsArgsTopic {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1707,8 +1859,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetTempoTraceqlDocsArgsTopic {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "basic" => Ok(Self::Basic),
@@ -1727,18 +1881,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetTempoTraceqlDocsArgsTopic {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetTempoTraceqlDocsArgsTopic {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `grafana_api_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1758,6 +1917,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub method: Option<GrafanaApiRequestArgsMethod>,
     }
+
     /// HTTP method. Defaults to GET
     #[derive(
         Deserialize,
@@ -1783,6 +1943,7 @@ pub mod types {
         #[serde(rename = "DELETE")]
         Delete,
     }
+
     impl fmt::Display for GrafanaApiRequestArgsMethod {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1794,8 +1955,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GrafanaApiRequestArgsMethod {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "GET" => Ok(Self::Get),
@@ -1815,18 +1978,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GrafanaApiRequestArgsMethod {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GrafanaApiRequestArgsMethod {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `install_plugin`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1838,6 +2006,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub version: Option<String>,
     }
+
     /// The arguments of `list_alert_groups`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1870,6 +2039,7 @@ pub mod types {
         #[serde(rename = "teamId", skip_serializing_if = "Option::is_none")]
         pub team_id: Option<String>,
     }
+
     /// The arguments of `list_dashboard_versions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1883,6 +2053,7 @@ pub mod types {
         /// The UID of the dashboard
         pub uid: String,
     }
+
     /// The arguments of `list_datasources`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1900,6 +2071,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<String>,
     }
+
     impl Default for ListDatasourcesArgs {
         fn default() -> Self {
             Self {
@@ -1910,6 +2082,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `list_incident_custom_fields`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1918,6 +2091,7 @@ pub mod types {
         #[serde(rename = "includeArchived", skip_serializing_if = "Option::is_none")]
         pub include_archived: Option<bool>,
     }
+
     /// The arguments of `list_incidents`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1935,6 +2109,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<String>,
     }
+
     impl Default for ListIncidentsArgs {
         fn default() -> Self {
             Self {
@@ -1945,6 +2120,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `list_loki_label_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1962,6 +2138,7 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     /// The arguments of `list_loki_label_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1982,6 +2159,7 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     /// The arguments of `list_oncall_schedules`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1996,6 +2174,7 @@ pub mod types {
         #[serde(rename = "teamId", skip_serializing_if = "Option::is_none")]
         pub team_id: Option<String>,
     }
+
     /// The arguments of `list_oncall_teams`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2004,6 +2183,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub page: Option<i64>,
     }
+
     /// The arguments of `list_oncall_users`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2018,6 +2198,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub username: Option<String>,
     }
+
     /// The arguments of `list_prometheus_label_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2041,11 +2222,13 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ListPrometheusLabelNamesArgsMatchesItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub filters: Option<Vec<ListPrometheusLabelNamesArgsMatchesItemFiltersItem>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListPrometheusLabelNamesArgsMatchesItemFiltersItem {
         /// The name of the label to match against
@@ -2056,6 +2239,7 @@ pub mod types {
         /// The value to match against
         pub value: String,
     }
+
     /// The arguments of `list_prometheus_label_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2082,11 +2266,13 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ListPrometheusLabelValuesArgsMatchesItem {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub filters: Option<Vec<ListPrometheusLabelValuesArgsMatchesItemFiltersItem>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListPrometheusLabelValuesArgsMatchesItemFiltersItem {
         /// The name of the label to match against
@@ -2097,6 +2283,7 @@ pub mod types {
         /// The value to match against
         pub value: String,
     }
+
     /// The arguments of `list_prometheus_metric_metadata`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2117,6 +2304,7 @@ pub mod types {
         #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
     }
+
     /// The arguments of `list_prometheus_metric_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2143,6 +2331,7 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     /// The arguments of `list_pyroscope_label_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2158,6 +2347,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc_3339: Option<String>,
     }
+
     /// The arguments of `list_pyroscope_label_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2176,6 +2366,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc_3339: Option<String>,
     }
+
     /// The arguments of `list_pyroscope_profile_types`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2189,6 +2380,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc_3339: Option<String>,
     }
+
     /// The arguments of `list_snapshots`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2200,6 +2392,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
     }
+
     /// The arguments of `list_tempo_attribute_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2211,6 +2404,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub scope: Option<String>,
     }
+
     /// The arguments of `list_tempo_attribute_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2224,6 +2418,7 @@ pub mod types {
         /// The attribute name to get values for (e.g. 'span.http.method', 'resource.service.name')
         pub name: String,
     }
+
     /// The arguments of `query_loki_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2255,6 +2450,7 @@ pub mod types {
         #[serde(rename = "stepSeconds", skip_serializing_if = "Option::is_none")]
         pub step_seconds: Option<i64>,
     }
+
     /// Output format for log (streams) queries: 'full' (default) returns every entry with its own label metadata; 'compact' groups lines by stream so each label set is emitted only once, substantially reducing response size for broad queries. Structured metadata keys that are constant within a stream appear once on the stream header; keys that vary across lines appear per-line. Ignored for metric queries.
     #[derive(
         Deserialize,
@@ -2274,6 +2470,7 @@ pub mod types {
         #[serde(rename = "compact")]
         Compact,
     }
+
     impl fmt::Display for QueryLokiLogsArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2282,8 +2479,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for QueryLokiLogsArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "full" => Ok(Self::Full),
@@ -2300,18 +2499,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for QueryLokiLogsArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for QueryLokiLogsArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `query_loki_patterns`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2331,6 +2535,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub step: Option<String>,
     }
+
     /// The arguments of `query_loki_stats`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2347,6 +2552,7 @@ pub mod types {
         #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
+
     /// The arguments of `query_prometheus`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2372,6 +2578,7 @@ pub mod types {
         #[serde(rename = "stepSeconds", skip_serializing_if = "Option::is_none")]
         pub step_seconds: Option<i64>,
     }
+
     /// The arguments of `query_prometheus_histogram`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2402,6 +2609,7 @@ pub mod types {
         #[serde(rename = "stepSeconds", skip_serializing_if = "Option::is_none")]
         pub step_seconds: Option<i64>,
     }
+
     /// The arguments of `query_pyroscope`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2435,6 +2643,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub step: Option<f64>,
     }
+
     /// The arguments of `query_tempo_metrics`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2454,6 +2663,7 @@ pub mod types {
         #[serde(rename = "type", default = "defaults::query_tempo_metrics_args_type")]
         pub type_: QueryTempoMetricsArgsType,
     }
+
     /// Query type: 'instant' returns a single value at the end of the time range; 'range' returns a time series. Default is 'range'.
     #[derive(
         Deserialize,
@@ -2473,6 +2683,7 @@ pub mod types {
         #[serde(rename = "range")]
         Range,
     }
+
     impl fmt::Display for QueryTempoMetricsArgsType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2481,8 +2692,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for QueryTempoMetricsArgsType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "instant" => Ok(Self::Instant),
@@ -2499,23 +2712,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for QueryTempoMetricsArgsType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for QueryTempoMetricsArgsType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for QueryTempoMetricsArgsType {
         fn default() -> Self {
             QueryTempoMetricsArgsType::Range
         }
     }
+
     /// The arguments of `search_dashboards`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2539,6 +2758,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tag: Option<Vec<String>>,
     }
+
     impl Default for SearchDashboardsArgs {
         fn default() -> Self {
             Self {
@@ -2551,6 +2771,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `search_docs`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2565,6 +2786,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
     }
+
     /// The arguments of `search_folders`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2573,6 +2795,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
     }
+
     /// The arguments of `search_plugin_information`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2580,6 +2803,7 @@ pub mod types {
         /// Keyword to search for plugins (e.g. 'azure', 'prometheus', 'loki', 'database'). Matches against plugin name, slug, description, and keywords.
         pub query: String,
     }
+
     /// The arguments of `search_tempo_traces`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2596,6 +2820,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<String>,
     }
+
     /// The arguments of `suggest_loki_alloy_label_config`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2617,6 +2842,7 @@ pub mod types {
         )]
         pub required_labels: Option<Vec<String>>,
     }
+
     /// The arguments of `update_alert_group`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2627,6 +2853,7 @@ pub mod types {
         /// New state for the alert group. One of: acknowledged, unacknowledged, resolved, unresolved
         pub state: String,
     }
+
     /// The arguments of `update_annotation`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2650,6 +2877,7 @@ pub mod types {
         #[serde(rename = "timeEnd", skip_serializing_if = "Option::is_none")]
         pub time_end: Option<i64>,
     }
+
     /// The arguments of `update_dashboard`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2676,6 +2904,7 @@ pub mod types {
         #[serde(rename = "userId", skip_serializing_if = "Option::is_none")]
         pub user_id: Option<i64>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateDashboardArgsOperationsItem {
         /// Operation type: 'replace', 'add', 'remove'
@@ -2686,6 +2915,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub value: Option<Value>,
     }
+
     /// The arguments of `update_datasource`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2720,6 +2950,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
     }
+
     /// The arguments of `update_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2744,6 +2975,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpdateIncidentArgsCustomFieldsItem {
         /// The name or UUID of the custom field to set
@@ -2752,6 +2984,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub values: Option<Vec<String>>,
     }
+
     /// The arguments of `validate_provisioning_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2764,334 +2997,417 @@ pub mod types {
         /// Provisioning repository slug (the repository name).
         pub repo: String,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn alerting_routing_write_args_managed_by() -> super::AlertingRoutingWriteArgsManagedBy {
             super::AlertingRoutingWriteArgsManagedBy::Grafana
         }
+
         pub(super) fn alerting_rules_write_args_managed_by() -> super::AlertingRulesWriteArgsManagedBy {
             super::AlertingRulesWriteArgsManagedBy::Grafana
         }
+
         pub(super) fn diff_tempo_traces_args_format() -> super::DiffTempoTracesArgsFormat {
             super::DiffTempoTracesArgsFormat::TraceSummaryV0Composed
         }
+
         pub(super) fn query_tempo_metrics_args_type() -> super::QueryTempoMetricsArgsType {
             super::QueryTempoMetricsArgsType::Range
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `add_activity_to_incident`, as the server sent it.
     pub(super) static ADD_ACTIVITY_TO_INCIDENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"body":{"type":"string","description":"The body of the activity. URLs will be parsed and attached as context"},"eventTime":{"type":"string","description":"The time that the activity occurred. If not provided, the current time will be used"},"incidentId":{"type":"string","description":"The ID of the incident to add the activity to"}},"required":["incidentId","body"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `alerting_manage_routing`, as the server sent it.
     pub(super) static ALERTING_MANAGE_ROUTING: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"contact_point_title":{"type":"string","description":"Title of the contact point to retrieve (required for get_contact_point operation)"},"datasource_uid":{"type":"string","description":"Optional: UID of an Alertmanager-compatible datasource to query for receivers. If omitted, returns Grafana-managed contact points. Only used with get_contact_points."},"limit":{"type":"integer","description":"The maximum number of results to return. Default is 100. Only used with get_contact_points."},"name":{"type":"string","description":"Filter contact points by name (exact match). Only used with get_contact_points."},"operation":{"type":"string","enum":["get_notification_policies","get_contact_points","get_contact_point","get_time_intervals","get_time_interval"],"description":"The operation to perform: 'get_notification_policies' to retrieve the notification policy tree, 'get_contact_points' to list all contact points, 'get_contact_point' to get a specific contact point by name, 'get_time_intervals' to list all time intervals, 'get_time_interval' to get a specific time interval by name"},"time_interval_name":{"type":"string","description":"Name of the time interval to retrieve (required for get_time_interval operation)"}},"required":["operation"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `alerting_routing_write`, as the server sent it.
     pub(super) static ALERTING_ROUTING_WRITE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasource_uid":{"type":"string","description":"External Mimir/Cortex Alertmanager UID. Only for managed_by=datasource. Omit to select the sole compatible datasource. Ambiguity returns candidates for selection."},"disable_provenance":{"type":"boolean","description":"Keep the contact point editable in the Grafana UI. Defaults to true."},"disable_resolve_message":{"type":"boolean","description":"Disable resolved notifications. Defaults to false."},"managed_by":{"type":"string","enum":["grafana","datasource"],"description":"Creation target. Omission defaults to Grafana-managed. Select datasource when requested or clearly established by conversation or environment context.","default":"grafana"},"name":{"type":"string","description":"Contact point name. Integrations with the same name are grouped together."},"operation":{"type":"string","enum":["create_contact_point"],"description":"The operation to perform: 'create_contact_point'"},"settings":{"type":"object","description":"Integration-specific settings as a JSON object (for example {\"addresses\":\"team@example.com\"} for email)."},"type":{"type":"string","description":"Integration type (for example email, slack or webhook)."},"uid":{"type":"string","description":"Optional integration UID. Grafana generates one if omitted."}},"required":["operation","name","type","settings"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `alerting_rules_read`, as the server sent it.
     pub(super) static ALERTING_RULES_READ: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasource_uid":{"type":"string","description":"Optional: UID of a Prometheus or Loki datasource to query for datasource-managed alert rules. If omitted, returns Grafana-managed rules."},"folder_uid":{"type":"string","description":"Filter by exact folder UID (for 'list' operation). Mutually exclusive with search_folder."},"label_selectors":{"items":{"type":"string"},"type":"array","description":"Prometheus-style selectors to filter alert rules by labels. Each string is a selector e.g. '{severity=\"critical\", team=~\"backend.*\"}'. All selectors must match (AND)."},"limit_alerts":{"type":"integer","description":"Limit alert instances per rule. For list: 0 omits alerts. For get: <=0 defaults to 200. Max 200."},"matchers":{"items":{"type":"string"},"type":"array","description":"Label matchers to filter alert instances. Each string is a Prometheus-style matcher e.g. 'severity=\"critical\"', 'env!=\"dev\"', 'team=~\"backend.*\"'. Requires Grafana 12.4+."},"operation":{"type":"string","enum":["list","get","versions"],"description":"The operation to perform: 'list' to search/filter rules, 'get' to retrieve full rule details (state + configuration) by UID, or 'versions' to get the version history of a rule"},"rule_group":{"type":"string","description":"Filter by exact rule group name (for 'list' operation)"},"rule_limit":{"type":"integer","description":"Maximum number of rules to return (default 200, max 200). Requires Grafana 12.4+ (for 'list' operation)","default":200},"rule_type":{"type":"string","enum":["alerting","recording"],"description":"Filter by rule type (for 'list' operation)"},"rule_uid":{"type":"string","description":"The UID of the alert rule (required for 'get' and 'versions' operations)"},"search_folder":{"type":"string","description":"Search folders by path using partial matching (for 'list' operation). Requires Grafana 12.4+. Mutually exclusive with folder_uid."},"search_rule_name":{"type":"string","description":"Search alert rule names/titles using partial matching. Requires Grafana 12.4+ (for 'list' operation)"},"states":{"items":{"type":"string"},"type":"array","description":"Filter by alert state: firing, pending, normal, recovering, nodata, error (for 'list' operation)"}},"required":["operation"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `alerting_rules_write`, as the server sent it.
     pub(super) static ALERTING_RULES_WRITE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"annotations":{"additionalProperties":{"type":"string"},"type":"object","description":"Optional annotations for the alert rule"},"condition":{"type":"string","description":"Grafana-managed only. The query condition identifier, e.g. 'A', 'B' (required for 'create', 'update')"},"data":{"items":{"type":"object"},"type":"array","description":"Grafana-managed only. Array of alert query objects (required for 'create'/'update'). Each object has: datasourceUid (string, required), model (object with expr for data queries or type/expression/conditions for expressions), refId (string, auto-assigned if omitted), relativeTimeRange ({from, to} in seconds, defaults to {from:600,to:0}). For server-side expressions use datasourceUid '__expr__'. Example: [{datasourceUid: 'prometheus', model: {expr: 'up == 0'}}, {datasourceUid: '__expr__', model: {type: 'threshold', expression: 'A', conditions: [{evaluator: {type: 'gt', params: [0]}}]}}]"},"datasource_uid":{"type":"string","description":"Datasource UID for list or explicit managed_by=datasource creation. For creation omit to select the sole compatible datasource. Ambiguity returns candidates for selection."},"disable_provenance":{"type":"boolean","description":"If true, the alert remains editable in the Grafana UI (sets X-Disable-Provenance header). Defaults to true."},"evaluation_interval":{"type":"string","description":"Interval for a new datasource rule group (default 1m). Must match an existing group's interval if supplied."},"exec_err_state":{"type":"string","description":"Grafana-managed only. State on execution error: NoData, Alerting, OK (required for 'create', 'update')"},"expression":{"type":"string","description":"PromQL or LogQL expression for datasource-managed creation."},"folder_uid":{"type":"string","description":"The folder UID. For 'list': filter by exact folder UID (mutually exclusive with search_folder). For Grafana-managed 'create'/'update': required destination folder."},"for":{"type":"string","description":"Duration before alert fires, e.g. '5m'. Required for Grafana-managed create/update. Optional for datasource-managed rules (default 0s)."},"is_paused":{"type":"boolean","description":"If true, the alert rule remains inactive, Default is false"},"keep_firing_for":{"type":"string","description":"Enables continous firing of alert for specified time even when condition is no longer met. Default is 0 (resolves immediately)"},"label_selectors":{"items":{"type":"string"},"type":"array","description":"Prometheus-style selectors to filter alert rules by labels. Each string is a selector e.g. '{severity=\"critical\", team=~\"backend.*\"}'. All selectors must match (AND)."},"labels":{"additionalProperties":{"type":"string"},"type":"object","description":"Optional labels for the alert rule"},"limit_alerts":{"type":"integer","description":"Limit alert instances per rule. For list: 0 omits alerts. For get: <=0 defaults to 200. Max 200."},"managed_by":{"type":"string","enum":["grafana","datasource"],"description":"Creation target. Omission defaults to Grafana-managed. Select datasource when requested or clearly established by conversation or environment context. Other mutations remain Grafana-only.","default":"grafana"},"matchers":{"items":{"type":"string"},"type":"array","description":"Label matchers to filter alert instances. Each string is a Prometheus-style matcher e.g. 'severity=\"critical\"', 'env!=\"dev\"', 'team=~\"backend.*\"'. Requires Grafana 12.4+."},"missing_series_evals_to_resolve":{"type":"integer","description":"Consecutive evaluation intervals with no data required to mark the alert as resolved. Default is 2."},"namespace":{"type":"string","description":"Namespace for datasource-managed creation. Required with managed_by=datasource."},"no_data_state":{"type":"string","description":"Grafana-managed only. State when no data: NoData, Alerting, OK (required for 'create', 'update')"},"notification_settings":{"type":"object","description":"Notification settings object. Fields: receiver (string, required), groupBy ([]string), groupWait/groupInterval/repeatInterval (duration strings), muteTimeIntervals/activeTimeIntervals ([]string)."},"operation":{"type":"string","enum":["list","get","versions","create","update","delete"],"description":"The operation to perform: 'list', 'get', 'versions', 'create', 'update', or 'delete'. To create a rule, use operation 'create' and provide all required fields in a single call. To update a rule, first use 'get' to retrieve its full configuration, then 'update' with all required fields plus your changes."},"org_id":{"type":"integer","description":"Grafana-managed organization ID (required for 'create', 'update')"},"record":{"type":"object","description":"Recording rule config. Fields: from (string, required - ref ID e.g. 'A'), metric (string, required - metric name), targetDatasourceUid (string, optional)."},"rule_group":{"type":"string","description":"The rule group name (required for 'create', 'update')"},"rule_limit":{"type":"integer","description":"Maximum number of rules to return (default 200, max 200). Requires Grafana 12.4+ (for 'list' operation)","default":200},"rule_type":{"type":"string","enum":["alerting","recording"],"description":"Filter by rule type (for 'list' operation)"},"rule_uid":{"type":"string","description":"The UID of the alert rule (required for 'get', 'versions', 'update', 'delete'; optional for 'create')"},"search_folder":{"type":"string","description":"Search folders by path using partial matching (for 'list' operation). Requires Grafana 12.4+. Mutually exclusive with folder_uid."},"search_rule_name":{"type":"string","description":"Search alert rule names/titles using partial matching. Requires Grafana 12.4+ (for 'list' operation)"},"states":{"items":{"type":"string"},"type":"array","description":"Filter by alert state: firing, pending, normal, recovering, nodata, error (for 'list' operation)"},"title":{"type":"string","description":"The title of the alert rule (required for 'create', 'update')"}},"required":["operation"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `alerting_silences_read`, as the server sent it.
     pub(super) static ALERTING_SILENCES_READ: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"matchers":{"items":{"properties":{"name":{"type":"string","description":"The label name to match"},"value":{"type":"string","description":"The label value to match against"},"isRegex":{"type":"boolean","description":"Whether value is a regular expression. Defaults to false."},"isEqual":{"type":"boolean","description":"Whether the matcher asserts equality (true) or inequality (false). Defaults to true."}},"type":"object","required":["name","value"]},"type":"array","description":"Optional label matchers used to filter listed silences. Only used with 'list'."},"operation":{"type":"string","enum":["list","get"],"description":"The operation to perform: 'list' to list silences, 'get' to retrieve a silence by id"},"rule_uid":{"type":"string","description":"Optional: filter listed silences to those scoped to this alert rule UID (matches the __alert_rule_uid__ label). Only used with 'list'."},"silence_id":{"type":"string","description":"The silence id (required for 'get')"}},"required":["operation"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `alerting_silences_write`, as the server sent it.
     pub(super) static ALERTING_SILENCES_WRITE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"comment":{"type":"string","description":"A human-readable comment explaining the silence (required for 'create' and 'update')"},"created_by":{"type":"string","description":"Author of the silence. Defaults to 'grafana-assistant'."},"ends_at":{"type":"string","description":"Silence end time in RFC3339 format, e.g. '2026-07-11T12:00:00Z' (required for 'create' and 'update')"},"matchers":{"items":{"properties":{"name":{"type":"string","description":"The label name to match"},"value":{"type":"string","description":"The label value to match against"},"isRegex":{"type":"boolean","description":"Whether value is a regular expression. Defaults to false."},"isEqual":{"type":"boolean","description":"Whether the matcher asserts equality (true) or inequality (false). Defaults to true."}},"type":"object","required":["name","value"]},"type":"array","description":"Label matchers. Required (at least one) for 'create' and 'update'. For 'list', used as an optional filter."},"operation":{"type":"string","enum":["list","get","create","update","delete"],"description":"The operation to perform: 'list' to list silences, 'get' to retrieve a silence by id, 'create' to create a new silence, 'update' to modify an existing silence by id, 'delete' to expire a silence by id"},"rule_uid":{"type":"string","description":"Optional: filter listed silences to those scoped to this alert rule UID (matches the __alert_rule_uid__ label). Only used with 'list'."},"silence_id":{"type":"string","description":"The silence id (required for 'get', 'update' and 'delete')"},"starts_at":{"type":"string","description":"Silence start time in RFC3339 format, e.g. '2026-07-11T10:00:00Z' (required for 'create' and 'update'). Grafana clamps a start time in the past to the moment of creation, so for 'update' pass back the starts_at returned by 'get' to keep the silence id stable."}},"required":["operation"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `analyze_loki_labels`, as the server sent it.
     pub(super) static ANALYZE_LOKI_LABELS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"Datasource UID (live mode)."},"endRfc3339":{"type":"string"},"expectedBaseLabels":{"items":{"type":"string"},"type":"array"},"labels":{"items":{"properties":{"name":{"type":"string"},"uniqueValues":{"type":"integer"},"sampleValues":{"items":{"type":"string"},"type":"array"},"unbounded":{"type":"boolean"},"usedInQueries":{"type":"string"},"valueKind":{"type":"string"}},"type":"object","required":["name"]},"type":"array","description":"Caller-supplied labels (static mode)."},"maxLabels":{"type":"integer"},"perfMetrics":{"properties":{"queueTimeSec":{"type":"number"},"chunkRefsFetchTimeSec":{"type":"number"},"storeChunksDownloadTimeSec":{"type":"number"},"executionTimeSec":{"type":"number"},"totalBytes":{"type":"integer"},"cacheChunkReqs":{"type":"integer"},"totalLines":{"type":"integer"},"postFilterLines":{"type":"integer"}},"type":"object","description":"Runtime metrics; presence triggers perf diagnosis."},"selector":{"type":"string","description":"Optional LogQL selector for stats / perf diagnosis."},"startRfc3339":{"type":"string"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `check_datasources_health`, as the server sent it.
     pub(super) static CHECK_DATASOURCES_HEALTH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"offset":{"type":"integer","description":"Number to skip for pagination","default":0},"type":{"type":"string","description":"Plugin type filter; omit to check all"},"uids":{"items":{"type":"string"},"type":"array","description":"UIDs to check"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `create_annotation`, as the server sent it.
     pub(super) static CREATE_ANNOTATION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"dashboardUid":{"type":"string","description":"Dashboard UID"},"data":{"type":"object","description":"Optional JSON payload"},"format":{"type":"string","enum":["graphite"],"description":"Set to 'graphite' to create a Graphite-format annotation"},"graphiteData":{"type":"string","description":"Optional string payload for Graphite format"},"panelId":{"type":"integer","description":"Panel ID"},"tags":{"items":{"type":"string"},"type":"array","description":"Optional list of tags"},"text":{"type":"string","description":"Annotation text (required unless format is graphite)"},"time":{"type":"integer","description":"Start time epoch ms"},"timeEnd":{"type":"integer","description":"End time epoch ms"},"what":{"type":"string","description":"Annotation text for Graphite format (required when format is graphite)"},"when":{"type":"integer","description":"Epoch ms timestamp for Graphite format"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `create_datasource`, as the server sent it.
     pub(super) static CREATE_DATASOURCE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"access":{"type":"string","description":"How Grafana should access the datasource (proxy or direct)"},"basicAuth":{"type":"boolean","description":"Whether Grafana should use basic auth"},"database":{"type":"string","description":"Optional database name"},"fields":{"type":"object","description":"Datasource field values to provision, keyed by field key from the schema returned on the first call. The server uses each field's target (root or jsonData) to place values correctly in the YAML. Example: {\"url\": \"http://prometheus:9090\", \"httpMethod\": \"POST\"}."},"isDefault":{"type":"boolean","description":"Whether this should become the default datasource"},"name":{"type":"string","description":"Datasource display name"},"schemaReviewed":{"type":"boolean","description":"True once the field schema has been retrieved; required to create a schema-backed datasource."},"type":{"type":"string","description":"Grafana datasource plugin type, for example prometheus"},"url":{"type":"string","description":"Datasource base URL when required by the plugin"},"withCredentials":{"type":"boolean","description":"Whether Grafana should forward credentials such as cookies"}},"required":["name","type"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `create_folder`, as the server sent it.
     pub(super) static CREATE_FOLDER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"parentUid":{"type":"string","description":"Optional parent folder UID. If set, the folder will be created under this parent."},"title":{"type":"string","description":"The title of the folder."},"uid":{"type":"string","description":"Optional folder UID. If omitted, Grafana will generate one."}},"required":["title"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `create_incident`, as the server sent it.
     pub(super) static CREATE_INCIDENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"attachCaption":{"type":"string","description":"The caption of the attachment"},"attachUrl":{"type":"string","description":"The URL of the attachment"},"customFields":{"items":{"properties":{"field":{"type":"string","description":"The name or UUID of the custom field to set"},"values":{"items":{"type":"string"},"type":"array","description":"The value(s) to set. Text and number fields take a single value; single-select fields take one option; multi-select fields take one or more options. Select options may be given as their label, value or UUID. Pass an empty list to clear the field"}},"type":"object","required":["field"]},"type":"array","description":"Custom field values to set on the new incident"},"isDrill":{"type":"boolean","description":"Whether the incident is a drill incident"},"labels":{"items":{"properties":{"key":{"type":"string"},"label":{"type":"string"},"description":{"type":"string"},"colorHex":{"type":"string"}},"type":"object"},"type":"array","description":"The labels to add to the incident"},"roomPrefix":{"type":"string","description":"The prefix of the room to create the incident in"},"severity":{"type":"string","description":"The severity of the incident"},"status":{"type":"string","description":"The status of the incident"},"title":{"type":"string","description":"The title of the incident"}},"required":["title","severity","roomPrefix"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `create_snapshot`, as the server sent it.
     pub(super) static CREATE_SNAPSHOT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"dashboard":{"type":"object","description":"Complete dashboard model to snapshot (as returned by Grafana dashboard APIs)"},"deleteKey":{"type":"string","description":"Secret key for deleting external snapshots. Required when external is true"},"expires":{"type":"integer","description":"Snapshot expiration in seconds (e.g. 3600 for 1 hour)"},"external":{"type":"boolean","description":"Store snapshot on external server. Requires key and deleteKey when true"},"key":{"type":"string","description":"Custom snapshot key. Required when external is true"},"name":{"type":"string","description":"Optional snapshot name"}},"required":["dashboard"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `delete_annotation`, as the server sent it.
     pub(super) static DELETE_ANNOTATION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":"integer","description":"Annotation ID to delete"}},"required":["id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `delete_snapshot`, as the server sent it.
     pub(super) static DELETE_SNAPSHOT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"key":{"type":"string","description":"Snapshot key to delete"}},"required":["key"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `diff_tempo_traces`, as the server sent it.
     pub(super) static DIFF_TEMPO_TRACES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"base_end":{"type":"string","description":"Optional end of the baseline trace search range in RFC3339 format. Must be provided with base_start."},"base_start":{"type":"string","description":"Optional start of the baseline trace search range in RFC3339 format. Must be provided with base_end."},"base_trace_id":{"type":"string","description":"Trace ID for the baseline trace"},"compare_end":{"type":"string","description":"Optional end of the comparison trace search range in RFC3339 format. Must be provided with compare_start."},"compare_start":{"type":"string","description":"Optional start of the comparison trace search range in RFC3339 format. Must be provided with compare_end."},"compare_trace_id":{"type":"string","description":"Trace ID for the comparison trace"},"datasourceUid":{"type":"string","description":"UID of the tempo datasource to query"},"format":{"type":"string","enum":["trace-summary-v0-composed","trace-summary-v0-native","trace-patch-v0"],"description":"Output format. The composed format returns a compact summary and attaches the full patch only when it is at most 64 KiB. trace-patch-v0 has no output-size guarantee.","default":"trace-summary-v0-composed"}},"required":["datasourceUid","base_trace_id","compare_trace_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `generate_deeplink`, as the server sent it.
     pub(super) static GENERATE_DEEPLINK: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"dashboardUid":{"type":"string","description":"Dashboard UID (for stored dashboards). Mutually exclusive with provisioningPreview for dashboard and panel types."},"datasourceUid":{"type":"string","description":"Datasource UID (required for explore type)"},"panelId":{"type":"integer","description":"Panel ID (required for panel type)"},"provisioningPreview":{"properties":{"repo":{"type":"string","description":"Provisioning repository slug (the repository name)."},"path":{"type":"string","description":"Path to the dashboard file within the repository, relative to its root."},"ref":{"type":"string","description":"Branch or commit SHA. Defaults to the repository's main branch when omitted."},"pullRequestUrl":{"type":"string","description":"Upstream pull request URL to surface in Grafana's preview banner."}},"type":"object","required":["repo","path"],"description":"Identifies a dashboard staged on a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid for dashboard and panel types."},"queries":{"items":{"type":"object"},"type":"array","description":"List of query objects for explore links (e.g. [{\"refId\":\"A\",\"expr\":\"up\"}])"},"queryParams":{"additionalProperties":{"type":"string"},"type":"object","description":"Additional URL query parameters (for dashboard/panel types)"},"resourceType":{"type":"string","description":"Type of resource: dashboard, panel, or explore"},"shorten":{"type":"boolean","description":"If true, try to shorten the generated URL to /goto/<uid>. If shortening fails, an error containing the full deeplink is returned."},"timeRange":{"properties":{"from":{"type":"string","description":"Start time (e.g., 'now-1h')"},"to":{"type":"string","description":"End time (e.g., 'now')"}},"type":"object","description":"Time range for the link"}},"required":["resourceType"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_alert_group`, as the server sent it.
     pub(super) static GET_ALERT_GROUP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"alertGroupId":{"type":"string","description":"The ID of the alert group to retrieve"}},"required":["alertGroupId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_annotation_tags`, as the server sent it.
     pub(super) static GET_ANNOTATION_TAGS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"description":"Max results, default 100"},"tag":{"type":"string","description":"Optional filter by tag name"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_annotations`, as the server sent it.
     pub(super) static GET_ANNOTATIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"alertUid":{"type":"string","description":"Filter by alert UID"},"dashboardUid":{"type":"string","description":"Filter by dashboard UID"},"from":{"type":"integer","description":"Epoch ms start time"},"limit":{"type":"integer","description":"Max results default 100"},"matchAny":{"type":"boolean","description":"If true, match any tag (OR). If false, match all tags (AND). Default: false"},"panelId":{"type":"integer","description":"Filter by panel ID"},"tags":{"items":{"type":"string"},"type":"array","description":"Filter by tags. Multiple tags allowed; use matchAny to control AND/OR logic"},"to":{"type":"integer","description":"Epoch ms end time"},"type":{"type":"string","description":"annotation or alert"},"userId":{"type":"integer","description":"Filter by creator user ID"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_assertions`, as the server sent it.
     pub(super) static GET_ASSERTIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"endTime":{"type":"string","description":"The end time in RFC3339 format (e.g. 2024-01-01T00:00:00Z) or relative format (e.g. now)"},"entityName":{"type":"string","description":"The name of the entity to list"},"entityType":{"type":"string","description":"The type of the entity to list (e.g. Service, Node, Pod, etc.)"},"env":{"type":"string","description":"The env of the entity to list"},"namespace":{"type":"string","description":"The namespace of the entity to list"},"site":{"type":"string","description":"The site of the entity to list"},"startTime":{"type":"string","description":"The start time in RFC3339 format (e.g. 2024-01-01T00:00:00Z) or relative format (e.g. now-1h)"}},"required":["startTime","endTime"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_current_oncall_users`, as the server sent it.
     pub(super) static GET_CURRENT_ONCALL_USERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"scheduleId":{"type":"string","description":"The ID of the schedule to get current on-call users for"}},"required":["scheduleId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_dashboard_by_uid`, as the server sent it.
     pub(super) static GET_DASHBOARD_BY_UID: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"uid":{"type":"string","description":"The UID of the dashboard"},"version":{"type":"integer","minimum":1,"description":"Optional saved version. Omit for the current dashboard"}},"required":["uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_dashboard_panel_queries`, as the server sent it.
     pub(super) static GET_DASHBOARD_PANEL_QUERIES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"panelId":{"type":"integer","description":"Optional panel ID to filter to a specific panel"},"uid":{"type":"string","description":"The UID of the dashboard"},"variables":{"additionalProperties":{"type":"string"},"type":"object","description":"Optional variable substitutions (e.g., {\"job\": \"api-server\"})"}},"required":["uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_dashboard_property`, as the server sent it.
     pub(super) static GET_DASHBOARD_PROPERTY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"jsonPath":{"type":"string","description":"JSONPath expression to extract specific data (e.g., '$.panels[0].title' for first panel title, '$.panels[*].title' for all panel titles, '$.templating.list' for variables, '$.annotations.list' for saved dashboard annotation queries/definitions)"},"uid":{"type":"string","description":"The UID of the dashboard"}},"required":["uid","jsonPath"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_dashboard_summary`, as the server sent it.
     pub(super) static GET_DASHBOARD_SUMMARY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"uid":{"type":"string","description":"The UID of the dashboard"}},"required":["uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_datasource`, as the server sent it.
     pub(super) static GET_DATASOURCE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"The name of the datasource. Used if UID is not provided."},"uid":{"type":"string","description":"The UID of the datasource. If provided, takes priority over name."}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_doc`, as the server sent it.
     pub(super) static GET_DOC: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Max lines to return (default ~80)"},"offset":{"type":"integer","description":"Line offset for paging (0-indexed)"},"outline_only":{"type":"boolean","description":"Return only the heading outline (use to discover section names before fetching content)"},"section":{"type":"string","description":"Heading text to extract (returns only that section)"},"url":{"type":"string","description":"The grafana.com/docs/ URL to fetch"}},"required":["url"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_incident`, as the server sent it.
     pub(super) static GET_INCIDENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":"string","description":"The ID of the incident to retrieve"}},"required":["id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_oncall_shift`, as the server sent it.
     pub(super) static GET_ONCALL_SHIFT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"shiftId":{"type":"string","description":"The ID of the shift to get details for"}},"required":["shiftId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_panel_image`, as the server sent it.
     pub(super) static GET_PANEL_IMAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"dashboardUid":{"type":"string","description":"The UID of a stored dashboard containing the panel. Required unless provisioningPreview is provided."},"explore":{"properties":{"datasourceUid":{"type":"string","description":"Datasource UID to query"},"queries":{"items":{"type":"object"},"type":"array","description":"List of query objects (e.g. [{\"refId\":\"A\", \"expr\":\"up\"}])"}},"type":"object","required":["datasourceUid"],"description":"Render an ad-hoc Explore view for a datasource and queries instead of a stored dashboard. Mutually exclusive with dashboardUid and provisioningPreview. Requires Grafana 10.2 or later."},"height":{"type":"integer","description":"Positive viewport height in CSS pixels, or -1 for full-page rendering. See tool description for per-view defaults. Positive heights are capped so height times scale is at most 3000. The renderer may raise values below its configured minimum (500 by default)."},"panelId":{"type":"integer","description":"The ID of the panel to render. If omitted, the entire dashboard is rendered"},"provisioningPreview":{"properties":{"repo":{"type":"string","description":"Provisioning repository slug. List repositories via /apis/provisioning.grafana.app/v0alpha1/namespaces/default/repositories if unknown."},"path":{"type":"string","description":"Path to the dashboard file within the repository, relative to its root."},"ref":{"type":"string","description":"Branch or commit SHA to render from. Defaults to the repository's main branch when omitted."}},"type":"object","required":["repo","path"],"description":"Render a dashboard from a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid."},"scale":{"type":"integer","description":"Image scale factor. See tool description for default and limits. Higher scales reduce the maximum allowed viewport dimensions."},"theme":{"type":"string","description":"Theme for the rendered image: light or dark. Defaults to dark"},"timeRange":{"properties":{"from":{"type":"string","description":"Start time (e.g., 'now-1h', '2024-01-01T00:00:00Z')"},"to":{"type":"string","description":"End time (e.g., 'now', '2024-01-01T12:00:00Z')"}},"type":"object","description":"Time range for the rendered image"},"timeout":{"type":"integer","description":"Rendering timeout in seconds. Defaults to 60, capped at 120"},"variables":{"additionalProperties":{"oneOf":[{"type":"string"},{"items":{"type":"string"},"type":"array"}]},"type":"object","description":"Dashboard variables to apply. Values can be a single string or an array of strings for multi-value variables (e.g., {\"var-datasource\": \"prometheus\", \"var-instance\": [\"server1\", \"server2\"]})"},"width":{"type":"integer","description":"Positive viewport width in CSS pixels. See tool description for per-view defaults. Capped so width times scale is at most 3000. The renderer may raise values below its configured minimum (1000 by default)."}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_plugin`, as the server sent it.
     pub(super) static GET_PLUGIN: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"pluginId":{"type":"string","description":"The plugin ID to check (e.g. 'prometheus', 'grafana-piechart-panel', 'grafana-oncall-app')"}},"required":["pluginId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_snapshot`, as the server sent it.
     pub(super) static GET_SNAPSHOT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"key":{"type":"string","description":"Snapshot key to retrieve"}},"required":["key"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_tempo_trace`, as the server sent it.
     pub(super) static GET_TEMPO_TRACE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"UID of the tempo datasource to query"},"focus_span_id":{"type":"string","description":"Optional 16-character hexadecimal span ID to select initially. The full trace remains available."},"trace_id":{"type":"string","description":"Trace ID to retrieve"}},"required":["datasourceUid","trace_id"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `get_tempo_traceql_docs`, as the server sent it.
     pub(super) static GET_TEMPO_TRACEQL_DOCS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"topic":{"type":"string","enum":["basic","aggregates","structural","metrics"],"description":"Which section of the TraceQL reference to retrieve: 'basic' for attribute and duration filters, 'aggregates' for count/avg/sum and by() grouping, 'structural' for parent/child and descendant operators, 'metrics' for rate/quantile_over_time metrics queries"}},"required":["topic"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `grafana_api_request`, as the server sent it.
     pub(super) static GRAFANA_API_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"body":{"type":"string","description":"Request body (JSON string). Used with POST, PUT, and PATCH requests."},"endpoint":{"type":"string","description":"The API path relative to the Grafana base URL (e.g. '/api/org', '/api/dashboards/uid/abc123'). Must start with '/'."},"headers":{"additionalProperties":{"type":"string"},"type":"object","description":"Additional HTTP headers to include in the request."},"jq":{"type":"string","description":"A jq expression to filter or transform the JSON response (e.g. '.dashboards[] | .title')."},"method":{"type":"string","enum":["GET","POST","PUT","PATCH","DELETE"],"description":"HTTP method. Defaults to GET"}},"required":["endpoint"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `install_plugin`, as the server sent it.
     pub(super) static INSTALL_PLUGIN: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"pluginId":{"type":"string","description":"The plugin ID to install (e.g. 'grafana-image-renderer', 'grafana-piechart-panel')"},"version":{"type":"string","description":"The exact version to install. When omitted, the tool returns the latest available version without installing."}},"required":["pluginId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_alert_groups`, as the server sent it.
     pub(super) static LIST_ALERT_GROUPS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":"string","description":"Filter by specific alert group ID"},"integrationId":{"type":"string","description":"Filter by integration ID"},"labels":{"items":{"type":"string"},"type":"array","description":"Filter by labels in format key:value (e.g., ['env:prod', 'severity:high'])"},"name":{"type":"string","description":"Filter by alert group name"},"page":{"type":"integer","description":"The page number to return"},"routeId":{"type":"string","description":"Filter by route ID"},"startedAt":{"type":"string","description":"Filter by time range in format '{start}_{end}' ISO 8601 timestamp range (UTC assumed, no timezone indicator needed) (e.g., '2025-01-19T00:00:00_2025-01-19T23:59:59')"},"state":{"type":"string","description":"Filter by alert group state (one of: new, acknowledged, resolved, silenced)"},"teamId":{"type":"string","description":"Filter by team ID"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_dashboard_versions`, as the server sent it.
     pub(super) static LIST_DASHBOARD_VERSIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"description":"Maximum number of versions to return"},"start":{"type":"integer","minimum":1,"description":"Version to start from. Only versions at or below this number are returned"},"uid":{"type":"string","description":"The UID of the dashboard"}},"required":["uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_datasources`, as the server sent it.
     pub(super) static LIST_DATASOURCES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Maximum number of datasources to return (max 100)","default":50},"name":{"type":"string","description":"Case-insensitive substring match on the datasource name. For example, 'prod' matches datasources named 'prometheus-prod-eu' and 'loki-prod-us'. Useful on instances with many datasources where filtering by type alone returns too many results."},"offset":{"type":"integer","description":"Number of datasources to skip for pagination","default":0},"type":{"type":"string","description":"The type of datasources to search for. For example, 'prometheus', 'loki', 'tempo', etc..."}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_incident_custom_fields`, as the server sent it.
     pub(super) static LIST_INCIDENT_CUSTOM_FIELDS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"includeArchived":{"type":"boolean","description":"Whether to include archived custom fields. Archived fields cannot be set on new incidents but may still hold values on older ones"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_incidents`, as the server sent it.
     pub(super) static LIST_INCIDENTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"drill":{"type":"boolean","description":"Whether to include drill incidents"},"includeCustomFields":{"type":"boolean","description":"Whether to include each incident's custom field values. Off by default because it costs an extra request and makes the response considerably larger"},"limit":{"type":"integer","description":"The maximum number of incidents to return","default":10},"status":{"type":"string","description":"The status of the incidents to include. Valid values: 'active', 'resolved'"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_loki_label_names`, as the server sent it.
     pub(super) static LIST_LOKI_LABEL_NAMES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)"},"matcher":{"type":"string","description":"Optionally, a stream selector to narrow the search to matching streams (Loki: LogQL, e.g. '{namespace=\"prod\"}'; VictoriaLogs: LogsQL). Defaults to searching across all streams."},"startRfc3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"}},"required":["datasourceUid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_loki_label_values`, as the server sent it.
     pub(super) static LIST_LOKI_LABEL_VALUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)"},"labelName":{"type":"string","description":"The name of the label to retrieve values for (e.g. 'app', 'env', 'pod')"},"matcher":{"type":"string","description":"Optionally, a stream selector to narrow the search to matching streams (Loki: LogQL, e.g. '{namespace=\"prod\"}'; VictoriaLogs: LogsQL). Defaults to searching across all streams."},"startRfc3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"}},"required":["datasourceUid","labelName"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_oncall_schedules`, as the server sent it.
     pub(super) static LIST_ONCALL_SCHEDULES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"page":{"type":"integer","description":"The page number to return (1-based)"},"scheduleId":{"type":"string","description":"The ID of the schedule to get details for. If provided, returns only that schedule's details"},"teamId":{"type":"string","description":"The ID of the team to list schedules for"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_oncall_teams`, as the server sent it.
     pub(super) static LIST_ONCALL_TEAMS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"page":{"type":"integer","description":"The page number to return"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_oncall_users`, as the server sent it.
     pub(super) static LIST_ONCALL_USERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"page":{"type":"integer","description":"The page number to return"},"userId":{"type":"string","description":"The ID of the user to get details for. If provided, returns only that user's details"},"username":{"type":"string","description":"The username to filter users by. If provided, returns only the user matching this username"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_prometheus_label_names`, as the server sent it.
     pub(super) static LIST_PROMETHEUS_LABEL_NAMES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now')"},"limit":{"type":"integer","description":"Optionally, the maximum number of results to return","default":100},"matches":{"items":{"properties":{"filters":{"items":{"properties":{"name":{"type":"string","description":"The name of the label to match against"},"value":{"type":"string","description":"The value to match against"},"type":{"type":"string","description":"One of the '=' or '!=' or '=~' or '!~'"}},"type":"object","required":["name","value","type"]},"type":"array"}},"type":"object"},"type":"array","description":"Optionally, a list of label matchers to filter the results by"},"projectName":{"type":"string","description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource."},"startRfc3339":{"type":"string","description":"Optionally, the start time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now-1h')"}},"required":["datasourceUid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_prometheus_label_values`, as the server sent it.
     pub(super) static LIST_PROMETHEUS_LABEL_VALUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the query. Supports RFC3339 or relative time (e.g. 'now')"},"labelName":{"type":"string","description":"The name of the label to query"},"limit":{"type":"integer","description":"Optionally, the maximum number of results to return","default":100},"matches":{"items":{"properties":{"filters":{"items":{"properties":{"name":{"type":"string","description":"The name of the label to match against"},"value":{"type":"string","description":"The value to match against"},"type":{"type":"string","description":"One of the '=' or '!=' or '=~' or '!~'"}},"type":"object","required":["name","value","type"]},"type":"array"}},"type":"object"},"type":"array","description":"Optionally, a list of selectors to filter the results by"},"projectName":{"type":"string","description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource."},"startRfc3339":{"type":"string","description":"Optionally, the start time of the query. Supports RFC3339 or relative time (e.g. 'now-1h')"}},"required":["datasourceUid","labelName"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_prometheus_metric_metadata`, as the server sent it.
     pub(super) static LIST_PROMETHEUS_METRIC_METADATA: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"limit":{"type":"integer","description":"The maximum number of metrics to return","default":10},"limitPerMetric":{"type":"integer","description":"The maximum number of metrics to return per metric"},"metric":{"type":"string","description":"The metric to query"},"projectName":{"type":"string","description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource."}},"required":["datasourceUid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_prometheus_metric_names`, as the server sent it.
     pub(super) static LIST_PROMETHEUS_METRIC_NAMES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now')"},"limit":{"type":"integer","description":"The maximum number of results to return","default":10},"page":{"type":"integer","description":"The page number to return","default":1},"projectName":{"type":"string","description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource."},"regex":{"type":"string","description":"The regex to match against the metric names"},"startRfc3339":{"type":"string","description":"Optionally, the start time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now-1h')"}},"required":["datasourceUid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_pyroscope_label_names`, as the server sent it.
     pub(super) static LIST_PYROSCOPE_LABEL_NAMES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"data_source_uid":{"type":"string","description":"The UID of the datasource to query"},"end_rfc_3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)"},"matchers":{"type":"string"},"start_rfc_3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"}},"required":["data_source_uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_pyroscope_label_values`, as the server sent it.
     pub(super) static LIST_PYROSCOPE_LABEL_VALUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"data_source_uid":{"type":"string","description":"The UID of the datasource to query"},"end_rfc_3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)"},"matchers":{"type":"string","description":"Optionally, Prometheus style matchers used to filter the result set (defaults to: {})"},"name":{"type":"string","description":"A label name"},"start_rfc_3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"}},"required":["data_source_uid","name"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_pyroscope_profile_types`, as the server sent it.
     pub(super) static LIST_PYROSCOPE_PROFILE_TYPES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"data_source_uid":{"type":"string","description":"The UID of the datasource to query"},"end_rfc_3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)"},"start_rfc_3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"}},"required":["data_source_uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_snapshots`, as the server sent it.
     pub(super) static LIST_SNAPSHOTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Maximum number of snapshots to return (Grafana defaults to 1000 when omitted)"},"query":{"type":"string","description":"Optional search query for snapshot name"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_tempo_attribute_names`, as the server sent it.
     pub(super) static LIST_TEMPO_ATTRIBUTE_NAMES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"UID of the tempo datasource to query"},"scope":{"type":"string","description":"Scope to filter attributes by (span, resource, event, link, instrumentation). Strongly recommended — omitting scope returns all attributes across all scopes which can be very large (100K+ chars)."}},"required":["datasourceUid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list_tempo_attribute_values`, as the server sent it.
     pub(super) static LIST_TEMPO_ATTRIBUTE_VALUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"UID of the tempo datasource to query"},"filter-query":{"type":"string","description":"Filter query to apply to the attribute values. It can only have one spanset and only &&'ed conditions like { <cond> && <cond> && ... }. This is useful for filtering the values to a specific set of values."},"name":{"type":"string","description":"The attribute name to get values for (e.g. 'span.http.method', 'resource.service.name')"}},"required":["datasourceUid","name"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_loki_logs`, as the server sent it.
     pub(super) static QUERY_LOKI_LOGS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"direction":{"type":"string","description":"Optionally, the direction of the query: 'forward' (oldest first) or 'backward' (newest first, default)"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now')"},"format":{"type":"string","enum":["full","compact"],"description":"Output format for log (streams) queries: 'full' (default) returns every entry with its own label metadata; 'compact' groups lines by stream so each label set is emitted only once, substantially reducing response size for broad queries. Structured metadata keys that are constant within a stream appear once on the stream header; keys that vary across lines appear per-line. Ignored for metric queries."},"limit":{"type":"integer","description":"Optionally, the maximum number of log lines to return (default max: 100, configurable by MCP server).","default":10},"logql":{"type":"string","description":"The LogQL query to execute against Loki. This can be a simple label matcher or a complex query with filters, parsers, and expressions. Supports full LogQL syntax including label matchers, filter operators, pattern expressions, and pipeline operations."},"queryType":{"type":"string","description":"Query type: 'range' (default) or 'instant'. Instant queries return a single value at one point in time. Range queries return values over a time window. Use 'instant' for metric queries when you want the current value."},"startRfc3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h')"},"stepSeconds":{"type":"integer","description":"Resolution step in seconds for range metric queries. When running metric queries with queryType='range', this controls the time resolution of the returned data points."}},"required":["datasourceUid","logql"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_loki_patterns`, as the server sent it.
     pub(super) static QUERY_LOKI_PATTERNS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)"},"logql":{"type":"string","description":"A LogQL stream selector to identify the logs to analyze for patterns (e.g. {job=\"foo\", namespace=\"bar\"})"},"startRfc3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"},"step":{"type":"string","description":"Optionally, the query resolution step (e.g. '5m')"}},"required":["datasourceUid","logql"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_loki_stats`, as the server sent it.
     pub(super) static QUERY_LOKI_STATS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endRfc3339":{"type":"string","description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now')"},"logql":{"type":"string","description":"The LogQL matcher expression to execute. This parameter only accepts label matcher expressions and does not support full LogQL queries. Line filters, pattern operations, and metric aggregations are not supported by the stats API endpoint. Only simple label selectors can be used here."},"startRfc3339":{"type":"string","description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h')"}},"required":["datasourceUid","logql"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_prometheus`, as the server sent it.
     pub(super) static QUERY_PROMETHEUS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the datasource to query"},"endTime":{"type":"string","description":"The end time. Supported formats are RFC3339 or relative to now (e.g. 'now', 'now-1.5h', 'now-2h45m'). Valid time units are 'ns', 'us' (or 'µs'), 'ms', 's', 'm', 'h', 'd'."},"expr":{"type":"string","description":"The PromQL expression to query"},"projectName":{"type":"string","description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource."},"queryType":{"type":"string","description":"The type of query to use. Either 'range' or 'instant'"},"startTime":{"type":"string","description":"The start time. Required if queryType is 'range', ignored if queryType is 'instant' Supported formats are RFC3339 or relative to now (e.g. 'now', 'now-1.5h', 'now-2h45m'). Valid time units are 'ns', 'us' (or 'µs'), 'ms', 's', 'm', 'h', 'd'."},"stepSeconds":{"type":"integer","description":"The time series step size in seconds. Required if queryType is 'range', ignored if queryType is 'instant'"}},"required":["datasourceUid","expr","endTime"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_prometheus_histogram`, as the server sent it.
     pub(super) static QUERY_PROMETHEUS_HISTOGRAM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"The UID of the Prometheus datasource"},"endTime":{"type":"string","description":"End time (default: now). Supports RFC3339, relative, or Unix ms."},"labels":{"type":"string","description":"Label selector (e.g. job=\"api\", service=\"gateway\")"},"metric":{"type":"string","description":"Base histogram metric name (without _bucket suffix)"},"percentile":{"type":"number","description":"Percentile to calculate (e.g. 50, 90, 95, 99)"},"projectName":{"type":"string","description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource."},"rateInterval":{"type":"string","description":"Rate interval for the query (default: 5m)"},"startTime":{"type":"string","description":"Start time (default: now-1h). Supports RFC3339, relative (now-1h), or Unix ms."},"stepSeconds":{"type":"integer","description":"Step size in seconds for range query (default: 60)"}},"required":["datasourceUid","metric","percentile"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_pyroscope`, as the server sent it.
     pub(super) static QUERY_PYROSCOPE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"data_source_uid":{"type":"string","description":"The UID of the datasource to query"},"end_rfc_3339":{"type":"string","description":"End time in RFC3339 or relative time (e.g. 'now') (defaults to now)"},"format":{"type":"string","description":"Profile output format: \"table\" (default) for a per-function flat/cum table, or \"dot\" for a call graph in Graphviz DOT format"},"group_by":{"items":{"type":"string"},"type":"array","description":"Labels to group metrics series by"},"matchers":{"type":"string","description":"Prometheus style matchers (defaults to: {})"},"max_node_depth":{"type":"integer","description":"Max functions in the profile table or nodes in the call graph; it is a count, not a depth (default: 100)"},"profile_type":{"type":"string","description":"The profile type (e.g. process_cpu:cpu:nanoseconds:cpu:nanoseconds)"},"query_type":{"type":"string","description":"Query type: \"profile\" (flamegraph), \"metrics\" (time-series), or \"both\" (default). Use \"both\" for complete analysis"},"start_rfc_3339":{"type":"string","description":"Start time in RFC3339 or relative time (e.g. 'now-1h') (defaults to 1 hour ago)"},"step":{"type":"number","description":"Seconds between metrics data points (default: auto)"}},"required":["data_source_uid","profile_type"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `query_tempo_metrics`, as the server sent it.
     pub(super) static QUERY_TEMPO_METRICS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"UID of the tempo datasource to query"},"end":{"type":"string","description":"End time (RFC3339 format). If not provided will search the past 1 hour."},"query":{"type":"string","description":"TraceQL metrics query of the form '{ <selector> } | <aggregation> [by (<attribute>)]'. Example: '{ } | quantile_over_time(span:duration, .99) by (span.name)'."},"start":{"type":"string","description":"Start time (RFC3339 format). If not provided will search the past 1 hour."},"type":{"type":"string","enum":["instant","range"],"description":"Query type: 'instant' returns a single value at the end of the time range; 'range' returns a time series. Default is 'range'.","default":"range"}},"required":["datasourceUid","query"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_dashboards`, as the server sent it.
     pub(super) static SEARCH_DASHBOARDS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"folderUid":{"type":"string","description":"Optional immediate folder UID (not nested)"},"limit":{"type":"integer","description":"Maximum number of results to return (max 100)","default":50},"page":{"type":"integer","description":"Page number for pagination (1-indexed)","default":1},"query":{"type":"string","description":"Optional query. Omit to filter by folderUid, tag, or starred"},"starred":{"type":"boolean","description":"If true, only starred dashboards"},"tag":{"items":{"type":"string"},"type":"array","description":"Optional tags to match (AND)"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_docs`, as the server sent it.
     pub(super) static SEARCH_DOCS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Maximum results to return (default 5)"},"product":{"type":"string","description":"Filter results to a specific product (e.g. 'Grafana Tempo', 'Grafana Loki')"},"query":{"type":"string","description":"Search query for Grafana documentation. Omit to list all available product groups."}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_folders`, as the server sent it.
     pub(super) static SEARCH_FOLDERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","description":"The query to search for"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_plugin_information`, as the server sent it.
     pub(super) static SEARCH_PLUGIN_INFORMATION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","description":"Keyword to search for plugins (e.g. 'azure', 'prometheus', 'loki', 'database'). Matches against plugin name, slug, description, and keywords."}},"required":["query"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `search_tempo_traces`, as the server sent it.
     pub(super) static SEARCH_TEMPO_TRACES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"datasourceUid":{"type":"string","description":"UID of the tempo datasource to query"},"end":{"type":"string","description":"End time for the search (RFC3339 format). If not provided will search the past 1 hour. If provided, must be after start."},"query":{"type":"string","description":"TraceQL query string"},"start":{"type":"string","description":"Start time for the search (RFC3339 format). If not provided will search the past 1 hour. If provided, must be before end."}},"required":["datasourceUid","query"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `suggest_loki_alloy_label_config`, as the server sent it.
     pub(super) static SUGGEST_LOKI_ALLOY_LABEL_CONFIG: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"approvedLabels":{"items":{"type":"string"},"type":"array","description":"Labels to keep on the index."},"componentName":{"type":"string"},"forwardTo":{"type":"string"},"normalizeLogLevel":{"type":"boolean"},"requiredLabels":{"items":{"type":"string"},"type":"array","description":"Labels that get an 'unknown' placeholder when missing."}},"required":["approvedLabels"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `update_alert_group`, as the server sent it.
     pub(super) static UPDATE_ALERT_GROUP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"alertGroupId":{"type":"string","description":"The ID of the alert group to update"},"state":{"type":"string","description":"New state for the alert group. One of: acknowledged, unacknowledged, resolved, unresolved"}},"required":["alertGroupId","state"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `update_annotation`, as the server sent it.
     pub(super) static UPDATE_ANNOTATION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"data":{"type":"object","description":"Optional JSON payload"},"id":{"type":"integer","description":"Annotation ID to update"},"tags":{"items":{"type":"string"},"type":"array","description":"Tags to replace existing tags"},"text":{"type":"string","description":"New annotation text"},"time":{"type":"integer","description":"New start time epoch ms"},"timeEnd":{"type":"integer","description":"New end time epoch ms"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `update_dashboard`, as the server sent it.
     pub(super) static UPDATE_DASHBOARD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"dashboard":{"type":"object","description":"The full dashboard JSON: classic v1 (panels[]) or v2 (elements/layout; skeleton in the tool description). Use for creating new dashboards or complete updates. Saved dashboard annotation queries/definitions live in 'annotations.list' inside this JSON; they are different from annotation events, which are stored separately. Large dashboards consume significant context - consider using patches for small changes."},"folderUid":{"type":"string","description":"The UID of the dashboard's folder"},"message":{"type":"string","description":"Set a commit message for the version history"},"operations":{"items":{"properties":{"op":{"type":"string","description":"Operation type: 'replace', 'add', 'remove'"},"path":{"type":"string","description":"JSONPath to the property to modify. Supports: '$.title', '$.panels[0].title', '$.panels[0].targets[0].expr', '$.panels[1].targets[0].datasource', '$.templating.list/-' (append a variable), '$.annotations.list/-' (append a saved dashboard annotation query/definition). For appending to arrays, use '/- ' syntax: '$.panels/- ' (append to panels array) or '$.panels[2]/- ' (append to nested array at index 2)."},"value":{"description":"New value for replace/add operations. When adding a saved dashboard annotation query/definition, append an object to '$.annotations.list'.","type":["string","number","integer","boolean","object","array","null"]}},"type":"object","required":["op","path"]},"type":"array","description":"Array of patch operations for targeted updates. More efficient than full dashboard JSON for small changes. Common paths: '$.templating.list/-' to add a variable, '$.annotations.list/-' to add a saved dashboard annotation query/definition, '$.panels[0].targets[0].expr' to replace a panel query. v2 paths: '$.elements.<name>.spec.title', '$.variables/-', '$.layout.spec.items/-'."},"overwrite":{"type":"boolean","description":"Overwrite the dashboard if it exists. Otherwise create one"},"uid":{"type":"string","description":"UID of existing dashboard to update. Must be used together with 'operations'. Providing 'uid' without 'operations' will fail."},"userId":{"type":"integer","description":"ID of the user making the change"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `update_datasource`, as the server sent it.
     pub(super) static UPDATE_DATASOURCE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"access":{"type":"string","description":"proxy or direct"},"basicAuth":{"type":"boolean","description":"Enable basic auth"},"database":{"type":"string","description":"Database name"},"fields":{"type":"object","description":"Datasource field values to change, keyed by field key from the schema returned on the first call. The server uses each field's target (root or jsonData) to place values correctly, merging jsonData changes into the existing settings. Only include the fields you want to change. Example: {\"httpMethod\": \"POST\"}."},"isDefault":{"type":"boolean","description":"Make this the default datasource"},"jsonData":{"type":"object","description":"Non-secret plugin settings; replaces existing jsonData when set"},"name":{"type":"string","description":"Display name"},"schemaReviewed":{"type":"boolean","description":"True once the field schema has been retrieved; required to apply the update."},"uid":{"type":"string","description":"UID of the datasource to update"},"url":{"type":"string","description":"Base URL"}},"required":["uid"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `update_incident`, as the server sent it.
     pub(super) static UPDATE_INCIDENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"customFields":{"items":{"properties":{"field":{"type":"string","description":"The name or UUID of the custom field to set"},"values":{"items":{"type":"string"},"type":"array","description":"The value(s) to set. Text and number fields take a single value; single-select fields take one option; multi-select fields take one or more options. Select options may be given as their label, value or UUID. Pass an empty list to clear the field"}},"type":"object","required":["field"]},"type":"array","description":"Custom field values to set. Only the listed fields are changed"},"incidentId":{"type":"string","description":"The ID of the incident to update"},"severity":{"type":"string","description":"The new severity of the incident, e.g. 'minor', 'major', 'critical'"},"status":{"type":"string","description":"The new status of the incident. Valid values: 'active', 'resolved'"},"title":{"type":"string","description":"The new title of the incident"}},"required":["incidentId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `validate_provisioning_file`, as the server sent it.
     pub(super) static VALIDATE_PROVISIONING_FILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string","description":"File path within the repository (e.g. 'folder/dashboard.json')."},"ref":{"type":"string","description":"Branch or commit SHA. Defaults to the repository's main branch."},"repo":{"type":"string","description":"Provisioning repository slug (the repository name)."}},"required":["repo","path"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "add_activity_to_incident",
@@ -3174,6 +3490,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "user_info",
     "validate_provisioning_file",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -3183,6 +3500,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Add activity to incident"},"description":"Add a note (userNote activity) to an existing incident's timeline using its ID. The note body can include URLs which will be attached as context. Use this to add context to an incident.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"The body of the activity. URLs will be parsed and attached as context","type":"string"},"eventTime":{"description":"The time that the activity occurred. If not provided, the current time will be used","type":"string"},"incidentId":{"description":"The ID of the incident to add the activity to","type":"string"}},"required":["incidentId","body"],"type":"object"},"name":"add_activity_to_incident"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Manage alerting routing"},"description":"Manage Grafana alerting routing configuration, including notification policies, contact points and time intervals.\n\nNotification policies define how alerts are grouped, routed, and which contact points receive them.\nTime intervals define active/mute periods for alert notifications.\n\nWhen to use:\n- Understanding how alerts are routed to contact points/receivers\n- Debugging why an alert went to a specific receiver\n- Checking grouping, timing, or mute interval settings\n\nDoes not show alert rule configuration or state.","inputSchema":{"additionalProperties":false,"properties":{"contact_point_title":{"description":"Title of the contact point to retrieve (required for get_contact_point operation)","type":"string"},"datasource_uid":{"description":"Optional: UID of an Alertmanager-compatible datasource to query for receivers. If omitted, returns Grafana-managed contact points. Only used with get_contact_points.","type":"string"},"limit":{"description":"The maximum number of results to return. Default is 100. Only used with get_contact_points.","type":"integer"},"name":{"description":"Filter contact points by name (exact match). Only used with get_contact_points.","type":"string"},"operation":{"description":"The operation to perform: 'get_notification_policies' to retrieve the notification policy tree, 'get_contact_points' to list all contact points, 'get_contact_point' to get a specific contact point by name, 'get_time_intervals' to list all time intervals, 'get_time_interval' to get a specific time interval by name","enum":["get_notification_policies","get_contact_points","get_contact_point","get_time_intervals","get_time_interval"],"type":"string"},"time_interval_name":{"description":"Name of the time interval to retrieve (required for get_time_interval operation)","type":"string"}},"required":["operation"],"type":"object"},"name":"alerting_manage_routing"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Write alerting routing"},"description":"Create Grafana-managed contact points for alert notifications using operation 'create_contact_point'.\nRequires name, type and integration-specific settings. Returns uid, name and type without settings or secrets.\nGrafana-managed is the default and remains editable in the UI. Use managed_by='datasource' for an external Mimir/Cortex Alertmanager receiver when requested or when established conversation or environment context clearly identifies an external Alertmanager workflow. An external query datasource or an empty Grafana contact point list alone is insufficient. Ask if context conflicts.\nUse native Alertmanager settings (email: to, webhook: url). Without datasource_uid select the sole compatible datasource, or return candidates for selection if ambiguous. Does not change notification routes.","inputSchema":{"additionalProperties":false,"properties":{"datasource_uid":{"description":"External Mimir/Cortex Alertmanager UID. Only for managed_by=datasource. Omit to select the sole compatible datasource. Ambiguity returns candidates for selection.","type":"string"},"disable_provenance":{"description":"Keep the contact point editable in the Grafana UI. Defaults to true.","type":"boolean"},"disable_resolve_message":{"description":"Disable resolved notifications. Defaults to false.","type":"boolean"},"managed_by":{"default":"grafana","description":"Creation target. Omission defaults to Grafana-managed. Select datasource when requested or clearly established by conversation or environment context.","enum":["grafana","datasource"],"type":"string"},"name":{"description":"Contact point name. Integrations with the same name are grouped together.","type":"string"},"operation":{"description":"The operation to perform: 'create_contact_point'","enum":["create_contact_point"],"type":"string"},"settings":{"description":"Integration-specific settings as a JSON object (for example {\"addresses\":\"team@example.com\"} for email).","type":"object"},"type":{"description":"Integration type (for example email, slack or webhook).","type":"string"},"uid":{"description":"Optional integration UID. Grafana generates one if omitted.","type":"string"}},"required":["operation","name","type","settings"],"type":"object"},"name":"alerting_routing_write"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Read alert rules"},"description":"List and inspect Grafana alert rules with filtering capabilities.\n\nWhen to use:\n- Understanding why an alert is or isn't firing\n- Auditing alert rule configuration (queries, conditions, labels, notification settings)\n- Finding alert rules by state, folder, group, or name\n- Comparing rule versions to see what changed\n\nRead-only: does not create, update, or delete rules, and does not show notification routing.","inputSchema":{"additionalProperties":false,"properties":{"datasource_uid":{"description":"Optional: UID of a Prometheus or Loki datasource to query for datasource-managed alert rules. If omitted, returns Grafana-managed rules.","type":"string"},"folder_uid":{"description":"Filter by exact folder UID (for 'list' operation). Mutually exclusive with search_folder.","type":"string"},"label_selectors":{"description":"Prometheus-style selectors to filter alert rules by labels. Each string is a selector e.g. '{severity=\"critical\", team=~\"backend.*\"}'. All selectors must match (AND).","items":{"type":"string"},"type":"array"},"limit_alerts":{"description":"Limit alert instances per rule. For list: 0 omits alerts. For get: <=0 defaults to 200. Max 200.","type":"integer"},"matchers":{"description":"Label matchers to filter alert instances. Each string is a Prometheus-style matcher e.g. 'severity=\"critical\"', 'env!=\"dev\"', 'team=~\"backend.*\"'. Requires Grafana 12.4+.","items":{"type":"string"},"type":"array"},"operation":{"description":"The operation to perform: 'list' to search/filter rules, 'get' to retrieve full rule details (state + configuration) by UID, or 'versions' to get the version history of a rule","enum":["list","get","versions"],"type":"string"},"rule_group":{"description":"Filter by exact rule group name (for 'list' operation)","type":"string"},"rule_limit":{"default":200,"description":"Maximum number of rules to return (default 200, max 200). Requires Grafana 12.4+ (for 'list' operation)","type":"integer"},"rule_type":{"description":"Filter by rule type (for 'list' operation)","enum":["alerting","recording"],"type":"string"},"rule_uid":{"description":"The UID of the alert rule (required for 'get' and 'versions' operations)","type":"string"},"search_folder":{"description":"Search folders by path using partial matching (for 'list' operation). Requires Grafana 12.4+. Mutually exclusive with folder_uid.","type":"string"},"search_rule_name":{"description":"Search alert rule names/titles using partial matching. Requires Grafana 12.4+ (for 'list' operation)","type":"string"},"states":{"description":"Filter by alert state: firing, pending, normal, recovering, nodata, error (for 'list' operation)","items":{"type":"string"},"type":"array"}},"required":["operation"],"type":"object"},"name":"alerting_rules_read"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Write alert rules"},"description":"Create, update, and delete Grafana alert rules.\n\nWhen to use:\n- Creating, updating, or deleting alert rules\n\nOperation 'update' replaces the whole rule: it takes all required fields, not only the changed ones.\n\nCreation defaults to Grafana-managed, even when queries use an external datasource.\nUse managed_by='datasource' when requested or when established conversation or environment context clearly identifies a datasource-managed workflow. An external query datasource or an empty Grafana rule list alone is insufficient. Ask if context conflicts.\nDatasource-managed creation uses a Mimir/Cortex or Loki ruler with namespace, rule_group, title and expression. datasource_uid is optional if exactly one compatible datasource exists. Ambiguity returns candidates for selection. Never falls back to Grafana-managed creation.\n\nDoes not list or inspect rules, and does not manage notification routing.","inputSchema":{"additionalProperties":false,"properties":{"annotations":{"additionalProperties":{"type":"string"},"description":"Optional annotations for the alert rule","type":"object"},"condition":{"description":"Grafana-managed only. The query condition identifier, e.g. 'A', 'B' (required for 'create', 'update')","type":"string"},"data":{"description":"Grafana-managed only. Array of alert query objects (required for 'create'/'update'). Each object has: datasourceUid (string, required), model (object with expr for data queries or type/expression/conditions for expressions), refId (string, auto-assigned if omitted), relativeTimeRange ({from, to} in seconds, defaults to {from:600,to:0}). For server-side expressions use datasourceUid '__expr__'. Example: [{datasourceUid: 'prometheus', model: {expr: 'up == 0'}}, {datasourceUid: '__expr__', model: {type: 'threshold', expression: 'A', conditions: [{evaluator: {type: 'gt', params: [0]}}]}}]","items":{"type":"object"},"type":"array"},"datasource_uid":{"description":"Datasource UID for list or explicit managed_by=datasource creation. For creation omit to select the sole compatible datasource. Ambiguity returns candidates for selection.","type":"string"},"disable_provenance":{"description":"If true, the alert remains editable in the Grafana UI (sets X-Disable-Provenance header). Defaults to true.","type":"boolean"},"evaluation_interval":{"description":"Interval for a new datasource rule group (default 1m). Must match an existing group's interval if supplied.","type":"string"},"exec_err_state":{"description":"Grafana-managed only. State on execution error: NoData, Alerting, OK (required for 'create', 'update')","type":"string"},"expression":{"description":"PromQL or LogQL expression for datasource-managed creation.","type":"string"},"folder_uid":{"description":"The folder UID. For 'list': filter by exact folder UID (mutually exclusive with search_folder). For Grafana-managed 'create'/'update': required destination folder.","type":"string"},"for":{"description":"Duration before alert fires, e.g. '5m'. Required for Grafana-managed create/update. Optional for datasource-managed rules (default 0s).","type":"string"},"is_paused":{"description":"If true, the alert rule remains inactive, Default is false","type":"boolean"},"keep_firing_for":{"description":"Enables continous firing of alert for specified time even when condition is no longer met. Default is 0 (resolves immediately)","type":"string"},"label_selectors":{"description":"Prometheus-style selectors to filter alert rules by labels. Each string is a selector e.g. '{severity=\"critical\", team=~\"backend.*\"}'. All selectors must match (AND).","items":{"type":"string"},"type":"array"},"labels":{"additionalProperties":{"type":"string"},"description":"Optional labels for the alert rule","type":"object"},"limit_alerts":{"description":"Limit alert instances per rule. For list: 0 omits alerts. For get: <=0 defaults to 200. Max 200.","type":"integer"},"managed_by":{"default":"grafana","description":"Creation target. Omission defaults to Grafana-managed. Select datasource when requested or clearly established by conversation or environment context. Other mutations remain Grafana-only.","enum":["grafana","datasource"],"type":"string"},"matchers":{"description":"Label matchers to filter alert instances. Each string is a Prometheus-style matcher e.g. 'severity=\"critical\"', 'env!=\"dev\"', 'team=~\"backend.*\"'. Requires Grafana 12.4+.","items":{"type":"string"},"type":"array"},"missing_series_evals_to_resolve":{"description":"Consecutive evaluation intervals with no data required to mark the alert as resolved. Default is 2.","type":"integer"},"namespace":{"description":"Namespace for datasource-managed creation. Required with managed_by=datasource.","type":"string"},"no_data_state":{"description":"Grafana-managed only. State when no data: NoData, Alerting, OK (required for 'create', 'update')","type":"string"},"notification_settings":{"description":"Notification settings object. Fields: receiver (string, required), groupBy ([]string), groupWait/groupInterval/repeatInterval (duration strings), muteTimeIntervals/activeTimeIntervals ([]string).","type":"object"},"operation":{"description":"The operation to perform: 'list', 'get', 'versions', 'create', 'update', or 'delete'. To create a rule, use operation 'create' and provide all required fields in a single call. To update a rule, first use 'get' to retrieve its full configuration, then 'update' with all required fields plus your changes.","enum":["list","get","versions","create","update","delete"],"type":"string"},"org_id":{"description":"Grafana-managed organization ID (required for 'create', 'update')","type":"integer"},"record":{"description":"Recording rule config. Fields: from (string, required - ref ID e.g. 'A'), metric (string, required - metric name), targetDatasourceUid (string, optional).","type":"object"},"rule_group":{"description":"The rule group name (required for 'create', 'update')","type":"string"},"rule_limit":{"default":200,"description":"Maximum number of rules to return (default 200, max 200). Requires Grafana 12.4+ (for 'list' operation)","type":"integer"},"rule_type":{"description":"Filter by rule type (for 'list' operation)","enum":["alerting","recording"],"type":"string"},"rule_uid":{"description":"The UID of the alert rule (required for 'get', 'versions', 'update', 'delete'; optional for 'create')","type":"string"},"search_folder":{"description":"Search folders by path using partial matching (for 'list' operation). Requires Grafana 12.4+. Mutually exclusive with folder_uid.","type":"string"},"search_rule_name":{"description":"Search alert rule names/titles using partial matching. Requires Grafana 12.4+ (for 'list' operation)","type":"string"},"states":{"description":"Filter by alert state: firing, pending, normal, recovering, nodata, error (for 'list' operation)","items":{"type":"string"},"type":"array"},"title":{"description":"The title of the alert rule (required for 'create', 'update')","type":"string"}},"required":["operation"],"type":"object"},"name":"alerting_rules_write"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Read alerting silences"},"description":"List and inspect Grafana alerting silences. A silence temporarily suppresses notifications for alerts whose labels match a set of matchers.\n\nOperations:\n- 'list': list existing silences. Optionally filter by rule_uid (matches the __alert_rule_uid__ label) or by matchers.\n- 'get': retrieve a single silence by silence_id.\n\nWhen to use:\n- Inspecting which alerts are currently silenced and why\n\nRead-only: does not create, update, or delete silences, and does not show alert rules or notification routing.","inputSchema":{"additionalProperties":false,"properties":{"matchers":{"description":"Optional label matchers used to filter listed silences. Only used with 'list'.","items":{"properties":{"isEqual":{"description":"Whether the matcher asserts equality (true) or inequality (false). Defaults to true.","type":"boolean"},"isRegex":{"description":"Whether value is a regular expression. Defaults to false.","type":"boolean"},"name":{"description":"The label name to match","type":"string"},"value":{"description":"The label value to match against","type":"string"}},"required":["name","value"],"type":"object"},"type":"array"},"operation":{"description":"The operation to perform: 'list' to list silences, 'get' to retrieve a silence by id","enum":["list","get"],"type":"string"},"rule_uid":{"description":"Optional: filter listed silences to those scoped to this alert rule UID (matches the __alert_rule_uid__ label). Only used with 'list'.","type":"string"},"silence_id":{"description":"The silence id (required for 'get')","type":"string"}},"required":["operation"],"type":"object"},"name":"alerting_silences_read"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Write alerting silences"},"description":"Create, update, and delete Grafana alerting silences. A silence temporarily suppresses notifications for alerts whose labels match a set of matchers, without changing the alert rules themselves.\n\nOperations:\n- 'create': create a new silence. Requires matchers, starts_at, ends_at (RFC3339) and comment.\n- 'update': modify an existing silence by silence_id. Requires matchers, starts_at, ends_at and comment. The id is only kept when the posted matchers and starts_at match the stored ones, so pass back the stored starts_at of the silence; otherwise Alertmanager expires the old silence and returns a new id.\n- 'delete': expire/remove a silence by silence_id.\n\nWhen to use:\n- Muting noisy or expected alerts during maintenance windows\n\nDoes not list or inspect silences, change alert rules, or manage notification routing.","inputSchema":{"additionalProperties":false,"properties":{"comment":{"description":"A human-readable comment explaining the silence (required for 'create' and 'update')","type":"string"},"created_by":{"description":"Author of the silence. Defaults to 'grafana-assistant'.","type":"string"},"ends_at":{"description":"Silence end time in RFC3339 format, e.g. '2026-07-11T12:00:00Z' (required for 'create' and 'update')","type":"string"},"matchers":{"description":"Label matchers. Required (at least one) for 'create' and 'update'. For 'list', used as an optional filter.","items":{"properties":{"isEqual":{"description":"Whether the matcher asserts equality (true) or inequality (false). Defaults to true.","type":"boolean"},"isRegex":{"description":"Whether value is a regular expression. Defaults to false.","type":"boolean"},"name":{"description":"The label name to match","type":"string"},"value":{"description":"The label value to match against","type":"string"}},"required":["name","value"],"type":"object"},"type":"array"},"operation":{"description":"The operation to perform: 'list' to list silences, 'get' to retrieve a silence by id, 'create' to create a new silence, 'update' to modify an existing silence by id, 'delete' to expire a silence by id","enum":["list","get","create","update","delete"],"type":"string"},"rule_uid":{"description":"Optional: filter listed silences to those scoped to this alert rule UID (matches the __alert_rule_uid__ label). Only used with 'list'.","type":"string"},"silence_id":{"description":"The silence id (required for 'get', 'update' and 'delete')","type":"string"},"starts_at":{"description":"Silence start time in RFC3339 format, e.g. '2026-07-11T10:00:00Z' (required for 'create' and 'update'). Grafana clamps a start time in the past to the moment of creation, so for 'update' pass back the starts_at returned by 'get' to keep the silence id stable.","type":"string"}},"required":["operation"],"type":"object"},"name":"alerting_silences_write"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Analyze Loki label strategy"},"description":"Audits a Loki label strategy and optionally diagnoses query performance. Returns per-label verdicts, missing base labels, normalisation issues, and a recommended set. Pass datasourceUid for live cardinality or labels for static scoring; both may be combined.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"Datasource UID (live mode).","type":"string"},"endRfc3339":{"type":"string"},"expectedBaseLabels":{"items":{"type":"string"},"type":"array"},"labels":{"description":"Caller-supplied labels (static mode).","items":{"properties":{"name":{"type":"string"},"sampleValues":{"items":{"type":"string"},"type":"array"},"unbounded":{"type":"boolean"},"uniqueValues":{"type":"integer"},"usedInQueries":{"type":"string"},"valueKind":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"maxLabels":{"type":"integer"},"perfMetrics":{"description":"Runtime metrics; presence triggers perf diagnosis.","properties":{"cacheChunkReqs":{"type":"integer"},"chunkRefsFetchTimeSec":{"type":"number"},"executionTimeSec":{"type":"number"},"postFilterLines":{"type":"integer"},"queueTimeSec":{"type":"number"},"storeChunksDownloadTimeSec":{"type":"number"},"totalBytes":{"type":"integer"},"totalLines":{"type":"integer"}},"type":"object"},"selector":{"description":"Optional LogQL selector for stats / perf diagnosis.","type":"string"},"startRfc3339":{"type":"string"}},"type":"object"},"name":"analyze_loki_labels"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Check datasources health"},"description":"Check datasource health. Filter by type or UIDs; omit both to check all.","inputSchema":{"additionalProperties":false,"properties":{"offset":{"default":0,"description":"Number to skip for pagination","type":"integer"},"type":{"description":"Plugin type filter; omit to check all","type":"string"},"uids":{"description":"UIDs to check","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"check_datasources_health"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Create Annotation"},"description":"Create a new annotation on a dashboard or panel. Set format to 'graphite' and provide 'what' for Graphite-format annotations.","inputSchema":{"additionalProperties":false,"properties":{"dashboardUid":{"description":"Dashboard UID","type":"string"},"data":{"description":"Optional JSON payload","type":"object"},"format":{"description":"Set to 'graphite' to create a Graphite-format annotation","enum":["graphite"],"type":"string"},"graphiteData":{"description":"Optional string payload for Graphite format","type":"string"},"panelId":{"description":"Panel ID","type":"integer"},"tags":{"description":"Optional list of tags","items":{"type":"string"},"type":"array"},"text":{"description":"Annotation text (required unless format is graphite)","type":"string"},"time":{"description":"Start time epoch ms","type":"integer"},"timeEnd":{"description":"End time epoch ms","type":"integer"},"what":{"description":"Annotation text for Graphite format (required when format is graphite)","type":"string"},"when":{"description":"Epoch ms timestamp for Graphite format","type":"integer"}},"type":"object"},"name":"create_annotation"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Create datasource"},"description":"Create a datasource in two steps. Called with only the type, it returns the plugin's field schema and creates nothing. Called with the type, the display name in the top-level name argument, schemaReviewed=true, and field values in the fields map, it creates the datasource. The plugin for the type must already be installed. Secrets (passwords, tokens) are not accepted. Returns UID, health check, and a config page link.","inputSchema":{"additionalProperties":false,"properties":{"access":{"description":"How Grafana should access the datasource (proxy or direct)","type":"string"},"basicAuth":{"description":"Whether Grafana should use basic auth","type":"boolean"},"database":{"description":"Optional database name","type":"string"},"fields":{"description":"Datasource field values to provision, keyed by field key from the schema returned on the first call. The server uses each field's target (root or jsonData) to place values correctly in the YAML. Example: {\"url\": \"http://prometheus:9090\", \"httpMethod\": \"POST\"}.","type":"object"},"isDefault":{"description":"Whether this should become the default datasource","type":"boolean"},"name":{"description":"Datasource display name","type":"string"},"schemaReviewed":{"description":"True once the field schema has been retrieved; required to create a schema-backed datasource.","type":"boolean"},"type":{"description":"Grafana datasource plugin type, for example prometheus","type":"string"},"url":{"description":"Datasource base URL when required by the plugin","type":"string"},"withCredentials":{"description":"Whether Grafana should forward credentials such as cookies","type":"boolean"}},"required":["name","type"],"type":"object"},"name":"create_datasource"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Create folder"},"description":"Create a Grafana folder. Provide a title and optional UID. Returns the created folder.","inputSchema":{"additionalProperties":false,"properties":{"parentUid":{"description":"Optional parent folder UID. If set, the folder will be created under this parent.","type":"string"},"title":{"description":"The title of the folder.","type":"string"},"uid":{"description":"Optional folder UID. If omitted, Grafana will generate one.","type":"string"}},"required":["title"],"type":"object"},"name":"create_folder"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Create incident"},"description":"Create a new Grafana incident. Requires title, severity, and room prefix. Allows setting status, labels and custom fields. Creating an incident may notify or page many people.","inputSchema":{"additionalProperties":false,"properties":{"attachCaption":{"description":"The caption of the attachment","type":"string"},"attachUrl":{"description":"The URL of the attachment","type":"string"},"customFields":{"description":"Custom field values to set on the new incident","items":{"properties":{"field":{"description":"The name or UUID of the custom field to set","type":"string"},"values":{"description":"The value(s) to set. Text and number fields take a single value; single-select fields take one option; multi-select fields take one or more options. Select options may be given as their label, value or UUID. Pass an empty list to clear the field","items":{"type":"string"},"type":"array"}},"required":["field"],"type":"object"},"type":"array"},"isDrill":{"description":"Whether the incident is a drill incident","type":"boolean"},"labels":{"description":"The labels to add to the incident","items":{"properties":{"colorHex":{"type":"string"},"description":{"type":"string"},"key":{"type":"string"},"label":{"type":"string"}},"type":"object"},"type":"array"},"roomPrefix":{"description":"The prefix of the room to create the incident in","type":"string"},"severity":{"description":"The severity of the incident","type":"string"},"status":{"description":"The status of the incident","type":"string"},"title":{"description":"The title of the incident","type":"string"}},"required":["title","severity","roomPrefix"],"type":"object"},"name":"create_incident"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Create snapshot"},"description":"Create a Grafana snapshot from a full dashboard payload. Supports optional expiration and external snapshot fields.","inputSchema":{"additionalProperties":false,"properties":{"dashboard":{"description":"Complete dashboard model to snapshot (as returned by Grafana dashboard APIs)","type":"object"},"deleteKey":{"description":"Secret key for deleting external snapshots. Required when external is true","type":"string"},"expires":{"description":"Snapshot expiration in seconds (e.g. 3600 for 1 hour)","type":"integer"},"external":{"description":"Store snapshot on external server. Requires key and deleteKey when true","type":"boolean"},"key":{"description":"Custom snapshot key. Required when external is true","type":"string"},"name":{"description":"Optional snapshot name","type":"string"}},"required":["dashboard"],"type":"object"},"name":"create_snapshot"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Delete Annotation"},"description":"Permanently delete an annotation by ID. The annotation cannot be recovered afterwards.","inputSchema":{"additionalProperties":false,"properties":{"id":{"description":"Annotation ID to delete","type":"integer"}},"required":["id"],"type":"object"},"name":"delete_annotation"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Delete snapshot"},"description":"Delete a Grafana snapshot by snapshot key.","inputSchema":{"additionalProperties":false,"properties":{"key":{"description":"Snapshot key to delete","type":"string"}},"required":["key"],"type":"object"},"name":"delete_snapshot"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Diff Tempo traces"},"description":"Compare two complete traces. Returns a compact summary and includes the full span-level patch when it is at most 64 KiB. Request trace-patch-v0 only when full details are required; full patches are not size-bounded.","inputSchema":{"additionalProperties":false,"properties":{"base_end":{"description":"Optional end of the baseline trace search range in RFC3339 format. Must be provided with base_start.","type":"string"},"base_start":{"description":"Optional start of the baseline trace search range in RFC3339 format. Must be provided with base_end.","type":"string"},"base_trace_id":{"description":"Trace ID for the baseline trace","type":"string"},"compare_end":{"description":"Optional end of the comparison trace search range in RFC3339 format. Must be provided with compare_start.","type":"string"},"compare_start":{"description":"Optional start of the comparison trace search range in RFC3339 format. Must be provided with compare_end.","type":"string"},"compare_trace_id":{"description":"Trace ID for the comparison trace","type":"string"},"datasourceUid":{"description":"UID of the tempo datasource to query","type":"string"},"format":{"default":"trace-summary-v0-composed","description":"Output format. The composed format returns a compact summary and attaches the full patch only when it is at most 64 KiB. trace-patch-v0 has no output-size guarantee.","enum":["trace-summary-v0-composed","trace-summary-v0-native","trace-patch-v0"],"type":"string"}},"required":["datasourceUid","base_trace_id","compare_trace_id"],"type":"object"},"name":"diff_tempo_traces"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Generate navigation deeplink"},"description":"Generate deeplink URLs for Grafana resources. Supports dashboards (requires dashboardUid or provisioningPreview), panels (requires dashboardUid or provisioningPreview, plus panelId), and Explore queries (requires datasourceUid and optionally queries). For dashboard and panel links, provisioningPreview points at a dashboard staged on a provisioning repository branch (e.g. a git-sync PR preview). For explore links, the time range and queries are embedded inside the Grafana explore state. Set shorten=true to return a /goto/<uid> short URL instead; if shortening fails, an error containing the full deeplink is returned.","inputSchema":{"additionalProperties":false,"properties":{"dashboardUid":{"description":"Dashboard UID (for stored dashboards). Mutually exclusive with provisioningPreview for dashboard and panel types.","type":"string"},"datasourceUid":{"description":"Datasource UID (required for explore type)","type":"string"},"panelId":{"description":"Panel ID (required for panel type)","type":"integer"},"provisioningPreview":{"description":"Identifies a dashboard staged on a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid for dashboard and panel types.","properties":{"path":{"description":"Path to the dashboard file within the repository, relative to its root.","type":"string"},"pullRequestUrl":{"description":"Upstream pull request URL to surface in Grafana's preview banner.","type":"string"},"ref":{"description":"Branch or commit SHA. Defaults to the repository's main branch when omitted.","type":"string"},"repo":{"description":"Provisioning repository slug (the repository name).","type":"string"}},"required":["repo","path"],"type":"object"},"queries":{"description":"List of query objects for explore links (e.g. [{\"refId\":\"A\",\"expr\":\"up\"}])","items":{"type":"object"},"type":"array"},"queryParams":{"additionalProperties":{"type":"string"},"description":"Additional URL query parameters (for dashboard/panel types)","type":"object"},"resourceType":{"description":"Type of resource: dashboard, panel, or explore","type":"string"},"shorten":{"description":"If true, try to shorten the generated URL to /goto/<uid>. If shortening fails, an error containing the full deeplink is returned.","type":"boolean"},"timeRange":{"description":"Time range for the link","properties":{"from":{"description":"Start time (e.g., 'now-1h')","type":"string"},"to":{"description":"End time (e.g., 'now')","type":"string"}},"type":"object"}},"required":["resourceType"],"type":"object"},"name":"generate_deeplink"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get IRM alert group"},"description":"Get a specific alert group from Grafana OnCall by its ID. Returns the full alert group details, including the most recent alert and its raw payload when the OnCall API provides them. Alert payloads carry integration-specific fingerprints (for example Sentry's payload.data.event.hashes or Alertmanager's payload.alerts[].fingerprint) that identify recurring alerts across different alert groups.","inputSchema":{"additionalProperties":false,"properties":{"alertGroupId":{"description":"The ID of the alert group to retrieve","type":"string"}},"required":["alertGroupId"],"type":"object"},"name":"get_alert_group"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get Annotation Tags"},"description":"Returns annotation tags with optional filtering by tag name. Only the provided filters are applied.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"description":"Max results, default 100","minimum":1,"type":"integer"},"tag":{"description":"Optional filter by tag name","type":"string"}},"type":"object"},"name":"get_annotation_tags"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get Annotations"},"description":"Fetch Grafana annotations using filters such as dashboard UID, time range and tags.","inputSchema":{"additionalProperties":false,"properties":{"alertUid":{"description":"Filter by alert UID","type":"string"},"dashboardUid":{"description":"Filter by dashboard UID","type":"string"},"from":{"description":"Epoch ms start time","type":"integer"},"limit":{"description":"Max results default 100","type":"integer"},"matchAny":{"description":"If true, match any tag (OR). If false, match all tags (AND). Default: false","type":"boolean"},"panelId":{"description":"Filter by panel ID","type":"integer"},"tags":{"description":"Filter by tags. Multiple tags allowed; use matchAny to control AND/OR logic","items":{"type":"string"},"type":"array"},"to":{"description":"Epoch ms end time","type":"integer"},"type":{"description":"annotation or alert","type":"string"},"userId":{"description":"Filter by creator user ID","type":"integer"}},"type":"object"},"name":"get_annotations"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get assertions summary"},"description":"Get assertion summary for a given entity with its type, name, env, site, namespace, and a time range","inputSchema":{"additionalProperties":false,"properties":{"endTime":{"description":"The end time in RFC3339 format (e.g. 2024-01-01T00:00:00Z) or relative format (e.g. now)","type":"string"},"entityName":{"description":"The name of the entity to list","type":"string"},"entityType":{"description":"The type of the entity to list (e.g. Service, Node, Pod, etc.)","type":"string"},"env":{"description":"The env of the entity to list","type":"string"},"namespace":{"description":"The namespace of the entity to list","type":"string"},"site":{"description":"The site of the entity to list","type":"string"},"startTime":{"description":"The start time in RFC3339 format (e.g. 2024-01-01T00:00:00Z) or relative format (e.g. now-1h)","type":"string"}},"required":["startTime","endTime"],"type":"object"},"name":"get_assertions"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get current on-call users"},"description":"Get the list of users currently on-call for a specific Grafana OnCall schedule ID. Returns the schedule ID, name, and a list of detailed user objects for those currently on call.","inputSchema":{"additionalProperties":false,"properties":{"scheduleId":{"description":"The ID of the schedule to get current on-call users for","type":"string"}},"required":["scheduleId"],"type":"object"},"name":"get_current_oncall_users"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get dashboard details"},"description":"Retrieves the complete dashboard, including panels, variables, and settings, for a specific dashboard identified by its UID. Pass optional version to load a saved snapshot instead of the current dashboard. Saved snapshots are fetched through Grafana's legacy versions API, so 'apiVersion' is omitted and 'meta' is partial: only version, createdBy, and created are populated. For current (non-versioned) fetches, the response includes 'apiVersion' and 'isV2': when 'isV2' is true the dashboard uses the v2 schema (panels live under 'elements' keyed by name, arranged by 'layout'; variables under 'variables'), otherwise it is classic v1 ('panels[]' with 'templating.list'). The full JSON of a large dashboard can be very large.","inputSchema":{"additionalProperties":false,"properties":{"uid":{"description":"The UID of the dashboard","type":"string"},"version":{"description":"Optional saved version. Omit for the current dashboard","minimum":1,"type":"integer"}},"required":["uid"],"type":"object"},"name":"get_dashboard_by_uid"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get dashboard panel queries"},"description":"Retrieve panel queries from a Grafana dashboard. Supports all datasource types (Prometheus, Loki, CloudWatch, SQL, etc.) and row-nested panels. Optionally filter to a specific panel by ID with `panelId`. Optionally provide `variables` for template variable substitution, which populates `processedQuery` and `requiredVariables` fields. Returns an array of objects with fields: title, query (raw expression), datasource (object with uid and type), and optionally processedQuery, refId, requiredVariables, and target. Targets built in a visual editor (CloudWatch metric search, InfluxDB query builder) have no string expression: those return an empty query plus `target`, the panel's raw query JSON. They can be executed as panel queries but not as standalone expressions.","inputSchema":{"additionalProperties":false,"properties":{"panelId":{"description":"Optional panel ID to filter to a specific panel","type":"integer"},"uid":{"description":"The UID of the dashboard","type":"string"},"variables":{"additionalProperties":{"type":"string"},"description":"Optional variable substitutions (e.g., {\"job\": \"api-server\"})","type":"object"}},"required":["uid"],"type":"object"},"name":"get_dashboard_panel_queries"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get dashboard property"},"description":"Get specific parts of a dashboard using JSONPath expressions to minimize context window usage. JSONPath targets the dashboard's native schema. Classic v1 paths: '$.title' (title), '$.panels[*].title' (all panel titles), '$.panels[0]' (first panel), '$.templating.list' (variables), '$.annotations.list' (saved dashboard annotation queries/definitions), '$.tags' (tags), '$.panels[*].targets[*].expr' (all queries). v2 dashboards (isV2 true) use different paths: '$.title', '$.elements' (panels, keyed by name), '$.variables' (variables), '$.annotations'.","inputSchema":{"additionalProperties":false,"properties":{"jsonPath":{"description":"JSONPath expression to extract specific data (e.g., '$.panels[0].title' for first panel title, '$.panels[*].title' for all panel titles, '$.templating.list' for variables, '$.annotations.list' for saved dashboard annotation queries/definitions)","type":"string"},"uid":{"description":"The UID of the dashboard","type":"string"}},"required":["uid","jsonPath"],"type":"object"},"name":"get_dashboard_property"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get dashboard summary"},"description":"Get a compact summary of a dashboard including title, panel count, panel types, variables, and other metadata without the full JSON. Use this for dashboard overview and planning modifications without consuming large context windows.","inputSchema":{"additionalProperties":false,"properties":{"uid":{"description":"The UID of the dashboard","type":"string"}},"required":["uid"],"type":"object"},"name":"get_dashboard_summary"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get datasource"},"description":"Retrieves detailed information about a specific datasource by UID or name. Returns the full datasource model, including name, type, URL, access settings, JSON data, and secure JSON field status. Provide either uid or name; uid takes priority if both are given.","inputSchema":{"additionalProperties":false,"properties":{"name":{"description":"The name of the datasource. Used if UID is not provided.","type":"string"},"uid":{"description":"The UID of the datasource. If provided, takes priority over name.","type":"string"}},"type":"object"},"name":"get_datasource"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Get Doc"},"description":"Fetch a Grafana documentation page. Set outline_only=true to get the heading structure first, then call again with a section name for bounded retrieval.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"description":"Max lines to return (default ~80)","type":"integer"},"offset":{"description":"Line offset for paging (0-indexed)","type":"integer"},"outline_only":{"description":"Return only the heading outline (use to discover section names before fetching content)","type":"boolean"},"section":{"description":"Heading text to extract (returns only that section)","type":"string"},"url":{"description":"The grafana.com/docs/ URL to fetch","type":"string"}},"required":["url"],"type":"object"},"name":"get_doc"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get incident details"},"description":"Get a single incident by ID. Returns the full incident details including title, status, severity, labels, custom fields, timestamps, and other metadata.","inputSchema":{"additionalProperties":false,"properties":{"id":{"description":"The ID of the incident to retrieve","type":"string"}},"required":["id"],"type":"object"},"name":"get_incident"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get OnCall shift"},"description":"Get detailed information for a specific Grafana OnCall shift using its ID. A shift represents a designated time period within a schedule when users are actively on-call. Returns the full shift details.","inputSchema":{"additionalProperties":false,"properties":{"shiftId":{"description":"The ID of the shift to get details for","type":"string"}},"required":["shiftId"],"type":"object"},"name":"get_oncall_shift"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get panel or dashboard image"},"description":"Render a Grafana dashboard panel, full dashboard or Explore view as a PNG image. Returns the image as base64 encoded data. Requires the Grafana Image Renderer service to be installed. Exactly one of dashboardUid (for stored dashboards), provisioningPreview (for dashboards staged on a provisioning repository branch, e.g. a git-sync PR) or explore (an ad-hoc datasource query rendered in Explore, no saved dashboard needed) must be supplied. Defaults in CSS pixels: panel 1000x750, dashboard 1200x900, Explore 1000x1000. Scale defaults to 1 for all views and is clamped to 1-3. Use this for generating visual snapshots of dashboards for reports, alerts, or presentations.","inputSchema":{"additionalProperties":false,"properties":{"dashboardUid":{"description":"The UID of a stored dashboard containing the panel. Required unless provisioningPreview is provided.","type":"string"},"explore":{"description":"Render an ad-hoc Explore view for a datasource and queries instead of a stored dashboard. Mutually exclusive with dashboardUid and provisioningPreview. Requires Grafana 10.2 or later.","properties":{"datasourceUid":{"description":"Datasource UID to query","type":"string"},"queries":{"description":"List of query objects (e.g. [{\"refId\":\"A\", \"expr\":\"up\"}])","items":{"type":"object"},"type":"array"}},"required":["datasourceUid"],"type":"object"},"height":{"description":"Positive viewport height in CSS pixels, or -1 for full-page rendering. See tool description for per-view defaults. Positive heights are capped so height times scale is at most 3000. The renderer may raise values below its configured minimum (500 by default).","type":"integer"},"panelId":{"description":"The ID of the panel to render. If omitted, the entire dashboard is rendered","type":"integer"},"provisioningPreview":{"description":"Render a dashboard from a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid.","properties":{"path":{"description":"Path to the dashboard file within the repository, relative to its root.","type":"string"},"ref":{"description":"Branch or commit SHA to render from. Defaults to the repository's main branch when omitted.","type":"string"},"repo":{"description":"Provisioning repository slug. List repositories via /apis/provisioning.grafana.app/v0alpha1/namespaces/default/repositories if unknown.","type":"string"}},"required":["repo","path"],"type":"object"},"scale":{"description":"Image scale factor. See tool description for default and limits. Higher scales reduce the maximum allowed viewport dimensions.","type":"integer"},"theme":{"description":"Theme for the rendered image: light or dark. Defaults to dark","type":"string"},"timeRange":{"description":"Time range for the rendered image","properties":{"from":{"description":"Start time (e.g., 'now-1h', '2024-01-01T00:00:00Z')","type":"string"},"to":{"description":"End time (e.g., 'now', '2024-01-01T12:00:00Z')","type":"string"}},"type":"object"},"timeout":{"description":"Rendering timeout in seconds. Defaults to 60, capped at 120","type":"integer"},"variables":{"additionalProperties":{"oneOf":[{"type":"string"},{"items":{"type":"string"},"type":"array"}]},"description":"Dashboard variables to apply. Values can be a single string or an array of strings for multi-value variables (e.g., {\"var-datasource\": \"prometheus\", \"var-instance\": [\"server1\", \"server2\"]})","type":"object"},"width":{"description":"Positive viewport width in CSS pixels. See tool description for per-view defaults. Capped so width times scale is at most 3000. The renderer may raise values below its configured minimum (1000 by default).","type":"integer"}},"type":"object"},"name":"get_panel_image"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get plugin"},"description":"Check whether a Grafana plugin is installed and retrieve its details (name, version, type, enabled status). Returns installed=false when the plugin is not found.","inputSchema":{"additionalProperties":false,"properties":{"pluginId":{"description":"The plugin ID to check (e.g. 'prometheus', 'grafana-piechart-panel', 'grafana-oncall-app')","type":"string"}},"required":["pluginId"],"type":"object"},"name":"get_plugin"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get snapshot"},"description":"Get a Grafana snapshot by key, including snapshot metadata and dashboard payload.","inputSchema":{"additionalProperties":false,"properties":{"key":{"description":"Snapshot key to retrieve","type":"string"}},"required":["key"],"type":"object"},"name":"get_snapshot"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get Tempo trace"},"description":"Retrieve a specific trace by ID","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"UID of the tempo datasource to query","type":"string"},"focus_span_id":{"description":"Optional 16-character hexadecimal span ID to select initially. The full trace remains available.","type":"string"},"trace_id":{"description":"Trace ID to retrieve","type":"string"}},"required":["datasourceUid","trace_id"],"type":"object"},"name":"get_tempo_trace"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get TraceQL documentation"},"description":"Retrieve TraceQL reference documentation with examples, covering attribute filters, aggregates, structural operators, and metrics queries. Consult this before writing a non-trivial TraceQL query, or after one returns an error or no results.","inputSchema":{"additionalProperties":false,"properties":{"topic":{"description":"Which section of the TraceQL reference to retrieve: 'basic' for attribute and duration filters, 'aggregates' for count/avg/sum and by() grouping, 'structural' for parent/child and descendant operators, 'metrics' for rate/quantile_over_time metrics queries","enum":["basic","aggregates","structural","metrics"],"type":"string"}},"required":["topic"],"type":"object"},"name":"get_tempo_traceql_docs"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Grafana API request"},"description":"Make an authenticated HTTP request to the Grafana API. Similar to 'gh api' for GitHub. Supports any Grafana API endpoint with optional jq-style response filtering. Use this for API endpoints that don't have a dedicated tool.","inputSchema":{"additionalProperties":false,"properties":{"body":{"description":"Request body (JSON string). Used with POST, PUT, and PATCH requests.","type":"string"},"endpoint":{"description":"The API path relative to the Grafana base URL (e.g. '/api/org', '/api/dashboards/uid/abc123'). Must start with '/'.","type":"string"},"headers":{"additionalProperties":{"type":"string"},"description":"Additional HTTP headers to include in the request.","type":"object"},"jq":{"description":"A jq expression to filter or transform the JSON response (e.g. '.dashboards[] | .title').","type":"string"},"method":{"description":"HTTP method. Defaults to GET","enum":["GET","POST","PUT","PATCH","DELETE"],"type":"string"}},"required":["endpoint"],"type":"object"},"name":"grafana_api_request"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"Install plugin"},"description":"Install a Grafana plugin by its plugin ID. When version is omitted, the tool looks up the latest version and returns it without installing; supplying a version installs that version.","inputSchema":{"additionalProperties":false,"properties":{"pluginId":{"description":"The plugin ID to install (e.g. 'grafana-image-renderer', 'grafana-piechart-panel')","type":"string"},"version":{"description":"The exact version to install. When omitted, the tool returns the latest available version without installing.","type":"string"}},"required":["pluginId"],"type":"object"},"name":"install_plugin"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List IRM alert groups"},"description":"List alert groups from Grafana OnCall with filtering options. Supports filtering by alert group ID, route ID, integration ID, state (new, acknowledged, resolved, silenced), team ID, time range, labels, and name. For time ranges, use format '{start}_{end}' ISO 8601 timestamp range (e.g., '2025-01-19T00:00:00_2025-01-19T23:59:59' for a specific day). For labels, use format 'key:value' (e.g., ['env:prod', 'severity:high']). Returns a list of alert group objects with their details. Supports pagination.","inputSchema":{"additionalProperties":false,"properties":{"id":{"description":"Filter by specific alert group ID","type":"string"},"integrationId":{"description":"Filter by integration ID","type":"string"},"labels":{"description":"Filter by labels in format key:value (e.g., ['env:prod', 'severity:high'])","items":{"type":"string"},"type":"array"},"name":{"description":"Filter by alert group name","type":"string"},"page":{"description":"The page number to return","type":"integer"},"routeId":{"description":"Filter by route ID","type":"string"},"startedAt":{"description":"Filter by time range in format '{start}_{end}' ISO 8601 timestamp range (UTC assumed, no timezone indicator needed) (e.g., '2025-01-19T00:00:00_2025-01-19T23:59:59')","type":"string"},"state":{"description":"Filter by alert group state (one of: new, acknowledged, resolved, silenced)","type":"string"},"teamId":{"description":"Filter by team ID","type":"string"}},"type":"object"},"name":"list_alert_groups"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List dashboard versions"},"description":"List saved versions of a Grafana dashboard. Returns compact metadata: version number, author, timestamp, and save message. A version number can be passed to the dashboard fetch to load that snapshot.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"description":"Maximum number of versions to return","minimum":1,"type":"integer"},"start":{"description":"Version to start from. Only versions at or below this number are returned","minimum":1,"type":"integer"},"uid":{"description":"The UID of the dashboard","type":"string"}},"required":["uid"],"type":"object"},"name":"list_dashboard_versions"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List datasources"},"description":"List all configured datasources in Grafana. Use this to discover available datasources and their UIDs. Supports filtering by type and/or name (case-insensitive substring match) and pagination.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":50,"description":"Maximum number of datasources to return (max 100)","type":"integer"},"name":{"description":"Case-insensitive substring match on the datasource name. For example, 'prod' matches datasources named 'prometheus-prod-eu' and 'loki-prod-us'. Useful on instances with many datasources where filtering by type alone returns too many results.","type":"string"},"offset":{"default":0,"description":"Number of datasources to skip for pagination","type":"integer"},"type":{"description":"The type of datasources to search for. For example, 'prometheus', 'loki', 'tempo', etc...","type":"string"}},"type":"object"},"name":"list_datasources"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List incident custom fields"},"description":"List the custom fields configured for Grafana incidents, including their type and, for select fields, the options that may be chosen.","inputSchema":{"additionalProperties":false,"properties":{"includeArchived":{"description":"Whether to include archived custom fields. Archived fields cannot be set on new incidents but may still hold values on older ones","type":"boolean"}},"type":"object"},"name":"list_incident_custom_fields"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List incidents"},"description":"List Grafana incidents. Allows filtering by status ('active', 'resolved') and optionally including drill incidents. Returns a preview list with basic details, and custom field values if requested.","inputSchema":{"additionalProperties":false,"properties":{"drill":{"description":"Whether to include drill incidents","type":"boolean"},"includeCustomFields":{"description":"Whether to include each incident's custom field values. Off by default because it costs an extra request and makes the response considerably larger","type":"boolean"},"limit":{"default":10,"description":"The maximum number of incidents to return","type":"integer"},"status":{"description":"The status of the incidents to include. Valid values: 'active', 'resolved'","type":"string"}},"type":"object"},"name":"list_incidents"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Loki label names"},"description":"Lists all available label/field names (keys) found in logs within a specified Loki or VictoriaLogs datasource and time range. Returns a list of unique label strings (e.g., `[\"app\", \"env\", \"pod\"]`). If the time range is not provided, it defaults to the last hour. Optionally narrow the search to a subset of streams with `matcher` (e.g. `{namespace=\"prod\"}`).","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)","type":"string"},"matcher":{"description":"Optionally, a stream selector to narrow the search to matching streams (Loki: LogQL, e.g. '{namespace=\"prod\"}'; VictoriaLogs: LogsQL). Defaults to searching across all streams.","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"}},"required":["datasourceUid"],"type":"object"},"name":"list_loki_label_names"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Loki label values"},"description":"Retrieves all unique values associated with a specific `labelName` within a Loki or VictoriaLogs datasource and time range. Returns a list of string values (e.g., for `labelName=\"env\"`, might return `[\"prod\", \"staging\", \"dev\"]`). Useful for discovering filter options. Defaults to the last hour if the time range is omitted. Optionally narrow the search to a subset of streams with `matcher` (e.g. `{namespace=\"prod\"}`) — for example, to list `service` values seen only within a specific namespace.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)","type":"string"},"labelName":{"description":"The name of the label to retrieve values for (e.g. 'app', 'env', 'pod')","type":"string"},"matcher":{"description":"Optionally, a stream selector to narrow the search to matching streams (Loki: LogQL, e.g. '{namespace=\"prod\"}'; VictoriaLogs: LogsQL). Defaults to searching across all streams.","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"}},"required":["datasourceUid","labelName"],"type":"object"},"name":"list_loki_label_values"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List OnCall schedules"},"description":"List Grafana OnCall schedules, optionally filtering by team ID. If a specific schedule ID is provided, retrieves details for only that schedule. Returns a list of schedule summaries including ID, name, team ID, timezone, and shift IDs. Supports pagination.","inputSchema":{"additionalProperties":false,"properties":{"page":{"description":"The page number to return (1-based)","type":"integer"},"scheduleId":{"description":"The ID of the schedule to get details for. If provided, returns only that schedule's details","type":"string"},"teamId":{"description":"The ID of the team to list schedules for","type":"string"}},"type":"object"},"name":"list_oncall_schedules"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List OnCall teams"},"description":"List teams configured in Grafana OnCall. Returns a list of team objects with their details. Supports pagination.","inputSchema":{"additionalProperties":false,"properties":{"page":{"description":"The page number to return","type":"integer"}},"type":"object"},"name":"list_oncall_teams"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List OnCall users"},"description":"List users from Grafana OnCall. These are OnCall users (separate from Grafana users). Can retrieve all users in the OnCall directory, a specific user by ID, or filter by username. Returns a list of user objects with their details. Supports pagination.","inputSchema":{"additionalProperties":false,"properties":{"page":{"description":"The page number to return","type":"integer"},"userId":{"description":"The ID of the user to get details for. If provided, returns only that user's details","type":"string"},"username":{"description":"The username to filter users by. If provided, returns only the user matching this username","type":"string"}},"type":"object"},"name":"list_oncall_users"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Prometheus label names"},"description":"List label names in a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud Monitoring, etc.). Allows filtering by series selectors and time range.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now')","type":"string"},"limit":{"default":100,"description":"Optionally, the maximum number of results to return","type":"integer"},"matches":{"description":"Optionally, a list of label matchers to filter the results by","items":{"properties":{"filters":{"items":{"properties":{"name":{"description":"The name of the label to match against","type":"string"},"type":{"description":"One of the '=' or '!=' or '=~' or '!~'","type":"string"},"value":{"description":"The value to match against","type":"string"}},"required":["name","value","type"],"type":"object"},"type":"array"}},"type":"object"},"type":"array"},"projectName":{"description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now-1h')","type":"string"}},"required":["datasourceUid"],"type":"object"},"name":"list_prometheus_label_names"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Prometheus label values"},"description":"Gets the values for a specific label name in a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud Monitoring, etc.). Allows filtering by series selectors and time range.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the query. Supports RFC3339 or relative time (e.g. 'now')","type":"string"},"labelName":{"description":"The name of the label to query","type":"string"},"limit":{"default":100,"description":"Optionally, the maximum number of results to return","type":"integer"},"matches":{"description":"Optionally, a list of selectors to filter the results by","items":{"properties":{"filters":{"items":{"properties":{"name":{"description":"The name of the label to match against","type":"string"},"type":{"description":"One of the '=' or '!=' or '=~' or '!~'","type":"string"},"value":{"description":"The value to match against","type":"string"}},"required":["name","value","type"],"type":"object"},"type":"array"}},"type":"object"},"type":"array"},"projectName":{"description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the query. Supports RFC3339 or relative time (e.g. 'now-1h')","type":"string"}},"required":["datasourceUid","labelName"],"type":"object"},"name":"list_prometheus_label_values"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Prometheus metric metadata"},"description":"List Prometheus metric metadata. Returns metadata about metrics currently scraped from targets. Note: This endpoint is experimental.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"limit":{"default":10,"description":"The maximum number of metrics to return","type":"integer"},"limitPerMetric":{"description":"The maximum number of metrics to return per metric","type":"integer"},"metric":{"description":"The metric to query","type":"string"},"projectName":{"description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.","type":"string"}},"required":["datasourceUid"],"type":"object"},"name":"list_prometheus_metric_metadata"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Prometheus metric names"},"description":"Lists metric names in a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud Monitoring, etc.). Filters metric names using the provided regex. Supports pagination (page * limit must not exceed 10000) and an optional time range to restrict results to metrics active within that window. Cloud Monitoring ignores the time range.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now')","type":"string"},"limit":{"default":10,"description":"The maximum number of results to return","type":"integer"},"page":{"default":1,"description":"The page number to return","type":"integer"},"projectName":{"description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.","type":"string"},"regex":{"description":"The regex to match against the metric names","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now-1h')","type":"string"}},"required":["datasourceUid"],"type":"object"},"name":"list_prometheus_metric_names"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List provisioning repositories"},"description":"List provisioning repositories (e.g. git-sync sources) configured for this Grafana instance. Returns each repository's slug along with its source URL, branch, path, sync state, and health. The `name` is the slug used to render not-yet-applied dashboard previews.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_provisioning_repositories"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Pyroscope label names"},"description":"\nLists all available label names (keys) found in profiles within a specified Pyroscope datasource, time range, and\noptional label matchers. Label matchers are typically used to qualify a service name ({service_name=\"foo\"}). Returns a\nlist of unique label strings (e.g., [\"app\", \"env\", \"pod\"]). Label names with double underscores (e.g. __name__) are\ninternal and rarely useful to users. If the time range is not provided, it defaults to the last hour.\n","inputSchema":{"additionalProperties":false,"properties":{"data_source_uid":{"description":"The UID of the datasource to query","type":"string"},"end_rfc_3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)","type":"string"},"matchers":{"type":"string"},"start_rfc_3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"}},"required":["data_source_uid"],"type":"object"},"name":"list_pyroscope_label_names"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Pyroscope label values"},"description":"\nLists all available label values for a particular label name found in profiles within a specified Pyroscope datasource,\ntime range, and optional label matchers. Label matchers are typically used to qualify a service name ({service_name=\"foo\"}).\nReturns a list of unique label strings (e.g. for label name \"env\": [\"dev\", \"staging\", \"prod\"]). If the time range\nis not provided, it defaults to the last hour.\n","inputSchema":{"additionalProperties":false,"properties":{"data_source_uid":{"description":"The UID of the datasource to query","type":"string"},"end_rfc_3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)","type":"string"},"matchers":{"description":"Optionally, Prometheus style matchers used to filter the result set (defaults to: {})","type":"string"},"name":{"description":"A label name","type":"string"},"start_rfc_3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"}},"required":["data_source_uid","name"],"type":"object"},"name":"list_pyroscope_label_values"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Pyroscope profile types"},"description":"\nLists all available profile types available in a specified Pyroscope datasource and time range. Returns a list of all\navailable profile types (example profile type: \"process_cpu:cpu:nanoseconds:cpu:nanoseconds\"). A profile type has the\nfollowing structure: <name>:<sample type>:<sample unit>:<period type>:<period unit>. Not all profile types are available\nfor every service. If the time range is not provided, it defaults to the last hour.\n","inputSchema":{"additionalProperties":false,"properties":{"data_source_uid":{"description":"The UID of the datasource to query","type":"string"},"end_rfc_3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)","type":"string"},"start_rfc_3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"}},"required":["data_source_uid"],"type":"object"},"name":"list_pyroscope_profile_types"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List snapshots"},"description":"List Grafana dashboard snapshots with optional query and result limit filters.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"description":"Maximum number of snapshots to return (Grafana defaults to 1000 when omitted)","type":"integer"},"query":{"description":"Optional search query for snapshot name","type":"string"}},"type":"object"},"name":"list_snapshots"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Tempo attribute names"},"description":"List available attribute names for TraceQL queries. Without a scope (resource, span, etc.) the response can be very large.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"UID of the tempo datasource to query","type":"string"},"scope":{"description":"Scope to filter attributes by (span, resource, event, link, instrumentation). Strongly recommended — omitting scope returns all attributes across all scopes which can be very large (100K+ chars).","type":"string"}},"required":["datasourceUid"],"type":"object"},"name":"list_tempo_attribute_names"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"List Tempo attribute values"},"description":"List values for a fully scoped attribute name (e.g. resource.service.name). Useful for discovering what values exist for a specific attribute.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"UID of the tempo datasource to query","type":"string"},"filter-query":{"description":"Filter query to apply to the attribute values. It can only have one spanset and only &&'ed conditions like { <cond> && <cond> && ... }. This is useful for filtering the values to a specific set of values.","type":"string"},"name":{"description":"The attribute name to get values for (e.g. 'span.http.method', 'resource.service.name')","type":"string"}},"required":["datasourceUid","name"],"type":"object"},"name":"list_tempo_attribute_values"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Query Loki logs"},"description":"Executes a log query against a Loki or VictoriaLogs datasource and returns matching log entries (or metric samples on Loki). Defaults to the last hour, a limit of 10 entries, and 'backward' direction (newest first). The `logql` parameter takes LogQL on Loki and LogsQL on VictoriaLogs (e.g., Loki: `{app=\"foo\"} |= \"error\"`; VictoriaLogs: `{app=\"foo\"} \"error\"`). To count matching log lines precisely, use a `count_over_time()` metric query with queryType='instant'. For broad queries that match many lines, set `format` to 'compact' to group results by stream and avoid repeating label metadata on every line. If this server enables the Loki cost guardrail, expensive queries are rejected before execution: query cost is bytes SCANNED, determined only by the stream selector and time range — line filters (|=) and parsers (| json) reduce what is returned, not what is scanned. Use a stream selector with at least one selective positive label matcher (never `{}`, `=~\".*\"`/`=~\".+\"`, or negative-only matchers), keep time ranges narrow; rejected queries return rewrite guidance.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"direction":{"description":"Optionally, the direction of the query: 'forward' (oldest first) or 'backward' (newest first, default)","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now')","type":"string"},"format":{"description":"Output format for log (streams) queries: 'full' (default) returns every entry with its own label metadata; 'compact' groups lines by stream so each label set is emitted only once, substantially reducing response size for broad queries. Structured metadata keys that are constant within a stream appear once on the stream header; keys that vary across lines appear per-line. Ignored for metric queries.","enum":["full","compact"],"type":"string"},"limit":{"default":10,"description":"Optionally, the maximum number of log lines to return (default max: 100, configurable by MCP server).","type":"integer"},"logql":{"description":"The LogQL query to execute against Loki. This can be a simple label matcher or a complex query with filters, parsers, and expressions. Supports full LogQL syntax including label matchers, filter operators, pattern expressions, and pipeline operations.","type":"string"},"queryType":{"description":"Query type: 'range' (default) or 'instant'. Instant queries return a single value at one point in time. Range queries return values over a time window. Use 'instant' for metric queries when you want the current value.","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h')","type":"string"},"stepSeconds":{"description":"Resolution step in seconds for range metric queries. When running metric queries with queryType='range', this controls the time resolution of the returned data points.","type":"integer"}},"required":["datasourceUid","logql"],"type":"object"},"name":"query_loki_logs"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Query Loki patterns"},"description":"Retrieves detected log patterns from a Loki datasource for a given stream selector and time range. Returns a list of patterns, each containing a pattern string and a total count of occurrences. Patterns help identify common log structures and anomalies. The `logql` parameter must be a stream selector (e.g., `{job=\"nginx\"}`) and does not support line filters or aggregations. Defaults to the last hour if the time range is omitted. **Not supported on VictoriaLogs** datasources - use a `| stats` pipeline instead.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)","type":"string"},"logql":{"description":"A LogQL stream selector to identify the logs to analyze for patterns (e.g. {job=\"foo\", namespace=\"bar\"})","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"},"step":{"description":"Optionally, the query resolution step (e.g. '5m')","type":"string"}},"required":["datasourceUid","logql"],"type":"object"},"name":"query_loki_patterns"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get Loki log statistics"},"description":"Retrieves index-level statistics about log streams matching a given selector within a Loki or VictoriaLogs datasource and time range. Returns an object containing the count of streams, chunks, entries, and total bytes (e.g., `{\"streams\": 5, \"chunks\": 50, \"entries\": 10000, \"bytes\": 512000}`). **Important**: the `entries` count reflects storage-level index entries (chunk metadata), NOT the number of individual log lines matching the selector. Counting actual matching log lines requires a `count_over_time()` LogQL metric query. On VictoriaLogs only `entries` is populated; the other fields remain zero. The `logql` parameter **must** be a simple label selector (e.g., `{app=\"nginx\", env=\"prod\"}`) and does not support line filters, parsers, or aggregations. Defaults to the last hour if the time range is omitted.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endRfc3339":{"description":"Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now')","type":"string"},"logql":{"description":"The LogQL matcher expression to execute. This parameter only accepts label matcher expressions and does not support full LogQL queries. Line filters, pattern operations, and metric aggregations are not supported by the stats API endpoint. Only simple label selectors can be used here.","type":"string"},"startRfc3339":{"description":"Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h')","type":"string"}},"required":["datasourceUid","logql"],"type":"object"},"name":"query_loki_stats"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Query Prometheus metrics"},"description":"Query a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud Monitoring, etc.) using a PromQL expression. Supports instant queries (single point) and range queries (time range). Time: RFC3339 or relative expressions like 'now', 'now-1h'.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the datasource to query","type":"string"},"endTime":{"description":"The end time. Supported formats are RFC3339 or relative to now (e.g. 'now', 'now-1.5h', 'now-2h45m'). Valid time units are 'ns', 'us' (or 'µs'), 'ms', 's', 'm', 'h', 'd'.","type":"string"},"expr":{"description":"The PromQL expression to query","type":"string"},"projectName":{"description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.","type":"string"},"queryType":{"description":"The type of query to use. Either 'range' or 'instant'","type":"string"},"startTime":{"description":"The start time. Required if queryType is 'range', ignored if queryType is 'instant' Supported formats are RFC3339 or relative to now (e.g. 'now', 'now-1.5h', 'now-2h45m'). Valid time units are 'ns', 'us' (or 'µs'), 'ms', 's', 'm', 'h', 'd'.","type":"string"},"stepSeconds":{"description":"The time series step size in seconds. Required if queryType is 'range', ignored if queryType is 'instant'","type":"integer"}},"required":["datasourceUid","expr","endTime"],"type":"object"},"name":"query_prometheus"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Query Prometheus histogram percentile"},"description":"Query Prometheus histogram percentiles from classic histogram '_bucket' series.\n\nGenerates histogram_quantile PromQL. Example: metric='http_duration', percentile=95, labels='job=\"api\"'\n\nTime formats: 'now-1h', '2026-02-02T19:00:00Z', '1738519200000' (Unix ms)","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"The UID of the Prometheus datasource","type":"string"},"endTime":{"description":"End time (default: now). Supports RFC3339, relative, or Unix ms.","type":"string"},"labels":{"description":"Label selector (e.g. job=\"api\", service=\"gateway\")","type":"string"},"metric":{"description":"Base histogram metric name (without _bucket suffix)","type":"string"},"percentile":{"description":"Percentile to calculate (e.g. 50, 90, 95, 99)","type":"number"},"projectName":{"description":"GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.","type":"string"},"rateInterval":{"description":"Rate interval for the query (default: 5m)","type":"string"},"startTime":{"description":"Start time (default: now-1h). Supports RFC3339, relative (now-1h), or Unix ms.","type":"string"},"stepSeconds":{"description":"Step size in seconds for range query (default: 60)","type":"integer"}},"required":["datasourceUid","metric","percentile"],"type":"object"},"name":"query_prometheus_histogram"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Query Pyroscope"},"description":"\nUnified Pyroscope query tool for fetching profiles or metrics from Pyroscope. Profile data shows WHICH functions consume resources; metrics data\nshows WHEN consumption spiked. Use query_type=\"both\" for complete analysis in one call.\n\nquery_type options (extends Grafana's PyroscopeQueryType):\n- \"profile\": returns profile data (shape controlled by format)\n- \"metrics\": returns time-series data points\n- \"both\" (default): returns both profile and metrics in one response\n\nformat options (shape of the profile data):\n- \"table\" (default): per-function table with flat (self) and cumulative values, ranked by flat\n- \"dot\": call graph in Graphviz DOT format; nodes are per source line, so one function may span several nodes\n","inputSchema":{"additionalProperties":false,"properties":{"data_source_uid":{"description":"The UID of the datasource to query","type":"string"},"end_rfc_3339":{"description":"End time in RFC3339 or relative time (e.g. 'now') (defaults to now)","type":"string"},"format":{"description":"Profile output format: \"table\" (default) for a per-function flat/cum table, or \"dot\" for a call graph in Graphviz DOT format","type":"string"},"group_by":{"description":"Labels to group metrics series by","items":{"type":"string"},"type":"array"},"matchers":{"description":"Prometheus style matchers (defaults to: {})","type":"string"},"max_node_depth":{"description":"Max functions in the profile table or nodes in the call graph; it is a count, not a depth (default: 100)","type":"integer"},"profile_type":{"description":"The profile type (e.g. process_cpu:cpu:nanoseconds:cpu:nanoseconds)","type":"string"},"query_type":{"description":"Query type: \"profile\" (flamegraph), \"metrics\" (time-series), or \"both\" (default). Use \"both\" for complete analysis","type":"string"},"start_rfc_3339":{"description":"Start time in RFC3339 or relative time (e.g. 'now-1h') (defaults to 1 hour ago)","type":"string"},"step":{"description":"Seconds between metrics data points (default: auto)","type":"number"}},"required":["data_source_uid","profile_type"],"type":"object"},"name":"query_pyroscope"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Query Tempo metrics"},"description":"Compute trace-derived metrics using a TraceQL metrics query. The syntax is unlike PromQL. Use type 'instant' for a single value or 'range' for a time series (default). Instant queries over large time ranges may timeout — keep the window under 15 minutes for instant, or use range instead.","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"UID of the tempo datasource to query","type":"string"},"end":{"description":"End time (RFC3339 format). If not provided will search the past 1 hour.","type":"string"},"query":{"description":"TraceQL metrics query of the form '{ <selector> } | <aggregation> [by (<attribute>)]'. Example: '{ } | quantile_over_time(span:duration, .99) by (span.name)'.","type":"string"},"start":{"description":"Start time (RFC3339 format). If not provided will search the past 1 hour.","type":"string"},"type":{"default":"range","description":"Query type: 'instant' returns a single value at the end of the time range; 'range' returns a time series. Default is 'range'.","enum":["instant","range"],"type":"string"}},"required":["datasourceUid","query"],"type":"object"},"name":"query_tempo_metrics"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Search dashboards"},"description":"Search Grafana dashboards by query and/or folderUid, tag, and starred. Returns matching dashboards with title, UID, folder, tags, and URL.","inputSchema":{"additionalProperties":false,"properties":{"folderUid":{"description":"Optional immediate folder UID (not nested)","type":"string"},"limit":{"default":50,"description":"Maximum number of results to return (max 100)","type":"integer"},"page":{"default":1,"description":"Page number for pagination (1-indexed)","type":"integer"},"query":{"description":"Optional query. Omit to filter by folderUid, tag, or starred","type":"string"},"starred":{"description":"If true, only starred dashboards","type":"boolean"},"tag":{"description":"Optional tags to match (AND)","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"search_dashboards"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Search Docs"},"description":"Search Grafana documentation. Returns matching pages with title, URL, description, and product. Call with no query to list available product groups.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"description":"Maximum results to return (default 5)","type":"integer"},"product":{"description":"Filter results to a specific product (e.g. 'Grafana Tempo', 'Grafana Loki')","type":"string"},"query":{"description":"Search query for Grafana documentation. Omit to list all available product groups.","type":"string"}},"type":"object"},"name":"search_docs"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Search folders"},"description":"Search for Grafana folders by a query string. Returns matching folders with details like title, UID, and URL.","inputSchema":{"additionalProperties":false,"properties":{"query":{"description":"The query to search for","type":"string"}},"type":"object"},"name":"search_folders"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Search plugins"},"description":"Search the Grafana plugin catalog by keyword, purpose, or partial name (e.g. 'azure monitoring', 'loki', 'database'). Returns results sorted by trust: official Grafana Labs plugins first, then commercial partner plugins, then community plugins, each with its exact pluginId. Results include warnings for enterprise-only or Angular-based plugins.","inputSchema":{"additionalProperties":false,"properties":{"query":{"description":"Keyword to search for plugins (e.g. 'azure', 'prometheus', 'loki', 'database'). Matches against plugin name, slug, description, and keywords.","type":"string"}},"required":["query"],"type":"object"},"name":"search_plugin_information"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Search Tempo traces"},"description":"Search for traces using TraceQL queries","inputSchema":{"additionalProperties":false,"properties":{"datasourceUid":{"description":"UID of the tempo datasource to query","type":"string"},"end":{"description":"End time for the search (RFC3339 format). If not provided will search the past 1 hour. If provided, must be after start.","type":"string"},"query":{"description":"TraceQL query string","type":"string"},"start":{"description":"Start time for the search (RFC3339 format). If not provided will search the past 1 hour. If provided, must be before end.","type":"string"}},"required":["datasourceUid","query"],"type":"object"},"name":"search_tempo_traces"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Suggest Alloy label enforcement config"},"description":"Generates an Alloy loki.process snippet enforcing an approved label set via stage.label_keep, with optional log-level normalisation and soft-enforcement placeholders.","inputSchema":{"additionalProperties":false,"properties":{"approvedLabels":{"description":"Labels to keep on the index.","items":{"type":"string"},"type":"array"},"componentName":{"type":"string"},"forwardTo":{"type":"string"},"normalizeLogLevel":{"type":"boolean"},"requiredLabels":{"description":"Labels that get an 'unknown' placeholder when missing.","items":{"type":"string"},"type":"array"}},"required":["approvedLabels"],"type":"object"},"name":"suggest_loki_alloy_label_config"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Update IRM alert group"},"description":"Update the state of a Grafana OnCall alert group: acknowledge, unacknowledge, resolve, or unresolve it by ID. Returns the alert group's resulting OnCall state (one of new, acknowledged, resolved, silenced), or a stateWarning explaining why that state could not be read back after a successful update.","inputSchema":{"additionalProperties":false,"properties":{"alertGroupId":{"description":"The ID of the alert group to update","type":"string"},"state":{"description":"New state for the alert group. One of: acknowledged, unacknowledged, resolved, unresolved","type":"string"}},"required":["alertGroupId","state"],"type":"object"},"name":"update_alert_group"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Update Annotation"},"description":"Updates the provided properties of an annotation by ID. Only fields included in the request are modified; omitted fields are left unchanged.","inputSchema":{"additionalProperties":false,"properties":{"data":{"description":"Optional JSON payload","type":"object"},"id":{"description":"Annotation ID to update","type":"integer"},"tags":{"description":"Tags to replace existing tags","items":{"type":"string"},"type":"array"},"text":{"description":"New annotation text","type":"string"},"time":{"description":"New start time epoch ms","type":"integer"},"timeEnd":{"description":"New end time epoch ms","type":"integer"}},"type":"object"},"name":"update_annotation"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Create or update dashboard"},"description":"Create or update a dashboard. Returns the saved dashboard UID and dashboard link in the 'url' field, using the instance public URL when available. Two modes: (1) Full JSON — provide 'dashboard' for new dashboards or complete replacements. (2) Patch — provide 'uid' + 'operations' to make targeted changes to an existing dashboard. One of these two modes is required; 'folderUid', 'message', and 'overwrite' are supplementary and do nothing on their own. Dashboard authoring guidance: if a saved query must support one, many, or All values from a multi-select variable inside a regex expression or matcher, save '${var:regex}' rather than plain '$var'. Saved dashboard annotation queries/definitions live in dashboard JSON under 'annotations.list'; annotation events are stored separately and are not part of the dashboard JSON. For stat panels over the current dashboard range, make the query return the range-level result the stat should display; panel-side reduction only reduces returned series and does not compute peak-over-range or ratio-of-peaks semantics for you. Patch operations support JSONPaths like '$.panels[0].targets[0].expr', '$.panels[1].title', '$.panels[2].targets[0].datasource', '$.templating.list/-', and '$.annotations.list/-'. Append to arrays with '/- ' syntax: '$.panels/- '. Remove by index: {\"op\": \"remove\", \"path\": \"$.panels[2]\"}. Multiple removes on the same array are automatically reordered to avoid index-shifting issues. Note: only numeric array indices are supported in patch paths; filter expressions like [?(@.id==2)] and wildcards like [*] are not supported. Schema: prefer v2 for new dashboards; if this Grafana lacks v2 the save fails saying so, then send v1. Keep an existing dashboard in its stored schema (indicated by 'isV2'/'apiVersion' on the fetched dashboard). A body with top-level 'elements'/'layout' is saved as v2. Minimal v2 body: {\"title\":\"T\",\"timeSettings\":{\"from\":\"now-6h\",\"to\":\"now\"},\"variables\":[],\"elements\":{\"p1\":{\"kind\":\"Panel\",\"spec\":{\"id\":1,\"title\":\"Up\",\"vizConfig\":{\"kind\":\"VizConfig\",\"group\":\"timeseries\",\"spec\":{}},\"data\":{\"kind\":\"QueryGroup\",\"spec\":{\"queries\":[{\"kind\":\"PanelQuery\",\"spec\":{\"refId\":\"A\",\"query\":{\"kind\":\"DataQuery\",\"group\":\"prometheus\",\"datasource\":{\"name\":\"<ds uid>\"},\"spec\":{\"expr\":\"up\"}}}}]}}}}},\"layout\":{\"kind\":\"GridLayout\",\"spec\":{\"items\":[{\"kind\":\"GridLayoutItem\",\"spec\":{\"x\":0,\"y\":0,\"width\":24,\"height\":8,\"element\":{\"kind\":\"ElementReference\",\"name\":\"p1\"}}}]}}}. For tabs, layout is {\"kind\":\"TabsLayout\",\"spec\":{\"tabs\":[{\"kind\":\"TabsLayoutTab\",\"spec\":{\"title\":\"A\",\"layout\":<GridLayout>}}]}}.","inputSchema":{"additionalProperties":false,"properties":{"dashboard":{"description":"The full dashboard JSON: classic v1 (panels[]) or v2 (elements/layout; skeleton in the tool description). Use for creating new dashboards or complete updates. Saved dashboard annotation queries/definitions live in 'annotations.list' inside this JSON; they are different from annotation events, which are stored separately. Large dashboards consume significant context - consider using patches for small changes.","type":"object"},"folderUid":{"description":"The UID of the dashboard's folder","type":"string"},"message":{"description":"Set a commit message for the version history","type":"string"},"operations":{"description":"Array of patch operations for targeted updates. More efficient than full dashboard JSON for small changes. Common paths: '$.templating.list/-' to add a variable, '$.annotations.list/-' to add a saved dashboard annotation query/definition, '$.panels[0].targets[0].expr' to replace a panel query. v2 paths: '$.elements.<name>.spec.title', '$.variables/-', '$.layout.spec.items/-'.","items":{"properties":{"op":{"description":"Operation type: 'replace', 'add', 'remove'","type":"string"},"path":{"description":"JSONPath to the property to modify. Supports: '$.title', '$.panels[0].title', '$.panels[0].targets[0].expr', '$.panels[1].targets[0].datasource', '$.templating.list/-' (append a variable), '$.annotations.list/-' (append a saved dashboard annotation query/definition). For appending to arrays, use '/- ' syntax: '$.panels/- ' (append to panels array) or '$.panels[2]/- ' (append to nested array at index 2).","type":"string"},"value":{"description":"New value for replace/add operations. When adding a saved dashboard annotation query/definition, append an object to '$.annotations.list'.","type":["string","number","integer","boolean","object","array","null"]}},"required":["op","path"],"type":"object"},"type":"array"},"overwrite":{"description":"Overwrite the dashboard if it exists. Otherwise create one","type":"boolean"},"uid":{"description":"UID of existing dashboard to update. Must be used together with 'operations'. Providing 'uid' without 'operations' will fail.","type":"string"},"userId":{"description":"ID of the user making the change","type":"integer"}},"type":"object"},"name":"update_dashboard"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Update datasource"},"description":"Update non-secret datasource fields by UID in two steps. Called with only the uid, it returns the datasource's field schema and changes nothing. Called with the uid, schemaReviewed=true, and the changed values in the fields map, it applies the update. Omitted fields are preserved. Secrets (passwords, tokens) cannot be changed. Returns an update message and a health check.","inputSchema":{"additionalProperties":false,"properties":{"access":{"description":"proxy or direct","type":"string"},"basicAuth":{"description":"Enable basic auth","type":"boolean"},"database":{"description":"Database name","type":"string"},"fields":{"description":"Datasource field values to change, keyed by field key from the schema returned on the first call. The server uses each field's target (root or jsonData) to place values correctly, merging jsonData changes into the existing settings. Only include the fields you want to change. Example: {\"httpMethod\": \"POST\"}.","type":"object"},"isDefault":{"description":"Make this the default datasource","type":"boolean"},"jsonData":{"description":"Non-secret plugin settings; replaces existing jsonData when set","type":"object"},"name":{"description":"Display name","type":"string"},"schemaReviewed":{"description":"True once the field schema has been retrieved; required to apply the update.","type":"boolean"},"uid":{"description":"UID of the datasource to update","type":"string"},"url":{"description":"Base URL","type":"string"}},"required":["uid"],"type":"object"},"name":"update_datasource"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false,"title":"Update incident"},"description":"Update an existing Grafana incident by ID. Allows changing the status ('active' or 'resolved'), the severity, the title, and custom field values. Only the provided fields are changed. Use this to resolve an incident, to correct its severity or title, or to fill in custom fields as part of an on-call workflow.","inputSchema":{"additionalProperties":false,"properties":{"customFields":{"description":"Custom field values to set. Only the listed fields are changed","items":{"properties":{"field":{"description":"The name or UUID of the custom field to set","type":"string"},"values":{"description":"The value(s) to set. Text and number fields take a single value; single-select fields take one option; multi-select fields take one or more options. Select options may be given as their label, value or UUID. Pass an empty list to clear the field","items":{"type":"string"},"type":"array"}},"required":["field"],"type":"object"},"type":"array"},"incidentId":{"description":"The ID of the incident to update","type":"string"},"severity":{"description":"The new severity of the incident, e.g. 'minor', 'major', 'critical'","type":"string"},"status":{"description":"The new status of the incident. Valid values: 'active', 'resolved'","type":"string"},"title":{"description":"The new title of the incident","type":"string"}},"required":["incidentId"],"type":"object"},"name":"update_incident"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Get current user info"},"description":"Get information about the current Grafana identity: login, email, name, whether it is a Grafana (server) admin, the current organization, and the organizations it can access (with roles). Call this to discover which orgId values are valid before targeting a specific organization, and to understand the identity's capabilities.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"user_info"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Validate provisioning file"},"description":"Validate a file in a provisioning repository at a given branch or commit by dry-run applying it. Returns whether the file would be accepted (valid), what resource action would result (create/update), the target resource type, and any structured validation errors. Use to confirm a draft dashboard or other resource will be accepted before merging or applying a PR — this is the same validation surface that Grafana's PR commenter reports.","inputSchema":{"additionalProperties":false,"properties":{"path":{"description":"File path within the repository (e.g. 'folder/dashboard.json').","type":"string"},"ref":{"description":"Branch or commit SHA. Defaults to the repository's main branch.","type":"string"},"repo":{"description":"Provisioning repository slug (the repository name).","type":"string"}},"required":["repo","path"],"type":"object"},"name":"validate_provisioning_file"}]"#,
 );
+
 /// Typed client for the mcp-grafana MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -3192,20 +3510,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -3213,12 +3535,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Add a note (userNote activity) to an existing incident's timeline using its ID. The note
     /// body can include URLs which will be attached as context. Use this to add context to an
     /// incident.
@@ -3239,6 +3563,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("add_activity_to_incident", arguments).await
     }
+
     /// Calls `add_activity_to_incident` like [`Self::add_activity_to_incident`], without
     /// unwrapping the result envelope.
     ///
@@ -3257,6 +3582,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "add_activity_to_incident", arguments)
             .await
     }
+
     /// Manage Grafana alerting routing configuration, including notification policies, contact
     /// points and time intervals.
     ///
@@ -3287,6 +3613,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("alerting_manage_routing", arguments).await
     }
+
     /// Calls `alerting_manage_routing` like [`Self::alerting_manage_routing`], without
     /// unwrapping the result envelope.
     ///
@@ -3305,6 +3632,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "alerting_manage_routing", arguments)
             .await
     }
+
     /// Create Grafana-managed contact points for alert notifications using operation
     /// 'create_contact_point'.
     /// Requires name, type and integration-specific settings. Returns uid, name and type
@@ -3334,6 +3662,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("alerting_routing_write", arguments).await
     }
+
     /// Calls `alerting_routing_write` like [`Self::alerting_routing_write`], without unwrapping
     /// the result envelope.
     ///
@@ -3352,6 +3681,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "alerting_routing_write", arguments)
             .await
     }
+
     /// List and inspect Grafana alert rules with filtering capabilities.
     ///
     /// When to use:
@@ -3379,6 +3709,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("alerting_rules_read", arguments).await
     }
+
     /// Calls `alerting_rules_read` like [`Self::alerting_rules_read`], without unwrapping the
     /// result envelope.
     ///
@@ -3396,6 +3727,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "alerting_rules_read", arguments).await
     }
+
     /// Create, update, and delete Grafana alert rules.
     ///
     /// When to use:
@@ -3432,6 +3764,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("alerting_rules_write", arguments).await
     }
+
     /// Calls `alerting_rules_write` like [`Self::alerting_rules_write`], without unwrapping the
     /// result envelope.
     ///
@@ -3449,6 +3782,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "alerting_rules_write", arguments).await
     }
+
     /// List and inspect Grafana alerting silences. A silence temporarily suppresses
     /// notifications for alerts whose labels match a set of matchers.
     ///
@@ -3479,6 +3813,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("alerting_silences_read", arguments).await
     }
+
     /// Calls `alerting_silences_read` like [`Self::alerting_silences_read`], without unwrapping
     /// the result envelope.
     ///
@@ -3497,6 +3832,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "alerting_silences_read", arguments)
             .await
     }
+
     /// Create, update, and delete Grafana alerting silences. A silence temporarily suppresses
     /// notifications for alerts whose labels match a set of matchers, without changing the
     /// alert rules themselves.
@@ -3531,6 +3867,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("alerting_silences_write", arguments).await
     }
+
     /// Calls `alerting_silences_write` like [`Self::alerting_silences_write`], without
     /// unwrapping the result envelope.
     ///
@@ -3549,6 +3886,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "alerting_silences_write", arguments)
             .await
     }
+
     /// Audits a Loki label strategy and optionally diagnoses query performance. Returns
     /// per-label verdicts, missing base labels, normalisation issues, and a recommended set.
     /// Pass datasourceUid for live cardinality or labels for static scoring; both may be
@@ -3570,6 +3908,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("analyze_loki_labels", arguments).await
     }
+
     /// Calls `analyze_loki_labels` like [`Self::analyze_loki_labels`], without unwrapping the
     /// result envelope.
     ///
@@ -3587,6 +3926,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "analyze_loki_labels", arguments).await
     }
+
     /// Check datasource health. Filter by type or UIDs; omit both to check all.
     ///
     /// MCP tool `check_datasources_health` ("Check datasources health"). Server hints:
@@ -3605,6 +3945,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("check_datasources_health", arguments).await
     }
+
     /// Calls `check_datasources_health` like [`Self::check_datasources_health`], without
     /// unwrapping the result envelope.
     ///
@@ -3623,6 +3964,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "check_datasources_health", arguments)
             .await
     }
+
     /// Create a new annotation on a dashboard or panel. Set format to 'graphite' and provide
     /// 'what' for Graphite-format annotations.
     ///
@@ -3642,6 +3984,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_annotation", arguments).await
     }
+
     /// Calls `create_annotation` like [`Self::create_annotation`], without unwrapping the
     /// result envelope.
     ///
@@ -3659,6 +4002,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_annotation", arguments).await
     }
+
     /// Create a datasource in two steps. Called with only the type, it returns the plugin's
     /// field schema and creates nothing. Called with the type, the display name in the
     /// top-level name argument, schemaReviewed=true, and field values in the fields map, it
@@ -3681,6 +4025,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_datasource", arguments).await
     }
+
     /// Calls `create_datasource` like [`Self::create_datasource`], without unwrapping the
     /// result envelope.
     ///
@@ -3698,6 +4043,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_datasource", arguments).await
     }
+
     /// Create a Grafana folder. Provide a title and optional UID. Returns the created folder.
     ///
     /// MCP tool `create_folder` ("Create folder"). Server hints: not read-only, not
@@ -3716,6 +4062,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_folder", arguments).await
     }
+
     /// Calls `create_folder` like [`Self::create_folder`], without unwrapping the result
     /// envelope.
     ///
@@ -3733,6 +4080,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_folder", arguments).await
     }
+
     /// Create a new Grafana incident. Requires title, severity, and room prefix. Allows setting
     /// status, labels and custom fields. Creating an incident may notify or page many people.
     ///
@@ -3752,6 +4100,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_incident", arguments).await
     }
+
     /// Calls `create_incident` like [`Self::create_incident`], without unwrapping the result
     /// envelope.
     ///
@@ -3769,6 +4118,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_incident", arguments).await
     }
+
     /// Create a Grafana snapshot from a full dashboard payload. Supports optional expiration
     /// and external snapshot fields.
     ///
@@ -3788,6 +4138,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_snapshot", arguments).await
     }
+
     /// Calls `create_snapshot` like [`Self::create_snapshot`], without unwrapping the result
     /// envelope.
     ///
@@ -3805,6 +4156,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_snapshot", arguments).await
     }
+
     /// Permanently delete an annotation by ID. The annotation cannot be recovered afterwards.
     ///
     /// MCP tool `delete_annotation` ("Delete Annotation"). Server hints: not read-only,
@@ -3823,6 +4175,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete_annotation", arguments).await
     }
+
     /// Calls `delete_annotation` like [`Self::delete_annotation`], without unwrapping the
     /// result envelope.
     ///
@@ -3840,6 +4193,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete_annotation", arguments).await
     }
+
     /// Delete a Grafana snapshot by snapshot key.
     ///
     /// MCP tool `delete_snapshot` ("Delete snapshot"). Server hints: not read-only,
@@ -3858,6 +4212,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete_snapshot", arguments).await
     }
+
     /// Calls `delete_snapshot` like [`Self::delete_snapshot`], without unwrapping the result
     /// envelope.
     ///
@@ -3875,6 +4230,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete_snapshot", arguments).await
     }
+
     /// Compare two complete traces. Returns a compact summary and includes the full span-level
     /// patch when it is at most 64 KiB. Request trace-patch-v0 only when full details are
     /// required; full patches are not size-bounded.
@@ -3895,6 +4251,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("diff_tempo_traces", arguments).await
     }
+
     /// Calls `diff_tempo_traces` like [`Self::diff_tempo_traces`], without unwrapping the
     /// result envelope.
     ///
@@ -3912,6 +4269,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "diff_tempo_traces", arguments).await
     }
+
     /// Generate deeplink URLs for Grafana resources. Supports dashboards (requires dashboardUid
     /// or provisioningPreview), panels (requires dashboardUid or provisioningPreview, plus
     /// panelId), and Explore queries (requires datasourceUid and optionally queries). For
@@ -3937,6 +4295,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("generate_deeplink", arguments).await
     }
+
     /// Calls `generate_deeplink` like [`Self::generate_deeplink`], without unwrapping the
     /// result envelope.
     ///
@@ -3954,6 +4313,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "generate_deeplink", arguments).await
     }
+
     /// Get a specific alert group from Grafana OnCall by its ID. Returns the full alert group
     /// details, including the most recent alert and its raw payload when the OnCall API
     /// provides them. Alert payloads carry integration-specific fingerprints (for example
@@ -3976,6 +4336,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_alert_group", arguments).await
     }
+
     /// Calls `get_alert_group` like [`Self::get_alert_group`], without unwrapping the result
     /// envelope.
     ///
@@ -3993,6 +4354,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_alert_group", arguments).await
     }
+
     /// Returns annotation tags with optional filtering by tag name. Only the provided filters
     /// are applied.
     ///
@@ -4012,6 +4374,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_annotation_tags", arguments).await
     }
+
     /// Calls `get_annotation_tags` like [`Self::get_annotation_tags`], without unwrapping the
     /// result envelope.
     ///
@@ -4029,6 +4392,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_annotation_tags", arguments).await
     }
+
     /// Fetch Grafana annotations using filters such as dashboard UID, time range and tags.
     ///
     /// MCP tool `get_annotations` ("Get Annotations"). Server hints: read-only, not
@@ -4047,6 +4411,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_annotations", arguments).await
     }
+
     /// Calls `get_annotations` like [`Self::get_annotations`], without unwrapping the result
     /// envelope.
     ///
@@ -4064,6 +4429,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_annotations", arguments).await
     }
+
     /// Get assertion summary for a given entity with its type, name, env, site, namespace, and
     /// a time range
     ///
@@ -4083,6 +4449,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_assertions", arguments).await
     }
+
     /// Calls `get_assertions` like [`Self::get_assertions`], without unwrapping the result
     /// envelope.
     ///
@@ -4100,6 +4467,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_assertions", arguments).await
     }
+
     /// Get the list of users currently on-call for a specific Grafana OnCall schedule ID.
     /// Returns the schedule ID, name, and a list of detailed user objects for those currently
     /// on call.
@@ -4120,6 +4488,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_current_oncall_users", arguments).await
     }
+
     /// Calls `get_current_oncall_users` like [`Self::get_current_oncall_users`], without
     /// unwrapping the result envelope.
     ///
@@ -4138,6 +4507,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_current_oncall_users", arguments)
             .await
     }
+
     /// Retrieves the complete dashboard, including panels, variables, and settings, for a
     /// specific dashboard identified by its UID. Pass optional version to load a saved snapshot
     /// instead of the current dashboard. Saved snapshots are fetched through Grafana's legacy
@@ -4164,6 +4534,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_dashboard_by_uid", arguments).await
     }
+
     /// Calls `get_dashboard_by_uid` like [`Self::get_dashboard_by_uid`], without unwrapping the
     /// result envelope.
     ///
@@ -4181,6 +4552,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_dashboard_by_uid", arguments).await
     }
+
     /// Retrieve panel queries from a Grafana dashboard. Supports all datasource types
     /// (Prometheus, Loki, CloudWatch, SQL, etc.) and row-nested panels. Optionally filter to a
     /// specific panel by ID with `panelId`. Optionally provide `variables` for template
@@ -4208,6 +4580,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_dashboard_panel_queries", arguments).await
     }
+
     /// Calls `get_dashboard_panel_queries` like [`Self::get_dashboard_panel_queries`], without
     /// unwrapping the result envelope.
     ///
@@ -4226,6 +4599,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_dashboard_panel_queries", arguments)
             .await
     }
+
     /// Get specific parts of a dashboard using JSONPath expressions to minimize context window
     /// usage. JSONPath targets the dashboard's native schema. Classic v1 paths: '$.title'
     /// (title), '$.panels[*].title' (all panel titles), '$.panels[0]' (first panel),
@@ -4250,6 +4624,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_dashboard_property", arguments).await
     }
+
     /// Calls `get_dashboard_property` like [`Self::get_dashboard_property`], without unwrapping
     /// the result envelope.
     ///
@@ -4268,6 +4643,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_dashboard_property", arguments)
             .await
     }
+
     /// Get a compact summary of a dashboard including title, panel count, panel types,
     /// variables, and other metadata without the full JSON. Use this for dashboard overview and
     /// planning modifications without consuming large context windows.
@@ -4288,6 +4664,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_dashboard_summary", arguments).await
     }
+
     /// Calls `get_dashboard_summary` like [`Self::get_dashboard_summary`], without unwrapping
     /// the result envelope.
     ///
@@ -4305,6 +4682,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_dashboard_summary", arguments).await
     }
+
     /// Retrieves detailed information about a specific datasource by UID or name. Returns the
     /// full datasource model, including name, type, URL, access settings, JSON data, and secure
     /// JSON field status. Provide either uid or name; uid takes priority if both are given.
@@ -4324,6 +4702,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_datasource", arguments).await
     }
+
     /// Calls `get_datasource` like [`Self::get_datasource`], without unwrapping the result
     /// envelope.
     ///
@@ -4341,6 +4720,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_datasource", arguments).await
     }
+
     /// Fetch a Grafana documentation page. Set outline_only=true to get the heading structure
     /// first, then call again with a section name for bounded retrieval.
     ///
@@ -4356,6 +4736,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_doc", arguments).await
     }
+
     /// Calls `get_doc` like [`Self::get_doc`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4372,6 +4753,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_doc", arguments).await
     }
+
     /// Get a single incident by ID. Returns the full incident details including title, status,
     /// severity, labels, custom fields, timestamps, and other metadata.
     ///
@@ -4391,6 +4773,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_incident", arguments).await
     }
+
     /// Calls `get_incident` like [`Self::get_incident`], without unwrapping the result
     /// envelope.
     ///
@@ -4408,6 +4791,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_incident", arguments).await
     }
+
     /// Get detailed information for a specific Grafana OnCall shift using its ID. A shift
     /// represents a designated time period within a schedule when users are actively on-call.
     /// Returns the full shift details.
@@ -4428,6 +4812,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_oncall_shift", arguments).await
     }
+
     /// Calls `get_oncall_shift` like [`Self::get_oncall_shift`], without unwrapping the result
     /// envelope.
     ///
@@ -4445,6 +4830,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_oncall_shift", arguments).await
     }
+
     /// Render a Grafana dashboard panel, full dashboard or Explore view as a PNG image. Returns
     /// the image as base64 encoded data. Requires the Grafana Image Renderer service to be
     /// installed. Exactly one of dashboardUid (for stored dashboards), provisioningPreview (for
@@ -4470,6 +4856,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_panel_image", arguments).await
     }
+
     /// Calls `get_panel_image` like [`Self::get_panel_image`], without unwrapping the result
     /// envelope.
     ///
@@ -4487,6 +4874,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_panel_image", arguments).await
     }
+
     /// Check whether a Grafana plugin is installed and retrieve its details (name, version,
     /// type, enabled status). Returns installed=false when the plugin is not found.
     ///
@@ -4502,6 +4890,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_plugin", arguments).await
     }
+
     /// Calls `get_plugin` like [`Self::get_plugin`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4518,6 +4907,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_plugin", arguments).await
     }
+
     /// Get a Grafana snapshot by key, including snapshot metadata and dashboard payload.
     ///
     /// MCP tool `get_snapshot` ("Get snapshot"). Server hints: read-only, not destructive,
@@ -4535,6 +4925,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_snapshot", arguments).await
     }
+
     /// Calls `get_snapshot` like [`Self::get_snapshot`], without unwrapping the result
     /// envelope.
     ///
@@ -4552,6 +4943,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_snapshot", arguments).await
     }
+
     /// Retrieve a specific trace by ID
     ///
     /// MCP tool `get_tempo_trace` ("Get Tempo trace"). Server hints: read-only, not
@@ -4570,6 +4962,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_tempo_trace", arguments).await
     }
+
     /// Calls `get_tempo_trace` like [`Self::get_tempo_trace`], without unwrapping the result
     /// envelope.
     ///
@@ -4587,6 +4980,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_tempo_trace", arguments).await
     }
+
     /// Retrieve TraceQL reference documentation with examples, covering attribute filters,
     /// aggregates, structural operators, and metrics queries. Consult this before writing a
     /// non-trivial TraceQL query, or after one returns an error or no results.
@@ -4607,6 +5001,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_tempo_traceql_docs", arguments).await
     }
+
     /// Calls `get_tempo_traceql_docs` like [`Self::get_tempo_traceql_docs`], without unwrapping
     /// the result envelope.
     ///
@@ -4625,6 +5020,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_tempo_traceql_docs", arguments)
             .await
     }
+
     /// Make an authenticated HTTP request to the Grafana API. Similar to 'gh api' for GitHub.
     /// Supports any Grafana API endpoint with optional jq-style response filtering. Use this
     /// for API endpoints that don't have a dedicated tool.
@@ -4645,6 +5041,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("grafana_api_request", arguments).await
     }
+
     /// Calls `grafana_api_request` like [`Self::grafana_api_request`], without unwrapping the
     /// result envelope.
     ///
@@ -4662,6 +5059,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "grafana_api_request", arguments).await
     }
+
     /// Install a Grafana plugin by its plugin ID. When version is omitted, the tool looks up
     /// the latest version and returns it without installing; supplying a version installs that
     /// version.
@@ -4682,6 +5080,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("install_plugin", arguments).await
     }
+
     /// Calls `install_plugin` like [`Self::install_plugin`], without unwrapping the result
     /// envelope.
     ///
@@ -4699,6 +5098,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "install_plugin", arguments).await
     }
+
     /// List alert groups from Grafana OnCall with filtering options. Supports filtering by
     /// alert group ID, route ID, integration ID, state (new, acknowledged, resolved, silenced),
     /// team ID, time range, labels, and name. For time ranges, use format '{start}_{end}' ISO
@@ -4722,6 +5122,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_alert_groups", arguments).await
     }
+
     /// Calls `list_alert_groups` like [`Self::list_alert_groups`], without unwrapping the
     /// result envelope.
     ///
@@ -4739,6 +5140,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_alert_groups", arguments).await
     }
+
     /// List saved versions of a Grafana dashboard. Returns compact metadata: version number,
     /// author, timestamp, and save message. A version number can be passed to the dashboard
     /// fetch to load that snapshot.
@@ -4759,6 +5161,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_dashboard_versions", arguments).await
     }
+
     /// Calls `list_dashboard_versions` like [`Self::list_dashboard_versions`], without
     /// unwrapping the result envelope.
     ///
@@ -4777,6 +5180,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_dashboard_versions", arguments)
             .await
     }
+
     /// List all configured datasources in Grafana. Use this to discover available datasources
     /// and their UIDs. Supports filtering by type and/or name (case-insensitive substring
     /// match) and pagination.
@@ -4797,6 +5201,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_datasources", arguments).await
     }
+
     /// Calls `list_datasources` like [`Self::list_datasources`], without unwrapping the result
     /// envelope.
     ///
@@ -4814,6 +5219,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_datasources", arguments).await
     }
+
     /// List the custom fields configured for Grafana incidents, including their type and, for
     /// select fields, the options that may be chosen.
     ///
@@ -4833,6 +5239,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_incident_custom_fields", arguments).await
     }
+
     /// Calls `list_incident_custom_fields` like [`Self::list_incident_custom_fields`], without
     /// unwrapping the result envelope.
     ///
@@ -4851,6 +5258,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_incident_custom_fields", arguments)
             .await
     }
+
     /// List Grafana incidents. Allows filtering by status ('active', 'resolved') and optionally
     /// including drill incidents. Returns a preview list with basic details, and custom field
     /// values if requested.
@@ -4870,6 +5278,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_incidents", arguments).await
     }
+
     /// Calls `list_incidents` like [`Self::list_incidents`], without unwrapping the result
     /// envelope.
     ///
@@ -4887,6 +5296,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_incidents", arguments).await
     }
+
     /// Lists all available label/field names (keys) found in logs within a specified Loki or
     /// VictoriaLogs datasource and time range. Returns a list of unique label strings (e.g.,
     /// `["app", "env", "pod"]`). If the time range is not provided, it defaults to the last
@@ -4909,6 +5319,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_loki_label_names", arguments).await
     }
+
     /// Calls `list_loki_label_names` like [`Self::list_loki_label_names`], without unwrapping
     /// the result envelope.
     ///
@@ -4926,6 +5337,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_loki_label_names", arguments).await
     }
+
     /// Retrieves all unique values associated with a specific `labelName` within a Loki or
     /// VictoriaLogs datasource and time range. Returns a list of string values (e.g., for
     /// `labelName="env"`, might return `["prod", "staging", "dev"]`). Useful for discovering
@@ -4949,6 +5361,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_loki_label_values", arguments).await
     }
+
     /// Calls `list_loki_label_values` like [`Self::list_loki_label_values`], without unwrapping
     /// the result envelope.
     ///
@@ -4967,6 +5380,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_loki_label_values", arguments)
             .await
     }
+
     /// List Grafana OnCall schedules, optionally filtering by team ID. If a specific schedule
     /// ID is provided, retrieves details for only that schedule. Returns a list of schedule
     /// summaries including ID, name, team ID, timezone, and shift IDs. Supports pagination.
@@ -4987,6 +5401,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_oncall_schedules", arguments).await
     }
+
     /// Calls `list_oncall_schedules` like [`Self::list_oncall_schedules`], without unwrapping
     /// the result envelope.
     ///
@@ -5004,6 +5419,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_oncall_schedules", arguments).await
     }
+
     /// List teams configured in Grafana OnCall. Returns a list of team objects with their
     /// details. Supports pagination.
     ///
@@ -5023,6 +5439,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_oncall_teams", arguments).await
     }
+
     /// Calls `list_oncall_teams` like [`Self::list_oncall_teams`], without unwrapping the
     /// result envelope.
     ///
@@ -5040,6 +5457,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_oncall_teams", arguments).await
     }
+
     /// List users from Grafana OnCall. These are OnCall users (separate from Grafana users).
     /// Can retrieve all users in the OnCall directory, a specific user by ID, or filter by
     /// username. Returns a list of user objects with their details. Supports pagination.
@@ -5060,6 +5478,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_oncall_users", arguments).await
     }
+
     /// Calls `list_oncall_users` like [`Self::list_oncall_users`], without unwrapping the
     /// result envelope.
     ///
@@ -5077,6 +5496,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_oncall_users", arguments).await
     }
+
     /// List label names in a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud
     /// Monitoring, etc.). Allows filtering by series selectors and time range.
     ///
@@ -5096,6 +5516,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_prometheus_label_names", arguments).await
     }
+
     /// Calls `list_prometheus_label_names` like [`Self::list_prometheus_label_names`], without
     /// unwrapping the result envelope.
     ///
@@ -5114,6 +5535,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_prometheus_label_names", arguments)
             .await
     }
+
     /// Gets the values for a specific label name in a PromQL-compatible datasource (Prometheus,
     /// Thanos, Mimir, Cloud Monitoring, etc.). Allows filtering by series selectors and time
     /// range.
@@ -5134,6 +5556,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_prometheus_label_values", arguments).await
     }
+
     /// Calls `list_prometheus_label_values` like [`Self::list_prometheus_label_values`],
     /// without unwrapping the result envelope.
     ///
@@ -5156,6 +5579,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// List Prometheus metric metadata. Returns metadata about metrics currently scraped from
     /// targets. Note: This endpoint is experimental.
     ///
@@ -5175,6 +5599,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_prometheus_metric_metadata", arguments).await
     }
+
     /// Calls `list_prometheus_metric_metadata` like [`Self::list_prometheus_metric_metadata`],
     /// without unwrapping the result envelope.
     ///
@@ -5197,6 +5622,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Lists metric names in a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud
     /// Monitoring, etc.). Filters metric names using the provided regex. Supports pagination
     /// (page * limit must not exceed 10000) and an optional time range to restrict results to
@@ -5218,6 +5644,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_prometheus_metric_names", arguments).await
     }
+
     /// Calls `list_prometheus_metric_names` like [`Self::list_prometheus_metric_names`],
     /// without unwrapping the result envelope.
     ///
@@ -5240,6 +5667,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// List provisioning repositories (e.g. git-sync sources) configured for this Grafana
     /// instance. Returns each repository's slug along with its source URL, branch, path, sync
     /// state, and health. The `name` is the slug used to render not-yet-applied dashboard
@@ -5252,6 +5680,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list_provisioning_repositories").await?;
         self.caller.call_tool_decoded("list_provisioning_repositories", Map::new()).await
     }
+
     /// Calls `list_provisioning_repositories` like [`Self::list_provisioning_repositories`],
     /// without unwrapping the result envelope.
     ///
@@ -5267,6 +5696,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Lists all available label names (keys) found in profiles within a specified Pyroscope
     /// datasource, time range, and
     /// optional label matchers. Label matchers are typically used to qualify a service name
@@ -5293,6 +5723,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_pyroscope_label_names", arguments).await
     }
+
     /// Calls `list_pyroscope_label_names` like [`Self::list_pyroscope_label_names`], without
     /// unwrapping the result envelope.
     ///
@@ -5311,6 +5742,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_pyroscope_label_names", arguments)
             .await
     }
+
     /// Lists all available label values for a particular label name found in profiles within a
     /// specified Pyroscope datasource,
     /// time range, and optional label matchers. Label matchers are typically used to qualify a
@@ -5336,6 +5768,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_pyroscope_label_values", arguments).await
     }
+
     /// Calls `list_pyroscope_label_values` like [`Self::list_pyroscope_label_values`], without
     /// unwrapping the result envelope.
     ///
@@ -5354,6 +5787,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_pyroscope_label_values", arguments)
             .await
     }
+
     /// Lists all available profile types available in a specified Pyroscope datasource and time
     /// range. Returns a list of all
     /// available profile types (example profile type:
@@ -5379,6 +5813,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_pyroscope_profile_types", arguments).await
     }
+
     /// Calls `list_pyroscope_profile_types` like [`Self::list_pyroscope_profile_types`],
     /// without unwrapping the result envelope.
     ///
@@ -5401,6 +5836,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// List Grafana dashboard snapshots with optional query and result limit filters.
     ///
     /// MCP tool `list_snapshots` ("List snapshots"). Server hints: read-only, not destructive,
@@ -5418,6 +5854,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_snapshots", arguments).await
     }
+
     /// Calls `list_snapshots` like [`Self::list_snapshots`], without unwrapping the result
     /// envelope.
     ///
@@ -5435,6 +5872,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_snapshots", arguments).await
     }
+
     /// List available attribute names for TraceQL queries. Without a scope (resource, span,
     /// etc.) the response can be very large.
     ///
@@ -5454,6 +5892,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_tempo_attribute_names", arguments).await
     }
+
     /// Calls `list_tempo_attribute_names` like [`Self::list_tempo_attribute_names`], without
     /// unwrapping the result envelope.
     ///
@@ -5472,6 +5911,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_tempo_attribute_names", arguments)
             .await
     }
+
     /// List values for a fully scoped attribute name (e.g. resource.service.name). Useful for
     /// discovering what values exist for a specific attribute.
     ///
@@ -5491,6 +5931,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_tempo_attribute_values", arguments).await
     }
+
     /// Calls `list_tempo_attribute_values` like [`Self::list_tempo_attribute_values`], without
     /// unwrapping the result envelope.
     ///
@@ -5509,6 +5950,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "list_tempo_attribute_values", arguments)
             .await
     }
+
     /// Executes a log query against a Loki or VictoriaLogs datasource and returns matching log
     /// entries (or metric samples on Loki). Defaults to the last hour, a limit of 10 entries,
     /// and 'backward' direction (newest first). The `logql` parameter takes LogQL on Loki and
@@ -5539,6 +5981,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_loki_logs", arguments).await
     }
+
     /// Calls `query_loki_logs` like [`Self::query_loki_logs`], without unwrapping the result
     /// envelope.
     ///
@@ -5556,6 +5999,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query_loki_logs", arguments).await
     }
+
     /// Retrieves detected log patterns from a Loki datasource for a given stream selector and
     /// time range. Returns a list of patterns, each containing a pattern string and a total
     /// count of occurrences. Patterns help identify common log structures and anomalies. The
@@ -5579,6 +6023,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_loki_patterns", arguments).await
     }
+
     /// Calls `query_loki_patterns` like [`Self::query_loki_patterns`], without unwrapping the
     /// result envelope.
     ///
@@ -5596,6 +6041,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query_loki_patterns", arguments).await
     }
+
     /// Retrieves index-level statistics about log streams matching a given selector within a
     /// Loki or VictoriaLogs datasource and time range. Returns an object containing the count
     /// of streams, chunks, entries, and total bytes (e.g., `{"streams": 5, "chunks": 50,
@@ -5623,6 +6069,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_loki_stats", arguments).await
     }
+
     /// Calls `query_loki_stats` like [`Self::query_loki_stats`], without unwrapping the result
     /// envelope.
     ///
@@ -5640,6 +6087,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query_loki_stats", arguments).await
     }
+
     /// Query a PromQL-compatible datasource (Prometheus, Thanos, Mimir, Cloud Monitoring, etc.)
     /// using a PromQL expression. Supports instant queries (single point) and range queries
     /// (time range). Time: RFC3339 or relative expressions like 'now', 'now-1h'.
@@ -5660,6 +6108,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_prometheus", arguments).await
     }
+
     /// Calls `query_prometheus` like [`Self::query_prometheus`], without unwrapping the result
     /// envelope.
     ///
@@ -5677,6 +6126,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query_prometheus", arguments).await
     }
+
     /// Query Prometheus histogram percentiles from classic histogram '_bucket' series.
     ///
     /// Generates histogram_quantile PromQL. Example: metric='http_duration', percentile=95,
@@ -5700,6 +6150,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_prometheus_histogram", arguments).await
     }
+
     /// Calls `query_prometheus_histogram` like [`Self::query_prometheus_histogram`], without
     /// unwrapping the result envelope.
     ///
@@ -5718,6 +6169,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "query_prometheus_histogram", arguments)
             .await
     }
+
     /// Unified Pyroscope query tool for fetching profiles or metrics from Pyroscope. Profile
     /// data shows WHICH functions consume resources; metrics data
     /// shows WHEN consumption spiked. Use query_type="both" for complete analysis in one call.
@@ -5750,6 +6202,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_pyroscope", arguments).await
     }
+
     /// Calls `query_pyroscope` like [`Self::query_pyroscope`], without unwrapping the result
     /// envelope.
     ///
@@ -5767,6 +6220,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query_pyroscope", arguments).await
     }
+
     /// Compute trace-derived metrics using a TraceQL metrics query. The syntax is unlike
     /// PromQL. Use type 'instant' for a single value or 'range' for a time series (default).
     /// Instant queries over large time ranges may timeout — keep the window under 15 minutes
@@ -5788,6 +6242,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("query_tempo_metrics", arguments).await
     }
+
     /// Calls `query_tempo_metrics` like [`Self::query_tempo_metrics`], without unwrapping the
     /// result envelope.
     ///
@@ -5805,6 +6260,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "query_tempo_metrics", arguments).await
     }
+
     /// Search Grafana dashboards by query and/or folderUid, tag, and starred. Returns matching
     /// dashboards with title, UID, folder, tags, and URL.
     ///
@@ -5824,6 +6280,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_dashboards", arguments).await
     }
+
     /// Calls `search_dashboards` like [`Self::search_dashboards`], without unwrapping the
     /// result envelope.
     ///
@@ -5841,6 +6298,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_dashboards", arguments).await
     }
+
     /// Search Grafana documentation. Returns matching pages with title, URL, description, and
     /// product. Call with no query to list available product groups.
     ///
@@ -5859,6 +6317,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_docs", arguments).await
     }
+
     /// Calls `search_docs` like [`Self::search_docs`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -5875,6 +6334,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_docs", arguments).await
     }
+
     /// Search for Grafana folders by a query string. Returns matching folders with details like
     /// title, UID, and URL.
     ///
@@ -5893,6 +6353,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_folders", arguments).await
     }
+
     /// Calls `search_folders` like [`Self::search_folders`], without unwrapping the result
     /// envelope.
     ///
@@ -5910,6 +6371,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_folders", arguments).await
     }
+
     /// Search the Grafana plugin catalog by keyword, purpose, or partial name (e.g. 'azure
     /// monitoring', 'loki', 'database'). Returns results sorted by trust: official Grafana Labs
     /// plugins first, then commercial partner plugins, then community plugins, each with its
@@ -5931,6 +6393,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_plugin_information", arguments).await
     }
+
     /// Calls `search_plugin_information` like [`Self::search_plugin_information`], without
     /// unwrapping the result envelope.
     ///
@@ -5949,6 +6412,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "search_plugin_information", arguments)
             .await
     }
+
     /// Search for traces using TraceQL queries
     ///
     /// MCP tool `search_tempo_traces` ("Search Tempo traces"). Server hints: read-only, not
@@ -5967,6 +6431,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_tempo_traces", arguments).await
     }
+
     /// Calls `search_tempo_traces` like [`Self::search_tempo_traces`], without unwrapping the
     /// result envelope.
     ///
@@ -5984,6 +6449,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_tempo_traces", arguments).await
     }
+
     /// Generates an Alloy loki.process snippet enforcing an approved label set via
     /// stage.label_keep, with optional log-level normalisation and soft-enforcement
     /// placeholders.
@@ -6004,6 +6470,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("suggest_loki_alloy_label_config", arguments).await
     }
+
     /// Calls `suggest_loki_alloy_label_config` like [`Self::suggest_loki_alloy_label_config`],
     /// without unwrapping the result envelope.
     ///
@@ -6026,6 +6493,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Update the state of a Grafana OnCall alert group: acknowledge, unacknowledge, resolve,
     /// or unresolve it by ID. Returns the alert group's resulting OnCall state (one of new,
     /// acknowledged, resolved, silenced), or a stateWarning explaining why that state could not
@@ -6047,6 +6515,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_alert_group", arguments).await
     }
+
     /// Calls `update_alert_group` like [`Self::update_alert_group`], without unwrapping the
     /// result envelope.
     ///
@@ -6064,6 +6533,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_alert_group", arguments).await
     }
+
     /// Updates the provided properties of an annotation by ID. Only fields included in the
     /// request are modified; omitted fields are left unchanged.
     ///
@@ -6083,6 +6553,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_annotation", arguments).await
     }
+
     /// Calls `update_annotation` like [`Self::update_annotation`], without unwrapping the
     /// result envelope.
     ///
@@ -6100,6 +6571,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_annotation", arguments).await
     }
+
     /// Create or update a dashboard. Returns the saved dashboard UID and dashboard link in the
     /// 'url' field, using the instance public URL when available. Two modes: (1) Full JSON —
     /// provide 'dashboard' for new dashboards or complete replacements. (2) Patch — provide
@@ -6144,6 +6616,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_dashboard", arguments).await
     }
+
     /// Calls `update_dashboard` like [`Self::update_dashboard`], without unwrapping the result
     /// envelope.
     ///
@@ -6161,6 +6634,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_dashboard", arguments).await
     }
+
     /// Update non-secret datasource fields by UID in two steps. Called with only the uid, it
     /// returns the datasource's field schema and changes nothing. Called with the uid,
     /// schemaReviewed=true, and the changed values in the fields map, it applies the update.
@@ -6183,6 +6657,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_datasource", arguments).await
     }
+
     /// Calls `update_datasource` like [`Self::update_datasource`], without unwrapping the
     /// result envelope.
     ///
@@ -6200,6 +6675,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_datasource", arguments).await
     }
+
     /// Update an existing Grafana incident by ID. Allows changing the status ('active' or
     /// 'resolved'), the severity, the title, and custom field values. Only the provided fields
     /// are changed. Use this to resolve an incident, to correct its severity or title, or to
@@ -6221,6 +6697,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_incident", arguments).await
     }
+
     /// Calls `update_incident` like [`Self::update_incident`], without unwrapping the result
     /// envelope.
     ///
@@ -6238,6 +6715,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_incident", arguments).await
     }
+
     /// Get information about the current Grafana identity: login, email, name, whether it is a
     /// Grafana (server) admin, the current organization, and the organizations it can access
     /// (with roles). Call this to discover which orgId values are valid before targeting a
@@ -6250,6 +6728,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "user_info").await?;
         self.caller.call_tool_decoded("user_info", Map::new()).await
     }
+
     /// Calls `user_info` like [`Self::user_info`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -6257,6 +6736,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "user_info").await?;
         mcp_bindgen::call_checked(&self.caller, "user_info", Map::new()).await
     }
+
     /// Validate a file in a provisioning repository at a given branch or commit by dry-run
     /// applying it. Returns whether the file would be accepted (valid), what resource action
     /// would result (create/update), the target resource type, and any structured validation
@@ -6280,6 +6760,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("validate_provisioning_file", arguments).await
     }
+
     /// Calls `validate_provisioning_file` like [`Self::validate_provisioning_file`], without
     /// unwrapping the result envelope.
     ///
@@ -6299,6 +6780,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -6311,6 +6793,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-grafana MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -6336,6 +6819,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `alerting_manage_routing` in place of the server, with what
     /// [`Client::alerting_manage_routing`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6353,6 +6837,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `alerting_routing_write` in place of the server, with what
     /// [`Client::alerting_routing_write`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6370,6 +6855,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `alerting_rules_read` in place of the server, with what
     /// [`Client::alerting_rules_read`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6387,6 +6873,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `alerting_rules_write` in place of the server, with what
     /// [`Client::alerting_rules_write`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6404,6 +6891,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `alerting_silences_read` in place of the server, with what
     /// [`Client::alerting_silences_read`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6421,6 +6909,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `alerting_silences_write` in place of the server, with what
     /// [`Client::alerting_silences_write`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6438,6 +6927,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `analyze_loki_labels` in place of the server, with what
     /// [`Client::analyze_loki_labels`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6455,6 +6945,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `check_datasources_health` in place of the server, with what
     /// [`Client::check_datasources_health`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6472,6 +6963,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `create_annotation` in place of the server, with what
     /// [`Client::create_annotation`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6484,6 +6976,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create_annotation", "create_annotation"))
         }
     }
+
     /// Answers `create_datasource` in place of the server, with what
     /// [`Client::create_datasource`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6496,6 +6989,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create_datasource", "create_datasource"))
         }
     }
+
     /// Answers `create_folder` in place of the server, with what [`Client::create_folder`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6506,6 +7000,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_folder", "create_folder")) }
     }
+
     /// Answers `create_incident` in place of the server, with what [`Client::create_incident`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6516,6 +7011,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_incident", "create_incident")) }
     }
+
     /// Answers `create_snapshot` in place of the server, with what [`Client::create_snapshot`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6526,6 +7022,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_snapshot", "create_snapshot")) }
     }
+
     /// Answers `delete_annotation` in place of the server, with what
     /// [`Client::delete_annotation`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6538,6 +7035,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("delete_annotation", "delete_annotation"))
         }
     }
+
     /// Answers `delete_snapshot` in place of the server, with what [`Client::delete_snapshot`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6548,6 +7046,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("delete_snapshot", "delete_snapshot")) }
     }
+
     /// Answers `diff_tempo_traces` in place of the server, with what
     /// [`Client::diff_tempo_traces`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6560,6 +7059,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("diff_tempo_traces", "diff_tempo_traces"))
         }
     }
+
     /// Answers `generate_deeplink` in place of the server, with what
     /// [`Client::generate_deeplink`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6572,6 +7072,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("generate_deeplink", "generate_deeplink"))
         }
     }
+
     /// Answers `get_alert_group` in place of the server, with what [`Client::get_alert_group`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6582,6 +7083,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_alert_group", "get_alert_group")) }
     }
+
     /// Answers `get_annotation_tags` in place of the server, with what
     /// [`Client::get_annotation_tags`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6599,6 +7101,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_annotations` in place of the server, with what [`Client::get_annotations`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6609,6 +7112,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_annotations", "get_annotations")) }
     }
+
     /// Answers `get_assertions` in place of the server, with what [`Client::get_assertions`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6619,6 +7123,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_assertions", "get_assertions")) }
     }
+
     /// Answers `get_current_oncall_users` in place of the server, with what
     /// [`Client::get_current_oncall_users`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6636,6 +7141,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_dashboard_by_uid` in place of the server, with what
     /// [`Client::get_dashboard_by_uid`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6653,6 +7159,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_dashboard_panel_queries` in place of the server, with what
     /// [`Client::get_dashboard_panel_queries`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6670,6 +7177,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_dashboard_property` in place of the server, with what
     /// [`Client::get_dashboard_property`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6687,6 +7195,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_dashboard_summary` in place of the server, with what
     /// [`Client::get_dashboard_summary`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6704,6 +7213,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_datasource` in place of the server, with what [`Client::get_datasource`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6714,6 +7224,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_datasource", "get_datasource")) }
     }
+
     /// Answers `get_doc` in place of the server, with what [`Client::get_doc`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_doc(
@@ -6723,6 +7234,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_doc", "get_doc")) }
     }
+
     /// Answers `get_incident` in place of the server, with what [`Client::get_incident`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6733,6 +7245,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_incident", "get_incident")) }
     }
+
     /// Answers `get_oncall_shift` in place of the server, with what
     /// [`Client::get_oncall_shift`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6745,6 +7258,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_oncall_shift", "get_oncall_shift"))
         }
     }
+
     /// Answers `get_panel_image` in place of the server, with what [`Client::get_panel_image`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6755,6 +7269,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_panel_image", "get_panel_image")) }
     }
+
     /// Answers `get_plugin` in place of the server, with what [`Client::get_plugin`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -6765,6 +7280,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_plugin", "get_plugin")) }
     }
+
     /// Answers `get_snapshot` in place of the server, with what [`Client::get_snapshot`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6775,6 +7291,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_snapshot", "get_snapshot")) }
     }
+
     /// Answers `get_tempo_trace` in place of the server, with what [`Client::get_tempo_trace`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6785,6 +7302,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_tempo_trace", "get_tempo_trace")) }
     }
+
     /// Answers `get_tempo_traceql_docs` in place of the server, with what
     /// [`Client::get_tempo_traceql_docs`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6802,6 +7320,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `grafana_api_request` in place of the server, with what
     /// [`Client::grafana_api_request`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6819,6 +7338,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `install_plugin` in place of the server, with what [`Client::install_plugin`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6829,6 +7349,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("install_plugin", "install_plugin")) }
     }
+
     /// Answers `list_alert_groups` in place of the server, with what
     /// [`Client::list_alert_groups`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6841,6 +7362,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list_alert_groups", "list_alert_groups"))
         }
     }
+
     /// Answers `list_dashboard_versions` in place of the server, with what
     /// [`Client::list_dashboard_versions`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6858,6 +7380,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_datasources` in place of the server, with what
     /// [`Client::list_datasources`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6870,6 +7393,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list_datasources", "list_datasources"))
         }
     }
+
     /// Answers `list_incident_custom_fields` in place of the server, with what
     /// [`Client::list_incident_custom_fields`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6887,6 +7411,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_incidents` in place of the server, with what [`Client::list_incidents`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -6897,6 +7422,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_incidents", "list_incidents")) }
     }
+
     /// Answers `list_loki_label_names` in place of the server, with what
     /// [`Client::list_loki_label_names`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6914,6 +7440,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_loki_label_values` in place of the server, with what
     /// [`Client::list_loki_label_values`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6931,6 +7458,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_oncall_schedules` in place of the server, with what
     /// [`Client::list_oncall_schedules`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -6948,6 +7476,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_oncall_teams` in place of the server, with what
     /// [`Client::list_oncall_teams`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6960,6 +7489,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list_oncall_teams", "list_oncall_teams"))
         }
     }
+
     /// Answers `list_oncall_users` in place of the server, with what
     /// [`Client::list_oncall_users`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -6972,6 +7502,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list_oncall_users", "list_oncall_users"))
         }
     }
+
     /// Answers `list_prometheus_label_names` in place of the server, with what
     /// [`Client::list_prometheus_label_names`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -6989,6 +7520,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_prometheus_label_values` in place of the server, with what
     /// [`Client::list_prometheus_label_values`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7006,6 +7538,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_prometheus_metric_metadata` in place of the server, with what
     /// [`Client::list_prometheus_metric_metadata`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7023,6 +7556,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_prometheus_metric_names` in place of the server, with what
     /// [`Client::list_prometheus_metric_names`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7040,6 +7574,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_provisioning_repositories` in place of the server, with what
     /// [`Client::list_provisioning_repositories`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7055,6 +7590,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_pyroscope_label_names` in place of the server, with what
     /// [`Client::list_pyroscope_label_names`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7072,6 +7608,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_pyroscope_label_values` in place of the server, with what
     /// [`Client::list_pyroscope_label_values`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7089,6 +7626,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_pyroscope_profile_types` in place of the server, with what
     /// [`Client::list_pyroscope_profile_types`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7106,6 +7644,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_snapshots` in place of the server, with what [`Client::list_snapshots`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -7116,6 +7655,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list_snapshots", "list_snapshots")) }
     }
+
     /// Answers `list_tempo_attribute_names` in place of the server, with what
     /// [`Client::list_tempo_attribute_names`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7133,6 +7673,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `list_tempo_attribute_values` in place of the server, with what
     /// [`Client::list_tempo_attribute_values`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7150,6 +7691,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `query_loki_logs` in place of the server, with what [`Client::query_loki_logs`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -7160,6 +7702,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("query_loki_logs", "query_loki_logs")) }
     }
+
     /// Answers `query_loki_patterns` in place of the server, with what
     /// [`Client::query_loki_patterns`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7177,6 +7720,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `query_loki_stats` in place of the server, with what
     /// [`Client::query_loki_stats`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7189,6 +7733,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("query_loki_stats", "query_loki_stats"))
         }
     }
+
     /// Answers `query_prometheus` in place of the server, with what
     /// [`Client::query_prometheus`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7201,6 +7746,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("query_prometheus", "query_prometheus"))
         }
     }
+
     /// Answers `query_prometheus_histogram` in place of the server, with what
     /// [`Client::query_prometheus_histogram`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7218,6 +7764,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `query_pyroscope` in place of the server, with what [`Client::query_pyroscope`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -7228,6 +7775,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("query_pyroscope", "query_pyroscope")) }
     }
+
     /// Answers `query_tempo_metrics` in place of the server, with what
     /// [`Client::query_tempo_metrics`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7245,6 +7793,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `search_dashboards` in place of the server, with what
     /// [`Client::search_dashboards`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7257,6 +7806,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("search_dashboards", "search_dashboards"))
         }
     }
+
     /// Answers `search_docs` in place of the server, with what [`Client::search_docs`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -7267,6 +7817,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_docs", "search_docs")) }
     }
+
     /// Answers `search_folders` in place of the server, with what [`Client::search_folders`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -7277,6 +7828,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_folders", "search_folders")) }
     }
+
     /// Answers `search_plugin_information` in place of the server, with what
     /// [`Client::search_plugin_information`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7294,6 +7846,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `search_tempo_traces` in place of the server, with what
     /// [`Client::search_tempo_traces`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7311,6 +7864,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `suggest_loki_alloy_label_config` in place of the server, with what
     /// [`Client::suggest_loki_alloy_label_config`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7328,6 +7882,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `update_alert_group` in place of the server, with what
     /// [`Client::update_alert_group`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -7340,6 +7895,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("update_alert_group", "update_alert_group"))
         }
     }
+
     /// Answers `update_annotation` in place of the server, with what
     /// [`Client::update_annotation`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7352,6 +7908,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("update_annotation", "update_annotation"))
         }
     }
+
     /// Answers `update_dashboard` in place of the server, with what
     /// [`Client::update_dashboard`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7364,6 +7921,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("update_dashboard", "update_dashboard"))
         }
     }
+
     /// Answers `update_datasource` in place of the server, with what
     /// [`Client::update_datasource`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -7376,6 +7934,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("update_datasource", "update_datasource"))
         }
     }
+
     /// Answers `update_incident` in place of the server, with what [`Client::update_incident`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -7386,11 +7945,13 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_incident", "update_incident")) }
     }
+
     /// Answers `user_info` in place of the server, with what [`Client::user_info`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn user_info(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("user_info", "user_info")) }
     }
+
     /// Answers `validate_provisioning_file` in place of the server, with what
     /// [`Client::validate_provisioning_file`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -7409,15 +7970,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `exec_in_pod`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExecInPodArgs {
@@ -46,6 +49,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timeout: Option<f64>,
     }
+
     /// The arguments of `explain_resource`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExplainResourceArgs {
@@ -64,6 +68,7 @@ pub mod types {
         /// Resource name or field path (e.g. 'pods' or 'pods.spec.containers')
         pub resource: String,
     }
+
     /// Output format (plaintext or plaintext-openapiv2)
     #[derive(
         Deserialize,
@@ -83,6 +88,7 @@ pub mod types {
         #[serde(rename = "plaintext-openapiv2")]
         PlaintextOpenapiv2,
     }
+
     impl fmt::Display for ExplainResourceArgsOutput {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -91,8 +97,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainResourceArgsOutput {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "plaintext" => Ok(Self::Plaintext),
@@ -109,23 +117,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainResourceArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainResourceArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ExplainResourceArgsOutput {
         fn default() -> Self {
             ExplainResourceArgsOutput::Plaintext
         }
     }
+
     /// The arguments of `install_helm_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InstallHelmChartArgs {
@@ -157,6 +171,7 @@ pub mod types {
         #[serde(rename = "valuesFile", skip_serializing_if = "Option::is_none")]
         pub values_file: Option<String>,
     }
+
     /// The arguments of `kubectl_apply`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlApplyArgs {
@@ -179,6 +194,7 @@ pub mod types {
         #[serde(default = "defaults::kubectl_apply_args_namespace")]
         pub namespace: String,
     }
+
     impl Default for KubectlApplyArgs {
         fn default() -> Self {
             Self {
@@ -191,6 +207,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `kubectl_context`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlContextArgs {
@@ -212,6 +229,7 @@ pub mod types {
         )]
         pub show_current: bool,
     }
+
     /// Operation to perform: list contexts, get current context, or set current context
     #[derive(
         Deserialize,
@@ -233,6 +251,7 @@ pub mod types {
         #[serde(rename = "set")]
         Set,
     }
+
     impl fmt::Display for KubectlContextArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -242,8 +261,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlContextArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "list" => Ok(Self::List),
@@ -261,23 +282,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlContextArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlContextArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlContextArgsOperation {
         fn default() -> Self {
             KubectlContextArgsOperation::List
         }
     }
+
     /// Output format
     #[derive(
         Deserialize,
@@ -301,6 +328,7 @@ pub mod types {
         #[serde(rename = "custom")]
         Custom,
     }
+
     impl fmt::Display for KubectlContextArgsOutput {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -311,8 +339,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlContextArgsOutput {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "json" => Ok(Self::Json),
@@ -331,23 +361,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlContextArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlContextArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlContextArgsOutput {
         fn default() -> Self {
             KubectlContextArgsOutput::Json
         }
     }
+
     /// The arguments of `kubectl_create`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlCreateArgs {
@@ -429,6 +465,7 @@ pub mod types {
         #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub validate: bool,
     }
+
     impl Default for KubectlCreateArgs {
         fn default() -> Self {
             Self {
@@ -458,6 +495,7 @@ pub mod types {
             }
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct KubectlCreateArgsFromFileContentItem {
@@ -466,6 +504,7 @@ pub mod types {
         /// Key to store the content under in the configmap/secret
         pub key: String,
     }
+
     /// Output format. One of: json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file
     #[derive(
         Deserialize,
@@ -501,6 +540,7 @@ pub mod types {
         #[serde(rename = "jsonpath-file")]
         JsonpathFile,
     }
+
     impl fmt::Display for KubectlCreateArgsOutput {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -517,8 +557,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlCreateArgsOutput {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "json" => Ok(Self::Json),
@@ -543,23 +585,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlCreateArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlCreateArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlCreateArgsOutput {
         fn default() -> Self {
             KubectlCreateArgsOutput::Yaml
         }
     }
+
     /// Type of secret to create (generic, docker-registry, tls)
     #[derive(
         Deserialize,
@@ -581,6 +629,7 @@ pub mod types {
         #[serde(rename = "tls")]
         Tls,
     }
+
     impl fmt::Display for KubectlCreateArgsSecretType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -590,8 +639,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlCreateArgsSecretType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "generic" => Ok(Self::Generic),
@@ -609,18 +660,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlCreateArgsSecretType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlCreateArgsSecretType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Type of service to create (clusterip, nodeport, loadbalancer, externalname)
     #[derive(
         Deserialize,
@@ -644,6 +700,7 @@ pub mod types {
         #[serde(rename = "externalname")]
         Externalname,
     }
+
     impl fmt::Display for KubectlCreateArgsServiceType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -654,8 +711,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlCreateArgsServiceType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "clusterip" => Ok(Self::Clusterip),
@@ -674,18 +733,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlCreateArgsServiceType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlCreateArgsServiceType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `kubectl_delete`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlDeleteArgs {
@@ -720,6 +784,7 @@ pub mod types {
         #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
         pub resource_type: Option<String>,
     }
+
     impl Default for KubectlDeleteArgs {
         fn default() -> Self {
             Self {
@@ -736,6 +801,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `kubectl_describe`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlDescribeArgs {
@@ -754,6 +820,7 @@ pub mod types {
         #[serde(rename = "resourceType")]
         pub resource_type: String,
     }
+
     /// The arguments of `kubectl_generic`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlGenericArgs {
@@ -787,6 +854,7 @@ pub mod types {
         #[serde(rename = "subCommand", skip_serializing_if = "Option::is_none")]
         pub sub_command: Option<String>,
     }
+
     /// Output format (e.g. json, yaml, wide)
     #[derive(
         Deserialize,
@@ -812,6 +880,7 @@ pub mod types {
         #[serde(rename = "custom")]
         Custom,
     }
+
     impl fmt::Display for KubectlGenericArgsOutputFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -823,8 +892,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlGenericArgsOutputFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "json" => Ok(Self::Json),
@@ -844,18 +915,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlGenericArgsOutputFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlGenericArgsOutputFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `kubectl_get`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlGetArgs {
@@ -887,6 +963,7 @@ pub mod types {
         #[serde(rename = "sortBy", skip_serializing_if = "Option::is_none")]
         pub sort_by: Option<String>,
     }
+
     /// Output format
     #[derive(
         Deserialize,
@@ -912,6 +989,7 @@ pub mod types {
         #[serde(rename = "custom")]
         Custom,
     }
+
     impl fmt::Display for KubectlGetArgsOutput {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -923,8 +1001,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlGetArgsOutput {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "json" => Ok(Self::Json),
@@ -944,23 +1024,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlGetArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlGetArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlGetArgsOutput {
         fn default() -> Self {
             KubectlGetArgsOutput::Json
         }
     }
+
     /// The arguments of `kubectl_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlLogsArgs {
@@ -999,6 +1085,7 @@ pub mod types {
         #[serde(default)]
         pub timestamps: bool,
     }
+
     /// Type of resource to get logs from
     #[derive(
         Deserialize,
@@ -1022,6 +1109,7 @@ pub mod types {
         #[serde(rename = "cronjob")]
         Cronjob,
     }
+
     impl fmt::Display for KubectlLogsArgsResourceType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1032,8 +1120,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlLogsArgsResourceType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "pod" => Ok(Self::Pod),
@@ -1052,18 +1142,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlLogsArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlLogsArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `kubectl_patch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlPatchArgs {
@@ -1094,6 +1189,7 @@ pub mod types {
         #[serde(rename = "resourceType")]
         pub resource_type: String,
     }
+
     /// Type of patch to apply
     #[derive(
         Deserialize,
@@ -1115,6 +1211,7 @@ pub mod types {
         #[serde(rename = "json")]
         Json,
     }
+
     impl fmt::Display for KubectlPatchArgsPatchType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1124,8 +1221,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlPatchArgsPatchType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "strategic" => Ok(Self::Strategic),
@@ -1143,23 +1242,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlPatchArgsPatchType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlPatchArgsPatchType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlPatchArgsPatchType {
         fn default() -> Self {
             KubectlPatchArgsPatchType::Strategic
         }
     }
+
     /// The arguments of `kubectl_rollout`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlRolloutArgs {
@@ -1189,6 +1294,7 @@ pub mod types {
         #[serde(default)]
         pub watch: bool,
     }
+
     /// Type of resource to manage rollout for
     #[derive(
         Deserialize,
@@ -1210,6 +1316,7 @@ pub mod types {
         #[serde(rename = "statefulset")]
         Statefulset,
     }
+
     impl fmt::Display for KubectlRolloutArgsResourceType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1219,8 +1326,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlRolloutArgsResourceType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "deployment" => Ok(Self::Deployment),
@@ -1238,23 +1347,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlRolloutArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlRolloutArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlRolloutArgsResourceType {
         fn default() -> Self {
             KubectlRolloutArgsResourceType::Deployment
         }
     }
+
     /// Rollout subcommand to execute
     #[derive(
         Deserialize,
@@ -1282,6 +1397,7 @@ pub mod types {
         #[serde(rename = "undo")]
         Undo,
     }
+
     impl fmt::Display for KubectlRolloutArgsSubCommand {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1294,8 +1410,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for KubectlRolloutArgsSubCommand {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "history" => Ok(Self::History),
@@ -1316,23 +1434,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for KubectlRolloutArgsSubCommand {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for KubectlRolloutArgsSubCommand {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for KubectlRolloutArgsSubCommand {
         fn default() -> Self {
             KubectlRolloutArgsSubCommand::Status
         }
     }
+
     /// The arguments of `kubectl_scale`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct KubectlScaleArgs {
@@ -1353,6 +1477,7 @@ pub mod types {
         )]
         pub resource_type: String,
     }
+
     /// The arguments of `list_api_resources`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ListApiResourcesArgs {
@@ -1372,6 +1497,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub verbs: Option<Vec<String>>,
     }
+
     impl Default for ListApiResourcesArgs {
         fn default() -> Self {
             Self {
@@ -1383,6 +1509,7 @@ pub mod types {
             }
         }
     }
+
     /// Output format (wide, name, or no-headers)
     #[derive(
         Deserialize,
@@ -1404,6 +1531,7 @@ pub mod types {
         #[serde(rename = "no-headers")]
         NoHeaders,
     }
+
     impl fmt::Display for ListApiResourcesArgsOutput {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1413,8 +1541,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListApiResourcesArgsOutput {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "wide" => Ok(Self::Wide),
@@ -1432,23 +1562,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListApiResourcesArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListApiResourcesArgsOutput {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ListApiResourcesArgsOutput {
         fn default() -> Self {
             ListApiResourcesArgsOutput::Wide
         }
     }
+
     /// The arguments of `node_management`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct NodeManagementArgs {
@@ -1485,6 +1621,7 @@ pub mod types {
         #[serde(default = "defaults::node_management_args_timeout")]
         pub timeout: String,
     }
+
     /// Node operation to perform
     #[derive(
         Deserialize,
@@ -1506,6 +1643,7 @@ pub mod types {
         #[serde(rename = "uncordon")]
         Uncordon,
     }
+
     impl fmt::Display for NodeManagementArgsOperation {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1515,8 +1653,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for NodeManagementArgsOperation {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "cordon" => Ok(Self::Cordon),
@@ -1534,18 +1674,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for NodeManagementArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for NodeManagementArgsOperation {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `port_forward`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct PortForwardArgs {
@@ -1560,11 +1705,13 @@ pub mod types {
         #[serde(rename = "targetPort")]
         pub target_port: f64,
     }
+
     /// The arguments of `stop_port_forward`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct StopPortForwardArgs {
         pub id: String,
     }
+
     /// The arguments of `uninstall_helm_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UninstallHelmChartArgs {
@@ -1576,6 +1723,7 @@ pub mod types {
         /// Kubernetes namespace
         pub namespace: String,
     }
+
     /// The arguments of `upgrade_helm_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct UpgradeHelmChartArgs {
@@ -1598,151 +1746,192 @@ pub mod types {
         #[serde(rename = "valuesFile", skip_serializing_if = "Option::is_none")]
         pub values_file: Option<String>,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn exec_in_pod_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn explain_resource_args_output() -> super::ExplainResourceArgsOutput {
             super::ExplainResourceArgsOutput::Plaintext
         }
+
         pub(super) fn kubectl_apply_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_context_args_output() -> super::KubectlContextArgsOutput {
             super::KubectlContextArgsOutput::Json
         }
+
         pub(super) fn kubectl_create_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_create_args_output() -> super::KubectlCreateArgsOutput {
             super::KubectlCreateArgsOutput::Yaml
         }
+
         pub(super) fn kubectl_create_args_replicas() -> f64 {
             1_f64
         }
+
         pub(super) fn kubectl_delete_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_describe_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_generic_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_get_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_get_args_output() -> super::KubectlGetArgsOutput {
             super::KubectlGetArgsOutput::Json
         }
+
         pub(super) fn kubectl_patch_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_patch_args_patch_type() -> super::KubectlPatchArgsPatchType {
             super::KubectlPatchArgsPatchType::Strategic
         }
+
         pub(super) fn kubectl_scale_args_namespace() -> String {
             "default".to_string()
         }
+
         pub(super) fn kubectl_scale_args_resource_type() -> String {
             "deployment".to_string()
         }
+
         pub(super) fn list_api_resources_args_output() -> super::ListApiResourcesArgsOutput {
             super::ListApiResourcesArgsOutput::Wide
         }
+
         pub(super) fn node_management_args_grace_period() -> f64 {
             -1_f64
         }
+
         pub(super) fn node_management_args_timeout() -> String {
             "0".to_string()
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `kubectl_get`, as the server sent it.
     pub(super) static KUBECTL_GET: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resourceType":{"type":"string","description":"Type of resource to get (e.g., pods, deployments, services, configmaps, events, etc.)"},"name":{"type":"string","description":"Name of the resource (optional - if not provided, lists all resources of the specified type)"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"output":{"type":"string","enum":["json","yaml","wide","name","custom"],"description":"Output format","default":"json"},"allNamespaces":{"type":"boolean","description":"If true, list resources across all namespaces","default":false},"labelSelector":{"type":"string","description":"Filter resources by label selector (e.g. 'app=nginx')"},"fieldSelector":{"type":"string","description":"Filter resources by field selector (e.g. 'metadata.name=my-pod')"},"sortBy":{"type":"string","description":"Sort events by a field (default: lastTimestamp). Only applicable for events."},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["resourceType"]}"#,
     );
+
     /// The input schema of `kubectl_describe`, as the server sent it.
     pub(super) static KUBECTL_DESCRIBE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resourceType":{"type":"string","description":"Type of resource to describe (e.g., pods, deployments, services, etc.)"},"name":{"type":"string","description":"Name of the resource to describe"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""},"allNamespaces":{"type":"boolean","description":"If true, describe resources across all namespaces","default":false}},"required":["resourceType","name"]}"#,
     );
+
     /// The input schema of `kubectl_apply`, as the server sent it.
     pub(super) static KUBECTL_APPLY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"manifest":{"type":"string","description":"YAML manifest to apply"},"filename":{"type":"string","description":"Path to a YAML file to apply (optional - use either manifest or filename). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead."},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"dryRun":{"type":"boolean","description":"If true, only validate the resource, don't actually execute the operation","default":false},"force":{"type":"boolean","description":"If true, immediately remove resources from API and bypass graceful deletion","default":false},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":[]}"#,
     );
+
     /// The input schema of `kubectl_delete`, as the server sent it.
     pub(super) static KUBECTL_DELETE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resourceType":{"type":"string","description":"Type of resource to delete (e.g., pods, deployments, services, etc.)"},"name":{"type":"string","description":"Name of the resource to delete"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"labelSelector":{"type":"string","description":"Delete resources matching this label selector (e.g. 'app=nginx')"},"manifest":{"type":"string","description":"YAML manifest defining resources to delete (optional)"},"filename":{"type":"string","description":"Path to a YAML file to delete resources from (optional). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead."},"allNamespaces":{"type":"boolean","description":"If true, delete resources across all namespaces","default":false},"force":{"type":"boolean","description":"If true, immediately remove resources from API and bypass graceful deletion","default":false},"gracePeriodSeconds":{"type":"number","description":"Period of time in seconds given to the resource to terminate gracefully"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":[]}"#,
     );
+
     /// The input schema of `kubectl_create`, as the server sent it.
     pub(super) static KUBECTL_CREATE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"dryRun":{"type":"boolean","description":"If true, only validate the resource, don't actually execute the operation","default":false},"output":{"type":"string","enum":["json","yaml","name","go-template","go-template-file","template","templatefile","jsonpath","jsonpath-as-json","jsonpath-file"],"description":"Output format. One of: json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file","default":"yaml"},"validate":{"type":"boolean","description":"If true, validate resource schema against server schema","default":true},"manifest":{"type":"string","description":"YAML manifest to create resources from"},"filename":{"type":"string","description":"Path to a YAML file to create resources from. The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead."},"resourceType":{"type":"string","description":"Type of resource to create (namespace, configmap, deployment, service, etc.)"},"name":{"type":"string","description":"Name of the resource to create"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"fromLiteral":{"type":"array","items":{"type":"string"},"description":"Key-value pair for creating configmap (e.g. [\"key1=value1\", \"key2=value2\"])"},"fromFile":{"type":"array","items":{"type":"string"},"description":"Path to file for creating configmap/secret (e.g. [\"key1=/path/to/file1\", \"key2=/path/to/file2\"]). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use \"fromFileContent\" to pass file contents directly instead."},"fromFileContent":{"type":"array","items":{"type":"object","properties":{"key":{"type":"string","description":"Key to store the content under in the configmap/secret"},"content":{"type":"string","description":"The file content to store"}},"required":["key","content"],"additionalProperties":false},"description":"Inline file contents for creating a configmap/secret, provided by the client instead of a server-side path (e.g. [{\"key\": \"app.conf\", \"content\": \"...\"}]). Safe on all transports; use this instead of \"fromFile\" on remote (SSE/Streamable HTTP) servers."},"secretType":{"type":"string","enum":["generic","docker-registry","tls"],"description":"Type of secret to create (generic, docker-registry, tls)"},"serviceType":{"type":"string","enum":["clusterip","nodeport","loadbalancer","externalname"],"description":"Type of service to create (clusterip, nodeport, loadbalancer, externalname)"},"tcpPort":{"type":"array","items":{"type":"string"},"description":"Port pairs for tcp service (e.g. [\"80:8080\", \"443:8443\"])"},"image":{"type":"string","description":"Image to use for the containers in the deployment"},"replicas":{"type":"number","description":"Number of replicas to create for the deployment","default":1},"port":{"type":"number","description":"Port that the container exposes"},"schedule":{"type":"string","description":"Cron schedule expression for the CronJob (e.g. \"*/5 * * * *\")"},"suspend":{"type":"boolean","description":"Whether to suspend the CronJob","default":false},"command":{"type":"array","items":{"type":"string"},"description":"Command to run in the container"},"labels":{"type":"array","items":{"type":"string"},"description":"Labels to apply to the resource (e.g. [\"key1=value1\", \"key2=value2\"])"},"annotations":{"type":"array","items":{"type":"string"},"description":"Annotations to apply to the resource (e.g. [\"key1=value1\", \"key2=value2\"])"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":[]}"#,
     );
+
     /// The input schema of `kubectl_logs`, as the server sent it.
     pub(super) static KUBECTL_LOGS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resourceType":{"type":"string","enum":["pod","deployment","job","cronjob"],"description":"Type of resource to get logs from"},"name":{"type":"string","description":"Name of the resource"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"container":{"type":"string","description":"Container name (required when pod has multiple containers)"},"tail":{"type":"number","description":"Number of lines to show from end of logs"},"since":{"type":"string","description":"Show logs since relative time (e.g. '5s', '2m', '3h')"},"sinceTime":{"type":"string","description":"Show logs since absolute time (RFC3339)"},"timestamps":{"type":"boolean","description":"Include timestamps in logs","default":false},"previous":{"type":"boolean","description":"Include logs from previously terminated containers","default":false},"follow":{"type":"boolean","description":"Follow logs output (not recommended, may cause timeouts)","default":false},"labelSelector":{"type":"string","description":"Filter resources by label selector"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["resourceType","name","namespace"]}"#,
     );
+
     /// The input schema of `kubectl_scale`, as the server sent it.
     pub(super) static KUBECTL_SCALE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"Name of the deployment to scale"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"replicas":{"type":"number","description":"Number of replicas to scale to"},"resourceType":{"type":"string","description":"Resource type to scale (deployment, replicaset, statefulset)","default":"deployment"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["name","replicas"]}"#,
     );
+
     /// The input schema of `kubectl_patch`, as the server sent it.
     pub(super) static KUBECTL_PATCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resourceType":{"type":"string","description":"Type of resource to patch (e.g., pods, deployments, services)"},"name":{"type":"string","description":"Name of the resource to patch"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"patchType":{"type":"string","description":"Type of patch to apply","enum":["strategic","merge","json"],"default":"strategic"},"patchData":{"type":"object","description":"Patch data as a JSON object"},"patchFile":{"type":"string","description":"Path to a file containing the patch data (alternative to patchData). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'patchData' to pass the patch contents instead."},"dryRun":{"type":"boolean","description":"If true, only validate the resource, don't actually execute the operation","default":false},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["resourceType","name"]}"#,
     );
+
     /// The input schema of `kubectl_rollout`, as the server sent it.
     pub(super) static KUBECTL_ROLLOUT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"subCommand":{"type":"string","description":"Rollout subcommand to execute","enum":["history","pause","restart","resume","status","undo"],"default":"status"},"resourceType":{"type":"string","description":"Type of resource to manage rollout for","enum":["deployment","daemonset","statefulset"],"default":"deployment"},"name":{"type":"string","description":"Name of the resource"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"revision":{"type":"number","description":"Revision to rollback to (for undo subcommand)"},"toRevision":{"type":"number","description":"Revision to roll back to (for history subcommand)"},"timeout":{"type":"string","description":"The length of time to wait before giving up (e.g., '30s', '1m', '2m30s')"},"watch":{"type":"boolean","description":"Watch the rollout status in real-time until completion","default":false},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["subCommand","resourceType","name","namespace"]}"#,
     );
+
     /// The input schema of `kubectl_context`, as the server sent it.
     pub(super) static KUBECTL_CONTEXT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"operation":{"type":"string","enum":["list","get","set"],"description":"Operation to perform: list contexts, get current context, or set current context","default":"list"},"name":{"type":"string","description":"Name of the context to set as current (required for set operation)"},"showCurrent":{"type":"boolean","description":"When listing contexts, highlight which one is currently active","default":true},"detailed":{"type":"boolean","description":"Include detailed information about the context","default":false},"output":{"type":"string","enum":["json","yaml","name","custom"],"description":"Output format","default":"json"}},"required":["operation"]}"#,
     );
+
     /// The input schema of `explain_resource`, as the server sent it.
     pub(super) static EXPLAIN_RESOURCE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resource":{"type":"string","description":"Resource name or field path (e.g. 'pods' or 'pods.spec.containers')"},"apiVersion":{"type":"string","description":"API version to use (e.g. 'apps/v1')"},"recursive":{"type":"boolean","description":"Print the fields of fields recursively","default":false},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""},"output":{"type":"string","description":"Output format (plaintext or plaintext-openapiv2)","enum":["plaintext","plaintext-openapiv2"],"default":"plaintext"}},"required":["resource"]}"#,
     );
+
     /// The input schema of `install_helm_chart`, as the server sent it.
     pub(super) static INSTALL_HELM_CHART: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"Name of the Helm release"},"chart":{"type":"string","description":"Chart name (e.g., 'nginx') or path to chart directory"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""},"repo":{"type":"string","description":"Helm repository URL (optional if using local chart path)"},"values":{"type":"object","description":"Custom values to override chart defaults"},"valuesFile":{"type":"string","description":"Path to values file (alternative to values object). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'values' to pass the values inline instead."},"useTemplate":{"type":"boolean","description":"Use helm template + kubectl apply instead of helm install (bypasses auth issues)","default":false},"createNamespace":{"type":"boolean","description":"Create namespace if it doesn't exist","default":true}},"required":["name","chart","namespace"]}"#,
     );
+
     /// The input schema of `upgrade_helm_chart`, as the server sent it.
     pub(super) static UPGRADE_HELM_CHART: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"Name of the Helm release to upgrade"},"chart":{"type":"string","description":"Chart name or path to chart directory"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""},"repo":{"type":"string","description":"Helm repository URL (optional if using local chart path)"},"values":{"type":"object","description":"Custom values to override chart defaults"},"valuesFile":{"type":"string","description":"Path to values file (alternative to values object). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'values' to pass the values inline instead."}},"required":["name","chart","namespace"]}"#,
     );
+
     /// The input schema of `uninstall_helm_chart`, as the server sent it.
     pub(super) static UNINSTALL_HELM_CHART: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"Name of the Helm release to uninstall"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["name","namespace"]}"#,
     );
+
     /// The input schema of `node_management`, as the server sent it.
     pub(super) static NODE_MANAGEMENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"operation":{"type":"string","description":"Node operation to perform","enum":["cordon","drain","uncordon"]},"nodeName":{"type":"string","description":"Name of the node to operate on (required for cordon, drain, uncordon)"},"force":{"type":"boolean","description":"Force the operation even if there are pods not managed by a ReplicationController, ReplicaSet, Job, DaemonSet or StatefulSet (for drain operation)","default":false},"gracePeriod":{"type":"number","description":"Period of time in seconds given to each pod to terminate gracefully (for drain operation). If set to -1, uses the kubectl default grace period.","default":-1},"deleteLocalData":{"type":"boolean","description":"Delete local data even if emptyDir volumes are used (for drain operation)","default":false},"ignoreDaemonsets":{"type":"boolean","description":"Ignore DaemonSet-managed pods (for drain operation)","default":true},"timeout":{"type":"string","description":"The length of time to wait before giving up (for drain operation, e.g., '5m', '1h')","default":"0"},"dryRun":{"type":"boolean","description":"Show what would be done without actually doing it (for drain operation)","default":false},"confirmDrain":{"type":"boolean","description":"Explicit confirmation to drain the node (required for drain operation)","default":false}},"required":["operation"]}"#,
     );
+
     /// The input schema of `port_forward`, as the server sent it.
     pub(super) static PORT_FORWARD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"resourceType":{"type":"string"},"resourceName":{"type":"string"},"localPort":{"type":"number"},"targetPort":{"type":"number"},"namespace":{"type":"string"}},"required":["resourceType","resourceName","localPort","targetPort"]}"#,
     );
+
     /// The input schema of `stop_port_forward`, as the server sent it.
     pub(super) static STOP_PORT_FORWARD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}"#,
     );
+
     /// The input schema of `exec_in_pod`, as the server sent it.
     pub(super) static EXEC_IN_POD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"name":{"type":"string","description":"Name of the pod to execute the command in"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"command":{"type":"array","items":{"type":"string"},"description":"Command to execute as an array of strings (e.g. [\"ls\", \"-la\", \"/app\"]). First element is the executable, remaining are arguments. Shell operators like pipes, redirects, or command chaining are not supported - use explicit array format for security."},"container":{"type":"string","description":"Container name (required when pod has multiple containers)"},"timeout":{"type":"number","description":"Timeout for command - 60000 milliseconds if not specified"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["name","command"]}"#,
     );
+
     /// The input schema of `list_api_resources`, as the server sent it.
     pub(super) static LIST_API_RESOURCES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"apiGroup":{"type":"string","description":"API group to filter by"},"namespaced":{"type":"boolean","description":"If true, only show namespaced resources"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""},"verbs":{"type":"array","items":{"type":"string"},"description":"List of verbs to filter by"},"output":{"type":"string","description":"Output format (wide, name, or no-headers)","enum":["wide","name","no-headers"],"default":"wide"}}}"#,
     );
+
     /// The input schema of `kubectl_generic`, as the server sent it.
     pub(super) static KUBECTL_GENERIC: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"command":{"type":"string","description":"The kubectl command to execute (e.g. patch, rollout, top)"},"subCommand":{"type":"string","description":"Subcommand if applicable (e.g. 'history' for rollout)"},"resourceType":{"type":"string","description":"Resource type (e.g. pod, deployment)"},"name":{"type":"string","description":"Resource name"},"namespace":{"type":"string","description":"Kubernetes namespace","default":"default"},"allNamespaces":{"type":"boolean","description":"If true, run the command across all namespaces","default":false},"outputFormat":{"type":"string","description":"Output format (e.g. json, yaml, wide)","enum":["json","yaml","wide","name","custom"]},"flags":{"type":"object","description":"Command flags as key-value pairs","additionalProperties":true},"args":{"type":"array","items":{"type":"string"},"description":"Additional command arguments"},"context":{"type":"string","description":"Kubeconfig Context to use for the command (optional - defaults to null)","default":""}},"required":["command"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "cleanup",
@@ -1769,6 +1958,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "kubectl_generic",
     "ping",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1778,6 +1968,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":true},"description":"Cleanup all managed resources","inputSchema":{"properties":{},"type":"object"},"name":"cleanup"},{"annotations":{"destructiveHint":true},"description":"Execute a command in a Kubernetes pod or container and return the output. Command must be an array of strings where the first element is the executable and remaining elements are arguments. This executes directly without shell interpretation for security.","inputSchema":{"properties":{"command":{"description":"Command to execute as an array of strings (e.g. [\"ls\", \"-la\", \"/app\"]). First element is the executable, remaining are arguments. Shell operators like pipes, redirects, or command chaining are not supported - use explicit array format for security.","items":{"type":"string"},"type":"array"},"container":{"description":"Container name (required when pod has multiple containers)","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"name":{"description":"Name of the pod to execute the command in","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"timeout":{"description":"Timeout for command - 60000 milliseconds if not specified","type":"number"}},"required":["name","command"],"type":"object"},"name":"exec_in_pod"},{"annotations":{"readOnlyHint":true},"description":"Get documentation for a Kubernetes resource or field","inputSchema":{"properties":{"apiVersion":{"description":"API version to use (e.g. 'apps/v1')","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"output":{"default":"plaintext","description":"Output format (plaintext or plaintext-openapiv2)","enum":["plaintext","plaintext-openapiv2"],"type":"string"},"recursive":{"default":false,"description":"Print the fields of fields recursively","type":"boolean"},"resource":{"description":"Resource name or field path (e.g. 'pods' or 'pods.spec.containers')","type":"string"}},"required":["resource"],"type":"object"},"name":"explain_resource"},{"annotations":{"destructiveHint":true},"description":"Install a Helm chart with support for both standard and template-based installation","inputSchema":{"properties":{"chart":{"description":"Chart name (e.g., 'nginx') or path to chart directory","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"createNamespace":{"default":true,"description":"Create namespace if it doesn't exist","type":"boolean"},"name":{"description":"Name of the Helm release","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"repo":{"description":"Helm repository URL (optional if using local chart path)","type":"string"},"useTemplate":{"default":false,"description":"Use helm template + kubectl apply instead of helm install (bypasses auth issues)","type":"boolean"},"values":{"description":"Custom values to override chart defaults","type":"object"},"valuesFile":{"description":"Path to values file (alternative to values object). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'values' to pass the values inline instead.","type":"string"}},"required":["name","chart","namespace"],"type":"object"},"name":"install_helm_chart"},{"annotations":{"destructiveHint":true},"description":"Apply a Kubernetes YAML manifest from a string or file","inputSchema":{"properties":{"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"dryRun":{"default":false,"description":"If true, only validate the resource, don't actually execute the operation","type":"boolean"},"filename":{"description":"Path to a YAML file to apply (optional - use either manifest or filename). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead.","type":"string"},"force":{"default":false,"description":"If true, immediately remove resources from API and bypass graceful deletion","type":"boolean"},"manifest":{"description":"YAML manifest to apply","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"}},"required":[],"type":"object"},"name":"kubectl_apply"},{"annotations":{"readOnlyHint":true},"description":"Manage Kubernetes contexts - list, get, or set the current context","inputSchema":{"properties":{"detailed":{"default":false,"description":"Include detailed information about the context","type":"boolean"},"name":{"description":"Name of the context to set as current (required for set operation)","type":"string"},"operation":{"default":"list","description":"Operation to perform: list contexts, get current context, or set current context","enum":["list","get","set"],"type":"string"},"output":{"default":"json","description":"Output format","enum":["json","yaml","name","custom"],"type":"string"},"showCurrent":{"default":true,"description":"When listing contexts, highlight which one is currently active","type":"boolean"}},"required":["operation"],"type":"object"},"name":"kubectl_context"},{"description":"Create Kubernetes resources using various methods (from file or using subcommands)","inputSchema":{"properties":{"annotations":{"description":"Annotations to apply to the resource (e.g. [\"key1=value1\", \"key2=value2\"])","items":{"type":"string"},"type":"array"},"command":{"description":"Command to run in the container","items":{"type":"string"},"type":"array"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"dryRun":{"default":false,"description":"If true, only validate the resource, don't actually execute the operation","type":"boolean"},"filename":{"description":"Path to a YAML file to create resources from. The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead.","type":"string"},"fromFile":{"description":"Path to file for creating configmap/secret (e.g. [\"key1=/path/to/file1\", \"key2=/path/to/file2\"]). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use \"fromFileContent\" to pass file contents directly instead.","items":{"type":"string"},"type":"array"},"fromFileContent":{"description":"Inline file contents for creating a configmap/secret, provided by the client instead of a server-side path (e.g. [{\"key\": \"app.conf\", \"content\": \"...\"}]). Safe on all transports; use this instead of \"fromFile\" on remote (SSE/Streamable HTTP) servers.","items":{"additionalProperties":false,"properties":{"content":{"description":"The file content to store","type":"string"},"key":{"description":"Key to store the content under in the configmap/secret","type":"string"}},"required":["key","content"],"type":"object"},"type":"array"},"fromLiteral":{"description":"Key-value pair for creating configmap (e.g. [\"key1=value1\", \"key2=value2\"])","items":{"type":"string"},"type":"array"},"image":{"description":"Image to use for the containers in the deployment","type":"string"},"labels":{"description":"Labels to apply to the resource (e.g. [\"key1=value1\", \"key2=value2\"])","items":{"type":"string"},"type":"array"},"manifest":{"description":"YAML manifest to create resources from","type":"string"},"name":{"description":"Name of the resource to create","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"output":{"default":"yaml","description":"Output format. One of: json|yaml|name|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file","enum":["json","yaml","name","go-template","go-template-file","template","templatefile","jsonpath","jsonpath-as-json","jsonpath-file"],"type":"string"},"port":{"description":"Port that the container exposes","type":"number"},"replicas":{"default":1,"description":"Number of replicas to create for the deployment","type":"number"},"resourceType":{"description":"Type of resource to create (namespace, configmap, deployment, service, etc.)","type":"string"},"schedule":{"description":"Cron schedule expression for the CronJob (e.g. \"*/5 * * * *\")","type":"string"},"secretType":{"description":"Type of secret to create (generic, docker-registry, tls)","enum":["generic","docker-registry","tls"],"type":"string"},"serviceType":{"description":"Type of service to create (clusterip, nodeport, loadbalancer, externalname)","enum":["clusterip","nodeport","loadbalancer","externalname"],"type":"string"},"suspend":{"default":false,"description":"Whether to suspend the CronJob","type":"boolean"},"tcpPort":{"description":"Port pairs for tcp service (e.g. [\"80:8080\", \"443:8443\"])","items":{"type":"string"},"type":"array"},"validate":{"default":true,"description":"If true, validate resource schema against server schema","type":"boolean"}},"required":[],"type":"object"},"name":"kubectl_create"},{"annotations":{"destructiveHint":true},"description":"Delete Kubernetes resources by resource type, name, labels, or from a manifest file","inputSchema":{"properties":{"allNamespaces":{"default":false,"description":"If true, delete resources across all namespaces","type":"boolean"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"filename":{"description":"Path to a YAML file to delete resources from (optional). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead.","type":"string"},"force":{"default":false,"description":"If true, immediately remove resources from API and bypass graceful deletion","type":"boolean"},"gracePeriodSeconds":{"description":"Period of time in seconds given to the resource to terminate gracefully","type":"number"},"labelSelector":{"description":"Delete resources matching this label selector (e.g. 'app=nginx')","type":"string"},"manifest":{"description":"YAML manifest defining resources to delete (optional)","type":"string"},"name":{"description":"Name of the resource to delete","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"resourceType":{"description":"Type of resource to delete (e.g., pods, deployments, services, etc.)","type":"string"}},"required":[],"type":"object"},"name":"kubectl_delete"},{"annotations":{"readOnlyHint":true},"description":"Describe Kubernetes resources by resource type, name, and optionally namespace","inputSchema":{"properties":{"allNamespaces":{"default":false,"description":"If true, describe resources across all namespaces","type":"boolean"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"name":{"description":"Name of the resource to describe","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"resourceType":{"description":"Type of resource to describe (e.g., pods, deployments, services, etc.)","type":"string"}},"required":["resourceType","name"],"type":"object"},"name":"kubectl_describe"},{"annotations":{"destructiveHint":true},"description":"Execute any kubectl command with the provided arguments and flags","inputSchema":{"properties":{"allNamespaces":{"default":false,"description":"If true, run the command across all namespaces","type":"boolean"},"args":{"description":"Additional command arguments","items":{"type":"string"},"type":"array"},"command":{"description":"The kubectl command to execute (e.g. patch, rollout, top)","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"flags":{"additionalProperties":true,"description":"Command flags as key-value pairs","type":"object"},"name":{"description":"Resource name","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"outputFormat":{"description":"Output format (e.g. json, yaml, wide)","enum":["json","yaml","wide","name","custom"],"type":"string"},"resourceType":{"description":"Resource type (e.g. pod, deployment)","type":"string"},"subCommand":{"description":"Subcommand if applicable (e.g. 'history' for rollout)","type":"string"}},"required":["command"],"type":"object"},"name":"kubectl_generic"},{"annotations":{"readOnlyHint":true},"description":"Get or list Kubernetes resources by resource type, name, and optionally namespace","inputSchema":{"properties":{"allNamespaces":{"default":false,"description":"If true, list resources across all namespaces","type":"boolean"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"fieldSelector":{"description":"Filter resources by field selector (e.g. 'metadata.name=my-pod')","type":"string"},"labelSelector":{"description":"Filter resources by label selector (e.g. 'app=nginx')","type":"string"},"name":{"description":"Name of the resource (optional - if not provided, lists all resources of the specified type)","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"output":{"default":"json","description":"Output format","enum":["json","yaml","wide","name","custom"],"type":"string"},"resourceType":{"description":"Type of resource to get (e.g., pods, deployments, services, configmaps, events, etc.)","type":"string"},"sortBy":{"description":"Sort events by a field (default: lastTimestamp). Only applicable for events.","type":"string"}},"required":["resourceType"],"type":"object"},"name":"kubectl_get"},{"annotations":{"readOnlyHint":true},"description":"Get logs from Kubernetes resources like pods, deployments, or jobs","inputSchema":{"properties":{"container":{"description":"Container name (required when pod has multiple containers)","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"follow":{"default":false,"description":"Follow logs output (not recommended, may cause timeouts)","type":"boolean"},"labelSelector":{"description":"Filter resources by label selector","type":"string"},"name":{"description":"Name of the resource","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"previous":{"default":false,"description":"Include logs from previously terminated containers","type":"boolean"},"resourceType":{"description":"Type of resource to get logs from","enum":["pod","deployment","job","cronjob"],"type":"string"},"since":{"description":"Show logs since relative time (e.g. '5s', '2m', '3h')","type":"string"},"sinceTime":{"description":"Show logs since absolute time (RFC3339)","type":"string"},"tail":{"description":"Number of lines to show from end of logs","type":"number"},"timestamps":{"default":false,"description":"Include timestamps in logs","type":"boolean"}},"required":["resourceType","name","namespace"],"type":"object"},"name":"kubectl_logs"},{"annotations":{"destructiveHint":true},"description":"Update field(s) of a resource using strategic merge patch, JSON merge patch, or JSON patch","inputSchema":{"properties":{"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"dryRun":{"default":false,"description":"If true, only validate the resource, don't actually execute the operation","type":"boolean"},"name":{"description":"Name of the resource to patch","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"patchData":{"description":"Patch data as a JSON object","type":"object"},"patchFile":{"description":"Path to a file containing the patch data (alternative to patchData). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'patchData' to pass the patch contents instead.","type":"string"},"patchType":{"default":"strategic","description":"Type of patch to apply","enum":["strategic","merge","json"],"type":"string"},"resourceType":{"description":"Type of resource to patch (e.g., pods, deployments, services)","type":"string"}},"required":["resourceType","name"],"type":"object"},"name":"kubectl_patch"},{"annotations":{"readOnlyHint":false},"description":"Reconnect to the Kubernetes API server by recreating all API clients. Use this after cluster upgrades (e.g., EKS control plane upgrades that rotate ENIs/IPs) to force fresh DNS resolution and new TCP connections.","inputSchema":{"properties":{},"required":[],"type":"object"},"name":"kubectl_reconnect"},{"annotations":{"destructiveHint":true},"description":"Manage the rollout of a resource (e.g., deployment, daemonset, statefulset)","inputSchema":{"properties":{"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"name":{"description":"Name of the resource","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"resourceType":{"default":"deployment","description":"Type of resource to manage rollout for","enum":["deployment","daemonset","statefulset"],"type":"string"},"revision":{"description":"Revision to rollback to (for undo subcommand)","type":"number"},"subCommand":{"default":"status","description":"Rollout subcommand to execute","enum":["history","pause","restart","resume","status","undo"],"type":"string"},"timeout":{"description":"The length of time to wait before giving up (e.g., '30s', '1m', '2m30s')","type":"string"},"toRevision":{"description":"Revision to roll back to (for history subcommand)","type":"number"},"watch":{"default":false,"description":"Watch the rollout status in real-time until completion","type":"boolean"}},"required":["subCommand","resourceType","name","namespace"],"type":"object"},"name":"kubectl_rollout"},{"annotations":{"destructiveHint":true},"description":"Scale a Kubernetes deployment","inputSchema":{"properties":{"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"name":{"description":"Name of the deployment to scale","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"replicas":{"description":"Number of replicas to scale to","type":"number"},"resourceType":{"default":"deployment","description":"Resource type to scale (deployment, replicaset, statefulset)","type":"string"}},"required":["name","replicas"],"type":"object"},"name":"kubectl_scale"},{"annotations":{"readOnlyHint":true},"description":"List the API resources available in the cluster","inputSchema":{"properties":{"apiGroup":{"description":"API group to filter by","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"namespaced":{"description":"If true, only show namespaced resources","type":"boolean"},"output":{"default":"wide","description":"Output format (wide, name, or no-headers)","enum":["wide","name","no-headers"],"type":"string"},"verbs":{"description":"List of verbs to filter by","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"list_api_resources"},{"annotations":{"destructiveHint":true},"description":"Manage Kubernetes nodes with cordon, drain, and uncordon operations","inputSchema":{"properties":{"confirmDrain":{"default":false,"description":"Explicit confirmation to drain the node (required for drain operation)","type":"boolean"},"deleteLocalData":{"default":false,"description":"Delete local data even if emptyDir volumes are used (for drain operation)","type":"boolean"},"dryRun":{"default":false,"description":"Show what would be done without actually doing it (for drain operation)","type":"boolean"},"force":{"default":false,"description":"Force the operation even if there are pods not managed by a ReplicationController, ReplicaSet, Job, DaemonSet or StatefulSet (for drain operation)","type":"boolean"},"gracePeriod":{"default":-1,"description":"Period of time in seconds given to each pod to terminate gracefully (for drain operation). If set to -1, uses the kubectl default grace period.","type":"number"},"ignoreDaemonsets":{"default":true,"description":"Ignore DaemonSet-managed pods (for drain operation)","type":"boolean"},"nodeName":{"description":"Name of the node to operate on (required for cordon, drain, uncordon)","type":"string"},"operation":{"description":"Node operation to perform","enum":["cordon","drain","uncordon"],"type":"string"},"timeout":{"default":"0","description":"The length of time to wait before giving up (for drain operation, e.g., '5m', '1h')","type":"string"}},"required":["operation"],"type":"object"},"name":"node_management"},{"annotations":{"readOnlyHint":true},"description":"Verify that the counterpart is still responsive and the connection is alive.","inputSchema":{"properties":{},"required":[],"type":"object"},"name":"ping"},{"annotations":{"title":"Port Forward"},"description":"Forward a local port to a port on a Kubernetes resource","inputSchema":{"properties":{"localPort":{"type":"number"},"namespace":{"type":"string"},"resourceName":{"type":"string"},"resourceType":{"type":"string"},"targetPort":{"type":"number"}},"required":["resourceType","resourceName","localPort","targetPort"],"type":"object"},"name":"port_forward"},{"annotations":{"title":"Stop Port Forward"},"description":"Stop a port-forward process","inputSchema":{"properties":{"id":{"type":"string"}},"required":["id"],"type":"object"},"name":"stop_port_forward"},{"annotations":{"destructiveHint":true},"description":"Uninstall a Helm chart release","inputSchema":{"properties":{"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"name":{"description":"Name of the Helm release to uninstall","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"}},"required":["name","namespace"],"type":"object"},"name":"uninstall_helm_chart"},{"annotations":{"destructiveHint":true},"description":"Upgrade an existing Helm chart release","inputSchema":{"properties":{"chart":{"description":"Chart name or path to chart directory","type":"string"},"context":{"default":"","description":"Kubeconfig Context to use for the command (optional - defaults to null)","type":"string"},"name":{"description":"Name of the Helm release to upgrade","type":"string"},"namespace":{"default":"default","description":"Kubernetes namespace","type":"string"},"repo":{"description":"Helm repository URL (optional if using local chart path)","type":"string"},"values":{"description":"Custom values to override chart defaults","type":"object"},"valuesFile":{"description":"Path to values file (alternative to values object). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'values' to pass the values inline instead.","type":"string"}},"required":["name","chart","namespace"],"type":"object"},"name":"upgrade_helm_chart"}]"#,
 );
+
 /// Typed client for the kubernetes MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1787,20 +1978,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1808,12 +2003,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Cleanup all managed resources
     ///
     /// MCP tool `cleanup`. Server hints: destructive. The server declares no result type, so
@@ -1822,6 +2019,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "cleanup").await?;
         self.caller.call_tool_decoded("cleanup", Map::new()).await
     }
+
     /// Calls `cleanup` like [`Self::cleanup`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1829,6 +2027,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "cleanup").await?;
         mcp_bindgen::call_checked(&self.caller, "cleanup", Map::new()).await
     }
+
     /// Get or list Kubernetes resources by resource type, name, and optionally namespace
     ///
     /// MCP tool `kubectl_get`. Server hints: read-only. The server declares no result type, so
@@ -1846,6 +2045,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_get", arguments).await
     }
+
     /// Calls `kubectl_get` like [`Self::kubectl_get`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1862,6 +2062,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_get", arguments).await
     }
+
     /// Describe Kubernetes resources by resource type, name, and optionally namespace
     ///
     /// MCP tool `kubectl_describe`. Server hints: read-only. The server declares no result
@@ -1879,6 +2080,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_describe", arguments).await
     }
+
     /// Calls `kubectl_describe` like [`Self::kubectl_describe`], without unwrapping the result
     /// envelope.
     ///
@@ -1896,6 +2098,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_describe", arguments).await
     }
+
     /// Apply a Kubernetes YAML manifest from a string or file
     ///
     /// MCP tool `kubectl_apply`. Server hints: destructive. The server declares no result type,
@@ -1913,6 +2116,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_apply", arguments).await
     }
+
     /// Calls `kubectl_apply` like [`Self::kubectl_apply`], without unwrapping the result
     /// envelope.
     ///
@@ -1930,6 +2134,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_apply", arguments).await
     }
+
     /// Delete Kubernetes resources by resource type, name, labels, or from a manifest file
     ///
     /// MCP tool `kubectl_delete`. Server hints: destructive. The server declares no result
@@ -1947,6 +2152,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_delete", arguments).await
     }
+
     /// Calls `kubectl_delete` like [`Self::kubectl_delete`], without unwrapping the result
     /// envelope.
     ///
@@ -1964,6 +2170,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_delete", arguments).await
     }
+
     /// Create Kubernetes resources using various methods (from file or using subcommands)
     ///
     /// MCP tool `kubectl_create`. The server declares no result type, so the result is JSON.
@@ -1980,6 +2187,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_create", arguments).await
     }
+
     /// Calls `kubectl_create` like [`Self::kubectl_create`], without unwrapping the result
     /// envelope.
     ///
@@ -1997,6 +2205,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_create", arguments).await
     }
+
     /// Get logs from Kubernetes resources like pods, deployments, or jobs
     ///
     /// MCP tool `kubectl_logs`. Server hints: read-only. The server declares no result type, so
@@ -2014,6 +2223,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_logs", arguments).await
     }
+
     /// Calls `kubectl_logs` like [`Self::kubectl_logs`], without unwrapping the result
     /// envelope.
     ///
@@ -2031,6 +2241,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_logs", arguments).await
     }
+
     /// Scale a Kubernetes deployment
     ///
     /// MCP tool `kubectl_scale`. Server hints: destructive. The server declares no result type,
@@ -2048,6 +2259,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_scale", arguments).await
     }
+
     /// Calls `kubectl_scale` like [`Self::kubectl_scale`], without unwrapping the result
     /// envelope.
     ///
@@ -2065,6 +2277,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_scale", arguments).await
     }
+
     /// Update field(s) of a resource using strategic merge patch, JSON merge patch, or JSON
     /// patch
     ///
@@ -2083,6 +2296,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_patch", arguments).await
     }
+
     /// Calls `kubectl_patch` like [`Self::kubectl_patch`], without unwrapping the result
     /// envelope.
     ///
@@ -2100,6 +2314,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_patch", arguments).await
     }
+
     /// Manage the rollout of a resource (e.g., deployment, daemonset, statefulset)
     ///
     /// MCP tool `kubectl_rollout`. Server hints: destructive. The server declares no result
@@ -2117,6 +2332,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_rollout", arguments).await
     }
+
     /// Calls `kubectl_rollout` like [`Self::kubectl_rollout`], without unwrapping the result
     /// envelope.
     ///
@@ -2134,6 +2350,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_rollout", arguments).await
     }
+
     /// Manage Kubernetes contexts - list, get, or set the current context
     ///
     /// MCP tool `kubectl_context`. Server hints: read-only. The server declares no result type,
@@ -2151,6 +2368,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_context", arguments).await
     }
+
     /// Calls `kubectl_context` like [`Self::kubectl_context`], without unwrapping the result
     /// envelope.
     ///
@@ -2168,6 +2386,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_context", arguments).await
     }
+
     /// Reconnect to the Kubernetes API server by recreating all API clients. Use this after
     /// cluster upgrades (e.g., EKS control plane upgrades that rotate ENIs/IPs) to force fresh
     /// DNS resolution and new TCP connections.
@@ -2178,6 +2397,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "kubectl_reconnect").await?;
         self.caller.call_tool_decoded("kubectl_reconnect", Map::new()).await
     }
+
     /// Calls `kubectl_reconnect` like [`Self::kubectl_reconnect`], without unwrapping the
     /// result envelope.
     ///
@@ -2186,6 +2406,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "kubectl_reconnect").await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_reconnect", Map::new()).await
     }
+
     /// Get documentation for a Kubernetes resource or field
     ///
     /// MCP tool `explain_resource`. Server hints: read-only. The server declares no result
@@ -2203,6 +2424,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("explain_resource", arguments).await
     }
+
     /// Calls `explain_resource` like [`Self::explain_resource`], without unwrapping the result
     /// envelope.
     ///
@@ -2220,6 +2442,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "explain_resource", arguments).await
     }
+
     /// Install a Helm chart with support for both standard and template-based installation
     ///
     /// MCP tool `install_helm_chart`. Server hints: destructive. The server declares no result
@@ -2237,6 +2460,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("install_helm_chart", arguments).await
     }
+
     /// Calls `install_helm_chart` like [`Self::install_helm_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -2254,6 +2478,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "install_helm_chart", arguments).await
     }
+
     /// Upgrade an existing Helm chart release
     ///
     /// MCP tool `upgrade_helm_chart`. Server hints: destructive. The server declares no result
@@ -2271,6 +2496,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("upgrade_helm_chart", arguments).await
     }
+
     /// Calls `upgrade_helm_chart` like [`Self::upgrade_helm_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -2288,6 +2514,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "upgrade_helm_chart", arguments).await
     }
+
     /// Uninstall a Helm chart release
     ///
     /// MCP tool `uninstall_helm_chart`. Server hints: destructive. The server declares no
@@ -2305,6 +2532,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("uninstall_helm_chart", arguments).await
     }
+
     /// Calls `uninstall_helm_chart` like [`Self::uninstall_helm_chart`], without unwrapping the
     /// result envelope.
     ///
@@ -2322,6 +2550,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "uninstall_helm_chart", arguments).await
     }
+
     /// Manage Kubernetes nodes with cordon, drain, and uncordon operations
     ///
     /// MCP tool `node_management`. Server hints: destructive. The server declares no result
@@ -2339,6 +2568,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("node_management", arguments).await
     }
+
     /// Calls `node_management` like [`Self::node_management`], without unwrapping the result
     /// envelope.
     ///
@@ -2356,6 +2586,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "node_management", arguments).await
     }
+
     /// Forward a local port to a port on a Kubernetes resource
     ///
     /// MCP tool `port_forward` ("Port Forward"). The server declares no result type, so the
@@ -2373,6 +2604,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("port_forward", arguments).await
     }
+
     /// Calls `port_forward` like [`Self::port_forward`], without unwrapping the result
     /// envelope.
     ///
@@ -2390,6 +2622,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "port_forward", arguments).await
     }
+
     /// Stop a port-forward process
     ///
     /// MCP tool `stop_port_forward` ("Stop Port Forward"). The server declares no result type,
@@ -2407,6 +2640,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("stop_port_forward", arguments).await
     }
+
     /// Calls `stop_port_forward` like [`Self::stop_port_forward`], without unwrapping the
     /// result envelope.
     ///
@@ -2424,6 +2658,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "stop_port_forward", arguments).await
     }
+
     /// Execute a command in a Kubernetes pod or container and return the output. Command must
     /// be an array of strings where the first element is the executable and remaining elements
     /// are arguments. This executes directly without shell interpretation for security.
@@ -2443,6 +2678,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("exec_in_pod", arguments).await
     }
+
     /// Calls `exec_in_pod` like [`Self::exec_in_pod`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2459,6 +2695,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "exec_in_pod", arguments).await
     }
+
     /// List the API resources available in the cluster
     ///
     /// MCP tool `list_api_resources`. Server hints: read-only. The server declares no result
@@ -2476,6 +2713,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list_api_resources", arguments).await
     }
+
     /// Calls `list_api_resources` like [`Self::list_api_resources`], without unwrapping the
     /// result envelope.
     ///
@@ -2493,6 +2731,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list_api_resources", arguments).await
     }
+
     /// Execute any kubectl command with the provided arguments and flags
     ///
     /// MCP tool `kubectl_generic`. Server hints: destructive. The server declares no result
@@ -2510,6 +2749,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("kubectl_generic", arguments).await
     }
+
     /// Calls `kubectl_generic` like [`Self::kubectl_generic`], without unwrapping the result
     /// envelope.
     ///
@@ -2527,6 +2767,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "kubectl_generic", arguments).await
     }
+
     /// Verify that the counterpart is still responsive and the connection is alive.
     ///
     /// MCP tool `ping`. Server hints: read-only. The server declares no result type, so the
@@ -2535,6 +2776,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "ping").await?;
         self.caller.call_tool_decoded("ping", Map::new()).await
     }
+
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2543,6 +2785,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "ping", Map::new()).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2555,6 +2798,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the kubernetes MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -2568,6 +2812,7 @@ pub trait Fake: Send + Sync {
     fn cleanup(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("cleanup", "cleanup")) }
     }
+
     /// Answers `kubectl_get` in place of the server, with what [`Client::kubectl_get`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2578,6 +2823,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_get", "kubectl_get")) }
     }
+
     /// Answers `kubectl_describe` in place of the server, with what
     /// [`Client::kubectl_describe`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2590,6 +2836,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("kubectl_describe", "kubectl_describe"))
         }
     }
+
     /// Answers `kubectl_apply` in place of the server, with what [`Client::kubectl_apply`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2600,6 +2847,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_apply", "kubectl_apply")) }
     }
+
     /// Answers `kubectl_delete` in place of the server, with what [`Client::kubectl_delete`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2610,6 +2858,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_delete", "kubectl_delete")) }
     }
+
     /// Answers `kubectl_create` in place of the server, with what [`Client::kubectl_create`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2620,6 +2869,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_create", "kubectl_create")) }
     }
+
     /// Answers `kubectl_logs` in place of the server, with what [`Client::kubectl_logs`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2630,6 +2880,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_logs", "kubectl_logs")) }
     }
+
     /// Answers `kubectl_scale` in place of the server, with what [`Client::kubectl_scale`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2640,6 +2891,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_scale", "kubectl_scale")) }
     }
+
     /// Answers `kubectl_patch` in place of the server, with what [`Client::kubectl_patch`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2650,6 +2902,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_patch", "kubectl_patch")) }
     }
+
     /// Answers `kubectl_rollout` in place of the server, with what [`Client::kubectl_rollout`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2660,6 +2913,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_rollout", "kubectl_rollout")) }
     }
+
     /// Answers `kubectl_context` in place of the server, with what [`Client::kubectl_context`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2670,6 +2924,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_context", "kubectl_context")) }
     }
+
     /// Answers `kubectl_reconnect` in place of the server, with what
     /// [`Client::kubectl_reconnect`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2680,6 +2935,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("kubectl_reconnect", "kubectl_reconnect"))
         }
     }
+
     /// Answers `explain_resource` in place of the server, with what
     /// [`Client::explain_resource`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2692,6 +2948,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("explain_resource", "explain_resource"))
         }
     }
+
     /// Answers `install_helm_chart` in place of the server, with what
     /// [`Client::install_helm_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2704,6 +2961,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("install_helm_chart", "install_helm_chart"))
         }
     }
+
     /// Answers `upgrade_helm_chart` in place of the server, with what
     /// [`Client::upgrade_helm_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2716,6 +2974,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("upgrade_helm_chart", "upgrade_helm_chart"))
         }
     }
+
     /// Answers `uninstall_helm_chart` in place of the server, with what
     /// [`Client::uninstall_helm_chart`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2733,6 +2992,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `node_management` in place of the server, with what [`Client::node_management`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2743,6 +3003,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("node_management", "node_management")) }
     }
+
     /// Answers `port_forward` in place of the server, with what [`Client::port_forward`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2753,6 +3014,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("port_forward", "port_forward")) }
     }
+
     /// Answers `stop_port_forward` in place of the server, with what
     /// [`Client::stop_port_forward`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2765,6 +3027,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("stop_port_forward", "stop_port_forward"))
         }
     }
+
     /// Answers `exec_in_pod` in place of the server, with what [`Client::exec_in_pod`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2775,6 +3038,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("exec_in_pod", "exec_in_pod")) }
     }
+
     /// Answers `list_api_resources` in place of the server, with what
     /// [`Client::list_api_resources`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2787,6 +3051,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list_api_resources", "list_api_resources"))
         }
     }
+
     /// Answers `kubectl_generic` in place of the server, with what [`Client::kubectl_generic`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2797,21 +3062,25 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("kubectl_generic", "kubectl_generic")) }
     }
+
     /// Answers `ping` in place of the server, with what [`Client::ping`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn ping(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("ping", "ping")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

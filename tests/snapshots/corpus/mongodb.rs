@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -27,6 +29,7 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `aggregate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -142,6 +145,7 @@ pub mod types {
         )]
         pub response_bytes_limit: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct AggregateArgsPipelineItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -149,11 +153,13 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AggregateArgsPipelineItemSubtype0 {
         #[serde(rename = "$vectorSearch")]
         pub vector_search: AggregateArgsPipelineItemSubtype0VectorSearch,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum AggregateArgsPipelineItemSubtype0VectorSearch {
@@ -199,6 +205,7 @@ pub mod types {
             query: AggregateArgsPipelineItemSubtype0VectorSearchVariant1Query,
         },
     }
+
     /// The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.
     #[derive(
         Deserialize,
@@ -222,6 +229,7 @@ pub mod types {
         #[serde(rename = "voyage-code-3")]
         VoyageCode3,
     }
+
     impl fmt::Display for AggregateArgsPipelineItemSubtype0VectorSearchVariant1Model {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -232,8 +240,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AggregateArgsPipelineItemSubtype0VectorSearchVariant1Model {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "voyage-4" => Ok(Self::Voyage4),
@@ -252,24 +262,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AggregateArgsPipelineItemSubtype0VectorSearchVariant1Model {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AggregateArgsPipelineItemSubtype0VectorSearchVariant1Model {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct AggregateArgsPipelineItemSubtype0VectorSearchVariant1Query {
         /// The text query to search for.
         pub text: String,
     }
+
     /// The arguments of `aggregate-db`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -288,6 +304,7 @@ pub mod types {
         )]
         pub response_bytes_limit: f64,
     }
+
     /// The result of `aggregate-db`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -301,6 +318,7 @@ pub mod types {
         /// The documents returned by the aggregation pipeline
         pub documents: Vec<Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -321,6 +339,7 @@ pub mod types {
         #[serde(rename = "tool.responseBytesLimit")]
         ToolResponseBytesLimit,
     }
+
     impl fmt::Display for AggregateDbOutputAppliedLimitsItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -332,8 +351,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AggregateDbOutputAppliedLimitsItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "config.maxDocumentsPerQuery" => Ok(Self::ConfigMaxDocumentsPerQuery),
@@ -351,18 +372,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AggregateDbOutputAppliedLimitsItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AggregateDbOutputAppliedLimitsItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `aggregate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -375,6 +401,7 @@ pub mod types {
         /// The documents returned by the aggregation pipeline
         pub documents: Vec<Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -395,6 +422,7 @@ pub mod types {
         #[serde(rename = "tool.responseBytesLimit")]
         ToolResponseBytesLimit,
     }
+
     impl fmt::Display for AggregateOutputAppliedLimitsItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -406,8 +434,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AggregateOutputAppliedLimitsItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "config.maxDocumentsPerQuery" => Ok(Self::ConfigMaxDocumentsPerQuery),
@@ -425,18 +455,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AggregateOutputAppliedLimitsItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AggregateOutputAppliedLimitsItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The total number of documents returned by the aggregation pipeline
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -444,6 +479,7 @@ pub mod types {
         Number(f64),
         String(AggregateOutputCountString),
     }
+
     impl fmt::Display for AggregateOutputCount {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
@@ -452,8 +488,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AggregateOutputCount {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if let Ok(v) = value.parse() {
                 Ok(Self::Number(v))
@@ -470,28 +508,35 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AggregateOutputCount {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AggregateOutputCount {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl From<f64> for AggregateOutputCount {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
+
     impl From<AggregateOutputCountString> for AggregateOutputCount {
         fn from(value: AggregateOutputCountString) -> Self {
             Self::String(value)
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -508,6 +553,7 @@ pub mod types {
         #[serde(rename = "indeterminate")]
         Indeterminate,
     }
+
     impl fmt::Display for AggregateOutputCountString {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -515,8 +561,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for AggregateOutputCountString {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "indeterminate" => Ok(Self::Indeterminate),
@@ -532,18 +580,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for AggregateOutputCountString {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for AggregateOutputCountString {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `collection-indexes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -556,6 +609,7 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `collection-indexes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -569,12 +623,14 @@ pub mod types {
         #[serde(rename = "searchIndexesCount")]
         pub search_indexes_count: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CollectionIndexesOutputClassicIndexesItem {
         pub key: Map<String, Value>,
         pub name: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct CollectionIndexesOutputSearchIndexesItem {
@@ -586,6 +642,7 @@ pub mod types {
         #[serde(rename = "type")]
         pub type_: String,
     }
+
     /// The arguments of `collection-schema`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -610,6 +667,7 @@ pub mod types {
         )]
         pub sample_size: f64,
     }
+
     /// The result of `collection-schema`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -618,6 +676,7 @@ pub mod types {
         pub fields_count: f64,
         pub schema: Map<String, Value>,
     }
+
     /// The arguments of `collection-storage-size`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -630,6 +689,7 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `collection-storage-size`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -637,6 +697,7 @@ pub mod types {
         pub size: f64,
         pub units: String,
     }
+
     /// The arguments of `connect`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -648,6 +709,7 @@ pub mod types {
         #[serde(rename = "connectionString")]
         pub connection_string: String,
     }
+
     /// The result of `connect`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -655,6 +717,7 @@ pub mod types {
         #[serde(rename = "connectionId")]
         pub connection_id: String,
     }
+
     /// The arguments of `count`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -670,6 +733,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub query: Option<Map<String, Value>>,
     }
+
     /// The result of `count`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -677,6 +741,7 @@ pub mod types {
         /// The number of documents in the collection
         pub count: f64,
     }
+
     /// The arguments of `create-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -689,6 +754,7 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `create-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -697,6 +763,7 @@ pub mod types {
         pub created: bool,
         pub database: String,
     }
+
     /// The arguments of `create-index`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -714,6 +781,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum CreateIndexArgsDefinitionItem {
@@ -751,6 +819,7 @@ pub mod types {
             extra: Map<String, Value>,
         },
     }
+
     /// The index key and its direction
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct CreateIndexArgsDefinitionItemVariant0KeysValue {
@@ -769,22 +838,28 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_6: Option<CreateIndexArgsDefinitionItemVariant0KeysValueSubtype6>,
     }
+
     #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ValueSubtype0(f64);
+
     impl Deref for ValueSubtype0 {
         type Target = f64;
+
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
+
     impl From<ValueSubtype0> for f64 {
         fn from(value: ValueSubtype0) -> Self {
             value.0
         }
     }
+
     impl TryFrom<f64> for ValueSubtype0 {
         type Error = ConversionError;
+
         fn try_from(value: f64) -> Result<Self, ConversionError> {
             if ![1_f64].contains(&value) {
                 Err(
@@ -799,6 +874,7 @@ pub mod types {
             }
         }
     }
+
     impl<'de> Deserialize<'de> for ValueSubtype0 {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -808,22 +884,28 @@ pub mod types {
                 .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
+
     #[derive(Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
     pub struct ValueSubtype1(f64);
+
     impl Deref for ValueSubtype1 {
         type Target = f64;
+
         fn deref(&self) -> &f64 {
             &self.0
         }
     }
+
     impl From<ValueSubtype1> for f64 {
         fn from(value: ValueSubtype1) -> Self {
             value.0
         }
     }
+
     impl TryFrom<f64> for ValueSubtype1 {
         type Error = ConversionError;
+
         fn try_from(value: f64) -> Result<Self, ConversionError> {
             if ![-1_f64].contains(&value) {
                 Err(
@@ -838,6 +920,7 @@ pub mod types {
             }
         }
     }
+
     impl<'de> Deserialize<'de> for ValueSubtype1 {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -847,6 +930,7 @@ pub mod types {
                 .map_err(|e| { <D::Error as serde::de::Error>::custom(e.to_string()) })
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -863,6 +947,7 @@ pub mod types {
         #[serde(rename = "2d")]
         X2d,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype2 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -870,8 +955,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype2 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "2d" => Ok(Self::X2d),
@@ -887,18 +974,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -915,6 +1007,7 @@ pub mod types {
         #[serde(rename = "2dsphere")]
         X2dsphere,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype3 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -922,8 +1015,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype3 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "2dsphere" => Ok(Self::X2dsphere),
@@ -939,18 +1034,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -967,6 +1067,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype4 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -974,8 +1075,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype4 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "text" => Ok(Self::Text),
@@ -991,18 +1094,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1019,6 +1127,7 @@ pub mod types {
         #[serde(rename = "geoHaystack")]
         GeoHaystack,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype5 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1026,8 +1135,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype5 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "geoHaystack" => Ok(Self::GeoHaystack),
@@ -1043,18 +1154,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1071,6 +1187,7 @@ pub mod types {
         #[serde(rename = "hashed")]
         Hashed,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype6 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1078,8 +1195,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype6 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "hashed" => Ok(Self::Hashed),
@@ -1095,18 +1214,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype6 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant0KeysValueSubtype6 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1123,6 +1247,7 @@ pub mod types {
         #[serde(rename = "classic")]
         Classic,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant0Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1130,8 +1255,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant0Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "classic" => Ok(Self::Classic),
@@ -1147,18 +1274,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant0Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant0Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type", deny_unknown_fields)]
     pub enum CreateIndexArgsDefinitionItemVariant1FieldsItem {
@@ -1201,6 +1333,7 @@ pub mod types {
             path: String,
         },
     }
+
     /// The data type / modality of the source content in the indexed field. Currently only 'text' is supported.
     #[derive(
         Deserialize,
@@ -1218,6 +1351,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant1FieldsItemModality {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1225,8 +1359,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant1FieldsItemModality {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "text" => Ok(Self::Text),
@@ -1242,18 +1378,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant1FieldsItemModality {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant1FieldsItemModality {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Voyage embedding model to use for automatically generating embeddings from the source text in the indexed field.
     #[derive(
         Deserialize,
@@ -1277,6 +1418,7 @@ pub mod types {
         #[serde(rename = "voyage-code-3")]
         VoyageCode3,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant1FieldsItemModel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1287,8 +1429,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant1FieldsItemModel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "voyage-4" => Ok(Self::Voyage4),
@@ -1307,18 +1451,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant1FieldsItemModel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant1FieldsItemModel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Type of automatic vector quantization for your vectors. Use this setting only if your embeddings are float or double vectors.
     #[derive(
         Deserialize,
@@ -1340,6 +1489,7 @@ pub mod types {
         #[serde(rename = "binary")]
         Binary,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1349,8 +1499,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "none" => Ok(Self::None),
@@ -1368,24 +1520,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
         fn default() -> Self {
             CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization::None
         }
     }
+
     /// Vector similarity function to use to search for top K-nearest neighbors. You can set this field only for vector-type fields.
     #[derive(
         Deserialize,
@@ -1407,6 +1565,7 @@ pub mod types {
         #[serde(rename = "dotProduct")]
         DotProduct,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1416,8 +1575,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "cosine" => Ok(Self::Cosine),
@@ -1435,23 +1596,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
         fn default() -> Self {
             CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity::Euclidean
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1468,6 +1635,7 @@ pub mod types {
         #[serde(rename = "vectorSearch")]
         VectorSearch,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant1Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1475,8 +1643,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant1Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "vectorSearch" => Ok(Self::VectorSearch),
@@ -1492,18 +1662,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant1Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant1Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// Document describing the index to create. `fields` is required and must define at least one field when `dynamic` is `false` (the default). When `dynamic` is `true` or a typeSet object, `fields` may still be provided to index additional fields explicitly.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct CreateIndexArgsDefinitionItemVariant2Mappings {
@@ -1518,6 +1693,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// Enables or disables dynamic mapping of fields for this index. If set to true, Atlas Search recursively indexes all dynamically indexable fields. If set to false, you must specify individual fields to index using mappings.fields. Can also be set to `{ typeSet: '<name>' }` to reference a named entry in this index's `typeSets`, restricting dynamic mapping to only the field types listed in that type set.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged, deny_unknown_fields)]
@@ -1529,16 +1705,19 @@ pub mod types {
             type_set: String,
         },
     }
+
     impl Default for CreateIndexArgsDefinitionItemVariant2MappingsDynamic {
         fn default() -> Self {
             CreateIndexArgsDefinitionItemVariant2MappingsDynamic::Boolean(false)
         }
     }
+
     impl From<bool> for CreateIndexArgsDefinitionItemVariant2MappingsDynamic {
         fn from(value: bool) -> Self {
             Self::Boolean(value)
         }
     }
+
     /// Specifies the number of sub-indexes to create if the document count exceeds two billion. If omitted, defaults to 1.
     #[derive(
         Deserialize,
@@ -1560,6 +1739,7 @@ pub mod types {
         #[serde(rename = "4")]
         X4,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant2NumPartitions {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1569,8 +1749,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant2NumPartitions {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "1" => Ok(Self::X1),
@@ -1588,23 +1770,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant2NumPartitions {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant2NumPartitions {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for CreateIndexArgsDefinitionItemVariant2NumPartitions {
         fn default() -> Self {
             CreateIndexArgsDefinitionItemVariant2NumPartitions::X1
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1621,6 +1809,7 @@ pub mod types {
         #[serde(rename = "search")]
         Search,
     }
+
     impl fmt::Display for CreateIndexArgsDefinitionItemVariant2Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1628,8 +1817,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexArgsDefinitionItemVariant2Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "search" => Ok(Self::Search),
@@ -1645,18 +1836,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexArgsDefinitionItemVariant2Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexArgsDefinitionItemVariant2Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `create-index`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1668,6 +1864,7 @@ pub mod types {
         #[serde(rename = "indexType")]
         pub index_type: CreateIndexOutputIndexType,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1688,6 +1885,7 @@ pub mod types {
         #[serde(rename = "search")]
         Search,
     }
+
     impl fmt::Display for CreateIndexOutputIndexType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1697,8 +1895,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for CreateIndexOutputIndexType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "classic" => Ok(Self::Classic),
@@ -1716,18 +1916,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for CreateIndexOutputIndexType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for CreateIndexOutputIndexType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `db-stats`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1738,12 +1943,14 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `db-stats`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DbStatsOutput {
         pub stats: Map<String, Value>,
     }
+
     /// The arguments of `delete-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1759,6 +1966,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub filter: Option<Map<String, Value>>,
     }
+
     /// The result of `delete-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1768,6 +1976,7 @@ pub mod types {
         #[serde(rename = "deletedCount")]
         pub deleted_count: f64,
     }
+
     /// The arguments of `disconnect`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1776,12 +1985,14 @@ pub mod types {
         #[serde(rename = "connectionId")]
         pub connection_id: String,
     }
+
     /// The result of `disconnect`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct DisconnectOutput {
         pub outcome: DisconnectOutputOutcome,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1800,6 +2011,7 @@ pub mod types {
         #[serde(rename = "disconnected")]
         Disconnected,
     }
+
     impl fmt::Display for DisconnectOutputOutcome {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1808,8 +2020,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for DisconnectOutputOutcome {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "removed" => Ok(Self::Removed),
@@ -1826,18 +2040,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for DisconnectOutputOutcome {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for DisconnectOutputOutcome {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `drop-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1850,6 +2069,7 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `drop-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1858,6 +2078,7 @@ pub mod types {
         pub database: String,
         pub dropped: bool,
     }
+
     /// The arguments of `drop-database`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1868,6 +2089,7 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `drop-database`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1875,6 +2097,7 @@ pub mod types {
         pub database: String,
         pub dropped: bool,
     }
+
     /// The arguments of `drop-index`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1893,6 +2116,7 @@ pub mod types {
         #[serde(rename = "type")]
         pub type_: DropIndexArgsType,
     }
+
     /// The type of index to be deleted. Use 'classic' for standard indexes and 'search' for atlas search and vector search indexes.
     #[derive(
         Deserialize,
@@ -1912,6 +2136,7 @@ pub mod types {
         #[serde(rename = "search")]
         Search,
     }
+
     impl fmt::Display for DropIndexArgsType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1920,8 +2145,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for DropIndexArgsType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "classic" => Ok(Self::Classic),
@@ -1938,18 +2165,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for DropIndexArgsType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for DropIndexArgsType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The result of `drop-index`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1960,6 +2192,7 @@ pub mod types {
         #[serde(rename = "indexName")]
         pub index_name: String,
     }
+
     /// The arguments of `explain`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1977,6 +2210,7 @@ pub mod types {
         #[serde(default = "defaults::explain_args_verbosity")]
         pub verbosity: ExplainArgsVerbosity,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "name", content = "arguments")]
     pub enum ExplainArgsMethodItem {
@@ -2104,6 +2338,7 @@ pub mod types {
             query: Option<Map<String, Value>>,
         },
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExplainArgsMethodItemAggregatePipelineItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -2111,11 +2346,13 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExplainArgsMethodItemAggregatePipelineItemSubtype0 {
         #[serde(rename = "$vectorSearch")]
         pub vector_search: ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearch,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearch {
@@ -2163,6 +2400,7 @@ pub mod types {
             query: ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearchVariant1Query,
         },
     }
+
     /// The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.
     #[derive(
         Deserialize,
@@ -2186,6 +2424,7 @@ pub mod types {
         #[serde(rename = "voyage-code-3")]
         VoyageCode3,
     }
+
     impl fmt::Display
     for ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -2197,9 +2436,11 @@ pub mod types {
             }
         }
     }
+
     impl FromStr
     for ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "voyage-4" => Ok(Self::Voyage4),
@@ -2218,26 +2459,32 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExplainArgsMethodItemAggregatePipelineItemSubtype0VectorSearchVariant1Query {
         /// The text query to search for.
         pub text: String,
     }
+
     /// The sort key and its direction
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExplainArgsMethodItemFindSortValue {
@@ -2256,6 +2503,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_6: Option<ExplainArgsMethodItemFindSortValueSubtype6>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2272,6 +2520,7 @@ pub mod types {
         #[serde(rename = "asc")]
         Asc,
     }
+
     impl fmt::Display for ExplainArgsMethodItemFindSortValueSubtype2 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2279,8 +2528,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainArgsMethodItemFindSortValueSubtype2 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -2296,18 +2547,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainArgsMethodItemFindSortValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainArgsMethodItemFindSortValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2324,6 +2580,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for ExplainArgsMethodItemFindSortValueSubtype3 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2331,8 +2588,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainArgsMethodItemFindSortValueSubtype3 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "desc" => Ok(Self::Desc),
@@ -2348,18 +2607,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainArgsMethodItemFindSortValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainArgsMethodItemFindSortValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2376,6 +2640,7 @@ pub mod types {
         #[serde(rename = "ascending")]
         Ascending,
     }
+
     impl fmt::Display for ExplainArgsMethodItemFindSortValueSubtype4 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2383,8 +2648,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainArgsMethodItemFindSortValueSubtype4 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ascending" => Ok(Self::Ascending),
@@ -2400,18 +2667,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainArgsMethodItemFindSortValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainArgsMethodItemFindSortValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2428,6 +2700,7 @@ pub mod types {
         #[serde(rename = "descending")]
         Descending,
     }
+
     impl fmt::Display for ExplainArgsMethodItemFindSortValueSubtype5 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2435,8 +2708,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainArgsMethodItemFindSortValueSubtype5 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "descending" => Ok(Self::Descending),
@@ -2452,23 +2727,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainArgsMethodItemFindSortValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainArgsMethodItemFindSortValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExplainArgsMethodItemFindSortValueSubtype6 {
         #[serde(rename = "$meta")]
         pub meta: String,
     }
+
     /// The verbosity of the explain plan, defaults to queryPlanner. If the user wants to know how fast is a query in execution time, use executionStats. It supports all verbosities as defined in the MongoDB Driver.
     #[derive(
         Deserialize,
@@ -2492,6 +2773,7 @@ pub mod types {
         #[serde(rename = "allPlansExecution")]
         AllPlansExecution,
     }
+
     impl fmt::Display for ExplainArgsVerbosity {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2502,8 +2784,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainArgsVerbosity {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "queryPlanner" => Ok(Self::QueryPlanner),
@@ -2522,23 +2806,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainArgsVerbosity {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainArgsVerbosity {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ExplainArgsVerbosity {
         fn default() -> Self {
             ExplainArgsVerbosity::QueryPlanner
         }
     }
+
     /// The result of `explain`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2548,6 +2838,7 @@ pub mod types {
         pub method: ExplainOutputMethod,
         pub verbosity: ExplainOutputVerbosity,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2568,6 +2859,7 @@ pub mod types {
         #[serde(rename = "count")]
         Count,
     }
+
     impl fmt::Display for ExplainOutputMethod {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2577,8 +2869,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainOutputMethod {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "aggregate" => Ok(Self::Aggregate),
@@ -2596,18 +2890,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainOutputMethod {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainOutputMethod {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2630,6 +2929,7 @@ pub mod types {
         #[serde(rename = "allPlansExecution")]
         AllPlansExecution,
     }
+
     impl fmt::Display for ExplainOutputVerbosity {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2640,8 +2940,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExplainOutputVerbosity {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "queryPlanner" => Ok(Self::QueryPlanner),
@@ -2660,18 +2962,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExplainOutputVerbosity {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExplainOutputVerbosity {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `export`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -2698,6 +3005,7 @@ pub mod types {
         )]
         pub json_export_format: ExportArgsJsonExportFormat,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "name", content = "arguments")]
     pub enum ExportArgsExportTargetItem {
@@ -2821,6 +3129,7 @@ pub mod types {
             pipeline: Vec<ExportArgsExportTargetItemAggregatePipelineItem>,
         },
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExportArgsExportTargetItemAggregatePipelineItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -2828,11 +3137,13 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportArgsExportTargetItemAggregatePipelineItemSubtype0 {
         #[serde(rename = "$vectorSearch")]
         pub vector_search: ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearch,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearch {
@@ -2880,6 +3191,7 @@ pub mod types {
             query: ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearchVariant1Query,
         },
     }
+
     /// The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.
     #[derive(
         Deserialize,
@@ -2903,6 +3215,7 @@ pub mod types {
         #[serde(rename = "voyage-code-3")]
         VoyageCode3,
     }
+
     impl fmt::Display
     for ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -2914,9 +3227,11 @@ pub mod types {
             }
         }
     }
+
     impl FromStr
     for ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "voyage-4" => Ok(Self::Voyage4),
@@ -2935,26 +3250,32 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str>
     for ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String>
     for ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearchVariant1Model {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportArgsExportTargetItemAggregatePipelineItemSubtype0VectorSearchVariant1Query {
         /// The text query to search for.
         pub text: String,
     }
+
     /// The sort key and its direction
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ExportArgsExportTargetItemFindSortValue {
@@ -2973,6 +3294,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_6: Option<ExportArgsExportTargetItemFindSortValueSubtype6>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -2989,6 +3311,7 @@ pub mod types {
         #[serde(rename = "asc")]
         Asc,
     }
+
     impl fmt::Display for ExportArgsExportTargetItemFindSortValueSubtype2 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -2996,8 +3319,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExportArgsExportTargetItemFindSortValueSubtype2 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -3013,18 +3338,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExportArgsExportTargetItemFindSortValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExportArgsExportTargetItemFindSortValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3041,6 +3371,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for ExportArgsExportTargetItemFindSortValueSubtype3 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3048,8 +3379,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExportArgsExportTargetItemFindSortValueSubtype3 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "desc" => Ok(Self::Desc),
@@ -3065,18 +3398,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExportArgsExportTargetItemFindSortValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExportArgsExportTargetItemFindSortValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3093,6 +3431,7 @@ pub mod types {
         #[serde(rename = "ascending")]
         Ascending,
     }
+
     impl fmt::Display for ExportArgsExportTargetItemFindSortValueSubtype4 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3100,8 +3439,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExportArgsExportTargetItemFindSortValueSubtype4 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ascending" => Ok(Self::Ascending),
@@ -3117,18 +3458,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExportArgsExportTargetItemFindSortValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExportArgsExportTargetItemFindSortValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3145,6 +3491,7 @@ pub mod types {
         #[serde(rename = "descending")]
         Descending,
     }
+
     impl fmt::Display for ExportArgsExportTargetItemFindSortValueSubtype5 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3152,8 +3499,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExportArgsExportTargetItemFindSortValueSubtype5 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "descending" => Ok(Self::Descending),
@@ -3169,23 +3518,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExportArgsExportTargetItemFindSortValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExportArgsExportTargetItemFindSortValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ExportArgsExportTargetItemFindSortValueSubtype6 {
         #[serde(rename = "$meta")]
         pub meta: String,
     }
+
     /// The format to be used when exporting collection data as EJSON with default being relaxed.
     /// relaxed: A string format that emphasizes readability and interoperability at the expense of type preservation. That is, conversion from relaxed format to BSON can lose type information.
     /// canonical: A string format that emphasizes type preservation at the expense of readability and interoperability. That is, conversion from canonical to BSON will generally preserve type information except in certain specific cases.
@@ -3207,6 +3562,7 @@ pub mod types {
         #[serde(rename = "canonical")]
         Canonical,
     }
+
     impl fmt::Display for ExportArgsJsonExportFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3215,8 +3571,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ExportArgsJsonExportFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "relaxed" => Ok(Self::Relaxed),
@@ -3233,23 +3591,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ExportArgsJsonExportFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ExportArgsJsonExportFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for ExportArgsJsonExportFormat {
         fn default() -> Self {
             ExportArgsJsonExportFormat::Relaxed
         }
     }
+
     /// The arguments of `find`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3280,6 +3644,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sort: Option<std::collections::BTreeMap<String, FindArgsSortValue>>,
     }
+
     /// The sort key and its direction
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct FindArgsSortValue {
@@ -3298,6 +3663,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_6: Option<FindArgsSortValueSubtype6>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3314,6 +3680,7 @@ pub mod types {
         #[serde(rename = "asc")]
         Asc,
     }
+
     impl fmt::Display for FindArgsSortValueSubtype2 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3321,8 +3688,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for FindArgsSortValueSubtype2 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "asc" => Ok(Self::Asc),
@@ -3338,18 +3707,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for FindArgsSortValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for FindArgsSortValueSubtype2 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3366,6 +3740,7 @@ pub mod types {
         #[serde(rename = "desc")]
         Desc,
     }
+
     impl fmt::Display for FindArgsSortValueSubtype3 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3373,8 +3748,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for FindArgsSortValueSubtype3 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "desc" => Ok(Self::Desc),
@@ -3390,18 +3767,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for FindArgsSortValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for FindArgsSortValueSubtype3 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3418,6 +3800,7 @@ pub mod types {
         #[serde(rename = "ascending")]
         Ascending,
     }
+
     impl fmt::Display for FindArgsSortValueSubtype4 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3425,8 +3808,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for FindArgsSortValueSubtype4 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ascending" => Ok(Self::Ascending),
@@ -3442,18 +3827,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for FindArgsSortValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for FindArgsSortValueSubtype4 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3470,6 +3860,7 @@ pub mod types {
         #[serde(rename = "descending")]
         Descending,
     }
+
     impl fmt::Display for FindArgsSortValueSubtype5 {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3477,8 +3868,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for FindArgsSortValueSubtype5 {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "descending" => Ok(Self::Descending),
@@ -3494,23 +3887,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for FindArgsSortValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for FindArgsSortValueSubtype5 {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FindArgsSortValueSubtype6 {
         #[serde(rename = "$meta")]
         pub meta: String,
     }
+
     /// The result of `find`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3524,6 +3923,7 @@ pub mod types {
         #[serde(rename = "queryResultsCount", skip_serializing_if = "Option::is_none")]
         pub query_results_count: Option<f64>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3544,6 +3944,7 @@ pub mod types {
         #[serde(rename = "tool.responseBytesLimit")]
         ToolResponseBytesLimit,
     }
+
     impl fmt::Display for FindOutputAppliedLimitsItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3555,8 +3956,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for FindOutputAppliedLimitsItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "config.maxDocumentsPerQuery" => Ok(Self::ConfigMaxDocumentsPerQuery),
@@ -3574,18 +3977,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for FindOutputAppliedLimitsItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for FindOutputAppliedLimitsItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `insert-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3600,6 +4008,7 @@ pub mod types {
         /// The array of documents to insert, matching the syntax of the document argument of db.collection.insertMany().
         pub documents: Vec<Map<String, Value>>,
     }
+
     /// The result of `insert-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3611,6 +4020,7 @@ pub mod types {
         #[serde(rename = "insertedIds")]
         pub inserted_ids: Vec<Value>,
     }
+
     /// The arguments of `list-collections`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3621,6 +4031,7 @@ pub mod types {
         /// Database name
         pub database: String,
     }
+
     /// The result of `list-collections`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3629,17 +4040,20 @@ pub mod types {
         #[serde(rename = "totalCount")]
         pub total_count: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListCollectionsOutputCollectionsItem {
         pub name: String,
     }
+
     /// The result of `list-connections`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListConnectionsOutput {
         pub connections: Vec<ListConnectionsOutputConnectionsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListConnectionsOutputConnectionsItem {
@@ -3657,6 +4071,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<ListConnectionsOutputConnectionsItemState>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3675,6 +4090,7 @@ pub mod types {
         #[serde(rename = "preconfigured")]
         Preconfigured,
     }
+
     impl fmt::Display for ListConnectionsOutputConnectionsItemSource {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3683,8 +4099,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListConnectionsOutputConnectionsItemSource {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "explicit" => Ok(Self::Explicit),
@@ -3701,18 +4119,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListConnectionsOutputConnectionsItemSource {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListConnectionsOutputConnectionsItemSource {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -3735,6 +4158,7 @@ pub mod types {
         #[serde(rename = "errored")]
         Errored,
     }
+
     impl fmt::Display for ListConnectionsOutputConnectionsItemState {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3745,8 +4169,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ListConnectionsOutputConnectionsItemState {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "connected" => Ok(Self::Connected),
@@ -3765,18 +4191,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ListConnectionsOutputConnectionsItemState {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ListConnectionsOutputConnectionsItemState {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `list-databases`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3785,6 +4216,7 @@ pub mod types {
         #[serde(rename = "connectionId")]
         pub connection_id: String,
     }
+
     /// The result of `list-databases`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3793,12 +4225,14 @@ pub mod types {
         #[serde(rename = "totalCount")]
         pub total_count: f64,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ListDatabasesOutputDatabasesItem {
         pub name: String,
         pub size: f64,
     }
+
     /// The arguments of `mongodb-logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3813,6 +4247,7 @@ pub mod types {
         #[serde(rename = "type", default = "defaults::mongodb_logs_args_type")]
         pub type_: MongodbLogsArgsType,
     }
+
     /// The type of logs to return. Global returns all recent log entries, while startupWarnings returns only warnings and errors from when the process started.
     #[derive(
         Deserialize,
@@ -3832,6 +4267,7 @@ pub mod types {
         #[serde(rename = "startupWarnings")]
         StartupWarnings,
     }
+
     impl fmt::Display for MongodbLogsArgsType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -3840,8 +4276,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for MongodbLogsArgsType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "global" => Ok(Self::Global),
@@ -3858,23 +4296,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for MongodbLogsArgsType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for MongodbLogsArgsType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for MongodbLogsArgsType {
         fn default() -> Self {
             MongodbLogsArgsType::Global
         }
     }
+
     /// The result of `mongodb-logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3885,6 +4329,7 @@ pub mod types {
         #[serde(rename = "totalLinesWritten")]
         pub total_lines_written: f64,
     }
+
     /// The arguments of `rename-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3903,6 +4348,7 @@ pub mod types {
         #[serde(rename = "newName")]
         pub new_name: String,
     }
+
     /// The result of `rename-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3914,6 +4360,7 @@ pub mod types {
         pub old_collection: String,
         pub renamed: bool,
     }
+
     /// The arguments of `search-knowledge`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3931,6 +4378,7 @@ pub mod types {
         /// A natural language query to search for in the MongoDB Assistant knowledge base. This should be a single question or a topic that is relevant to the user's MongoDB use case.
         pub query: String,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchKnowledgeArgsDataSourcesItem {
         /// The name of the data source
@@ -3939,6 +4387,7 @@ pub mod types {
         #[serde(rename = "versionLabel", skip_serializing_if = "Option::is_none")]
         pub version_label: Option<String>,
     }
+
     /// The arguments of `update-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3959,6 +4408,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub upsert: Option<bool>,
     }
+
     /// The result of `update-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -3974,165 +4424,209 @@ pub mod types {
         #[serde(rename = "upsertedId", skip_serializing_if = "Option::is_none")]
         pub upserted_id: Option<String>,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn aggregate_args_response_bytes_limit() -> f64 {
             1048576_f64
         }
+
         pub(super) fn aggregate_db_args_response_bytes_limit() -> f64 {
             1048576_f64
         }
+
         pub(super) fn collection_schema_args_response_bytes_limit() -> f64 {
             1048576_f64
         }
+
         pub(super) fn collection_schema_args_sample_size() -> f64 {
             50_f64
         }
+
         pub(super) fn create_index_args_definition_item_variant1_fields_item_vector_num_dimensions() -> f64 {
             1024_f64
         }
+
         pub(super) fn create_index_args_definition_item_variant1_fields_item_vector_quantization() -> super::CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
             super::CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization::None
         }
+
         pub(super) fn create_index_args_definition_item_variant1_fields_item_vector_similarity() -> super::CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
             super::CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity::Euclidean
         }
+
         pub(super) fn create_index_args_definition_item_variant2_analyzer() -> String {
             "lucene.standard".to_string()
         }
+
         pub(super) fn create_index_args_definition_item_variant2_num_partitions() -> super::CreateIndexArgsDefinitionItemVariant2NumPartitions {
             super::CreateIndexArgsDefinitionItemVariant2NumPartitions::X1
         }
+
         pub(super) fn create_index_args_definition_item_variant2_mappings_dynamic() -> super::CreateIndexArgsDefinitionItemVariant2MappingsDynamic {
             super::CreateIndexArgsDefinitionItemVariant2MappingsDynamic::Boolean(false)
         }
+
         pub(super) fn explain_args_verbosity() -> super::ExplainArgsVerbosity {
             super::ExplainArgsVerbosity::QueryPlanner
         }
+
         pub(super) fn explain_args_method_item_find_limit() -> f64 {
             10_f64
         }
+
         pub(super) fn export_args_json_export_format() -> super::ExportArgsJsonExportFormat {
             super::ExportArgsJsonExportFormat::Relaxed
         }
+
         pub(super) fn find_args_limit() -> f64 {
             10_f64
         }
+
         pub(super) fn find_args_response_bytes_limit() -> f64 {
             1048576_f64
         }
+
         pub(super) fn mongodb_logs_args_type() -> super::MongodbLogsArgsType {
             super::MongodbLogsArgsType::Global
         }
+
         pub(super) fn search_knowledge_args_limit() -> f64 {
             5_f64
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `aggregate-db`, as the server sent it.
     pub(super) static AGGREGATE_DB: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"pipeline":{"minItems":1,"type":"array","items":{"type":"object","properties":{},"additionalProperties":{}},"description":"An array of aggregation stages to execute. The first stage must be a database-level aggregation stage (one of `$changeStream`, `$currentOp`, `$documents`, `$listLocalSessions`, `$queryStats`). https://www.mongodb.com/docs/manual/reference/mql/aggregation-stages/#db.aggregate---stages"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"}},"required":["connectionId","database","pipeline"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `aggregate`, as the server sent it.
     pub(super) static AGGREGATE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"pipeline":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"$vectorSearch":{"anyOf":[{"type":"object","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"index":{"type":"string","description":"Name of the index, as retrieved from the `collection-indexes` tool."},"path":{"type":"string","description":"Field, in dot notation, where to search. There must be a vector search index for that field."},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"limit":{"default":10,"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"filter":{"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","type":"object","properties":{},"additionalProperties":{}},"queryVector":{"type":"array","items":{"type":"number"},"description":"The vector embeddings to search for when using classic vector search indexes (type: 'vector'). Provide embeddings as an array of numbers. Use this for classic vector indexes. For auto-embed indexes (type: 'autoEmbed'), use 'query' instead."}},"required":["index","path","queryVector"],"description":"Classic vector search using 'queryVector'. Use this when the indexed field has a classic vector index (type: 'vector'). Note to LLM: Use the collection-indexes tool to verify the target field has a classic vector index before using 'queryVector'."},{"type":"object","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"index":{"type":"string","description":"Name of the index, as retrieved from the `collection-indexes` tool."},"path":{"type":"string","description":"Field, in dot notation, where to search. There must be a vector search index for that field."},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"limit":{"default":10,"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"filter":{"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","type":"object","properties":{},"additionalProperties":{}},"query":{"type":"object","properties":{"text":{"type":"string","description":"The text query to search for."}},"required":["text"],"description":"The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'."},"model":{"description":"The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.","type":"string","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"]}},"required":["index","path","query"],"description":"Auto-embed vector search using 'query'. Use this when the indexed field has an auto-embed index (type: 'autoEmbed'). Note to LLM: Use the collection-indexes tool to verify the target field has an auto-embed index before using 'query'."}]}},"required":["$vectorSearch"]},{"type":"object","properties":{},"additionalProperties":{}}]},"description":"An array of aggregation stages to execute.\n\nIf the user has asked for a vector search, `$vectorSearch` **MUST** be the first stage\nof the pipeline (or the first stage of a `$unionWith` sub-pipeline only when explicitly\ncombining unrelated result sets — for hybrid full-text + vector search, use `$rankFusion`\nor `$scoreFusion` instead, see below).\n\nIf the user has asked for lexical/Atlas search, use `$search` instead of `$text`.\n### Usage Rules for `$vectorSearch`\n- **Index Type Detection:**\n  Use the collection-indexes tool to determine if the target field has a classic vector index (type: 'vector') or an auto-embed index (type: 'autoEmbed').\n- **Classic Vector Search (type: 'vector'):**\n  Use 'queryVector' with embeddings as an array of numbers.\n- **Auto-Embed Vector Search (type: 'autoEmbed'):**\n  Use 'query' - MongoDB automatically generates embeddings at query time. Do NOT use 'queryVector' or 'embeddingParameters' for auto-embed indexes.\n- **Unset embeddings:**\n  Unless the user explicitly requests the embeddings, add an `$unset` stage **at the end of the pipeline** to remove the embedding field and avoid context limits. **The $unset stage in this situation is mandatory**.\n- **Pre-filtering:**\n  If the user requests additional filtering, include filters in `$vectorSearch.filter` only for pre-filter fields in the vector index.\n  NEVER include fields in $vectorSearch.filter that are not part of the vector index.\n- **Post-filtering:**\n  For all remaining filters, add a $match stage after $vectorSearch.\n- If unsure which fields are filterable, use the collection-indexes tool to determine valid prefilter fields.\n- If no requested filters are valid prefilters, omit the filter key from $vectorSearch.\n\n### Usage Rules for `$search`\n- Include the index name, unless you know for a fact there's a default index. If unsure, use the collection-indexes tool to determine the index name.\n- The `$search` stage supports multiple operators, such as 'autocomplete', 'text', 'geoWithin', and others. Choose the appropriate operator based on the user's query. If unsure of the exact syntax, consult the MongoDB Atlas Search documentation, which can be found here: https://www.mongodb.com/docs/atlas/atlas-search/operators-and-collectors/\n\n### Usage Rules for `$rankFusion` and `$scoreFusion` (Hybrid Search)\nUse these stages when the user wants to combine full-text (`$search`) and vector\n(`$vectorSearch`) retrieval into a single fused result set. **Prefer native\nfusion over a `$unionWith` + `$group` workaround** — the workaround averages\nincompatible score scales and produces wrong rankings.\n\n**Which stage to use:**\n- `$rankFusion` (MongoDB 8.0+) — Reciprocal Rank Fusion. The recommended default.\n  Normalizes scores across incompatible scales automatically. No score tuning needed.\n- `$scoreFusion` (MongoDB 8.2+) — Score-based fusion. Use when the user needs explicit\n  per-pipeline weights, score normalisation (sigmoid / minMaxScaler), or a custom\n  combination expression.\n\n**Construction rules:**\n- `$rankFusion` / `$scoreFusion` MUST be the first stage of the top-level pipeline.\n- Sub-pipelines go inside `input.pipelines` as a named map (not an array). Each name\n  must be non-empty, must not start with `$`, and must not contain `.` or null bytes.\n- Allowed stages inside sub-pipelines: `$search`, `$vectorSearch`, `$match`, `$sort`,\n  `$geoNear`, `$skip`, `$limit`. `$project` and `$unset` are NOT allowed inside sub-pipelines.\n- Do field shaping (`$project` / `$unset`) only AFTER the fusion stage, at the root.\n- Both a vectorSearch (or autoEmbed) index AND a search (lexical) index must exist on\n  the collection. Use the collection-indexes tool to confirm both before running a hybrid query.\n- Add a `$limit` stage after the fusion stage to cap the final result set.\n- Add `$unset` at the end to remove embedding fields and avoid context bloat.\n\n### Usage Rules for `$rerank` (Native Reranking)\nUse this stage when the user wants to reorder a set of candidate documents using a cross-encoder reranker model.\n\n**Construction rules:**\n- `$rerank` can be any stage in the pipeline on an Atlas cluster running MongoDB 8.3 or higher.\n- It is recommended to use `$rerank` after a sorted pipeline, e.g. `$search`, `$vectorSearch`, `$rankFusion`, `$scoreFusion`, or [`$match`, `$sort`].\n- $rerank must be enabled via the Native Reranking Project Setting\n- Set `numDocsToRerank` as the number of documents passed into `$rerank`. This will also limit the number of documents returned by `$rerank`\n- Set `path` as a field name or an array of field names that exist in all documents. Use `$match` or `$set` before `$rerank` to validate no fields are missing.\n- Add `$addFields` after `$rerank` to retrieve the reranker score.\n\n**`$rerank` example (recommended default):**\n```javascript\n[\n  {\n    $match: {\n      description: { $exists: true },\n      name: { $exists: true }\n    }\n  },\n  {\n    $sort: {\n      lastUpdated: -1\n    }\n  },\n  {\n    $rerank: {\n      query: {\n        text: \"query text including instructions\"\n      },\n      model: \"rerank-2.5\",\n      numDocsToRerank: 100,\n      path: [\"description\", \"name\"]\n    }\n  },\n  {\n    $addFields: {\n      rerankScore: { $meta: \"score\" }\n    }\n  }\n]\n```\n"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"}},"required":["connectionId","database","collection","pipeline"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `collection-indexes`, as the server sent it.
     pub(super) static COLLECTION_INDEXES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `collection-schema`, as the server sent it.
     pub(super) static COLLECTION_SCHEMA: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"sampleSize":{"default":50,"description":"Number of documents to sample for schema inference","type":"number"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `collection-storage-size`, as the server sent it.
     pub(super) static COLLECTION_STORAGE_SIZE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `connect`, as the server sent it.
     pub(super) static CONNECT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionString":{"type":"string","description":"MongoDB connection string (in the mongodb:// or mongodb+srv:// format)"},"connectionName":{"description":"Optional short label for the connection (stored slugified with a short suffix, e.g. \"staging\" becomes staging-<suffix>). Shown in connection listings; helpful for telling multiple connections apart.","type":"string"}},"required":["connectionString"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `count`, as the server sent it.
     pub(super) static COUNT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"query":{"description":"A filter/query parameter. Allows users to filter the documents to count. Matches the syntax of the filter argument of db.collection.count().","type":"object","properties":{},"additionalProperties":{}}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `create-collection`, as the server sent it.
     pub(super) static CREATE_COLLECTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `create-index`, as the server sent it.
     pub(super) static CREATE_INDEX: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"name":{"description":"The name of the index","type":"string"},"definition":{"type":"array","items":{"oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"classic"},"keys":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"anyOf":[{"type":"number","const":1},{"type":"number","const":-1},{"type":"string","const":"2d"},{"type":"string","const":"2dsphere"},{"type":"string","const":"text"},{"type":"string","const":"geoHaystack"},{"type":"string","const":"hashed"}],"description":"The index key and its direction"},"description":"The index definition"}},"required":["type","keys"],"description":"Definition for a MongoDB index (e.g. ascending/descending/geospatial/text)."},{"type":"object","properties":{"type":{"type":"string","const":"vectorSearch"},"fields":{"minItems":1,"type":"array","items":{"oneOf":[{"type":"object","properties":{"type":{"type":"string","const":"filter"},"path":{"type":"string","description":"Name of the field to index. For nested fields, use dot notation to specify path to embedded fields"}},"required":["type","path"],"additionalProperties":false,"description":"Definition for a field that will be used for pre-filtering results."},{"type":"object","properties":{"type":{"type":"string","const":"vector"},"path":{"type":"string","description":"Name of the field containing vector embeddings as arrays of numbers. This must be a dedicated embeddings field, separate from any source text field, if any. For nested fields, use dot notation to specify path to embedded fields."},"numDimensions":{"default":1024,"description":"Number of vector dimensions that MongoDB Vector Search enforces at index-time and query-time","type":"number","minimum":1,"maximum":8192},"similarity":{"default":"euclidean","description":"Vector similarity function to use to search for top K-nearest neighbors. You can set this field only for vector-type fields.","type":"string","enum":["cosine","euclidean","dotProduct"]},"quantization":{"default":"none","description":"Type of automatic vector quantization for your vectors. Use this setting only if your embeddings are float or double vectors.","type":"string","enum":["none","scalar","binary"]}},"required":["type","path"],"additionalProperties":false,"description":"Definition for a field that contains vector embeddings. Use this type when the field you're indexing is supposed to store vector embeddings or when the user have specified one of the relevant parameters."},{"type":"object","properties":{"type":{"type":"string","const":"autoEmbed"},"path":{"type":"string","description":"Name of the field containing the source text from which embeddings will be automatically generated by MongoDB. This should be the text field itself, NOT a separate embeddings field containing the vector embeddings. For nested fields, use dot notation to specify the path to embedded fields."},"model":{"type":"string","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"],"description":"Voyage embedding model to use for automatically generating embeddings from the source text in the indexed field."},"modality":{"type":"string","enum":["text"],"description":"The data type / modality of the source content in the indexed field. Currently only 'text' is supported."}},"required":["type","path","model","modality"],"additionalProperties":false,"description":"Definition for a field containing source text from which embeddings will be automatically generated and managed by MongoDB at indexing time. Use this type when you want MongoDB to handle all embedding generation and storage internally. If the user specifies a dedicated field name for storing embeddings, use 'vector' type instead."}]},"description":"Definitions for the vector, autoEmbed and filter fields to index, one definition per document. Use 'vector' when user specifies a dedicated field that could contain vector embeddings. Use 'autoEmbed' when user wants MongoDB to automatically generate and manage embeddings internally from a text field (no separate embeddings field). Use 'filter' for additional fields to filter on. At least one 'vector' or 'autoEmbed' type field definition is required."}},"required":["type","fields"],"description":"Definition for a Vector Search index."},{"type":"object","properties":{"type":{"type":"string","const":"search"},"analyzer":{"default":"lucene.standard","description":"The analyzer to use for the index. Can be one of the built-in lucene analyzers (`lucene.standard`, `lucene.simple`, `lucene.whitespace`, `lucene.keyword`), a language-specific analyzer, such as `lucene.cjk` or `lucene.czech`, or a custom analyzer defined by name in `analyzers`.","type":"string"},"mappings":{"type":"object","properties":{"dynamic":{"default":false,"description":"Enables or disables dynamic mapping of fields for this index. If set to true, Atlas Search recursively indexes all dynamically indexable fields. If set to false, you must specify individual fields to index using mappings.fields. Can also be set to `{ typeSet: '<name>' }` to reference a named entry in this index's `typeSets`, restricting dynamic mapping to only the field types listed in that type set.","anyOf":[{"type":"boolean"},{"type":"object","properties":{"typeSet":{"type":"string","description":"Name of a type set defined in this index's `typeSets`."}},"required":["typeSet"],"additionalProperties":false}]},"fields":{"description":"The field mapping definitions. If `dynamic` is set to `false`, this is required.","type":"object","propertyNames":{"type":"string","description":"The field name"},"additionalProperties":{"description":"The field index definition. It must contain the field type (e.g. `{ type: 'string' }`), as well as any additional options for that field type (e.g. `analyzer`). Field types include `autocomplete`, `boolean`, `date`, `dateFacet`, `document`, `embeddedDocuments`, `geo`, `number`, `numberFacet`, `objectId`, `string`, `stringFacet`, `token`, `uuid`. Provide an array of field definitions instead of a single object to index the same field as multiple types, e.g. `[{ type: 'string' }, { type: 'autocomplete' }]`."}}},"additionalProperties":{},"description":"Document describing the index to create. `fields` is required and must define at least one field when `dynamic` is `false` (the default). When `dynamic` is `true` or a typeSet object, `fields` may still be provided to index additional fields explicitly."},"numPartitions":{"description":"Specifies the number of sub-indexes to create if the document count exceeds two billion. If omitted, defaults to 1.","default":"1","anyOf":[{"type":"string","const":"1"},{"type":"string","const":"2"},{"type":"string","const":"4"}]}},"required":["type","mappings"],"additionalProperties":{},"description":"Definition for an Atlas Search (lexical) index. Use this only if user explicitly asked for creating an Atlas search index or simply a search index.\n\nThis definition also accepts the following top-level fields, which are forwarded as-is and are not exhaustively typed here:\n- `analyzers`: array of custom analyzer definitions, e.g. `{ name: 'myAnalyzer', tokenizer: { type: 'standard' }, tokenFilters: [{ type: 'lowercase' }], charFilters: [{ type: 'htmlStrip' }] }`. Reference a custom analyzer by its `name` from a field's `analyzer`/`searchAnalyzer` option, instead of a built-in `lucene.*` analyzer. Tokenizer types include `standard`, `keyword`, `whitespace`, `nGram`, `edgeGram`, `regexSplit`, `regexCaptureGroup`, `uaxUrlEmail`. Token filter types include `lowercase`, `stopword`, `snowballStemming`, `asciiFolding`, `nGram`, `shingle`, `trim`, among others.\n- `synonyms`: array of synonym mappings, e.g. `{ name: 'mySynonyms', source: { collection: 'synonymsCollectionName' }, analyzer: 'lucene.standard' }`. The `analyzer` should match the analyzer used on the field(s) being searched.\n- `storedSource`: controls which fields are stored on search nodes for fast retrieval without a round trip to the database. `true` stores all fields, `false` (default) stores none, `{ include: ['fieldA', 'fieldB'] }` stores only the listed fields, `{ exclude: ['fieldC'] }` stores all except the listed fields.\n- `typeSets`: array of named field-type sets for use with `mappings.dynamic`, e.g. `{ name: 'myTypeSet', types: [{ type: 'string' }, { type: 'number' }] }`, to restrict dynamic mapping to only the listed types instead of every dynamically indexable type.\n"}]},"description":"The index definition. Use 'classic' for standard indexes, 'vectorSearch' for vector search indexes, and 'search' for Atlas Search (lexical) indexes."}},"required":["connectionId","database","collection","definition"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `db-stats`, as the server sent it.
     pub(super) static DB_STATS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"}},"required":["connectionId","database"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `delete-many`, as the server sent it.
     pub(super) static DELETE_MANY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"filter":{"description":"The query filter, specifying the deletion criteria. Matches the syntax of the filter argument of db.collection.deleteMany()","type":"object","properties":{},"additionalProperties":{}}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `disconnect`, as the server sent it.
     pub(super) static DISCONNECT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connectionId to disconnect."}},"required":["connectionId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `drop-collection`, as the server sent it.
     pub(super) static DROP_COLLECTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `drop-database`, as the server sent it.
     pub(super) static DROP_DATABASE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"}},"required":["connectionId","database"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `drop-index`, as the server sent it.
     pub(super) static DROP_INDEX: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"indexName":{"type":"string","minLength":1,"description":"The name of the index to be dropped."},"type":{"type":"string","enum":["classic","search"],"description":"The type of index to be deleted. Use 'classic' for standard indexes and 'search' for atlas search and vector search indexes."}},"required":["connectionId","database","collection","indexName","type"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `explain`, as the server sent it.
     pub(super) static EXPLAIN: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"method":{"type":"array","items":{"oneOf":[{"type":"object","properties":{"name":{"type":"string","const":"aggregate"},"arguments":{"type":"object","properties":{"pipeline":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"$vectorSearch":{"anyOf":[{"type":"object","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"index":{"type":"string","description":"Name of the index, as retrieved from the `collection-indexes` tool."},"path":{"type":"string","description":"Field, in dot notation, where to search. There must be a vector search index for that field."},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"limit":{"default":10,"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"filter":{"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","type":"object","properties":{},"additionalProperties":{}},"queryVector":{"type":"array","items":{"type":"number"},"description":"The vector embeddings to search for when using classic vector search indexes (type: 'vector'). Provide embeddings as an array of numbers. Use this for classic vector indexes. For auto-embed indexes (type: 'autoEmbed'), use 'query' instead."}},"required":["index","path","queryVector"],"description":"Classic vector search using 'queryVector'. Use this when the indexed field has a classic vector index (type: 'vector'). Note to LLM: Use the collection-indexes tool to verify the target field has a classic vector index before using 'queryVector'."},{"type":"object","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"index":{"type":"string","description":"Name of the index, as retrieved from the `collection-indexes` tool."},"path":{"type":"string","description":"Field, in dot notation, where to search. There must be a vector search index for that field."},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"limit":{"default":10,"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"filter":{"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","type":"object","properties":{},"additionalProperties":{}},"query":{"type":"object","properties":{"text":{"type":"string","description":"The text query to search for."}},"required":["text"],"description":"The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'."},"model":{"description":"The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.","type":"string","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"]}},"required":["index","path","query"],"description":"Auto-embed vector search using 'query'. Use this when the indexed field has an auto-embed index (type: 'autoEmbed'). Note to LLM: Use the collection-indexes tool to verify the target field has an auto-embed index before using 'query'."}]}},"required":["$vectorSearch"]},{"type":"object","properties":{},"additionalProperties":{}}]},"description":"An array of aggregation stages to execute.\n\nIf the user has asked for a vector search, `$vectorSearch` **MUST** be the first stage\nof the pipeline (or the first stage of a `$unionWith` sub-pipeline only when explicitly\ncombining unrelated result sets — for hybrid full-text + vector search, use `$rankFusion`\nor `$scoreFusion` instead, see below).\n\nIf the user has asked for lexical/Atlas search, use `$search` instead of `$text`.\n### Usage Rules for `$vectorSearch`\n- **Index Type Detection:**\n  Use the collection-indexes tool to determine if the target field has a classic vector index (type: 'vector') or an auto-embed index (type: 'autoEmbed').\n- **Classic Vector Search (type: 'vector'):**\n  Use 'queryVector' with embeddings as an array of numbers.\n- **Auto-Embed Vector Search (type: 'autoEmbed'):**\n  Use 'query' - MongoDB automatically generates embeddings at query time. Do NOT use 'queryVector' or 'embeddingParameters' for auto-embed indexes.\n- **Unset embeddings:**\n  Unless the user explicitly requests the embeddings, add an `$unset` stage **at the end of the pipeline** to remove the embedding field and avoid context limits. **The $unset stage in this situation is mandatory**.\n- **Pre-filtering:**\n  If the user requests additional filtering, include filters in `$vectorSearch.filter` only for pre-filter fields in the vector index.\n  NEVER include fields in $vectorSearch.filter that are not part of the vector index.\n- **Post-filtering:**\n  For all remaining filters, add a $match stage after $vectorSearch.\n- If unsure which fields are filterable, use the collection-indexes tool to determine valid prefilter fields.\n- If no requested filters are valid prefilters, omit the filter key from $vectorSearch.\n\n### Usage Rules for `$search`\n- Include the index name, unless you know for a fact there's a default index. If unsure, use the collection-indexes tool to determine the index name.\n- The `$search` stage supports multiple operators, such as 'autocomplete', 'text', 'geoWithin', and others. Choose the appropriate operator based on the user's query. If unsure of the exact syntax, consult the MongoDB Atlas Search documentation, which can be found here: https://www.mongodb.com/docs/atlas/atlas-search/operators-and-collectors/\n\n### Usage Rules for `$rankFusion` and `$scoreFusion` (Hybrid Search)\nUse these stages when the user wants to combine full-text (`$search`) and vector\n(`$vectorSearch`) retrieval into a single fused result set. **Prefer native\nfusion over a `$unionWith` + `$group` workaround** — the workaround averages\nincompatible score scales and produces wrong rankings.\n\n**Which stage to use:**\n- `$rankFusion` (MongoDB 8.0+) — Reciprocal Rank Fusion. The recommended default.\n  Normalizes scores across incompatible scales automatically. No score tuning needed.\n- `$scoreFusion` (MongoDB 8.2+) — Score-based fusion. Use when the user needs explicit\n  per-pipeline weights, score normalisation (sigmoid / minMaxScaler), or a custom\n  combination expression.\n\n**Construction rules:**\n- `$rankFusion` / `$scoreFusion` MUST be the first stage of the top-level pipeline.\n- Sub-pipelines go inside `input.pipelines` as a named map (not an array). Each name\n  must be non-empty, must not start with `$`, and must not contain `.` or null bytes.\n- Allowed stages inside sub-pipelines: `$search`, `$vectorSearch`, `$match`, `$sort`,\n  `$geoNear`, `$skip`, `$limit`. `$project` and `$unset` are NOT allowed inside sub-pipelines.\n- Do field shaping (`$project` / `$unset`) only AFTER the fusion stage, at the root.\n- Both a vectorSearch (or autoEmbed) index AND a search (lexical) index must exist on\n  the collection. Use the collection-indexes tool to confirm both before running a hybrid query.\n- Add a `$limit` stage after the fusion stage to cap the final result set.\n- Add `$unset` at the end to remove embedding fields and avoid context bloat.\n\n### Usage Rules for `$rerank` (Native Reranking)\nUse this stage when the user wants to reorder a set of candidate documents using a cross-encoder reranker model.\n\n**Construction rules:**\n- `$rerank` can be any stage in the pipeline on an Atlas cluster running MongoDB 8.3 or higher.\n- It is recommended to use `$rerank` after a sorted pipeline, e.g. `$search`, `$vectorSearch`, `$rankFusion`, `$scoreFusion`, or [`$match`, `$sort`].\n- $rerank must be enabled via the Native Reranking Project Setting\n- Set `numDocsToRerank` as the number of documents passed into `$rerank`. This will also limit the number of documents returned by `$rerank`\n- Set `path` as a field name or an array of field names that exist in all documents. Use `$match` or `$set` before `$rerank` to validate no fields are missing.\n- Add `$addFields` after `$rerank` to retrieve the reranker score.\n\n**`$rerank` example (recommended default):**\n```javascript\n[\n  {\n    $match: {\n      description: { $exists: true },\n      name: { $exists: true }\n    }\n  },\n  {\n    $sort: {\n      lastUpdated: -1\n    }\n  },\n  {\n    $rerank: {\n      query: {\n        text: \"query text including instructions\"\n      },\n      model: \"rerank-2.5\",\n      numDocsToRerank: 100,\n      path: [\"description\", \"name\"]\n    }\n  },\n  {\n    $addFields: {\n      rerankScore: { $meta: \"score\" }\n    }\n  }\n]\n```\n"}},"required":["pipeline"]}},"required":["name","arguments"]},{"type":"object","properties":{"name":{"type":"string","const":"find"},"arguments":{"type":"object","properties":{"filter":{"description":"The query filter, matching the syntax of the query argument of db.collection.find()","type":"object","properties":{},"additionalProperties":{}},"projection":{"description":"The projection, matching the syntax of the projection argument of db.collection.find()","type":"object","properties":{},"additionalProperties":{}},"limit":{"default":10,"description":"The maximum number of documents to return","type":"number"},"sort":{"description":"A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).","type":"object","propertyNames":{"type":"string"},"additionalProperties":{"anyOf":[{"type":"number","const":1},{"type":"number","const":-1},{"type":"string","const":"asc"},{"type":"string","const":"desc"},{"type":"string","const":"ascending"},{"type":"string","const":"descending"},{"type":"object","properties":{"$meta":{"type":"string"}},"required":["$meta"]}],"description":"The sort key and its direction"}}}}},"required":["name","arguments"]},{"type":"object","properties":{"name":{"type":"string","const":"count"},"arguments":{"type":"object","properties":{"query":{"description":"A filter/query parameter. Allows users to filter the documents to count. Matches the syntax of the filter argument of db.collection.count().","type":"object","properties":{},"additionalProperties":{}}}}},"required":["name","arguments"]}]},"description":"The method and its arguments to run"},"verbosity":{"default":"queryPlanner","description":"The verbosity of the explain plan, defaults to queryPlanner. If the user wants to know how fast is a query in execution time, use executionStats. It supports all verbosities as defined in the MongoDB Driver.","type":"string","enum":["queryPlanner","queryPlannerExtended","executionStats","allPlansExecution"]}},"required":["connectionId","database","collection","method"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `export`, as the server sent it.
     pub(super) static EXPORT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"exportTitle":{"type":"string","description":"A short description to uniquely identify the export."},"exportTarget":{"type":"array","items":{"oneOf":[{"type":"object","properties":{"name":{"type":"string","const":"find","description":"The literal name 'find' to represent a find cursor as target."},"arguments":{"type":"object","properties":{"filter":{"description":"The query filter, matching the syntax of the query argument of db.collection.find()","type":"object","properties":{},"additionalProperties":{}},"projection":{"description":"The projection, matching the syntax of the projection argument of db.collection.find()","type":"object","properties":{},"additionalProperties":{}},"limit":{"type":"number"},"sort":{"description":"A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).","type":"object","propertyNames":{"type":"string"},"additionalProperties":{"anyOf":[{"type":"number","const":1},{"type":"number","const":-1},{"type":"string","const":"asc"},{"type":"string","const":"desc"},{"type":"string","const":"ascending"},{"type":"string","const":"descending"},{"type":"object","properties":{"$meta":{"type":"string"}},"required":["$meta"]}],"description":"The sort key and its direction"}}},"description":"The arguments for 'find' operation."}},"required":["name","arguments"]},{"type":"object","properties":{"name":{"type":"string","const":"aggregate","description":"The literal name 'aggregate' to represent an aggregation cursor as target."},"arguments":{"type":"object","properties":{"pipeline":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"$vectorSearch":{"anyOf":[{"type":"object","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"index":{"type":"string","description":"Name of the index, as retrieved from the `collection-indexes` tool."},"path":{"type":"string","description":"Field, in dot notation, where to search. There must be a vector search index for that field."},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"limit":{"default":10,"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"filter":{"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","type":"object","properties":{},"additionalProperties":{}},"queryVector":{"type":"array","items":{"type":"number"},"description":"The vector embeddings to search for when using classic vector search indexes (type: 'vector'). Provide embeddings as an array of numbers. Use this for classic vector indexes. For auto-embed indexes (type: 'autoEmbed'), use 'query' instead."}},"required":["index","path","queryVector"],"description":"Classic vector search using 'queryVector'. Use this when the indexed field has a classic vector index (type: 'vector'). Note to LLM: Use the collection-indexes tool to verify the target field has a classic vector index before using 'queryVector'."},{"type":"object","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"index":{"type":"string","description":"Name of the index, as retrieved from the `collection-indexes` tool."},"path":{"type":"string","description":"Field, in dot notation, where to search. There must be a vector search index for that field."},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"limit":{"default":10,"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"filter":{"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","type":"object","properties":{},"additionalProperties":{}},"query":{"type":"object","properties":{"text":{"type":"string","description":"The text query to search for."}},"required":["text"],"description":"The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'."},"model":{"description":"The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.","type":"string","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"]}},"required":["index","path","query"],"description":"Auto-embed vector search using 'query'. Use this when the indexed field has an auto-embed index (type: 'autoEmbed'). Note to LLM: Use the collection-indexes tool to verify the target field has an auto-embed index before using 'query'."}]}},"required":["$vectorSearch"]},{"type":"object","properties":{},"additionalProperties":{}}]},"description":"An array of aggregation stages to execute.\n\nIf the user has asked for a vector search, `$vectorSearch` **MUST** be the first stage\nof the pipeline (or the first stage of a `$unionWith` sub-pipeline only when explicitly\ncombining unrelated result sets — for hybrid full-text + vector search, use `$rankFusion`\nor `$scoreFusion` instead, see below).\n\nIf the user has asked for lexical/Atlas search, use `$search` instead of `$text`.\n### Usage Rules for `$vectorSearch`\n- **Index Type Detection:**\n  Use the collection-indexes tool to determine if the target field has a classic vector index (type: 'vector') or an auto-embed index (type: 'autoEmbed').\n- **Classic Vector Search (type: 'vector'):**\n  Use 'queryVector' with embeddings as an array of numbers.\n- **Auto-Embed Vector Search (type: 'autoEmbed'):**\n  Use 'query' - MongoDB automatically generates embeddings at query time. Do NOT use 'queryVector' or 'embeddingParameters' for auto-embed indexes.\n- **Unset embeddings:**\n  Unless the user explicitly requests the embeddings, add an `$unset` stage **at the end of the pipeline** to remove the embedding field and avoid context limits. **The $unset stage in this situation is mandatory**.\n- **Pre-filtering:**\n  If the user requests additional filtering, include filters in `$vectorSearch.filter` only for pre-filter fields in the vector index.\n  NEVER include fields in $vectorSearch.filter that are not part of the vector index.\n- **Post-filtering:**\n  For all remaining filters, add a $match stage after $vectorSearch.\n- If unsure which fields are filterable, use the collection-indexes tool to determine valid prefilter fields.\n- If no requested filters are valid prefilters, omit the filter key from $vectorSearch.\n\n### Usage Rules for `$search`\n- Include the index name, unless you know for a fact there's a default index. If unsure, use the collection-indexes tool to determine the index name.\n- The `$search` stage supports multiple operators, such as 'autocomplete', 'text', 'geoWithin', and others. Choose the appropriate operator based on the user's query. If unsure of the exact syntax, consult the MongoDB Atlas Search documentation, which can be found here: https://www.mongodb.com/docs/atlas/atlas-search/operators-and-collectors/\n\n### Usage Rules for `$rankFusion` and `$scoreFusion` (Hybrid Search)\nUse these stages when the user wants to combine full-text (`$search`) and vector\n(`$vectorSearch`) retrieval into a single fused result set. **Prefer native\nfusion over a `$unionWith` + `$group` workaround** — the workaround averages\nincompatible score scales and produces wrong rankings.\n\n**Which stage to use:**\n- `$rankFusion` (MongoDB 8.0+) — Reciprocal Rank Fusion. The recommended default.\n  Normalizes scores across incompatible scales automatically. No score tuning needed.\n- `$scoreFusion` (MongoDB 8.2+) — Score-based fusion. Use when the user needs explicit\n  per-pipeline weights, score normalisation (sigmoid / minMaxScaler), or a custom\n  combination expression.\n\n**Construction rules:**\n- `$rankFusion` / `$scoreFusion` MUST be the first stage of the top-level pipeline.\n- Sub-pipelines go inside `input.pipelines` as a named map (not an array). Each name\n  must be non-empty, must not start with `$`, and must not contain `.` or null bytes.\n- Allowed stages inside sub-pipelines: `$search`, `$vectorSearch`, `$match`, `$sort`,\n  `$geoNear`, `$skip`, `$limit`. `$project` and `$unset` are NOT allowed inside sub-pipelines.\n- Do field shaping (`$project` / `$unset`) only AFTER the fusion stage, at the root.\n- Both a vectorSearch (or autoEmbed) index AND a search (lexical) index must exist on\n  the collection. Use the collection-indexes tool to confirm both before running a hybrid query.\n- Add a `$limit` stage after the fusion stage to cap the final result set.\n- Add `$unset` at the end to remove embedding fields and avoid context bloat.\n\n### Usage Rules for `$rerank` (Native Reranking)\nUse this stage when the user wants to reorder a set of candidate documents using a cross-encoder reranker model.\n\n**Construction rules:**\n- `$rerank` can be any stage in the pipeline on an Atlas cluster running MongoDB 8.3 or higher.\n- It is recommended to use `$rerank` after a sorted pipeline, e.g. `$search`, `$vectorSearch`, `$rankFusion`, `$scoreFusion`, or [`$match`, `$sort`].\n- $rerank must be enabled via the Native Reranking Project Setting\n- Set `numDocsToRerank` as the number of documents passed into `$rerank`. This will also limit the number of documents returned by `$rerank`\n- Set `path` as a field name or an array of field names that exist in all documents. Use `$match` or `$set` before `$rerank` to validate no fields are missing.\n- Add `$addFields` after `$rerank` to retrieve the reranker score.\n\n**`$rerank` example (recommended default):**\n```javascript\n[\n  {\n    $match: {\n      description: { $exists: true },\n      name: { $exists: true }\n    }\n  },\n  {\n    $sort: {\n      lastUpdated: -1\n    }\n  },\n  {\n    $rerank: {\n      query: {\n        text: \"query text including instructions\"\n      },\n      model: \"rerank-2.5\",\n      numDocsToRerank: 100,\n      path: [\"description\", \"name\"]\n    }\n  },\n  {\n    $addFields: {\n      rerankScore: { $meta: \"score\" }\n    }\n  }\n]\n```\n"}},"required":["pipeline"],"description":"The arguments for 'aggregate' operation."}},"required":["name","arguments"]}]},"description":"The export target along with its arguments."},"jsonExportFormat":{"default":"relaxed","description":"The format to be used when exporting collection data as EJSON with default being relaxed.\nrelaxed: A string format that emphasizes readability and interoperability at the expense of type preservation. That is, conversion from relaxed format to BSON can lose type information.\ncanonical: A string format that emphasizes type preservation at the expense of readability and interoperability. That is, conversion from canonical to BSON will generally preserve type information except in certain specific cases.","type":"string","enum":["relaxed","canonical"]}},"required":["connectionId","database","collection","exportTitle","exportTarget"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `find`, as the server sent it.
     pub(super) static FIND: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"filter":{"description":"The query filter, matching the syntax of the query argument of db.collection.find()","type":"object","properties":{},"additionalProperties":{}},"projection":{"description":"The projection, matching the syntax of the projection argument of db.collection.find()","type":"object","properties":{},"additionalProperties":{}},"limit":{"default":10,"description":"The maximum number of documents to return","type":"number"},"sort":{"description":"A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).","type":"object","propertyNames":{"type":"string"},"additionalProperties":{"anyOf":[{"type":"number","const":1},{"type":"number","const":-1},{"type":"string","const":"asc"},{"type":"string","const":"desc"},{"type":"string","const":"ascending"},{"type":"string","const":"descending"},{"type":"object","properties":{"$meta":{"type":"string"}},"required":["$meta"]}],"description":"The sort key and its direction"}},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"}},"required":["connectionId","database","collection"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `insert-many`, as the server sent it.
     pub(super) static INSERT_MANY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"documents":{"type":"array","items":{"description":"An individual MongoDB document","type":"object","properties":{},"additionalProperties":{}},"description":"The array of documents to insert, matching the syntax of the document argument of db.collection.insertMany()."}},"required":["connectionId","database","collection","documents"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list-collections`, as the server sent it.
     pub(super) static LIST_COLLECTIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"}},"required":["connectionId","database"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `list-databases`, as the server sent it.
     pub(super) static LIST_DATABASES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."}},"required":["connectionId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `mongodb-logs`, as the server sent it.
     pub(super) static MONGODB_LOGS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"type":{"default":"global","description":"The type of logs to return. Global returns all recent log entries, while startupWarnings returns only warnings and errors from when the process started.","type":"string","enum":["global","startupWarnings"]},"limit":{"default":50,"description":"The maximum number of log entries to return.","type":"integer","minimum":1,"maximum":1024}},"required":["connectionId"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `rename-collection`, as the server sent it.
     pub(super) static RENAME_COLLECTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"newName":{"type":"string","description":"The new name for the collection"},"dropTarget":{"default":false,"description":"If true, drops the target collection if it exists","type":"boolean"}},"required":["connectionId","database","collection","newName"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `update-many`, as the server sent it.
     pub(super) static UPDATE_MANY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"connectionId":{"type":"string","description":"The connection to run the operation against. Use the id returned by one of the connect tools."},"database":{"type":"string","description":"Database name"},"collection":{"type":"string","description":"Collection name"},"filter":{"description":"The selection criteria for the update, matching the syntax of the filter argument of db.collection.updateOne()","type":"object","properties":{},"additionalProperties":{}},"update":{"description":"An update document describing the modifications to apply using update operator expressions","type":"object","properties":{},"additionalProperties":{}},"upsert":{"description":"Controls whether to insert a new document if no documents match the filter","type":"boolean"}},"required":["connectionId","database","collection","update"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `search-knowledge`, as the server sent it.
     pub(super) static SEARCH_KNOWLEDGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"query":{"type":"string","description":"A natural language query to search for in the MongoDB Assistant knowledge base. This should be a single question or a topic that is relevant to the user's MongoDB use case."},"limit":{"default":5,"description":"The maximum number of results to return","type":"number","minimum":1,"maximum":100},"dataSources":{"description":"A list of one or more data sources to limit the search to. You can specify a specific version of a data source by providing the version label. If not provided, the latest version of all data sources will be searched. Available data sources and their versions can be listed by calling the list-knowledge-sources tool.","type":"array","items":{"type":"object","properties":{"name":{"type":"string","description":"The name of the data source"},"versionLabel":{"description":"The version label of the data source","type":"string"}},"required":["name"]}}},"required":["query"],"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "aggregate-db",
@@ -4163,6 +4657,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "search-knowledge",
     "list-knowledge-sources",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -4172,6 +4667,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"aggregate"},"description":"Run an aggregation against a MongoDB collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"pipeline":{"description":"An array of aggregation stages to execute.\n\nIf the user has asked for a vector search, `$vectorSearch` **MUST** be the first stage\nof the pipeline (or the first stage of a `$unionWith` sub-pipeline only when explicitly\ncombining unrelated result sets — for hybrid full-text + vector search, use `$rankFusion`\nor `$scoreFusion` instead, see below).\n\nIf the user has asked for lexical/Atlas search, use `$search` instead of `$text`.\n### Usage Rules for `$vectorSearch`\n- **Index Type Detection:**\n  Use the collection-indexes tool to determine if the target field has a classic vector index (type: 'vector') or an auto-embed index (type: 'autoEmbed').\n- **Classic Vector Search (type: 'vector'):**\n  Use 'queryVector' with embeddings as an array of numbers.\n- **Auto-Embed Vector Search (type: 'autoEmbed'):**\n  Use 'query' - MongoDB automatically generates embeddings at query time. Do NOT use 'queryVector' or 'embeddingParameters' for auto-embed indexes.\n- **Unset embeddings:**\n  Unless the user explicitly requests the embeddings, add an `$unset` stage **at the end of the pipeline** to remove the embedding field and avoid context limits. **The $unset stage in this situation is mandatory**.\n- **Pre-filtering:**\n  If the user requests additional filtering, include filters in `$vectorSearch.filter` only for pre-filter fields in the vector index.\n  NEVER include fields in $vectorSearch.filter that are not part of the vector index.\n- **Post-filtering:**\n  For all remaining filters, add a $match stage after $vectorSearch.\n- If unsure which fields are filterable, use the collection-indexes tool to determine valid prefilter fields.\n- If no requested filters are valid prefilters, omit the filter key from $vectorSearch.\n\n### Usage Rules for `$search`\n- Include the index name, unless you know for a fact there's a default index. If unsure, use the collection-indexes tool to determine the index name.\n- The `$search` stage supports multiple operators, such as 'autocomplete', 'text', 'geoWithin', and others. Choose the appropriate operator based on the user's query. If unsure of the exact syntax, consult the MongoDB Atlas Search documentation, which can be found here: https://www.mongodb.com/docs/atlas/atlas-search/operators-and-collectors/\n\n### Usage Rules for `$rankFusion` and `$scoreFusion` (Hybrid Search)\nUse these stages when the user wants to combine full-text (`$search`) and vector\n(`$vectorSearch`) retrieval into a single fused result set. **Prefer native\nfusion over a `$unionWith` + `$group` workaround** — the workaround averages\nincompatible score scales and produces wrong rankings.\n\n**Which stage to use:**\n- `$rankFusion` (MongoDB 8.0+) — Reciprocal Rank Fusion. The recommended default.\n  Normalizes scores across incompatible scales automatically. No score tuning needed.\n- `$scoreFusion` (MongoDB 8.2+) — Score-based fusion. Use when the user needs explicit\n  per-pipeline weights, score normalisation (sigmoid / minMaxScaler), or a custom\n  combination expression.\n\n**Construction rules:**\n- `$rankFusion` / `$scoreFusion` MUST be the first stage of the top-level pipeline.\n- Sub-pipelines go inside `input.pipelines` as a named map (not an array). Each name\n  must be non-empty, must not start with `$`, and must not contain `.` or null bytes.\n- Allowed stages inside sub-pipelines: `$search`, `$vectorSearch`, `$match`, `$sort`,\n  `$geoNear`, `$skip`, `$limit`. `$project` and `$unset` are NOT allowed inside sub-pipelines.\n- Do field shaping (`$project` / `$unset`) only AFTER the fusion stage, at the root.\n- Both a vectorSearch (or autoEmbed) index AND a search (lexical) index must exist on\n  the collection. Use the collection-indexes tool to confirm both before running a hybrid query.\n- Add a `$limit` stage after the fusion stage to cap the final result set.\n- Add `$unset` at the end to remove embedding fields and avoid context bloat.\n\n### Usage Rules for `$rerank` (Native Reranking)\nUse this stage when the user wants to reorder a set of candidate documents using a cross-encoder reranker model.\n\n**Construction rules:**\n- `$rerank` can be any stage in the pipeline on an Atlas cluster running MongoDB 8.3 or higher.\n- It is recommended to use `$rerank` after a sorted pipeline, e.g. `$search`, `$vectorSearch`, `$rankFusion`, `$scoreFusion`, or [`$match`, `$sort`].\n- $rerank must be enabled via the Native Reranking Project Setting\n- Set `numDocsToRerank` as the number of documents passed into `$rerank`. This will also limit the number of documents returned by `$rerank`\n- Set `path` as a field name or an array of field names that exist in all documents. Use `$match` or `$set` before `$rerank` to validate no fields are missing.\n- Add `$addFields` after `$rerank` to retrieve the reranker score.\n\n**`$rerank` example (recommended default):**\n```javascript\n[\n  {\n    $match: {\n      description: { $exists: true },\n      name: { $exists: true }\n    }\n  },\n  {\n    $sort: {\n      lastUpdated: -1\n    }\n  },\n  {\n    $rerank: {\n      query: {\n        text: \"query text including instructions\"\n      },\n      model: \"rerank-2.5\",\n      numDocsToRerank: 100,\n      path: [\"description\", \"name\"]\n    }\n  },\n  {\n    $addFields: {\n      rerankScore: { $meta: \"score\" }\n    }\n  }\n]\n```\n","items":{"anyOf":[{"properties":{"$vectorSearch":{"anyOf":[{"description":"Classic vector search using 'queryVector'. Use this when the indexed field has a classic vector index (type: 'vector'). Note to LLM: Use the collection-indexes tool to verify the target field has a classic vector index before using 'queryVector'.","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"filter":{"additionalProperties":{},"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","properties":{},"type":"object"},"index":{"description":"Name of the index, as retrieved from the `collection-indexes` tool.","type":"string"},"limit":{"default":10,"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"path":{"description":"Field, in dot notation, where to search. There must be a vector search index for that field.","type":"string"},"queryVector":{"description":"The vector embeddings to search for when using classic vector search indexes (type: 'vector'). Provide embeddings as an array of numbers. Use this for classic vector indexes. For auto-embed indexes (type: 'autoEmbed'), use 'query' instead.","items":{"type":"number"},"type":"array"}},"required":["index","path","queryVector"],"type":"object"},{"description":"Auto-embed vector search using 'query'. Use this when the indexed field has an auto-embed index (type: 'autoEmbed'). Note to LLM: Use the collection-indexes tool to verify the target field has an auto-embed index before using 'query'.","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"filter":{"additionalProperties":{},"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","properties":{},"type":"object"},"index":{"description":"Name of the index, as retrieved from the `collection-indexes` tool.","type":"string"},"limit":{"default":10,"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"model":{"description":"The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"],"type":"string"},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"path":{"description":"Field, in dot notation, where to search. There must be a vector search index for that field.","type":"string"},"query":{"description":"The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'.","properties":{"text":{"description":"The text query to search for.","type":"string"}},"required":["text"],"type":"object"}},"required":["index","path","query"],"type":"object"}]}},"required":["$vectorSearch"],"type":"object"},{"additionalProperties":{},"properties":{},"type":"object"}]},"type":"array"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"}},"required":["connectionId","database","collection","pipeline"],"type":"object"},"name":"aggregate","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"appliedLimits":{"description":"The limits applied to the aggregation pipeline","items":{"enum":["config.maxDocumentsPerQuery","config.maxBytesPerQuery","tool.responseBytesLimit"],"type":"string"},"type":"array"},"count":{"anyOf":[{"type":"number"},{"const":"indeterminate","type":"string"}],"description":"The total number of documents returned by the aggregation pipeline"},"documents":{"description":"The documents returned by the aggregation pipeline","items":{},"type":"array"}},"required":["documents","count","appliedLimits"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"aggregate-db"},"description":"Run an aggregation against a MongoDB database","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"pipeline":{"description":"An array of aggregation stages to execute. The first stage must be a database-level aggregation stage (one of `$changeStream`, `$currentOp`, `$documents`, `$listLocalSessions`, `$queryStats`). https://www.mongodb.com/docs/manual/reference/mql/aggregation-stages/#db.aggregate---stages","items":{"additionalProperties":{},"properties":{},"type":"object"},"minItems":1,"type":"array"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"}},"required":["connectionId","database","pipeline"],"type":"object"},"name":"aggregate-db","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"aggResultsCount":{"description":"The total number of documents returned by the aggregation pipeline","type":"number"},"appliedLimits":{"description":"The limits applied to the aggregation pipeline","items":{"enum":["config.maxDocumentsPerQuery","config.maxBytesPerQuery","tool.responseBytesLimit"],"type":"string"},"type":"array"},"documents":{"description":"The documents returned by the aggregation pipeline","items":{},"type":"array"}},"required":["documents","appliedLimits"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"collection-indexes"},"description":"Describe the indexes for a collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database","collection"],"type":"object"},"name":"collection-indexes","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"classicIndexes":{"items":{"additionalProperties":false,"properties":{"key":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"name":{"type":"string"}},"required":["name","key"],"type":"object"},"type":"array"},"classicIndexesCount":{"type":"number"},"searchIndexes":{"items":{"additionalProperties":false,"properties":{"latestDefinition":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"name":{"type":"string"},"queryable":{"type":"boolean"},"status":{"type":"string"},"type":{"type":"string"}},"required":["name","type","status","queryable","latestDefinition"],"type":"object"},"type":"array"},"searchIndexesCount":{"type":"number"}},"required":["classicIndexes","searchIndexes","classicIndexesCount","searchIndexesCount"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"collection-schema"},"description":"Describe the schema for a collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"},"sampleSize":{"default":50,"description":"Number of documents to sample for schema inference","type":"number"}},"required":["connectionId","database","collection"],"type":"object"},"name":"collection-schema","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"fieldsCount":{"type":"number"},"schema":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["schema","fieldsCount"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"collection-storage-size"},"description":"Gets the size of the collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database","collection"],"type":"object"},"name":"collection-storage-size","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"size":{"type":"number"},"units":{"type":"string"}},"required":["size","units"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"connect"},"description":"Connect to a MongoDB instance and get back a connectionId to pass to the other MongoDB tools. Each call establishes a new, independent connection — multiple connections can be active at the same time.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionName":{"description":"Optional short label for the connection (stored slugified with a short suffix, e.g. \"staging\" becomes staging-<suffix>). Shown in connection listings; helpful for telling multiple connections apart.","type":"string"},"connectionString":{"description":"MongoDB connection string (in the mongodb:// or mongodb+srv:// format)","type":"string"}},"required":["connectionString"],"type":"object"},"name":"connect","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"type":"string"}},"required":["connectionId"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"count"},"description":"Gets the number of documents in a MongoDB collection using db.collection.count() and query as an optional filter parameter","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"query":{"additionalProperties":{},"description":"A filter/query parameter. Allows users to filter the documents to count. Matches the syntax of the filter argument of db.collection.count().","properties":{},"type":"object"}},"required":["connectionId","database","collection"],"type":"object"},"name":"count","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"description":"The number of documents in the collection","type":"number"}},"required":["count"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"create-collection"},"description":"Creates a new collection in a database. If the database doesn't exist, it will be created automatically.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database","collection"],"type":"object"},"name":"create-collection","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"created":{"type":"boolean"},"database":{"type":"string"}},"required":["database","collection","created"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"create-index"},"description":"Create an index for a collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"definition":{"description":"The index definition. Use 'classic' for standard indexes, 'vectorSearch' for vector search indexes, and 'search' for Atlas Search (lexical) indexes.","items":{"oneOf":[{"description":"Definition for a MongoDB index (e.g. ascending/descending/geospatial/text).","properties":{"keys":{"additionalProperties":{"anyOf":[{"const":1,"type":"number"},{"const":-1,"type":"number"},{"const":"2d","type":"string"},{"const":"2dsphere","type":"string"},{"const":"text","type":"string"},{"const":"geoHaystack","type":"string"},{"const":"hashed","type":"string"}],"description":"The index key and its direction"},"description":"The index definition","propertyNames":{"type":"string"},"type":"object"},"type":{"const":"classic","type":"string"}},"required":["type","keys"],"type":"object"},{"description":"Definition for a Vector Search index.","properties":{"fields":{"description":"Definitions for the vector, autoEmbed and filter fields to index, one definition per document. Use 'vector' when user specifies a dedicated field that could contain vector embeddings. Use 'autoEmbed' when user wants MongoDB to automatically generate and manage embeddings internally from a text field (no separate embeddings field). Use 'filter' for additional fields to filter on. At least one 'vector' or 'autoEmbed' type field definition is required.","items":{"oneOf":[{"additionalProperties":false,"description":"Definition for a field that will be used for pre-filtering results.","properties":{"path":{"description":"Name of the field to index. For nested fields, use dot notation to specify path to embedded fields","type":"string"},"type":{"const":"filter","type":"string"}},"required":["type","path"],"type":"object"},{"additionalProperties":false,"description":"Definition for a field that contains vector embeddings. Use this type when the field you're indexing is supposed to store vector embeddings or when the user have specified one of the relevant parameters.","properties":{"numDimensions":{"default":1024,"description":"Number of vector dimensions that MongoDB Vector Search enforces at index-time and query-time","maximum":8192,"minimum":1,"type":"number"},"path":{"description":"Name of the field containing vector embeddings as arrays of numbers. This must be a dedicated embeddings field, separate from any source text field, if any. For nested fields, use dot notation to specify path to embedded fields.","type":"string"},"quantization":{"default":"none","description":"Type of automatic vector quantization for your vectors. Use this setting only if your embeddings are float or double vectors.","enum":["none","scalar","binary"],"type":"string"},"similarity":{"default":"euclidean","description":"Vector similarity function to use to search for top K-nearest neighbors. You can set this field only for vector-type fields.","enum":["cosine","euclidean","dotProduct"],"type":"string"},"type":{"const":"vector","type":"string"}},"required":["type","path"],"type":"object"},{"additionalProperties":false,"description":"Definition for a field containing source text from which embeddings will be automatically generated and managed by MongoDB at indexing time. Use this type when you want MongoDB to handle all embedding generation and storage internally. If the user specifies a dedicated field name for storing embeddings, use 'vector' type instead.","properties":{"modality":{"description":"The data type / modality of the source content in the indexed field. Currently only 'text' is supported.","enum":["text"],"type":"string"},"model":{"description":"Voyage embedding model to use for automatically generating embeddings from the source text in the indexed field.","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"],"type":"string"},"path":{"description":"Name of the field containing the source text from which embeddings will be automatically generated by MongoDB. This should be the text field itself, NOT a separate embeddings field containing the vector embeddings. For nested fields, use dot notation to specify the path to embedded fields.","type":"string"},"type":{"const":"autoEmbed","type":"string"}},"required":["type","path","model","modality"],"type":"object"}]},"minItems":1,"type":"array"},"type":{"const":"vectorSearch","type":"string"}},"required":["type","fields"],"type":"object"},{"additionalProperties":{},"description":"Definition for an Atlas Search (lexical) index. Use this only if user explicitly asked for creating an Atlas search index or simply a search index.\n\nThis definition also accepts the following top-level fields, which are forwarded as-is and are not exhaustively typed here:\n- `analyzers`: array of custom analyzer definitions, e.g. `{ name: 'myAnalyzer', tokenizer: { type: 'standard' }, tokenFilters: [{ type: 'lowercase' }], charFilters: [{ type: 'htmlStrip' }] }`. Reference a custom analyzer by its `name` from a field's `analyzer`/`searchAnalyzer` option, instead of a built-in `lucene.*` analyzer. Tokenizer types include `standard`, `keyword`, `whitespace`, `nGram`, `edgeGram`, `regexSplit`, `regexCaptureGroup`, `uaxUrlEmail`. Token filter types include `lowercase`, `stopword`, `snowballStemming`, `asciiFolding`, `nGram`, `shingle`, `trim`, among others.\n- `synonyms`: array of synonym mappings, e.g. `{ name: 'mySynonyms', source: { collection: 'synonymsCollectionName' }, analyzer: 'lucene.standard' }`. The `analyzer` should match the analyzer used on the field(s) being searched.\n- `storedSource`: controls which fields are stored on search nodes for fast retrieval without a round trip to the database. `true` stores all fields, `false` (default) stores none, `{ include: ['fieldA', 'fieldB'] }` stores only the listed fields, `{ exclude: ['fieldC'] }` stores all except the listed fields.\n- `typeSets`: array of named field-type sets for use with `mappings.dynamic`, e.g. `{ name: 'myTypeSet', types: [{ type: 'string' }, { type: 'number' }] }`, to restrict dynamic mapping to only the listed types instead of every dynamically indexable type.\n","properties":{"analyzer":{"default":"lucene.standard","description":"The analyzer to use for the index. Can be one of the built-in lucene analyzers (`lucene.standard`, `lucene.simple`, `lucene.whitespace`, `lucene.keyword`), a language-specific analyzer, such as `lucene.cjk` or `lucene.czech`, or a custom analyzer defined by name in `analyzers`.","type":"string"},"mappings":{"additionalProperties":{},"description":"Document describing the index to create. `fields` is required and must define at least one field when `dynamic` is `false` (the default). When `dynamic` is `true` or a typeSet object, `fields` may still be provided to index additional fields explicitly.","properties":{"dynamic":{"anyOf":[{"type":"boolean"},{"additionalProperties":false,"properties":{"typeSet":{"description":"Name of a type set defined in this index's `typeSets`.","type":"string"}},"required":["typeSet"],"type":"object"}],"default":false,"description":"Enables or disables dynamic mapping of fields for this index. If set to true, Atlas Search recursively indexes all dynamically indexable fields. If set to false, you must specify individual fields to index using mappings.fields. Can also be set to `{ typeSet: '<name>' }` to reference a named entry in this index's `typeSets`, restricting dynamic mapping to only the field types listed in that type set."},"fields":{"additionalProperties":{"description":"The field index definition. It must contain the field type (e.g. `{ type: 'string' }`), as well as any additional options for that field type (e.g. `analyzer`). Field types include `autocomplete`, `boolean`, `date`, `dateFacet`, `document`, `embeddedDocuments`, `geo`, `number`, `numberFacet`, `objectId`, `string`, `stringFacet`, `token`, `uuid`. Provide an array of field definitions instead of a single object to index the same field as multiple types, e.g. `[{ type: 'string' }, { type: 'autocomplete' }]`."},"description":"The field mapping definitions. If `dynamic` is set to `false`, this is required.","propertyNames":{"description":"The field name","type":"string"},"type":"object"}},"type":"object"},"numPartitions":{"anyOf":[{"const":"1","type":"string"},{"const":"2","type":"string"},{"const":"4","type":"string"}],"default":"1","description":"Specifies the number of sub-indexes to create if the document count exceeds two billion. If omitted, defaults to 1."},"type":{"const":"search","type":"string"}},"required":["type","mappings"],"type":"object"}]},"type":"array"},"name":{"description":"The name of the index","type":"string"}},"required":["connectionId","database","collection","definition"],"type":"object"},"name":"create-index","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"database":{"type":"string"},"indexName":{"type":"string"},"indexType":{"enum":["classic","vectorSearch","search"],"type":"string"}},"required":["database","collection","indexName","indexType"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"db-stats"},"description":"Returns statistics that reflect the use state of a single database","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database"],"type":"object"},"name":"db-stats","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"stats":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"}},"required":["stats"],"type":"object"}},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"delete-many"},"description":"Removes all documents that match the filter from a MongoDB collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"filter":{"additionalProperties":{},"description":"The query filter, specifying the deletion criteria. Matches the syntax of the filter argument of db.collection.deleteMany()","properties":{},"type":"object"}},"required":["connectionId","database","collection"],"type":"object"},"name":"delete-many","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"database":{"type":"string"},"deletedCount":{"type":"number"}},"required":["database","collection","deletedCount"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"disconnect"},"description":"Close a MongoDB connection and revoke its connectionId.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connectionId to disconnect.","type":"string"}},"required":["connectionId"],"type":"object"},"name":"disconnect","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"outcome":{"enum":["removed","disconnected"],"type":"string"}},"required":["outcome"],"type":"object"}},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"drop-collection"},"description":"Removes a collection or view from the database. The method also removes any indexes associated with the dropped collection.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database","collection"],"type":"object"},"name":"drop-collection","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"database":{"type":"string"},"dropped":{"type":"boolean"}},"required":["database","collection","dropped"],"type":"object"}},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"drop-database"},"description":"Removes the specified database, deleting the associated data files","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database"],"type":"object"},"name":"drop-database","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"database":{"type":"string"},"dropped":{"type":"boolean"}},"required":["database","dropped"],"type":"object"}},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"drop-index"},"description":"Drop an index for the provided database and collection.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"indexName":{"description":"The name of the index to be dropped.","minLength":1,"type":"string"},"type":{"description":"The type of index to be deleted. Use 'classic' for standard indexes and 'search' for atlas search and vector search indexes.","enum":["classic","search"],"type":"string"}},"required":["connectionId","database","collection","indexName","type"],"type":"object"},"name":"drop-index","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"database":{"type":"string"},"dropped":{"type":"boolean"},"indexName":{"type":"string"}},"required":["database","collection","indexName","dropped"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"explain"},"description":"Returns statistics describing the execution of the winning plan chosen by the query optimizer for the evaluated method","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"method":{"description":"The method and its arguments to run","items":{"oneOf":[{"properties":{"arguments":{"properties":{"pipeline":{"description":"An array of aggregation stages to execute.\n\nIf the user has asked for a vector search, `$vectorSearch` **MUST** be the first stage\nof the pipeline (or the first stage of a `$unionWith` sub-pipeline only when explicitly\ncombining unrelated result sets — for hybrid full-text + vector search, use `$rankFusion`\nor `$scoreFusion` instead, see below).\n\nIf the user has asked for lexical/Atlas search, use `$search` instead of `$text`.\n### Usage Rules for `$vectorSearch`\n- **Index Type Detection:**\n  Use the collection-indexes tool to determine if the target field has a classic vector index (type: 'vector') or an auto-embed index (type: 'autoEmbed').\n- **Classic Vector Search (type: 'vector'):**\n  Use 'queryVector' with embeddings as an array of numbers.\n- **Auto-Embed Vector Search (type: 'autoEmbed'):**\n  Use 'query' - MongoDB automatically generates embeddings at query time. Do NOT use 'queryVector' or 'embeddingParameters' for auto-embed indexes.\n- **Unset embeddings:**\n  Unless the user explicitly requests the embeddings, add an `$unset` stage **at the end of the pipeline** to remove the embedding field and avoid context limits. **The $unset stage in this situation is mandatory**.\n- **Pre-filtering:**\n  If the user requests additional filtering, include filters in `$vectorSearch.filter` only for pre-filter fields in the vector index.\n  NEVER include fields in $vectorSearch.filter that are not part of the vector index.\n- **Post-filtering:**\n  For all remaining filters, add a $match stage after $vectorSearch.\n- If unsure which fields are filterable, use the collection-indexes tool to determine valid prefilter fields.\n- If no requested filters are valid prefilters, omit the filter key from $vectorSearch.\n\n### Usage Rules for `$search`\n- Include the index name, unless you know for a fact there's a default index. If unsure, use the collection-indexes tool to determine the index name.\n- The `$search` stage supports multiple operators, such as 'autocomplete', 'text', 'geoWithin', and others. Choose the appropriate operator based on the user's query. If unsure of the exact syntax, consult the MongoDB Atlas Search documentation, which can be found here: https://www.mongodb.com/docs/atlas/atlas-search/operators-and-collectors/\n\n### Usage Rules for `$rankFusion` and `$scoreFusion` (Hybrid Search)\nUse these stages when the user wants to combine full-text (`$search`) and vector\n(`$vectorSearch`) retrieval into a single fused result set. **Prefer native\nfusion over a `$unionWith` + `$group` workaround** — the workaround averages\nincompatible score scales and produces wrong rankings.\n\n**Which stage to use:**\n- `$rankFusion` (MongoDB 8.0+) — Reciprocal Rank Fusion. The recommended default.\n  Normalizes scores across incompatible scales automatically. No score tuning needed.\n- `$scoreFusion` (MongoDB 8.2+) — Score-based fusion. Use when the user needs explicit\n  per-pipeline weights, score normalisation (sigmoid / minMaxScaler), or a custom\n  combination expression.\n\n**Construction rules:**\n- `$rankFusion` / `$scoreFusion` MUST be the first stage of the top-level pipeline.\n- Sub-pipelines go inside `input.pipelines` as a named map (not an array). Each name\n  must be non-empty, must not start with `$`, and must not contain `.` or null bytes.\n- Allowed stages inside sub-pipelines: `$search`, `$vectorSearch`, `$match`, `$sort`,\n  `$geoNear`, `$skip`, `$limit`. `$project` and `$unset` are NOT allowed inside sub-pipelines.\n- Do field shaping (`$project` / `$unset`) only AFTER the fusion stage, at the root.\n- Both a vectorSearch (or autoEmbed) index AND a search (lexical) index must exist on\n  the collection. Use the collection-indexes tool to confirm both before running a hybrid query.\n- Add a `$limit` stage after the fusion stage to cap the final result set.\n- Add `$unset` at the end to remove embedding fields and avoid context bloat.\n\n### Usage Rules for `$rerank` (Native Reranking)\nUse this stage when the user wants to reorder a set of candidate documents using a cross-encoder reranker model.\n\n**Construction rules:**\n- `$rerank` can be any stage in the pipeline on an Atlas cluster running MongoDB 8.3 or higher.\n- It is recommended to use `$rerank` after a sorted pipeline, e.g. `$search`, `$vectorSearch`, `$rankFusion`, `$scoreFusion`, or [`$match`, `$sort`].\n- $rerank must be enabled via the Native Reranking Project Setting\n- Set `numDocsToRerank` as the number of documents passed into `$rerank`. This will also limit the number of documents returned by `$rerank`\n- Set `path` as a field name or an array of field names that exist in all documents. Use `$match` or `$set` before `$rerank` to validate no fields are missing.\n- Add `$addFields` after `$rerank` to retrieve the reranker score.\n\n**`$rerank` example (recommended default):**\n```javascript\n[\n  {\n    $match: {\n      description: { $exists: true },\n      name: { $exists: true }\n    }\n  },\n  {\n    $sort: {\n      lastUpdated: -1\n    }\n  },\n  {\n    $rerank: {\n      query: {\n        text: \"query text including instructions\"\n      },\n      model: \"rerank-2.5\",\n      numDocsToRerank: 100,\n      path: [\"description\", \"name\"]\n    }\n  },\n  {\n    $addFields: {\n      rerankScore: { $meta: \"score\" }\n    }\n  }\n]\n```\n","items":{"anyOf":[{"properties":{"$vectorSearch":{"anyOf":[{"description":"Classic vector search using 'queryVector'. Use this when the indexed field has a classic vector index (type: 'vector'). Note to LLM: Use the collection-indexes tool to verify the target field has a classic vector index before using 'queryVector'.","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"filter":{"additionalProperties":{},"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","properties":{},"type":"object"},"index":{"description":"Name of the index, as retrieved from the `collection-indexes` tool.","type":"string"},"limit":{"default":10,"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"path":{"description":"Field, in dot notation, where to search. There must be a vector search index for that field.","type":"string"},"queryVector":{"description":"The vector embeddings to search for when using classic vector search indexes (type: 'vector'). Provide embeddings as an array of numbers. Use this for classic vector indexes. For auto-embed indexes (type: 'autoEmbed'), use 'query' instead.","items":{"type":"number"},"type":"array"}},"required":["index","path","queryVector"],"type":"object"},{"description":"Auto-embed vector search using 'query'. Use this when the indexed field has an auto-embed index (type: 'autoEmbed'). Note to LLM: Use the collection-indexes tool to verify the target field has an auto-embed index before using 'query'.","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"filter":{"additionalProperties":{},"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","properties":{},"type":"object"},"index":{"description":"Name of the index, as retrieved from the `collection-indexes` tool.","type":"string"},"limit":{"default":10,"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"model":{"description":"The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"],"type":"string"},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"path":{"description":"Field, in dot notation, where to search. There must be a vector search index for that field.","type":"string"},"query":{"description":"The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'.","properties":{"text":{"description":"The text query to search for.","type":"string"}},"required":["text"],"type":"object"}},"required":["index","path","query"],"type":"object"}]}},"required":["$vectorSearch"],"type":"object"},{"additionalProperties":{},"properties":{},"type":"object"}]},"type":"array"}},"required":["pipeline"],"type":"object"},"name":{"const":"aggregate","type":"string"}},"required":["name","arguments"],"type":"object"},{"properties":{"arguments":{"properties":{"filter":{"additionalProperties":{},"description":"The query filter, matching the syntax of the query argument of db.collection.find()","properties":{},"type":"object"},"limit":{"default":10,"description":"The maximum number of documents to return","type":"number"},"projection":{"additionalProperties":{},"description":"The projection, matching the syntax of the projection argument of db.collection.find()","properties":{},"type":"object"},"sort":{"additionalProperties":{"anyOf":[{"const":1,"type":"number"},{"const":-1,"type":"number"},{"const":"asc","type":"string"},{"const":"desc","type":"string"},{"const":"ascending","type":"string"},{"const":"descending","type":"string"},{"properties":{"$meta":{"type":"string"}},"required":["$meta"],"type":"object"}],"description":"The sort key and its direction"},"description":"A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).","propertyNames":{"type":"string"},"type":"object"}},"type":"object"},"name":{"const":"find","type":"string"}},"required":["name","arguments"],"type":"object"},{"properties":{"arguments":{"properties":{"query":{"additionalProperties":{},"description":"A filter/query parameter. Allows users to filter the documents to count. Matches the syntax of the filter argument of db.collection.count().","properties":{},"type":"object"}},"type":"object"},"name":{"const":"count","type":"string"}},"required":["name","arguments"],"type":"object"}]},"type":"array"},"verbosity":{"default":"queryPlanner","description":"The verbosity of the explain plan, defaults to queryPlanner. If the user wants to know how fast is a query in execution time, use executionStats. It supports all verbosities as defined in the MongoDB Driver.","enum":["queryPlanner","queryPlannerExtended","executionStats","allPlansExecution"],"type":"string"}},"required":["connectionId","database","collection","method"],"type":"object"},"name":"explain","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"explainResult":{"additionalProperties":{},"propertyNames":{"type":"string"},"type":"object"},"method":{"enum":["aggregate","find","count"],"type":"string"},"verbosity":{"enum":["queryPlanner","queryPlannerExtended","executionStats","allPlansExecution"],"type":"string"}},"required":["explainResult","method","verbosity"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"export"},"description":"Export a query or aggregation results in the specified EJSON format.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"exportTarget":{"description":"The export target along with its arguments.","items":{"oneOf":[{"properties":{"arguments":{"description":"The arguments for 'find' operation.","properties":{"filter":{"additionalProperties":{},"description":"The query filter, matching the syntax of the query argument of db.collection.find()","properties":{},"type":"object"},"limit":{"type":"number"},"projection":{"additionalProperties":{},"description":"The projection, matching the syntax of the projection argument of db.collection.find()","properties":{},"type":"object"},"sort":{"additionalProperties":{"anyOf":[{"const":1,"type":"number"},{"const":-1,"type":"number"},{"const":"asc","type":"string"},{"const":"desc","type":"string"},{"const":"ascending","type":"string"},{"const":"descending","type":"string"},{"properties":{"$meta":{"type":"string"}},"required":["$meta"],"type":"object"}],"description":"The sort key and its direction"},"description":"A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).","propertyNames":{"type":"string"},"type":"object"}},"type":"object"},"name":{"const":"find","description":"The literal name 'find' to represent a find cursor as target.","type":"string"}},"required":["name","arguments"],"type":"object"},{"properties":{"arguments":{"description":"The arguments for 'aggregate' operation.","properties":{"pipeline":{"description":"An array of aggregation stages to execute.\n\nIf the user has asked for a vector search, `$vectorSearch` **MUST** be the first stage\nof the pipeline (or the first stage of a `$unionWith` sub-pipeline only when explicitly\ncombining unrelated result sets — for hybrid full-text + vector search, use `$rankFusion`\nor `$scoreFusion` instead, see below).\n\nIf the user has asked for lexical/Atlas search, use `$search` instead of `$text`.\n### Usage Rules for `$vectorSearch`\n- **Index Type Detection:**\n  Use the collection-indexes tool to determine if the target field has a classic vector index (type: 'vector') or an auto-embed index (type: 'autoEmbed').\n- **Classic Vector Search (type: 'vector'):**\n  Use 'queryVector' with embeddings as an array of numbers.\n- **Auto-Embed Vector Search (type: 'autoEmbed'):**\n  Use 'query' - MongoDB automatically generates embeddings at query time. Do NOT use 'queryVector' or 'embeddingParameters' for auto-embed indexes.\n- **Unset embeddings:**\n  Unless the user explicitly requests the embeddings, add an `$unset` stage **at the end of the pipeline** to remove the embedding field and avoid context limits. **The $unset stage in this situation is mandatory**.\n- **Pre-filtering:**\n  If the user requests additional filtering, include filters in `$vectorSearch.filter` only for pre-filter fields in the vector index.\n  NEVER include fields in $vectorSearch.filter that are not part of the vector index.\n- **Post-filtering:**\n  For all remaining filters, add a $match stage after $vectorSearch.\n- If unsure which fields are filterable, use the collection-indexes tool to determine valid prefilter fields.\n- If no requested filters are valid prefilters, omit the filter key from $vectorSearch.\n\n### Usage Rules for `$search`\n- Include the index name, unless you know for a fact there's a default index. If unsure, use the collection-indexes tool to determine the index name.\n- The `$search` stage supports multiple operators, such as 'autocomplete', 'text', 'geoWithin', and others. Choose the appropriate operator based on the user's query. If unsure of the exact syntax, consult the MongoDB Atlas Search documentation, which can be found here: https://www.mongodb.com/docs/atlas/atlas-search/operators-and-collectors/\n\n### Usage Rules for `$rankFusion` and `$scoreFusion` (Hybrid Search)\nUse these stages when the user wants to combine full-text (`$search`) and vector\n(`$vectorSearch`) retrieval into a single fused result set. **Prefer native\nfusion over a `$unionWith` + `$group` workaround** — the workaround averages\nincompatible score scales and produces wrong rankings.\n\n**Which stage to use:**\n- `$rankFusion` (MongoDB 8.0+) — Reciprocal Rank Fusion. The recommended default.\n  Normalizes scores across incompatible scales automatically. No score tuning needed.\n- `$scoreFusion` (MongoDB 8.2+) — Score-based fusion. Use when the user needs explicit\n  per-pipeline weights, score normalisation (sigmoid / minMaxScaler), or a custom\n  combination expression.\n\n**Construction rules:**\n- `$rankFusion` / `$scoreFusion` MUST be the first stage of the top-level pipeline.\n- Sub-pipelines go inside `input.pipelines` as a named map (not an array). Each name\n  must be non-empty, must not start with `$`, and must not contain `.` or null bytes.\n- Allowed stages inside sub-pipelines: `$search`, `$vectorSearch`, `$match`, `$sort`,\n  `$geoNear`, `$skip`, `$limit`. `$project` and `$unset` are NOT allowed inside sub-pipelines.\n- Do field shaping (`$project` / `$unset`) only AFTER the fusion stage, at the root.\n- Both a vectorSearch (or autoEmbed) index AND a search (lexical) index must exist on\n  the collection. Use the collection-indexes tool to confirm both before running a hybrid query.\n- Add a `$limit` stage after the fusion stage to cap the final result set.\n- Add `$unset` at the end to remove embedding fields and avoid context bloat.\n\n### Usage Rules for `$rerank` (Native Reranking)\nUse this stage when the user wants to reorder a set of candidate documents using a cross-encoder reranker model.\n\n**Construction rules:**\n- `$rerank` can be any stage in the pipeline on an Atlas cluster running MongoDB 8.3 or higher.\n- It is recommended to use `$rerank` after a sorted pipeline, e.g. `$search`, `$vectorSearch`, `$rankFusion`, `$scoreFusion`, or [`$match`, `$sort`].\n- $rerank must be enabled via the Native Reranking Project Setting\n- Set `numDocsToRerank` as the number of documents passed into `$rerank`. This will also limit the number of documents returned by `$rerank`\n- Set `path` as a field name or an array of field names that exist in all documents. Use `$match` or `$set` before `$rerank` to validate no fields are missing.\n- Add `$addFields` after `$rerank` to retrieve the reranker score.\n\n**`$rerank` example (recommended default):**\n```javascript\n[\n  {\n    $match: {\n      description: { $exists: true },\n      name: { $exists: true }\n    }\n  },\n  {\n    $sort: {\n      lastUpdated: -1\n    }\n  },\n  {\n    $rerank: {\n      query: {\n        text: \"query text including instructions\"\n      },\n      model: \"rerank-2.5\",\n      numDocsToRerank: 100,\n      path: [\"description\", \"name\"]\n    }\n  },\n  {\n    $addFields: {\n      rerankScore: { $meta: \"score\" }\n    }\n  }\n]\n```\n","items":{"anyOf":[{"properties":{"$vectorSearch":{"anyOf":[{"description":"Classic vector search using 'queryVector'. Use this when the indexed field has a classic vector index (type: 'vector'). Note to LLM: Use the collection-indexes tool to verify the target field has a classic vector index before using 'queryVector'.","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"filter":{"additionalProperties":{},"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","properties":{},"type":"object"},"index":{"description":"Name of the index, as retrieved from the `collection-indexes` tool.","type":"string"},"limit":{"default":10,"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"path":{"description":"Field, in dot notation, where to search. There must be a vector search index for that field.","type":"string"},"queryVector":{"description":"The vector embeddings to search for when using classic vector search indexes (type: 'vector'). Provide embeddings as an array of numbers. Use this for classic vector indexes. For auto-embed indexes (type: 'autoEmbed'), use 'query' instead.","items":{"type":"number"},"type":"array"}},"required":["index","path","queryVector"],"type":"object"},{"description":"Auto-embed vector search using 'query'. Use this when the indexed field has an auto-embed index (type: 'autoEmbed'). Note to LLM: Use the collection-indexes tool to verify the target field has an auto-embed index before using 'query'.","properties":{"exact":{"default":false,"description":"When true, uses an ENN algorithm, otherwise uses ANN. Using ENN is not compatible with numCandidates, in that case, numCandidates must be left empty.","type":"boolean"},"filter":{"additionalProperties":{},"description":"MQL filter that can only use filter fields from the index definition. Note to LLM: If unsure, use the `collection-indexes` tool to learn which fields can be used for filtering.","properties":{},"type":"object"},"index":{"description":"Name of the index, as retrieved from the `collection-indexes` tool.","type":"string"},"limit":{"default":10,"exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"model":{"description":"The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.","enum":["voyage-4","voyage-4-large","voyage-4-lite","voyage-code-3"],"type":"string"},"numCandidates":{"description":"Number of candidates for the ANN algorithm. Mandatory when exact is false.","exclusiveMinimum":0,"maximum":9007199254740991,"type":"integer"},"path":{"description":"Field, in dot notation, where to search. There must be a vector search index for that field.","type":"string"},"query":{"description":"The query to search for when using auto-embed indexes (type: 'autoEmbed'). MongoDB will automatically generate embeddings for the text at query time. Use this for auto-embed indexes, not 'queryVector'.","properties":{"text":{"description":"The text query to search for.","type":"string"}},"required":["text"],"type":"object"}},"required":["index","path","query"],"type":"object"}]}},"required":["$vectorSearch"],"type":"object"},{"additionalProperties":{},"properties":{},"type":"object"}]},"type":"array"}},"required":["pipeline"],"type":"object"},"name":{"const":"aggregate","description":"The literal name 'aggregate' to represent an aggregation cursor as target.","type":"string"}},"required":["name","arguments"],"type":"object"}]},"type":"array"},"exportTitle":{"description":"A short description to uniquely identify the export.","type":"string"},"jsonExportFormat":{"default":"relaxed","description":"The format to be used when exporting collection data as EJSON with default being relaxed.\nrelaxed: A string format that emphasizes readability and interoperability at the expense of type preservation. That is, conversion from relaxed format to BSON can lose type information.\ncanonical: A string format that emphasizes type preservation at the expense of readability and interoperability. That is, conversion from canonical to BSON will generally preserve type information except in certain specific cases.","enum":["relaxed","canonical"],"type":"string"}},"required":["connectionId","database","collection","exportTitle","exportTarget"],"type":"object"},"name":"export"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"find"},"description":"Run a find query against a MongoDB collection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"filter":{"additionalProperties":{},"description":"The query filter, matching the syntax of the query argument of db.collection.find()","properties":{},"type":"object"},"limit":{"default":10,"description":"The maximum number of documents to return","type":"number"},"projection":{"additionalProperties":{},"description":"The projection, matching the syntax of the projection argument of db.collection.find()","properties":{},"type":"object"},"responseBytesLimit":{"default":1048576,"description":"The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.","type":"number"},"sort":{"additionalProperties":{"anyOf":[{"const":1,"type":"number"},{"const":-1,"type":"number"},{"const":"asc","type":"string"},{"const":"desc","type":"string"},{"const":"ascending","type":"string"},{"const":"descending","type":"string"},{"properties":{"$meta":{"type":"string"}},"required":["$meta"],"type":"object"}],"description":"The sort key and its direction"},"description":"A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).","propertyNames":{"type":"string"},"type":"object"}},"required":["connectionId","database","collection"],"type":"object"},"name":"find","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"appliedLimits":{"description":"The limits applied to the find query","items":{"enum":["config.maxDocumentsPerQuery","config.maxBytesPerQuery","tool.responseBytesLimit"],"type":"string"},"type":"array"},"documents":{"description":"The documents returned by the find query","items":{},"type":"array"},"queryResultsCount":{"description":"The total number of documents returned by the find query","type":"number"}},"required":["documents","appliedLimits"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"insert-many"},"description":"Insert an array of documents into a MongoDB collection. If the list of documents is above com.mongodb/maxRequestPayloadBytes, consider inserting them in batches.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"documents":{"description":"The array of documents to insert, matching the syntax of the document argument of db.collection.insertMany().","items":{"additionalProperties":{},"description":"An individual MongoDB document","properties":{},"type":"object"},"type":"array"}},"required":["connectionId","database","collection","documents"],"type":"object"},"name":"insert-many","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"database":{"type":"string"},"insertedCount":{"type":"number"},"insertedIds":{"items":{},"type":"array"}},"required":["database","collection","insertedCount","insertedIds"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"list-collections"},"description":"List all collections for a given database","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"}},"required":["connectionId","database"],"type":"object"},"name":"list-collections","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collections":{"items":{"additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},"type":"array"},"totalCount":{"type":"number"}},"required":["collections","totalCount"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"list-connections"},"description":"List the active MongoDB connections and their connectionIds. Use this to find a connectionId established earlier.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"},"name":"list-connections","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connections":{"items":{"additionalProperties":false,"properties":{"connectionId":{"type":"string"},"createdAt":{"type":"string"},"description":{"type":"string"},"lastError":{"type":"string"},"lastUsedAt":{"type":"string"},"name":{"type":"string"},"source":{"enum":["explicit","preconfigured"],"type":"string"},"state":{"enum":["connected","connecting","disconnected","errored"],"type":"string"}},"required":["connectionId","name","source","description","createdAt","lastUsedAt"],"type":"object"},"type":"array"}},"required":["connections"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"list-databases"},"description":"List all databases for a MongoDB connection","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"}},"required":["connectionId"],"type":"object"},"name":"list-databases","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"databases":{"items":{"additionalProperties":false,"properties":{"name":{"type":"string"},"size":{"type":"number"}},"required":["name","size"],"type":"object"},"type":"array"},"totalCount":{"type":"number"}},"required":["databases","totalCount"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"list-knowledge-sources"},"description":"List available data sources in the MongoDB Assistant knowledge base. Use this to explore available data sources or to find search filter parameters to use in search-knowledge.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"},"name":"list-knowledge-sources"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"mongodb-logs"},"description":"Returns the most recent logged mongod events","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"limit":{"default":50,"description":"The maximum number of log entries to return.","maximum":1024,"minimum":1,"type":"integer"},"type":{"default":"global","description":"The type of logs to return. Global returns all recent log entries, while startupWarnings returns only warnings and errors from when the process started.","enum":["global","startupWarnings"],"type":"string"}},"required":["connectionId"],"type":"object"},"name":"mongodb-logs","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"logs":{"items":{"type":"string"},"type":"array"},"shownCount":{"type":"number"},"totalLinesWritten":{"type":"number"}},"required":["logs","totalLinesWritten","shownCount"],"type":"object"}},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"rename-collection"},"description":"Renames a collection in a MongoDB database","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"dropTarget":{"default":false,"description":"If true, drops the target collection if it exists","type":"boolean"},"newName":{"description":"The new name for the collection","type":"string"}},"required":["connectionId","database","collection","newName"],"type":"object"},"name":"rename-collection","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"database":{"type":"string"},"newCollection":{"type":"string"},"oldCollection":{"type":"string"},"renamed":{"type":"boolean"}},"required":["database","oldCollection","newCollection","renamed"],"type":"object"}},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"search-knowledge"},"description":"Search for information in the MongoDB Assistant knowledge base. This includes official documentation, curated expert guidance, and other resources provided by MongoDB. Supports filtering by data source and version.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"dataSources":{"description":"A list of one or more data sources to limit the search to. You can specify a specific version of a data source by providing the version label. If not provided, the latest version of all data sources will be searched. Available data sources and their versions can be listed by calling the list-knowledge-sources tool.","items":{"properties":{"name":{"description":"The name of the data source","type":"string"},"versionLabel":{"description":"The version label of the data source","type":"string"}},"required":["name"],"type":"object"},"type":"array"},"limit":{"default":5,"description":"The maximum number of results to return","maximum":100,"minimum":1,"type":"number"},"query":{"description":"A natural language query to search for in the MongoDB Assistant knowledge base. This should be a single question or a topic that is relevant to the user's MongoDB use case.","type":"string"}},"required":["query"],"type":"object"},"name":"search-knowledge"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"update-many"},"description":"Updates all documents that match the specified filter for a collection. If the list of documents is above com.mongodb/maxRequestPayloadBytes, consider updating them in batches.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"description":"Collection name","type":"string"},"connectionId":{"description":"The connection to run the operation against. Use the id returned by one of the connect tools.","type":"string"},"database":{"description":"Database name","type":"string"},"filter":{"additionalProperties":{},"description":"The selection criteria for the update, matching the syntax of the filter argument of db.collection.updateOne()","properties":{},"type":"object"},"update":{"additionalProperties":{},"description":"An update document describing the modifications to apply using update operator expressions","properties":{},"type":"object"},"upsert":{"description":"Controls whether to insert a new document if no documents match the filter","type":"boolean"}},"required":["connectionId","database","collection","update"],"type":"object"},"name":"update-many","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"collection":{"type":"string"},"database":{"type":"string"},"matchedCount":{"type":"number"},"modifiedCount":{"type":"number"},"upsertedCount":{"type":"number"},"upsertedId":{"type":"string"}},"required":["database","collection","matchedCount","modifiedCount","upsertedCount"],"type":"object"}}]"#,
 );
+
 /// Typed client for the MongoDB MCP Server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -4181,20 +4677,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -4202,12 +4702,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Run an aggregation against a MongoDB database
     ///
     /// MCP tool `aggregate-db`. Server hints: read-only, not destructive, open world.
@@ -4224,6 +4726,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("aggregate-db", arguments).await
     }
+
     /// Calls `aggregate-db` like [`Self::aggregate_db`], without unwrapping the result
     /// envelope.
     ///
@@ -4241,6 +4744,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "aggregate-db", arguments).await
     }
+
     /// Run an aggregation against a MongoDB collection
     ///
     /// MCP tool `aggregate`. Server hints: read-only, not destructive, open world.
@@ -4257,6 +4761,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("aggregate", arguments).await
     }
+
     /// Calls `aggregate` like [`Self::aggregate`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4273,6 +4778,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "aggregate", arguments).await
     }
+
     /// Describe the indexes for a collection
     ///
     /// MCP tool `collection-indexes`. Server hints: read-only, not destructive, open world.
@@ -4289,6 +4795,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("collection-indexes", arguments).await
     }
+
     /// Calls `collection-indexes` like [`Self::collection_indexes`], without unwrapping the
     /// result envelope.
     ///
@@ -4306,6 +4813,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "collection-indexes", arguments).await
     }
+
     /// Describe the schema for a collection
     ///
     /// MCP tool `collection-schema`. Server hints: read-only, not destructive, open world.
@@ -4322,6 +4830,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("collection-schema", arguments).await
     }
+
     /// Calls `collection-schema` like [`Self::collection_schema`], without unwrapping the
     /// result envelope.
     ///
@@ -4339,6 +4848,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "collection-schema", arguments).await
     }
+
     /// Gets the size of the collection
     ///
     /// MCP tool `collection-storage-size`. Server hints: read-only, not destructive, open
@@ -4356,6 +4866,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("collection-storage-size", arguments).await
     }
+
     /// Calls `collection-storage-size` like [`Self::collection_storage_size`], without
     /// unwrapping the result envelope.
     ///
@@ -4374,6 +4885,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "collection-storage-size", arguments)
             .await
     }
+
     /// Connect to a MongoDB instance and get back a connectionId to pass to the other MongoDB
     /// tools. Each call establishes a new, independent connection — multiple connections can be
     /// active at the same time.
@@ -4392,6 +4904,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("connect", arguments).await
     }
+
     /// Calls `connect` like [`Self::connect`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4408,6 +4921,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "connect", arguments).await
     }
+
     /// Gets the number of documents in a MongoDB collection using db.collection.count() and
     /// query as an optional filter parameter
     ///
@@ -4420,6 +4934,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("count", arguments).await
     }
+
     /// Calls `count` like [`Self::count`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4431,6 +4946,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "count", arguments).await
     }
+
     /// Creates a new collection in a database. If the database doesn't exist, it will be
     /// created automatically.
     ///
@@ -4448,6 +4964,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create-collection", arguments).await
     }
+
     /// Calls `create-collection` like [`Self::create_collection`], without unwrapping the
     /// result envelope.
     ///
@@ -4465,6 +4982,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create-collection", arguments).await
     }
+
     /// Create an index for a collection
     ///
     /// MCP tool `create-index`. Server hints: not read-only, not destructive, open world.
@@ -4481,6 +4999,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create-index", arguments).await
     }
+
     /// Calls `create-index` like [`Self::create_index`], without unwrapping the result
     /// envelope.
     ///
@@ -4498,6 +5017,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create-index", arguments).await
     }
+
     /// Returns statistics that reflect the use state of a single database
     ///
     /// MCP tool `db-stats`. Server hints: read-only, not destructive, open world.
@@ -4514,6 +5034,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("db-stats", arguments).await
     }
+
     /// Calls `db-stats` like [`Self::db_stats`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4530,6 +5051,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "db-stats", arguments).await
     }
+
     /// Removes all documents that match the filter from a MongoDB collection
     ///
     /// MCP tool `delete-many`. Server hints: not read-only, destructive, open world.
@@ -4546,6 +5068,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("delete-many", arguments).await
     }
+
     /// Calls `delete-many` like [`Self::delete_many`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4562,6 +5085,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "delete-many", arguments).await
     }
+
     /// Close a MongoDB connection and revoke its connectionId.
     ///
     /// MCP tool `disconnect`. Server hints: read-only, not destructive, open world.
@@ -4578,6 +5102,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("disconnect", arguments).await
     }
+
     /// Calls `disconnect` like [`Self::disconnect`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4594,6 +5119,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "disconnect", arguments).await
     }
+
     /// Removes a collection or view from the database. The method also removes any indexes
     /// associated with the dropped collection.
     ///
@@ -4611,6 +5137,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("drop-collection", arguments).await
     }
+
     /// Calls `drop-collection` like [`Self::drop_collection`], without unwrapping the result
     /// envelope.
     ///
@@ -4628,6 +5155,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "drop-collection", arguments).await
     }
+
     /// Removes the specified database, deleting the associated data files
     ///
     /// MCP tool `drop-database`. Server hints: not read-only, destructive, open world.
@@ -4644,6 +5172,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("drop-database", arguments).await
     }
+
     /// Calls `drop-database` like [`Self::drop_database`], without unwrapping the result
     /// envelope.
     ///
@@ -4661,6 +5190,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "drop-database", arguments).await
     }
+
     /// Drop an index for the provided database and collection.
     ///
     /// MCP tool `drop-index`. Server hints: not read-only, destructive, open world.
@@ -4677,6 +5207,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("drop-index", arguments).await
     }
+
     /// Calls `drop-index` like [`Self::drop_index`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4693,6 +5224,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "drop-index", arguments).await
     }
+
     /// Returns statistics describing the execution of the winning plan chosen by the query
     /// optimizer for the evaluated method
     ///
@@ -4710,6 +5242,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("explain", arguments).await
     }
+
     /// Calls `explain` like [`Self::explain`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4726,6 +5259,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "explain", arguments).await
     }
+
     /// Export a query or aggregation results in the specified EJSON format.
     ///
     /// MCP tool `export`. Server hints: read-only, not destructive, open world. The server
@@ -4735,6 +5269,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("export", arguments).await
     }
+
     /// Calls `export` like [`Self::export`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4746,6 +5281,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "export", arguments).await
     }
+
     /// Run a find query against a MongoDB collection
     ///
     /// MCP tool `find`. Server hints: read-only, not destructive, open world.
@@ -4757,6 +5293,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("find", arguments).await
     }
+
     /// Calls `find` like [`Self::find`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4768,6 +5305,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "find", arguments).await
     }
+
     /// Insert an array of documents into a MongoDB collection. If the list of documents is
     /// above com.mongodb/maxRequestPayloadBytes, consider inserting them in batches.
     ///
@@ -4785,6 +5323,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("insert-many", arguments).await
     }
+
     /// Calls `insert-many` like [`Self::insert_many`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4801,6 +5340,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "insert-many", arguments).await
     }
+
     /// List all collections for a given database
     ///
     /// MCP tool `list-collections`. Server hints: read-only, not destructive, open world.
@@ -4817,6 +5357,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list-collections", arguments).await
     }
+
     /// Calls `list-collections` like [`Self::list_collections`], without unwrapping the result
     /// envelope.
     ///
@@ -4834,6 +5375,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list-collections", arguments).await
     }
+
     /// List the active MongoDB connections and their connectionIds. Use this to find a
     /// connectionId established earlier.
     ///
@@ -4842,6 +5384,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list-connections").await?;
         self.caller.call_tool_decoded("list-connections", Map::new()).await
     }
+
     /// Calls `list-connections` like [`Self::list_connections`], without unwrapping the result
     /// envelope.
     ///
@@ -4850,6 +5393,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list-connections").await?;
         mcp_bindgen::call_checked(&self.caller, "list-connections", Map::new()).await
     }
+
     /// List all databases for a MongoDB connection
     ///
     /// MCP tool `list-databases`. Server hints: read-only, not destructive, open world.
@@ -4866,6 +5410,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("list-databases", arguments).await
     }
+
     /// Calls `list-databases` like [`Self::list_databases`], without unwrapping the result
     /// envelope.
     ///
@@ -4883,6 +5428,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "list-databases", arguments).await
     }
+
     /// Returns the most recent logged mongod events
     ///
     /// MCP tool `mongodb-logs`. Server hints: read-only, not destructive, open world.
@@ -4899,6 +5445,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("mongodb-logs", arguments).await
     }
+
     /// Calls `mongodb-logs` like [`Self::mongodb_logs`], without unwrapping the result
     /// envelope.
     ///
@@ -4916,6 +5463,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "mongodb-logs", arguments).await
     }
+
     /// Renames a collection in a MongoDB database
     ///
     /// MCP tool `rename-collection`. Server hints: not read-only, destructive, open world.
@@ -4932,6 +5480,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("rename-collection", arguments).await
     }
+
     /// Calls `rename-collection` like [`Self::rename_collection`], without unwrapping the
     /// result envelope.
     ///
@@ -4949,6 +5498,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "rename-collection", arguments).await
     }
+
     /// Updates all documents that match the specified filter for a collection. If the list of
     /// documents is above com.mongodb/maxRequestPayloadBytes, consider updating them in
     /// batches.
@@ -4967,6 +5517,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update-many", arguments).await
     }
+
     /// Calls `update-many` like [`Self::update_many`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -4983,6 +5534,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update-many", arguments).await
     }
+
     /// Search for information in the MongoDB Assistant knowledge base. This includes official
     /// documentation, curated expert guidance, and other resources provided by MongoDB.
     /// Supports filtering by data source and version.
@@ -5002,6 +5554,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search-knowledge", arguments).await
     }
+
     /// Calls `search-knowledge` like [`Self::search_knowledge`], without unwrapping the result
     /// envelope.
     ///
@@ -5019,6 +5572,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search-knowledge", arguments).await
     }
+
     /// List available data sources in the MongoDB Assistant knowledge base. Use this to explore
     /// available data sources or to find search filter parameters to use in search-knowledge.
     ///
@@ -5028,6 +5582,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "list-knowledge-sources").await?;
         self.caller.call_tool_decoded("list-knowledge-sources", Map::new()).await
     }
+
     /// Calls `list-knowledge-sources` like [`Self::list_knowledge_sources`], without unwrapping
     /// the result envelope.
     ///
@@ -5038,6 +5593,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -5050,6 +5606,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the MongoDB MCP Server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -5068,6 +5625,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("aggregate-db", "aggregate_db")) }
     }
+
     /// Answers `aggregate` in place of the server, with what [`Client::aggregate`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn aggregate(
@@ -5077,6 +5635,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("aggregate", "aggregate")) }
     }
+
     /// Answers `collection-indexes` in place of the server, with what
     /// [`Client::collection_indexes`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -5089,6 +5648,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("collection-indexes", "collection_indexes"))
         }
     }
+
     /// Answers `collection-schema` in place of the server, with what
     /// [`Client::collection_schema`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -5101,6 +5661,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("collection-schema", "collection_schema"))
         }
     }
+
     /// Answers `collection-storage-size` in place of the server, with what
     /// [`Client::collection_storage_size`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -5120,6 +5681,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `connect` in place of the server, with what [`Client::connect`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn connect(
@@ -5129,6 +5691,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("connect", "connect")) }
     }
+
     /// Answers `count` in place of the server, with what [`Client::count`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn count(
@@ -5138,6 +5701,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("count", "count")) }
     }
+
     /// Answers `create-collection` in place of the server, with what
     /// [`Client::create_collection`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -5150,6 +5714,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("create-collection", "create_collection"))
         }
     }
+
     /// Answers `create-index` in place of the server, with what [`Client::create_index`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -5160,6 +5725,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create-index", "create_index")) }
     }
+
     /// Answers `db-stats` in place of the server, with what [`Client::db_stats`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn db_stats(
@@ -5169,6 +5735,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("db-stats", "db_stats")) }
     }
+
     /// Answers `delete-many` in place of the server, with what [`Client::delete_many`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -5179,6 +5746,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("delete-many", "delete_many")) }
     }
+
     /// Answers `disconnect` in place of the server, with what [`Client::disconnect`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -5189,6 +5757,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("disconnect", "disconnect")) }
     }
+
     /// Answers `drop-collection` in place of the server, with what [`Client::drop_collection`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -5199,6 +5768,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("drop-collection", "drop_collection")) }
     }
+
     /// Answers `drop-database` in place of the server, with what [`Client::drop_database`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -5209,6 +5779,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("drop-database", "drop_database")) }
     }
+
     /// Answers `drop-index` in place of the server, with what [`Client::drop_index`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -5219,6 +5790,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("drop-index", "drop_index")) }
     }
+
     /// Answers `explain` in place of the server, with what [`Client::explain`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn explain(
@@ -5228,6 +5800,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("explain", "explain")) }
     }
+
     /// Answers `export` in place of the server, with what [`Client::export`] returns; an `Err`
     /// is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn export(
@@ -5237,6 +5810,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("export", "export")) }
     }
+
     /// Answers `find` in place of the server, with what [`Client::find`] returns; an `Err` is
     /// the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn find(
@@ -5246,6 +5820,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("find", "find")) }
     }
+
     /// Answers `insert-many` in place of the server, with what [`Client::insert_many`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -5256,6 +5831,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("insert-many", "insert_many")) }
     }
+
     /// Answers `list-collections` in place of the server, with what
     /// [`Client::list_collections`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -5268,6 +5844,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list-collections", "list_collections"))
         }
     }
+
     /// Answers `list-connections` in place of the server, with what
     /// [`Client::list_connections`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -5278,6 +5855,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("list-connections", "list_connections"))
         }
     }
+
     /// Answers `list-databases` in place of the server, with what [`Client::list_databases`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -5288,6 +5866,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("list-databases", "list_databases")) }
     }
+
     /// Answers `mongodb-logs` in place of the server, with what [`Client::mongodb_logs`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -5298,6 +5877,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("mongodb-logs", "mongodb_logs")) }
     }
+
     /// Answers `rename-collection` in place of the server, with what
     /// [`Client::rename_collection`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -5310,6 +5890,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("rename-collection", "rename_collection"))
         }
     }
+
     /// Answers `update-many` in place of the server, with what [`Client::update_many`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -5320,6 +5901,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update-many", "update_many")) }
     }
+
     /// Answers `search-knowledge` in place of the server, with what
     /// [`Client::search_knowledge`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -5332,6 +5914,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("search-knowledge", "search_knowledge"))
         }
     }
+
     /// Answers `list-knowledge-sources` in place of the server, with what
     /// [`Client::list_knowledge_sources`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -5348,15 +5931,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,17 +10,20 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `get_neo4j_schema`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct GetNeo4jSchemaArgs {
@@ -28,6 +31,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sample_size: Option<i64>,
     }
+
     /// The arguments of `read_neo4j_cypher`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadNeo4jCypherArgs {
@@ -37,6 +41,7 @@ pub mod types {
         /// The Cypher query to execute.
         pub query: String,
     }
+
     /// The arguments of `write_neo4j_cypher`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct WriteNeo4jCypherArgs {
@@ -47,28 +52,34 @@ pub mod types {
         pub query: String,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `get_neo4j_schema`, as the server sent it.
     pub(super) static GET_NEO4J_SCHEMA: ToolSchema = ToolSchema::new(
         r#"{"properties":{"sample_size":{"default":null,"description":"The sample size used to infer the graph schema. Larger samples are slower, but more accurate. Smaller samples are faster, but might miss information.","type":"integer"}},"type":"object"}"#,
     );
+
     /// The input schema of `read_neo4j_cypher`, as the server sent it.
     pub(super) static READ_NEO4J_CYPHER: ToolSchema = ToolSchema::new(
         r#"{"properties":{"query":{"description":"The Cypher query to execute.","type":"string"},"params":{"additionalProperties":true,"default":{},"description":"The parameters to pass to the Cypher query.","type":"object"}},"required":["query"],"type":"object"}"#,
     );
+
     /// The input schema of `write_neo4j_cypher`, as the server sent it.
     pub(super) static WRITE_NEO4J_CYPHER: ToolSchema = ToolSchema::new(
         r#"{"properties":{"query":{"description":"The Cypher query to execute.","type":"string"},"params":{"additionalProperties":true,"default":{},"description":"The parameters to pass to the Cypher query.","type":"object"}},"required":["query"],"type":"object"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "get_neo4j_schema",
     "read_neo4j_cypher",
     "write_neo4j_cypher",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -78,6 +89,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Get Neo4j Schema"},"description":"Returns nodes, their properties (with types and indexed flags), and relationships\nusing APOC's schema inspection.\n\nYou should only provide a `sample_size` value if requested by the user, or tuning the retrieval performance.\n\nPerformance Notes:\n    - If `sample_size` is not provided, uses the server's default sample setting defined in the server configuration.\n    - If retrieving the schema times out, try lowering the sample size, e.g. `sample_size=100`.\n    - To sample the entire graph use `sample_size=-1`.","inputSchema":{"properties":{"sample_size":{"default":null,"description":"The sample size used to infer the graph schema. Larger samples are slower, but more accurate. Smaller samples are faster, but might miss information.","type":"integer"}},"type":"object"},"name":"get_neo4j_schema","title":"Get Neo4j Schema"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Read Neo4j Cypher"},"description":"Execute a read Cypher query on the neo4j database.","inputSchema":{"properties":{"params":{"additionalProperties":true,"default":{},"description":"The parameters to pass to the Cypher query.","type":"object"},"query":{"description":"The Cypher query to execute.","type":"string"}},"required":["query"],"type":"object"},"name":"read_neo4j_cypher","title":"Read Neo4j Cypher"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"Write Neo4j Cypher"},"description":"Execute a write Cypher query on the neo4j database.","inputSchema":{"properties":{"params":{"additionalProperties":true,"default":{},"description":"The parameters to pass to the Cypher query.","type":"object"},"query":{"description":"The Cypher query to execute.","type":"string"}},"required":["query"],"type":"object"},"name":"write_neo4j_cypher","title":"Write Neo4j Cypher"}]"#,
 );
+
 /// Typed client for the mcp-neo4j-cypher MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -87,20 +99,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -108,12 +124,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Returns nodes, their properties (with types and indexed flags), and relationships
     /// using APOC's schema inspection.
     ///
@@ -141,6 +159,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_neo4j_schema", arguments).await
     }
+
     /// Calls `get_neo4j_schema` like [`Self::get_neo4j_schema`], without unwrapping the result
     /// envelope.
     ///
@@ -158,6 +177,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_neo4j_schema", arguments).await
     }
+
     /// Execute a read Cypher query on the neo4j database.
     ///
     /// MCP tool `read_neo4j_cypher` ("Read Neo4j Cypher"). Server hints: read-only, not
@@ -176,6 +196,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("read_neo4j_cypher", arguments).await
     }
+
     /// Calls `read_neo4j_cypher` like [`Self::read_neo4j_cypher`], without unwrapping the
     /// result envelope.
     ///
@@ -193,6 +214,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "read_neo4j_cypher", arguments).await
     }
+
     /// Execute a write Cypher query on the neo4j database.
     ///
     /// MCP tool `write_neo4j_cypher` ("Write Neo4j Cypher"). Server hints: not read-only,
@@ -211,6 +233,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("write_neo4j_cypher", arguments).await
     }
+
     /// Calls `write_neo4j_cypher` like [`Self::write_neo4j_cypher`], without unwrapping the
     /// result envelope.
     ///
@@ -229,6 +252,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "write_neo4j_cypher", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -241,6 +265,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the mcp-neo4j-cypher MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -261,6 +286,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_neo4j_schema", "get_neo4j_schema"))
         }
     }
+
     /// Answers `read_neo4j_cypher` in place of the server, with what
     /// [`Client::read_neo4j_cypher`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -273,6 +299,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("read_neo4j_cypher", "read_neo4j_cypher"))
         }
     }
+
     /// Answers `write_neo4j_cypher` in place of the server, with what
     /// [`Client::write_neo4j_cypher`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -286,15 +313,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,12 +28,14 @@ pub mod types {
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
     use serde_json::{Map, Value};
+
     /// The arguments of `API-create-a-comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiCreateACommentArgs {
         pub parent: ApiCreateACommentArgsParent,
         pub rich_text: Vec<ApiCreateACommentArgsRichTextItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiCreateACommentArgsParent {
@@ -43,6 +47,7 @@ pub mod types {
         },
         String(String),
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiCreateACommentArgsRichTextItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -52,12 +57,14 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiCreateACommentArgsRichTextItemSubtype0 {
         pub text: ApiCreateACommentArgsRichTextItemSubtype0Text,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiCreateACommentArgsRichTextItemSubtype0Text {
         /// The content of the comment
@@ -65,6 +72,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     /// The arguments of `API-create-a-data-source`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiCreateADataSourceArgs {
@@ -73,29 +81,34 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub title: Option<Vec<ApiCreateADataSourceArgsTitleItem>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiCreateADataSourceArgsParent {
         ApiCreateADataSourcePageIdParentRequest(ApiCreateADataSourcePageIdParentRequest),
         String(String),
     }
+
     impl From<ApiCreateADataSourcePageIdParentRequest>
     for ApiCreateADataSourceArgsParent {
         fn from(value: ApiCreateADataSourcePageIdParentRequest) -> Self {
             Self::ApiCreateADataSourcePageIdParentRequest(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiCreateADataSourceArgsProperties {
         Object(Map<String, Value>),
         String(String),
     }
+
     impl From<Map<String, Value>> for ApiCreateADataSourceArgsProperties {
         fn from(value: Map<String, Value>) -> Self {
             Self::Object(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiCreateADataSourceArgsTitleItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -105,12 +118,14 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiCreateADataSourcePageIdParentRequest {
         pub page_id: mcp_bindgen::__private::uuid::Uuid,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiCreateADataSourceRichTextRequest {
@@ -118,6 +133,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<ApiCreateADataSourceRichTextRequestType>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiCreateADataSourceRichTextRequestText {
@@ -125,6 +141,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub link: Option<Map<String, Value>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -141,6 +158,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for ApiCreateADataSourceRichTextRequestType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -148,8 +166,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiCreateADataSourceRichTextRequestType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "text" => Ok(Self::Text),
@@ -165,24 +185,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiCreateADataSourceRichTextRequestType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiCreateADataSourceRichTextRequestType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `API-delete-a-block`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiDeleteABlockArgs {
         /// Identifier for a Notion block
         pub block_id: String,
     }
+
     /// The arguments of `API-get-block-children`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiGetBlockChildrenArgs {
@@ -195,11 +221,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     /// The arguments of `API-get-user`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiGetUserArgs {
         pub user_id: mcp_bindgen::__private::uuid::Uuid,
     }
+
     /// The arguments of `API-get-users`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiGetUsersArgs {
@@ -210,6 +238,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     impl Default for ApiGetUsersArgs {
         fn default() -> Self {
             Self {
@@ -218,6 +247,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `API-list-data-source-templates`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiListDataSourceTemplatesArgs {
@@ -228,6 +258,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     /// The arguments of `API-move-page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiMovePageArgs {
@@ -235,17 +266,20 @@ pub mod types {
         pub page_id: mcp_bindgen::__private::uuid::Uuid,
         pub parent: ApiMovePageArgsParent,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiMovePageArgsParent {
         ApiMovePageMovePageParentRequest(ApiMovePageMovePageParentRequest),
         String(String),
     }
+
     impl From<ApiMovePageMovePageParentRequest> for ApiMovePageArgsParent {
         fn from(value: ApiMovePageMovePageParentRequest) -> Self {
             Self::ApiMovePageMovePageParentRequest(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiMovePageMovePageParentRequest {
@@ -270,6 +304,7 @@ pub mod types {
             extra: Map<String, Value>,
         },
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -286,6 +321,7 @@ pub mod types {
         #[serde(rename = "page_id")]
         PageId,
     }
+
     impl fmt::Display for ApiMovePageMovePageParentRequestVariant0Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -293,8 +329,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiMovePageMovePageParentRequestVariant0Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "page_id" => Ok(Self::PageId),
@@ -310,18 +348,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiMovePageMovePageParentRequestVariant0Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiMovePageMovePageParentRequestVariant0Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -338,6 +381,7 @@ pub mod types {
         #[serde(rename = "database_id")]
         DatabaseId,
     }
+
     impl fmt::Display for ApiMovePageMovePageParentRequestVariant1Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -345,8 +389,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiMovePageMovePageParentRequestVariant1Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "database_id" => Ok(Self::DatabaseId),
@@ -362,18 +408,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiMovePageMovePageParentRequestVariant1Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiMovePageMovePageParentRequestVariant1Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -390,6 +441,7 @@ pub mod types {
         #[serde(rename = "workspace")]
         Workspace,
     }
+
     impl fmt::Display for ApiMovePageMovePageParentRequestVariant2Type {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -397,8 +449,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiMovePageMovePageParentRequestVariant2Type {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "workspace" => Ok(Self::Workspace),
@@ -414,18 +468,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiMovePageMovePageParentRequestVariant2Type {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiMovePageMovePageParentRequestVariant2Type {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `API-patch-block-children`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiPatchBlockChildrenArgs {
@@ -437,6 +496,7 @@ pub mod types {
         /// Child content to append to a container block as an array of [block objects](ref:block)
         pub children: Vec<ApiPatchBlockChildrenArgsChildrenItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiPatchBlockChildrenArgsChildrenItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -446,6 +506,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiPatchBlockChildrenBlockObjectRequest {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -453,6 +514,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<ApiPatchBlockChildrenBulletedListItemBlockRequest>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchBlockChildrenBulletedListItemBlockRequest {
@@ -463,11 +525,13 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<ApiPatchBlockChildrenBulletedListItemBlockRequestType>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchBlockChildrenBulletedListItemBlockRequestBulletedListItem {
         pub rich_text: Vec<ApiPatchBlockChildrenRichTextRequest>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -484,6 +548,7 @@ pub mod types {
         #[serde(rename = "bulleted_list_item")]
         BulletedListItem,
     }
+
     impl fmt::Display for ApiPatchBlockChildrenBulletedListItemBlockRequestType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -491,8 +556,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPatchBlockChildrenBulletedListItemBlockRequestType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "bulleted_list_item" => Ok(Self::BulletedListItem),
@@ -508,18 +575,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPatchBlockChildrenBulletedListItemBlockRequestType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPatchBlockChildrenBulletedListItemBlockRequestType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchBlockChildrenParagraphBlockRequest {
@@ -528,11 +600,13 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<ApiPatchBlockChildrenParagraphBlockRequestType>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchBlockChildrenParagraphBlockRequestParagraph {
         pub rich_text: Vec<ApiPatchBlockChildrenRichTextRequest>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -549,6 +623,7 @@ pub mod types {
         #[serde(rename = "paragraph")]
         Paragraph,
     }
+
     impl fmt::Display for ApiPatchBlockChildrenParagraphBlockRequestType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -556,8 +631,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPatchBlockChildrenParagraphBlockRequestType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "paragraph" => Ok(Self::Paragraph),
@@ -573,18 +650,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPatchBlockChildrenParagraphBlockRequestType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPatchBlockChildrenParagraphBlockRequestType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchBlockChildrenRichTextRequest {
@@ -592,6 +674,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<ApiPatchBlockChildrenRichTextRequestType>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchBlockChildrenRichTextRequestText {
@@ -599,6 +682,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub link: Option<Map<String, Value>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -615,6 +699,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for ApiPatchBlockChildrenRichTextRequestType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -622,8 +707,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPatchBlockChildrenRichTextRequestType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "text" => Ok(Self::Text),
@@ -639,18 +726,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPatchBlockChildrenRichTextRequestType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPatchBlockChildrenRichTextRequestType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `API-patch-page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiPatchPageArgs {
@@ -668,6 +760,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<ApiPatchPageArgsProperties>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged, deny_unknown_fields)]
     pub enum ApiPatchPageArgsCover {
@@ -678,11 +771,13 @@ pub mod types {
         },
         String(String),
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiPatchPageArgsCoverObjectExternal {
         pub url: String,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -699,6 +794,7 @@ pub mod types {
         #[serde(rename = "external")]
         External,
     }
+
     impl fmt::Display for ApiPatchPageArgsCoverObjectType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -706,8 +802,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPatchPageArgsCoverObjectType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "external" => Ok(Self::External),
@@ -723,35 +821,43 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPatchPageArgsCoverObjectType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPatchPageArgsCoverObjectType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged, deny_unknown_fields)]
     pub enum ApiPatchPageArgsIcon {
         Object { emoji: String },
         String(String),
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiPatchPageArgsProperties {
         Object(Map<String, Value>),
         String(String),
     }
+
     impl From<Map<String, Value>> for ApiPatchPageArgsProperties {
         fn from(value: Map<String, Value>) -> Self {
             Self::Object(value)
         }
     }
+
     /// The arguments of `API-post-page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiPostPageArgs {
@@ -767,6 +873,7 @@ pub mod types {
         pub parent: ApiPostPageArgsParent,
         pub properties: ApiPostPageArgsProperties,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiPostPageArgsChildrenItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -776,6 +883,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiPostPageArgsParent {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -783,17 +891,20 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_1: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiPostPageArgsProperties {
         Object(Map<String, Value>),
         String(String),
     }
+
     impl From<Map<String, Value>> for ApiPostPageArgsProperties {
         fn from(value: Map<String, Value>) -> Self {
             Self::Object(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiPostPageDataSourceIdParentRequest {
         pub database_id: mcp_bindgen::__private::uuid::Uuid,
@@ -802,6 +913,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -818,6 +930,7 @@ pub mod types {
         #[serde(rename = "database_id")]
         DatabaseId,
     }
+
     impl fmt::Display for ApiPostPageDataSourceIdParentRequestType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -825,8 +938,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPostPageDataSourceIdParentRequestType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "database_id" => Ok(Self::DatabaseId),
@@ -842,24 +957,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPostPageDataSourceIdParentRequestType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPostPageDataSourceIdParentRequestType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiPostPagePageIdParentRequest {
         pub page_id: mcp_bindgen::__private::uuid::Uuid,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiPostPageParentRequest {
@@ -872,16 +993,19 @@ pub mod types {
             extra: Map<String, Value>,
         },
     }
+
     impl From<ApiPostPagePageIdParentRequest> for ApiPostPageParentRequest {
         fn from(value: ApiPostPagePageIdParentRequest) -> Self {
             Self::ApiPostPagePageIdParentRequest(value)
         }
     }
+
     impl From<ApiPostPageDataSourceIdParentRequest> for ApiPostPageParentRequest {
         fn from(value: ApiPostPageDataSourceIdParentRequest) -> Self {
             Self::ApiPostPageDataSourceIdParentRequest(value)
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -898,6 +1022,7 @@ pub mod types {
         #[serde(rename = "workspace")]
         Workspace,
     }
+
     impl fmt::Display for ApiPostPageParentRequestObjectType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -905,8 +1030,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPostPageParentRequestObjectType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "workspace" => Ok(Self::Workspace),
@@ -922,18 +1049,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPostPageParentRequestObjectType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPostPageParentRequestObjectType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `API-post-search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiPostSearchArgs {
@@ -951,6 +1083,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     impl Default for ApiPostSearchArgs {
         fn default() -> Self {
             Self {
@@ -962,6 +1095,7 @@ pub mod types {
             }
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiPostSearchArgsFilter {
@@ -977,6 +1111,7 @@ pub mod types {
         },
         String(String),
     }
+
     /// The value of the property to filter the results by.  Possible values for object type include `page` or `data_source`.  **Limitation**: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
     #[derive(
         Deserialize,
@@ -996,6 +1131,7 @@ pub mod types {
         #[serde(rename = "data_source")]
         DataSource,
     }
+
     impl fmt::Display for ApiPostSearchArgsFilterObjectValue {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1004,8 +1140,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiPostSearchArgsFilterObjectValue {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "page" => Ok(Self::Page),
@@ -1022,18 +1160,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiPostSearchArgsFilterObjectValue {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiPostSearchArgsFilterObjectValue {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiPostSearchArgsSort {
@@ -1049,6 +1192,7 @@ pub mod types {
         },
         String(String),
     }
+
     /// The arguments of `API-query-data-source`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiQueryDataSourceArgs {
@@ -1070,17 +1214,20 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiQueryDataSourceArgsFilter {
         Object(Map<String, Value>),
         String(String),
     }
+
     impl From<Map<String, Value>> for ApiQueryDataSourceArgsFilter {
         fn from(value: Map<String, Value>) -> Self {
             Self::Object(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiQueryDataSourceArgsFilterPropertiesItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -1090,6 +1237,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiQueryDataSourceArgsSortsItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -1099,6 +1247,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiQueryDataSourceSortObject {
         pub direction: ApiQueryDataSourceSortObjectDirection,
@@ -1106,6 +1255,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1124,6 +1274,7 @@ pub mod types {
         #[serde(rename = "descending")]
         Descending,
     }
+
     impl fmt::Display for ApiQueryDataSourceSortObjectDirection {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1132,8 +1283,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiQueryDataSourceSortObjectDirection {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "ascending" => Ok(Self::Ascending),
@@ -1150,24 +1303,30 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiQueryDataSourceSortObjectDirection {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiQueryDataSourceSortObjectDirection {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `API-retrieve-a-block`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrieveABlockArgs {
         /// Identifier for a Notion block
         pub block_id: String,
     }
+
     /// The arguments of `API-retrieve-a-comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrieveACommentArgs {
@@ -1180,18 +1339,21 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     /// The arguments of `API-retrieve-a-data-source`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrieveADataSourceArgs {
         /// Identifier for a Notion data source
         pub data_source_id: String,
     }
+
     /// The arguments of `API-retrieve-a-database`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrieveADatabaseArgs {
         /// Identifier for a Notion database
         pub database_id: String,
     }
+
     /// The arguments of `API-retrieve-a-page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrieveAPageArgs {
@@ -1201,6 +1363,7 @@ pub mod types {
         /// Identifier for a Notion page
         pub page_id: String,
     }
+
     /// The arguments of `API-retrieve-a-page-property`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrieveAPagePropertyArgs {
@@ -1215,6 +1378,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
     }
+
     /// The arguments of `API-retrieve-page-markdown`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiRetrievePageMarkdownArgs {
@@ -1224,6 +1388,7 @@ pub mod types {
         /// Identifier for a Notion page (or block) to read or update as markdown.
         pub page_id: mcp_bindgen::__private::uuid::Uuid,
     }
+
     /// The arguments of `API-update-a-block`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiUpdateABlockArgs {
@@ -1235,17 +1400,20 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<ApiUpdateABlockArgsType>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiUpdateABlockArgsType {
         Object(Map<String, Value>),
         String(String),
     }
+
     impl From<Map<String, Value>> for ApiUpdateABlockArgsType {
         fn from(value: Map<String, Value>) -> Self {
             Self::Object(value)
         }
     }
+
     /// The arguments of `API-update-a-data-source`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiUpdateADataSourceArgs {
@@ -1258,6 +1426,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub title: Option<Vec<ApiUpdateADataSourceArgsTitleItem>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiUpdateADataSourceArgsDescriptionItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -1267,17 +1436,20 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiUpdateADataSourceArgsProperties {
         Object(Map<String, Value>),
         String(String),
     }
+
     impl From<Map<String, Value>> for ApiUpdateADataSourceArgsProperties {
         fn from(value: Map<String, Value>) -> Self {
             Self::Object(value)
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     pub struct ApiUpdateADataSourceArgsTitleItem {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -1287,6 +1459,7 @@ pub mod types {
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         pub subtype_2: Option<Map<String, Value>>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiUpdateADataSourceRichTextRequest {
@@ -1294,6 +1467,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<ApiUpdateADataSourceRichTextRequestType>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct ApiUpdateADataSourceRichTextRequestText {
@@ -1301,6 +1475,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub link: Option<Map<String, Value>>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1317,6 +1492,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for ApiUpdateADataSourceRichTextRequestType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1324,8 +1500,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiUpdateADataSourceRichTextRequestType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "text" => Ok(Self::Text),
@@ -1341,18 +1519,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiUpdateADataSourceRichTextRequestType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiUpdateADataSourceRichTextRequestType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `API-update-page-markdown`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiUpdatePageMarkdownArgs {
@@ -1370,6 +1553,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub update_content: Option<ApiUpdatePageMarkdownArgsUpdateContent>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiUpdatePageMarkdownArgsInsertContent {
@@ -1386,6 +1570,7 @@ pub mod types {
         },
         String(String),
     }
+
     /// Insert at the start or end of the page. Cannot be combined with after.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiUpdatePageMarkdownArgsInsertContentObjectPosition {
@@ -1394,6 +1579,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: Map<String, Value>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -1412,6 +1598,7 @@ pub mod types {
         #[serde(rename = "end")]
         End,
     }
+
     impl fmt::Display for ApiUpdatePageMarkdownArgsInsertContentObjectPositionType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1420,8 +1607,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiUpdatePageMarkdownArgsInsertContentObjectPositionType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "start" => Ok(Self::Start),
@@ -1438,18 +1627,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiUpdatePageMarkdownArgsInsertContentObjectPositionType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiUpdatePageMarkdownArgsInsertContentObjectPositionType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiUpdatePageMarkdownArgsReplaceContent {
@@ -1464,6 +1658,7 @@ pub mod types {
         },
         String(String),
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiUpdatePageMarkdownArgsReplaceContentRange {
@@ -1480,6 +1675,7 @@ pub mod types {
         },
         String(String),
     }
+
     /// The kind of edit to apply. Prefer `replace_content` (overwrite the whole page) or `update_content` (targeted find-and-replace). `insert_content` and `replace_content_range` are deprecated.
     #[derive(
         Deserialize,
@@ -1503,6 +1699,7 @@ pub mod types {
         #[serde(rename = "replace_content_range")]
         ReplaceContentRange,
     }
+
     impl fmt::Display for ApiUpdatePageMarkdownArgsType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1513,8 +1710,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for ApiUpdatePageMarkdownArgsType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "replace_content" => Ok(Self::ReplaceContent),
@@ -1533,18 +1732,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for ApiUpdatePageMarkdownArgsType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for ApiUpdatePageMarkdownArgsType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum ApiUpdatePageMarkdownArgsUpdateContent {
@@ -1561,6 +1765,7 @@ pub mod types {
         },
         String(String),
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiUpdatePageMarkdownArgsUpdateContentObjectContentUpdatesItem {
         /// Replacement Markdown text.
@@ -1574,102 +1779,127 @@ pub mod types {
         pub extra: Map<String, Value>,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `API-get-user`, as the server sent it.
     pub(super) static API_GET_USER: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"user_id":{"type":"string","format":"uuid"}},"required":["user_id"]}"##,
     );
+
     /// The input schema of `API-get-users`, as the server sent it.
     pub(super) static API_GET_USERS: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"start_cursor":{"type":"string","description":"If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results."},"page_size":{"type":"integer","default":100,"description":"The number of items from the full list desired in the response. Maximum: 100"}},"required":[]}"##,
     );
+
     /// The input schema of `API-post-search`, as the server sent it.
     pub(super) static API_POST_SEARCH: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"query":{"type":"string","description":"The text that the API compares page and database titles against."},"sort":{"anyOf":[{"type":"object","description":"A set of criteria, `direction` and `timestamp` keys, that orders the results. The **only** supported timestamp value is `\"last_edited_time\"`. Supported `direction` values are `\"ascending\"` and `\"descending\"`. If `sort` is not provided, then the most recently edited results are returned first.","properties":{"direction":{"type":"string","description":"The direction to sort. Possible values include `ascending` and `descending`."},"timestamp":{"type":"string","description":"The name of the timestamp to sort against. Possible values include `last_edited_time`."}},"additionalProperties":true},{"type":"string"}]},"filter":{"anyOf":[{"type":"object","description":"A set of criteria, `value` and `property` keys, that limits the results to either only pages or only data sources. Possible `value` values are `\"page\"` or `\"data_source\"`. The only supported `property` value is `\"object\"`.","properties":{"value":{"type":"string","description":"The value of the property to filter the results by.  Possible values for object type include `page` or `data_source`.  **Limitation**: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)","enum":["page","data_source"]},"property":{"type":"string","description":"The name of the property to filter by. Currently the only property you can filter by is the object type.  Possible values include `object`.   Limitation: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)"}},"additionalProperties":true},{"type":"string"}]},"start_cursor":{"type":"string","description":"A `cursor` value returned in a previous response that If supplied, limits the response to results starting after the `cursor`. If not supplied, then the first page of results is returned. Refer to [pagination](https://developers.notion.com/reference/intro#pagination) for more details."},"page_size":{"type":"integer","format":"int32","description":"The number of items from the full list to include in the response. Maximum: `100`.","default":100}},"required":[]}"##,
     );
+
     /// The input schema of `API-get-block-children`, as the server sent it.
     pub(super) static API_GET_BLOCK_CHILDREN: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"block_id":{"type":"string","description":"Identifier for a [block](ref:block)"},"start_cursor":{"type":"string","description":"If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results."},"page_size":{"type":"integer","format":"int32","default":100,"description":"The number of items from the full list desired in the response. Maximum: 100"}},"required":["block_id"]}"##,
     );
+
     /// The input schema of `API-patch-block-children`, as the server sent it.
     pub(super) static API_PATCH_BLOCK_CHILDREN: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"block_id":{"type":"string","description":"Identifier for a [block](ref:block). Also accepts a [page](ref:page) ID."},"children":{"type":"array","description":"Child content to append to a container block as an array of [block objects](ref:block)","items":{"anyOf":[{"$ref":"#/$defs/blockObjectRequest"},{"type":"string"},{"type":"object","additionalProperties":true}]}},"after":{"type":"string","description":"The ID of the existing block that the new block should be appended after."}},"required":["block_id","children"]}"##,
     );
+
     /// The input schema of `API-retrieve-a-block`, as the server sent it.
     pub(super) static API_RETRIEVE_A_BLOCK: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"block_id":{"type":"string","description":"Identifier for a Notion block"}},"required":["block_id"]}"##,
     );
+
     /// The input schema of `API-update-a-block`, as the server sent it.
     pub(super) static API_UPDATE_A_BLOCK: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"block_id":{"type":"string","description":"Identifier for a Notion block"},"type":{"anyOf":[{"type":"object","description":"The [block object `type`](ref:block#block-object-keys) value with the properties to be updated. Currently only `text` (for supported block types) and `checked` (for `to_do` blocks) fields can be updated.","properties":{},"additionalProperties":true},{"type":"string"}]},"archived":{"type":"boolean","description":"Set to true to archive (delete) a block. Set to false to un-archive (restore) a block.","default":true}},"required":["block_id"]}"##,
     );
+
     /// The input schema of `API-delete-a-block`, as the server sent it.
     pub(super) static API_DELETE_A_BLOCK: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"block_id":{"type":"string","description":"Identifier for a Notion block"}},"required":["block_id"]}"##,
     );
+
     /// The input schema of `API-retrieve-a-page`, as the server sent it.
     pub(super) static API_RETRIEVE_A_PAGE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"page_id":{"type":"string","description":"Identifier for a Notion page"},"filter_properties":{"type":"string","description":"A list of page property value IDs associated with the page. Use this param to limit the response to a specific page property value or values. To retrieve multiple properties, specify each page property ID. For example: `?filter_properties=iAk8&filter_properties=b7dh`."}},"required":["page_id"]}"##,
     );
+
     /// The input schema of `API-patch-page`, as the server sent it.
     pub(super) static API_PATCH_PAGE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"page_id":{"type":"string","description":"The identifier for the Notion page to be updated."},"properties":{"anyOf":[{"type":"object","description":"The property values to update for the page. The keys are the names or IDs of the property and the values are property values. If a page property ID is not included, then it is not changed.","additionalProperties":true},{"type":"string"}]},"in_trash":{"type":"boolean","description":"Set to true to delete a block. Set to false to restore a block.","default":false},"archived":{"type":"boolean"},"icon":{"anyOf":[{"type":"object","description":"A page icon for the page. Supported types are [external file object](https://developers.notion.com/reference/file-object) or [emoji object](https://developers.notion.com/reference/emoji-object).","properties":{"emoji":{"type":"string"}},"required":["emoji"],"additionalProperties":false},{"type":"string"}]},"cover":{"anyOf":[{"type":"object","description":"A cover image for the page. Only [external file objects](https://developers.notion.com/reference/file-object) are supported.","properties":{"external":{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false},"type":{"type":"string","enum":["external"]}},"required":["external"],"additionalProperties":false},{"type":"string"}]}},"required":["page_id"]}"##,
     );
+
     /// The input schema of `API-post-page`, as the server sent it.
     pub(super) static API_POST_PAGE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"parent":{"anyOf":[{"$ref":"#/$defs/parentRequest"},{"type":"string"}]},"properties":{"anyOf":[{"type":"object","description":"The property values for the new page. The keys are the names or IDs of the property and the values are property values.","additionalProperties":true},{"type":"string"}]},"children":{"type":"array","description":"The content to be rendered on the new page, represented as an array of [block objects](https://developers.notion.com/reference/block).","items":{"anyOf":[{"type":"string"},{"type":"string"},{"type":"object","additionalProperties":true}]}},"icon":{"type":"string","format":"json","description":"The icon of the new page. Either an [emoji object](https://developers.notion.com/reference/emoji-object) or an [external file object](https://developers.notion.com/reference/file-object).."},"cover":{"type":"string","format":"json","description":"The cover image of the new page, represented as a [file object](https://developers.notion.com/reference/file-object)."}},"required":["parent","properties"]}"##,
     );
+
     /// The input schema of `API-retrieve-a-page-property`, as the server sent it.
     pub(super) static API_RETRIEVE_A_PAGE_PROPERTY: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"page_id":{"type":"string","description":"Identifier for a Notion page"},"property_id":{"type":"string","description":"Identifier for a page [property](https://developers.notion.com/reference/page#all-property-values)"},"page_size":{"type":"integer","format":"int32","description":"For paginated properties. The max number of property item objects on a page. The default size is 100"},"start_cursor":{"type":"string","description":"For paginated properties."}},"required":["page_id","property_id"]}"##,
     );
+
     /// The input schema of `API-retrieve-a-comment`, as the server sent it.
     pub(super) static API_RETRIEVE_A_COMMENT: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"block_id":{"type":"string","description":"Identifier for a Notion block or page"},"start_cursor":{"type":"string","description":"If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results."},"page_size":{"type":"integer","format":"int32","description":"The number of items from the full list desired in the response. Maximum: 100"}},"required":["block_id"]}"##,
     );
+
     /// The input schema of `API-create-a-comment`, as the server sent it.
     pub(super) static API_CREATE_A_COMMENT: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"parent":{"anyOf":[{"type":"object","description":"The page that contains the comment","properties":{"page_id":{"type":"string","description":"the page ID"}},"required":["page_id"],"additionalProperties":true},{"type":"string"}]},"rich_text":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string","description":"The content of the comment"}},"required":["content"],"additionalProperties":true}},"required":["text"],"additionalProperties":true},{"type":"string"},{"type":"object","additionalProperties":true}]}}},"required":["parent","rich_text"]}"##,
     );
+
     /// The input schema of `API-query-data-source`, as the server sent it.
     pub(super) static API_QUERY_DATA_SOURCE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"data_source_id":{"type":"string","description":"Identifier for a Notion data source (database)"},"filter_properties":{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"string"},{"type":"object","additionalProperties":true}]},"description":"A list of page property value IDs to limit the response"},"filter":{"anyOf":[{"type":"object","description":"Filter conditions for querying the data source","additionalProperties":true},{"type":"string"}]},"sorts":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/sortObject"},{"type":"string"},{"type":"object","additionalProperties":true}]}},"start_cursor":{"type":"string"},"page_size":{"type":"integer","default":100},"archived":{"type":"boolean"},"in_trash":{"type":"boolean"}},"required":["data_source_id"]}"##,
     );
+
     /// The input schema of `API-retrieve-a-data-source`, as the server sent it.
     pub(super) static API_RETRIEVE_A_DATA_SOURCE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"data_source_id":{"type":"string","description":"Identifier for a Notion data source"}},"required":["data_source_id"]}"##,
     );
+
     /// The input schema of `API-update-a-data-source`, as the server sent it.
     pub(super) static API_UPDATE_A_DATA_SOURCE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"data_source_id":{"type":"string","description":"Identifier for a Notion data source"},"title":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"type":"object","additionalProperties":true}]}},"description":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"type":"object","additionalProperties":true}]}},"properties":{"anyOf":[{"type":"object","description":"Property schema updates","additionalProperties":true},{"type":"string"}]}},"required":["data_source_id"]}"##,
     );
+
     /// The input schema of `API-create-a-data-source`, as the server sent it.
     pub(super) static API_CREATE_A_DATA_SOURCE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"parent":{"anyOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"type":"string"}]},"properties":{"anyOf":[{"type":"object","description":"Property schema of data source","additionalProperties":true},{"type":"string"}]},"title":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"type":"object","additionalProperties":true}]}}},"required":["parent","properties"]}"##,
     );
+
     /// The input schema of `API-list-data-source-templates`, as the server sent it.
     pub(super) static API_LIST_DATA_SOURCE_TEMPLATES: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"data_source_id":{"type":"string","description":"Identifier for a Notion data source"},"start_cursor":{"type":"string"},"page_size":{"type":"integer","default":100}},"required":["data_source_id"]}"##,
     );
+
     /// The input schema of `API-retrieve-a-database`, as the server sent it.
     pub(super) static API_RETRIEVE_A_DATABASE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"database_id":{"type":"string","description":"Identifier for a Notion database"}},"required":["database_id"]}"##,
     );
+
     /// The input schema of `API-move-page`, as the server sent it.
     pub(super) static API_MOVE_PAGE: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"page_id":{"type":"string","format":"uuid","description":"Identifier for a Notion page"},"parent":{"anyOf":[{"$ref":"#/$defs/movePageParentRequest"},{"type":"string"}]}},"required":["page_id","parent"]}"##,
     );
+
     /// The input schema of `API-retrieve-page-markdown`, as the server sent it.
     pub(super) static API_RETRIEVE_PAGE_MARKDOWN: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"page_id":{"type":"string","format":"uuid","description":"Identifier for a Notion page (or block) to read or update as markdown."},"include_transcript":{"type":"boolean","default":false,"description":"Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript."}},"required":["page_id"]}"##,
     );
+
     /// The input schema of `API-update-page-markdown`, as the server sent it.
     pub(super) static API_UPDATE_PAGE_MARKDOWN: ToolSchema = ToolSchema::new(
         r##"{"$defs":{"richTextRequest":{"type":"object","properties":{"text":{"type":"object","properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"additionalProperties":false},"type":{"type":"string","enum":["text"]}},"required":["text"],"additionalProperties":false},"pageIdParentRequest":{"type":"object","properties":{"page_id":{"type":"string","format":"uuid"}},"required":["page_id"],"additionalProperties":true},"dataSourceIdParentRequest":{"type":"object","properties":{"type":{"type":"string","const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["database_id"],"additionalProperties":true},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"movePageParentRequest":{"oneOf":[{"type":"object","properties":{"type":{"const":"page_id"},"page_id":{"type":"string","format":"uuid"}},"required":["type","page_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"database_id"},"database_id":{"type":"string","format":"uuid"}},"required":["type","database_id"],"additionalProperties":true},{"type":"object","properties":{"type":{"const":"workspace"}},"required":["type"],"additionalProperties":true}]},"sortObject":{"type":"object","properties":{"property":{"type":"string"},"direction":{"type":"string","enum":["ascending","descending"]}},"required":["property","direction"],"additionalProperties":true},"paragraphBlockRequest":{"type":"object","properties":{"paragraph":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["paragraph"]}},"additionalProperties":false},"bulletedListItemBlockRequest":{"type":"object","properties":{"bulleted_list_item":{"type":"object","properties":{"rich_text":{"type":"array","items":{"$ref":"#/$defs/richTextRequest"}}},"required":["rich_text"],"additionalProperties":false},"type":{"type":"string","enum":["bulleted_list_item"]}},"additionalProperties":false},"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]}},"type":"object","properties":{"page_id":{"type":"string","format":"uuid","description":"Identifier for a Notion page (or block) to read or update as markdown."},"type":{"type":"string","description":"The kind of edit to apply. Prefer `replace_content` (overwrite the whole page) or `update_content` (targeted find-and-replace). `insert_content` and `replace_content_range` are deprecated.","enum":["replace_content","update_content","insert_content","replace_content_range"]},"replace_content":{"anyOf":[{"type":"object","description":"Provide when type is `replace_content`. Replaces the entire page content.","properties":{"new_str":{"type":"string","description":"The complete new page content as enhanced Markdown."},"allow_deleting_content":{"type":"boolean","description":"Permit deletion of existing child pages/databases that are no longer present in the new content."}},"required":["new_str"],"additionalProperties":true},{"type":"string"}]},"update_content":{"anyOf":[{"type":"object","description":"Provide when type is `update_content`. Applies targeted find-and-replace edits.","properties":{"content_updates":{"type":"array","description":"Up to 100 find-and-replace edits applied in order.","items":{"type":"object","properties":{"old_str":{"type":"string","description":"Exact existing Markdown text to find."},"new_str":{"type":"string","description":"Replacement Markdown text."},"replace_all_matches":{"type":"boolean","description":"Replace every occurrence of old_str instead of just the first (default false)."}},"required":["old_str","new_str"],"additionalProperties":true}},"allow_deleting_content":{"type":"boolean","description":"Permit deletion of existing child pages/databases removed by the edits."}},"required":["content_updates"],"additionalProperties":true},{"type":"string"}]},"insert_content":{"anyOf":[{"type":"object","description":"Deprecated. Provide when type is `insert_content`. Inserts Markdown at a position.","properties":{"content":{"type":"string","description":"Enhanced Markdown to insert."},"after":{"type":"string","description":"Ellipsis-format selection (\"start text...end text\") to insert after. Cannot be combined with position."},"position":{"type":"object","description":"Insert at the start or end of the page. Cannot be combined with after.","properties":{"type":{"type":"string","enum":["start","end"]}},"additionalProperties":true}},"required":["content"],"additionalProperties":true},{"type":"string"}]},"replace_content_range":{"anyOf":[{"type":"object","description":"Deprecated. Provide when type is `replace_content_range`. Replaces a selected range of Markdown.","properties":{"content":{"type":"string","description":"New Markdown content for the range."},"content_range":{"type":"string","description":"Ellipsis-format selection (\"start text...end text\") identifying the range to replace."},"allow_deleting_content":{"type":"boolean","description":"Permit deletion of child pages/databases within the replaced range."}},"required":["content","content_range"],"additionalProperties":true},{"type":"string"}]}},"required":["page_id","type"]}"##,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "API-get-user",
@@ -1697,6 +1927,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "API-retrieve-page-markdown",
     "API-update-page-markdown",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1706,6 +1937,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r##"[{"annotations":{"destructiveHint":true,"title":"Create A Comment"},"description":"Notion | Create comment\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"parent":{"anyOf":[{"additionalProperties":true,"description":"The page that contains the comment","properties":{"page_id":{"description":"the page ID","type":"string"}},"required":["page_id"],"type":"object"},{"type":"string"}]},"rich_text":{"items":{"anyOf":[{"additionalProperties":true,"properties":{"text":{"additionalProperties":true,"properties":{"content":{"description":"The content of the comment","type":"string"}},"required":["content"],"type":"object"}},"required":["text"],"type":"object"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"}},"required":["parent","rich_text"],"type":"object"},"name":"API-create-a-comment"},{"annotations":{"destructiveHint":true,"title":"Create A Data Source"},"description":"Notion | Create a data source\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"parent":{"anyOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"type":"string"}]},"properties":{"anyOf":[{"additionalProperties":true,"description":"Property schema of data source","type":"object"},{"type":"string"}]},"title":{"items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"}},"required":["parent","properties"],"type":"object"},"name":"API-create-a-data-source"},{"annotations":{"destructiveHint":true,"title":"Delete A Block"},"description":"Notion | Delete a block\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"block_id":{"description":"Identifier for a Notion block","type":"string"}},"required":["block_id"],"type":"object"},"name":"API-delete-a-block"},{"annotations":{"readOnlyHint":true,"title":"Get Block Children"},"description":"Notion | Retrieve block children\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"block_id":{"description":"Identifier for a [block](ref:block)","type":"string"},"page_size":{"default":100,"description":"The number of items from the full list desired in the response. Maximum: 100","format":"int32","type":"integer"},"start_cursor":{"description":"If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.","type":"string"}},"required":["block_id"],"type":"object"},"name":"API-get-block-children"},{"annotations":{"readOnlyHint":true,"title":"Get Self"},"description":"Notion | Retrieve your token's bot user\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{},"required":[],"type":"object"},"name":"API-get-self"},{"annotations":{"readOnlyHint":true,"title":"Get User"},"description":"Notion | Retrieve a user\nError Responses:\n400: 400","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"user_id":{"format":"uuid","type":"string"}},"required":["user_id"],"type":"object"},"name":"API-get-user"},{"annotations":{"readOnlyHint":true,"title":"Get Users"},"description":"Notion | List all users\nError Responses:\n400: 400","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"page_size":{"default":100,"description":"The number of items from the full list desired in the response. Maximum: 100","type":"integer"},"start_cursor":{"description":"If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.","type":"string"}},"required":[],"type":"object"},"name":"API-get-users"},{"annotations":{"readOnlyHint":true,"title":"List Data Source Templates"},"description":"Notion | List templates in a data source\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"data_source_id":{"description":"Identifier for a Notion data source","type":"string"},"page_size":{"default":100,"type":"integer"},"start_cursor":{"type":"string"}},"required":["data_source_id"],"type":"object"},"name":"API-list-data-source-templates"},{"annotations":{"destructiveHint":true,"title":"Move Page"},"description":"Notion | Move a page\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"page_id":{"description":"Identifier for a Notion page","format":"uuid","type":"string"},"parent":{"anyOf":[{"$ref":"#/$defs/movePageParentRequest"},{"type":"string"}]}},"required":["page_id","parent"],"type":"object"},"name":"API-move-page"},{"annotations":{"destructiveHint":true,"title":"Patch Block Children"},"description":"Notion | Append block children\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"after":{"description":"The ID of the existing block that the new block should be appended after.","type":"string"},"block_id":{"description":"Identifier for a [block](ref:block). Also accepts a [page](ref:page) ID.","type":"string"},"children":{"description":"Child content to append to a container block as an array of [block objects](ref:block)","items":{"anyOf":[{"$ref":"#/$defs/blockObjectRequest"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"}},"required":["block_id","children"],"type":"object"},"name":"API-patch-block-children"},{"annotations":{"destructiveHint":true,"title":"Patch Page"},"description":"Notion | Update page properties\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"archived":{"type":"boolean"},"cover":{"anyOf":[{"additionalProperties":false,"description":"A cover image for the page. Only [external file objects](https://developers.notion.com/reference/file-object) are supported.","properties":{"external":{"additionalProperties":false,"properties":{"url":{"type":"string"}},"required":["url"],"type":"object"},"type":{"enum":["external"],"type":"string"}},"required":["external"],"type":"object"},{"type":"string"}]},"icon":{"anyOf":[{"additionalProperties":false,"description":"A page icon for the page. Supported types are [external file object](https://developers.notion.com/reference/file-object) or [emoji object](https://developers.notion.com/reference/emoji-object).","properties":{"emoji":{"type":"string"}},"required":["emoji"],"type":"object"},{"type":"string"}]},"in_trash":{"default":false,"description":"Set to true to delete a block. Set to false to restore a block.","type":"boolean"},"page_id":{"description":"The identifier for the Notion page to be updated.","type":"string"},"properties":{"anyOf":[{"additionalProperties":true,"description":"The property values to update for the page. The keys are the names or IDs of the property and the values are property values. If a page property ID is not included, then it is not changed.","type":"object"},{"type":"string"}]}},"required":["page_id"],"type":"object"},"name":"API-patch-page"},{"annotations":{"destructiveHint":true,"title":"Post Page"},"description":"Notion | Create a page\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"children":{"description":"The content to be rendered on the new page, represented as an array of [block objects](https://developers.notion.com/reference/block).","items":{"anyOf":[{"type":"string"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"},"cover":{"description":"The cover image of the new page, represented as a [file object](https://developers.notion.com/reference/file-object).","format":"json","type":"string"},"icon":{"description":"The icon of the new page. Either an [emoji object](https://developers.notion.com/reference/emoji-object) or an [external file object](https://developers.notion.com/reference/file-object)..","format":"json","type":"string"},"parent":{"anyOf":[{"$ref":"#/$defs/parentRequest"},{"type":"string"}]},"properties":{"anyOf":[{"additionalProperties":true,"description":"The property values for the new page. The keys are the names or IDs of the property and the values are property values.","type":"object"},{"type":"string"}]}},"required":["parent","properties"],"type":"object"},"name":"API-post-page"},{"annotations":{"destructiveHint":true,"title":"Post Search"},"description":"Notion | Search by title\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"filter":{"anyOf":[{"additionalProperties":true,"description":"A set of criteria, `value` and `property` keys, that limits the results to either only pages or only data sources. Possible `value` values are `\"page\"` or `\"data_source\"`. The only supported `property` value is `\"object\"`.","properties":{"property":{"description":"The name of the property to filter by. Currently the only property you can filter by is the object type.  Possible values include `object`.   Limitation: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)","type":"string"},"value":{"description":"The value of the property to filter the results by.  Possible values for object type include `page` or `data_source`.  **Limitation**: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)","enum":["page","data_source"],"type":"string"}},"type":"object"},{"type":"string"}]},"page_size":{"default":100,"description":"The number of items from the full list to include in the response. Maximum: `100`.","format":"int32","type":"integer"},"query":{"description":"The text that the API compares page and database titles against.","type":"string"},"sort":{"anyOf":[{"additionalProperties":true,"description":"A set of criteria, `direction` and `timestamp` keys, that orders the results. The **only** supported timestamp value is `\"last_edited_time\"`. Supported `direction` values are `\"ascending\"` and `\"descending\"`. If `sort` is not provided, then the most recently edited results are returned first.","properties":{"direction":{"description":"The direction to sort. Possible values include `ascending` and `descending`.","type":"string"},"timestamp":{"description":"The name of the timestamp to sort against. Possible values include `last_edited_time`.","type":"string"}},"type":"object"},{"type":"string"}]},"start_cursor":{"description":"A `cursor` value returned in a previous response that If supplied, limits the response to results starting after the `cursor`. If not supplied, then the first page of results is returned. Refer to [pagination](https://developers.notion.com/reference/intro#pagination) for more details.","type":"string"}},"required":[],"type":"object"},"name":"API-post-search"},{"annotations":{"destructiveHint":true,"title":"Query Data Source"},"description":"Notion | Query a data source\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"archived":{"type":"boolean"},"data_source_id":{"description":"Identifier for a Notion data source (database)","type":"string"},"filter":{"anyOf":[{"additionalProperties":true,"description":"Filter conditions for querying the data source","type":"object"},{"type":"string"}]},"filter_properties":{"description":"A list of page property value IDs to limit the response","items":{"anyOf":[{"type":"string"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"},"in_trash":{"type":"boolean"},"page_size":{"default":100,"type":"integer"},"sorts":{"items":{"anyOf":[{"$ref":"#/$defs/sortObject"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"},"start_cursor":{"type":"string"}},"required":["data_source_id"],"type":"object"},"name":"API-query-data-source"},{"annotations":{"readOnlyHint":true,"title":"Retrieve A Block"},"description":"Notion | Retrieve a block\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"block_id":{"description":"Identifier for a Notion block","type":"string"}},"required":["block_id"],"type":"object"},"name":"API-retrieve-a-block"},{"annotations":{"readOnlyHint":true,"title":"Retrieve A Comment"},"description":"Notion | Retrieve comments\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"block_id":{"description":"Identifier for a Notion block or page","type":"string"},"page_size":{"description":"The number of items from the full list desired in the response. Maximum: 100","format":"int32","type":"integer"},"start_cursor":{"description":"If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.","type":"string"}},"required":["block_id"],"type":"object"},"name":"API-retrieve-a-comment"},{"annotations":{"readOnlyHint":true,"title":"Retrieve A Data Source"},"description":"Notion | Retrieve a data source\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"data_source_id":{"description":"Identifier for a Notion data source","type":"string"}},"required":["data_source_id"],"type":"object"},"name":"API-retrieve-a-data-source"},{"annotations":{"readOnlyHint":true,"title":"Retrieve A Database"},"description":"Notion | Retrieve a database\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"database_id":{"description":"Identifier for a Notion database","type":"string"}},"required":["database_id"],"type":"object"},"name":"API-retrieve-a-database"},{"annotations":{"readOnlyHint":true,"title":"Retrieve A Page"},"description":"Notion | Retrieve a page\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"filter_properties":{"description":"A list of page property value IDs associated with the page. Use this param to limit the response to a specific page property value or values. To retrieve multiple properties, specify each page property ID. For example: `?filter_properties=iAk8&filter_properties=b7dh`.","type":"string"},"page_id":{"description":"Identifier for a Notion page","type":"string"}},"required":["page_id"],"type":"object"},"name":"API-retrieve-a-page"},{"annotations":{"readOnlyHint":true,"title":"Retrieve A Page Property"},"description":"Notion | Retrieve a page property item\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"page_id":{"description":"Identifier for a Notion page","type":"string"},"page_size":{"description":"For paginated properties. The max number of property item objects on a page. The default size is 100","format":"int32","type":"integer"},"property_id":{"description":"Identifier for a page [property](https://developers.notion.com/reference/page#all-property-values)","type":"string"},"start_cursor":{"description":"For paginated properties.","type":"string"}},"required":["page_id","property_id"],"type":"object"},"name":"API-retrieve-a-page-property"},{"annotations":{"readOnlyHint":true,"title":"Retrieve Page Markdown"},"description":"Notion | Retrieve a page as Markdown\nError Responses:\n400: Bad request\n403: The integration lacks the read/update content capability required for this page.\n404: Page not found or not shared with the integration.\n429: Rate limited.","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"include_transcript":{"default":false,"description":"Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript.","type":"boolean"},"page_id":{"description":"Identifier for a Notion page (or block) to read or update as markdown.","format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"name":"API-retrieve-page-markdown"},{"annotations":{"destructiveHint":true,"title":"Update A Block"},"description":"Notion | Update a block\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"archived":{"default":true,"description":"Set to true to archive (delete) a block. Set to false to un-archive (restore) a block.","type":"boolean"},"block_id":{"description":"Identifier for a Notion block","type":"string"},"type":{"anyOf":[{"additionalProperties":true,"description":"The [block object `type`](ref:block#block-object-keys) value with the properties to be updated. Currently only `text` (for supported block types) and `checked` (for `to_do` blocks) fields can be updated.","properties":{},"type":"object"},{"type":"string"}]}},"required":["block_id"],"type":"object"},"name":"API-update-a-block"},{"annotations":{"destructiveHint":true,"title":"Update A Data Source"},"description":"Notion | Update a data source\nError Responses:\n400: Bad request","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"data_source_id":{"description":"Identifier for a Notion data source","type":"string"},"description":{"items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"},"properties":{"anyOf":[{"additionalProperties":true,"description":"Property schema updates","type":"object"},{"type":"string"}]},"title":{"items":{"anyOf":[{"$ref":"#/$defs/richTextRequest"},{"type":"string"},{"additionalProperties":true,"type":"object"}]},"type":"array"}},"required":["data_source_id"],"type":"object"},"name":"API-update-a-data-source"},{"annotations":{"destructiveHint":true,"title":"Update Page Markdown"},"description":"Notion | Update a page's content as Markdown\nError Responses:\n400: Bad request\n403: The integration lacks the read/update content capability required for this page.\n404: Page not found or not shared with the integration.\n409: Conflict (e.g. row limit exceeded).\n429: Rate limited.","inputSchema":{"$defs":{"blockObjectRequest":{"anyOf":[{"$ref":"#/$defs/paragraphBlockRequest"},{"$ref":"#/$defs/bulletedListItemBlockRequest"}]},"bulletedListItemBlockRequest":{"additionalProperties":false,"properties":{"bulleted_list_item":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["bulleted_list_item"],"type":"string"}},"type":"object"},"dataSourceIdParentRequest":{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id","type":"string"}},"required":["database_id"],"type":"object"},"movePageParentRequest":{"oneOf":[{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"},"type":{"const":"page_id"}},"required":["type","page_id"],"type":"object"},{"additionalProperties":true,"properties":{"database_id":{"format":"uuid","type":"string"},"type":{"const":"database_id"}},"required":["type","database_id"],"type":"object"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"pageIdParentRequest":{"additionalProperties":true,"properties":{"page_id":{"format":"uuid","type":"string"}},"required":["page_id"],"type":"object"},"paragraphBlockRequest":{"additionalProperties":false,"properties":{"paragraph":{"additionalProperties":false,"properties":{"rich_text":{"items":{"$ref":"#/$defs/richTextRequest"},"type":"array"}},"required":["rich_text"],"type":"object"},"type":{"enum":["paragraph"],"type":"string"}},"type":"object"},"parentRequest":{"oneOf":[{"$ref":"#/$defs/pageIdParentRequest"},{"$ref":"#/$defs/dataSourceIdParentRequest"},{"additionalProperties":true,"properties":{"type":{"const":"workspace"}},"required":["type"],"type":"object"}]},"richTextRequest":{"additionalProperties":false,"properties":{"text":{"additionalProperties":false,"properties":{"content":{"type":"string"},"link":{"type":["object","null"]}},"required":["content"],"type":"object"},"type":{"enum":["text"],"type":"string"}},"required":["text"],"type":"object"},"sortObject":{"additionalProperties":true,"properties":{"direction":{"enum":["ascending","descending"],"type":"string"},"property":{"type":"string"}},"required":["property","direction"],"type":"object"}},"properties":{"insert_content":{"anyOf":[{"additionalProperties":true,"description":"Deprecated. Provide when type is `insert_content`. Inserts Markdown at a position.","properties":{"after":{"description":"Ellipsis-format selection (\"start text...end text\") to insert after. Cannot be combined with position.","type":"string"},"content":{"description":"Enhanced Markdown to insert.","type":"string"},"position":{"additionalProperties":true,"description":"Insert at the start or end of the page. Cannot be combined with after.","properties":{"type":{"enum":["start","end"],"type":"string"}},"type":"object"}},"required":["content"],"type":"object"},{"type":"string"}]},"page_id":{"description":"Identifier for a Notion page (or block) to read or update as markdown.","format":"uuid","type":"string"},"replace_content":{"anyOf":[{"additionalProperties":true,"description":"Provide when type is `replace_content`. Replaces the entire page content.","properties":{"allow_deleting_content":{"description":"Permit deletion of existing child pages/databases that are no longer present in the new content.","type":"boolean"},"new_str":{"description":"The complete new page content as enhanced Markdown.","type":"string"}},"required":["new_str"],"type":"object"},{"type":"string"}]},"replace_content_range":{"anyOf":[{"additionalProperties":true,"description":"Deprecated. Provide when type is `replace_content_range`. Replaces a selected range of Markdown.","properties":{"allow_deleting_content":{"description":"Permit deletion of child pages/databases within the replaced range.","type":"boolean"},"content":{"description":"New Markdown content for the range.","type":"string"},"content_range":{"description":"Ellipsis-format selection (\"start text...end text\") identifying the range to replace.","type":"string"}},"required":["content","content_range"],"type":"object"},{"type":"string"}]},"type":{"description":"The kind of edit to apply. Prefer `replace_content` (overwrite the whole page) or `update_content` (targeted find-and-replace). `insert_content` and `replace_content_range` are deprecated.","enum":["replace_content","update_content","insert_content","replace_content_range"],"type":"string"},"update_content":{"anyOf":[{"additionalProperties":true,"description":"Provide when type is `update_content`. Applies targeted find-and-replace edits.","properties":{"allow_deleting_content":{"description":"Permit deletion of existing child pages/databases removed by the edits.","type":"boolean"},"content_updates":{"description":"Up to 100 find-and-replace edits applied in order.","items":{"additionalProperties":true,"properties":{"new_str":{"description":"Replacement Markdown text.","type":"string"},"old_str":{"description":"Exact existing Markdown text to find.","type":"string"},"replace_all_matches":{"description":"Replace every occurrence of old_str instead of just the first (default false).","type":"boolean"}},"required":["old_str","new_str"],"type":"object"},"type":"array"}},"required":["content_updates"],"type":"object"},{"type":"string"}]}},"required":["page_id","type"],"type":"object"},"name":"API-update-page-markdown"}]"##,
 );
+
 /// Typed client for the Notion API MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1715,20 +1947,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1736,12 +1972,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Notion | Retrieve a user
     /// Error Responses:
     /// 400: 400
@@ -1761,6 +1999,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-get-user", arguments).await
     }
+
     /// Calls `API-get-user` like [`Self::api_get_user`], without unwrapping the result
     /// envelope.
     ///
@@ -1778,6 +2017,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-get-user", arguments).await
     }
+
     /// Notion | List all users
     /// Error Responses:
     /// 400: 400
@@ -1797,6 +2037,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-get-users", arguments).await
     }
+
     /// Calls `API-get-users` like [`Self::api_get_users`], without unwrapping the result
     /// envelope.
     ///
@@ -1814,6 +2055,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-get-users", arguments).await
     }
+
     /// Notion | Retrieve your token's bot user
     /// Error Responses:
     /// 400: Bad request
@@ -1824,6 +2066,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "API-get-self").await?;
         self.caller.call_tool_decoded("API-get-self", Map::new()).await
     }
+
     /// Calls `API-get-self` like [`Self::api_get_self`], without unwrapping the result
     /// envelope.
     ///
@@ -1832,6 +2075,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "API-get-self").await?;
         mcp_bindgen::call_checked(&self.caller, "API-get-self", Map::new()).await
     }
+
     /// Notion | Search by title
     /// Error Responses:
     /// 400: Bad request
@@ -1851,6 +2095,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-post-search", arguments).await
     }
+
     /// Calls `API-post-search` like [`Self::api_post_search`], without unwrapping the result
     /// envelope.
     ///
@@ -1868,6 +2113,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-post-search", arguments).await
     }
+
     /// Notion | Retrieve block children
     /// Error Responses:
     /// 400: Bad request
@@ -1887,6 +2133,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-get-block-children", arguments).await
     }
+
     /// Calls `API-get-block-children` like [`Self::api_get_block_children`], without unwrapping
     /// the result envelope.
     ///
@@ -1905,6 +2152,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-get-block-children", arguments)
             .await
     }
+
     /// Notion | Append block children
     /// Error Responses:
     /// 400: Bad request
@@ -1924,6 +2172,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-patch-block-children", arguments).await
     }
+
     /// Calls `API-patch-block-children` like [`Self::api_patch_block_children`], without
     /// unwrapping the result envelope.
     ///
@@ -1942,6 +2191,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-patch-block-children", arguments)
             .await
     }
+
     /// Notion | Retrieve a block
     /// Error Responses:
     /// 400: Bad request
@@ -1961,6 +2211,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-a-block", arguments).await
     }
+
     /// Calls `API-retrieve-a-block` like [`Self::api_retrieve_a_block`], without unwrapping the
     /// result envelope.
     ///
@@ -1978,6 +2229,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-retrieve-a-block", arguments).await
     }
+
     /// Notion | Update a block
     /// Error Responses:
     /// 400: Bad request
@@ -1997,6 +2249,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-update-a-block", arguments).await
     }
+
     /// Calls `API-update-a-block` like [`Self::api_update_a_block`], without unwrapping the
     /// result envelope.
     ///
@@ -2014,6 +2267,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-update-a-block", arguments).await
     }
+
     /// Notion | Delete a block
     /// Error Responses:
     /// 400: Bad request
@@ -2033,6 +2287,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-delete-a-block", arguments).await
     }
+
     /// Calls `API-delete-a-block` like [`Self::api_delete_a_block`], without unwrapping the
     /// result envelope.
     ///
@@ -2050,6 +2305,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-delete-a-block", arguments).await
     }
+
     /// Notion | Retrieve a page
     /// Error Responses:
     /// 400: Bad request
@@ -2069,6 +2325,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-a-page", arguments).await
     }
+
     /// Calls `API-retrieve-a-page` like [`Self::api_retrieve_a_page`], without unwrapping the
     /// result envelope.
     ///
@@ -2086,6 +2343,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-retrieve-a-page", arguments).await
     }
+
     /// Notion | Update page properties
     /// Error Responses:
     /// 400: Bad request
@@ -2105,6 +2363,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-patch-page", arguments).await
     }
+
     /// Calls `API-patch-page` like [`Self::api_patch_page`], without unwrapping the result
     /// envelope.
     ///
@@ -2122,6 +2381,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-patch-page", arguments).await
     }
+
     /// Notion | Create a page
     /// Error Responses:
     /// 400: Bad request
@@ -2141,6 +2401,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-post-page", arguments).await
     }
+
     /// Calls `API-post-page` like [`Self::api_post_page`], without unwrapping the result
     /// envelope.
     ///
@@ -2158,6 +2419,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-post-page", arguments).await
     }
+
     /// Notion | Retrieve a page property item
     /// Error Responses:
     /// 400: Bad request
@@ -2177,6 +2439,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-a-page-property", arguments).await
     }
+
     /// Calls `API-retrieve-a-page-property` like [`Self::api_retrieve_a_page_property`],
     /// without unwrapping the result envelope.
     ///
@@ -2199,6 +2462,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Notion | Retrieve comments
     /// Error Responses:
     /// 400: Bad request
@@ -2218,6 +2482,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-a-comment", arguments).await
     }
+
     /// Calls `API-retrieve-a-comment` like [`Self::api_retrieve_a_comment`], without unwrapping
     /// the result envelope.
     ///
@@ -2236,6 +2501,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-retrieve-a-comment", arguments)
             .await
     }
+
     /// Notion | Create comment
     /// Error Responses:
     /// 400: Bad request
@@ -2255,6 +2521,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-create-a-comment", arguments).await
     }
+
     /// Calls `API-create-a-comment` like [`Self::api_create_a_comment`], without unwrapping the
     /// result envelope.
     ///
@@ -2272,6 +2539,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-create-a-comment", arguments).await
     }
+
     /// Notion | Query a data source
     /// Error Responses:
     /// 400: Bad request
@@ -2291,6 +2559,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-query-data-source", arguments).await
     }
+
     /// Calls `API-query-data-source` like [`Self::api_query_data_source`], without unwrapping
     /// the result envelope.
     ///
@@ -2308,6 +2577,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-query-data-source", arguments).await
     }
+
     /// Notion | Retrieve a data source
     /// Error Responses:
     /// 400: Bad request
@@ -2327,6 +2597,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-a-data-source", arguments).await
     }
+
     /// Calls `API-retrieve-a-data-source` like [`Self::api_retrieve_a_data_source`], without
     /// unwrapping the result envelope.
     ///
@@ -2345,6 +2616,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-retrieve-a-data-source", arguments)
             .await
     }
+
     /// Notion | Update a data source
     /// Error Responses:
     /// 400: Bad request
@@ -2364,6 +2636,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-update-a-data-source", arguments).await
     }
+
     /// Calls `API-update-a-data-source` like [`Self::api_update_a_data_source`], without
     /// unwrapping the result envelope.
     ///
@@ -2382,6 +2655,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-update-a-data-source", arguments)
             .await
     }
+
     /// Notion | Create a data source
     /// Error Responses:
     /// 400: Bad request
@@ -2401,6 +2675,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-create-a-data-source", arguments).await
     }
+
     /// Calls `API-create-a-data-source` like [`Self::api_create_a_data_source`], without
     /// unwrapping the result envelope.
     ///
@@ -2419,6 +2694,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-create-a-data-source", arguments)
             .await
     }
+
     /// Notion | List templates in a data source
     /// Error Responses:
     /// 400: Bad request
@@ -2438,6 +2714,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-list-data-source-templates", arguments).await
     }
+
     /// Calls `API-list-data-source-templates` like [`Self::api_list_data_source_templates`],
     /// without unwrapping the result envelope.
     ///
@@ -2460,6 +2737,7 @@ impl<C: ToolCaller> Client<C> {
             )
             .await
     }
+
     /// Notion | Retrieve a database
     /// Error Responses:
     /// 400: Bad request
@@ -2479,6 +2757,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-a-database", arguments).await
     }
+
     /// Calls `API-retrieve-a-database` like [`Self::api_retrieve_a_database`], without
     /// unwrapping the result envelope.
     ///
@@ -2497,6 +2776,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-retrieve-a-database", arguments)
             .await
     }
+
     /// Notion | Move a page
     /// Error Responses:
     /// 400: Bad request
@@ -2516,6 +2796,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-move-page", arguments).await
     }
+
     /// Calls `API-move-page` like [`Self::api_move_page`], without unwrapping the result
     /// envelope.
     ///
@@ -2533,6 +2814,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "API-move-page", arguments).await
     }
+
     /// Notion | Retrieve a page as Markdown
     /// Error Responses:
     /// 400: Bad request
@@ -2555,6 +2837,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-retrieve-page-markdown", arguments).await
     }
+
     /// Calls `API-retrieve-page-markdown` like [`Self::api_retrieve_page_markdown`], without
     /// unwrapping the result envelope.
     ///
@@ -2573,6 +2856,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "API-retrieve-page-markdown", arguments)
             .await
     }
+
     /// Notion | Update a page's content as Markdown
     /// Error Responses:
     /// 400: Bad request
@@ -2596,6 +2880,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("API-update-page-markdown", arguments).await
     }
+
     /// Calls `API-update-page-markdown` like [`Self::api_update_page_markdown`], without
     /// unwrapping the result envelope.
     ///
@@ -2615,6 +2900,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2627,6 +2913,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Notion API MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -2645,6 +2932,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("API-get-user", "api_get_user")) }
     }
+
     /// Answers `API-get-users` in place of the server, with what [`Client::api_get_users`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2655,12 +2943,14 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("API-get-users", "api_get_users")) }
     }
+
     /// Answers `API-get-self` in place of the server, with what [`Client::api_get_self`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
     fn api_get_self(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("API-get-self", "api_get_self")) }
     }
+
     /// Answers `API-post-search` in place of the server, with what [`Client::api_post_search`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2671,6 +2961,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("API-post-search", "api_post_search")) }
     }
+
     /// Answers `API-get-block-children` in place of the server, with what
     /// [`Client::api_get_block_children`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2688,6 +2979,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-patch-block-children` in place of the server, with what
     /// [`Client::api_patch_block_children`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2705,6 +2997,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-retrieve-a-block` in place of the server, with what
     /// [`Client::api_retrieve_a_block`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2722,6 +3015,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-update-a-block` in place of the server, with what
     /// [`Client::api_update_a_block`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2734,6 +3028,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("API-update-a-block", "api_update_a_block"))
         }
     }
+
     /// Answers `API-delete-a-block` in place of the server, with what
     /// [`Client::api_delete_a_block`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2746,6 +3041,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("API-delete-a-block", "api_delete_a_block"))
         }
     }
+
     /// Answers `API-retrieve-a-page` in place of the server, with what
     /// [`Client::api_retrieve_a_page`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2763,6 +3059,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-patch-page` in place of the server, with what [`Client::api_patch_page`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2773,6 +3070,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("API-patch-page", "api_patch_page")) }
     }
+
     /// Answers `API-post-page` in place of the server, with what [`Client::api_post_page`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2783,6 +3081,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("API-post-page", "api_post_page")) }
     }
+
     /// Answers `API-retrieve-a-page-property` in place of the server, with what
     /// [`Client::api_retrieve_a_page_property`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2800,6 +3099,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-retrieve-a-comment` in place of the server, with what
     /// [`Client::api_retrieve_a_comment`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2817,6 +3117,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-create-a-comment` in place of the server, with what
     /// [`Client::api_create_a_comment`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2834,6 +3135,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-query-data-source` in place of the server, with what
     /// [`Client::api_query_data_source`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2851,6 +3153,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-retrieve-a-data-source` in place of the server, with what
     /// [`Client::api_retrieve_a_data_source`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2868,6 +3171,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-update-a-data-source` in place of the server, with what
     /// [`Client::api_update_a_data_source`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2885,6 +3189,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-create-a-data-source` in place of the server, with what
     /// [`Client::api_create_a_data_source`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2902,6 +3207,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-list-data-source-templates` in place of the server, with what
     /// [`Client::api_list_data_source_templates`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2919,6 +3225,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-retrieve-a-database` in place of the server, with what
     /// [`Client::api_retrieve_a_database`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2936,6 +3243,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-move-page` in place of the server, with what [`Client::api_move_page`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2946,6 +3254,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("API-move-page", "api_move_page")) }
     }
+
     /// Answers `API-retrieve-page-markdown` in place of the server, with what
     /// [`Client::api_retrieve_page_markdown`] returns; an `Err` is the tool's failure
     /// (`isError: true`). Unless implemented, fails as not faked.
@@ -2963,6 +3272,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `API-update-page-markdown` in place of the server, with what
     /// [`Client::api_update_page_markdown`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2981,15 +3291,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -25,6 +27,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `browser_click`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -44,6 +47,7 @@ pub mod types {
         /// Exact target element reference from the page snapshot, or a unique element selector
         pub target: String,
     }
+
     /// Button to click, defaults to left
     #[derive(
         Deserialize,
@@ -65,6 +69,7 @@ pub mod types {
         #[serde(rename = "middle")]
         Middle,
     }
+
     impl fmt::Display for BrowserClickArgsButton {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -74,8 +79,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserClickArgsButton {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "left" => Ok(Self::Left),
@@ -93,18 +100,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserClickArgsButton {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserClickArgsButton {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -124,6 +136,7 @@ pub mod types {
         Meta,
         Shift,
     }
+
     impl fmt::Display for BrowserClickArgsModifiersItem {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -135,8 +148,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserClickArgsModifiersItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "Alt" => Ok(Self::Alt),
@@ -156,18 +171,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserClickArgsModifiersItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserClickArgsModifiersItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `browser_console_messages`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -181,6 +201,7 @@ pub mod types {
         /// Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info".
         pub level: BrowserConsoleMessagesArgsLevel,
     }
+
     /// Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info".
     #[derive(
         Deserialize,
@@ -204,6 +225,7 @@ pub mod types {
         #[serde(rename = "debug")]
         Debug,
     }
+
     impl fmt::Display for BrowserConsoleMessagesArgsLevel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -214,8 +236,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserConsoleMessagesArgsLevel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "error" => Ok(Self::Error),
@@ -234,23 +258,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserConsoleMessagesArgsLevel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserConsoleMessagesArgsLevel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BrowserConsoleMessagesArgsLevel {
         fn default() -> Self {
             BrowserConsoleMessagesArgsLevel::Info
         }
     }
+
     /// The arguments of `browser_drag`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -268,6 +298,7 @@ pub mod types {
         #[serde(rename = "startTarget")]
         pub start_target: String,
     }
+
     /// The arguments of `browser_drop`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -284,6 +315,7 @@ pub mod types {
         /// Exact target element reference from the page snapshot, or a unique element selector
         pub target: String,
     }
+
     /// The arguments of `browser_emulate_media`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -304,6 +336,7 @@ pub mod types {
         #[serde(rename = "reducedMotion", skip_serializing_if = "Option::is_none")]
         pub reduced_motion: Option<BrowserEmulateMediaArgsReducedMotion>,
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -322,6 +355,7 @@ pub mod types {
         #[serde(rename = "dark")]
         Dark,
     }
+
     impl fmt::Display for BrowserEmulateMediaArgsColorScheme {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -330,8 +364,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserEmulateMediaArgsColorScheme {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "light" => Ok(Self::Light),
@@ -348,18 +384,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserEmulateMediaArgsColorScheme {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserEmulateMediaArgsColorScheme {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -378,6 +419,7 @@ pub mod types {
         #[serde(rename = "no-preference")]
         NoPreference,
     }
+
     impl fmt::Display for BrowserEmulateMediaArgsContrast {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -386,8 +428,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserEmulateMediaArgsContrast {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "more" => Ok(Self::More),
@@ -404,18 +448,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserEmulateMediaArgsContrast {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserEmulateMediaArgsContrast {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -434,6 +483,7 @@ pub mod types {
         #[serde(rename = "none")]
         None,
     }
+
     impl fmt::Display for BrowserEmulateMediaArgsForcedColors {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -442,8 +492,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserEmulateMediaArgsForcedColors {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "active" => Ok(Self::Active),
@@ -460,18 +512,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserEmulateMediaArgsForcedColors {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserEmulateMediaArgsForcedColors {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -490,6 +547,7 @@ pub mod types {
         #[serde(rename = "print")]
         Print,
     }
+
     impl fmt::Display for BrowserEmulateMediaArgsMedia {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -498,8 +556,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserEmulateMediaArgsMedia {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "screen" => Ok(Self::Screen),
@@ -516,18 +576,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserEmulateMediaArgsMedia {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserEmulateMediaArgsMedia {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(
         Deserialize,
         Serialize,
@@ -546,6 +611,7 @@ pub mod types {
         #[serde(rename = "no-preference")]
         NoPreference,
     }
+
     impl fmt::Display for BrowserEmulateMediaArgsReducedMotion {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -554,8 +620,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserEmulateMediaArgsReducedMotion {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "reduce" => Ok(Self::Reduce),
@@ -572,18 +640,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserEmulateMediaArgsReducedMotion {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserEmulateMediaArgsReducedMotion {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `browser_evaluate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -600,6 +673,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub target: Option<String>,
     }
+
     /// The arguments of `browser_file_upload`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -608,6 +682,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub paths: Option<Vec<String>>,
     }
+
     /// The arguments of `browser_fill_form`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -615,6 +690,7 @@ pub mod types {
         /// Fields to fill in
         pub fields: Vec<BrowserFillFormArgsFieldsItem>,
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
     pub struct BrowserFillFormArgsFieldsItem {
@@ -631,6 +707,7 @@ pub mod types {
         /// Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the field is a combobox, the value should be the text of the option.
         pub value: String,
     }
+
     /// Type of the field
     #[derive(
         Deserialize,
@@ -656,6 +733,7 @@ pub mod types {
         #[serde(rename = "slider")]
         Slider,
     }
+
     impl fmt::Display for BrowserFillFormArgsFieldsItemType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -667,8 +745,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserFillFormArgsFieldsItemType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "textbox" => Ok(Self::Textbox),
@@ -688,18 +768,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserFillFormArgsFieldsItemType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserFillFormArgsFieldsItemType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `browser_find`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -717,6 +802,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub text: Option<String>,
     }
+
     /// The arguments of `browser_handle_dialog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -727,6 +813,7 @@ pub mod types {
         #[serde(rename = "promptText", skip_serializing_if = "Option::is_none")]
         pub prompt_text: Option<String>,
     }
+
     /// The arguments of `browser_hover`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -737,6 +824,7 @@ pub mod types {
         /// Exact target element reference from the page snapshot, or a unique element selector
         pub target: String,
     }
+
     /// The arguments of `browser_navigate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -744,6 +832,7 @@ pub mod types {
         /// The URL to navigate to
         pub url: String,
     }
+
     /// The arguments of `browser_network_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -757,6 +846,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub part: Option<BrowserNetworkRequestArgsPart>,
     }
+
     /// Return only this part of the request. Omit to return full details.
     #[derive(
         Deserialize,
@@ -780,6 +870,7 @@ pub mod types {
         #[serde(rename = "response-body")]
         ResponseBody,
     }
+
     impl fmt::Display for BrowserNetworkRequestArgsPart {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -790,8 +881,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserNetworkRequestArgsPart {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "request-headers" => Ok(Self::RequestHeaders),
@@ -810,18 +903,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserNetworkRequestArgsPart {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserNetworkRequestArgsPart {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `browser_network_requests`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -839,6 +937,7 @@ pub mod types {
         #[serde(rename = "static")]
         pub static_: bool,
     }
+
     /// The arguments of `browser_press_key`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -846,6 +945,7 @@ pub mod types {
         /// Name of the key to press or a character to generate, such as `ArrowLeft` or `a`
         pub key: String,
     }
+
     /// The arguments of `browser_resize`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -855,6 +955,7 @@ pub mod types {
         /// Width of the browser window
         pub width: f64,
     }
+
     /// The arguments of `browser_run_code_unsafe`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -866,6 +967,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filename: Option<String>,
     }
+
     /// The arguments of `browser_select_option`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -878,6 +980,7 @@ pub mod types {
         /// Array of values to select in the dropdown. This can be a single value or multiple values.
         pub values: Vec<String>,
     }
+
     /// The arguments of `browser_snapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -895,6 +998,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub target: Option<String>,
     }
+
     /// The arguments of `browser_tabs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -911,6 +1015,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
     }
+
     /// Operation to perform
     #[derive(
         Deserialize,
@@ -934,6 +1039,7 @@ pub mod types {
         #[serde(rename = "select")]
         Select,
     }
+
     impl fmt::Display for BrowserTabsArgsAction {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -944,8 +1050,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserTabsArgsAction {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "list" => Ok(Self::List),
@@ -964,18 +1072,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserTabsArgsAction {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserTabsArgsAction {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `browser_take_screenshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -998,6 +1111,7 @@ pub mod types {
         #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<BrowserTakeScreenshotArgsType>,
     }
+
     /// Image resolution scale. "css" produces a screenshot sized in CSS pixels (smaller, consistent across devices). "device" produces a high-resolution screenshot using device pixels (larger, accounts for the device pixel ratio). Default is css.
     #[derive(
         Deserialize,
@@ -1017,6 +1131,7 @@ pub mod types {
         #[serde(rename = "device")]
         Device,
     }
+
     impl fmt::Display for BrowserTakeScreenshotArgsScale {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1025,8 +1140,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserTakeScreenshotArgsScale {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "css" => Ok(Self::Css),
@@ -1043,23 +1160,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserTakeScreenshotArgsScale {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserTakeScreenshotArgsScale {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for BrowserTakeScreenshotArgsScale {
         fn default() -> Self {
             BrowserTakeScreenshotArgsScale::Css
         }
     }
+
     /// Image format for the screenshot. If unset, inferred from the filename extension, otherwise png.
     #[derive(
         Deserialize,
@@ -1081,6 +1204,7 @@ pub mod types {
         #[serde(rename = "webp")]
         Webp,
     }
+
     impl fmt::Display for BrowserTakeScreenshotArgsType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1090,8 +1214,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for BrowserTakeScreenshotArgsType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "png" => Ok(Self::Png),
@@ -1109,18 +1235,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for BrowserTakeScreenshotArgsType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for BrowserTakeScreenshotArgsType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `browser_type`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1139,6 +1270,7 @@ pub mod types {
         /// Text to type into the element
         pub text: String,
     }
+
     /// The arguments of `browser_wait_for`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1154,102 +1286,127 @@ pub mod types {
         pub time: Option<f64>,
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `browser_resize`, as the server sent it.
     pub(super) static BROWSER_RESIZE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"width":{"type":"number","description":"Width of the browser window"},"height":{"type":"number","description":"Height of the browser window"}},"required":["width","height"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_console_messages`, as the server sent it.
     pub(super) static BROWSER_CONSOLE_MESSAGES: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"level":{"default":"info","description":"Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to \"info\".","type":"string","enum":["error","warning","info","debug"]},"all":{"description":"Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.","type":"boolean"},"filename":{"description":"File name to save the console messages to. Relative file names are resolved against the workspace root. If not provided, messages are returned as text.","type":"string"}},"required":["level"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_handle_dialog`, as the server sent it.
     pub(super) static BROWSER_HANDLE_DIALOG: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"accept":{"type":"boolean","description":"Whether to accept the dialog."},"promptText":{"description":"The text of the prompt in case of a prompt dialog.","type":"string"}},"required":["accept"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_emulate_media`, as the server sent it.
     pub(super) static BROWSER_EMULATE_MEDIA: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"colorScheme":{"description":"Emulates the prefers-color-scheme media feature","anyOf":[{"type":"string","enum":["light","dark"]},{"type":"null"}]},"reducedMotion":{"description":"Emulates the prefers-reduced-motion media feature","anyOf":[{"type":"string","enum":["reduce","no-preference"]},{"type":"null"}]},"forcedColors":{"description":"Emulates the forced-colors media feature","anyOf":[{"type":"string","enum":["active","none"]},{"type":"null"}]},"contrast":{"description":"Emulates the prefers-contrast media feature","anyOf":[{"type":"string","enum":["more","no-preference"]},{"type":"null"}]},"media":{"description":"Changes the CSS media type of the page","anyOf":[{"type":"string","enum":["screen","print"]},{"type":"null"}]}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_evaluate`, as the server sent it.
     pub(super) static BROWSER_EVALUATE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"function":{"type":"string","description":"() => { /* code */ } or (element) => { /* code */ } when element is provided"},"filename":{"description":"File name to save the result to. Relative file names are resolved against the workspace root. If not provided, result is returned as text.","type":"string"}},"required":["function"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_file_upload`, as the server sent it.
     pub(super) static BROWSER_FILE_UPLOAD: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"paths":{"description":"The absolute paths to the files to upload. Can be single file or multiple files. If omitted, file chooser is cancelled.","type":"array","items":{"type":"string"}}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_drop`, as the server sent it.
     pub(super) static BROWSER_DROP: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"},"paths":{"description":"Absolute paths to files to drop onto the element.","type":"array","items":{"type":"string"}},"data":{"description":"Data to drop, as a map of MIME type to string value (e.g. {\"text/plain\": \"hello\", \"text/uri-list\": \"https://example.com\"}).","type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}},"required":["target"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_find`, as the server sent it.
     pub(super) static BROWSER_FIND: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"text":{"description":"Plain text to search for in the page snapshot (case-insensitive substring match). Provide either text or regex, not both.","type":"string"},"regex":{"description":"Regular expression to search for in the page snapshot. Matching is case-sensitive by default; wrap the pattern in slashes to add flags, e.g. \"/error/i\" for case-insensitive. Provide either text or regex, not both.","type":"string"},"maxResults":{"description":"Maximum number of matching items to return. Defaults to returning all matches.","type":"number"},"filename":{"description":"Save results to a file instead of returning them in the response. Relative file names are resolved against the workspace root.","type":"string"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_fill_form`, as the server sent it.
     pub(super) static BROWSER_FILL_FORM: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"fields":{"type":"array","items":{"type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"},"name":{"type":"string","description":"Human-readable field name"},"type":{"type":"string","enum":["textbox","checkbox","radio","combobox","slider"],"description":"Type of the field"},"value":{"type":"string","description":"Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the field is a combobox, the value should be the text of the option."}},"required":["target","name","type","value"],"additionalProperties":false},"description":"Fields to fill in"}},"required":["fields"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_press_key`, as the server sent it.
     pub(super) static BROWSER_PRESS_KEY: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"key":{"type":"string","description":"Name of the key to press or a character to generate, such as `ArrowLeft` or `a`"}},"required":["key"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_type`, as the server sent it.
     pub(super) static BROWSER_TYPE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"},"text":{"type":"string","description":"Text to type into the element"},"submit":{"description":"Whether to submit entered text (press Enter after)","type":"boolean"},"slowly":{"description":"Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire text is filled in at once.","type":"boolean"}},"required":["target","text"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_navigate`, as the server sent it.
     pub(super) static BROWSER_NAVIGATE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"url":{"type":"string","description":"The URL to navigate to"}},"required":["url"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_network_requests`, as the server sent it.
     pub(super) static BROWSER_NETWORK_REQUESTS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"static":{"default":false,"description":"Whether to include successful static resources like images, fonts, scripts, etc. Defaults to false.","type":"boolean"},"filter":{"description":"Only return requests whose URL matches this regexp (e.g. \"/api/.*user\").","type":"string"},"all":{"description":"Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.","type":"boolean"},"filename":{"description":"File name to save the network requests to. Relative file names are resolved against the workspace root. If not provided, requests are returned as text.","type":"string"}},"required":["static"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_network_request`, as the server sent it.
     pub(super) static BROWSER_NETWORK_REQUEST: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"index":{"type":"integer","minimum":1,"maximum":9007199254740991,"description":"1-based index of the request, as printed by browser_network_requests."},"part":{"description":"Return only this part of the request. Omit to return full details.","type":"string","enum":["request-headers","request-body","response-headers","response-body"]},"filename":{"description":"File name to save the result to. Relative file names are resolved against the workspace root. If not provided, output is returned as text.","type":"string"}},"required":["index"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_run_code_unsafe`, as the server sent it.
     pub(super) static BROWSER_RUN_CODE_UNSAFE: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"code":{"description":"A JavaScript function containing Playwright code to execute. It will be invoked with a single argument, page, which you can use for any page interaction. For example: `async (page) => { await page.getByRole('button', { name: 'Submit' }).click(); return await page.title(); }`","type":"string"},"filename":{"description":"Load code from the specified file. Relative file names are resolved against the workspace root. If both code and filename are provided, code will be ignored.","type":"string"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_take_screenshot`, as the server sent it.
     pub(super) static BROWSER_TAKE_SCREENSHOT: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"type":{"description":"Image format for the screenshot. If unset, inferred from the filename extension, otherwise png.","type":"string","enum":["png","jpeg","webp"]},"filename":{"description":"File name to save the screenshot to. Relative file names are resolved against the workspace root. If not specified, the screenshot is saved into the output directory as `page-{timestamp}.{png|jpeg|webp}`.","type":"string"},"fullPage":{"description":"When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. Cannot be used with element screenshots.","type":"boolean"},"scale":{"default":"css","description":"Image resolution scale. \"css\" produces a screenshot sized in CSS pixels (smaller, consistent across devices). \"device\" produces a high-resolution screenshot using device pixels (larger, accounts for the device pixel ratio). Default is css.","type":"string","enum":["css","device"]}},"required":["scale"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_snapshot`, as the server sent it.
     pub(super) static BROWSER_SNAPSHOT: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"filename":{"description":"Save snapshot to a file instead of returning it in the response. Relative file names are resolved against the workspace root.","type":"string"},"depth":{"description":"Limit the depth of the snapshot tree","type":"number"},"boxes":{"description":"Include each element's bounding box as [box=x,y,width,height] in the snapshot. Coordinates are viewport-relative, in CSS pixels (Element.getBoundingClientRect)","type":"boolean"}},"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_click`, as the server sent it.
     pub(super) static BROWSER_CLICK: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"},"doubleClick":{"description":"Whether to perform a double click instead of a single click","type":"boolean"},"button":{"description":"Button to click, defaults to left","type":"string","enum":["left","right","middle"]},"modifiers":{"description":"Modifier keys to press","type":"array","items":{"type":"string","enum":["Alt","Control","ControlOrMeta","Meta","Shift"]}}},"required":["target"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_drag`, as the server sent it.
     pub(super) static BROWSER_DRAG: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"startElement":{"description":"Human-readable source element description used to obtain the permission to interact with the element","type":"string"},"startTarget":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"},"endElement":{"description":"Human-readable target element description used to obtain the permission to interact with the element","type":"string"},"endTarget":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"}},"required":["startTarget","endTarget"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_hover`, as the server sent it.
     pub(super) static BROWSER_HOVER: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"}},"required":["target"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_select_option`, as the server sent it.
     pub(super) static BROWSER_SELECT_OPTION: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"type":"string","description":"Exact target element reference from the page snapshot, or a unique element selector"},"values":{"type":"array","items":{"type":"string"},"description":"Array of values to select in the dropdown. This can be a single value or multiple values."}},"required":["target","values"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_tabs`, as the server sent it.
     pub(super) static BROWSER_TABS: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"action":{"type":"string","enum":["list","new","close","select"],"description":"Operation to perform"},"index":{"description":"Tab index, used for close/select. If omitted for close, current tab is closed.","type":"number"},"url":{"description":"URL to navigate to in the new tab, used for new.","type":"string"},"isolatedContext":{"description":"Name of an isolated browser context to create the new tab in, used for new. Tabs in the same isolated context share cookies and storage, tabs in different contexts are fully isolated. If omitted or \"default\", the tab is created in the default context.","type":"string"}},"required":["action"],"additionalProperties":false}"#,
     );
+
     /// The input schema of `browser_wait_for`, as the server sent it.
     pub(super) static BROWSER_WAIT_FOR: ToolSchema = ToolSchema::new(
         r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"time":{"description":"The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them instead of the default action timeout","type":"number"},"text":{"description":"The text to wait for","type":"string"},"textGone":{"description":"The text to wait for to disappear","type":"string"}},"additionalProperties":false}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "browser_close",
@@ -1278,6 +1435,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "browser_tabs",
     "browser_wait_for",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1287,6 +1445,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Click"},"description":"Perform click on a web page","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"button":{"description":"Button to click, defaults to left","enum":["left","right","middle"],"type":"string"},"doubleClick":{"description":"Whether to perform a double click instead of a single click","type":"boolean"},"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"modifiers":{"description":"Modifier keys to press","items":{"enum":["Alt","Control","ControlOrMeta","Meta","Shift"],"type":"string"},"type":"array"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"}},"required":["target"],"type":"object"},"name":"browser_click"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Close browser"},"description":"Close the browser and all open tabs.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"},"name":"browser_close"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"Get console messages"},"description":"Returns all console messages","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"all":{"description":"Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.","type":"boolean"},"filename":{"description":"File name to save the console messages to. Relative file names are resolved against the workspace root. If not provided, messages are returned as text.","type":"string"},"level":{"default":"info","description":"Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to \"info\".","enum":["error","warning","info","debug"],"type":"string"}},"required":["level"],"type":"object"},"name":"browser_console_messages"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Drag mouse"},"description":"Perform drag and drop between two elements","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"endElement":{"description":"Human-readable target element description used to obtain the permission to interact with the element","type":"string"},"endTarget":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"startElement":{"description":"Human-readable source element description used to obtain the permission to interact with the element","type":"string"},"startTarget":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"}},"required":["startTarget","endTarget"],"type":"object"},"name":"browser_drag"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Drop files or data onto an element"},"description":"Drop files or MIME-typed data onto an element, as if dragged from outside the page. At least one of \"paths\" or \"data\" must be provided.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"data":{"additionalProperties":{"type":"string"},"description":"Data to drop, as a map of MIME type to string value (e.g. {\"text/plain\": \"hello\", \"text/uri-list\": \"https://example.com\"}).","propertyNames":{"type":"string"},"type":"object"},"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"paths":{"description":"Absolute paths to files to drop onto the element.","items":{"type":"string"},"type":"array"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"}},"required":["target"],"type":"object"},"name":"browser_drop"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Emulate media features"},"description":"Emulate CSS media features for the page, for example switch between the light and dark color scheme. Omitted parameters are left unchanged; null clears an override.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"colorScheme":{"anyOf":[{"enum":["light","dark"],"type":"string"},{"type":"null"}],"description":"Emulates the prefers-color-scheme media feature"},"contrast":{"anyOf":[{"enum":["more","no-preference"],"type":"string"},{"type":"null"}],"description":"Emulates the prefers-contrast media feature"},"forcedColors":{"anyOf":[{"enum":["active","none"],"type":"string"},{"type":"null"}],"description":"Emulates the forced-colors media feature"},"media":{"anyOf":[{"enum":["screen","print"],"type":"string"},{"type":"null"}],"description":"Changes the CSS media type of the page"},"reducedMotion":{"anyOf":[{"enum":["reduce","no-preference"],"type":"string"},{"type":"null"}],"description":"Emulates the prefers-reduced-motion media feature"}},"type":"object"},"name":"browser_emulate_media"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Evaluate JavaScript"},"description":"Evaluate JavaScript expression on page or element","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"filename":{"description":"File name to save the result to. Relative file names are resolved against the workspace root. If not provided, result is returned as text.","type":"string"},"function":{"description":"() => { /* code */ } or (element) => { /* code */ } when element is provided","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"}},"required":["function"],"type":"object"},"name":"browser_evaluate"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Upload files"},"description":"Upload one or multiple files","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"paths":{"description":"The absolute paths to the files to upload. Can be single file or multiple files. If omitted, file chooser is cancelled.","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"browser_file_upload"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Fill form"},"description":"Fill multiple form fields","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"fields":{"description":"Fields to fill in","items":{"additionalProperties":false,"properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"name":{"description":"Human-readable field name","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"type":{"description":"Type of the field","enum":["textbox","checkbox","radio","combobox","slider"],"type":"string"},"value":{"description":"Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the field is a combobox, the value should be the text of the option.","type":"string"}},"required":["target","name","type","value"],"type":"object"},"type":"array"}},"required":["fields"],"type":"object"},"name":"browser_fill_form"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"Find in page snapshot"},"description":"Search the accessibility snapshot of the current page for text or a regular expression. Returns matching snapshot nodes with a few lines of surrounding context (like search snippets), each shown under its path from the root of the tree, which is cheaper than capturing the whole snapshot when you only need to locate an element and its ref.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filename":{"description":"Save results to a file instead of returning them in the response. Relative file names are resolved against the workspace root.","type":"string"},"maxResults":{"description":"Maximum number of matching items to return. Defaults to returning all matches.","type":"number"},"regex":{"description":"Regular expression to search for in the page snapshot. Matching is case-sensitive by default; wrap the pattern in slashes to add flags, e.g. \"/error/i\" for case-insensitive. Provide either text or regex, not both.","type":"string"},"text":{"description":"Plain text to search for in the page snapshot (case-insensitive substring match). Provide either text or regex, not both.","type":"string"}},"type":"object"},"name":"browser_find"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Handle a dialog"},"description":"Handle a dialog","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"accept":{"description":"Whether to accept the dialog.","type":"boolean"},"promptText":{"description":"The text of the prompt in case of a prompt dialog.","type":"string"}},"required":["accept"],"type":"object"},"name":"browser_handle_dialog"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Hover mouse"},"description":"Hover over element on page","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"}},"required":["target"],"type":"object"},"name":"browser_hover"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Navigate to a URL"},"description":"Navigate to a URL","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"url":{"description":"The URL to navigate to","type":"string"}},"required":["url"],"type":"object"},"name":"browser_navigate"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Go back"},"description":"Go back to the previous page in the history","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"},"name":"browser_navigate_back"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"Show network request details"},"description":"Returns full details (headers and body) of a single network request, or a single part if `part` is set. Use the number from browser_network_requests.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"filename":{"description":"File name to save the result to. Relative file names are resolved against the workspace root. If not provided, output is returned as text.","type":"string"},"index":{"description":"1-based index of the request, as printed by browser_network_requests.","maximum":9007199254740991,"minimum":1,"type":"integer"},"part":{"description":"Return only this part of the request. Omit to return full details.","enum":["request-headers","request-body","response-headers","response-body"],"type":"string"}},"required":["index"],"type":"object"},"name":"browser_network_request"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"List network requests"},"description":"Returns a numbered list of network requests since loading the page. Use browser_network_request with the number to get full details.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"all":{"description":"Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.","type":"boolean"},"filename":{"description":"File name to save the network requests to. Relative file names are resolved against the workspace root. If not provided, requests are returned as text.","type":"string"},"filter":{"description":"Only return requests whose URL matches this regexp (e.g. \"/api/.*user\").","type":"string"},"static":{"default":false,"description":"Whether to include successful static resources like images, fonts, scripts, etc. Defaults to false.","type":"boolean"}},"required":["static"],"type":"object"},"name":"browser_network_requests"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Press a key"},"description":"Press a key on the keyboard","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"key":{"description":"Name of the key to press or a character to generate, such as `ArrowLeft` or `a`","type":"string"}},"required":["key"],"type":"object"},"name":"browser_press_key"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Resize browser window"},"description":"Resize the browser window","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"height":{"description":"Height of the browser window","type":"number"},"width":{"description":"Width of the browser window","type":"number"}},"required":["width","height"],"type":"object"},"name":"browser_resize"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Run Playwright code (unsafe)"},"description":"Run a Playwright code snippet. Unsafe: executes arbitrary JavaScript in the Playwright server process and is RCE-equivalent.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"code":{"description":"A JavaScript function containing Playwright code to execute. It will be invoked with a single argument, page, which you can use for any page interaction. For example: `async (page) => { await page.getByRole('button', { name: 'Submit' }).click(); return await page.title(); }`","type":"string"},"filename":{"description":"Load code from the specified file. Relative file names are resolved against the workspace root. If both code and filename are provided, code will be ignored.","type":"string"}},"type":"object"},"name":"browser_run_code_unsafe"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Select option"},"description":"Select an option in a dropdown","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"values":{"description":"Array of values to select in the dropdown. This can be a single value or multiple values.","items":{"type":"string"},"type":"array"}},"required":["target","values"],"type":"object"},"name":"browser_select_option"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"Page snapshot"},"description":"Capture accessibility snapshot of the current page, this is better than screenshot","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"boxes":{"description":"Include each element's bounding box as [box=x,y,width,height] in the snapshot. Coordinates are viewport-relative, in CSS pixels (Element.getBoundingClientRect)","type":"boolean"},"depth":{"description":"Limit the depth of the snapshot tree","type":"number"},"filename":{"description":"Save snapshot to a file instead of returning it in the response. Relative file names are resolved against the workspace root.","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"}},"type":"object"},"name":"browser_snapshot"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Manage tabs"},"description":"List, create, close, or select a browser tab.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"action":{"description":"Operation to perform","enum":["list","new","close","select"],"type":"string"},"index":{"description":"Tab index, used for close/select. If omitted for close, current tab is closed.","type":"number"},"isolatedContext":{"description":"Name of an isolated browser context to create the new tab in, used for new. Tabs in the same isolated context share cookies and storage, tabs in different contexts are fully isolated. If omitted or \"default\", the tab is created in the default context.","type":"string"},"url":{"description":"URL to navigate to in the new tab, used for new.","type":"string"}},"required":["action"],"type":"object"},"name":"browser_tabs"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"Take a screenshot"},"description":"Take a screenshot of the current page. Use browser_snapshot for actions by default. With the vision capability enabled, use screenshot coordinates with the coordinate-based mouse tools for elements not exposed in the accessibility snapshot.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"filename":{"description":"File name to save the screenshot to. Relative file names are resolved against the workspace root. If not specified, the screenshot is saved into the output directory as `page-{timestamp}.{png|jpeg|webp}`.","type":"string"},"fullPage":{"description":"When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. Cannot be used with element screenshots.","type":"boolean"},"scale":{"default":"css","description":"Image resolution scale. \"css\" produces a screenshot sized in CSS pixels (smaller, consistent across devices). \"device\" produces a high-resolution screenshot using device pixels (larger, accounts for the device pixel ratio). Default is css.","enum":["css","device"],"type":"string"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"type":{"description":"Image format for the screenshot. If unset, inferred from the filename extension, otherwise png.","enum":["png","jpeg","webp"],"type":"string"}},"required":["scale"],"type":"object"},"name":"browser_take_screenshot"},{"annotations":{"destructiveHint":true,"openWorldHint":true,"readOnlyHint":false,"title":"Type text"},"description":"Type text into editable element","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"slowly":{"description":"Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire text is filled in at once.","type":"boolean"},"submit":{"description":"Whether to submit entered text (press Enter after)","type":"boolean"},"target":{"description":"Exact target element reference from the page snapshot, or a unique element selector","type":"string"},"text":{"description":"Text to type into the element","type":"string"}},"required":["target","text"],"type":"object"},"name":"browser_type"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":true,"title":"Wait for"},"description":"Wait for text to appear or disappear or a specified time to pass. When both text and textGone are provided, waits for the first one to happen","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"text":{"description":"The text to wait for","type":"string"},"textGone":{"description":"The text to wait for to disappear","type":"string"},"time":{"description":"The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them instead of the default action timeout","type":"number"}},"type":"object"},"name":"browser_wait_for"}]"#,
 );
+
 /// Typed client for the Playwright MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1296,20 +1455,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1317,12 +1480,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Close the browser and all open tabs.
     ///
     /// MCP tool `browser_close` ("Close browser"). Server hints: not read-only, destructive,
@@ -1331,6 +1496,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "browser_close").await?;
         self.caller.call_tool_decoded("browser_close", Map::new()).await
     }
+
     /// Calls `browser_close` like [`Self::browser_close`], without unwrapping the result
     /// envelope.
     ///
@@ -1339,6 +1505,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "browser_close").await?;
         mcp_bindgen::call_checked(&self.caller, "browser_close", Map::new()).await
     }
+
     /// Resize the browser window
     ///
     /// MCP tool `browser_resize` ("Resize browser window"). Server hints: not read-only,
@@ -1356,6 +1523,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_resize", arguments).await
     }
+
     /// Calls `browser_resize` like [`Self::browser_resize`], without unwrapping the result
     /// envelope.
     ///
@@ -1373,6 +1541,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_resize", arguments).await
     }
+
     /// Returns all console messages
     ///
     /// MCP tool `browser_console_messages` ("Get console messages"). Server hints: read-only,
@@ -1390,6 +1559,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_console_messages", arguments).await
     }
+
     /// Calls `browser_console_messages` like [`Self::browser_console_messages`], without
     /// unwrapping the result envelope.
     ///
@@ -1408,6 +1578,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_console_messages", arguments)
             .await
     }
+
     /// Handle a dialog
     ///
     /// MCP tool `browser_handle_dialog` ("Handle a dialog"). Server hints: not read-only,
@@ -1425,6 +1596,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_handle_dialog", arguments).await
     }
+
     /// Calls `browser_handle_dialog` like [`Self::browser_handle_dialog`], without unwrapping
     /// the result envelope.
     ///
@@ -1442,6 +1614,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_handle_dialog", arguments).await
     }
+
     /// Emulate CSS media features for the page, for example switch between the light and dark
     /// color scheme. Omitted parameters are left unchanged; null clears an override.
     ///
@@ -1461,6 +1634,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_emulate_media", arguments).await
     }
+
     /// Calls `browser_emulate_media` like [`Self::browser_emulate_media`], without unwrapping
     /// the result envelope.
     ///
@@ -1478,6 +1652,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_emulate_media", arguments).await
     }
+
     /// Evaluate JavaScript expression on page or element
     ///
     /// MCP tool `browser_evaluate` ("Evaluate JavaScript"). Server hints: not read-only,
@@ -1495,6 +1670,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_evaluate", arguments).await
     }
+
     /// Calls `browser_evaluate` like [`Self::browser_evaluate`], without unwrapping the result
     /// envelope.
     ///
@@ -1512,6 +1688,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_evaluate", arguments).await
     }
+
     /// Upload one or multiple files
     ///
     /// MCP tool `browser_file_upload` ("Upload files"). Server hints: not read-only,
@@ -1529,6 +1706,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_file_upload", arguments).await
     }
+
     /// Calls `browser_file_upload` like [`Self::browser_file_upload`], without unwrapping the
     /// result envelope.
     ///
@@ -1546,6 +1724,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_file_upload", arguments).await
     }
+
     /// Drop files or MIME-typed data onto an element, as if dragged from outside the page. At
     /// least one of "paths" or "data" must be provided.
     ///
@@ -1565,6 +1744,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_drop", arguments).await
     }
+
     /// Calls `browser_drop` like [`Self::browser_drop`], without unwrapping the result
     /// envelope.
     ///
@@ -1582,6 +1762,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_drop", arguments).await
     }
+
     /// Search the accessibility snapshot of the current page for text or a regular expression.
     /// Returns matching snapshot nodes with a few lines of surrounding context (like search
     /// snippets), each shown under its path from the root of the tree, which is cheaper than
@@ -1602,6 +1783,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_find", arguments).await
     }
+
     /// Calls `browser_find` like [`Self::browser_find`], without unwrapping the result
     /// envelope.
     ///
@@ -1619,6 +1801,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_find", arguments).await
     }
+
     /// Fill multiple form fields
     ///
     /// MCP tool `browser_fill_form` ("Fill form"). Server hints: not read-only, destructive,
@@ -1636,6 +1819,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_fill_form", arguments).await
     }
+
     /// Calls `browser_fill_form` like [`Self::browser_fill_form`], without unwrapping the
     /// result envelope.
     ///
@@ -1653,6 +1837,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_fill_form", arguments).await
     }
+
     /// Press a key on the keyboard
     ///
     /// MCP tool `browser_press_key` ("Press a key"). Server hints: not read-only, destructive,
@@ -1670,6 +1855,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_press_key", arguments).await
     }
+
     /// Calls `browser_press_key` like [`Self::browser_press_key`], without unwrapping the
     /// result envelope.
     ///
@@ -1687,6 +1873,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_press_key", arguments).await
     }
+
     /// Type text into editable element
     ///
     /// MCP tool `browser_type` ("Type text"). Server hints: not read-only, destructive, open
@@ -1704,6 +1891,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_type", arguments).await
     }
+
     /// Calls `browser_type` like [`Self::browser_type`], without unwrapping the result
     /// envelope.
     ///
@@ -1721,6 +1909,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_type", arguments).await
     }
+
     /// Navigate to a URL
     ///
     /// MCP tool `browser_navigate` ("Navigate to a URL"). Server hints: not read-only,
@@ -1738,6 +1927,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_navigate", arguments).await
     }
+
     /// Calls `browser_navigate` like [`Self::browser_navigate`], without unwrapping the result
     /// envelope.
     ///
@@ -1755,6 +1945,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_navigate", arguments).await
     }
+
     /// Go back to the previous page in the history
     ///
     /// MCP tool `browser_navigate_back` ("Go back"). Server hints: not read-only, destructive,
@@ -1763,6 +1954,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "browser_navigate_back").await?;
         self.caller.call_tool_decoded("browser_navigate_back", Map::new()).await
     }
+
     /// Calls `browser_navigate_back` like [`Self::browser_navigate_back`], without unwrapping
     /// the result envelope.
     ///
@@ -1772,6 +1964,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_navigate_back", Map::new())
             .await
     }
+
     /// Returns a numbered list of network requests since loading the page. Use
     /// browser_network_request with the number to get full details.
     ///
@@ -1790,6 +1983,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_network_requests", arguments).await
     }
+
     /// Calls `browser_network_requests` like [`Self::browser_network_requests`], without
     /// unwrapping the result envelope.
     ///
@@ -1808,6 +2002,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_network_requests", arguments)
             .await
     }
+
     /// Returns full details (headers and body) of a single network request, or a single part if
     /// `part` is set. Use the number from browser_network_requests.
     ///
@@ -1827,6 +2022,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_network_request", arguments).await
     }
+
     /// Calls `browser_network_request` like [`Self::browser_network_request`], without
     /// unwrapping the result envelope.
     ///
@@ -1845,6 +2041,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_network_request", arguments)
             .await
     }
+
     /// Run a Playwright code snippet. Unsafe: executes arbitrary JavaScript in the Playwright
     /// server process and is RCE-equivalent.
     ///
@@ -1864,6 +2061,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_run_code_unsafe", arguments).await
     }
+
     /// Calls `browser_run_code_unsafe` like [`Self::browser_run_code_unsafe`], without
     /// unwrapping the result envelope.
     ///
@@ -1882,6 +2080,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_run_code_unsafe", arguments)
             .await
     }
+
     /// Take a screenshot of the current page. Use browser_snapshot for actions by default. With
     /// the vision capability enabled, use screenshot coordinates with the coordinate-based
     /// mouse tools for elements not exposed in the accessibility snapshot.
@@ -1901,6 +2100,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_take_screenshot", arguments).await
     }
+
     /// Calls `browser_take_screenshot` like [`Self::browser_take_screenshot`], without
     /// unwrapping the result envelope.
     ///
@@ -1919,6 +2119,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_take_screenshot", arguments)
             .await
     }
+
     /// Capture accessibility snapshot of the current page, this is better than screenshot
     ///
     /// MCP tool `browser_snapshot` ("Page snapshot"). Server hints: read-only, not destructive,
@@ -1936,6 +2137,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_snapshot", arguments).await
     }
+
     /// Calls `browser_snapshot` like [`Self::browser_snapshot`], without unwrapping the result
     /// envelope.
     ///
@@ -1953,6 +2155,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_snapshot", arguments).await
     }
+
     /// Perform click on a web page
     ///
     /// MCP tool `browser_click` ("Click"). Server hints: not read-only, destructive, open
@@ -1970,6 +2173,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_click", arguments).await
     }
+
     /// Calls `browser_click` like [`Self::browser_click`], without unwrapping the result
     /// envelope.
     ///
@@ -1987,6 +2191,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_click", arguments).await
     }
+
     /// Perform drag and drop between two elements
     ///
     /// MCP tool `browser_drag` ("Drag mouse"). Server hints: not read-only, destructive, open
@@ -2004,6 +2209,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_drag", arguments).await
     }
+
     /// Calls `browser_drag` like [`Self::browser_drag`], without unwrapping the result
     /// envelope.
     ///
@@ -2021,6 +2227,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_drag", arguments).await
     }
+
     /// Hover over element on page
     ///
     /// MCP tool `browser_hover` ("Hover mouse"). Server hints: not read-only, destructive, open
@@ -2038,6 +2245,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_hover", arguments).await
     }
+
     /// Calls `browser_hover` like [`Self::browser_hover`], without unwrapping the result
     /// envelope.
     ///
@@ -2055,6 +2263,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_hover", arguments).await
     }
+
     /// Select an option in a dropdown
     ///
     /// MCP tool `browser_select_option` ("Select option"). Server hints: not read-only,
@@ -2072,6 +2281,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_select_option", arguments).await
     }
+
     /// Calls `browser_select_option` like [`Self::browser_select_option`], without unwrapping
     /// the result envelope.
     ///
@@ -2089,6 +2299,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_select_option", arguments).await
     }
+
     /// List, create, close, or select a browser tab.
     ///
     /// MCP tool `browser_tabs` ("Manage tabs"). Server hints: not read-only, destructive, open
@@ -2106,6 +2317,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_tabs", arguments).await
     }
+
     /// Calls `browser_tabs` like [`Self::browser_tabs`], without unwrapping the result
     /// envelope.
     ///
@@ -2123,6 +2335,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "browser_tabs", arguments).await
     }
+
     /// Wait for text to appear or disappear or a specified time to pass. When both text and
     /// textGone are provided, waits for the first one to happen
     ///
@@ -2141,6 +2354,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("browser_wait_for", arguments).await
     }
+
     /// Calls `browser_wait_for` like [`Self::browser_wait_for`], without unwrapping the result
     /// envelope.
     ///
@@ -2159,6 +2373,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "browser_wait_for", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2171,6 +2386,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Playwright MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -2185,6 +2401,7 @@ pub trait Fake: Send + Sync {
     fn browser_close(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("browser_close", "browser_close")) }
     }
+
     /// Answers `browser_resize` in place of the server, with what [`Client::browser_resize`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2195,6 +2412,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_resize", "browser_resize")) }
     }
+
     /// Answers `browser_console_messages` in place of the server, with what
     /// [`Client::browser_console_messages`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2212,6 +2430,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_handle_dialog` in place of the server, with what
     /// [`Client::browser_handle_dialog`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2229,6 +2448,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_emulate_media` in place of the server, with what
     /// [`Client::browser_emulate_media`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2246,6 +2466,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_evaluate` in place of the server, with what
     /// [`Client::browser_evaluate`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2258,6 +2479,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("browser_evaluate", "browser_evaluate"))
         }
     }
+
     /// Answers `browser_file_upload` in place of the server, with what
     /// [`Client::browser_file_upload`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2275,6 +2497,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_drop` in place of the server, with what [`Client::browser_drop`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2285,6 +2508,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_drop", "browser_drop")) }
     }
+
     /// Answers `browser_find` in place of the server, with what [`Client::browser_find`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2295,6 +2519,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_find", "browser_find")) }
     }
+
     /// Answers `browser_fill_form` in place of the server, with what
     /// [`Client::browser_fill_form`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2307,6 +2532,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("browser_fill_form", "browser_fill_form"))
         }
     }
+
     /// Answers `browser_press_key` in place of the server, with what
     /// [`Client::browser_press_key`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2319,6 +2545,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("browser_press_key", "browser_press_key"))
         }
     }
+
     /// Answers `browser_type` in place of the server, with what [`Client::browser_type`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2329,6 +2556,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_type", "browser_type")) }
     }
+
     /// Answers `browser_navigate` in place of the server, with what
     /// [`Client::browser_navigate`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2341,6 +2569,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("browser_navigate", "browser_navigate"))
         }
     }
+
     /// Answers `browser_navigate_back` in place of the server, with what
     /// [`Client::browser_navigate_back`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2356,6 +2585,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_network_requests` in place of the server, with what
     /// [`Client::browser_network_requests`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2373,6 +2603,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_network_request` in place of the server, with what
     /// [`Client::browser_network_request`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2390,6 +2621,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_run_code_unsafe` in place of the server, with what
     /// [`Client::browser_run_code_unsafe`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2407,6 +2639,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_take_screenshot` in place of the server, with what
     /// [`Client::browser_take_screenshot`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2424,6 +2657,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_snapshot` in place of the server, with what
     /// [`Client::browser_snapshot`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2436,6 +2670,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("browser_snapshot", "browser_snapshot"))
         }
     }
+
     /// Answers `browser_click` in place of the server, with what [`Client::browser_click`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2446,6 +2681,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_click", "browser_click")) }
     }
+
     /// Answers `browser_drag` in place of the server, with what [`Client::browser_drag`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2456,6 +2692,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_drag", "browser_drag")) }
     }
+
     /// Answers `browser_hover` in place of the server, with what [`Client::browser_hover`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2466,6 +2703,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_hover", "browser_hover")) }
     }
+
     /// Answers `browser_select_option` in place of the server, with what
     /// [`Client::browser_select_option`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2483,6 +2721,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `browser_tabs` in place of the server, with what [`Client::browser_tabs`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -2493,6 +2732,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("browser_tabs", "browser_tabs")) }
     }
+
     /// Answers `browser_wait_for` in place of the server, with what
     /// [`Client::browser_wait_for`] returns; an `Err` is the tool's failure (`isError: true`).
     /// Unless implemented, fails as not faked.
@@ -2506,15 +2746,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

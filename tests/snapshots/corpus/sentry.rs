@@ -10,6 +10,7 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
@@ -17,6 +18,7 @@ use mcp_bindgen::{
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -26,6 +28,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Deserializer, Serialize};
+
     /// The arguments of `analyze_issue_with_seer`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -46,6 +49,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `create_dsn`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -62,6 +66,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `create_project`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -84,6 +89,7 @@ pub mod types {
         #[serde(rename = "teamSlug")]
         pub team_slug: String,
     }
+
     /// The arguments of `create_team`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -97,6 +103,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `find_dsns`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -111,6 +118,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `find_organizations`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -119,6 +127,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
     }
+
     /// The arguments of `find_projects`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -133,6 +142,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `find_releases`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -150,6 +160,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `find_teams`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -164,6 +175,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `get_doc`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -171,6 +183,7 @@ pub mod types {
         /// The documentation path (e.g., '/platforms/javascript/guides/nextjs.md'). Get this from search_docs results.
         pub path: String,
     }
+
     /// The arguments of `get_event_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -191,6 +204,7 @@ pub mod types {
         #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
+
     /// The arguments of `get_issue_tag_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -211,6 +225,7 @@ pub mod types {
         #[serde(rename = "tagKey")]
         pub tag_key: String,
     }
+
     /// The arguments of `get_profile_details`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -246,6 +261,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<String>,
     }
+
     impl Default for GetProfileDetailsArgs {
         fn default() -> Self {
             Self {
@@ -261,6 +277,7 @@ pub mod types {
             }
         }
     }
+
     /// Project slug or numeric ID
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
@@ -268,6 +285,7 @@ pub mod types {
         Number(f64),
         String(String),
     }
+
     impl fmt::Display for GetProfileDetailsArgsProjectSlugOrId {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match self {
@@ -276,11 +294,13 @@ pub mod types {
             }
         }
     }
+
     impl From<f64> for GetProfileDetailsArgsProjectSlugOrId {
         fn from(value: f64) -> Self {
             Self::Number(value)
         }
     }
+
     /// The arguments of `get_replay_details`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -298,6 +318,7 @@ pub mod types {
         #[serde(rename = "replayUrl", skip_serializing_if = "Option::is_none")]
         pub replay_url: Option<String>,
     }
+
     /// The arguments of `get_sentry_resource`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -315,6 +336,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
     }
+
     /// Resource type. With a URL, can override the auto-detected type for breadcrumbs on an issue/event URL or for `trace` on a span-focused trace URL. Use `snapshot` with a snapshot artifact ID, or `snapshotImage` with `<snapshotId>:<image_file_name>`.
     #[derive(
         Deserialize,
@@ -348,6 +370,7 @@ pub mod types {
         #[serde(rename = "snapshotImage")]
         SnapshotImage,
     }
+
     impl fmt::Display for GetSentryResourceArgsResourceType {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -363,8 +386,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for GetSentryResourceArgsResourceType {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "issue" => Ok(Self::Issue),
@@ -388,18 +413,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for GetSentryResourceArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for GetSentryResourceArgsResourceType {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `search_docs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -416,6 +446,7 @@ pub mod types {
         /// The search query in natural language. Be specific about what you're looking for.
         pub query: String,
     }
+
     /// Optional guide filter to limit search results to specific documentation sections. Use either a platform (e.g., 'javascript', 'python') or platform/guide combination (e.g., 'javascript/nextjs', 'python/django').
     #[derive(
         Deserialize,
@@ -683,6 +714,7 @@ pub mod types {
         #[serde(rename = "kotlin/multiplatform")]
         KotlinMultiplatform,
     }
+
     impl fmt::Display for SearchDocsArgsGuide {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -817,8 +849,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchDocsArgsGuide {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "javascript" => Ok(Self::Javascript),
@@ -959,18 +993,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchDocsArgsGuide {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchDocsArgsGuide {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `search_events`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1009,6 +1048,7 @@ pub mod types {
         #[serde(rename = "statsPeriod", skip_serializing_if = "Option::is_none")]
         pub stats_period: Option<String>,
     }
+
     /// Initial dataset hint: errors, logs, spans, metrics, profiles, or replays. The agent may correct this when configured.
     #[derive(
         Deserialize,
@@ -1036,6 +1076,7 @@ pub mod types {
         #[serde(rename = "replays")]
         Replays,
     }
+
     impl fmt::Display for SearchEventsArgsDataset {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1048,8 +1089,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchEventsArgsDataset {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "spans" => Ok(Self::Spans),
@@ -1070,51 +1113,64 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchEventsArgsDataset {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchEventsArgsDataset {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     pub enum SearchEventsArgsEnvironment {
         String(SearchEventsArgsEnvironmentArrayItem),
         Array(Vec<SearchEventsArgsEnvironmentArrayItem>),
     }
+
     impl From<SearchEventsArgsEnvironmentArrayItem> for SearchEventsArgsEnvironment {
         fn from(value: SearchEventsArgsEnvironmentArrayItem) -> Self {
             Self::String(value)
         }
     }
+
     impl From<Vec<SearchEventsArgsEnvironmentArrayItem>>
     for SearchEventsArgsEnvironment {
         fn from(value: Vec<SearchEventsArgsEnvironmentArrayItem>) -> Self {
             Self::Array(value)
         }
     }
+
     #[derive(Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct SearchEventsArgsEnvironmentArrayItem(String);
+
     impl Deref for SearchEventsArgsEnvironmentArrayItem {
         type Target = String;
+
         fn deref(&self) -> &String {
             &self.0
         }
     }
+
     impl From<SearchEventsArgsEnvironmentArrayItem> for String {
         fn from(value: SearchEventsArgsEnvironmentArrayItem) -> Self {
             value.0
         }
     }
+
     impl FromStr for SearchEventsArgsEnvironmentArrayItem {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             if value.chars().count() < 1usize {
                 return Err(
@@ -1128,18 +1184,23 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+
     impl TryFrom<&str> for SearchEventsArgsEnvironmentArrayItem {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchEventsArgsEnvironmentArrayItem {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl<'de> Deserialize<'de> for SearchEventsArgsEnvironmentArrayItem {
         fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
         where
@@ -1152,6 +1213,7 @@ pub mod types {
                 })
         }
     }
+
     /// The arguments of `search_issue_events`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1187,6 +1249,7 @@ pub mod types {
         #[serde(rename = "statsPeriod", skip_serializing_if = "Option::is_none")]
         pub stats_period: Option<String>,
     }
+
     impl Default for SearchIssueEventsArgs {
         fn default() -> Self {
             Self {
@@ -1203,6 +1266,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `search_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1229,6 +1293,7 @@ pub mod types {
         #[serde(default = "defaults::search_issues_args_sort")]
         pub sort: SearchIssuesArgsSort,
     }
+
     /// Sort order: date (last seen), freq (frequency), new (first seen), user (user count)
     #[derive(
         Deserialize,
@@ -1252,6 +1317,7 @@ pub mod types {
         #[serde(rename = "user")]
         User,
     }
+
     impl fmt::Display for SearchIssuesArgsSort {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1262,8 +1328,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for SearchIssuesArgsSort {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "date" => Ok(Self::Date),
@@ -1282,23 +1350,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for SearchIssuesArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for SearchIssuesArgsSort {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for SearchIssuesArgsSort {
         fn default() -> Self {
             SearchIssuesArgsSort::Date
         }
     }
+
     /// The arguments of `update_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1349,6 +1423,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<UpdateIssueArgsStatus>,
     }
+
     /// How ignored issues should behave. Use 'untilEscalating' to match the Sentry UI default, 'forever' for a permanent ignore, 'forDuration' with ignoreDurationMinutes, 'untilOccurrenceCount' with ignoreCount and optional ignoreWindowMinutes, or 'untilUserCount' with ignoreUserCount and optional ignoreUserWindowMinutes.
     #[derive(
         Deserialize,
@@ -1374,6 +1449,7 @@ pub mod types {
         #[serde(rename = "untilUserCount")]
         UntilUserCount,
     }
+
     impl fmt::Display for UpdateIssueArgsIgnoreMode {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1385,8 +1461,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for UpdateIssueArgsIgnoreMode {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "untilEscalating" => Ok(Self::UntilEscalating),
@@ -1406,18 +1484,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for UpdateIssueArgsIgnoreMode {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for UpdateIssueArgsIgnoreMode {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The new status for the issue. Valid values are 'resolved', 'resolvedInNextRelease', 'unresolved', and 'ignored'.
     #[derive(
         Deserialize,
@@ -1441,6 +1524,7 @@ pub mod types {
         #[serde(rename = "ignored")]
         Ignored,
     }
+
     impl fmt::Display for UpdateIssueArgsStatus {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -1451,8 +1535,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for UpdateIssueArgsStatus {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "resolved" => Ok(Self::Resolved),
@@ -1471,18 +1557,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for UpdateIssueArgsStatus {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for UpdateIssueArgsStatus {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The arguments of `update_project`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -1509,113 +1600,141 @@ pub mod types {
         #[serde(rename = "teamSlug", skip_serializing_if = "Option::is_none")]
         pub team_slug: Option<String>,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn search_events_args_limit() -> f64 {
             10_f64
         }
+
         pub(super) fn search_issue_events_args_limit() -> f64 {
             50_f64
         }
+
         pub(super) fn search_issues_args_limit() -> f64 {
             10_f64
         }
+
         pub(super) fn search_issues_args_query() -> String {
             "is:unresolved".to_string()
         }
+
         pub(super) fn search_issues_args_sort() -> super::SearchIssuesArgsSort {
             super::SearchIssuesArgsSort::Date
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `find_organizations`, as the server sent it.
     pub(super) static FIND_ORGANIZATIONS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"anyOf":[{"type":"string","description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items."},{"type":"null"}],"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items.","default":null}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `find_teams`, as the server sent it.
     pub(super) static FIND_TEAMS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"query":{"anyOf":[{"type":"string","description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items."},{"type":"null"}],"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items.","default":null}},"required":["organizationSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `find_projects`, as the server sent it.
     pub(super) static FIND_PROJECTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"query":{"anyOf":[{"type":"string","description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items."},{"type":"null"}],"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items.","default":null}},"required":["organizationSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `find_releases`, as the server sent it.
     pub(super) static FIND_RELEASES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"projectSlug":{"anyOf":[{"type":"string","description":"The project's slug. This will default to all projects you have access to. It is encouraged to specify this when possible."},{"type":"null"}],"description":"The project's slug. This will default to all projects you have access to. It is encouraged to specify this when possible.","default":null},"query":{"anyOf":[{"type":"string","description":"Search for versions which contain the provided string."},{"type":"null"}],"description":"Search for versions which contain the provided string.","default":null}},"required":["organizationSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_issue_tag_values`, as the server sent it.
     pub(super) static GET_ISSUE_TAG_VALUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"issueId":{"type":"string","description":"The Issue ID. e.g. `PROJECT-1Z43`"},"issueUrl":{"type":"string","format":"uri","description":"The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43"},"tagKey":{"type":"string","pattern":"^[a-zA-Z0-9][a-zA-Z0-9._-]*$","description":"The tag key to get values for (e.g., 'url', 'browser', 'environment', 'release')."}},"required":["tagKey"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_replay_details`, as the server sent it.
     pub(super) static GET_REPLAY_DETAILS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"replayUrl":{"type":"string","format":"uri","description":"The URL of the replay. e.g. https://my-organization.sentry.io/explore/replays/7e07485f-12f9-416b-8b14-26260799b51f/"},"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"replayId":{"type":"string","description":"The replay ID. e.g. `7e07485f-12f9-416b-8b14-26260799b51f`"},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_event_attachment`, as the server sent it.
     pub(super) static GET_EVENT_ATTACHMENT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"projectSlug":{"type":"string","description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."},"eventId":{"type":"string","description":"The ID of the event."},"attachmentId":{"anyOf":[{"type":"string","description":"The ID of the attachment to download."},{"type":"null"}],"description":"The ID of the attachment to download.","default":null},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null}},"required":["organizationSlug","projectSlug","eventId"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `update_issue`, as the server sent it.
     pub(super) static UPDATE_ISSUE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"issueId":{"type":"string","description":"The Issue ID. e.g. `PROJECT-1Z43`"},"issueUrl":{"type":"string","format":"uri","description":"The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43"},"status":{"type":"string","enum":["resolved","resolvedInNextRelease","unresolved","ignored"],"description":"The new status for the issue. Valid values are 'resolved', 'resolvedInNextRelease', 'unresolved', and 'ignored'."},"assignedTo":{"type":"string","description":"The assignee in format 'user:ID' or 'team:ID_OR_SLUG' where ID is numeric. Example: 'user:123456', 'team:789', or 'team:my-team-slug'. Use the whoami tool to find your user ID."},"ignoreMode":{"type":"string","enum":["untilEscalating","forever","forDuration","untilOccurrenceCount","untilUserCount"],"description":"How ignored issues should behave. Use 'untilEscalating' to match the Sentry UI default, 'forever' for a permanent ignore, 'forDuration' with ignoreDurationMinutes, 'untilOccurrenceCount' with ignoreCount and optional ignoreWindowMinutes, or 'untilUserCount' with ignoreUserCount and optional ignoreUserWindowMinutes."},"ignoreDurationMinutes":{"type":"integer","exclusiveMinimum":0,"description":"How many minutes to ignore the issue when ignoreMode is 'forDuration'."},"ignoreCount":{"type":"integer","exclusiveMinimum":0,"description":"How many times the issue must occur before it stops being ignored when ignoreMode is 'untilOccurrenceCount'."},"ignoreWindowMinutes":{"type":"integer","exclusiveMinimum":0,"maximum":10080,"description":"Optional time window in minutes for ignoreCount. If omitted, Sentry counts all future occurrences."},"ignoreUserCount":{"type":"integer","exclusiveMinimum":0,"description":"How many users must be affected before the issue stops being ignored when ignoreMode is 'untilUserCount'."},"ignoreUserWindowMinutes":{"type":"integer","exclusiveMinimum":0,"maximum":10080,"description":"Optional time window in minutes for ignoreUserCount. If omitted, Sentry counts all future affected users."},"reason":{"type":"string","minLength":1,"description":"Optional reason for taking this action. When provided, it will be posted as a comment on the issue's activity feed."}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_events`, as the server sent it.
     pub(super) static SEARCH_EVENTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"dataset":{"type":"string","enum":["spans","errors","logs","metrics","profiles","replays"],"description":"Initial dataset hint: errors, logs, spans, metrics, profiles, or replays. The agent may correct this when configured."},"query":{"type":"string","description":"Natural language or Sentry event search query syntax."},"fields":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}],"description":"Fields to return for event datasets. If not specified, uses sensible defaults. Include aggregate functions like count(), avg() for statistics. Leave null for dataset='replays'."},"sort":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Sort field (prefix with - for descending). If omitted, event datasets default to -timestamp and replays default to -started_at. Use -count() for event aggregations. For dataset='replays', use replay sorts like -started_at or -count_errors."},"projectSlug":{"anyOf":[{"type":"string","description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."},{"type":"null"}],"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","default":null},"environment":{"anyOf":[{"anyOf":[{"type":"string","minLength":1},{"type":"array","items":{"type":"string","minLength":1},"minItems":1}]},{"type":"null"}],"description":"Optional environment filter for dataset='replays'. Use a string for one environment or an array for multiple. For other datasets, filter environment in the query string instead."},"statsPeriod":{"type":"string","description":"Initial time period hint: 1h, 24h, 7d, 14d, 30d, etc."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"limit":{"type":"number","minimum":1,"maximum":100,"default":10,"description":"Maximum number of results to return (1-100)"},"includeExplanation":{"type":"boolean","default":false,"description":"Include explanation of how the query was translated or repaired"}},"required":["organizationSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_team`, as the server sent it.
     pub(super) static CREATE_TEAM: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"name":{"type":"string","description":"The name of the team to create."}},"required":["organizationSlug","name"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_project`, as the server sent it.
     pub(super) static CREATE_PROJECT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"teamSlug":{"type":"string","description":"The team's slug. You can find a list of existing teams in an organization using the `find_teams()` tool."},"name":{"type":"string","description":"The name of the project to create. Typically this is commonly the name of the repository or service. It is only used as a visual label in Sentry."},"platform":{"anyOf":[{"type":"string","description":"The platform for the project. e.g., python, javascript, react, etc."},{"type":"null"}],"description":"The platform for the project. e.g., python, javascript, react, etc.","default":null},"repository":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Optional repository name to link to the project (e.g. 'getsentry/sentry'). The repo must already be connected to the organization via a VCS integration."}},"required":["organizationSlug","teamSlug","name"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `update_project`, as the server sent it.
     pub(super) static UPDATE_PROJECT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"projectSlug":{"type":"string","description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."},"name":{"anyOf":[{"type":"string","description":"The new name for the project"},{"type":"null"}],"description":"The new name for the project","default":null},"slug":{"anyOf":[{"type":"string","description":"The new slug for the project (must be unique)"},{"type":"null"}],"description":"The new slug for the project (must be unique)","default":null},"platform":{"anyOf":[{"type":"string","description":"The platform for the project. e.g., python, javascript, react, etc."},{"type":"null"}],"description":"The platform for the project. e.g., python, javascript, react, etc.","default":null},"teamSlug":{"anyOf":[{"type":"string","description":"The team's slug. You can find a list of existing teams in an organization using the `find_teams()` tool."},{"type":"null"}],"description":"The team to assign this project to. Note: this will replace the current team assignment.","default":null}},"required":["organizationSlug","projectSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `create_dsn`, as the server sent it.
     pub(super) static CREATE_DSN: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"projectSlug":{"type":"string","description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."},"name":{"type":"string","description":"The name of the DSN to create, for example 'Production'."}},"required":["organizationSlug","projectSlug","name"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `find_dsns`, as the server sent it.
     pub(super) static FIND_DSNS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"projectSlug":{"type":"string","description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."}},"required":["organizationSlug","projectSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `analyze_issue_with_seer`, as the server sent it.
     pub(super) static ANALYZE_ISSUE_WITH_SEER: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"issueId":{"type":"string","description":"The Issue ID. e.g. `PROJECT-1Z43`"},"issueUrl":{"type":"string","format":"uri","description":"The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43"},"instruction":{"type":"string","description":"Optional custom instruction for the AI analysis"}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_docs`, as the server sent it.
     pub(super) static SEARCH_DOCS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","minLength":2,"maxLength":200,"description":"The search query in natural language. Be specific about what you're looking for."},"maxResults":{"type":"integer","minimum":1,"maximum":10,"default":3,"description":"Maximum number of results to return (1-10)"},"guide":{"anyOf":[{"type":"string","enum":["javascript","python","java","dotnet","go","php","ruby","android","apple","unity","unreal","rust","elixir","kotlin","native","dart","godot","nintendo-switch","playstation","powershell","react-native","xbox","javascript/nextjs","javascript/react","javascript/gatsby","javascript/remix","javascript/vue","javascript/angular","javascript/hono","javascript/svelte","javascript/express","javascript/fastify","javascript/astro","javascript/bun","javascript/capacitor","javascript/cloudflare","javascript/connect","javascript/cordova","javascript/deno","javascript/electron","javascript/ember","javascript/nuxt","javascript/solid","javascript/solidstart","javascript/sveltekit","javascript/tanstack-react","javascript/wasm","javascript/node","javascript/koa","javascript/nestjs","javascript/hapi","python/django","python/flask","python/fastapi","python/celery","python/tornado","python/pyramid","python/aiohttp","python/anthropic","python/airflow","python/aws-lambda","python/boto3","python/bottle","python/chalice","python/dramatiq","python/falcon","python/langchain","python/litestar","python/logging","python/loguru","python/openai","python/quart","python/ray","python/redis","python/rq","python/sanic","python/sqlalchemy","python/starlette","dart/flutter","dotnet/aspnetcore","dotnet/maui","dotnet/wpf","dotnet/winforms","dotnet/aspnet","dotnet/aws-lambda","dotnet/azure-functions","dotnet/blazor-webassembly","dotnet/entityframework","dotnet/google-cloud-functions","dotnet/extensions-logging","dotnet/log4net","dotnet/nlog","dotnet/serilog","dotnet/uwp","dotnet/xamarin","java/spring","java/spring-boot","java/android","java/jul","java/log4j2","java/logback","java/servlet","go/echo","go/fasthttp","go/fiber","go/gin","go/http","go/iris","go/logrus","go/negroni","go/slog","go/zerolog","php/laravel","php/symfony","ruby/delayed_job","ruby/rack","ruby/rails","ruby/resque","ruby/sidekiq","android/kotlin","apple/ios","apple/macos","apple/watchos","apple/tvos","apple/visionos","kotlin/multiplatform"],"description":"Optional guide filter to limit search results to specific documentation sections. Use either a platform (e.g., 'javascript', 'python') or platform/guide combination (e.g., 'javascript/nextjs', 'python/django')."},{"type":"null"}],"description":"Optional guide filter to limit search results to specific documentation sections. Use either a platform (e.g., 'javascript', 'python') or platform/guide combination (e.g., 'javascript/nextjs', 'python/django').","default":null}},"required":["query"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_doc`, as the server sent it.
     pub(super) static GET_DOC: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"path":{"type":"string","description":"The documentation path (e.g., '/platforms/javascript/guides/nextjs.md'). Get this from search_docs results."}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_issues`, as the server sent it.
     pub(super) static SEARCH_ISSUES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"query":{"type":"string","default":"is:unresolved","description":"Natural language or Sentry issue search query syntax."},"sort":{"type":"string","enum":["date","freq","new","user"],"default":"date","description":"Sort order: date (last seen), freq (frequency), new (first seen), user (user count)"},"projectSlugOrId":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The project's slug or numeric ID (optional)"},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"limit":{"type":"number","minimum":1,"maximum":100,"default":10,"description":"Maximum number of issues to return (1-100)"},"includeExplanation":{"type":"boolean","default":false,"description":"Include explanation of how the query was translated or repaired"}},"required":["organizationSlug"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `search_issue_events`, as the server sent it.
     pub(super) static SEARCH_ISSUE_EVENTS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"organizationSlug":{"anyOf":[{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},{"type":"null"}],"description":"Organization slug. Required when using issueId. Not needed when using issueUrl.","default":null},"issueId":{"type":"string","description":"Issue ID (e.g., 'MCP-41', 'PROJECT-123'). Requires organizationSlug. Alternatively, use issueUrl."},"issueUrl":{"type":"string","format":"uri","description":"Full Sentry issue URL (e.g., 'https://sentry.io/organizations/my-org/issues/123/'). Includes both organization and issue ID."},"query":{"type":"string","description":"Natural language or Sentry event search query syntax for filtering within the issue."},"sort":{"type":"string","description":"Sort field (prefix with - for descending). Default: -timestamp"},"statsPeriod":{"type":"string","description":"Initial time period hint: 1h, 24h, 7d, 14d, 30d, etc."},"projectSlug":{"anyOf":[{"type":"string","description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."},{"type":"null"}],"description":"Project slug for better tag discovery. Optional - helps find project-specific tags.","default":null},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"Sentry region URL. Optional - defaults to main region.","default":null},"limit":{"type":"number","minimum":1,"maximum":100,"default":50,"description":"Maximum number of events to return (1-100, default: 50)"},"includeExplanation":{"type":"boolean","default":false,"description":"Include explanation of how the query was translated or repaired"}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_profile_details`, as the server sent it.
     pub(super) static GET_PROFILE_DETAILS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"profileUrl":{"type":"string","format":"uri","description":"Sentry transaction profile or continuous profile URL. If provided, organization, project, and profile identifiers are extracted from the URL."},"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."},"regionUrl":{"anyOf":[{"type":"string","description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","default":null},"projectSlugOrId":{"type":["string","number"],"description":"Project slug or numeric ID"},"profileId":{"type":"string","description":"Transaction profile ID from a profile flamegraph URL"},"profilerId":{"type":"string","description":"Continuous profiler session ID"},"start":{"type":"string","description":"Continuous profile start time in ISO 8601 format, for example '2024-01-01T00:00:00Z'"},"end":{"type":"string","description":"Continuous profile end time in ISO 8601 format, for example '2024-01-01T01:00:00Z'"},"focusOnUserCode":{"type":"boolean","default":true,"description":"Show only user code frames in the hotspot table. Set to false to include library frames."}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
+
     /// The input schema of `get_sentry_resource`, as the server sent it.
     pub(super) static GET_SENTRY_RESOURCE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"url":{"type":"string","format":"uri","description":"Sentry URL. The resource type is auto-detected from the URL pattern."},"resourceType":{"type":"string","enum":["issue","event","trace","span","ai_conversation","breadcrumbs","replay","snapshot","snapshotImage"],"description":"Resource type. With a URL, can override the auto-detected type for breadcrumbs on an issue/event URL or for `trace` on a span-focused trace URL. Use `snapshot` with a snapshot artifact ID, or `snapshotImage` with `<snapshotId>:<image_file_name>`."},"resourceId":{"type":"string","description":"Resource identifier: issue shortId (e.g., 'PROJECT-123'), event ID, trace ID, AI conversation ID, replay ID, snapshot artifact ID, `<snapshotId>:<image_file_name>` for snapshot image resources, or `traceId:spanId` for span resources. Required when not using a URL."},"organizationSlug":{"type":"string","description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool."}},"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "whoami",
@@ -1641,6 +1760,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "get_profile_details",
     "get_sentry_resource",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -1650,6 +1770,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Use Seer to analyze production errors and get detailed root cause analysis with specific code fixes.\n\nUse this tool when:\n- The user explicitly asks for root cause analysis, Seer analysis, or help fixing/debugging an issue\n- You are unable to accurately determine the root cause from the issue details alone\n\nDo NOT call this tool as an automatic follow-up to get_sentry_resource.\n\nWhat this tool provides:\n- Root cause analysis with code-level explanations\n- Specific file locations and line numbers where errors occur\n- Concrete code fixes you can apply\n- Step-by-step implementation guidance\n\nThis tool automatically:\n1. Checks if analysis already exists (instant results)\n2. Starts new AI analysis if needed (~2-5 minutes)\n3. Returns complete fix recommendations\n\n<examples>\n### User: \"Run Seer on this issue\"\n\n```\nanalyze_issue_with_seer(issueUrl='https://my-org.sentry.io/issues/PROJECT-1Z43')\n```\n\n### User: \"Analyze this issue and suggest a fix\"\n\n```\nanalyze_issue_with_seer(organizationSlug='my-organization', issueId='ERROR-456')\n```\n</examples>\n\n<hints>\n- Only use when the user explicitly requests analysis or you cannot determine the root cause from issue details alone\n- If the user provides an issueUrl, extract it and use that parameter alone\n- The analysis includes actual code snippets and fixes, not just error descriptions\n- Results are cached - subsequent calls return instantly\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"instruction":{"description":"Optional custom instruction for the AI analysis","type":"string"},"issueId":{"description":"The Issue ID. e.g. `PROJECT-1Z43`","type":"string"},"issueUrl":{"description":"The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43","format":"uri","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"type":"object"},"name":"analyze_issue_with_seer"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Create an additional DSN for an EXISTING project.\n\nUSE THIS TOOL WHEN:\n- Project already exists and needs additional DSN\n- 'Create another DSN for project X'\n- 'I need a production DSN for existing project'\n\nDO NOT USE for new projects (use create_project instead)\n\nBe careful when using this tool!\n\n<examples>\n### Create additional DSN for existing project\n```\ncreate_dsn(organizationSlug='my-organization', projectSlug='my-project', name='Production')\n```\n</examples>\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, its likely in the format of <organizationSlug>/<projectSlug>.\n- If any parameter is ambiguous, you should clarify with the user what they meant.\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"name":{"description":"The name of the DSN to create, for example 'Production'.","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"projectSlug":{"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug","projectSlug","name"],"type":"object"},"name":"create_dsn"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Create a new project in Sentry (includes DSN automatically).\n\nUSE THIS TOOL WHEN USERS WANT TO:\n- 'Create a new project'\n- 'Set up a project for [app/service] with team [X]'\n- 'I need a new Sentry project'\n- Create project AND need DSN in one step\n- 'Create a project for my-repo'\n\nDO NOT USE create_dsn after this - DSN is included in output.\n\nBe careful when using this tool!\n\n<examples>\n### Create new project with team\n```\ncreate_project(organizationSlug='my-organization', teamSlug='my-team', name='my-project', platform='javascript')\n```\n### Create project and link to a repository\n```\ncreate_project(organizationSlug='my-organization', teamSlug='my-team', name='my-project', platform='javascript', repository='getsentry/sentry')\n```\n</examples>\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, its likely in the format of <organizationSlug>/<teamSlug>.\n- If any parameter is ambiguous, you should clarify with the user what they meant.\n- The repository parameter accepts a repo name (e.g. 'getsentry/sentry'). The repo must already be connected to the org via a VCS integration.\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"name":{"description":"The name of the project to create. Typically this is commonly the name of the repository or service. It is only used as a visual label in Sentry.","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"platform":{"anyOf":[{"description":"The platform for the project. e.g., python, javascript, react, etc.","type":"string"},{"type":"null"}],"default":null,"description":"The platform for the project. e.g., python, javascript, react, etc."},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"repository":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Optional repository name to link to the project (e.g. 'getsentry/sentry'). The repo must already be connected to the organization via a VCS integration."},"teamSlug":{"description":"The team's slug. You can find a list of existing teams in an organization using the `find_teams()` tool.","type":"string"}},"required":["organizationSlug","teamSlug","name"],"type":"object"},"name":"create_project"},{"annotations":{"destructiveHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Create a new team in Sentry.\n\nUSE THIS TOOL WHEN USERS WANT TO:\n- 'Create a new team'\n- 'Set up a team called [X]'\n- 'I need a team for my project'\n\nBe careful when using this tool!\n\n<examples>\n### Create a new team\n```\ncreate_team(organizationSlug='my-organization', name='the-goats')\n```\n</examples>\n\n<hints>\n- If any parameter is ambiguous, you should clarify with the user what they meant.\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"name":{"description":"The name of the team to create.","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug","name"],"type":"object"},"name":"create_team"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"List all Sentry DSNs for a specific project.\n\nUse this tool when you need to:\n- Retrieve a SENTRY_DSN for a specific project\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, its likely in the format of <organizationSlug>/<projectSlug>.\n- If only one parameter is provided, and it could be either `organizationSlug` or `projectSlug`, its probably `organizationSlug`, but if you're really uncertain you might want to call `find_organizations()` first.\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"projectSlug":{"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug","projectSlug"],"type":"object"},"name":"find_dsns"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Find organizations that the user has access to in Sentry.\n\nUse this tool when you need to:\n- View organizations in Sentry\n- Find an organization's slug to aid other tool requests\n- Search for specific organizations by name or slug\n\nReturns up to 25 results. If you hit this limit, use the query parameter to narrow down results.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"query":{"anyOf":[{"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items.","type":"string"},{"type":"null"}],"default":null,"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items."}},"type":"object"},"name":"find_organizations"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Find projects in Sentry.\n\nUse this tool when you need to:\n- View projects in a Sentry organization\n- Find a project's slug to aid other tool requests\n- Search for specific projects by name or slug\n\nReturns up to 25 results. If you hit this limit, use the query parameter to narrow down results.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"query":{"anyOf":[{"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items.","type":"string"},{"type":"null"}],"default":null,"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items."},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug"],"type":"object"},"name":"find_projects"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Find releases in Sentry.\n\nUse this tool when you need to:\n- Find recent releases in a Sentry organization\n- Find the most recent version released of a specific project\n- Determine when a release was deployed to an environment\n\n<examples>\n### Find the most recent releases in the 'my-organization' organization\n\n```\nfind_releases(organizationSlug='my-organization')\n```\n\n### Find releases matching '2ce6a27' in the 'my-organization' organization\n\n```\nfind_releases(organizationSlug='my-organization', query='2ce6a27')\n```\n</examples>\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, its likely in the format of <organizationSlug>/<projectSlug>.\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"projectSlug":{"anyOf":[{"description":"The project's slug. This will default to all projects you have access to. It is encouraged to specify this when possible.","type":"string"},{"type":"null"}],"default":null,"description":"The project's slug. This will default to all projects you have access to. It is encouraged to specify this when possible."},"query":{"anyOf":[{"description":"Search for versions which contain the provided string.","type":"string"},{"type":"null"}],"default":null,"description":"Search for versions which contain the provided string."},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug"],"type":"object"},"name":"find_releases"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Find teams in an organization in Sentry.\n\nUse this tool when you need to:\n- View teams in a Sentry organization\n- Find a team's slug and numeric ID to aid other tool requests\n- Search for specific teams by name or slug\n\nReturns up to 25 results. If you hit this limit, use the query parameter to narrow down results.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"query":{"anyOf":[{"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items.","type":"string"},{"type":"null"}],"default":null,"description":"Search query to filter results by name or slug. Use this to narrow down results when there are many items."},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug"],"type":"object"},"name":"find_teams"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Fetch the full markdown content of a Sentry documentation page.\n\nUse this tool when you need to:\n- Read the complete documentation for a specific topic\n- Get detailed implementation examples or code snippets\n- Access the full context of a documentation page\n- Extract specific sections from documentation\n\n<examples>\n### Get the Next.js integration guide\n\n```\nget_doc(path='/platforms/javascript/guides/nextjs.md')\n```\n</examples>\n\n<hints>\n- Use the path from search_docs results for accurate fetching\n- Paths should end with .md extension\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"path":{"description":"The documentation path (e.g., '/platforms/javascript/guides/nextjs.md'). Get this from search_docs results.","type":"string"}},"required":["path"],"type":"object"},"name":"get_doc"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Download attachments from a Sentry event.\n\nUse this tool when you need to:\n- Download files attached to a specific event\n- Access screenshots, log files, or other attachments uploaded with an error report\n- Retrieve attachment metadata and download URLs\n\n<examples>\n### Download a specific attachment by ID\n\n```\nget_event_attachment(organizationSlug='my-organization', projectSlug='my-project', eventId='c49541c747cb4d8aa3efb70ca5aba243', attachmentId='12345')\n```\n\n### List all attachments for an event\n\n```\nget_event_attachment(organizationSlug='my-organization', projectSlug='my-project', eventId='c49541c747cb4d8aa3efb70ca5aba243')\n```\n\n</examples>\n\n<hints>\n- If `attachmentId` is provided, the specific attachment will be downloaded as an embedded resource\n- If `attachmentId` is omitted, all attachments for the event will be listed with download information\n- The `projectSlug` is required to identify which project the event belongs to\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"attachmentId":{"anyOf":[{"description":"The ID of the attachment to download.","type":"string"},{"type":"null"}],"default":null,"description":"The ID of the attachment to download."},"eventId":{"description":"The ID of the event.","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"projectSlug":{"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."}},"required":["organizationSlug","projectSlug","eventId"],"type":"object"},"name":"get_event_attachment"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Get tag value distribution for a specific Sentry issue.\n\nUse this tool when you need to:\n- Understand how an issue is distributed across different tag values\n- Get aggregate counts of unique tag values (e.g., 'how many unique URLs are affected')\n- Analyze which browsers, environments, or URLs are most impacted by an issue\n- View the tag distributions page data programmatically\n\nCommon tag keys:\n- `url`: Request URLs affected by the issue\n- `browser`: Browser types and versions\n- `browser.name`: Browser names only\n- `os`: Operating systems\n- `environment`: Deployment environments (production, staging, etc.)\n- `release`: Software releases\n- `device`: Device types\n- `user`: Affected users\n\n<examples>\n### Get URL distribution for an issue\n```\nget_issue_tag_values(organizationSlug='my-organization', issueId='PROJECT-123', tagKey='url')\n```\n\n### Get browser distribution using issue URL\n```\nget_issue_tag_values(issueUrl='https://sentry.io/issues/PROJECT-123/', tagKey='browser')\n```\n\n### Get environment distribution\n```\nget_issue_tag_values(organizationSlug='my-organization', issueId='PROJECT-123', tagKey='environment')\n```\n</examples>\n\n<hints>\n- If user provides a Sentry URL, pass the ENTIRE URL to issueUrl parameter unchanged\n- Common tag keys: url, browser, browser.name, os, environment, release, device, user\n- Tag keys are case-sensitive\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"issueId":{"description":"The Issue ID. e.g. `PROJECT-1Z43`","type":"string"},"issueUrl":{"description":"The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43","format":"uri","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"tagKey":{"description":"The tag key to get values for (e.g., 'url', 'browser', 'environment', 'release').","pattern":"^[a-zA-Z0-9][a-zA-Z0-9._-]*$","type":"string"}},"required":["tagKey"],"type":"object"},"name":"get_issue_tag_values"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Inspect a specific Sentry profile in detail.\n\nUSE THIS TOOL WHEN:\n- User shares a transaction profile URL and wants the details\n- User has a profile ID and wants a concise summary plus raw sample structure\n- User needs to inspect a continuous profile session by profiler ID and time range\n\nRETURNS:\n- Transaction profile summary with profile URL, transaction, trace, release, and runtime details\n- Sample structure summaries such as frame count, sample count, stacks, and thread breakdown\n- Top frames by occurrence for a quick hotspot overview\n\nNOTE: This tool supports two profile modes.\n- Transaction profiles: pass `profileUrl` or `organizationSlug` + `projectSlugOrId` + `profileId`\n- Continuous profiles: pass `profileUrl` or `organizationSlug` + `projectSlugOrId` + `profilerId` + `start` + `end`\n\n<examples>\n### Transaction profile URL\n```\nget_profile_details(\n  profileUrl='https://my-org.sentry.io/explore/profiling/profile/backend/cfe78a5c892d4a64a962d837673398d2/flamegraph/'\n)\n```\n\n### Transaction profile by ID\n```\nget_profile_details(\n  organizationSlug='my-org',\n  projectSlugOrId='backend',\n  profileId='cfe78a5c892d4a64a962d837673398d2'\n)\n```\n\n### Continuous profile by session\n```\nget_profile_details(\n  organizationSlug='my-org',\n  projectSlugOrId='backend',\n  profilerId='041bde57b9844e36b8b7e5734efae5f7',\n  start='2024-01-01T00:00:00Z',\n  end='2024-01-01T01:00:00Z'\n)\n```\n</examples>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"end":{"description":"Continuous profile end time in ISO 8601 format, for example '2024-01-01T01:00:00Z'","type":"string"},"focusOnUserCode":{"default":true,"description":"Show only user code frames in the hotspot table. Set to false to include library frames.","type":"boolean"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"profileId":{"description":"Transaction profile ID from a profile flamegraph URL","type":"string"},"profileUrl":{"description":"Sentry transaction profile or continuous profile URL. If provided, organization, project, and profile identifiers are extracted from the URL.","format":"uri","type":"string"},"profilerId":{"description":"Continuous profiler session ID","type":"string"},"projectSlugOrId":{"description":"Project slug or numeric ID","type":["string","number"]},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"start":{"description":"Continuous profile start time in ISO 8601 format, for example '2024-01-01T00:00:00Z'","type":"string"}},"type":"object"},"name":"get_profile_details"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Get high-level information about a specific Sentry replay by URL or replay ID.\n\nUSE THIS TOOL WHEN USERS:\n- Share a replay URL\n- Ask what happened in a specific replay\n- Want a concise replay summary plus the next issue or trace lookups to run\n\n<examples>\n### With replay URL\n```\nget_replay_details(replayUrl='https://my-organization.sentry.io/explore/replays/7e07485f-12f9-416b-8b14-26260799b51f/')\n```\n\n### With organization and replay ID\n```\nget_replay_details(organizationSlug='my-organization', replayId='7e07485f-12f9-416b-8b14-26260799b51f')\n```\n</examples>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"replayId":{"description":"The replay ID. e.g. `7e07485f-12f9-416b-8b14-26260799b51f`","type":"string"},"replayUrl":{"description":"The URL of the replay. e.g. https://my-organization.sentry.io/explore/replays/7e07485f-12f9-416b-8b14-26260799b51f/","format":"uri","type":"string"}},"type":"object"},"name":"get_replay_details"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Fetch a Sentry resource by URL, or by resourceType plus resourceId.\nPass a Sentry URL directly when possible; the resource type is auto-detected.\n\nSupports issues, events, traces, spans, AI conversations, breadcrumbs, replays, preprod snapshots, and snapshot images.\nTrace lookups return a condensed overview by default.\n\nAI Conversations: A conversation is a set of spans sharing the same gen_ai.conversation.id. Use resourceType='ai_conversation' with a conversation ID to fetch all spans for that conversation. To discover or list conversation IDs, use search_events with dataset='spans' and query='has:gen_ai.conversation.id'. Conversations are NOT issues — do not use search_issues for conversation queries.\n\nFor preprod snapshot URLs (matching 'sentry.io/preprod/snapshots/'):\n- Without ?selectedSnapshot=: returns the snapshot diff summary (changed, added, removed images)\n- With ?selectedSnapshot=<image_file_name>: returns the image preview and metadata. Full-resolution snapshot image bytes are not available in this session.\n\nResource IDs:\n- span: <traceId>:<spanId>\n- snapshot: <snapshotId>\n- snapshotImage: <snapshotId>:<image_file_name>\n\n<examples>\nget_sentry_resource(url='https://sentry.io/issues/PROJECT-123/')\nget_sentry_resource(resourceType='issue', organizationSlug='my-org', resourceId='PROJECT-123')\nget_sentry_resource(resourceType='span', organizationSlug='my-org', resourceId='<traceId>:<spanId>')\nget_sentry_resource(resourceType='ai_conversation', organizationSlug='my-org', resourceId='conversation-123')\nget_sentry_resource(url='https://sentry.sentry.io/preprod/snapshots/123/')\nget_sentry_resource(url='https://sentry.sentry.io/preprod/snapshots/123/?selectedSnapshot=login_screen.png')\n</examples>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"resourceId":{"description":"Resource identifier: issue shortId (e.g., 'PROJECT-123'), event ID, trace ID, AI conversation ID, replay ID, snapshot artifact ID, `<snapshotId>:<image_file_name>` for snapshot image resources, or `traceId:spanId` for span resources. Required when not using a URL.","type":"string"},"resourceType":{"description":"Resource type. With a URL, can override the auto-detected type for breadcrumbs on an issue/event URL or for `trace` on a span-focused trace URL. Use `snapshot` with a snapshot artifact ID, or `snapshotImage` with `<snapshotId>:<image_file_name>`.","enum":["issue","event","trace","span","ai_conversation","breadcrumbs","replay","snapshot","snapshotImage"],"type":"string"},"url":{"description":"Sentry URL. The resource type is auto-detected from the URL pattern.","format":"uri","type":"string"}},"type":"object"},"name":"get_sentry_resource"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Search Sentry documentation for SDK setup, instrumentation, and configuration guidance.\n\nUse this tool when you need to:\n- Set up Sentry SDK or framework integrations (Django, Flask, Express, Next.js, etc.)\n- Configure features like performance monitoring, error sampling, or release tracking\n- Implement custom instrumentation (spans, transactions, breadcrumbs)\n- Configure data scrubbing, filtering, or sampling rules\n\nReturns snippets only. Use the Sentry tool `get_doc(path='...')` to fetch full documentation content.\n\n<examples>\n```\nsearch_docs(query='Django setup configuration SENTRY_DSN', guide='python/django')\nsearch_docs(query='source maps webpack upload', guide='javascript/nextjs')\n```\n</examples>\n\n<hints>\n- Use guide parameter to filter to specific technologies (e.g., 'javascript/nextjs')\n- Include specific feature names like 'beforeSend', 'tracesSampleRate', 'SENTRY_DSN'\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"guide":{"anyOf":[{"description":"Optional guide filter to limit search results to specific documentation sections. Use either a platform (e.g., 'javascript', 'python') or platform/guide combination (e.g., 'javascript/nextjs', 'python/django').","enum":["javascript","python","java","dotnet","go","php","ruby","android","apple","unity","unreal","rust","elixir","kotlin","native","dart","godot","nintendo-switch","playstation","powershell","react-native","xbox","javascript/nextjs","javascript/react","javascript/gatsby","javascript/remix","javascript/vue","javascript/angular","javascript/hono","javascript/svelte","javascript/express","javascript/fastify","javascript/astro","javascript/bun","javascript/capacitor","javascript/cloudflare","javascript/connect","javascript/cordova","javascript/deno","javascript/electron","javascript/ember","javascript/nuxt","javascript/solid","javascript/solidstart","javascript/sveltekit","javascript/tanstack-react","javascript/wasm","javascript/node","javascript/koa","javascript/nestjs","javascript/hapi","python/django","python/flask","python/fastapi","python/celery","python/tornado","python/pyramid","python/aiohttp","python/anthropic","python/airflow","python/aws-lambda","python/boto3","python/bottle","python/chalice","python/dramatiq","python/falcon","python/langchain","python/litestar","python/logging","python/loguru","python/openai","python/quart","python/ray","python/redis","python/rq","python/sanic","python/sqlalchemy","python/starlette","dart/flutter","dotnet/aspnetcore","dotnet/maui","dotnet/wpf","dotnet/winforms","dotnet/aspnet","dotnet/aws-lambda","dotnet/azure-functions","dotnet/blazor-webassembly","dotnet/entityframework","dotnet/google-cloud-functions","dotnet/extensions-logging","dotnet/log4net","dotnet/nlog","dotnet/serilog","dotnet/uwp","dotnet/xamarin","java/spring","java/spring-boot","java/android","java/jul","java/log4j2","java/logback","java/servlet","go/echo","go/fasthttp","go/fiber","go/gin","go/http","go/iris","go/logrus","go/negroni","go/slog","go/zerolog","php/laravel","php/symfony","ruby/delayed_job","ruby/rack","ruby/rails","ruby/resque","ruby/sidekiq","android/kotlin","apple/ios","apple/macos","apple/watchos","apple/tvos","apple/visionos","kotlin/multiplatform"],"type":"string"},{"type":"null"}],"default":null,"description":"Optional guide filter to limit search results to specific documentation sections. Use either a platform (e.g., 'javascript', 'python') or platform/guide combination (e.g., 'javascript/nextjs', 'python/django')."},"maxResults":{"default":3,"description":"Maximum number of results to return (1-10)","maximum":10,"minimum":1,"type":"integer"},"query":{"description":"The search query in natural language. Be specific about what you're looking for.","maxLength":200,"minLength":2,"type":"string"}},"required":["query"],"type":"object"},"name":"search_docs"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Search Sentry events and replays. Use for event counts/statistics.\n\n`query` can be natural language or Sentry search syntax. With an agent configured, it fixes dataset, query, fields, and sort before running.\n\nSupports TWO query types:\n1. AGGREGATIONS (counts, sums, averages): 'how many errors', 'total tokens'\n2. Individual events with timestamps: 'error logs from last hour'\n\nDatasets:\n- errors: Exception/crash events with stack traces, usually grouped into issues\n- logs: Application log entries, including error-severity log messages\n- spans: Raw trace/span events for performance, AI/LLM calls, requests, and operations\n- metrics: Metric rows and aggregates: counters, gauges, distributions, values\n- profiles: Transaction/continuous profile results, profile IDs, profiled transactions\n- replays: Session replay results: rage clicks, dead clicks, visited pages, replay users\nIf the user says logs, log messages, error logs, or warning logs, choose logs instead of errors.\n\nReplay searches return replay lists only; replay count()/avg()/sum() are not supported.\n\nNOT for grouped issue lists (use search_issues) or app screenshots/images (use get_latest_base_snapshot).\n\n<examples>\nsearch_events(organizationSlug='my-org', query='how many errors today')\nsearch_events(organizationSlug='my-org', dataset='errors', query='level:error')\nsearch_events(organizationSlug='my-org', dataset='errors', fields=['issue', 'count()'], sort='-count()')\nsearch_events(organizationSlug='my-org', dataset='spans', query='span.op:db', sort='-span.duration')\nsearch_events(organizationSlug='my-org', dataset='replays', query='count_errors:>0', sort='-count_errors')\n</examples>\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, it's likely in the format of <organizationSlug>/<projectSlug>.\n- Parse org/project notation directly without calling find_organizations or find_projects.\n- Use fields with aggregate functions like count(), avg(), sum() for statistics\n- Sort by -count() for most common, -timestamp for newest\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"dataset":{"description":"Initial dataset hint: errors, logs, spans, metrics, profiles, or replays. The agent may correct this when configured.","enum":["spans","errors","logs","metrics","profiles","replays"],"type":"string"},"environment":{"anyOf":[{"anyOf":[{"minLength":1,"type":"string"},{"items":{"minLength":1,"type":"string"},"minItems":1,"type":"array"}]},{"type":"null"}],"description":"Optional environment filter for dataset='replays'. Use a string for one environment or an array for multiple. For other datasets, filter environment in the query string instead."},"fields":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"null"}],"description":"Fields to return for event datasets. If not specified, uses sensible defaults. Include aggregate functions like count(), avg() for statistics. Leave null for dataset='replays'."},"includeExplanation":{"default":false,"description":"Include explanation of how the query was translated or repaired","type":"boolean"},"limit":{"default":10,"description":"Maximum number of results to return (1-100)","maximum":100,"minimum":1,"type":"number"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"projectSlug":{"anyOf":[{"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool."},"query":{"description":"Natural language or Sentry event search query syntax.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"sort":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Sort field (prefix with - for descending). If omitted, event datasets default to -timestamp and replays default to -started_at. Use -count() for event aggregations. For dataset='replays', use replay sorts like -started_at or -count_errors."},"statsPeriod":{"description":"Initial time period hint: 1h, 24h, 7d, 14d, 30d, etc.","type":"string"}},"required":["organizationSlug"],"type":"object"},"name":"search_events"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Search and filter events within a specific issue.\n\nProvide `query` as natural language or Sentry event search syntax. When an embedded agent is configured, it fixes filters, fields, sort, and time range before running.\n\nThe tool automatically constrains results to the specified issue.\n\nCommon Query Filters:\n- environment:production - Filter by environment\n- release:1.0.0 - Filter by release version\n- user.email:alice@example.com - Filter by user\n- trace:TRACE_ID - Filter by trace ID\n\nFor cross-issue searches use search_issues. For single issue or event details use get_sentry_resource.\n\n<examples>\nsearch_issue_events(issueId='MCP-41', organizationSlug='my-org', query='from last hour')\nsearch_issue_events(issueId='MCP-41', organizationSlug='my-org', query='environment:production')\nsearch_issue_events(issueUrl='https://sentry.io/.../issues/123/', query='release:v1.0.0', statsPeriod='7d')\n</examples>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"includeExplanation":{"default":false,"description":"Include explanation of how the query was translated or repaired","type":"boolean"},"issueId":{"description":"Issue ID (e.g., 'MCP-41', 'PROJECT-123'). Requires organizationSlug. Alternatively, use issueUrl.","type":"string"},"issueUrl":{"description":"Full Sentry issue URL (e.g., 'https://sentry.io/organizations/my-org/issues/123/'). Includes both organization and issue ID.","format":"uri","type":"string"},"limit":{"default":50,"description":"Maximum number of events to return (1-100, default: 50)","maximum":100,"minimum":1,"type":"number"},"organizationSlug":{"anyOf":[{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"Organization slug. Required when using issueId. Not needed when using issueUrl."},"projectSlug":{"anyOf":[{"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"Project slug for better tag discovery. Optional - helps find project-specific tags."},"query":{"description":"Natural language or Sentry event search query syntax for filtering within the issue.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"Sentry region URL. Optional - defaults to main region."},"sort":{"description":"Sort field (prefix with - for descending). Default: -timestamp","type":"string"},"statsPeriod":{"description":"Initial time period hint: 1h, 24h, 7d, 14d, 30d, etc.","type":"string"}},"type":"object"},"name":"search_issue_events"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Search for grouped issues/problems in Sentry - returns a LIST of issues, NOT counts or aggregations.\n\nProvide `query` as natural language or Sentry issue search syntax. When an embedded agent is configured, it fixes query and sort before running while preserving explicit Sentry search syntax.\n\nReturns grouped issues with metadata like title, status, and user count.\n\nCommon Query Syntax:\n- is:unresolved / is:resolved / is:ignored / is:for_review / is:new / is:regressed / is:escalating\n- level:error / level:warning\n- firstSeen:-24h / lastSeen:-7d\n- assigned:me / assigned_or_suggested:me\n- release:latest\n- issue.category:feedback\n- issue.priority:high\n- environment:production\n- userCount:>100\n\nDO NOT USE FOR COUNTS/AGGREGATIONS → use search_events\nDO NOT USE FOR individual events with timestamps → use search_events\nDO NOT USE FOR details about a specific issue → use get_sentry_resource\n\n<examples>\nsearch_issues(organizationSlug='my-org', query='critical bugs from last week')\nsearch_issues(organizationSlug='my-org', query='is:unresolved is:unassigned', sort='freq')\nsearch_issues(organizationSlug='my-org', query='level:error firstSeen:-24h', projectSlugOrId='my-project')\n</examples>\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, it's likely in the format of <organizationSlug>/<projectSlugOrId>.\n- Parse org/project notation directly without calling find_organizations or find_projects.\n- The projectSlugOrId parameter accepts both project slugs (e.g., 'my-project') and numeric IDs (e.g., '123456').\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"includeExplanation":{"default":false,"description":"Include explanation of how the query was translated or repaired","type":"boolean"},"limit":{"default":10,"description":"Maximum number of issues to return (1-100)","maximum":100,"minimum":1,"type":"number"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"projectSlugOrId":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"The project's slug or numeric ID (optional)"},"query":{"default":"is:unresolved","description":"Natural language or Sentry issue search query syntax.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"sort":{"default":"date","description":"Sort order: date (last seen), freq (frequency), new (first seen), user (user count)","enum":["date","freq","new","user"],"type":"string"}},"required":["organizationSlug"],"type":"object"},"name":"search_issues"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false},"description":"Update a Sentry issue's status or assignment.\n\nUse this to resolve, reopen, assign, or ignore an issue.\n\n<examples>\n```\nupdate_issue(organizationSlug='my-org', issueId='PROJECT-123', status='resolved')\nupdate_issue(organizationSlug='my-org', issueId='PROJECT-123', assignedTo='user:123456')\nupdate_issue(organizationSlug='my-org', issueId='PROJECT-123', status='ignored')\nupdate_issue(organizationSlug='my-org', issueId='PROJECT-123', status='ignored', ignoreMode='forever')\nupdate_issue(organizationSlug='my-org', issueId='PROJECT-123', status='ignored', ignoreMode='untilOccurrenceCount', ignoreCount=100, ignoreWindowMinutes=60)\nupdate_issue(organizationSlug='my-org', issueId='PROJECT-123', status='ignored', reason='Ignoring because this is expected noise from the staging deploy')\n```\n</examples>\n\n<hints>\n- Provide `issueUrl` or `organizationSlug` + `issueId`.\n- At least one of `status` or `assignedTo` is required.\n- `assignedTo` format: `user:ID` or `team:ID_OR_SLUG`.\n- Use `whoami` to find your user ID for self-assignment.\n- Status values: `resolved`, `resolvedInNextRelease`, `unresolved`, `ignored`.\n- `status='ignored'` defaults to `ignoreMode='untilEscalating'`.\n- Ignore modes: `untilEscalating`, `forever`, `forDuration`, `untilOccurrenceCount`, `untilUserCount`.\n- Matching ignore inputs are `ignoreDurationMinutes`, `ignoreCount` + optional `ignoreWindowMinutes`, or `ignoreUserCount` + optional `ignoreUserWindowMinutes`.\n- To switch an already ignored issue between `untilEscalating`, `forever`, and condition-based ignore modes, first set `status='unresolved'`, then ignore it again with the new rule.\n- `reason` is optional. When provided, it will be posted as a comment on the issue's activity feed explaining why the action was taken.\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"assignedTo":{"description":"The assignee in format 'user:ID' or 'team:ID_OR_SLUG' where ID is numeric. Example: 'user:123456', 'team:789', or 'team:my-team-slug'. Use the whoami tool to find your user ID.","type":"string"},"ignoreCount":{"description":"How many times the issue must occur before it stops being ignored when ignoreMode is 'untilOccurrenceCount'.","exclusiveMinimum":0,"type":"integer"},"ignoreDurationMinutes":{"description":"How many minutes to ignore the issue when ignoreMode is 'forDuration'.","exclusiveMinimum":0,"type":"integer"},"ignoreMode":{"description":"How ignored issues should behave. Use 'untilEscalating' to match the Sentry UI default, 'forever' for a permanent ignore, 'forDuration' with ignoreDurationMinutes, 'untilOccurrenceCount' with ignoreCount and optional ignoreWindowMinutes, or 'untilUserCount' with ignoreUserCount and optional ignoreUserWindowMinutes.","enum":["untilEscalating","forever","forDuration","untilOccurrenceCount","untilUserCount"],"type":"string"},"ignoreUserCount":{"description":"How many users must be affected before the issue stops being ignored when ignoreMode is 'untilUserCount'.","exclusiveMinimum":0,"type":"integer"},"ignoreUserWindowMinutes":{"description":"Optional time window in minutes for ignoreUserCount. If omitted, Sentry counts all future affected users.","exclusiveMinimum":0,"maximum":10080,"type":"integer"},"ignoreWindowMinutes":{"description":"Optional time window in minutes for ignoreCount. If omitted, Sentry counts all future occurrences.","exclusiveMinimum":0,"maximum":10080,"type":"integer"},"issueId":{"description":"The Issue ID. e.g. `PROJECT-1Z43`","type":"string"},"issueUrl":{"description":"The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43","format":"uri","type":"string"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"reason":{"description":"Optional reason for taking this action. When provided, it will be posted as a comment on the issue's activity feed.","minLength":1,"type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"status":{"description":"The new status for the issue. Valid values are 'resolved', 'resolvedInNextRelease', 'unresolved', and 'ignored'.","enum":["resolved","resolvedInNextRelease","unresolved","ignored"],"type":"string"}},"type":"object"},"name":"update_issue"},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":false},"description":"Update project settings in Sentry, such as name, slug, platform, and team assignment.\n\nBe careful when using this tool!\n\nUse this tool when you need to:\n- Update a project's name or slug to fix onboarding mistakes\n- Change the platform assigned to a project\n- Update team assignment for a project\n\n<examples>\n### Update a project's name and slug\n\n```\nupdate_project(organizationSlug='my-organization', projectSlug='old-project', name='New Project Name', slug='new-project-slug')\n```\n\n### Assign a project to a different team\n\n```\nupdate_project(organizationSlug='my-organization', projectSlug='my-project', teamSlug='backend-team')\n```\n\n### Update platform\n\n```\nupdate_project(organizationSlug='my-organization', projectSlug='my-project', platform='python')\n```\n\n</examples>\n\n<hints>\n- If the user passes a parameter in the form of name/otherName, it's likely in the format of <organizationSlug>/<projectSlug>.\n- Team assignment is handled separately from other project settings\n- If any parameter is ambiguous, you should clarify with the user what they meant.\n- When updating the slug, the project will be accessible at the new slug after the update\n</hints>","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"name":{"anyOf":[{"description":"The new name for the project","type":"string"},{"type":"null"}],"default":null,"description":"The new name for the project"},"organizationSlug":{"description":"The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.","type":"string"},"platform":{"anyOf":[{"description":"The platform for the project. e.g., python, javascript, react, etc.","type":"string"},{"type":"null"}],"default":null,"description":"The platform for the project. e.g., python, javascript, react, etc."},"projectSlug":{"description":"The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.","type":"string"},"regionUrl":{"anyOf":[{"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool."},"slug":{"anyOf":[{"description":"The new slug for the project (must be unique)","type":"string"},{"type":"null"}],"default":null,"description":"The new slug for the project (must be unique)"},"teamSlug":{"anyOf":[{"description":"The team's slug. You can find a list of existing teams in an organization using the `find_teams()` tool.","type":"string"},{"type":"null"}],"default":null,"description":"The team to assign this project to. Note: this will replace the current team assignment."}},"required":["organizationSlug","projectSlug"],"type":"object"},"name":"update_project"},{"annotations":{"openWorldHint":true,"readOnlyHint":true},"description":"Identify the authenticated user in Sentry.\n\nUse this tool when you need to:\n- Get the user's name and email address.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"whoami"}]"#,
 );
+
 /// Typed client for the Sentry MCP MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -1659,20 +1780,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -1680,12 +1805,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Identify the authenticated user in Sentry.
     ///
     /// Use this tool when you need to:
@@ -1697,6 +1824,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "whoami").await?;
         self.caller.call_tool_decoded("whoami", Map::new()).await
     }
+
     /// Calls `whoami` like [`Self::whoami`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1704,6 +1832,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller.check_tool(&PROVENANCE, "whoami").await?;
         mcp_bindgen::call_checked(&self.caller, "whoami", Map::new()).await
     }
+
     /// Find organizations that the user has access to in Sentry.
     ///
     /// Use this tool when you need to:
@@ -1729,6 +1858,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("find_organizations", arguments).await
     }
+
     /// Calls `find_organizations` like [`Self::find_organizations`], without unwrapping the
     /// result envelope.
     ///
@@ -1746,6 +1876,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "find_organizations", arguments).await
     }
+
     /// Find teams in an organization in Sentry.
     ///
     /// Use this tool when you need to:
@@ -1768,6 +1899,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("find_teams", arguments).await
     }
+
     /// Calls `find_teams` like [`Self::find_teams`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -1784,6 +1916,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "find_teams", arguments).await
     }
+
     /// Find projects in Sentry.
     ///
     /// Use this tool when you need to:
@@ -1809,6 +1942,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("find_projects", arguments).await
     }
+
     /// Calls `find_projects` like [`Self::find_projects`], without unwrapping the result
     /// envelope.
     ///
@@ -1826,6 +1960,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "find_projects", arguments).await
     }
+
     /// Find releases in Sentry.
     ///
     /// Use this tool when you need to:
@@ -1867,6 +2002,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("find_releases", arguments).await
     }
+
     /// Calls `find_releases` like [`Self::find_releases`], without unwrapping the result
     /// envelope.
     ///
@@ -1884,6 +2020,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "find_releases", arguments).await
     }
+
     /// Get tag value distribution for a specific Sentry issue.
     ///
     /// Use this tool when you need to:
@@ -1940,6 +2077,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_issue_tag_values", arguments).await
     }
+
     /// Calls `get_issue_tag_values` like [`Self::get_issue_tag_values`], without unwrapping the
     /// result envelope.
     ///
@@ -1957,6 +2095,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_issue_tag_values", arguments).await
     }
+
     /// Get high-level information about a specific Sentry replay by URL or replay ID.
     ///
     /// USE THIS TOOL WHEN USERS:
@@ -1991,6 +2130,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_replay_details", arguments).await
     }
+
     /// Calls `get_replay_details` like [`Self::get_replay_details`], without unwrapping the
     /// result envelope.
     ///
@@ -2008,6 +2148,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_replay_details", arguments).await
     }
+
     /// Download attachments from a Sentry event.
     ///
     /// Use this tool when you need to:
@@ -2053,6 +2194,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_event_attachment", arguments).await
     }
+
     /// Calls `get_event_attachment` like [`Self::get_event_attachment`], without unwrapping the
     /// result envelope.
     ///
@@ -2070,6 +2212,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_event_attachment", arguments).await
     }
+
     /// Update a Sentry issue's status or assignment.
     ///
     /// Use this to resolve, reopen, assign, or ignore an issue.
@@ -2118,6 +2261,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_issue", arguments).await
     }
+
     /// Calls `update_issue` like [`Self::update_issue`], without unwrapping the result
     /// envelope.
     ///
@@ -2135,6 +2279,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_issue", arguments).await
     }
+
     /// Search Sentry events and replays. Use for event counts/statistics.
     ///
     /// `query` can be natural language or Sentry search syntax. With an agent configured, it
@@ -2194,6 +2339,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_events", arguments).await
     }
+
     /// Calls `search_events` like [`Self::search_events`], without unwrapping the result
     /// envelope.
     ///
@@ -2211,6 +2357,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_events", arguments).await
     }
+
     /// Create a new team in Sentry.
     ///
     /// USE THIS TOOL WHEN USERS WANT TO:
@@ -2246,6 +2393,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_team", arguments).await
     }
+
     /// Calls `create_team` like [`Self::create_team`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2262,6 +2410,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_team", arguments).await
     }
+
     /// Create a new project in Sentry (includes DSN automatically).
     ///
     /// USE THIS TOOL WHEN USERS WANT TO:
@@ -2309,6 +2458,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_project", arguments).await
     }
+
     /// Calls `create_project` like [`Self::create_project`], without unwrapping the result
     /// envelope.
     ///
@@ -2326,6 +2476,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_project", arguments).await
     }
+
     /// Update project settings in Sentry, such as name, slug, platform, and team assignment.
     ///
     /// Be careful when using this tool!
@@ -2380,6 +2531,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("update_project", arguments).await
     }
+
     /// Calls `update_project` like [`Self::update_project`], without unwrapping the result
     /// envelope.
     ///
@@ -2397,6 +2549,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "update_project", arguments).await
     }
+
     /// Create an additional DSN for an EXISTING project.
     ///
     /// USE THIS TOOL WHEN:
@@ -2433,6 +2586,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("create_dsn", arguments).await
     }
+
     /// Calls `create_dsn` like [`Self::create_dsn`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2449,6 +2603,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "create_dsn", arguments).await
     }
+
     /// List all Sentry DSNs for a specific project.
     ///
     /// Use this tool when you need to:
@@ -2474,6 +2629,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("find_dsns", arguments).await
     }
+
     /// Calls `find_dsns` like [`Self::find_dsns`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2490,6 +2646,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "find_dsns", arguments).await
     }
+
     /// Use Seer to analyze production errors and get detailed root cause analysis with specific
     /// code fixes.
     ///
@@ -2548,6 +2705,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("analyze_issue_with_seer", arguments).await
     }
+
     /// Calls `analyze_issue_with_seer` like [`Self::analyze_issue_with_seer`], without
     /// unwrapping the result envelope.
     ///
@@ -2566,6 +2724,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "analyze_issue_with_seer", arguments)
             .await
     }
+
     /// Search Sentry documentation for SDK setup, instrumentation, and configuration guidance.
     ///
     /// Use this tool when you need to:
@@ -2604,6 +2763,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_docs", arguments).await
     }
+
     /// Calls `search_docs` like [`Self::search_docs`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2620,6 +2780,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_docs", arguments).await
     }
+
     /// Fetch the full markdown content of a Sentry documentation page.
     ///
     /// Use this tool when you need to:
@@ -2653,6 +2814,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_doc", arguments).await
     }
+
     /// Calls `get_doc` like [`Self::get_doc`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -2669,6 +2831,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_doc", arguments).await
     }
+
     /// Search for grouped issues/problems in Sentry - returns a LIST of issues, NOT counts or
     /// aggregations.
     ///
@@ -2726,6 +2889,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_issues", arguments).await
     }
+
     /// Calls `search_issues` like [`Self::search_issues`], without unwrapping the result
     /// envelope.
     ///
@@ -2743,6 +2907,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_issues", arguments).await
     }
+
     /// Search and filter events within a specific issue.
     ///
     /// Provide `query` as natural language or Sentry event search syntax. When an embedded
@@ -2782,6 +2947,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("search_issue_events", arguments).await
     }
+
     /// Calls `search_issue_events` like [`Self::search_issue_events`], without unwrapping the
     /// result envelope.
     ///
@@ -2799,6 +2965,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "search_issue_events", arguments).await
     }
+
     /// Inspect a specific Sentry profile in detail.
     ///
     /// USE THIS TOOL WHEN:
@@ -2863,6 +3030,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_profile_details", arguments).await
     }
+
     /// Calls `get_profile_details` like [`Self::get_profile_details`], without unwrapping the
     /// result envelope.
     ///
@@ -2880,6 +3048,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "get_profile_details", arguments).await
     }
+
     /// Fetch a Sentry resource by URL, or by resourceType plus resourceId.
     /// Pass a Sentry URL directly when possible; the resource type is auto-detected.
     ///
@@ -2931,6 +3100,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("get_sentry_resource", arguments).await
     }
+
     /// Calls `get_sentry_resource` like [`Self::get_sentry_resource`], without unwrapping the
     /// result envelope.
     ///
@@ -2949,6 +3119,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "get_sentry_resource", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -2961,6 +3132,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Sentry MCP MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -2974,6 +3146,7 @@ pub trait Fake: Send + Sync {
     fn whoami(&self) -> impl Future<Output = Result<Value, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("whoami", "whoami")) }
     }
+
     /// Answers `find_organizations` in place of the server, with what
     /// [`Client::find_organizations`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -2986,6 +3159,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("find_organizations", "find_organizations"))
         }
     }
+
     /// Answers `find_teams` in place of the server, with what [`Client::find_teams`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -2996,6 +3170,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("find_teams", "find_teams")) }
     }
+
     /// Answers `find_projects` in place of the server, with what [`Client::find_projects`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3006,6 +3181,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("find_projects", "find_projects")) }
     }
+
     /// Answers `find_releases` in place of the server, with what [`Client::find_releases`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3016,6 +3192,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("find_releases", "find_releases")) }
     }
+
     /// Answers `get_issue_tag_values` in place of the server, with what
     /// [`Client::get_issue_tag_values`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3033,6 +3210,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_replay_details` in place of the server, with what
     /// [`Client::get_replay_details`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3045,6 +3223,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("get_replay_details", "get_replay_details"))
         }
     }
+
     /// Answers `get_event_attachment` in place of the server, with what
     /// [`Client::get_event_attachment`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3062,6 +3241,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `update_issue` in place of the server, with what [`Client::update_issue`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3072,6 +3252,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_issue", "update_issue")) }
     }
+
     /// Answers `search_events` in place of the server, with what [`Client::search_events`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3082,6 +3263,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_events", "search_events")) }
     }
+
     /// Answers `create_team` in place of the server, with what [`Client::create_team`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -3092,6 +3274,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_team", "create_team")) }
     }
+
     /// Answers `create_project` in place of the server, with what [`Client::create_project`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3102,6 +3285,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_project", "create_project")) }
     }
+
     /// Answers `update_project` in place of the server, with what [`Client::update_project`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3112,6 +3296,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("update_project", "update_project")) }
     }
+
     /// Answers `create_dsn` in place of the server, with what [`Client::create_dsn`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -3122,6 +3307,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("create_dsn", "create_dsn")) }
     }
+
     /// Answers `find_dsns` in place of the server, with what [`Client::find_dsns`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn find_dsns(
@@ -3131,6 +3317,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("find_dsns", "find_dsns")) }
     }
+
     /// Answers `analyze_issue_with_seer` in place of the server, with what
     /// [`Client::analyze_issue_with_seer`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3148,6 +3335,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `search_docs` in place of the server, with what [`Client::search_docs`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -3158,6 +3346,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_docs", "search_docs")) }
     }
+
     /// Answers `get_doc` in place of the server, with what [`Client::get_doc`] returns; an
     /// `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not faked.
     fn get_doc(
@@ -3167,6 +3356,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("get_doc", "get_doc")) }
     }
+
     /// Answers `search_issues` in place of the server, with what [`Client::search_issues`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -3177,6 +3367,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("search_issues", "search_issues")) }
     }
+
     /// Answers `search_issue_events` in place of the server, with what
     /// [`Client::search_issue_events`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3194,6 +3385,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_profile_details` in place of the server, with what
     /// [`Client::get_profile_details`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3211,6 +3403,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `get_sentry_resource` in place of the server, with what
     /// [`Client::get_sentry_resource`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -3229,15 +3422,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

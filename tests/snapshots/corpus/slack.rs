@@ -10,16 +10,19 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `slack_add_reaction`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackAddReactionArgs {
@@ -30,6 +33,7 @@ pub mod types {
         /// The timestamp of the message to react to
         pub timestamp: String,
     }
+
     /// The arguments of `slack_get_channel_history`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackGetChannelHistoryArgs {
@@ -39,6 +43,7 @@ pub mod types {
         #[serde(default = "defaults::slack_get_channel_history_args_limit")]
         pub limit: f64,
     }
+
     /// The arguments of `slack_get_thread_replies`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackGetThreadRepliesArgs {
@@ -47,12 +52,14 @@ pub mod types {
         /// The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.
         pub thread_ts: String,
     }
+
     /// The arguments of `slack_get_user_profile`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackGetUserProfileArgs {
         /// The ID of the user
         pub user_id: String,
     }
+
     /// The arguments of `slack_get_users`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackGetUsersArgs {
@@ -63,6 +70,7 @@ pub mod types {
         #[serde(default = "defaults::slack_get_users_args_limit")]
         pub limit: f64,
     }
+
     impl Default for SlackGetUsersArgs {
         fn default() -> Self {
             Self {
@@ -71,6 +79,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `slack_list_channels`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackListChannelsArgs {
@@ -81,6 +90,7 @@ pub mod types {
         #[serde(default = "defaults::slack_list_channels_args_limit")]
         pub limit: f64,
     }
+
     impl Default for SlackListChannelsArgs {
         fn default() -> Self {
             Self {
@@ -89,6 +99,7 @@ pub mod types {
             }
         }
     }
+
     /// The arguments of `slack_post_message`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackPostMessageArgs {
@@ -97,6 +108,7 @@ pub mod types {
         /// The message text to post
         pub text: String,
     }
+
     /// The arguments of `slack_reply_to_thread`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SlackReplyToThreadArgs {
@@ -107,55 +119,68 @@ pub mod types {
         /// The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.
         pub thread_ts: String,
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn slack_get_channel_history_args_limit() -> f64 {
             10_f64
         }
+
         pub(super) fn slack_get_users_args_limit() -> f64 {
             100_f64
         }
+
         pub(super) fn slack_list_channels_args_limit() -> f64 {
             100_f64
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `slack_list_channels`, as the server sent it.
     pub(super) static SLACK_LIST_CHANNELS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"limit":{"type":"number","description":"Maximum number of channels to return (default 100, max 200)","default":100},"cursor":{"type":"string","description":"Pagination cursor for next page of results"}}}"#,
     );
+
     /// The input schema of `slack_post_message`, as the server sent it.
     pub(super) static SLACK_POST_MESSAGE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"channel_id":{"type":"string","description":"The ID of the channel to post to"},"text":{"type":"string","description":"The message text to post"}},"required":["channel_id","text"]}"#,
     );
+
     /// The input schema of `slack_reply_to_thread`, as the server sent it.
     pub(super) static SLACK_REPLY_TO_THREAD: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"channel_id":{"type":"string","description":"The ID of the channel containing the thread"},"thread_ts":{"type":"string","description":"The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it."},"text":{"type":"string","description":"The reply text"}},"required":["channel_id","thread_ts","text"]}"#,
     );
+
     /// The input schema of `slack_add_reaction`, as the server sent it.
     pub(super) static SLACK_ADD_REACTION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"channel_id":{"type":"string","description":"The ID of the channel containing the message"},"timestamp":{"type":"string","description":"The timestamp of the message to react to"},"reaction":{"type":"string","description":"The name of the emoji reaction (without ::)"}},"required":["channel_id","timestamp","reaction"]}"#,
     );
+
     /// The input schema of `slack_get_channel_history`, as the server sent it.
     pub(super) static SLACK_GET_CHANNEL_HISTORY: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"channel_id":{"type":"string","description":"The ID of the channel"},"limit":{"type":"number","description":"Number of messages to retrieve (default 10)","default":10}},"required":["channel_id"]}"#,
     );
+
     /// The input schema of `slack_get_thread_replies`, as the server sent it.
     pub(super) static SLACK_GET_THREAD_REPLIES: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"channel_id":{"type":"string","description":"The ID of the channel containing the thread"},"thread_ts":{"type":"string","description":"The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it."}},"required":["channel_id","thread_ts"]}"#,
     );
+
     /// The input schema of `slack_get_users`, as the server sent it.
     pub(super) static SLACK_GET_USERS: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"cursor":{"type":"string","description":"Pagination cursor for next page of results"},"limit":{"type":"number","description":"Maximum number of users to return (default 100, max 200)","default":100}}}"#,
     );
+
     /// The input schema of `slack_get_user_profile`, as the server sent it.
     pub(super) static SLACK_GET_USER_PROFILE: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"user_id":{"type":"string","description":"The ID of the user"}},"required":["user_id"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "slack_list_channels",
@@ -167,6 +192,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "slack_get_users",
     "slack_get_user_profile",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -176,6 +202,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Add a reaction emoji to a message","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel containing the message","type":"string"},"reaction":{"description":"The name of the emoji reaction (without ::)","type":"string"},"timestamp":{"description":"The timestamp of the message to react to","type":"string"}},"required":["channel_id","timestamp","reaction"],"type":"object"},"name":"slack_add_reaction"},{"description":"Get recent messages from a channel","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel","type":"string"},"limit":{"default":10,"description":"Number of messages to retrieve (default 10)","type":"number"}},"required":["channel_id"],"type":"object"},"name":"slack_get_channel_history"},{"description":"Get all replies in a message thread","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel containing the thread","type":"string"},"thread_ts":{"description":"The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.","type":"string"}},"required":["channel_id","thread_ts"],"type":"object"},"name":"slack_get_thread_replies"},{"description":"Get detailed profile information for a specific user","inputSchema":{"properties":{"user_id":{"description":"The ID of the user","type":"string"}},"required":["user_id"],"type":"object"},"name":"slack_get_user_profile"},{"description":"Get a list of all users in the workspace with their basic profile information","inputSchema":{"properties":{"cursor":{"description":"Pagination cursor for next page of results","type":"string"},"limit":{"default":100,"description":"Maximum number of users to return (default 100, max 200)","type":"number"}},"type":"object"},"name":"slack_get_users"},{"description":"List public or pre-defined channels in the workspace with pagination","inputSchema":{"properties":{"cursor":{"description":"Pagination cursor for next page of results","type":"string"},"limit":{"default":100,"description":"Maximum number of channels to return (default 100, max 200)","type":"number"}},"type":"object"},"name":"slack_list_channels"},{"description":"Post a new message to a Slack channel","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel to post to","type":"string"},"text":{"description":"The message text to post","type":"string"}},"required":["channel_id","text"],"type":"object"},"name":"slack_post_message"},{"description":"Reply to a specific message thread in Slack","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel containing the thread","type":"string"},"text":{"description":"The reply text","type":"string"},"thread_ts":{"description":"The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.","type":"string"}},"required":["channel_id","thread_ts","text"],"type":"object"},"name":"slack_reply_to_thread"}]"#,
 );
+
 /// Typed client for the Slack MCP Server MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -185,20 +212,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -206,12 +237,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// List public or pre-defined channels in the workspace with pagination
     ///
     /// MCP tool `slack_list_channels`. The server declares no result type, so the result is
@@ -229,6 +262,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_list_channels", arguments).await
     }
+
     /// Calls `slack_list_channels` like [`Self::slack_list_channels`], without unwrapping the
     /// result envelope.
     ///
@@ -246,6 +280,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "slack_list_channels", arguments).await
     }
+
     /// Post a new message to a Slack channel
     ///
     /// MCP tool `slack_post_message`. The server declares no result type, so the result is
@@ -263,6 +298,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_post_message", arguments).await
     }
+
     /// Calls `slack_post_message` like [`Self::slack_post_message`], without unwrapping the
     /// result envelope.
     ///
@@ -280,6 +316,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "slack_post_message", arguments).await
     }
+
     /// Reply to a specific message thread in Slack
     ///
     /// MCP tool `slack_reply_to_thread`. The server declares no result type, so the result is
@@ -297,6 +334,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_reply_to_thread", arguments).await
     }
+
     /// Calls `slack_reply_to_thread` like [`Self::slack_reply_to_thread`], without unwrapping
     /// the result envelope.
     ///
@@ -314,6 +352,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "slack_reply_to_thread", arguments).await
     }
+
     /// Add a reaction emoji to a message
     ///
     /// MCP tool `slack_add_reaction`. The server declares no result type, so the result is
@@ -331,6 +370,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_add_reaction", arguments).await
     }
+
     /// Calls `slack_add_reaction` like [`Self::slack_add_reaction`], without unwrapping the
     /// result envelope.
     ///
@@ -348,6 +388,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "slack_add_reaction", arguments).await
     }
+
     /// Get recent messages from a channel
     ///
     /// MCP tool `slack_get_channel_history`. The server declares no result type, so the result
@@ -365,6 +406,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_get_channel_history", arguments).await
     }
+
     /// Calls `slack_get_channel_history` like [`Self::slack_get_channel_history`], without
     /// unwrapping the result envelope.
     ///
@@ -383,6 +425,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "slack_get_channel_history", arguments)
             .await
     }
+
     /// Get all replies in a message thread
     ///
     /// MCP tool `slack_get_thread_replies`. The server declares no result type, so the result
@@ -400,6 +443,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_get_thread_replies", arguments).await
     }
+
     /// Calls `slack_get_thread_replies` like [`Self::slack_get_thread_replies`], without
     /// unwrapping the result envelope.
     ///
@@ -418,6 +462,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "slack_get_thread_replies", arguments)
             .await
     }
+
     /// Get a list of all users in the workspace with their basic profile information
     ///
     /// MCP tool `slack_get_users`. The server declares no result type, so the result is JSON.
@@ -434,6 +479,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_get_users", arguments).await
     }
+
     /// Calls `slack_get_users` like [`Self::slack_get_users`], without unwrapping the result
     /// envelope.
     ///
@@ -451,6 +497,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "slack_get_users", arguments).await
     }
+
     /// Get detailed profile information for a specific user
     ///
     /// MCP tool `slack_get_user_profile`. The server declares no result type, so the result is
@@ -468,6 +515,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("slack_get_user_profile", arguments).await
     }
+
     /// Calls `slack_get_user_profile` like [`Self::slack_get_user_profile`], without unwrapping
     /// the result envelope.
     ///
@@ -487,6 +535,7 @@ impl<C: ToolCaller> Client<C> {
             .await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -499,6 +548,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the Slack MCP Server MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -524,6 +574,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `slack_post_message` in place of the server, with what
     /// [`Client::slack_post_message`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -536,6 +587,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("slack_post_message", "slack_post_message"))
         }
     }
+
     /// Answers `slack_reply_to_thread` in place of the server, with what
     /// [`Client::slack_reply_to_thread`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -553,6 +605,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `slack_add_reaction` in place of the server, with what
     /// [`Client::slack_add_reaction`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -565,6 +618,7 @@ pub trait Fake: Send + Sync {
             Err(mcp_bindgen::fake::not_faked("slack_add_reaction", "slack_add_reaction"))
         }
     }
+
     /// Answers `slack_get_channel_history` in place of the server, with what
     /// [`Client::slack_get_channel_history`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -582,6 +636,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `slack_get_thread_replies` in place of the server, with what
     /// [`Client::slack_get_thread_replies`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -599,6 +654,7 @@ pub trait Fake: Send + Sync {
             )
         }
     }
+
     /// Answers `slack_get_users` in place of the server, with what [`Client::slack_get_users`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -609,6 +665,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("slack_get_users", "slack_get_users")) }
     }
+
     /// Answers `slack_get_user_profile` in place of the server, with what
     /// [`Client::slack_get_user_profile`] returns; an `Err` is the tool's failure (`isError:
     /// true`). Unless implemented, fails as not faked.
@@ -627,15 +684,18 @@ pub trait Fake: Send + Sync {
         }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,

@@ -10,12 +10,14 @@
 //! Call tools through [`Client`], which wraps any [`mcp_bindgen::ToolCaller`]. To test code
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
+
 /// Argument and result types of the tools.
 #[allow(clippy::derivable_impls, clippy::large_enum_variant, missing_docs)]
 pub mod types {
@@ -24,6 +26,7 @@ pub mod types {
     use std::str::FromStr;
     use mcp_bindgen::__private::ConversionError;
     use serde::{Deserialize, Serialize};
+
     /// The arguments of `tavily_crawl`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilyCrawlArgs {
@@ -60,6 +63,7 @@ pub mod types {
         /// The root URL to begin the crawl
         pub url: String,
     }
+
     /// Advanced extraction retrieves more data, including tables and embedded content, with higher success but may increase latency
     #[derive(
         Deserialize,
@@ -79,6 +83,7 @@ pub mod types {
         #[serde(rename = "advanced")]
         Advanced,
     }
+
     impl fmt::Display for TavilyCrawlArgsExtractDepth {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -87,8 +92,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilyCrawlArgsExtractDepth {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "basic" => Ok(Self::Basic),
@@ -105,23 +112,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilyCrawlArgsExtractDepth {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilyCrawlArgsExtractDepth {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilyCrawlArgsExtractDepth {
         fn default() -> Self {
             TavilyCrawlArgsExtractDepth::Basic
         }
     }
+
     /// The format of the extracted web page content. markdown returns content in markdown format. text returns plain text and may increase latency.
     #[derive(
         Deserialize,
@@ -141,6 +154,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for TavilyCrawlArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -149,8 +163,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilyCrawlArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "markdown" => Ok(Self::Markdown),
@@ -167,23 +183,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilyCrawlArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilyCrawlArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilyCrawlArgsFormat {
         fn default() -> Self {
             TavilyCrawlArgsFormat::Markdown
         }
     }
+
     /// The arguments of `tavily_extract`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilyExtractArgs {
@@ -205,6 +227,7 @@ pub mod types {
         /// List of URLs to extract content from
         pub urls: Vec<String>,
     }
+
     /// Use 'advanced' for LinkedIn, protected sites, or tables/embedded content
     #[derive(
         Deserialize,
@@ -224,6 +247,7 @@ pub mod types {
         #[serde(rename = "advanced")]
         Advanced,
     }
+
     impl fmt::Display for TavilyExtractArgsExtractDepth {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -232,8 +256,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilyExtractArgsExtractDepth {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "basic" => Ok(Self::Basic),
@@ -250,23 +276,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilyExtractArgsExtractDepth {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilyExtractArgsExtractDepth {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilyExtractArgsExtractDepth {
         fn default() -> Self {
             TavilyExtractArgsExtractDepth::Basic
         }
     }
+
     /// Output format
     #[derive(
         Deserialize,
@@ -286,6 +318,7 @@ pub mod types {
         #[serde(rename = "text")]
         Text,
     }
+
     impl fmt::Display for TavilyExtractArgsFormat {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -294,8 +327,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilyExtractArgsFormat {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "markdown" => Ok(Self::Markdown),
@@ -312,23 +347,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilyExtractArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilyExtractArgsFormat {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilyExtractArgsFormat {
         fn default() -> Self {
             TavilyExtractArgsFormat::Markdown
         }
     }
+
     /// The arguments of `tavily_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilyMapArgs {
@@ -356,6 +397,7 @@ pub mod types {
         /// The root URL to begin the mapping
         pub url: String,
     }
+
     /// The arguments of `tavily_research`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilyResearchArgs {
@@ -365,6 +407,7 @@ pub mod types {
         #[serde(default = "defaults::tavily_research_args_model")]
         pub model: TavilyResearchArgsModel,
     }
+
     /// Defines the degree of depth of the research. 'mini' is good for narrow tasks with few subtopics. 'pro' is good for broad tasks with many subtopics. 'auto' automatically selects the best model.
     #[derive(
         Deserialize,
@@ -386,6 +429,7 @@ pub mod types {
         #[serde(rename = "auto")]
         Auto,
     }
+
     impl fmt::Display for TavilyResearchArgsModel {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -395,8 +439,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilyResearchArgsModel {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "mini" => Ok(Self::Mini),
@@ -414,23 +460,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilyResearchArgsModel {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilyResearchArgsModel {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilyResearchArgsModel {
         fn default() -> Self {
             TavilyResearchArgsModel::Auto
         }
     }
+
     /// The arguments of `tavily_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilySearchArgs {
@@ -479,6 +531,7 @@ pub mod types {
         #[serde(default = "defaults::tavily_search_args_topic")]
         pub topic: TavilySearchArgsTopic,
     }
+
     /// The depth of the search. 'basic' for generic results, 'advanced' for more thorough search, 'fast' for optimized low latency with high relevance, 'ultra-fast' for prioritizing latency above all else
     #[derive(
         Deserialize,
@@ -502,6 +555,7 @@ pub mod types {
         #[serde(rename = "ultra-fast")]
         UltraFast,
     }
+
     impl fmt::Display for TavilySearchArgsSearchDepth {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -512,8 +566,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilySearchArgsSearchDepth {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "basic" => Ok(Self::Basic),
@@ -532,23 +588,29 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilySearchArgsSearchDepth {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilySearchArgsSearchDepth {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilySearchArgsSearchDepth {
         fn default() -> Self {
             TavilySearchArgsSearchDepth::Basic
         }
     }
+
     /// The time range back from the current date to include in the search results
     #[derive(
         Deserialize,
@@ -572,6 +634,7 @@ pub mod types {
         #[serde(rename = "year")]
         Year,
     }
+
     impl fmt::Display for TavilySearchArgsTimeRange {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -582,8 +645,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilySearchArgsTimeRange {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "day" => Ok(Self::Day),
@@ -602,18 +667,23 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilySearchArgsTimeRange {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilySearchArgsTimeRange {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     /// The category of the search. This will determine which of our agents will be used for the search
     #[derive(
         Deserialize,
@@ -631,6 +701,7 @@ pub mod types {
         #[serde(rename = "general")]
         General,
     }
+
     impl fmt::Display for TavilySearchArgsTopic {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match *self {
@@ -638,8 +709,10 @@ pub mod types {
             }
         }
     }
+
     impl FromStr for TavilySearchArgsTopic {
         type Err = ConversionError;
+
         fn from_str(value: &str) -> Result<Self, ConversionError> {
             match value {
                 "general" => Ok(Self::General),
@@ -655,75 +728,95 @@ pub mod types {
             }
         }
     }
+
     impl TryFrom<&str> for TavilySearchArgsTopic {
         type Error = ConversionError;
+
         fn try_from(value: &str) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl TryFrom<String> for TavilySearchArgsTopic {
         type Error = ConversionError;
+
         fn try_from(value: String) -> Result<Self, ConversionError> {
             value.parse()
         }
     }
+
     impl Default for TavilySearchArgsTopic {
         fn default() -> Self {
             TavilySearchArgsTopic::General
         }
     }
+
     /// Generation of default values for serde.
     mod defaults {
         pub(super) fn tavily_crawl_args_extract_depth() -> super::TavilyCrawlArgsExtractDepth {
             super::TavilyCrawlArgsExtractDepth::Basic
         }
+
         pub(super) fn tavily_crawl_args_format() -> super::TavilyCrawlArgsFormat {
             super::TavilyCrawlArgsFormat::Markdown
         }
+
         pub(super) fn tavily_extract_args_extract_depth() -> super::TavilyExtractArgsExtractDepth {
             super::TavilyExtractArgsExtractDepth::Basic
         }
+
         pub(super) fn tavily_extract_args_format() -> super::TavilyExtractArgsFormat {
             super::TavilyExtractArgsFormat::Markdown
         }
+
         pub(super) fn tavily_research_args_model() -> super::TavilyResearchArgsModel {
             super::TavilyResearchArgsModel::Auto
         }
+
         pub(super) fn tavily_search_args_max_results() -> f64 {
             5_f64
         }
+
         pub(super) fn tavily_search_args_search_depth() -> super::TavilySearchArgsSearchDepth {
             super::TavilySearchArgsSearchDepth::Basic
         }
+
         pub(super) fn tavily_search_args_topic() -> super::TavilySearchArgsTopic {
             super::TavilySearchArgsTopic::General
         }
     }
 }
+
 /// Input schemas, checked before each call is sent.
 mod schemas {
     use mcp_bindgen::ToolSchema;
+
     /// The input schema of `tavily_search`, as the server sent it.
     pub(super) static TAVILY_SEARCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"query":{"type":"string","description":"Search query"},"search_depth":{"type":"string","enum":["basic","advanced","fast","ultra-fast"],"description":"The depth of the search. 'basic' for generic results, 'advanced' for more thorough search, 'fast' for optimized low latency with high relevance, 'ultra-fast' for prioritizing latency above all else","default":"basic"},"topic":{"type":"string","enum":["general"],"description":"The category of the search. This will determine which of our agents will be used for the search","default":"general"},"time_range":{"type":"string","description":"The time range back from the current date to include in the search results","enum":["day","week","month","year"]},"start_date":{"type":"string","description":"Will return all results after the specified start date. Required to be written in the format YYYY-MM-DD.","default":""},"end_date":{"type":"string","description":"Will return all results before the specified end date. Required to be written in the format YYYY-MM-DD","default":""},"max_results":{"type":"number","description":"The maximum number of search results to return","default":5,"minimum":5,"maximum":20},"include_images":{"type":"boolean","description":"Include a list of query-related images in the response","default":false},"include_image_descriptions":{"type":"boolean","description":"Include a list of query-related images and their descriptions in the response","default":false},"include_raw_content":{"type":"boolean","description":"Include the cleaned and parsed HTML content of each search result","default":false},"include_domains":{"type":"array","items":{"type":"string"},"description":"A list of domains to specifically include in the search results, if the user asks to search on specific sites set this to the domain of the site","default":[]},"exclude_domains":{"type":"array","items":{"type":"string"},"description":"List of domains to specifically exclude, if the user asks to exclude a domain set this to the domain of the site","default":[]},"country":{"type":"string","description":"Boost search results from a specific country. Must be a full country name (e.g., 'United States', 'Japan', 'Germany'). ISO country codes (e.g., 'us', 'jp') are not supported. Available only if topic is general. See https://docs.tavily.com/documentation/api-reference/search for the full list of supported countries.","default":""},"include_favicon":{"type":"boolean","description":"Whether to include the favicon URL for each result","default":false},"exact_match":{"type":"boolean","description":"Only return results containing the exact phrase(s) in quotes in your query"}},"required":["query"]}"#,
     );
+
     /// The input schema of `tavily_extract`, as the server sent it.
     pub(super) static TAVILY_EXTRACT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"urls":{"type":"array","items":{"type":"string"},"description":"List of URLs to extract content from"},"extract_depth":{"type":"string","enum":["basic","advanced"],"description":"Use 'advanced' for LinkedIn, protected sites, or tables/embedded content","default":"basic"},"include_images":{"type":"boolean","description":"Include images from pages","default":false},"format":{"type":"string","enum":["markdown","text"],"description":"Output format","default":"markdown"},"include_favicon":{"type":"boolean","description":"Include favicon URLs","default":false},"query":{"type":"string","description":"Query to rerank content chunks by relevance"}},"required":["urls"]}"#,
     );
+
     /// The input schema of `tavily_crawl`, as the server sent it.
     pub(super) static TAVILY_CRAWL: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"url":{"type":"string","description":"The root URL to begin the crawl"},"max_depth":{"type":"integer","description":"Max depth of the crawl. Defines how far from the base URL the crawler can explore.","default":1,"minimum":1},"max_breadth":{"type":"integer","description":"Max number of links to follow per level of the tree (i.e., per page)","default":20,"minimum":1},"limit":{"type":"integer","description":"Total number of links the crawler will process before stopping","default":50,"minimum":1},"instructions":{"type":"string","description":"Natural language instructions for the crawler. Instructions specify which types of pages the crawler should return."},"select_paths":{"type":"array","items":{"type":"string"},"description":"Regex patterns to select only URLs with specific path patterns (e.g., /docs/.*, /api/v1.*)","default":[]},"select_domains":{"type":"array","items":{"type":"string"},"description":"Regex patterns to restrict crawling to specific domains or subdomains (e.g., ^docs\\.example\\.com$)","default":[]},"allow_external":{"type":"boolean","description":"Whether to return external links in the final response","default":true},"extract_depth":{"type":"string","enum":["basic","advanced"],"description":"Advanced extraction retrieves more data, including tables and embedded content, with higher success but may increase latency","default":"basic"},"format":{"type":"string","enum":["markdown","text"],"description":"The format of the extracted web page content. markdown returns content in markdown format. text returns plain text and may increase latency.","default":"markdown"},"include_favicon":{"type":"boolean","description":"Whether to include the favicon URL for each result","default":false}},"required":["url"]}"#,
     );
+
     /// The input schema of `tavily_map`, as the server sent it.
     pub(super) static TAVILY_MAP: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"url":{"type":"string","description":"The root URL to begin the mapping"},"max_depth":{"type":"integer","description":"Max depth of the mapping. Defines how far from the base URL the crawler can explore","default":1,"minimum":1},"max_breadth":{"type":"integer","description":"Max number of links to follow per level of the tree (i.e., per page)","default":20,"minimum":1},"limit":{"type":"integer","description":"Total number of links the crawler will process before stopping","default":50,"minimum":1},"instructions":{"type":"string","description":"Natural language instructions for the crawler"},"select_paths":{"type":"array","items":{"type":"string"},"description":"Regex patterns to select only URLs with specific path patterns (e.g., /docs/.*, /api/v1.*)","default":[]},"select_domains":{"type":"array","items":{"type":"string"},"description":"Regex patterns to restrict crawling to specific domains or subdomains (e.g., ^docs\\.example\\.com$)","default":[]},"allow_external":{"type":"boolean","description":"Whether to return external links in the final response","default":true}},"required":["url"]}"#,
     );
+
     /// The input schema of `tavily_research`, as the server sent it.
     pub(super) static TAVILY_RESEARCH: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"input":{"type":"string","description":"A comprehensive description of the research task"},"model":{"type":"string","enum":["mini","pro","auto"],"description":"Defines the degree of depth of the research. 'mini' is good for narrow tasks with few subtopics. 'pro' is good for broad tasks with many subtopics. 'auto' automatically selects the best model.","default":"auto"}},"required":["input"]}"#,
     );
 }
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "tavily_search",
@@ -732,6 +825,7 @@ pub const TOOL_NAMES: &[&str] = &[
     "tavily_map",
     "tavily_research",
 ];
+
 /// What this module was generated from: the generator, and the digest and definitions
 /// of the tools its client calls. Before a call, the client transports compare it with
 /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
@@ -741,6 +835,7 @@ pub static PROVENANCE: Provenance = Provenance::new(
     TOOL_NAMES,
     r#"[{"description":"Crawl a website starting from a URL. Extracts content from pages with configurable depth and breadth.","inputSchema":{"properties":{"allow_external":{"default":true,"description":"Whether to return external links in the final response","type":"boolean"},"extract_depth":{"default":"basic","description":"Advanced extraction retrieves more data, including tables and embedded content, with higher success but may increase latency","enum":["basic","advanced"],"type":"string"},"format":{"default":"markdown","description":"The format of the extracted web page content. markdown returns content in markdown format. text returns plain text and may increase latency.","enum":["markdown","text"],"type":"string"},"include_favicon":{"default":false,"description":"Whether to include the favicon URL for each result","type":"boolean"},"instructions":{"description":"Natural language instructions for the crawler. Instructions specify which types of pages the crawler should return.","type":"string"},"limit":{"default":50,"description":"Total number of links the crawler will process before stopping","minimum":1,"type":"integer"},"max_breadth":{"default":20,"description":"Max number of links to follow per level of the tree (i.e., per page)","minimum":1,"type":"integer"},"max_depth":{"default":1,"description":"Max depth of the crawl. Defines how far from the base URL the crawler can explore.","minimum":1,"type":"integer"},"select_domains":{"default":[],"description":"Regex patterns to restrict crawling to specific domains or subdomains (e.g., ^docs\\.example\\.com$)","items":{"type":"string"},"type":"array"},"select_paths":{"default":[],"description":"Regex patterns to select only URLs with specific path patterns (e.g., /docs/.*, /api/v1.*)","items":{"type":"string"},"type":"array"},"url":{"description":"The root URL to begin the crawl","type":"string"}},"required":["url"],"type":"object"},"name":"tavily_crawl"},{"description":"Extract content from URLs. Returns raw page content in markdown or text format.","inputSchema":{"properties":{"extract_depth":{"default":"basic","description":"Use 'advanced' for LinkedIn, protected sites, or tables/embedded content","enum":["basic","advanced"],"type":"string"},"format":{"default":"markdown","description":"Output format","enum":["markdown","text"],"type":"string"},"include_favicon":{"default":false,"description":"Include favicon URLs","type":"boolean"},"include_images":{"default":false,"description":"Include images from pages","type":"boolean"},"query":{"description":"Query to rerank content chunks by relevance","type":"string"},"urls":{"description":"List of URLs to extract content from","items":{"type":"string"},"type":"array"}},"required":["urls"],"type":"object"},"name":"tavily_extract"},{"description":"Map a website's structure. Returns a list of URLs found starting from the base URL.","inputSchema":{"properties":{"allow_external":{"default":true,"description":"Whether to return external links in the final response","type":"boolean"},"instructions":{"description":"Natural language instructions for the crawler","type":"string"},"limit":{"default":50,"description":"Total number of links the crawler will process before stopping","minimum":1,"type":"integer"},"max_breadth":{"default":20,"description":"Max number of links to follow per level of the tree (i.e., per page)","minimum":1,"type":"integer"},"max_depth":{"default":1,"description":"Max depth of the mapping. Defines how far from the base URL the crawler can explore","minimum":1,"type":"integer"},"select_domains":{"default":[],"description":"Regex patterns to restrict crawling to specific domains or subdomains (e.g., ^docs\\.example\\.com$)","items":{"type":"string"},"type":"array"},"select_paths":{"default":[],"description":"Regex patterns to select only URLs with specific path patterns (e.g., /docs/.*, /api/v1.*)","items":{"type":"string"},"type":"array"},"url":{"description":"The root URL to begin the mapping","type":"string"}},"required":["url"],"type":"object"},"name":"tavily_map"},{"description":"Perform comprehensive research on a given topic or question. Use this tool when you need to gather information from multiple sources to answer a question or complete a task. Returns a detailed response based on the research findings. Rate limit: 20 requests per minute.","inputSchema":{"properties":{"input":{"description":"A comprehensive description of the research task","type":"string"},"model":{"default":"auto","description":"Defines the degree of depth of the research. 'mini' is good for narrow tasks with few subtopics. 'pro' is good for broad tasks with many subtopics. 'auto' automatically selects the best model.","enum":["mini","pro","auto"],"type":"string"}},"required":["input"],"type":"object"},"name":"tavily_research"},{"description":"Search the web for current information on any topic. Use for news, facts, or data beyond your knowledge cutoff. Returns snippets and source URLs.","inputSchema":{"properties":{"country":{"default":"","description":"Boost search results from a specific country. Must be a full country name (e.g., 'United States', 'Japan', 'Germany'). ISO country codes (e.g., 'us', 'jp') are not supported. Available only if topic is general. See https://docs.tavily.com/documentation/api-reference/search for the full list of supported countries.","type":"string"},"end_date":{"default":"","description":"Will return all results before the specified end date. Required to be written in the format YYYY-MM-DD","type":"string"},"exact_match":{"description":"Only return results containing the exact phrase(s) in quotes in your query","type":"boolean"},"exclude_domains":{"default":[],"description":"List of domains to specifically exclude, if the user asks to exclude a domain set this to the domain of the site","items":{"type":"string"},"type":"array"},"include_domains":{"default":[],"description":"A list of domains to specifically include in the search results, if the user asks to search on specific sites set this to the domain of the site","items":{"type":"string"},"type":"array"},"include_favicon":{"default":false,"description":"Whether to include the favicon URL for each result","type":"boolean"},"include_image_descriptions":{"default":false,"description":"Include a list of query-related images and their descriptions in the response","type":"boolean"},"include_images":{"default":false,"description":"Include a list of query-related images in the response","type":"boolean"},"include_raw_content":{"default":false,"description":"Include the cleaned and parsed HTML content of each search result","type":"boolean"},"max_results":{"default":5,"description":"The maximum number of search results to return","maximum":20,"minimum":5,"type":"number"},"query":{"description":"Search query","type":"string"},"search_depth":{"default":"basic","description":"The depth of the search. 'basic' for generic results, 'advanced' for more thorough search, 'fast' for optimized low latency with high relevance, 'ultra-fast' for prioritizing latency above all else","enum":["basic","advanced","fast","ultra-fast"],"type":"string"},"start_date":{"default":"","description":"Will return all results after the specified start date. Required to be written in the format YYYY-MM-DD.","type":"string"},"time_range":{"description":"The time range back from the current date to include in the search results","enum":["day","week","month","year"],"type":"string"},"topic":{"default":"general","description":"The category of the search. This will determine which of our agents will be used for the search","enum":["general"],"type":"string"}},"required":["query"],"type":"object"},"name":"tavily_search"}]"#,
 );
+
 /// Typed client for the tavily-mcp MCP server: one method per tool.
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
@@ -750,20 +845,24 @@ pub static PROVENANCE: Provenance = Provenance::new(
 pub struct Client<C> {
     caller: C,
 }
+
 impl<C> Client<C> {
     /// A client that calls tools through `caller`.
     pub fn new(caller: C) -> Self {
         Client { caller }
     }
+
     /// The caller this client uses.
     pub fn caller(&self) -> &C {
         &self.caller
     }
+
     /// Gives the caller back.
     pub fn into_inner(self) -> C {
         self.caller
     }
 }
+
 impl<C: ToolCaller> Client<C> {
     /// The last drift check's report: how the server's tools differ from those this
     /// module was generated from (`None` before the first call, and for callers that
@@ -771,12 +870,14 @@ impl<C: ToolCaller> Client<C> {
     pub fn drift(&self) -> Option<DriftReport> {
         self.caller.drift(&PROVENANCE)
     }
+
     /// Checks now (one `tools/list`) whether the server's tools are those this module
     /// was generated from, and returns the report (`None` for callers that do not
     /// check). Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
+
     /// Search the web for current information on any topic. Use for news, facts, or data beyond
     /// your knowledge cutoff. Returns snippets and source URLs.
     ///
@@ -794,6 +895,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("tavily_search", arguments).await
     }
+
     /// Calls `tavily_search` like [`Self::tavily_search`], without unwrapping the result
     /// envelope.
     ///
@@ -811,6 +913,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "tavily_search", arguments).await
     }
+
     /// Extract content from URLs. Returns raw page content in markdown or text format.
     ///
     /// MCP tool `tavily_extract`. The server declares no result type, so the result is JSON.
@@ -827,6 +930,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("tavily_extract", arguments).await
     }
+
     /// Calls `tavily_extract` like [`Self::tavily_extract`], without unwrapping the result
     /// envelope.
     ///
@@ -844,6 +948,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "tavily_extract", arguments).await
     }
+
     /// Crawl a website starting from a URL. Extracts content from pages with configurable depth
     /// and breadth.
     ///
@@ -861,6 +966,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("tavily_crawl", arguments).await
     }
+
     /// Calls `tavily_crawl` like [`Self::tavily_crawl`], without unwrapping the result
     /// envelope.
     ///
@@ -878,6 +984,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "tavily_crawl", arguments).await
     }
+
     /// Map a website's structure. Returns a list of URLs found starting from the base URL.
     ///
     /// MCP tool `tavily_map`. The server declares no result type, so the result is JSON.
@@ -891,6 +998,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("tavily_map", arguments).await
     }
+
     /// Calls `tavily_map` like [`Self::tavily_map`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
@@ -907,6 +1015,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "tavily_map", arguments).await
     }
+
     /// Perform comprehensive research on a given topic or question. Use this tool when you need
     /// to gather information from multiple sources to answer a question or complete a task.
     /// Returns a detailed response based on the research findings. Rate limit: 20 requests per
@@ -926,6 +1035,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         self.caller.call_tool_decoded("tavily_research", arguments).await
     }
+
     /// Calls `tavily_research` like [`Self::tavily_research`], without unwrapping the result
     /// envelope.
     ///
@@ -944,6 +1054,7 @@ impl<C: ToolCaller> Client<C> {
         mcp_bindgen::call_checked(&self.caller, "tavily_research", arguments).await
     }
 }
+
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
 /// once the drift guard has checked the tool against the server's list.
 async fn checked_arguments<C: ToolCaller>(
@@ -956,6 +1067,7 @@ async fn checked_arguments<C: ToolCaller>(
     caller.check_tool(&PROVENANCE, tool).await?;
     Ok(arguments)
 }
+
 /// A stand-in for the tavily-mcp MCP server in tests: one method per tool, typed as
 /// [`Client`]'s.
 ///
@@ -974,6 +1086,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("tavily_search", "tavily_search")) }
     }
+
     /// Answers `tavily_extract` in place of the server, with what [`Client::tavily_extract`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -984,6 +1097,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("tavily_extract", "tavily_extract")) }
     }
+
     /// Answers `tavily_crawl` in place of the server, with what [`Client::tavily_crawl`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -994,6 +1108,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("tavily_crawl", "tavily_crawl")) }
     }
+
     /// Answers `tavily_map` in place of the server, with what [`Client::tavily_map`] returns;
     /// an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as not
     /// faked.
@@ -1004,6 +1119,7 @@ pub trait Fake: Send + Sync {
         let _ = args;
         async { Err(mcp_bindgen::fake::not_faked("tavily_map", "tavily_map")) }
     }
+
     /// Answers `tavily_research` in place of the server, with what [`Client::tavily_research`]
     /// returns; an `Err` is the tool's failure (`isError: true`). Unless implemented, fails as
     /// not faked.
@@ -1015,15 +1131,18 @@ pub trait Fake: Send + Sync {
         async { Err(mcp_bindgen::fake::not_faked("tavily_research", "tavily_research")) }
     }
 }
+
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
 /// [`mcp_bindgen::fake`].
 #[derive(Debug, Clone, Default)]
 pub struct Faked<F>(pub F);
+
 /// The schemas a fake's calls and answers are checked against: those in
 /// [`PROVENANCE`], compiled on first use.
 static FAKE_SCHEMAS: mcp_bindgen::fake::Schemas = mcp_bindgen::fake::Schemas::new(
     &PROVENANCE,
 );
+
 impl<F: Fake> ToolCaller for Faked<F> {
     async fn call_tool(
         &self,
