@@ -143,8 +143,9 @@ fn pattern_matches(
 }
 
 /// Where a check stands: its depth, and the `$ref` targets being applied to the value it
-/// checks (innermost first; emptied when the check goes down into a part of the value). The
-/// compiled checker keeps the same, by node.
+/// checks (innermost first; emptied when the check goes down into a part of the value). Both
+/// checkers keep it: the compiled one names a target by its node, the interpreter by the
+/// address of its schema.
 #[derive(Clone, Copy)]
 struct At<'a> {
     depth: usize,
@@ -153,7 +154,7 @@ struct At<'a> {
 
 /// A `$ref` target being applied to the current value, and those outside it.
 struct Refs<'a> {
-    target: &'a Value,
+    target: usize,
     outer: Option<&'a Refs<'a>>,
 }
 
@@ -163,13 +164,14 @@ impl<'a> At<'a> {
         refs: None,
     };
 
-    /// Whether `target` is already being applied to this value: a reference back to it adds
-    /// nothing to what is being checked, and passes (so a schema that refers to itself without
-    /// descending into the value costs work linear in its size, not doubling at every level).
-    fn applying(self, target: &Value) -> bool {
+    /// Whether `target` is already being applied to this value: a reference back to it (a
+    /// schema that refers to itself without descending into the value) adds nothing to what
+    /// is being checked, and passes. Without this, `{"allOf": [{"$ref": "#"}, {"$ref": "#"}]}`
+    /// doubled its work at every level down to the depth bound.
+    fn applying(self, target: usize) -> bool {
         let mut refs = self.refs;
         while let Some(r) = refs {
-            if std::ptr::eq(r.target, target) {
+            if r.target == target {
                 return true;
             }
             refs = r.outer;
@@ -291,10 +293,10 @@ impl<'a> Checker<'a> {
         }
         if let Some(Value::String(reference)) = object.get("$ref")
             && let Some(target) = self.resolve(reference)
-            && !at.applying(target)
+            && !at.applying(std::ptr::from_ref(target) as usize)
         {
             let refs = Refs {
-                target,
+                target: std::ptr::from_ref(target) as usize,
                 outer: at.refs,
             };
             self.check(target, value, pointer, at.following(&refs))?;

@@ -15,7 +15,7 @@ use mcp_bindgen_diff::pointer::escape;
 use serde_json::{Map, Number, Value};
 
 use super::tree::{Json, JsonTree, Kind};
-use super::{MAX_DEPTH, Violation, compare, is_integer, short};
+use super::{At, MAX_DEPTH, Refs, Violation, compare, is_integer, short};
 
 /// A JSON Schema compiled once into a checker for many values.
 ///
@@ -619,69 +619,6 @@ fn text(message: String) -> Message {
 
 fn short_str(s: &str) -> String {
     short(&Value::String(s.to_owned()))
-}
-
-/// Where a check stands: its depth, and the `$ref` targets being applied to the value it
-/// checks (innermost first; emptied when the check goes down into a part of the value).
-#[derive(Clone, Copy)]
-struct At<'a> {
-    depth: usize,
-    refs: Option<&'a Refs<'a>>,
-}
-
-/// A `$ref` target being applied to the current value, and those outside it.
-struct Refs<'a> {
-    target: usize,
-    outer: Option<&'a Refs<'a>>,
-}
-
-impl<'a> At<'a> {
-    const ROOT: At<'static> = At {
-        depth: 0,
-        refs: None,
-    };
-
-    /// Whether `target` is already being applied to this value: a reference back to it (a
-    /// schema that refers to itself without descending into the value) adds nothing to what
-    /// is being checked, and passes. Without this, `{"allOf": [{"$ref": "#"}, {"$ref": "#"}]}`
-    /// doubled its work at every level down to the depth bound.
-    fn applying(self, target: usize) -> bool {
-        let mut refs = self.refs;
-        while let Some(r) = refs {
-            if r.target == target {
-                return true;
-            }
-            refs = r.outer;
-        }
-        false
-    }
-
-    /// A subschema applied to the same value.
-    fn inside(self) -> At<'a> {
-        At {
-            depth: self.depth + 1,
-            refs: self.refs,
-        }
-    }
-
-    /// The target of a `$ref`, applied to the same value.
-    fn following<'b>(self, refs: &'b Refs<'b>) -> At<'b>
-    where
-        'a: 'b,
-    {
-        At {
-            depth: self.depth + 1,
-            refs: Some(refs),
-        }
-    }
-
-    /// A subschema applied to a part of the value (an item, a member, a property name).
-    fn below(self) -> At<'static> {
-        At {
-            depth: self.depth + 1,
-            refs: None,
-        }
-    }
 }
 
 impl CompiledSchema {
