@@ -198,8 +198,28 @@ fn generate_writes_one_module() {
         text.contains(&format!("\"{digest}\",")),
         "PROVENANCE holds it: {text}"
     );
-    assert!(text.contains("pub mod wf {"), "{text}");
+    // A file of its own: `mod wf;` reaches `wf::Client`, not `wf::wf::Client`.
+    assert!(!text.contains("pub mod wf {"), "{text}");
+    assert!(text.contains("\n//! Typed client for"), "{text}");
+    assert!(text.contains("\npub struct Client<C> {"), "{text}");
     assert!(text.contains("pub async fn search_pois("), "{text}");
+
+    // `--wrap`: inside `pub mod wf { .. }`, for `include!`.
+    let out = bin()
+        .args(["generate", "--wrap", "--tools"])
+        .arg(workspace().join("generated/captures/worldforge.tools.json"))
+        .args(["--module", "wf", "-o"])
+        .arg(&out_file)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let wrapped = std::fs::read_to_string(&out_file).expect("written");
+    assert!(wrapped.contains("\npub mod wf {\n"), "{wrapped}");
+    assert!(wrapped.contains("    pub struct Client<C> {"), "{wrapped}");
 }
 
 /// `-o -` writes the module to stdout (as bindgen does), the summary to stderr, and no file

@@ -632,6 +632,24 @@ fn against_module_compares_what_a_generated_client_was_made_from() {
     );
     assert!(stdout.contains("tool-removed"), "{stdout}");
 
+    // The same module wrapped in `pub mod client { .. }` (`generate --wrap`).
+    let wrapped = dir.path().join("wrapped.rs");
+    let out = bin()
+        .args(["generate", "--wrap", "--tools"])
+        .arg(&old)
+        .args(["--module", "client", "-o"])
+        .arg(&wrapped)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{:?}", text(&out));
+    let out = bin()
+        .args(["diff", "--against-module"])
+        .arg(&wrapped)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+
     let out = bin()
         .args(["diff", "--against-module"])
         .arg(&module)

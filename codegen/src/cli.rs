@@ -136,10 +136,13 @@ enum Command {
         /// file, up to the first dot).
         #[arg(long, value_name = "NAME")]
         module: Option<String>,
-        /// Where to write the module (`pub mod NAME { .. }`, ready for `include!`; `-`:
-        /// stdout).
+        /// Where to write the module: a file of its own, for `mod NAME;` (`-`: stdout).
         #[arg(short = 'o', long = "output", value_name = "FILE.rs")]
         output: PathBuf,
+        /// Wrap the module in `pub mod NAME { .. }`, for `include!` (which does not take a
+        /// file of its own: its `//!` docs are inner attributes).
+        #[arg(long)]
+        wrap: bool,
     },
 }
 
@@ -200,6 +203,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             overrides,
             module,
             output,
+            wrap,
         } => {
             let named = tools.clone().or_else(|| contracts.first().cloned());
             let module = module.unwrap_or_else(|| {
@@ -247,7 +251,11 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 for warning in &generated.warnings {
                     say::warn(warning);
                 }
-                let text = generated.to_wrapped("mcp-bindgen generate");
+                let text = if wrap {
+                    generated.to_wrapped("mcp-bindgen generate")
+                } else {
+                    generated.to_module_file("mcp-bindgen generate")
+                };
                 say::write_output(&output, &text)?;
                 // The summary goes to stderr when the module itself went to stdout.
                 let summary = format!(
