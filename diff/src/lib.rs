@@ -360,13 +360,13 @@ fn compare_tool(old: &Tool<'_>, new: &Tool<'_>, source: bool, changes: &mut Vec<
     );
     if a != b {
         changes.push(change(rules::TITLE_CHANGED, name, "/title", {
-            let (a, b) = quote_pair(a, b);
+            let (a, b) = schema::quoted_pair(a, b);
             format!("title {a} -> {b}")
         }));
     }
     if old.description != new.description {
         changes.push(change(rules::DESCRIPTION_CHANGED, name, "/description", {
-            let (a, b) = quote_pair(old.description, new.description);
+            let (a, b) = schema::quoted_pair(old.description, new.description);
             format!("description {a} -> {b}")
         }));
     }
@@ -559,10 +559,4 @@ fn schemas(
             ),
         ));
     }
-}
-
-/// Two versions of a text for a message: where they differ, when that is past what fits.
-fn quote_pair(a: Option<&str>, b: Option<&str>) -> (String, String) {
-    let value = |s: Option<&str>| s.map(|s| Value::String(s.to_owned()));
-    schema::texts(value(a).as_ref(), value(b).as_ref())
 }

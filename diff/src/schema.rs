@@ -1177,7 +1177,7 @@ fn render_count(c: Option<u64>) -> String {
 }
 
 /// Two versions of a string keyword (a `pattern`, a `format`) for a message, as [`texts`].
-fn quoted_pair(a: Option<&str>, b: Option<&str>) -> (String, String) {
+pub(crate) fn quoted_pair(a: Option<&str>, b: Option<&str>) -> (String, String) {
     let value = |s: Option<&str>| s.map(|s| Value::String(s.to_owned()));
     texts(value(a).as_ref(), value(b).as_ref())
 }
