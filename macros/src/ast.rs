@@ -6,7 +6,34 @@ use syn::{Data, DeriveInput, Fields};
 
 use crate::attr::{self, Attrs};
 
+/// Which derive is running.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Derive {
+    /// `#[derive(McpTool)]`.
+    Tool,
+    /// `#[derive(McpPrompt)]`.
+    Prompt,
+}
+
+impl Derive {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Derive::Tool => "McpTool",
+            Derive::Prompt => "McpPrompt",
+        }
+    }
+
+    /// What it declares: "tool" or "prompt".
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Derive::Tool => "tool",
+            Derive::Prompt => "prompt",
+        }
+    }
+}
+
 pub(crate) struct Input<'a> {
+    pub derive: Derive,
     pub ident: &'a syn::Ident,
     pub generics: &'a syn::Generics,
     pub attrs: Attrs,
@@ -15,40 +42,48 @@ pub(crate) struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    pub(crate) fn from_syn(input: &'a DeriveInput) -> syn::Result<Self> {
+    pub(crate) fn from_syn(input: &'a DeriveInput, derive: Derive) -> syn::Result<Self> {
+        let (what, noun) = (derive.name(), derive.noun());
         match &input.data {
             Data::Struct(data) => match &data.fields {
                 Fields::Named(_) => {}
                 Fields::Unnamed(fields) => {
                     return Err(syn::Error::new(
                         fields.span(),
-                        "McpTool needs named fields: tool arguments are a JSON object, so write `struct Name { field: Type, .. }`",
+                        format!(
+                            "{what} needs named fields: {noun} arguments are a JSON object, so write `struct Name {{ field: Type, .. }}`"
+                        ),
                     ));
                 }
                 Fields::Unit => {
                     return Err(syn::Error::new(
                         input.ident.span(),
-                        "McpTool needs braces: a tool without arguments is `struct Name {}`, which reads the empty arguments object `{}`",
+                        format!(
+                            "{what} needs braces: a {noun} without arguments is `struct Name {{}}`, which reads the empty arguments object `{{}}`"
+                        ),
                     ));
                 }
             },
             Data::Enum(data) => {
                 return Err(syn::Error::new(
                     data.enum_token.span,
-                    "McpTool derives on structs only: tool arguments are one JSON object; put the alternatives in a field",
+                    format!(
+                        "{what} derives on structs only: {noun} arguments are one JSON object; put the alternatives in a field"
+                    ),
                 ));
             }
             Data::Union(data) => {
                 return Err(syn::Error::new(
                     data.union_token.span,
-                    "McpTool derives on structs only",
+                    format!("{what} derives on structs only"),
                 ));
             }
         }
         Ok(Input {
+            derive,
             ident: &input.ident,
             generics: &input.generics,
-            attrs: attr::parse(&input.attrs)?,
+            attrs: attr::parse(&input.attrs, derive)?,
             docs: docs(&input.attrs),
         })
     }

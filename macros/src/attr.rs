@@ -1,8 +1,10 @@
 //! `#[mcp(name = "..", title = "..", description = "..", read_only, destructive, idempotent,
-//! open_world, when_crashed)]`.
+//! open_world, when_crashed)]` (a prompt takes the first three).
 
 use proc_macro2::Span;
 use syn::LitStr;
+
+use crate::ast::Derive;
 
 /// A boolean hint with the span that set it.
 #[derive(Clone, Copy)]
@@ -26,7 +28,14 @@ pub(crate) struct Attrs {
 const KNOWN: &str =
     "name, title, description, read_only, destructive, idempotent, open_world, when_crashed";
 
-pub(crate) fn parse(attrs: &[syn::Attribute]) -> syn::Result<Attrs> {
+/// The attributes `#[derive(McpPrompt)]` takes (a prompt has no behaviour hints).
+const PROMPT_KNOWN: &str = "name, title, description";
+
+pub(crate) fn parse(attrs: &[syn::Attribute], derive: Derive) -> syn::Result<Attrs> {
+    let known = match derive {
+        Derive::Tool => KNOWN,
+        Derive::Prompt => PROMPT_KNOWN,
+    };
     let mut out = Attrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("mcp")) {
         attr.parse_nested_meta(|meta| {
@@ -35,6 +44,12 @@ pub(crate) fn parse(attrs: &[syn::Attribute]) -> syn::Result<Attrs> {
                 .get_ident()
                 .map(ToString::to_string)
                 .unwrap_or_default();
+            if derive == Derive::Prompt && !matches!(key.as_str(), "name" | "title" | "description")
+            {
+                return Err(meta.error(format!(
+                    "unknown mcp attribute for a prompt; expected one of: {known}"
+                )));
+            }
             match key.as_str() {
                 "name" => set_str(&mut out.name, &meta, &key),
                 "title" => set_str(&mut out.title, &meta, &key),
@@ -44,7 +59,7 @@ pub(crate) fn parse(attrs: &[syn::Attribute]) -> syn::Result<Attrs> {
                 "idempotent" => set_flag(&mut out.idempotent, &meta, &key),
                 "open_world" => set_flag(&mut out.open_world, &meta, &key),
                 "when_crashed" => set_flag(&mut out.when_crashed, &meta, &key),
-                _ => Err(meta.error(format!("unknown mcp attribute; expected one of: {KNOWN}"))),
+                _ => Err(meta.error(format!("unknown mcp attribute; expected one of: {known}"))),
             }
         })?;
     }

@@ -1,4 +1,4 @@
-//! Tokens: `impl mcp_bindgen::McpTool for T`.
+//! Tokens: `impl mcp_bindgen::server::McpTool for T` (or `McpPrompt`).
 
 use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
@@ -43,6 +43,33 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
                 open_world: #open_world,
             };
             const WHEN_CRASHED: bool = #when_crashed;
+        }
+    }
+}
+
+/// `impl mcp_bindgen::server::McpPrompt for T`: name, title and description as for a tool.
+pub(crate) fn derive_prompt(input: &Input<'_>) -> TokenStream {
+    let ident = input.ident;
+    let attrs = &input.attrs;
+    let name = attrs
+        .name
+        .as_ref()
+        .map_or_else(|| ident.to_string().to_snake_case(), syn::LitStr::value);
+    let title = match &attrs.title {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let description = attrs
+        .description
+        .as_ref()
+        .map(syn::LitStr::value)
+        .or_else(|| input.docs.clone())
+        .unwrap_or_default();
+    quote! {
+        impl ::mcp_bindgen::server::McpPrompt for #ident {
+            const NAME: &'static str = #name;
+            const TITLE: ::core::option::Option<&'static str> = #title;
+            const DESCRIPTION: &'static str = #description;
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `#[derive(McpTool)]` for [mcp-bindgen](https://docs.rs/mcp-bindgen). Use it through the
+//! `#[derive(McpTool)]` and `#[derive(McpPrompt)]` for [mcp-bindgen](https://docs.rs/mcp-bindgen). Use it through the
 //! `mcp-bindgen` crate (`mcp_bindgen::McpTool`), which re-exports it next to the trait.
 //!
 //! Laid out like thiserror's `impl/`: `ast` parses the input, `attr` reads `#[mcp(..)]`,
@@ -17,10 +17,23 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(McpTool, attributes(mcp))]
 pub fn derive_mcp_tool(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    ast::Input::from_syn(&input)
+    ast::Input::from_syn(&input, ast::Derive::Tool)
         .and_then(|input| {
             valid::check(&input)?;
             Ok(expand::derive(&input))
+        })
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Declares a struct as the arguments of an MCP prompt. See `mcp_bindgen::server::McpPrompt`.
+#[proc_macro_derive(McpPrompt, attributes(mcp))]
+pub fn derive_mcp_prompt(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    ast::Input::from_syn(&input, ast::Derive::Prompt)
+        .and_then(|input| {
+            valid::check(&input)?;
+            Ok(expand::derive_prompt(&input))
         })
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()

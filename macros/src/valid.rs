@@ -6,7 +6,11 @@ pub(crate) fn check(input: &Input<'_>) -> syn::Result<()> {
     if let Some(param) = input.generics.params.first() {
         return Err(syn::Error::new_spanned(
             param,
-            "McpTool does not take generic parameters: a tool has one fixed input schema",
+            format!(
+                "{} does not take generic parameters: a {} has one fixed input schema",
+                input.derive.name(),
+                input.derive.noun()
+            ),
         ));
     }
     if let Some(name) = &input.attrs.name {
@@ -15,7 +19,7 @@ pub(crate) fn check(input: &Input<'_>) -> syn::Result<()> {
         if value.is_empty() || value.chars().count() > 128 {
             return Err(syn::Error::new(
                 name.span(),
-                "a tool name has 1 to 128 characters",
+                format!("a {} name has 1 to 128 characters", input.derive.noun()),
             ));
         }
         if let Some(bad) = value
@@ -25,7 +29,8 @@ pub(crate) fn check(input: &Input<'_>) -> syn::Result<()> {
             return Err(syn::Error::new(
                 name.span(),
                 format!(
-                    "tool names use only A-Z, a-z, 0-9, `_`, `-` and `.` (MCP spec); found {bad:?}"
+                    "{} names use only A-Z, a-z, 0-9, `_`, `-` and `.` (MCP spec); found {bad:?}",
+                    input.derive.noun()
                 ),
             ));
         }

@@ -66,8 +66,9 @@ pub use envelope::{
 };
 pub use error::Error;
 pub use protocol::{
-    AudioContent, CallToolResult, Content, EmbeddedResource, ImageContent, ResourceContents,
-    ResourceLink, TextContent,
+    AudioContent, CallToolResult, Completion, Content, EmbeddedResource, GetPromptResult,
+    ImageContent, PromptMessage, ReadResourceResult, ResourceContents, ResourceLink, Role,
+    TextContent,
 };
 pub use schema::{CompiledSchema, JsonTree, ToolSchema, Violation, validate_value};
 

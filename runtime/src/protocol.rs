@@ -234,6 +234,160 @@ pub struct ResourceContents {
     pub extra: Map<String, Value>,
 }
 
+impl ResourceContents {
+    /// Text contents of `uri`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            text: Some(text.into()),
+            blob: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Binary contents of `uri`, already base64-encoded.
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        base64: impl Into<String>,
+    ) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            text: None,
+            blob: Some(base64.into()),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+impl Content {
+    /// An embedded resource block.
+    pub fn resource(contents: ResourceContents) -> Self {
+        Content::Resource(EmbeddedResource {
+            resource: contents,
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        })
+    }
+
+    /// A base64 image block.
+    pub fn image(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Content::Image(ImageContent {
+            data: base64.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        })
+    }
+}
+
+/// Who speaks a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+/// One message of a prompt (`prompts/get`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// Who speaks it.
+    pub role: Role,
+    /// What is said: text, an image, audio, a resource link or an embedded resource.
+    pub content: Content,
+}
+
+impl PromptMessage {
+    /// A message from the user.
+    pub fn user(content: Content) -> Self {
+        PromptMessage {
+            role: Role::User,
+            content,
+        }
+    }
+
+    /// A message from the assistant.
+    pub fn assistant(content: Content) -> Self {
+        PromptMessage {
+            role: Role::Assistant,
+            content,
+        }
+    }
+}
+
+/// The result of `prompts/get`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptResult {
+    /// The prompt's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages, in order.
+    #[serde(default)]
+    pub messages: Vec<PromptMessage>,
+    /// The result's `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know (`resultType`, ...), kept as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The result of `resources/read`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceResult {
+    /// The contents (several for a resource that is a collection).
+    #[serde(default)]
+    pub contents: Vec<ResourceContents>,
+    /// The result's `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know (`resultType`, `ttlMs`, ...), kept as sent.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The values `completion/complete` offers for an argument.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// At most 100 values, best first.
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// How many values there are in all, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Whether there are more than `values` holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}
+
+impl Completion {
+    /// The first 100 of `values` (the protocol's limit), with `total` and `hasMore` set.
+    pub fn of(values: Vec<String>) -> Self {
+        let total = values.len();
+        let mut values = values;
+        values.truncate(100);
+        Completion {
+            has_more: Some(total > values.len()),
+            total: Some(total as u64),
+            values,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;

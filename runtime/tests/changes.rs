@@ -1,4 +1,4 @@
-//! Changes to the tools announced to listening clients, in both eras: over HTTP (a legacy
+//! Changes to the tools, prompts and resources announced to listening clients, in both eras: over HTTP (a legacy
 //! session's GET stream, a 2026-07-28 `subscriptions/listen` stream) and over stdio. The game
 //! thread is this test's own: it polls once per "frame" by hand, so that "told within one
 //! frame" means the event arrives with no later frame run at all.
@@ -8,8 +8,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use mcp_bindgen::ResourceContents;
 use mcp_bindgen::server::{
-    Handler, McpTool, Registrar, Registry, Server, ServerBuilder, ToolError, serve_stdio,
+    Handler, McpTool, Outcome, PromptDefinition, Registrar, Registry, ResourceDefinition, Server,
+    ServerBuilder, ToolError, serve_stdio,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -81,6 +83,8 @@ fn serve(builder: ServerBuilder) -> (Server<Game>, Game) {
 }
 
 const CHANGED: &str = "notifications/tools/list_changed";
+const PROMPTS_CHANGED: &str = "notifications/prompts/list_changed";
+const UPDATED: &str = "notifications/resources/updated";
 const MODERN: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// A raw HTTP/1.1 stream, read as it comes (its chunk framing left in: events are found by
@@ -353,12 +357,13 @@ fn listen_acknowledges_tags_and_closes_with_its_result() {
 }
 
 #[test]
-fn a_stream_that_did_not_ask_for_tools_hears_nothing() {
+fn each_stream_hears_only_the_kinds_it_asked_for() {
     let (mut server, mut game) = serve(ServerBuilder::new());
     let mut prompts = Stream::listen(server.port(), "1", r#"{"promptsListChanged":true}"#);
-    // Prompts never change here: not honoured, so left out of the acknowledgement.
     assert!(
-        prompts.seen.contains(r#""notifications":{}"#),
+        prompts
+            .seen
+            .contains(r#""notifications":{"promptsListChanged":true}"#),
         "{}",
         prompts.seen
     );
@@ -366,9 +371,73 @@ fn a_stream_that_did_not_ask_for_tools_hears_nothing() {
     server.registry_mut().register::<Extra>();
     server.poll(&mut game);
     tools.wait_for(CHANGED, 1);
+    server.registry_mut().register_prompt_fn(
+        PromptDefinition::new("briefing", "Sets an agent up"),
+        |_, _, _| Ok(Outcome::Complete(Vec::new())),
+    );
+    server.poll(&mut game);
+    prompts.wait_for(PROMPTS_CHANGED, 1);
     server.destroy();
     prompts.read_to_end();
+    tools.read_to_end();
     assert_eq!(prompts.count(CHANGED), 0, "{}", prompts.seen);
+    assert_eq!(prompts.count(PROMPTS_CHANGED), 1, "{}", prompts.seen);
+    assert_eq!(tools.count(PROMPTS_CHANGED), 0, "{}", tools.seen);
+}
+
+#[test]
+fn resource_updates_reach_the_streams_subscribed_to_them_in_both_eras() {
+    let (mut server, mut game) = serve(ServerBuilder::new());
+    for uri in ["game://level", "game://log"] {
+        server.registry_mut().register_resource(
+            ResourceDefinition::new(uri, "r").mime_type("text/plain"),
+            move |_| Ok(vec![ResourceContents::text(uri, "text/plain", "x")]),
+        );
+    }
+    server.poll(&mut game);
+    let mut level = Stream::listen(
+        server.port(),
+        "5",
+        r#"{"resourceSubscriptions":["game://level"]}"#,
+    );
+    assert!(
+        level
+            .seen
+            .contains(r#""resourceSubscriptions":["game://level"]"#),
+        "{}",
+        level.seen
+    );
+    // A legacy client subscribes to the log, then opens its GET stream.
+    let subscribed = server
+        .registry_mut()
+        .dispatch(
+            &mut game,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"game://log"}}"#,
+        )
+        .expect("a reply");
+    assert!(subscribed.contains(r#""result":{}"#), "{subscribed}");
+    let mut legacy = Stream::get(server.port());
+    server.registry_mut().resource_updated("game://level");
+    server.registry_mut().resource_updated("game://log");
+    server.poll(&mut game);
+    level.wait_for(UPDATED, 1);
+    legacy.wait_for(UPDATED, 1);
+    server.destroy();
+    level.read_to_end();
+    legacy.read_to_end();
+    assert_eq!(level.count(UPDATED), 1, "{}", level.seen);
+    assert!(
+        level.seen.contains(r#""uri":"game://level""#),
+        "{}",
+        level.seen
+    );
+    assert!(!level.seen.contains("game://log\""), "{}", level.seen);
+    assert_eq!(legacy.count(UPDATED), 1, "{}", legacy.seen);
+    assert!(
+        legacy.seen.contains(r#""uri":"game://log""#),
+        "{}",
+        legacy.seen
+    );
 }
 
 #[test]

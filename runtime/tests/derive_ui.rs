@@ -1,4 +1,4 @@
-//! Misuse of `#[derive(McpTool)]` is a compile error pointing at the offending tokens.
+//! Misuse of `#[derive(McpTool)]` or `#[derive(McpPrompt)]` is a compile error pointing at the offending tokens.
 #![cfg(feature = "server")]
 
 #[test]

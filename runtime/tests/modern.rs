@@ -143,7 +143,10 @@ fn both_eras_advertise_and_answer_the_same_capabilities() {
         .collect();
     // In key order or not (a workspace build turns on serde_json's preserve_order).
     advertised.sort_unstable();
-    assert_eq!(advertised, ["logging", "prompts", "resources", "tools"]);
+    assert_eq!(
+        advertised,
+        ["completions", "logging", "prompts", "resources", "tools"]
+    );
 
     for (modern, text) in [
         (false, &legacy as &dyn Fn(u64, &str, Value) -> String),

@@ -237,7 +237,8 @@ fn conformance_server_2026_07_28() {
         assert_passed(&results, scenario);
     }
     // subscriptions/listen (SEP-2575): acknowledged, tagged, filtered, and a tool change
-    // (`test_trigger_tool_change`) announced on the stream.
+    // (`test_trigger_tool_change`) and a prompt change (`test_trigger_prompt_change`)
+    // announced on the stream.
     assert_checks_succeeded(
         &results,
         "server-stateless",
@@ -246,6 +247,9 @@ fn conformance_server_2026_07_28() {
             "sep-2575-server-tags-subscription-id",
             "sep-2575-server-honors-notification-filter",
             "sep-2575-server-sends-tools-list-changed-on-subscription",
+            "sep-2575-server-sends-prompts-list-changed-on-subscription",
+            "sep-2575-server-declares-prompts-in-discover",
+            "sep-2575-discover-capabilities-match-handlers",
         ],
     );
 }

@@ -14,6 +14,7 @@
 //! that has something pending (a wake within the thread, no system call per stream), and the
 //! streams write the events.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -31,6 +32,12 @@ impl Changes {
     pub(crate) const NONE: Changes = Changes(0);
     /// The tool list (a tool registered, replaced or removed).
     pub(crate) const TOOLS: Changes = Changes(1);
+    /// The prompt list.
+    pub(crate) const PROMPTS: Changes = Changes(2);
+    /// The resource list (resources and templates).
+    pub(crate) const RESOURCES: Changes = Changes(4);
+    /// A resource's contents ([`Registry::resource_updated`](super::Registry::resource_updated)).
+    pub(crate) const RESOURCE_UPDATED: Changes = Changes(8);
 
     pub(crate) fn is_empty(self) -> bool {
         self.0 == 0
@@ -48,12 +55,64 @@ impl Changes {
     pub(crate) fn insert(&mut self, other: Changes) {
         self.0 |= other.0;
     }
+
+    #[must_use]
+    pub(crate) fn without(self, other: Changes) -> Changes {
+        Changes(self.0 & !other.0)
+    }
+
+    /// Every kind: what a legacy listener hears.
+    pub(crate) const ALL: Changes = Changes(1 | 2 | 4 | 8);
+}
+
+/// What one listener wants: kinds of change, and which resources' updates.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Wants {
+    pub(crate) changes: Changes,
+    /// The URIs whose updates it hears (`resourceSubscriptions`); `None`: those of the
+    /// registry's legacy subscriptions (`resources/subscribe`).
+    pub(crate) uris: Option<Vec<String>>,
+}
+
+impl Wants {
+    /// A legacy listener: every kind, and the legacy subscriptions' updates.
+    pub(crate) fn legacy() -> Wants {
+        Wants {
+            changes: Changes::ALL,
+            uris: None,
+        }
+    }
+
+    /// Of `updated`, the URIs this listener hears of.
+    fn updates<'a>(&self, announced: &Announcement<'a>) -> Vec<String> {
+        if !self.changes.contains(Changes::RESOURCE_UPDATED) {
+            return Vec::new();
+        }
+        announced
+            .updated
+            .iter()
+            .filter(|uri| match &self.uris {
+                Some(uris) => uris.contains(uri),
+                None => announced.subscribed.contains(*uri),
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+/// What a frame announces: the kinds that changed, the resources updated, and the URIs legacy
+/// clients subscribed to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Announcement<'a> {
+    pub(crate) changes: Changes,
+    pub(crate) updated: &'a [String],
+    pub(crate) subscribed: &'a BTreeSet<String>,
 }
 
 /// A `subscriptions/listen` request with id `id` and filter `params.notifications`, as every
 /// transport answers it: the kinds of change to send it and the acknowledgement that opens its
 /// stream, or the `-32602` error response when the filter is not an object.
-pub(crate) fn open(id: &Value, filter: Option<&Value>) -> Result<(Changes, String), String> {
+pub(crate) fn open(id: &Value, filter: Option<&Value>) -> Result<(Wants, String), String> {
     match honoured(filter) {
         Ok((wants, acknowledged)) => Ok((wants, acknowledgement(id, &acknowledged))),
         Err(message) => Err(super::wire::error(id, -32602, &message)),
@@ -63,7 +122,7 @@ pub(crate) fn open(id: &Value, filter: Option<&Value>) -> Result<(Changes, Strin
 /// The kinds of change a listen filter (`params.notifications`) asks for that this server
 /// honours, and the filter to acknowledge (only those kinds: the revision leaves unsupported
 /// ones out of the acknowledgement). `Err` when the filter is not an object.
-fn honoured(filter: Option<&Value>) -> Result<(Changes, Value), String> {
+fn honoured(filter: Option<&Value>) -> Result<(Wants, Value), String> {
     let Some(Value::Object(filter)) = filter else {
         return Err(
             "Invalid params: subscriptions/listen needs a \"notifications\" object (for \
@@ -73,11 +132,43 @@ fn honoured(filter: Option<&Value>) -> Result<(Changes, Value), String> {
     };
     let mut wants = Changes::NONE;
     let mut acknowledged = Map::new();
-    if filter.get("toolsListChanged") == Some(&Value::Bool(true)) {
-        wants.insert(Changes::TOOLS);
-        acknowledged.insert("toolsListChanged".into(), Value::Bool(true));
+    for (key, kind) in [
+        ("toolsListChanged", Changes::TOOLS),
+        ("promptsListChanged", Changes::PROMPTS),
+        ("resourcesListChanged", Changes::RESOURCES),
+    ] {
+        if filter.get(key) == Some(&Value::Bool(true)) {
+            wants.insert(kind);
+            acknowledged.insert(key.into(), Value::Bool(true));
+        }
     }
-    Ok((wants, Value::Object(acknowledged)))
+    let mut uris = Vec::new();
+    match filter.get("resourceSubscriptions") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(list)) if list.iter().all(Value::is_string) => {
+            uris = list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            if !uris.is_empty() {
+                wants.insert(Changes::RESOURCE_UPDATED);
+                acknowledged.insert("resourceSubscriptions".into(), Value::from(uris.clone()));
+            }
+        }
+        Some(_) => {
+            return Err(
+                "Invalid params: resourceSubscriptions must be an array of URIs".to_owned(),
+            );
+        }
+    }
+    Ok((
+        Wants {
+            changes: wants,
+            uris: Some(uris),
+        },
+        Value::Object(acknowledged),
+    ))
 }
 
 /// The first message of a listen stream.
@@ -103,17 +194,36 @@ pub(crate) fn closing(id: &Value) -> String {
     .to_string()
 }
 
-/// The notifications for `changes`: tagged with the listen request's id `tag`, or untagged
-/// (the legacy era).
-pub(crate) fn events(changes: Changes, tag: Option<&Value>) -> impl Iterator<Item = String> {
-    let tools = changes.contains(Changes::TOOLS).then(|| {
-        let mut message = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+/// The notifications for `changes` and the updated resources `uris`: tagged with the listen
+/// request's id `tag`, or untagged (the legacy era).
+pub(crate) fn events(changes: Changes, tag: Option<&Value>, uris: &[String]) -> Vec<String> {
+    let note = |method: &str, params: Map<String, Value>| {
+        let mut params = params;
         if let Some(tag) = tag {
-            message["params"] = json!({"_meta": {meta::SUBSCRIPTION_ID: tag}});
+            params.insert("_meta".into(), json!({meta::SUBSCRIPTION_ID: tag}));
+        }
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if !params.is_empty() {
+            message["params"] = Value::Object(params);
         }
         message.to_string()
-    });
-    tools.into_iter()
+    };
+    let mut out = Vec::new();
+    for (kind, method) in [
+        (Changes::TOOLS, "notifications/tools/list_changed"),
+        (Changes::PROMPTS, "notifications/prompts/list_changed"),
+        (Changes::RESOURCES, "notifications/resources/list_changed"),
+    ] {
+        if changes.contains(kind) {
+            out.push(note(method, Map::new()));
+        }
+    }
+    for uri in uris {
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.clone()));
+        out.push(note("notifications/resources/updated", params));
+    }
+    out
 }
 
 /// The streams listening over HTTP, shared by the game thread (which announces) and the HTTP
@@ -128,9 +238,11 @@ pub(crate) struct Listeners {
 /// The game thread's side of one stream.
 #[derive(Debug)]
 struct Listener {
-    wants: Changes,
+    wants: Wants,
     /// Changes announced and not written yet (a [`Changes`] bit set).
     pending: Arc<AtomicU8>,
+    /// Resources updated and not written yet.
+    updated: Arc<Mutex<Vec<String>>>,
     /// Wakes the stream; capacity 1, so announcements between two writes are one wake-up.
     wake: mpsc::Sender<()>,
 }
@@ -141,6 +253,7 @@ pub(crate) struct Subscription {
     /// The listen request's id (modern era); `None` for a legacy GET stream.
     pub(crate) tag: Option<Value>,
     pending: Arc<AtomicU8>,
+    updated: Arc<Mutex<Vec<String>>>,
     wake: mpsc::Receiver<()>,
 }
 
@@ -185,17 +298,20 @@ impl Listeners {
     }
 
     /// A new stream that hears `wants`.
-    pub(crate) fn subscribe(&self, wants: Changes, tag: Option<Value>) -> Subscription {
+    pub(crate) fn subscribe(&self, wants: Wants, tag: Option<Value>) -> Subscription {
         let (wake_tx, wake_rx) = mpsc::channel(1);
         let pending = Arc::new(AtomicU8::new(0));
+        let updated = Arc::new(Mutex::new(Vec::new()));
         self.streams().push(Listener {
             wants,
             pending: pending.clone(),
+            updated: updated.clone(),
             wake: wake_tx,
         });
         Subscription {
             tag,
             pending,
+            updated,
             wake: wake_rx,
         }
     }
@@ -203,12 +319,21 @@ impl Listeners {
     /// Tells every open stream that wants any of `changes`; forgets the streams whose client
     /// has gone. Never blocks on a stream, and wakes the HTTP thread once however many streams
     /// there are.
-    pub(crate) fn announce(&self, changes: Changes) {
+    pub(crate) fn announce(&self, announced: &Announcement<'_>) {
         let mut streams = self.streams();
         streams.retain(|stream| !stream.wake.is_closed());
         let mut any = false;
         for stream in streams.iter() {
-            let wanted = stream.wants.and(changes);
+            let mut wanted = stream
+                .wants
+                .changes
+                .and(announced.changes)
+                .without(Changes::RESOURCE_UPDATED);
+            let updates = stream.wants.updates(announced);
+            if !updates.is_empty() {
+                lock(&stream.updated).extend(updates);
+                wanted.insert(Changes::RESOURCE_UPDATED);
+            }
             if !wanted.is_empty() {
                 stream.pending.fetch_or(wanted.0, Ordering::AcqRel);
                 any = true;
@@ -242,16 +367,14 @@ impl Subscription {
         loop {
             let pending = Changes(self.pending.swap(0, Ordering::AcqRel));
             if !pending.is_empty() {
-                return Poll::Ready(Next::Events(events(pending, self.tag.as_ref()).collect()));
+                return Poll::Ready(Next::Events(self.events(pending)));
             }
             match self.wake.poll_recv(cx) {
                 Poll::Ready(Some(())) => continue,
                 Poll::Ready(None) => {
                     let pending = Changes(self.pending.swap(0, Ordering::AcqRel));
                     if !pending.is_empty() {
-                        return Poll::Ready(Next::Events(
-                            events(pending, self.tag.as_ref()).collect(),
-                        ));
+                        return Poll::Ready(Next::Events(self.events(pending)));
                     }
                     return Poll::Ready(Next::Closed);
                 }
@@ -261,27 +384,49 @@ impl Subscription {
     }
 }
 
+impl Subscription {
+    fn events(&self, pending: Changes) -> Vec<String> {
+        let uris = if pending.contains(Changes::RESOURCE_UPDATED) {
+            std::mem::take(&mut *lock(&self.updated))
+        } else {
+            Vec::new()
+        };
+        events(pending, self.tag.as_ref(), &uris)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The listening state of one stdio connection (whose messages are lines, answered in order).
 #[derive(Debug, Default)]
 pub(crate) struct InBand {
     /// The client made the legacy handshake: it hears every change, untagged.
     pub(crate) legacy: bool,
     /// Open `subscriptions/listen` requests: their ids and what each wants.
-    pub(crate) subscriptions: Vec<(Value, Changes)>,
+    pub(crate) subscriptions: Vec<(Value, Wants)>,
 }
 
 impl InBand {
-    /// The notifications to write for `changes`.
-    pub(crate) fn events(&self, changes: Changes) -> Vec<String> {
+    /// The notifications to write for what was announced.
+    pub(crate) fn events(&self, announced: &Announcement<'_>) -> Vec<String> {
         let mut out = Vec::new();
-        if changes.is_empty() {
+        if announced.changes.is_empty() {
             return out;
         }
+        let for_one = |wants: &Wants, tag: Option<&Value>| {
+            let changes = wants
+                .changes
+                .and(announced.changes)
+                .without(Changes::RESOURCE_UPDATED);
+            events(changes, tag, &wants.updates(announced))
+        };
         if self.legacy {
-            out.extend(events(changes, None));
+            out.extend(for_one(&Wants::legacy(), None));
         }
         for (id, wants) in &self.subscriptions {
-            out.extend(events(wants.and(changes), Some(id)));
+            out.extend(for_one(wants, Some(id)));
         }
         out
     }
@@ -306,48 +451,133 @@ impl InBand {
 mod tests {
     use super::*;
 
+    fn tools_only() -> Wants {
+        Wants {
+            changes: Changes::TOOLS,
+            uris: Some(Vec::new()),
+        }
+    }
+
+    fn only(changes: Changes) -> Announcement<'static> {
+        static NONE: BTreeSet<String> = BTreeSet::new();
+        Announcement {
+            changes,
+            updated: &[],
+            subscribed: &NONE,
+        }
+    }
+
     #[test]
     fn the_filter_is_honoured_for_what_the_server_announces() {
         let (wants, ack) = honoured(Some(&json!({"toolsListChanged": true}))).unwrap();
-        assert_eq!(wants, Changes::TOOLS);
+        assert_eq!(wants, tools_only());
         assert_eq!(ack, json!({"toolsListChanged": true}));
-        // Prompts and resources never change here: left out of the acknowledgement.
         let (wants, ack) = honoured(Some(&json!({
             "promptsListChanged": true,
+            "resourcesListChanged": true,
             "resourceSubscriptions": ["file:///a"],
             "toolsListChanged": false,
+            "somethingElse": true,
         })))
         .unwrap();
-        assert_eq!(wants, Changes::NONE);
-        assert_eq!(ack, json!({}));
+        let mut expected = Changes::PROMPTS;
+        expected.insert(Changes::RESOURCES);
+        expected.insert(Changes::RESOURCE_UPDATED);
+        assert_eq!(wants.changes, expected);
+        assert_eq!(wants.uris, Some(vec!["file:///a".to_owned()]));
+        assert_eq!(
+            ack,
+            json!({
+                "promptsListChanged": true,
+                "resourcesListChanged": true,
+                "resourceSubscriptions": ["file:///a"],
+            }),
+            "what the server does not announce is left out"
+        );
         assert!(honoured(None).is_err());
         assert!(honoured(Some(&json!([]))).is_err());
+        assert!(honoured(Some(&json!({"resourceSubscriptions": "file:///a"}))).is_err());
+        assert!(honoured(Some(&json!({"resourceSubscriptions": [1]}))).is_err());
     }
 
     #[test]
     fn events_are_tagged_with_the_listen_id() {
-        let tagged: Vec<String> = events(Changes::TOOLS, Some(&json!("listen-1"))).collect();
+        let tagged = events(Changes::TOOLS, Some(&json!("listen-1")), &[]);
         let message: Value = serde_json::from_str(&tagged[0]).unwrap();
         assert_eq!(message["method"], "notifications/tools/list_changed");
         assert_eq!(
             message["params"]["_meta"][meta::SUBSCRIPTION_ID],
             "listen-1"
         );
-        let plain: Vec<String> = events(Changes::TOOLS, None).collect();
+        let plain = events(Changes::TOOLS, None, &[]);
         assert_eq!(
             plain,
             vec![r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#]
         );
-        assert_eq!(events(Changes::NONE, None).count(), 0);
+        assert!(events(Changes::NONE, None, &[]).is_empty());
+        let mut both = Changes::PROMPTS;
+        both.insert(Changes::RESOURCES);
+        let updated = events(both, Some(&json!(9)), &["test://a".to_owned()]);
+        let methods: Vec<Value> = updated
+            .iter()
+            .map(|e| serde_json::from_str::<Value>(e).unwrap())
+            .collect();
+        assert_eq!(methods[0]["method"], "notifications/prompts/list_changed");
+        assert_eq!(methods[1]["method"], "notifications/resources/list_changed");
+        assert_eq!(methods[2]["method"], "notifications/resources/updated");
+        assert_eq!(methods[2]["params"]["uri"], "test://a");
+        assert_eq!(methods[2]["params"]["_meta"][meta::SUBSCRIPTION_ID], 9);
+    }
+
+    #[test]
+    fn resource_updates_reach_only_their_subscribers() {
+        let (listeners, _kicked) = Listeners::with_announcer();
+        let mut modern = listeners.subscribe(
+            Wants {
+                changes: Changes::RESOURCE_UPDATED,
+                uris: Some(vec!["test://a".into()]),
+            },
+            Some(json!(1)),
+        );
+        let mut legacy = listeners.subscribe(Wants::legacy(), None);
+        let mut tools = listeners.subscribe(tools_only(), Some(json!(2)));
+        let subscribed: BTreeSet<String> = ["test://b".to_owned()].into();
+        let updated = [
+            "test://a".to_owned(),
+            "test://b".to_owned(),
+            "test://c".to_owned(),
+        ];
+        listeners.announce(&Announcement {
+            changes: Changes::RESOURCE_UPDATED,
+            updated: &updated,
+            subscribed: &subscribed,
+        });
+        Listeners::wake_pending(&listeners.streams());
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let uris = |next: std::task::Poll<Next>| match next {
+            std::task::Poll::Ready(Next::Events(events)) => events
+                .iter()
+                .map(|e| serde_json::from_str::<Value>(e).unwrap()["params"]["uri"].clone())
+                .collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        assert_eq!(uris(modern.poll_next(&mut cx)), [json!("test://a")]);
+        assert_eq!(
+            uris(legacy.poll_next(&mut cx)),
+            [json!("test://b")],
+            "a legacy stream hears the URIs legacy clients subscribed to"
+        );
+        assert!(tools.poll_next(&mut cx).is_pending());
     }
 
     #[test]
     fn announcements_coalesce_and_skip_streams_that_did_not_ask() {
         let (listeners, _kicked) = Listeners::with_announcer();
-        let mut tools = listeners.subscribe(Changes::TOOLS, Some(json!(7)));
-        let mut nothing = listeners.subscribe(Changes::NONE, Some(json!(8)));
-        listeners.announce(Changes::TOOLS);
-        listeners.announce(Changes::TOOLS);
+        let mut tools = listeners.subscribe(tools_only(), Some(json!(7)));
+        let mut nothing = listeners.subscribe(Wants::default(), Some(json!(8)));
+        listeners.announce(&only(Changes::TOOLS));
+        listeners.announce(&only(Changes::TOOLS));
         // The announcer's part.
         Listeners::wake_pending(&listeners.streams());
         let waker = std::task::Waker::noop();
@@ -362,7 +592,7 @@ mod tests {
         );
         assert!(nothing.poll_next(&mut cx).is_pending());
         drop(nothing);
-        listeners.announce(Changes::TOOLS);
+        listeners.announce(&only(Changes::TOOLS));
         assert_eq!(
             listeners.len(),
             1,
@@ -382,9 +612,9 @@ mod tests {
     #[test]
     fn an_announcer_wakes_the_streams_once_kicked() {
         let (listeners, mut kicked) = Listeners::with_announcer();
-        let mut tools = listeners.subscribe(Changes::TOOLS, None);
-        listeners.announce(Changes::TOOLS);
-        listeners.announce(Changes::TOOLS);
+        let mut tools = listeners.subscribe(tools_only(), None);
+        listeners.announce(&only(Changes::TOOLS));
+        listeners.announce(&only(Changes::TOOLS));
         let waker = std::task::Waker::noop();
         let mut cx = std::task::Context::from_waker(waker);
         assert!(matches!(
@@ -407,14 +637,14 @@ mod tests {
     fn stdio_listeners_hear_in_band() {
         let mut in_band = InBand {
             legacy: true,
-            subscriptions: vec![(json!(3), Changes::TOOLS), (json!(4), Changes::NONE)],
+            subscriptions: vec![(json!(3), tools_only()), (json!(4), Wants::default())],
         };
-        assert_eq!(in_band.events(Changes::TOOLS).len(), 2);
+        assert_eq!(in_band.events(&only(Changes::TOOLS)).len(), 2);
         in_band.cancelled(
             br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
         );
         in_band.legacy = false;
-        assert!(in_band.events(Changes::TOOLS).is_empty());
+        assert!(in_band.events(&only(Changes::TOOLS)).is_empty());
         assert_eq!(in_band.subscriptions.len(), 1);
     }
 }

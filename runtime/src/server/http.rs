@@ -35,7 +35,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Registry;
-use super::announce::{self, Changes, Listeners, Next, Subscription};
+use super::announce::{self, Listeners, Next, Subscription, Wants};
 use super::deferred::Waiters;
 use super::wire::{Era, Framed, Headers, Incoming, Outbound, classify, error, frame};
 use crate::era;
@@ -161,7 +161,7 @@ impl ServerBuilder {
     /// `AddrInUse` whose message names the address.
     pub fn listen<Ctx>(self, mut registry: Registry<Ctx>) -> std::io::Result<Server<Ctx>> {
         // What was registered before anyone could connect is no change to announce.
-        registry.take_changes();
+        registry.announce_with(|_| {});
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
         let named = |e: std::io::Error| {
             std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}"))
@@ -383,12 +383,12 @@ impl<Ctx> Server<Ctx> {
         if !self.registry.changes_pending() {
             return;
         }
-        let changes = self.registry.take_changes();
-        if let Some(running) = &self.running
-            && !changes.is_empty()
-        {
-            running.listeners.announce(changes);
-        }
+        let running = &self.running;
+        self.registry.announce_with(|announced| {
+            if let Some(running) = running {
+                running.listeners.announce(announced);
+            }
+        });
     }
 
     fn expire(&mut self) {
@@ -1047,7 +1047,7 @@ fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyB
             "the GET stream is an event stream: send Accept: text/event-stream",
         );
     }
-    let subscription = state.listeners.subscribe(Changes::TOOLS, None);
+    let subscription = state.listeners.subscribe(Wants::legacy(), None);
     change_stream(None, subscription, &state.config, busy)
 }
 

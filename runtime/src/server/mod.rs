@@ -36,8 +36,11 @@
 mod announce;
 mod deferred;
 mod http;
+mod input;
+mod prompts;
 mod registrar;
 mod registry;
+mod resources;
 mod schema;
 mod stdio;
 mod wire;
@@ -50,9 +53,12 @@ pub use crate::ToolError;
 pub use crate::era::LogLevel;
 pub use deferred::{Call, ClientRequest};
 pub use http::{PollStats, Server, ServerBuilder};
-pub use mcp_bindgen_macro::McpTool;
+pub use input::{Input, InputRequired, Outcome};
+pub use mcp_bindgen_macro::{McpPrompt, McpTool};
+pub use prompts::{McpPrompt, PromptArgument, PromptDefinition, PromptHandler};
 pub use registrar::Registrar;
 pub use registry::Registry;
+pub use resources::{CompletionRef, ResourceDefinition, TemplateDefinition, complete_from};
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;
@@ -98,6 +104,58 @@ pub trait Handler<Ctx>: McpTool {
     /// Runs the tool. An `Err` is reported as `isError` with `{ error, code? }` in the text
     /// block.
     fn call(self, ctx: &mut Ctx) -> Result<Self::Output, ToolError>;
+}
+
+/// A tool whose handler may ask the client for input before it answers: a confirmation from
+/// the player before a destructive action, a choice, a model's answer, the client's roots.
+/// Register it with [`Registry::register_interactive`].
+///
+/// The first call finds [`Input`] empty; the handler returns [`Outcome::InputRequired`] with
+/// what it needs, the client asks its user (or model) and calls again with the answers, and
+/// the handler runs again with them in `input` (and the state it sent, unchanged).
+///
+/// ```
+/// use mcp_bindgen::server::{Input, InputRequired, InteractiveHandler, McpTool, Outcome, Registry, ToolError};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use serde_json::json;
+///
+/// struct Game { enemies: u32 }
+///
+/// /// Remove every enemy from the level (asks the player first)
+/// #[derive(McpTool, Deserialize, JsonSchema)]
+/// #[mcp(destructive)]
+/// struct ClearLevel {}
+///
+/// impl InteractiveHandler<Game> for ClearLevel {
+///     type Output = String;
+///     fn call(self, game: &mut Game, input: &Input) -> Result<Outcome<String>, ToolError> {
+///         match input.accepted("confirm").and_then(|answer| answer.get("ok")) {
+///             Some(ok) if ok == true => {
+///                 game.enemies = 0;
+///                 Ok(Outcome::Complete("cleared".into()))
+///             }
+///             Some(_) => Err(ToolError::new("the player said no").with_code("declined")),
+///             None => Ok(InputRequired::new()
+///                 .elicit(
+///                     "confirm",
+///                     format!("Remove all {} enemies?", game.enemies),
+///                     json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
+///                 )
+///                 .into()),
+///         }
+///     }
+/// }
+///
+/// let mut registry = Registry::new("my-game", "1.0.0");
+/// registry.register_interactive::<ClearLevel>();
+/// ```
+pub trait InteractiveHandler<Ctx>: McpTool {
+    /// The result, as for [`Handler::Output`].
+    type Output: ToolOutput;
+
+    /// Runs the tool with what the client answered so far (nothing on the first call).
+    fn call(self, ctx: &mut Ctx, input: &Input) -> Result<Outcome<Self::Output>, ToolError>;
 }
 
 /// A tool whose handler reports while it runs (progress, log lines) or answers on a later

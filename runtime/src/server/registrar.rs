@@ -153,6 +153,12 @@ impl<Ctx: 'static> Registrar<Ctx> {
         }));
     }
 
+    /// Queues any change to the registry: a prompt, a resource or a template registered or
+    /// removed, [`Registry::resource_updated`], ... Applied in order with the other edits.
+    pub fn edit(&self, edit: impl FnOnce(&mut Registry<Ctx>) + Send + 'static) {
+        self.edits.push(Box::new(edit));
+    }
+
     /// Queues [`Registry::unregister`] (a name not registered by then is no change).
     pub fn unregister(&self, name: impl Into<String>) {
         let name = name.into();

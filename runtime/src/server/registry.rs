@@ -2,7 +2,9 @@
 //! eras (the legacy `initialize` handshake, MCP 2024-11-05 to 2025-11-25, and the stateless
 //! 2026-07-28 revision, told apart per request by its `params._meta`).
 
-use std::collections::HashMap;
+mod catalog;
+
+use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
@@ -15,12 +17,18 @@ use tokio::sync::mpsc;
 
 use super::announce::{self, Changes, InBand};
 use super::deferred::{Call, Slot, SlotState, Waiters};
+use super::input::{self, Input, Outcome, Sealer};
+use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
+use super::resources::{Completer, Resource, Template};
 use super::wire::{
-    CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Reply, Request, Text,
+    CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Rare, Reply, Request, Text,
     classify, error, error_with, frame, respond,
 };
-use super::{Answer, CallHandler, Handler, ToolDefinition, ToolError, ToolOutput, ToolResult};
+use super::{
+    Answer, CallHandler, Handler, InteractiveHandler, ToolDefinition, ToolError, ToolOutput,
+    ToolResult,
+};
 use crate::JsonTree;
 use crate::era::{self, LogLevel};
 use crate::schema::{Json, Kind};
@@ -32,26 +40,33 @@ fn micros(duration: Duration) -> u64 {
 }
 
 /// What the server advertises, the same in both eras (`initialize` and `server/discover`), and
-/// each part is answered in both: tools, whose changes are announced (legacy era: on the GET
-/// stream and on stdio; 2026-07-28: on `subscriptions/listen` streams); log messages
-/// (`logging/setLevel` in the legacy era, the request's log level in 2026-07-28); prompts and
-/// resources as empty lists (a tools server has none, and clients that probe them find a
-/// consistent server).
+/// each part is answered in both: tools, prompts and resources, whose list changes are
+/// announced (legacy era: on the GET stream and on stdio; 2026-07-28: on
+/// `subscriptions/listen` streams), with subscriptions to a resource's updates; completion of
+/// prompt and template arguments; log messages (`logging/setLevel` in the legacy era, the
+/// request's log level in 2026-07-28). A registry with no prompts or resources answers their
+/// lists empty, so clients that probe them find a consistent server.
 fn capabilities() -> Value {
     serde_json::json!({
         "tools": {"listChanged": true},
         "logging": {},
-        "prompts": {"listChanged": false},
-        "resources": {"listChanged": false},
+        "prompts": {"listChanged": true},
+        "resources": {"listChanged": true, "subscribe": true},
+        "completions": {},
     })
 }
 
 type Now<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree) -> Result<Answer, ToolError> + Send>;
 type Start<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree, Arc<Slot>) -> Result<(), ToolError> + Send>;
 
+type Ask<Ctx> =
+    Box<dyn FnMut(&mut Ctx, JsonTree, &Input) -> Result<Outcome<Answer>, ToolError> + Send>;
+
 enum Run<Ctx> {
     /// A [`Handler`]: answers before it returns.
     Now(Now<Ctx>),
+    /// An [`InteractiveHandler`]: answers, or asks the client for input first (2026-07-28).
+    Ask(Ask<Ctx>),
     /// A [`CallHandler`]: may report, and may answer on a later frame, within `deadline`.
     Call {
         start: Start<Ctx>,
@@ -124,6 +139,20 @@ pub struct Registry<Ctx> {
     changes: Changes,
     /// Changes queued by [`Registrar`]s.
     edits: Arc<Edits<Ctx>>,
+    /// Prompts, in registration order.
+    prompts: Vec<Prompt<Ctx>>,
+    /// Resources at fixed URIs, in registration order.
+    resources: Vec<Resource<Ctx>>,
+    /// Resource templates, in registration order.
+    templates: Vec<Template<Ctx>>,
+    /// Completion of prompt arguments and template variables.
+    completers: Vec<Completer<Ctx>>,
+    /// URIs legacy clients subscribed to (`resources/subscribe`; one set: a stateless server).
+    subscribed: BTreeSet<String>,
+    /// URIs updated since the transport last announced.
+    updated: Vec<String>,
+    /// Seals the states of `input_required` results (`None`: no random source).
+    sealer: Option<Sealer>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -156,6 +185,13 @@ impl<Ctx> Registry<Ctx> {
             waiters: Arc::default(),
             changes: Changes::NONE,
             edits: Arc::default(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            completers: Vec::new(),
+            subscribed: BTreeSet::new(),
+            updated: Vec::new(),
+            sealer: Sealer::new(),
         }
     }
 
@@ -191,6 +227,24 @@ impl<Ctx> Registry<Ctx> {
             args.call(ctx)?.into_answer(wrap)
         });
         self.insert(def, Run::Now(call))
+    }
+
+    /// Registers the tool `T`, whose handler may ask the client for input before it answers
+    /// (an elicitation, a sampling request, the client's roots): in 2026-07-28 the call is
+    /// answered `input_required`, and the client's retry runs the handler again with the
+    /// answers (see [`InteractiveHandler`]). A legacy-era call whose handler asks is a tool
+    /// error naming what it needed.
+    pub fn register_interactive<T: InteractiveHandler<Ctx>>(&mut self) -> &mut Self {
+        let def = ToolDefinition::of::<T, T::Output>();
+        let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
+        let ask: Ask<Ctx> = Box::new(move |ctx, arguments, input| {
+            let args: T = parse_arguments::<T>(&arguments)?;
+            Ok(match args.call(ctx, input)? {
+                Outcome::Complete(output) => Outcome::Complete(output.into_answer(wrap)?),
+                Outcome::InputRequired(asked) => Outcome::InputRequired(asked),
+            })
+        });
+        self.insert(def, Run::Ask(ask))
     }
 
     /// Registers the tool `T`, whose handler gets a [`Call`] to report progress and log lines
@@ -540,41 +594,22 @@ impl<Ctx> Registry<Ctx> {
             (Era::Legacy, "ping") => (respond(id, &Map::new()), 200),
             (Era::Legacy, "logging/setLevel") => self.set_level(id, &request.params),
             (Era::Modern, "server/discover") => (self.discover(id), 200),
-            (_, "prompts/list") => (self.empty_list(id, "prompts", modern), 200),
-            (_, "resources/list") => (self.empty_list(id, "resources", modern), 200),
-            (_, "resources/templates/list") => {
-                (self.empty_list(id, "resourceTemplates", modern), 200)
-            }
-            (_, "resources/read") => {
-                let uri = request
-                    .params
-                    .uri
-                    .as_deref()
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                // 2026-07-28 renumbered "resource not found" to -32602; legacy says -32002.
-                let code = if modern { -32602 } else { -32002 };
-                let text = error_with(
-                    id,
-                    code,
-                    &format!("Resource not found: {uri}"),
-                    Some(&serde_json::json!({ "uri": uri })),
-                );
-                (text, 200)
-            }
+            (_, "prompts/list") => (self.list_prompts(id, &request.params, modern), 200),
             (_, "prompts/get") => {
-                let name = request
-                    .params
-                    .name
-                    .as_ref()
-                    .and_then(Text::as_str)
-                    .unwrap_or_default();
-                let text = error(
-                    id,
-                    -32602,
-                    &format!("Invalid params: no prompt named {name:?}"),
-                );
-                (text, 200)
+                let id = request.id.clone();
+                (self.get_prompt(ctx, &id, request.params, modern), 200)
+            }
+            (_, "resources/list") => (self.list_resources(id, &request.params, modern), 200),
+            (_, "resources/templates/list") => {
+                (self.list_templates(id, &request.params, modern), 200)
+            }
+            (_, "resources/read") => (self.read_resource(ctx, id, &request.params, modern), 200),
+            (_, "completion/complete") => (self.complete(ctx, id, &request.params, modern), 200),
+            (Era::Legacy, "resources/subscribe") => {
+                (self.subscribe(id, &request.params, true), 200)
+            }
+            (Era::Legacy, "resources/unsubscribe") => {
+                (self.subscribe(id, &request.params, false), 200)
             }
             (_, "tools/list") => {
                 let text = self.list(id, &request.params, modern);
@@ -651,56 +686,13 @@ impl<Ctx> Registry<Ctx> {
         respond(id, &result)
     }
 
-    /// A tools server has no prompts and no resources: empty lists (with the 2026-07-28
-    /// caching hints in that era), so a client's probes and caches see the server it
-    /// advertised.
-    fn empty_list(&self, id: &Value, key: &str, modern: bool) -> String {
-        let mut result = Map::new();
-        result.insert(key.to_owned(), Value::Array(Vec::new()));
-        if modern {
-            result.insert("ttlMs".into(), self.ttl_ms());
-            result.insert("cacheScope".into(), Value::String("public".into()));
-            result.insert("resultType".into(), Value::String("complete".into()));
-        }
-        respond(id, &result)
-    }
-
     fn ttl_ms(&self) -> Value {
         Value::from(u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX))
     }
 
     fn list(&self, id: &Value, params: &Params, modern: bool) -> String {
-        let start = match params.cursor.as_deref() {
-            None | Some(Value::Null) => 0,
-            Some(cursor) => match cursor
-                .as_str()
-                .and_then(|c| c.strip_prefix("tools:"))
-                .and_then(|n| n.parse::<usize>().ok())
-                .filter(|&n| self.page_size.is_some() && n < self.entries.len())
-            {
-                Some(start) => start,
-                None => return error(id, -32602, "Invalid params: unknown cursor"),
-            },
-        };
-        let end = match self.page_size {
-            Some(size) => (start + size).min(self.entries.len()),
-            None => self.entries.len(),
-        };
-        let tools: Vec<Value> = self.entries[start..end]
-            .iter()
-            .map(|e| e.def.to_json())
-            .collect();
-        let mut result = Map::new();
-        result.insert("tools".into(), Value::Array(tools));
-        if end < self.entries.len() {
-            result.insert("nextCursor".into(), Value::String(format!("tools:{end}")));
-        }
-        if modern {
-            result.insert("ttlMs".into(), self.ttl_ms());
-            result.insert("cacheScope".into(), Value::String("public".into()));
-            result.insert("resultType".into(), Value::String("complete".into()));
-        }
-        respond(id, &result)
+        let tools: Vec<&ToolDefinition> = self.tools().collect();
+        self.paged(id, "tools", &tools, params, modern, ToolDefinition::to_json)
     }
 
     /// Runs a `tools/call`; with the `tracing` feature and a subscriber that wants DEBUG, inside
@@ -775,6 +767,7 @@ impl<Ctx> Registry<Ctx> {
             name,
             arguments,
             meta,
+            rare,
             ..
         } = params;
         if !object {
@@ -871,6 +864,30 @@ impl<Ctx> Registry<Ctx> {
             return answer(CallResult::failure(&failure));
         }
         match &mut entry.run {
+            Run::Ask(_) => {
+                let binding = input::binding("tools/call", &name, &arguments.to_value());
+                let none = Rare::default();
+                let rare = rare.as_deref().unwrap_or(&none);
+                let input = match self.input(rare, meta, &binding, modern) {
+                    Ok(input) => input,
+                    Err(refused) => return done(refused.reply(&id), 200),
+                };
+                let Run::Ask(ask) = &mut self.entries[index].run else {
+                    return None;
+                };
+                let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, arguments, &input)));
+                match outcome {
+                    Ok(Ok(Outcome::Complete(value))) => answer(CallResult::success(value)),
+                    Ok(Ok(Outcome::InputRequired(asked))) => {
+                        #[cfg(feature = "tracing")]
+                        crate::trace::record("outcome", "input required");
+                        let text = self.input_required(&id, asked, &input, &binding, modern, &name);
+                        Some(Reply { text, status: 200 })
+                    }
+                    Ok(Err(failure)) => answer(CallResult::failure(&failure)),
+                    Err(panic) => answer(panicked(&name, panic)),
+                }
+            }
             Run::Now(run) => {
                 let outcome = catch_unwind(AssertUnwindSafe(|| run(ctx, arguments)));
                 answer(match outcome {

@@ -25,7 +25,7 @@ pub fn serve_stdio<Ctx>(
 ) -> std::io::Result<()> {
     let mut listening = InBand::default();
     // Registered before anyone connected: nothing to announce.
-    registry.take_changes();
+    registry.announce_with(|_| {});
     for line in input.split(b'\n') {
         let line = line?;
         if line.trim_ascii().is_empty() {
@@ -52,7 +52,9 @@ pub fn serve_stdio<Ctx>(
             output.write_all(reply.as_bytes())?;
             output.write_all(b"\n")?;
         }
-        for event in listening.events(registry.take_changes()) {
+        let mut events = Vec::new();
+        registry.announce_with(|announced| events = listening.events(announced));
+        for event in events {
             output.write_all(event.as_bytes())?;
             output.write_all(b"\n")?;
         }

@@ -45,8 +45,26 @@ pub(crate) struct Params {
     pub level: Option<Text>,
     /// `notifications` (`subscriptions/listen`: the filter).
     pub notifications: Option<Box<Value>>,
+    /// The members only completion and retried requests carry, boxed together.
+    pub rare: Option<Box<Rare>>,
     /// `_meta`, when it is an object.
     pub meta: Option<Meta>,
+}
+
+/// Members of `params` few requests carry: `completion/complete`'s, and a 2026-07-28 retry's
+/// answers to an `input_required` result.
+#[derive(Debug, Default)]
+pub(crate) struct Rare {
+    /// `ref` (`completion/complete`: what is completed).
+    pub reference: Option<Value>,
+    /// `argument` (`completion/complete`: `{name, value}`).
+    pub argument: Option<Value>,
+    /// `context` (`completion/complete`: `{arguments}` already chosen).
+    pub context: Option<Value>,
+    /// `inputResponses` (a retry: the client's answers, by key).
+    pub input_responses: Option<Value>,
+    /// `requestState` (a retry: the state the server sent, verbatim).
+    pub request_state: Option<Value>,
 }
 
 /// The keys of `params._meta` that the server reads.
@@ -86,6 +104,9 @@ const KNOWN_METHODS: &[&str] = &[
     "prompts/list",
     "prompts/get",
     "subscriptions/listen",
+    "completion/complete",
+    "resources/subscribe",
+    "resources/unsubscribe",
 ];
 
 /// `text` as a static string when it is a method or protocol version the server knows.
@@ -95,6 +116,24 @@ fn known(text: &str) -> Option<&'static str> {
         .copied()
         .chain(VERSIONS.iter().map(|&(version, _)| version))
         .find(|known| *known == text)
+}
+
+impl Params {
+    fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// The rare members (all `None` when none was sent).
+    pub(crate) fn rare(&self) -> &Rare {
+        static NONE: Rare = Rare {
+            reference: None,
+            argument: None,
+            context: None,
+            input_responses: None,
+            request_state: None,
+        };
+        self.rare.as_deref().unwrap_or(&NONE)
+    }
 }
 
 impl Text {
@@ -362,6 +401,11 @@ member_names! {
         "protocolVersion" => ProtocolVersion,
         "level" => Level,
         "notifications" => Notifications,
+        "ref" => Ref,
+        "argument" => Argument,
+        "context" => Context,
+        "inputResponses" => InputResponses,
+        "requestState" => RequestState,
         "_meta" => Meta,
     }
 }
@@ -595,6 +639,15 @@ impl<'de> serde::de::Visitor<'de> for InPlace<'_, Params> {
                 ParamsMember::ProtocolVersion => params.protocol_version = Some(map.next_value()?),
                 ParamsMember::Level => params.level = Some(map.next_value()?),
                 ParamsMember::Notifications => params.notifications = Some(map.next_value()?),
+                ParamsMember::Ref => params.rare_mut().reference = Some(map.next_value()?),
+                ParamsMember::Argument => params.rare_mut().argument = Some(map.next_value()?),
+                ParamsMember::Context => params.rare_mut().context = Some(map.next_value()?),
+                ParamsMember::InputResponses => {
+                    params.rare_mut().input_responses = Some(map.next_value()?);
+                }
+                ParamsMember::RequestState => {
+                    params.rare_mut().request_state = Some(map.next_value()?);
+                }
                 ParamsMember::Meta => map.next_value_seed(InPlace(&mut params.meta))?,
                 ParamsMember::Other => {
                     map.next_value::<Skip>()?;

@@ -15,7 +15,9 @@ use tokio::sync::mpsc;
 
 pub(crate) use crate::era::Era;
 pub(crate) use classify::{Headers, classify};
-pub(crate) use frame::{Capabilities, ClientResponse, Framed, Params, Request, Text, frame};
+pub(crate) use frame::{
+    Capabilities, ClientResponse, Framed, Meta, Params, Rare, Request, Text, frame,
+};
 pub(crate) use reply::{CallResult, error, error_with, notification, respond};
 
 /// A reply and the HTTP status it goes out with.

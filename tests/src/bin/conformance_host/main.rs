@@ -4,7 +4,12 @@
 //! on the one port; the tools that report progress or log lines, or ask the client for sampling
 //! or elicitation (legacy era), answer over several frames.
 //!
+//! Prompts, resources, a template, completion and the tools that ask for input are in
+//! `beyond.rs`.
+//!
 //! `conformance_host [PORT]` prints `http://127.0.0.1:PORT/mcp` once it listens.
+
+mod beyond;
 
 use std::time::{Duration, Instant};
 
@@ -19,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 /// The host's state: calls served, and the calls that finish on a later frame.
 #[derive(Debug, Default)]
-struct Host {
+pub(crate) struct Host {
     calls: u64,
     running: Vec<Steps>,
     asking: Vec<Asking>,
@@ -27,6 +32,8 @@ struct Host {
     tools: Option<Registrar<Host>>,
     /// Whether `test_added_tool` is registered now.
     added: bool,
+    /// Whether `test_added_prompt` is registered now.
+    added_prompt: bool,
 }
 
 /// A call waiting for its client's response to a request it sent (sampling, elicitation).
@@ -335,7 +342,7 @@ impl CallHandler<Host> for ElicitationEnums {
 }
 
 /// A 1x1 red pixel PNG.
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+pub(crate) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// 44-byte WAV header with 2 samples of silence (8 kHz, mono, 8-bit).
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQIAAACAgA==";
 
@@ -576,6 +583,7 @@ fn main() -> std::process::ExitCode {
         .register_call::<ElicitationDefaults>(Duration::from_secs(30))
         .register_call::<ElicitationEnums>(Duration::from_secs(30));
     registry.require_client_capability("test_missing_capability", "sampling");
+    beyond::register(&mut registry);
     // A JSON Schema 2020-12 input schema, sent verbatim ($schema, $defs with $anchor, allOf,
     // if/then/else, additionalProperties).
     registry.register_fn(
