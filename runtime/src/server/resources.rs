@@ -222,6 +222,32 @@ where
         .collect()
 }
 
+/// `V` from a URI's variables (strings, lists of strings): as they are, or else with the
+/// strings that read as JSON numbers or booleans read so (`{id}` into a `u32` field).
+pub(crate) fn typed<V: serde::de::DeserializeOwned>(
+    variables: Map<String, Value>,
+) -> Result<V, serde_json::Error> {
+    fn scalar(value: Value) -> Value {
+        match value {
+            Value::String(text) => match serde_json::from_str::<Value>(&text) {
+                Ok(read @ (Value::Number(_) | Value::Bool(_))) => read,
+                _ => Value::String(text),
+            },
+            Value::Array(items) => Value::Array(items.into_iter().map(scalar).collect()),
+            other => other,
+        }
+    }
+    let first = match serde_json::from_value(Value::Object(variables.clone())) {
+        Ok(typed) => return Ok(typed),
+        Err(e) => e,
+    };
+    let read: Map<String, Value> = variables
+        .into_iter()
+        .map(|(name, value)| (name, scalar(value)))
+        .collect();
+    serde_json::from_value(Value::Object(read)).map_err(|_| first)
+}
+
 /// The `completion` member of a `completion/complete` result.
 pub(crate) fn completion(values: Vec<String>) -> Value {
     serde_json::to_value(Completion::of(values)).unwrap_or(Value::Null)
@@ -291,7 +317,7 @@ impl UriTemplate {
         }
     }
 
-    /// The variables of `uri`, when it fits: strings, and arrays for exploded lists.
+    /// The variables of `uri`, when it fits: strings, and arrays for exploded variables.
     pub(crate) fn matches(&self, uri: &str) -> Option<Map<String, Value>> {
         let found = self.regex.as_ref()?.find(uri)?;
         let mut variables = Map::new();
@@ -333,8 +359,10 @@ impl Expression {
                     .iter()
                     .any(|(name, explode)| *explode && *name == key);
                 match into.get_mut(&key) {
-                    Some(Value::Array(values)) => values.push(value),
-                    Some(first) if exploded => *first = Value::Array(vec![first.take(), value]),
+                    Some(Value::Array(values)) if exploded => values.push(value),
+                    _ if exploded => {
+                        into.insert(key, Value::Array(vec![value]));
+                    }
                     _ => {
                         into.insert(key, value);
                     }
@@ -450,6 +478,11 @@ mod tests {
         assert_eq!(
             vars("tags://x{?tag*}", "tags://x?tag=a&tag=b"),
             Some(json!({"tag": ["a", "b"]}))
+        );
+        assert_eq!(
+            vars("tags://x{?tag*}", "tags://x?tag=a"),
+            Some(json!({"tag": ["a"]})),
+            "an exploded variable is a list even of one"
         );
         assert_eq!(
             vars("doc://{id}{#section}", "doc://7#intro"),

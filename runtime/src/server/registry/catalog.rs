@@ -14,7 +14,7 @@ use crate::server::input::{self, Input, InputRequired, Outcome, Unsealed};
 use crate::server::prompts::{Prompt, PromptDefinition, PromptHandler};
 use crate::server::resources::{
     Completer, CompletionRef, Resource, ResourceDefinition, Template, TemplateDefinition,
-    UriTemplate, completion,
+    UriTemplate, completion, typed,
 };
 use crate::server::wire::{Meta, Params, Rare, Text, error, error_with, respond};
 use crate::{PromptMessage, ResourceContents};
@@ -119,7 +119,8 @@ impl<Ctx> Registry<Ctx> {
     }
 
     /// Registers resources whose URIs fit `def.uri_template` (RFC 6570): `resources/read` of
-    /// such a URI deserializes its variables into `V` (strings; an exploded list is an array)
+    /// such a URI deserializes its variables into `V` (strings, percent-decoded, read as
+    /// numbers or booleans where `V` wants them; an exploded variable is a list)
     /// and runs `read` with the game and the URI. A URI that fits but whose variables do not
     /// make a `V` is "not found". Static resources are tried first, then templates in
     /// registration order.
@@ -132,7 +133,7 @@ impl<Ctx> Registry<Ctx> {
     ) -> &mut Self {
         let pattern = UriTemplate::new(&def.uri_template);
         let read = move |ctx: &mut Ctx, uri: &str, variables: Map<String, Value>| {
-            let variables: V = serde_json::from_value(Value::Object(variables))
+            let variables: V = typed(variables)
                 .map_err(|e| ToolError::new(format!("{uri}: {e}")).with_code("not_found"))?;
             read(ctx, uri, variables)
         };
