@@ -585,7 +585,7 @@ fn only_requests_the_client_can_answer_are_sent() {
 }
 
 #[test]
-fn a_legacy_call_that_needs_input_says_so() {
+fn a_legacy_call_that_cannot_carry_requests_says_what_the_tool_needed() {
     let (mut r, mut g) = (registry(), game());
     let reply = ask(
         &mut r,
@@ -594,13 +594,27 @@ fn a_legacy_call_that_needs_input_says_so() {
         "tools/call",
         json!({"name": "clear_level", "arguments": {"level": 3}}),
     );
-    assert!(reply.get("result").is_none(), "{reply}");
-    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(
-        message.contains("clear_level") && message.contains("confirm"),
+        text.contains("clear_level") && text.contains("confirm"),
         "{reply}"
     );
-    assert!(message.contains("2026-07-28"), "{reply}");
+    assert!(text.contains("input_unavailable"), "{reply}");
+    // A prompt that asks has no result to carry that: a JSON-RPC error.
+    r.register_prompt_fn(PromptDefinition::new("asks", ""), |_, _, _| {
+        Ok(InputRequired::new().list_roots("roots").into())
+    });
+    let reply = ask(
+        &mut r,
+        &mut g,
+        false,
+        "prompts/get",
+        json!({"name": "asks"}),
+    );
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
 }
 
 #[test]

@@ -22,7 +22,7 @@
 //!   server-everything (stdio), replayed once the server is gone.
 
 use mcp_bindgen_tests::{py_tls, ts_v2_tls};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -424,6 +424,56 @@ fn python_sdk_client_lands_on_2026_07_28() {
     let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
     check_peer_result(&result, "python modern");
     check_progress(&result, "python modern");
+}
+
+/// A game tool that asks the player to confirm a destructive action (`clear_level`, an
+/// interactive tool of the host), answered by the official Python and TypeScript clients'
+/// elicitation handlers in both eras: in 2025-11-25 the question travels as an
+/// `elicitation/create` request on the call's stream and the tool runs again on a later frame;
+/// in 2026-07-28 the call answers `input_required` and the client retries with the answer and
+/// the sealed state. "yes" clears the level, "no" is the tool's own error.
+#[test]
+#[ignore = "needs the npm and PyPI peers: run scripts/test.sh"]
+fn official_clients_answer_a_game_tools_question_in_both_eras() {
+    let host = Host::start();
+    for (peer, mode, protocol) in [
+        ("python", "legacy", "2025-11-25"),
+        ("python", "auto", "2026-07-28"),
+        ("typescript", "legacy", "2025-11-25"),
+        ("typescript", "auto", "2026-07-28"),
+    ] {
+        for answer in ["yes", "no"] {
+            let mut c = if peer == "python" {
+                let mut c = Command::new(interop().join(".venv/bin/python"));
+                c.arg(interop().join("py_confirm.py"));
+                c
+            } else {
+                let mut c = Command::new(node());
+                c.arg(interop().join("ts_confirm.mjs"));
+                c
+            };
+            c.args([&host.url, mode, answer]);
+            let what = format!("{peer} {mode} answering {answer}");
+            let out = run(c, &what);
+            let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+            assert_eq!(result["protocol"], protocol, "{what}: {result}");
+            assert_eq!(
+                result["asked"],
+                json!(["Remove every enemy from level 4?"]),
+                "{what}: the player was asked once: {result}"
+            );
+            let text = result["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or("");
+            if answer == "yes" {
+                assert_eq!(result["result"]["isError"], false, "{what}: {result}");
+                assert_eq!(text, "level 4 cleared", "{what}");
+            } else {
+                assert_eq!(result["result"]["isError"], true, "{what}: {result}");
+                assert!(text.contains("declined"), "{what}: {result}");
+            }
+        }
+    }
 }
 
 #[test]

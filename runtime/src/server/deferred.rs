@@ -100,6 +100,58 @@ impl Slot {
         }
     }
 
+    /// Sends `method` to the call's client on its stream (see [`Call::request`]).
+    pub(super) fn request(
+        &self,
+        method: &str,
+        params: impl Serialize,
+    ) -> Result<ClientRequest, ToolError> {
+        let unable = |why: &str| {
+            Err(ToolError::new(format!(
+                "{} cannot send {method} to the client: {why}",
+                self.tool
+            ))
+            .with_code("no_client_requests"))
+        };
+        let Some(waiters) = &self.waiters else {
+            return unable(if self.modern {
+                "a 2026-07-28 call cannot carry requests from the server"
+            } else {
+                "only a call over HTTP whose client accepts text/event-stream can carry \
+                 requests from the server"
+            });
+        };
+        let params = match serde_json::to_value(params) {
+            Ok(params) => params,
+            Err(e) => return unable(&format!("the params are not JSON: {e}")),
+        };
+        let (id, response) = waiters.wait();
+        #[derive(Serialize)]
+        struct Request<'a> {
+            jsonrpc: &'static str,
+            id: &'a str,
+            method: &'a str,
+            params: Value,
+        }
+        let text = serde_json::to_string(&Request {
+            jsonrpc: "2.0",
+            id: &id,
+            method,
+            params,
+        })
+        .unwrap_or_default();
+        if !self.note(|_| Some(text)) {
+            waiters.forget(&id);
+            return unable("the call is answered or its client has gone");
+        }
+        Ok(ClientRequest {
+            id,
+            method: method.to_owned(),
+            response,
+            waiters: waiters.clone(),
+        })
+    }
+
     /// Answered, or nobody is waiting for the answer any more.
     pub(super) fn is_finished(&self) -> bool {
         let state = self.lock();
@@ -225,50 +277,7 @@ impl<T: ToolOutput> Call<T> {
         method: &str,
         params: impl Serialize,
     ) -> Result<ClientRequest, ToolError> {
-        let unable = |why: &str| {
-            Err(ToolError::new(format!(
-                "{} cannot send {method} to the client: {why}",
-                self.slot.tool
-            ))
-            .with_code("no_client_requests"))
-        };
-        let Some(waiters) = &self.slot.waiters else {
-            return unable(if self.slot.modern {
-                "a 2026-07-28 call cannot carry requests from the server"
-            } else {
-                "only a call over HTTP whose client accepts text/event-stream can carry \
-                 requests from the server"
-            });
-        };
-        let params = match serde_json::to_value(params) {
-            Ok(params) => params,
-            Err(e) => return unable(&format!("the params are not JSON: {e}")),
-        };
-        let (id, response) = waiters.wait();
-        #[derive(Serialize)]
-        struct Request<'a> {
-            jsonrpc: &'static str,
-            id: &'a str,
-            method: &'a str,
-            params: Value,
-        }
-        let text = serde_json::to_string(&Request {
-            jsonrpc: "2.0",
-            id: &id,
-            method,
-            params,
-        })
-        .unwrap_or_default();
-        if !self.slot.note(|_| Some(text)) {
-            waiters.forget(&id);
-            return unable("the call is answered or its client has gone");
-        }
-        Ok(ClientRequest {
-            id,
-            method: method.to_owned(),
-            response,
-            waiters: waiters.clone(),
-        })
+        self.slot.request(method, params)
     }
 
     /// Answers the call; returns whether the answer was sent (not when the call was already

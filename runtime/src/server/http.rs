@@ -318,6 +318,7 @@ impl<Ctx> Server<Ctx> {
     /// frame rate in calls per second; [`Server::poll_for`] serves bursts within a time budget.
     pub fn poll(&mut self, ctx: &mut Ctx) -> bool {
         self.expire();
+        self.registry.resume_asking(ctx);
         let ran = self.next().is_some_and(|job| {
             self.run(ctx, job);
             true
@@ -336,6 +337,7 @@ impl<Ctx> Server<Ctx> {
     /// one frame per queued call.
     pub fn poll_for(&mut self, ctx: &mut Ctx, budget: Duration) -> PollStats {
         self.expire();
+        self.registry.resume_asking(ctx);
         let started = Instant::now();
         let mut stats = PollStats::default();
         let mut before = started;

@@ -2,6 +2,7 @@
 //! eras (the legacy `initialize` handshake, MCP 2024-11-05 to 2025-11-25, and the stateless
 //! 2026-07-28 revision, told apart per request by its `params._meta`).
 
+mod asking;
 mod catalog;
 
 use std::collections::{BTreeSet, HashMap};
@@ -153,6 +154,10 @@ pub struct Registry<Ctx> {
     updated: Vec<String>,
     /// Seals the states of `input_required` results (`None`: no random source).
     sealer: Option<Sealer>,
+    /// Legacy calls of interactive tools waiting for their clients' answers.
+    asking: Vec<asking::Asking>,
+    /// How long a legacy call waits for its client's answers.
+    input_timeout: Duration,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -192,6 +197,8 @@ impl<Ctx> Registry<Ctx> {
             subscribed: BTreeSet::new(),
             updated: Vec::new(),
             sealer: Sealer::new(),
+            asking: Vec::new(),
+            input_timeout: Duration::from_secs(300),
         }
     }
 
@@ -232,8 +239,11 @@ impl<Ctx> Registry<Ctx> {
     /// Registers the tool `T`, whose handler may ask the client for input before it answers
     /// (an elicitation, a sampling request, the client's roots): in 2026-07-28 the call is
     /// answered `input_required`, and the client's retry runs the handler again with the
-    /// answers (see [`InteractiveHandler`]). A legacy-era call whose handler asks is a tool
-    /// error naming what it needed.
+    /// answers (see [`InteractiveHandler`]). In the legacy era, over HTTP with an SSE answer,
+    /// the requests go to the client on the call's stream and the handler runs again on a
+    /// later frame once every answer is in (within [`Registry::with_input_timeout`]); where a
+    /// legacy call cannot carry requests (stdio, [`Registry::dispatch`]) the call is a tool
+    /// error (code `input_unavailable`) naming what the handler needed.
     pub fn register_interactive<T: InteractiveHandler<Ctx>>(&mut self) -> &mut Self {
         let def = ToolDefinition::of::<T, T::Output>();
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
@@ -872,12 +882,31 @@ impl<Ctx> Registry<Ctx> {
                     Ok(input) => input,
                     Err(refused) => return done(refused.reply(&id), 200),
                 };
+                // A legacy call over a stream asks its client there, and runs again with the
+                // answers on a later frame: it keeps its arguments for that.
+                let over_stream = (requests && outlet.is_some()).then(|| arguments.clone());
                 let Run::Ask(ask) = &mut self.entries[index].run else {
                     return None;
                 };
                 let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, arguments, &input)));
                 match outcome {
                     Ok(Ok(Outcome::Complete(value))) => answer(CallResult::success(value)),
+                    Ok(Ok(Outcome::InputRequired(asked))) if let Some(arguments) = over_stream => {
+                        let slot = self.asking_slot(&name, id.clone(), outlet, streamable);
+                        self.ask_over_stream(slot, name.to_string(), arguments, asked);
+                        None
+                    }
+                    Ok(Ok(Outcome::InputRequired(asked))) if !modern => {
+                        let keys: Vec<&str> = asked.keys().collect();
+                        answer(CallResult::failure(
+                            &ToolError::new(format!(
+                                "{name} needs input from the client ({keys:?}): call it over \
+                                 HTTP with an SSE answer (Accept: text/event-stream), or in \
+                                 protocol 2026-07-28"
+                            ))
+                            .with_code("input_unavailable"),
+                        ))
+                    }
                     Ok(Ok(Outcome::InputRequired(asked))) => {
                         #[cfg(feature = "tracing")]
                         crate::trace::record("outcome", "input required");

@@ -348,9 +348,51 @@ impl Handler<Host> for TriggerPromptChange {
     }
 }
 
+/// Remove every enemy from a level: a destructive game action that asks the player to
+/// confirm first (answered by an official client's elicitation handler, in both eras).
+#[derive(Debug, McpTool, Deserialize, JsonSchema)]
+#[mcp(name = "clear_level", destructive)]
+struct ClearLevel {
+    /// The level to clear.
+    level: u32,
+}
+
+impl InteractiveHandler<Host> for ClearLevel {
+    type Output = ToolResult;
+    fn call(self, host: &mut Host, input: &Input) -> Result<Outcome<ToolResult>, ToolError> {
+        let asked_for = input.state().and_then(|s| s["level"].as_u64());
+        match input.accepted("confirm").and_then(|c| c.get("ok")) {
+            Some(ok) if asked_for == Some(u64::from(self.level)) => {
+                if ok == true {
+                    host.calls += 1;
+                    Ok(Outcome::Complete(ToolResult::text(format!(
+                        "level {} cleared",
+                        self.level
+                    ))))
+                } else {
+                    Err(ToolError::new("the player kept the enemies").with_code("declined"))
+                }
+            }
+            _ => Ok(InputRequired::new()
+                .elicit(
+                    "confirm",
+                    format!("Remove every enemy from level {}?", self.level),
+                    json!({
+                        "type": "object",
+                        "properties": {"ok": {"type": "boolean", "description": "Yes, clear it"}},
+                        "required": ["ok"],
+                    }),
+                )
+                .with_state(json!({"level": self.level}))
+                .into()),
+        }
+    }
+}
+
 pub(crate) fn register(registry: &mut Registry<Host>) {
     registry
         .register::<TriggerPromptChange>()
+        .register_interactive::<ClearLevel>()
         .register_prompt::<SimplePrompt>()
         .register_prompt::<WithArguments>()
         .register_prompt::<WithEmbeddedResource>()
