@@ -8,7 +8,9 @@
 //! - a frame that changes the tool list (a tool registered or removed, then `poll`), with no
 //!   listener and with 32 `subscriptions/listen` streams open: the difference is what the
 //!   announcement adds to the game's frame;
-//! - a loopback HTTP round trip with the game polling in a tight loop.
+//! - a loopback HTTP round trip with the game polling in a tight loop;
+//! - a `prompts/get` and a `resources/read` against a `tools/call` answering the same 4 KiB of
+//!   text, through `dispatch` (the time per byte of the reply is what to compare).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -327,9 +329,68 @@ fn round_trip(c: &mut Criterion) {
     game.join().expect("game thread");
 }
 
+/// The text each of the three answers carries.
+fn payload() -> String {
+    "level 3: goblin at (4, 7), orc at (9, 2); ".repeat(100)
+}
+
+/// The same text as a tool result, a prompt message and a resource's contents.
+fn same_size(c: &mut Criterion) {
+    use mcp_bindgen::server::{Outcome, PromptDefinition, ResourceDefinition, ToolDefinition};
+    use mcp_bindgen::{Content, PromptMessage, ResourceContents};
+    let mut r = Registry::<Game>::new("bench", "0");
+    let text = payload();
+    let tool_text = text.clone();
+    r.register_fn(ToolDefinition::new("describe", Map::new()), move |_, _| {
+        Ok(mcp_bindgen::server::ToolResult::text(tool_text.clone()))
+    });
+    let prompt_text = text.clone();
+    r.register_prompt_fn(PromptDefinition::new("describe", ""), move |_, _, _| {
+        Ok(Outcome::Complete(vec![PromptMessage::user(Content::text(
+            prompt_text.clone(),
+        ))]))
+    });
+    let resource_text = text.clone();
+    r.register_resource(
+        ResourceDefinition::new("game://describe", "describe"),
+        move |_| {
+            Ok(vec![ResourceContents::text(
+                "game://describe",
+                "text/plain",
+                resource_text.clone(),
+            )])
+        },
+    );
+    let mut group = c.benchmark_group("same_size_4k");
+    for (name, request) in [
+        (
+            "tools_call",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"describe","arguments":{}}}"#,
+        ),
+        (
+            "prompts_get",
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"describe","arguments":{}}}"#,
+        ),
+        (
+            "resources_read",
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"game://describe"}}"#,
+        ),
+    ] {
+        let bytes = r
+            .dispatch(&mut Game, request)
+            .map_or(0, |reply| reply.len());
+        println!("same_size_4k/{name}: {bytes} bytes of reply");
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(r.dispatch(&mut Game, black_box(request))))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     dispatch,
+    same_size,
     streamed,
     idle_poll,
     change_frame,

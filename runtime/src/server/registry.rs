@@ -61,7 +61,7 @@ type Now<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree) -> Result<Answer, ToolError> +
 type Start<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree, Arc<Slot>) -> Result<(), ToolError> + Send>;
 
 type Ask<Ctx> =
-    Box<dyn FnMut(&mut Ctx, JsonTree, &Input) -> Result<Outcome<Answer>, ToolError> + Send>;
+    Box<dyn FnMut(&mut Ctx, &JsonTree, &Input) -> Result<Outcome<Answer>, ToolError> + Send>;
 
 enum Run<Ctx> {
     /// A [`Handler`]: answers before it returns.
@@ -248,7 +248,7 @@ impl<Ctx> Registry<Ctx> {
         let def = ToolDefinition::of::<T, T::Output>();
         let wrap = T::Output::output_schema().is_some_and(|(_, wrap)| wrap);
         let ask: Ask<Ctx> = Box::new(move |ctx, arguments, input| {
-            let args: T = parse_arguments::<T>(&arguments)?;
+            let args: T = parse_arguments::<T>(arguments)?;
             Ok(match args.call(ctx, input)? {
                 Outcome::Complete(output) => Outcome::Complete(output.into_answer(wrap)?),
                 Outcome::InputRequired(asked) => Outcome::InputRequired(asked),
@@ -875,23 +875,23 @@ impl<Ctx> Registry<Ctx> {
         }
         match &mut entry.run {
             Run::Ask(_) => {
-                let binding = input::binding("tools/call", &name, &arguments.to_value());
+                // What a sealed state is bound to: made only when a state is opened or sealed.
+                let binding = || input::binding("tools/call", &name, &arguments.to_value());
                 let none = Rare::default();
                 let rare = rare.as_deref().unwrap_or(&none);
-                let input = match self.input(rare, meta, &binding, modern) {
+                let input = match self.input(rare, meta, binding, modern) {
                     Ok(input) => input,
                     Err(refused) => return done(refused.reply(&id), 200),
                 };
-                // A legacy call over a stream asks its client there, and runs again with the
-                // answers on a later frame: it keeps its arguments for that.
-                let over_stream = (requests && outlet.is_some()).then(|| arguments.clone());
                 let Run::Ask(ask) = &mut self.entries[index].run else {
                     return None;
                 };
-                let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, arguments, &input)));
+                let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, &arguments, &input)));
                 match outcome {
                     Ok(Ok(Outcome::Complete(value))) => answer(CallResult::success(value)),
-                    Ok(Ok(Outcome::InputRequired(asked))) if let Some(arguments) = over_stream => {
+                    // A legacy call over a stream asks its client there, and runs again with
+                    // the answers on a later frame.
+                    Ok(Ok(Outcome::InputRequired(asked))) if requests && outlet.is_some() => {
                         let slot = self.asking_slot(&name, id.clone(), outlet, streamable);
                         self.ask_over_stream(slot, name.to_string(), arguments, asked);
                         None
@@ -910,7 +910,7 @@ impl<Ctx> Registry<Ctx> {
                     Ok(Ok(Outcome::InputRequired(asked))) => {
                         #[cfg(feature = "tracing")]
                         crate::trace::record("outcome", "input required");
-                        let text = self.input_required(&id, asked, &input, &binding, modern, &name);
+                        let text = self.input_required(&id, asked, &input, binding, modern, &name);
                         Some(Reply { text, status: 200 })
                     }
                     Ok(Err(failure)) => answer(CallResult::failure(&failure)),

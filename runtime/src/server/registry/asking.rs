@@ -167,8 +167,7 @@ impl<Ctx> Registry<Ctx> {
             return;
         };
         let input = Input::new(responses, state, None);
-        let again = arguments.clone();
-        match catch_unwind(AssertUnwindSafe(|| ask(ctx, again, &input))) {
+        match catch_unwind(AssertUnwindSafe(|| ask(ctx, &arguments, &input))) {
             Ok(Ok(Outcome::Complete(value))) => {
                 slot.answer(&CallResult::success(value));
             }

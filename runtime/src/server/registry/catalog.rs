@@ -332,8 +332,18 @@ impl<Ctx> Registry<Ctx> {
             Ok(arguments) => arguments,
             Err(message) => return error(id, -32602, &format!("Invalid params: {message}")),
         };
-        let binding = input::binding("prompts/get", name, &Value::Object(arguments.clone()));
-        let input = match self.input(params.rare(), params.meta.as_ref(), &binding, modern) {
+        // What a sealed state is bound to (the arguments as sent): made only when a state is
+        // opened or sealed.
+        let binding = || {
+            let given = params
+                .arguments
+                .as_ref()
+                .map(crate::JsonTree::to_value)
+                .filter(|v| !v.is_null())
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            input::binding("prompts/get", name, &given)
+        };
+        let input = match self.input(params.rare(), params.meta.as_ref(), binding, modern) {
             Ok(input) => input,
             Err(refused) => return refused.reply(id),
         };
@@ -342,24 +352,26 @@ impl<Ctx> Registry<Ctx> {
         let outcome = catch_unwind(AssertUnwindSafe(|| (prompt.get)(ctx, arguments, &input)));
         match outcome {
             Ok(Ok(Outcome::Complete(messages))) => {
-                let mut result = Map::new();
-                if !prompt.def.description.is_empty() {
-                    result.insert(
-                        "description".into(),
-                        Value::String(prompt.def.description.clone()),
-                    );
+                #[derive(serde::Serialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Got<'a> {
+                    #[serde(skip_serializing_if = "str::is_empty")]
+                    description: &'a str,
+                    messages: &'a [PromptMessage],
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    result_type: Option<&'static str>,
                 }
-                result.insert(
-                    "messages".into(),
-                    serde_json::to_value(messages).unwrap_or(Value::Array(Vec::new())),
-                );
-                if modern {
-                    result.insert("resultType".into(), Value::String("complete".into()));
-                }
-                respond(id, &result)
+                respond(
+                    id,
+                    &Got {
+                        description: &prompt.def.description,
+                        messages: &messages,
+                        result_type: modern.then_some("complete"),
+                    },
+                )
             }
             Ok(Ok(Outcome::InputRequired(asked))) => {
-                self.input_required(id, asked, &input, &binding, modern, &name)
+                self.input_required(id, asked, &input, binding, modern, &name)
             }
             Ok(Err(failure)) => handler_error(id, &failure),
             Err(_) => error(
@@ -398,15 +410,26 @@ impl<Ctx> Registry<Ctx> {
         match outcome {
             Ok(Ok(contents)) if contents.is_empty() => not_found(id, uri, modern),
             Ok(Ok(contents)) => {
-                let mut result = Map::new();
-                result.insert(
-                    "contents".into(),
-                    serde_json::to_value(contents).unwrap_or(Value::Array(Vec::new())),
-                );
-                if modern {
-                    self.complete_hints(&mut result);
+                #[derive(serde::Serialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Read<'a> {
+                    contents: &'a [ResourceContents],
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    ttl_ms: Option<Value>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    cache_scope: Option<&'static str>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    result_type: Option<&'static str>,
                 }
-                respond(id, &result)
+                respond(
+                    id,
+                    &Read {
+                        contents: &contents,
+                        ttl_ms: modern.then(|| self.ttl_ms()),
+                        cache_scope: modern.then_some("public"),
+                        result_type: modern.then_some("complete"),
+                    },
+                )
             }
             Ok(Err(failure)) if failure.code.as_deref() == Some("not_found") => {
                 not_found(id, uri, modern)
@@ -522,7 +545,7 @@ impl<Ctx> Registry<Ctx> {
         &self,
         rare: &Rare,
         meta: Option<&Meta>,
-        binding: &str,
+        binding: impl FnOnce() -> String,
         modern: bool,
     ) -> Result<Input, Refusal> {
         let responses = match &rare.input_responses {
@@ -543,7 +566,7 @@ impl<Ctx> Registry<Ctx> {
                             .into(),
                     ));
                 };
-                match sealer.open(sealed, binding) {
+                match sealer.open(sealed, &binding()) {
                     Ok(state) => state,
                     Err(why) => return Err(Refusal::State(why)),
                 }
@@ -572,7 +595,7 @@ impl<Ctx> Registry<Ctx> {
         id: &Value,
         mut asked: InputRequired,
         input: &Input,
-        binding: &str,
+        binding: impl FnOnce() -> String,
         modern: bool,
         name: &str,
     ) -> String {
@@ -598,7 +621,7 @@ impl<Ctx> Registry<Ctx> {
             Some(sealer) => {
                 result.insert(
                     "requestState".into(),
-                    Value::String(sealer.seal(asked.state.as_ref(), binding)),
+                    Value::String(sealer.seal(asked.state.as_ref(), &binding())),
                 );
             }
             None if result.contains_key("inputRequests") => {}
