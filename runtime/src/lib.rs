@@ -66,9 +66,9 @@ pub use envelope::{
 };
 pub use error::Error;
 pub use protocol::{
-    AudioContent, CallToolResult, Completion, Content, EmbeddedResource, GetPromptResult,
-    ImageContent, PromptMessage, ReadResourceResult, ResourceContents, ResourceLink, Role,
-    TextContent,
+    AudioContent, CallToolResult, Completion, CompletionRef, Content, EmbeddedResource,
+    GetPromptResult, ImageContent, PromptMessage, ReadResourceResult, ResourceContents,
+    ResourceLink, Role, TextContent,
 };
 pub use schema::{CompiledSchema, JsonTree, ToolSchema, Violation, validate_value};
 

@@ -388,6 +388,53 @@ impl Completion {
     }
 }
 
+/// What `completion/complete` completes: an argument of a prompt (by name) or a variable of a
+/// resource template (by its URI template).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CompletionRef {
+    /// `{"type": "ref/prompt", "name": ..}`.
+    Prompt(String),
+    /// `{"type": "ref/resource", "uri": ..}`: a URI template.
+    Resource(String),
+}
+
+impl CompletionRef {
+    /// The `ref` of a `completion/complete` request, when it is one of the two kinds.
+    fn parse(reference: &Value) -> Option<CompletionRef> {
+        match reference.get("type")?.as_str()? {
+            "ref/prompt" => Some(CompletionRef::Prompt(
+                reference.get("name")?.as_str()?.to_owned(),
+            )),
+            "ref/resource" => Some(CompletionRef::Resource(
+                reference.get("uri")?.as_str()?.to_owned(),
+            )),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CompletionRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        CompletionRef::parse(&value).ok_or_else(|| {
+            D::Error::custom(
+                "a completion ref is {\"type\": \"ref/prompt\", \"name\"} or \
+                 {\"type\": \"ref/resource\", \"uri\"}",
+            )
+        })
+    }
+}
+
+impl Serialize for CompletionRef {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let value = match self {
+            CompletionRef::Prompt(name) => serde_json::json!({"type": "ref/prompt", "name": name}),
+            CompletionRef::Resource(uri) => serde_json::json!({"type": "ref/resource", "uri": uri}),
+        };
+        value.serialize(serializer)
+    }
+}
+
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;

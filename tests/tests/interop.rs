@@ -426,6 +426,163 @@ fn python_sdk_client_lands_on_2026_07_28() {
     check_progress(&result, "python modern");
 }
 
+/// The client's prompts, resources and completion: against the official server-everything
+/// over stdio, in both eras (its prompts with and without arguments, a resource template it
+/// fills, completion of a prompt argument), and against the fixture host over HTTP in both eras
+/// (a prompt with an embedded resource, a binary resource, a template, completion, and the
+/// resource-not-found error).
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn the_client_reads_prompts_resources_and_completions_in_both_eras() {
+    use mcp_bindgen::{CompletionRef, Content, Protocol, StdioClient};
+    use serde_json::Map;
+    for (protocol, expected) in [
+        (Protocol::Auto, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let mut command = Command::new(node());
+        command
+            .arg(
+                interop()
+                    .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+            )
+            .arg("stdio")
+            .stderr(Stdio::null());
+        let client = pollster::block_on(
+            StdioClient::builder(command)
+                .protocol(protocol.clone())
+                .spawn(),
+        )
+        .unwrap_or_else(|e| panic!("{protocol:?}: {e}"));
+        let what = format!("server-everything, {expected}");
+        pollster::block_on(async {
+            let names: Vec<String> = client
+                .list_prompts()
+                .await
+                .expect("prompts/list")
+                .iter()
+                .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                .collect();
+            assert!(
+                names.iter().any(|n| n == "args-prompt"),
+                "{what}: {names:?}"
+            );
+            let simple = client
+                .get_prompt("simple-prompt", Vec::<(String, String)>::new())
+                .await
+                .expect("simple-prompt");
+            assert!(!simple.messages.is_empty(), "{what}: {simple:?}");
+            let args = client
+                .get_prompt("args-prompt", [("city", "Lyon"), ("state", "Rhône")])
+                .await
+                .expect("args-prompt");
+            let text: String = args
+                .messages
+                .iter()
+                .filter_map(|m| match &m.content {
+                    Content::Text(t) => Some(t.text.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert!(text.contains("Lyon"), "{what}: {args:?}");
+            let templates = client.list_resource_templates().await.expect("templates");
+            let template = templates
+                .iter()
+                .filter_map(|t| t["uriTemplate"].as_str())
+                .find(|t| t.contains("/text/"))
+                .unwrap_or_else(|| panic!("{what}: no text template in {templates:?}"))
+                .to_owned();
+            let uri = template.replace("{resourceId}", "3");
+            let read = client.read_resource(&uri).await.expect("resources/read");
+            assert_eq!(read.contents[0].uri, uri, "{what}: {read:?}");
+            assert!(read.contents[0].text.is_some(), "{what}: {read:?}");
+            let offered = client
+                .complete(
+                    &CompletionRef::Prompt("completable-prompt".into()),
+                    "department",
+                    "E",
+                    &Map::new(),
+                )
+                .await
+                .expect("completion/complete");
+            assert!(
+                offered.values.iter().any(|v| v == "Engineering"),
+                "{what}: {offered:?}"
+            );
+        });
+    }
+
+    let host = Host::start();
+    for (protocol, not_found) in [(Protocol::Auto, -32602), (Protocol::Legacy, -32002)] {
+        let client = pollster::block_on(
+            mcp_bindgen::HttpClient::builder(&host.url)
+                .protocol(protocol.clone())
+                .connect(),
+        )
+        .expect("connects");
+        let what = format!("the host, {protocol:?}");
+        pollster::block_on(async {
+            let embedded = client
+                .get_prompt(
+                    "test_prompt_with_embedded_resource",
+                    [("resourceUri", "test://x")],
+                )
+                .await
+                .expect("prompts/get");
+            assert!(
+                matches!(&embedded.messages[0].content, Content::Resource(r) if r.resource.uri == "test://x"),
+                "{what}: {embedded:?}"
+            );
+            let binary = client
+                .read_resource("test://static-binary")
+                .await
+                .expect("binary");
+            assert_eq!(
+                binary.contents[0].mime_type.as_deref(),
+                Some("image/png"),
+                "{what}"
+            );
+            assert!(binary.contents[0].blob.is_some(), "{what}: {binary:?}");
+            let templated = client
+                .read_resource("test://template/42/data")
+                .await
+                .expect("template");
+            assert!(
+                templated.contents[0]
+                    .text
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("42"),
+                "{what}: {templated:?}"
+            );
+            let offered = client
+                .complete(
+                    &CompletionRef::Prompt("test_prompt_with_arguments".into()),
+                    "arg1",
+                    "test",
+                    &Map::new(),
+                )
+                .await
+                .expect("completion");
+            assert_eq!(offered.values, ["test1", "test2", "testValue1"], "{what}");
+            assert_eq!(offered.total, Some(3));
+            let missing = client
+                .read_resource("test://nothing")
+                .await
+                .expect_err("not found");
+            assert!(
+                missing.to_string().contains(&not_found.to_string()),
+                "{what}: {missing}"
+            );
+            let templates = client.list_resource_templates().await.expect("templates");
+            assert_eq!(
+                templates[0]["uriTemplate"], "test://template/{id}/data",
+                "{what}"
+            );
+        });
+    }
+}
+
 /// A game tool that asks the player to confirm a destructive action (`clear_level`, an
 /// interactive tool of the host), answered by the official Python and TypeScript clients'
 /// elicitation handlers in both eras: in 2025-11-25 the question travels as an

@@ -4,12 +4,15 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::session::{self, Connection};
 use super::{CallOptions, LogHandler, ToolList, Transport, changes};
 use crate::drift::{DriftReport, Provenance};
-use crate::{CallToolResult, Error, ToolCaller};
+use crate::{
+    CallToolResult, Completion, CompletionRef, Error, GetPromptResult, ReadResourceResult,
+    ToolCaller,
+};
 
 /// An MCP client over the transport `T`: [`HttpClient`](super::HttpClient) (Streamable HTTP)
 /// or [`StdioClient`](super::StdioClient) (a child process's stdio), which is what you name in
@@ -75,6 +78,96 @@ impl<T: Transport> McpClient<T> {
     /// also renews the drift checks of the generated modules this client serves.
     pub async fn tool_list(&self) -> Result<ToolList, Error> {
         session::tool_list(&self.conn).await
+    }
+
+    /// `prompts/list`, every page, as the server sent the prompts.
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, Error> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// `prompts/get`: the prompt `name` with its arguments (strings, as MCP sends them). A
+    /// server that asks for input first (2026-07-28 `input_required`) is answered by the
+    /// client's handlers, as for tools.
+    pub async fn get_prompt<K, V>(
+        &self,
+        name: &str,
+        arguments: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<GetPromptResult, Error>
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let arguments: Map<String, Value> = arguments
+            .into_iter()
+            .map(|(k, v)| (k.into(), Value::String(v.into())))
+            .collect();
+        let result = self
+            .request("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await?;
+        typed("prompts/get", result)
+    }
+
+    /// `resources/list`, every page, as the server sent the resources.
+    pub async fn list_resources(&self) -> Result<Vec<Value>, Error> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// `resources/templates/list`, every page, as the server sent the templates.
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, Error> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// `resources/read`: the contents at `uri` (a resource's, or one a template describes). A
+    /// resource the server does not have is [`Error::Protocol`] (`-32002`, or `-32602` in
+    /// 2026-07-28).
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        let result = self.request("resources/read", json!({"uri": uri})).await?;
+        typed("resources/read", result)
+    }
+
+    /// `completion/complete`: values the server offers for `argument` of a prompt or template
+    /// variable, given what was typed so far (`value`) and the arguments already chosen.
+    pub async fn complete(
+        &self,
+        reference: &CompletionRef,
+        argument: &str,
+        value: &str,
+        chosen: &Map<String, Value>,
+    ) -> Result<Completion, Error> {
+        let mut params = json!({
+            "ref": reference,
+            "argument": {"name": argument, "value": value},
+        });
+        if !chosen.is_empty() {
+            params["context"] = json!({"arguments": chosen});
+        }
+        let result = self.request("completion/complete", params).await?;
+        let completion = result.get("completion").cloned().unwrap_or(Value::Null);
+        typed("completion/complete", completion)
+    }
+
+    /// Every page of a list method, the items under `key`.
+    async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..10_000 {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let page = self.request(method, params).await?;
+            if let Some(Value::Array(page_items)) = page.get(key) {
+                items.extend(page_items.iter().cloned());
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+                _ => return Ok(items),
+            }
+        }
+        Err(Error::transport(format!(
+            "{method} did not end after 10000 pages"
+        )))
     }
 
     /// Sends one JSON-RPC request and returns its `result`.
@@ -157,4 +250,14 @@ impl<T: Transport> ToolCaller for McpClient<T> {
             .check_now(provenance, || self.list_for_drift())
             .await
     }
+}
+
+/// A result read as the runtime's type for `method`.
+fn typed<R: serde::de::DeserializeOwned>(method: &str, result: Value) -> Result<R, Error> {
+    serde_json::from_value(result).map_err(|e| {
+        Error::transport_source(
+            format!("{method} answered with a result this client cannot read"),
+            e,
+        )
+    })
 }

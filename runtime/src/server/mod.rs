@@ -49,6 +49,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+pub use crate::CompletionRef;
 pub use crate::ToolError;
 pub use crate::era::LogLevel;
 pub use deferred::{Call, ClientRequest};
@@ -58,7 +59,7 @@ pub use mcp_bindgen_macro::{McpPrompt, McpTool};
 pub use prompts::{McpPrompt, PromptArgument, PromptDefinition, PromptHandler};
 pub use registrar::Registrar;
 pub use registry::Registry;
-pub use resources::{CompletionRef, ResourceDefinition, TemplateDefinition, complete_from};
+pub use resources::{ResourceDefinition, TemplateDefinition, complete_from};
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::ToolError;
-use crate::{Completion, ResourceContents};
+use crate::{Completion, CompletionRef, ResourceContents};
 
 /// One entry of `resources/list`: a resource at a fixed URI.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,31 +174,6 @@ pub(crate) struct Template<Ctx> {
     pub(crate) def: TemplateDefinition,
     pub(crate) pattern: UriTemplate,
     pub(crate) read: ReadTemplate<Ctx>,
-}
-
-/// What `completion/complete` completes: an argument of a prompt (by name) or a variable of a
-/// resource template (by its URI template).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum CompletionRef {
-    /// `{"type": "ref/prompt", "name": ..}`.
-    Prompt(String),
-    /// `{"type": "ref/resource", "uri": ..}`: a URI template.
-    Resource(String),
-}
-
-impl CompletionRef {
-    /// The `ref` of a `completion/complete` request.
-    pub(crate) fn parse(reference: &Value) -> Option<CompletionRef> {
-        match reference.get("type")?.as_str()? {
-            "ref/prompt" => Some(CompletionRef::Prompt(
-                reference.get("name")?.as_str()?.to_owned(),
-            )),
-            "ref/resource" => Some(CompletionRef::Resource(
-                reference.get("uri")?.as_str()?.to_owned(),
-            )),
-            _ => None,
-        }
-    }
 }
 
 pub(crate) struct Completer<Ctx> {

@@ -4,6 +4,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -13,11 +14,11 @@ use crate::server::announce::{Announcement, Changes};
 use crate::server::input::{self, Input, InputRequired, Outcome, Unsealed};
 use crate::server::prompts::{Prompt, PromptDefinition, PromptHandler};
 use crate::server::resources::{
-    Completer, CompletionRef, Resource, ResourceDefinition, Template, TemplateDefinition,
-    UriTemplate, completion, typed,
+    Completer, Resource, ResourceDefinition, Template, TemplateDefinition, UriTemplate, completion,
+    typed,
 };
 use crate::server::wire::{Meta, Params, Rare, Text, error, error_with, respond};
-use crate::{PromptMessage, ResourceContents};
+use crate::{CompletionRef, PromptMessage, ResourceContents};
 
 /// JSON-RPC "resource not found": `-32002` in the legacy era; 2026-07-28 made it `-32602`.
 fn not_found_code(modern: bool) -> i64 {
@@ -451,7 +452,11 @@ impl<Ctx> Registry<Ctx> {
         modern: bool,
     ) -> String {
         let rare = params.rare();
-        let Some(reference) = rare.reference.as_ref().and_then(CompletionRef::parse) else {
+        let Some(reference) = rare
+            .reference
+            .as_ref()
+            .and_then(|r| CompletionRef::deserialize(r).ok())
+        else {
             return error(
                 id,
                 -32602,
