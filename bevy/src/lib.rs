@@ -18,6 +18,11 @@
 //!   `resource_set`, `send_event`, `get_logs`, `pause`, `resume`, `step`, `time_scale`,
 //!   `ping`, `context` (see [`builtins`]).
 //!
+//! Resources (read-only, served in read-only mode too): `bevy://logs` (the newest log records,
+//! JSON) and the template `bevy://entity/{entity}` (an entity's reflectable components, as
+//! `get` gives them), whose `entity` variable completes from the world's entities
+//! (`completion/complete`).
+//!
 //! Crash access: the plugin installs Bevy's fallback error handler, so a system that returns
 //! an error or panics (Bevy's executor contains the panic) is logged and recorded, the app keeps
 //! running, and the server enters crash mode: `ping`, `context`, `get_logs` and the tools
@@ -72,6 +77,7 @@ mod app_tools;
 mod crash;
 mod logs;
 mod reflect;
+mod resources;
 mod world_tools;
 
 pub use crash::record_failure;
@@ -402,6 +408,7 @@ fn register_builtins(registry: &mut Registry<World>, read_only: bool) {
     if !read_only {
         registry.register_call::<Step>(STEP_DEADLINE);
     }
+    resources::register(registry);
 }
 
 /// Starts the server with the settings and the tools added so far (once).

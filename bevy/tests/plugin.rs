@@ -461,3 +461,54 @@ async fn tools_added_while_running_are_announced_in_both_eras() {
         );
     }
 }
+
+/// The plugin's resources, with no code of the game's: the log, each entity (its components,
+/// as `get` gives them), and the world's entities as completion values for the template's
+/// `entity` variable; in both eras.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_and_the_entities_are_resources_and_entities_complete() {
+    use mcp_bindgen::{CompletionRef, Protocol};
+    let app = Running::start(McpPlugin::default().name("resources-test"));
+    mcp_bindgen_bevy::push_log(mcp_bindgen_bevy::Level::Warn, "test", "the bridge is out");
+    for protocol in [Protocol::Auto, Protocol::Legacy] {
+        let client = HttpClient::builder(&app.url)
+            .protocol(protocol.clone())
+            .connect()
+            .await
+            .expect("connects");
+        let resources = client.list_resources().await.expect("resources/list");
+        assert_eq!(resources[0]["uri"], "bevy://logs", "{resources:?}");
+        let log = client.read_resource("bevy://logs").await.expect("the log");
+        let text = log.contents[0].text.as_deref().unwrap_or_default();
+        let records: Value = serde_json::from_str(text).expect("JSON");
+        assert!(
+            records["records"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|r| r["message"] == "the bridge is out")),
+            "{protocol:?}: {text}"
+        );
+        let spawned: Value = call(&client, "spawn", json!({})).await.expect("spawn");
+        let bits = spawned["entity"].as_u64().expect("bits");
+        let uri = format!("bevy://entity/{bits}");
+        let entity = client.read_resource(&uri).await.expect("the entity");
+        let row: Value =
+            serde_json::from_str(entity.contents[0].text.as_deref().unwrap_or_default())
+                .expect("JSON");
+        assert_eq!(row["entity"], bits, "{protocol:?}: {row}");
+        let template = CompletionRef::Resource("bevy://entity/{entity}".into());
+        let prefix = bits.to_string();
+        let offered = client
+            .complete(&template, "entity", &prefix, &Map::new())
+            .await
+            .expect("completion");
+        assert!(
+            offered.values.contains(&prefix),
+            "{protocol:?}: {offered:?} lacks {prefix}"
+        );
+        let gone = client
+            .read_resource("bevy://entity/18446744073709551615")
+            .await
+            .expect_err("no such entity");
+        assert!(matches!(gone, Error::Protocol { .. }), "{gone:?}");
+    }
+}
