@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, LineCol};
 use crate::error::Error;
-use crate::model::{Annotations, Capture, ServerInfo, Tool};
+use crate::model::{
+    Annotations, Capture, Prompt, PromptArgument, Resource, ResourceTemplate, ServerInfo, Tool,
+};
 
 /// Reads and checks the capture at `path` (named in messages as given).
 pub fn read(path: &Path) -> Result<Capture, Error> {
@@ -86,6 +88,9 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         server: None,
         protocol_version: None,
         tools: Vec::new(),
+        prompts: Vec::new(),
+        resources: Vec::new(),
+        templates: Vec::new(),
     };
     match &value {
         Value::Array(pages) => {
@@ -109,6 +114,9 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         server,
         protocol_version,
         tools,
+        prompts,
+        resources,
+        templates,
         ..
     } = reader;
     check_unique(path, &text, &tools)?;
@@ -118,6 +126,9 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         server,
         protocol_version,
         tools,
+        prompts,
+        resources,
+        templates,
     })
 }
 
@@ -145,6 +156,9 @@ struct Reader<'a> {
     server: Option<ServerInfo>,
     protocol_version: Option<String>,
     tools: Vec<Tool>,
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
 }
 
 impl Reader<'_> {
@@ -228,7 +242,9 @@ impl Reader<'_> {
                 let tool = self.tool(tool, &format!("{pointer}/tools/{i}"))?;
                 self.tools.push(tool);
             }
-        } else if !object.contains_key("serverInfo") {
+        }
+        let others = self.others(object, pointer)?;
+        if !object.contains_key("tools") && !others && !object.contains_key("serverInfo") {
             return Err(self
                 .error(
                     pointer,
@@ -238,6 +254,132 @@ impl Reader<'_> {
                 .into());
         }
         Ok(())
+    }
+
+    /// The prompts, resources and resource templates of a result (a capture's, or a page of
+    /// their lists); whether it had any of the three keys.
+    fn others(&mut self, object: &Map<String, Value>, pointer: &str) -> Result<bool, Error> {
+        let mut found = false;
+        for key in ["prompts", "resources", "resourceTemplates"] {
+            let Some(list) = object.get(key) else {
+                continue;
+            };
+            found = true;
+            let pointer = format!("{pointer}/{key}");
+            let Value::Array(items) = list else {
+                return Err(self
+                    .error(
+                        &pointer,
+                        format!("expected an array, found {}", kind(list)),
+                        "remove it, or record the server's list as it sent it",
+                    )
+                    .into());
+            };
+            for (i, item) in items.iter().enumerate() {
+                let pointer = format!("{pointer}/{i}");
+                let entry = self.object(item, &pointer, "each entry is an object with a name")?;
+                let name =
+                    self.required_string(entry, &pointer, "name", "every entry needs a name")?;
+                let title = self.optional_string(entry, &pointer, "title")?;
+                let description = self.optional_string(entry, &pointer, "description")?;
+                match key {
+                    "prompts" => {
+                        let arguments = self.prompt_arguments(entry, &pointer)?;
+                        self.prompts.push(Prompt {
+                            name,
+                            title,
+                            description,
+                            arguments,
+                        });
+                    }
+                    "resources" => {
+                        let uri = self.required_string(
+                            entry,
+                            &pointer,
+                            "uri",
+                            "a resource needs its uri",
+                        )?;
+                        let mime_type = self.optional_string(entry, &pointer, "mimeType")?;
+                        self.resources.push(Resource {
+                            uri,
+                            name,
+                            title,
+                            description,
+                            mime_type,
+                        });
+                    }
+                    _ => {
+                        let uri_template = self.required_string(
+                            entry,
+                            &pointer,
+                            "uriTemplate",
+                            "a resource template needs its uriTemplate (RFC 6570)",
+                        )?;
+                        let mime_type = self.optional_string(entry, &pointer, "mimeType")?;
+                        self.templates.push(ResourceTemplate {
+                            uri_template,
+                            name,
+                            title,
+                            description,
+                            mime_type,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn prompt_arguments(
+        &self,
+        prompt: &Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Vec<PromptArgument>, Error> {
+        let pointer = format!("{pointer}/arguments");
+        let items = match prompt.get("arguments") {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(self
+                    .error(
+                        &pointer,
+                        format!("expected an array of arguments, found {}", kind(other)),
+                        "a prompt's arguments are [{\"name\", \"description\"?, \"required\"?}]",
+                    )
+                    .into());
+            }
+        };
+        let mut arguments = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let pointer = format!("{pointer}/{i}");
+            let argument = self.object(item, &pointer, "an argument is {\"name\", ...}")?;
+            arguments.push(PromptArgument {
+                name: self.required_string(
+                    argument,
+                    &pointer,
+                    "name",
+                    "every argument needs a name",
+                )?,
+                description: self.optional_string(argument, &pointer, "description")?,
+                required: match argument.get("required") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(required)) => *required,
+                    Some(other) => {
+                        return Err(self
+                            .error(
+                                &format!("{pointer}/required"),
+                                format!(
+                                    "expected \"required\" to be true or false, found {}",
+                                    kind(other)
+                                ),
+                                "an argument's \"required\" is a boolean (absent: optional)",
+                            )
+                            .into());
+                    }
+                },
+            });
+        }
+        Ok(arguments)
     }
 
     fn server_info(&self, value: &Value, pointer: &str) -> Result<ServerInfo, Error> {

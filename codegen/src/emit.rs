@@ -143,6 +143,23 @@ fn client(
         fake.add(&fill);
         methods.extend(templates.fill(&fill));
     }
+    let mut taken: std::collections::BTreeSet<String> = methods
+        .iter()
+        .filter_map(|m| match m {
+            syn::ImplItem::Fn(f) => {
+                Some(f.sig.ident.to_string().trim_start_matches("r#").to_owned())
+            }
+            _ => None,
+        })
+        .chain(
+            ["new", "caller", "into_inner", "drift", "check_drift"]
+                .into_iter()
+                .map(str::to_owned),
+        )
+        .collect();
+    let catalog = crate::catalog::emit(capture, &mut taken);
+    methods.extend(catalog.methods);
+    let catalog_items = catalog.items;
     let fake = fake.tokens(server_name);
     let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();
     let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
@@ -190,6 +207,8 @@ fn client(
         #types_mod
 
         #schemas_mod
+
+        #catalog_items
 
         /// The tools this module was generated for, in the server's order.
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];

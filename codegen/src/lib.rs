@@ -41,6 +41,7 @@ mod module;
 // (through `normalise`, which rewrites schemas for typify), `types` runs typify, `signature`
 // settles what failed, `emit` writes the module.
 pub mod capture;
+mod catalog;
 mod contracts;
 mod emit;
 mod normalise;

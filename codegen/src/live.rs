@@ -398,9 +398,15 @@ impl Default for LiveOptions {
 }
 
 /// A capture document: `{"protocolVersion", "serverInfo", "capabilities"?, "ttlMs"?,
-/// "cacheScope"?, "tools"}`; `capabilities` as the server declared them (`tools.listChanged`
+/// "cacheScope"?, "tools", "prompts"?, "resources"?, "resourceTemplates"?}`; `capabilities` as the server declared them (`tools.listChanged`
 /// says whether it announces changes to its tools).
-fn document(version: Option<String>, server: Value, capabilities: Value, list: ToolList) -> Value {
+fn document(
+    version: Option<String>,
+    server: Value,
+    capabilities: Value,
+    list: ToolList,
+    catalog: Map<String, Value>,
+) -> Value {
     let mut capture = Map::new();
     if let Some(version) = version {
         capture.insert("protocolVersion".into(), Value::String(version));
@@ -418,7 +424,40 @@ fn document(version: Option<String>, server: Value, capabilities: Value, list: T
         capture.insert("cacheScope".into(), Value::String(scope));
     }
     capture.insert("tools".into(), Value::Array(list.tools));
+    capture.extend(catalog);
     Value::Object(capture)
+}
+
+/// The server's prompts, resources and resource templates (every page), for what its
+/// capabilities declare: `prompts`, `resources` and `resourceTemplates` in the capture, each
+/// absent when the server declared no such capability. A list the server declared but refuses
+/// (an older server without templates) is left out with a warning.
+async fn catalog<T: mcp_bindgen::client::Transport>(
+    client: &mcp_bindgen::client::McpClient<T>,
+    from: &str,
+) -> Result<Map<String, Value>, mcp_bindgen::Error> {
+    let capabilities = client.server_capabilities();
+    let mut out = Map::new();
+    if capabilities.get("prompts").is_some_and(|c| !c.is_null()) {
+        crate::say::status(format!("listing the prompts of {from}"));
+        out.insert("prompts".into(), Value::Array(client.list_prompts().await?));
+    }
+    if capabilities.get("resources").is_some_and(|c| !c.is_null()) {
+        crate::say::status(format!("listing the resources of {from}"));
+        out.insert(
+            "resources".into(),
+            Value::Array(client.list_resources().await?),
+        );
+        match client.list_resource_templates().await {
+            Ok(templates) => {
+                out.insert("resourceTemplates".into(), Value::Array(templates));
+            }
+            Err(e) => crate::say::warn(format_args!(
+                "{from}: resources/templates/list failed, templates left out: {e}"
+            )),
+        }
+    }
+    Ok(out)
 }
 
 /// Captures the Streamable HTTP server at `url`.
@@ -446,11 +485,13 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
     for (tool, reason) in &list.rejected {
         crate::say::warn(format_args!("{url}: tool {tool} left out: {reason}"));
     }
+    let catalog = catalog(&client, url).await?;
     Ok(document(
         client.protocol_version(),
         client.server_info(),
         client.server_capabilities(),
         list,
+        catalog,
     ))
 }
 
@@ -471,10 +512,12 @@ pub async fn capture_stdio(
         .await?;
     crate::say::status(format!("listing the tools of {program}"));
     let list = client.tool_list().await?;
+    let catalog = catalog(&client, program).await?;
     Ok(document(
         client.protocol_version(),
         client.server_info(),
         client.server_capabilities(),
         list,
+        catalog,
     ))
 }

@@ -18,6 +18,90 @@ pub struct Capture {
     pub protocol_version: Option<String>,
     /// The tools, in the order the server listed them (pages concatenated).
     pub tools: Vec<Tool>,
+    /// The prompts (`prompts/list`), when captured.
+    pub prompts: Vec<Prompt>,
+    /// The resources at fixed URIs (`resources/list`), when captured.
+    pub resources: Vec<Resource>,
+    /// The resource templates (`resources/templates/list`), when captured.
+    pub templates: Vec<ResourceTemplate>,
+}
+
+/// One prompt of a `prompts/list` result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// The name a client asks for.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// What the prompt is for.
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// What to give.
+    pub description: Option<String>,
+    /// Whether the prompt needs it.
+    pub required: bool,
+}
+
+/// One resource of a `resources/list` result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// Its URI.
+    pub uri: String,
+    /// A short name.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// What it holds.
+    pub description: Option<String>,
+    /// Its MIME type.
+    pub mime_type: Option<String>,
+}
+
+/// One template of a `resources/templates/list` result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceTemplate {
+    /// The RFC 6570 URI template.
+    pub uri_template: String,
+    /// A short name.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// What its resources hold.
+    pub description: Option<String>,
+    /// Their MIME type.
+    pub mime_type: Option<String>,
+}
+
+impl ResourceTemplate {
+    /// The template's variable names, in order, each once.
+    pub fn variables(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let mut rest = self.uri_template.as_str();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let body = &rest[open + 1..open + close];
+            rest = &rest[open + close + 1..];
+            let list = body.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+            for spec in list.split(',') {
+                let name = spec.trim_end_matches('*');
+                let name = name.split(':').next().unwrap_or(name);
+                if !name.is_empty() && !names.iter().any(|n| n == name) {
+                    names.push(name.to_owned());
+                }
+            }
+        }
+        names
+    }
 }
 
 /// The `serverInfo` (`Implementation`) a server sent in `initialize`.

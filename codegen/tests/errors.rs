@@ -59,11 +59,51 @@ fn wrong_shape_names_the_pointer_and_line() {
     check_error(
         r#"{"resources": []}"#,
         expect![[r#"
-            captures/x.tools.json:1:1 (at /): expected a tools/list result with a "tools" array
+            captures/x.tools.json:1:1 (at /): no tools/list result found in the capture
               |
             1 | {"resources": []}
               | ^
               = help: a capture is the JSON of a tools/list result ({"tools": [...]}), a JSON-RPC response holding one, or an array of such pages; `mcp-bindgen capture` writes one"#]],
+    );
+}
+
+#[test]
+fn prompts_and_resources_are_checked_with_their_pointers() {
+    check_error(
+        r#"{"tools": [], "prompts": [{"description": "no name"}]}"#,
+        expect![[r#"
+            captures/x.tools.json:1:27 (at /prompts/0): missing "name"
+              |
+            1 | {"tools": [], "prompts": [{"description": "no name"}]}
+              |                           ^
+              = help: every entry needs a name"#]],
+    );
+    check_error(
+        r#"{"tools": [], "resources": [{"name": "level"}]}"#,
+        expect![[r#"
+            captures/x.tools.json:1:29 (at /resources/0): missing "uri"
+              |
+            1 | {"tools": [], "resources": [{"name": "level"}]}
+              |                             ^
+              = help: a resource needs its uri"#]],
+    );
+    check_error(
+        r#"{"tools": [], "resourceTemplates": [{"name": "entity", "uriTemplate": 7}]}"#,
+        expect![[r#"
+            captures/x.tools.json:1:56 (at /resourceTemplates/0/uriTemplate): expected "uriTemplate" to be a string, found a number
+              |
+            1 | {"tools": [], "resourceTemplates": [{"name": "entity", "uriTemplate": 7}]}
+              |                                                        ^
+              = help: a resource template needs its uriTemplate (RFC 6570)"#]],
+    );
+    check_error(
+        r#"{"tools": [], "prompts": [{"name": "p", "arguments": [{"name": "a", "required": "yes"}]}]}"#,
+        expect![[r#"
+            captures/x.tools.json:1:69 (at /prompts/0/arguments/0/required): expected "required" to be true or false, found a string
+              |
+            1 | {"tools": [], "prompts": [{"name": "p", "arguments": [{"name": "a", "required": "yes"}]}]}
+              |                                                                     ^
+              = help: an argument's "required" is a boolean (absent: optional)"#]],
     );
 }
 

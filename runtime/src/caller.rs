@@ -54,6 +54,32 @@ pub trait ToolCaller {
         async move { crate::decode_result(name, calling.await?) }
     }
 
+    /// Gets the prompt `name` with its `arguments` (strings, as MCP sends them): what a
+    /// generated prompt method calls. The default fails: a caller that serves only tools
+    /// (a mock, a fake, a cassette) has no prompts. [`HttpClient`](crate::HttpClient) and
+    /// [`StdioClient`](crate::StdioClient) send `prompts/get`.
+    fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<crate::GetPromptResult, Error>> + Send {
+        let _ = arguments;
+        std::future::ready(Err(Error::transport(format!(
+            "this caller serves tools only: it cannot get the prompt {name}"
+        ))))
+    }
+
+    /// Reads the resource at `uri`: what a generated resource method calls. The default
+    /// fails, as for [`ToolCaller::get_prompt`]; the client transports send `resources/read`.
+    fn read_resource(
+        &self,
+        uri: &str,
+    ) -> impl Future<Output = Result<crate::ReadResourceResult, Error>> + Send {
+        std::future::ready(Err(Error::transport(format!(
+            "this caller serves tools only: it cannot read {uri}"
+        ))))
+    }
+
     /// Before a generated method calls `tool`: checks that the server's tools are still
     /// those the module was generated from (see [`crate::drift`]), and fails with
     /// [`Error::Drift`] when they changed in a way that breaks the call and the client's

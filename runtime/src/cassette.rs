@@ -377,6 +377,23 @@ impl<C: ToolCaller + Sync> ToolCaller for Recorder<C> {
         outcome
     }
 
+    /// Passed to the recorded caller, not recorded (a cassette holds tool calls).
+    fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<crate::GetPromptResult, Error>> + Send {
+        self.inner.get_prompt(name, arguments)
+    }
+
+    /// Passed to the recorded caller, not recorded (a cassette holds tool calls).
+    fn read_resource(
+        &self,
+        uri: &str,
+    ) -> impl Future<Output = Result<crate::ReadResourceResult, Error>> + Send {
+        self.inner.read_resource(uri)
+    }
+
     fn check_tool(
         &self,
         provenance: &'static Provenance,

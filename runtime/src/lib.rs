@@ -58,6 +58,7 @@ mod protocol;
 mod schema;
 #[cfg(feature = "tracing")]
 mod trace;
+pub mod uri_template;
 
 pub use caller::ToolCaller;
 pub use drift::{DriftPolicy, DriftReport, Provenance};

@@ -535,6 +535,75 @@ mod schemas {
     );
 }
 
+/// The arguments of the server's prompts, one struct per prompt that takes any.
+pub mod prompts {
+    /// The arguments of the `args-prompt` prompt.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct ArgsPromptArgs {
+        /// Name of the city
+        pub city: String,
+        /// `state`. Optional.
+        pub state: Option<String>,
+    }
+
+    /// The arguments of the `completable-prompt` prompt.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct CompletablePromptArgs {
+        /// Choose the department.
+        pub department: String,
+        /// Choose a team member to lead the selected department.
+        pub name: String,
+    }
+
+    /// The arguments of the `resource-prompt` prompt.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct ResourcePromptArgs {
+        /// Type of resource to fetch
+        pub resource_type: String,
+        /// ID of the text resource to fetch
+        pub resource_id: String,
+    }
+}
+
+/// The server's resources at fixed URIs: read one with
+/// [`Client::read_resource`](super::Client::read_resource).
+pub mod resources {
+    /// Static document file exposed from /docs: architecture.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const ARCHITECTURE_MD: &str = "demo://resource/static/document/architecture.md";
+
+    /// Static document file exposed from /docs: extension.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const EXTENSION_MD: &str = "demo://resource/static/document/extension.md";
+
+    /// Static document file exposed from /docs: features.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const FEATURES_MD: &str = "demo://resource/static/document/features.md";
+
+    /// Static document file exposed from /docs: how-it-works.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const HOW_IT_WORKS_MD: &str = "demo://resource/static/document/how-it-works.md";
+
+    /// Static document file exposed from /docs: instructions.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const INSTRUCTIONS_MD: &str = "demo://resource/static/document/instructions.md";
+
+    /// Static document file exposed from /docs: startup.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const STARTUP_MD: &str = "demo://resource/static/document/startup.md";
+
+    /// Static document file exposed from /docs: structure.md
+    ///
+    /// Its contents are `text/markdown`.
+    pub const STRUCTURE_MD: &str = "demo://resource/static/document/structure.md";
+}
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "echo",
@@ -1003,6 +1072,103 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         mcp_bindgen::call_checked(&self.caller, "simulate-research-query", arguments)
             .await
+    }
+
+    /// A prompt with no arguments
+    ///
+    /// Gets the prompt `simple-prompt` (`prompts/get`): its messages, typed as the runtime's
+    /// content.
+    pub async fn prompt_simple_prompt(
+        &self,
+    ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller.get_prompt("simple-prompt", Map::new()).await
+    }
+
+    /// A prompt with two arguments, one required and one optional
+    ///
+    /// Gets the prompt `args-prompt` (`prompts/get`): its messages, typed as the runtime's
+    /// content.
+    pub async fn prompt_args_prompt(
+        &self,
+        args: &prompts::ArgsPromptArgs,
+    ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        let mut arguments = Map::new();
+        arguments.insert("city".into(), Value::String(args.city.clone()));
+        if let Some(value) = &args.state {
+            arguments.insert("state".into(), Value::String(value.clone()));
+        }
+        self.caller.get_prompt("args-prompt", arguments).await
+    }
+
+    /// First argument choice narrows values for second argument.
+    ///
+    /// Gets the prompt `completable-prompt` (`prompts/get`): its messages, typed as the
+    /// runtime's content.
+    pub async fn prompt_completable_prompt(
+        &self,
+        args: &prompts::CompletablePromptArgs,
+    ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        let mut arguments = Map::new();
+        arguments.insert("department".into(), Value::String(args.department.clone()));
+        arguments.insert("name".into(), Value::String(args.name.clone()));
+        self.caller.get_prompt("completable-prompt", arguments).await
+    }
+
+    /// A prompt that includes an embedded resource reference
+    ///
+    /// Gets the prompt `resource-prompt` (`prompts/get`): its messages, typed as the runtime's
+    /// content.
+    pub async fn prompt_resource_prompt(
+        &self,
+        args: &prompts::ResourcePromptArgs,
+    ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        let mut arguments = Map::new();
+        arguments
+            .insert("resourceType".into(), Value::String(args.resource_type.clone()));
+        arguments.insert("resourceId".into(), Value::String(args.resource_id.clone()));
+        self.caller.get_prompt("resource-prompt", arguments).await
+    }
+
+    /// Reads a resource of the server (one of [`resources`], or any URI it serves).
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller.read_resource(uri).await
+    }
+
+    /// Plaintext dynamic resource fabricated from the {resourceId} variable, which must be an
+    /// integer.
+    ///
+    /// Reads the resource at `demo://resource/dynamic/text/{resourceId}` (`resources/read`),
+    /// the URI made from the arguments (RFC 6570, percent-encoded). Its contents are
+    /// `text/plain`.
+    pub async fn read_dynamic_text_resource(
+        &self,
+        resource_id: &str,
+    ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        let uri = mcp_bindgen::uri_template::expand(
+            "demo://resource/dynamic/text/{resourceId}",
+            &[("resourceId", resource_id)],
+        );
+        self.caller.read_resource(&uri).await
+    }
+
+    /// Binary (base64) dynamic resource fabricated from the {resourceId} variable, which must
+    /// be an integer.
+    ///
+    /// Reads the resource at `demo://resource/dynamic/blob/{resourceId}` (`resources/read`),
+    /// the URI made from the arguments (RFC 6570, percent-encoded). Its contents are
+    /// `application/octet-stream`.
+    pub async fn read_dynamic_blob_resource(
+        &self,
+        resource_id: &str,
+    ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        let uri = mcp_bindgen::uri_template::expand(
+            "demo://resource/dynamic/blob/{resourceId}",
+            &[("resourceId", resource_id)],
+        );
+        self.caller.read_resource(&uri).await
     }
 }
 

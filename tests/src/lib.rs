@@ -7,6 +7,10 @@
 pub mod arena;
 
 #[rustfmt::skip]
+#[path = "../snapshots/catalog.rs"]
+pub mod catalog;
+
+#[rustfmt::skip]
 #[path = "../snapshots/edge_cases.rs"]
 pub mod edge_cases;
 

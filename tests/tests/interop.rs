@@ -668,7 +668,11 @@ fn everything(mode: &str, wrap_in_namespace: bool) {
     };
     c.stderr(Stdio::null());
     let out = run(c, &format!("server-everything over {mode}"));
-    assert_eq!(out.lines().count(), 13, "one line per tool:\n{out}");
+    assert_eq!(
+        out.lines().count(),
+        16,
+        "one line per tool, two prompts and a templated resource:\n{out}"
+    );
     // What the client captured is the checked-in capture the generated client came from.
     let captured: Value =
         serde_json::from_str(&std::fs::read_to_string(&capture).expect("capture")).expect("json");
@@ -679,10 +683,12 @@ fn everything(mode: &str, wrap_in_namespace: bool) {
         .expect("fixture"),
     )
     .expect("json");
-    assert_eq!(
-        captured["tools"], fixture["tools"],
-        "{mode}: the server's tools changed"
-    );
+    for key in ["tools", "prompts", "resourceTemplates"] {
+        assert_eq!(
+            captured[key], fixture[key],
+            "{mode}: the server's {key} changed"
+        );
+    }
     assert_eq!(captured["serverInfo"]["name"], "mcp-servers/everything");
 }
 

@@ -227,6 +227,26 @@ impl<T: Transport> ToolCaller for McpClient<T> {
         session::call_tool_decoded(&self.conn, name, arguments).await
     }
 
+    async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult, Error> {
+        McpClient::get_prompt(
+            self,
+            name,
+            arguments.into_iter().map(|(k, v)| match v {
+                Value::String(s) => (k, s),
+                other => (k, other.to_string()),
+            }),
+        )
+        .await
+    }
+
+    async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        McpClient::read_resource(self, uri).await
+    }
+
     async fn check_tool(&self, provenance: &'static Provenance, tool: &str) -> Result<(), Error> {
         let peer = || self.conn.transport.peer();
         self.conn

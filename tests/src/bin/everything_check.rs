@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use mcp_bindgen::{Error, HttpClient, StdioClient, ToolCaller};
 use mcp_bindgen_codegen::live::{LiveOptions, capture_http, capture_stdio};
-use mcp_bindgen_tests::everything::{Client, TOOL_NAMES, types};
+use mcp_bindgen_tests::everything::{Client, TOOL_NAMES, prompts, types};
 use serde_json::json;
 
 const SERVER: &str = concat!(
@@ -181,6 +181,43 @@ async fn call_every_tool<C: ToolCaller + Sync>(
         missing.is_empty(),
         &format!("every tool called; missing {missing:?}"),
     )?;
+    prompts_and_resources(&client).await
+}
+
+/// The generated prompt and resource methods: a prompt without arguments, one with a required
+/// and an optional argument, and a resource read through its template's typed variable.
+async fn prompts_and_resources<C: ToolCaller + Sync>(
+    client: &Client<C>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use mcp_bindgen::Content;
+    let text = |result: &mcp_bindgen::GetPromptResult| -> String {
+        result
+            .messages
+            .iter()
+            .filter_map(|m| match &m.content {
+                Content::Text(t) => Some(t.text.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let simple = client.prompt_simple_prompt().await?;
+    check(!simple.messages.is_empty(), "simple-prompt has messages")?;
+    println!("prompt simple-prompt: ok {}", short(&text(&simple)));
+    let args = client
+        .prompt_args_prompt(&prompts::ArgsPromptArgs {
+            city: "Lyon".into(),
+            state: Some("Rhône".into()),
+        })
+        .await?;
+    check(text(&args).contains("Lyon"), "args-prompt sees its city")?;
+    println!("prompt args-prompt: ok {}", short(&text(&args)));
+    let read = client.read_dynamic_text_resource("3").await?;
+    let uri = &read.contents[0].uri;
+    check(
+        uri.ends_with("/text/3"),
+        &format!("the template's URI: {uri}"),
+    )?;
+    println!("resource {uri}: ok");
     Ok(())
 }
 

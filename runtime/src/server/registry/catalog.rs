@@ -14,10 +14,10 @@ use crate::server::announce::{Announcement, Changes};
 use crate::server::input::{self, Input, InputRequired, Outcome, Unsealed};
 use crate::server::prompts::{Prompt, PromptDefinition, PromptHandler};
 use crate::server::resources::{
-    Completer, Resource, ResourceDefinition, Template, TemplateDefinition, UriTemplate, completion,
-    typed,
+    Completer, Resource, ResourceDefinition, Template, TemplateDefinition, completion, typed,
 };
 use crate::server::wire::{Meta, Params, Rare, Text, error, error_with, respond};
+use crate::uri_template::UriTemplate;
 use crate::{CompletionRef, PromptMessage, ResourceContents};
 
 /// JSON-RPC "resource not found": `-32002` in the legacy era; 2026-07-28 made it `-32602`.

@@ -1,0 +1,250 @@
+//! The client beyond tools: one method per prompt (its arguments a struct in `prompts`), one
+//! per resource template (its URI variables typed arguments, the URI expanded by RFC 6570),
+//! the static resources as constants in `resources` with a `read_resource` method. Nothing is
+//! emitted for a capture that has none.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::docs;
+use crate::model::{Capture, Prompt, ResourceTemplate};
+use crate::naming::{field_name, ident, method_name, type_name};
+
+/// The width of an item's doc text inside `prompts`/`resources` (two indents).
+const ITEM_DOC_WIDTH: usize = 88;
+/// The width of a method's doc text.
+const METHOD_DOC_WIDTH: usize = 88;
+
+fn doc(text: &str, width: usize) -> TokenStream {
+    let lines = docs::doc_lines(&docs::wrap(text, width));
+    quote! { #(#[doc = #lines])* }
+}
+
+/// The module items (`prompts`, `resources`) and the client's methods for them.
+pub(crate) struct Catalog {
+    pub(crate) items: TokenStream,
+    pub(crate) methods: Vec<syn::ImplItem>,
+}
+
+/// `taken`: the client's method names already in use (the tools' and the client's own).
+pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
+    let mut items = TokenStream::new();
+    let mut methods: Vec<TokenStream> = Vec::new();
+    let mut free = |wanted: String| {
+        let mut name = wanted;
+        while !taken.insert(name.clone()) {
+            name.push('_');
+        }
+        name
+    };
+    if !capture.prompts.is_empty() {
+        let mut structs = Vec::new();
+        let mut type_names = BTreeSet::new();
+        for prompt in &capture.prompts {
+            let method = free(format!("prompt_{}", method_name(&prompt.name)));
+            let (args, tokens) = prompt_method(prompt, &method, &mut type_names);
+            structs.extend(args);
+            methods.push(tokens);
+        }
+        items.extend(quote! {
+            /// The arguments of the server's prompts, one struct per prompt that takes any.
+            pub mod prompts {
+                #(#structs)*
+            }
+        });
+    }
+    if !capture.resources.is_empty() {
+        let read = free("read_resource".into());
+        let mut names = BTreeSet::new();
+        let constants = capture.resources.iter().map(|resource| {
+            let mut name = method_name(&resource.name).to_uppercase();
+            if name.is_empty() {
+                name = "RESOURCE".into();
+            }
+            while !names.insert(name.clone()) {
+                name.push('_');
+            }
+            let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
+            let mut text = match (&resource.title, &resource.description) {
+                (Some(title), Some(description)) => format!("{title}: {description}"),
+                (None, Some(description)) => description.clone(),
+                (Some(title), None) => format!("{title}."),
+                (None, None) => format!("The `{}` resource.", resource.name),
+            };
+            if let Some(mime) = &resource.mime_type {
+                text.push_str(&format!("\n\nIts contents are `{mime}`."));
+            }
+            let doc = doc(&text, ITEM_DOC_WIDTH);
+            let uri = &resource.uri;
+            quote! {
+                #doc
+                pub const #name: &str = #uri;
+            }
+        });
+        let module_doc = doc(
+            &format!(
+                "The server's resources at fixed URIs: read one with [`Client::{read}`](super::Client::{read})."
+            ),
+            ITEM_DOC_WIDTH,
+        );
+        items.extend(quote! {
+            #module_doc
+            pub mod resources {
+                #(#constants)*
+            }
+        });
+        let method = ident(&read);
+        methods.push(quote! {
+            /// Reads a resource of the server (one of [`resources`], or any URI it serves).
+            pub async fn #method(
+                &self,
+                uri: &str,
+            ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
+                self.caller.read_resource(uri).await
+            }
+        });
+    }
+    for template in &capture.templates {
+        let method = free(format!("read_{}", method_name(&template.name)));
+        methods.push(template_method(template, &method));
+    }
+    let methods = methods
+        .into_iter()
+        .filter_map(|tokens| syn::parse2::<syn::ImplItem>(tokens).ok())
+        .collect();
+    Catalog { items, methods }
+}
+
+/// The arguments struct (none for a prompt without arguments) and the method.
+fn prompt_method(
+    prompt: &Prompt,
+    method: &str,
+    type_names: &mut BTreeSet<String>,
+) -> (Option<TokenStream>, TokenStream) {
+    let mut text = prompt
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("The `{}` prompt.", prompt.name));
+    text.push_str(&format!(
+        "\n\nGets the prompt `{}` (`prompts/get`): its messages, typed as the runtime's content.",
+        prompt.name
+    ));
+    let method_doc = doc(&text, METHOD_DOC_WIDTH);
+    let method = ident(method);
+    let name = &prompt.name;
+    let returns = quote! {
+        ::std::result::Result<::mcp_bindgen::GetPromptResult, ::mcp_bindgen::Error>
+    };
+    if prompt.arguments.is_empty() {
+        let tokens = quote! {
+            #method_doc
+            pub async fn #method(&self) -> #returns {
+                self.caller.get_prompt(#name, ::serde_json::Map::new()).await
+            }
+        };
+        return (None, tokens);
+    }
+    let mut struct_name = format!("{}Args", type_name(&prompt.name));
+    while !type_names.insert(struct_name.clone()) {
+        struct_name.push('_');
+    }
+    let struct_ident = syn::Ident::new(&struct_name, proc_macro2::Span::call_site());
+    let mut fields = Vec::new();
+    let mut inserts = Vec::new();
+    let mut field_names = BTreeSet::new();
+    for argument in &prompt.arguments {
+        let mut field = field_name(&argument.name);
+        while !field_names.insert(field.clone()) {
+            field.push('_');
+        }
+        let field = ident(&field);
+        let key = &argument.name;
+        let mut text = argument
+            .description
+            .clone()
+            .unwrap_or_else(|| format!("`{key}`."));
+        if !argument.required {
+            text.push_str(" Optional.");
+        }
+        let field_doc = doc(&text, ITEM_DOC_WIDTH - 4);
+        if argument.required {
+            fields.push(quote! { #field_doc pub #field: ::std::string::String, });
+            inserts.push(quote! {
+                arguments.insert(#key.into(), ::serde_json::Value::String(args.#field.clone()));
+            });
+        } else {
+            fields.push(
+                quote! { #field_doc pub #field: ::std::option::Option<::std::string::String>, },
+            );
+            inserts.push(quote! {
+                if let Some(value) = &args.#field {
+                    arguments.insert(#key.into(), ::serde_json::Value::String(value.clone()));
+                }
+            });
+        }
+    }
+    let struct_doc = doc(
+        &format!("The arguments of the `{}` prompt.", prompt.name),
+        ITEM_DOC_WIDTH,
+    );
+    let args_struct = quote! {
+        #struct_doc
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct #struct_ident {
+            #(#fields)*
+        }
+    };
+    let tokens = quote! {
+        #method_doc
+        pub async fn #method(&self, args: &prompts::#struct_ident) -> #returns {
+            let mut arguments = ::serde_json::Map::new();
+            #(#inserts)*
+            self.caller.get_prompt(#name, arguments).await
+        }
+    };
+    (Some(args_struct), tokens)
+}
+
+fn template_method(template: &ResourceTemplate, method: &str) -> TokenStream {
+    let variables = template.variables();
+    let mut text = match (&template.title, &template.description) {
+        (Some(title), Some(description)) => format!("{title}: {description}"),
+        (None, Some(description)) => description.clone(),
+        (Some(title), None) => format!("{title}."),
+        (None, None) => format!("The `{}` resources.", template.name),
+    };
+    text.push_str(&format!(
+        "\n\nReads the resource at `{}` (`resources/read`), the URI made from the arguments \
+         (RFC 6570, percent-encoded).",
+        template.uri_template
+    ));
+    if let Some(mime) = &template.mime_type {
+        text.push_str(&format!(" Its contents are `{mime}`."));
+    }
+    let method_doc = doc(&text, METHOD_DOC_WIDTH);
+    let method = ident(method);
+    let mut params = BTreeSet::new();
+    let idents: Vec<syn::Ident> = variables
+        .iter()
+        .map(|v| {
+            let mut name = field_name(v);
+            while !params.insert(name.clone()) || name == "uri" {
+                name.push('_');
+            }
+            ident(&name)
+        })
+        .collect();
+    let uri_template = &template.uri_template;
+    quote! {
+        #method_doc
+        pub async fn #method(
+            &self,
+            #(#idents: &str),*
+        ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
+            let uri = ::mcp_bindgen::uri_template::expand(#uri_template, &[#((#variables, #idents)),*]);
+            self.caller.read_resource(&uri).await
+        }
+    }
+}

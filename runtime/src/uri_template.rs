@@ -1,0 +1,403 @@
+//! RFC 6570 URI templates: [`expand`] fills one (what a generated client does to read a
+//! templated resource), and the server matches URIs against one to read their variables back.
+
+use serde_json::{Map, Value};
+
+/// Expands `template` with `variables` (name, value), RFC 6570 levels 1 to 4 for string
+/// values: simple `{x}`, reserved `{+x}`, fragment `{#x}`, label `{.x}`, path `{/x}`,
+/// path-parameter `{;x}`, query `{?x,y}` and continuation `{&x}` expressions, and prefixes
+/// `{x:3}`. Values are percent-encoded as each operator requires (UTF-8; reserved characters
+/// kept by `+` and `#`). A variable not given is left out, as the RFC says of undefined ones.
+///
+/// ```
+/// use mcp_bindgen::uri_template::expand;
+///
+/// assert_eq!(expand("game://level/{name}", &[("name", "dark forest")]), "game://level/dark%20forest");
+/// assert_eq!(expand("file:///{+path}", &[("path", "maps/a b.json")]), "file:///maps/a%20b.json");
+/// assert_eq!(expand("search{?q,limit}", &[("q", "red key"), ("limit", "5")]), "search?q=red%20key&limit=5");
+/// assert_eq!(expand("search{?q,limit}", &[("q", "orc")]), "search?q=orc");
+/// ```
+pub fn expand(template: &str, variables: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let body = &rest[open + 1..open + close];
+        rest = &rest[open + close + 1..];
+        let (operator, list) = match body.chars().next() {
+            Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &body[1..]),
+            _ => (None, body),
+        };
+        let (first, separator, named, if_empty, reserved) = match operator {
+            None => ("", ",", false, "", false),
+            Some('+') => ("", ",", false, "", true),
+            Some('#') => ("#", ",", false, "", true),
+            Some('.') => (".", ".", false, "", false),
+            Some('/') => ("/", "/", false, "", false),
+            Some(';') => (";", ";", true, "", false),
+            Some('?') => ("?", "&", true, "=", false),
+            _ => ("&", "&", true, "=", false),
+        };
+        let mut parts = Vec::new();
+        for spec in list.split(',') {
+            let spec = spec.trim_end_matches('*');
+            let (name, prefix) = match spec.split_once(':') {
+                Some((name, length)) => (name, length.parse::<usize>().ok()),
+                None => (spec, None),
+            };
+            let Some(&(_, value)) = variables.iter().find(|(n, _)| *n == name) else {
+                continue;
+            };
+            let value = match prefix {
+                Some(length) => value.chars().take(length).collect::<String>(),
+                None => value.to_owned(),
+            };
+            let encoded = encode(&value, reserved);
+            parts.push(if !named {
+                encoded
+            } else if value.is_empty() {
+                format!("{name}{if_empty}")
+            } else {
+                format!("{name}={encoded}")
+            });
+        }
+        if !parts.is_empty() {
+            out.push_str(first);
+            out.push_str(&parts.join(separator));
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` percent-encoded: unreserved characters kept, and with `reserved` the reserved ones
+/// and existing `%XX` triplets too.
+fn encode(text: &str, reserved: bool) -> String {
+    const RESERVED: &str = ":/?#[]@!$&'()*+,;=";
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~')
+            || (reserved && RESERVED.as_bytes().contains(&b));
+        if keep {
+            out.push(char::from(b));
+        } else if reserved
+            && b == b'%'
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        {
+            out.push_str(&text[i..i + 3]);
+            i += 3;
+            continue;
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// An RFC 6570 URI template, for matching URIs against it (levels 1 to 4: simple, reserved
+/// `+`, fragment `#`, label `.`, path `/`, path-parameter `;`, query `?` and `&` expressions,
+/// explode `*`, prefixes `:n`).
+#[derive(Debug)]
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+pub(crate) struct UriTemplate {
+    regex: Option<regress::Regex>,
+    expressions: Vec<Expression>,
+}
+
+#[derive(Debug)]
+struct Expression {
+    operator: Option<char>,
+    variables: Vec<(String, bool)>,
+}
+
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+impl UriTemplate {
+    pub(crate) fn new(template: &str) -> UriTemplate {
+        let mut pattern = String::from("^");
+        let mut expressions = Vec::new();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            pattern.push_str(&escape(&rest[..open]));
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let body = &rest[open + 1..open + close];
+            rest = &rest[open + close + 1..];
+            let (operator, list) = match body.chars().next() {
+                Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &body[1..]),
+                _ => (None, body),
+            };
+            let variables: Vec<(String, bool)> = list
+                .split(',')
+                .map(|v| {
+                    let v = v.split(':').next().unwrap_or(v);
+                    match v.strip_suffix('*') {
+                        Some(name) => (name.to_owned(), true),
+                        None => (v.to_owned(), false),
+                    }
+                })
+                .collect();
+            pattern.push_str(match operator {
+                None => "([^/?#&]*)",
+                Some('+') => "([^?#]*)",
+                Some('#') => "(#.*)?",
+                Some('.') => "((?:\\.[^/?#]*)?)",
+                Some('/') => "((?:/[^/?#]*)*)",
+                Some(';') => "((?:;[^/?#]*)*)",
+                Some('?') => "(\\?[^#]*)?",
+                _ => "(&[^#]*)?",
+            });
+            expressions.push(Expression {
+                operator,
+                variables,
+            });
+        }
+        pattern.push_str(&escape(rest));
+        pattern.push('$');
+        UriTemplate {
+            regex: regress::Regex::new(&pattern).ok(),
+            expressions,
+        }
+    }
+
+    /// The variables of `uri`, when it fits: strings, and arrays for exploded variables.
+    pub(crate) fn matches(&self, uri: &str) -> Option<Map<String, Value>> {
+        let found = self.regex.as_ref()?.find(uri)?;
+        let mut variables = Map::new();
+        for (i, expression) in self.expressions.iter().enumerate() {
+            let Some(range) = found.group(i + 1) else {
+                continue;
+            };
+            expression.read(&uri[range], &mut variables);
+        }
+        Some(variables)
+    }
+}
+
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+impl Expression {
+    fn read(&self, text: &str, into: &mut Map<String, Value>) {
+        let (prefix, separator, named) = match self.operator {
+            None | Some('+') => ("", ',', false),
+            Some('#') => ("#", ',', false),
+            Some('.') => (".", '.', false),
+            Some('/') => ("/", '/', false),
+            Some(';') => (";", ';', true),
+            Some('?') => ("?", '&', true),
+            _ => ("&", '&', true),
+        };
+        let Some(text) = text.strip_prefix(prefix) else {
+            return;
+        };
+        if text.is_empty() && prefix.is_empty() && self.variables.len() == 1 {
+            into.insert(self.variables[0].0.clone(), Value::String(String::new()));
+            return;
+        }
+        if named {
+            for pair in text.split(separator).filter(|p| !p.is_empty()) {
+                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                let key = decode(key);
+                let value = Value::String(decode(value));
+                let exploded = self
+                    .variables
+                    .iter()
+                    .any(|(name, explode)| *explode && *name == key);
+                match into.get_mut(&key) {
+                    Some(Value::Array(values)) if exploded => values.push(value),
+                    _ if exploded => {
+                        into.insert(key, Value::Array(vec![value]));
+                    }
+                    _ => {
+                        into.insert(key, value);
+                    }
+                }
+            }
+            return;
+        }
+        let pieces: Vec<String> =
+            if self.variables.len() == 1 && !self.variables[0].1 && separator == ',' {
+                vec![decode(text)]
+            } else {
+                text.split(separator).map(decode).collect()
+            };
+        if let [(name, true)] = self.variables.as_slice() {
+            into.insert(
+                name.clone(),
+                Value::Array(pieces.into_iter().map(Value::String).collect()),
+            );
+            return;
+        }
+        for ((name, _), piece) in self.variables.iter().zip(pieces) {
+            into.insert(name.clone(), Value::String(piece));
+        }
+    }
+}
+
+/// `text` with the regex syntax characters escaped.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Percent-decoding (an invalid escape is kept as written).
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vars(template: &str, uri: &str) -> Option<Value> {
+        UriTemplate::new(template).matches(uri).map(Value::Object)
+    }
+
+    #[test]
+    fn templates_match_uris_of_every_level() {
+        assert_eq!(
+            vars("test://template/{id}/data", "test://template/123/data"),
+            Some(json!({"id": "123"}))
+        );
+        assert_eq!(
+            vars("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
+        assert_eq!(
+            vars("test://template/{id}/data", "test://other/1/data"),
+            None
+        );
+        assert_eq!(
+            vars("level://{name}", "level://dark%20forest"),
+            Some(json!({"name": "dark forest"}))
+        );
+        assert_eq!(
+            vars("file:///{+path}", "file:///maps/a/b.json"),
+            Some(json!({"path": "maps/a/b.json"}))
+        );
+        assert_eq!(
+            vars("map://{x},{y}", "map://3,4"),
+            Some(json!({"x": "3", "y": "4"}))
+        );
+        assert_eq!(
+            vars("map://{x,y}", "map://3,4"),
+            Some(json!({"x": "3", "y": "4"}))
+        );
+        assert_eq!(
+            vars("repo://{owner}{/path*}", "repo://me/src/lib.rs"),
+            Some(json!({"owner": "me", "path": ["src", "lib.rs"]}))
+        );
+        assert_eq!(
+            vars(
+                "search://items{?q,limit}",
+                "search://items?q=red%20key&limit=5"
+            ),
+            Some(json!({"q": "red key", "limit": "5"}))
+        );
+        assert_eq!(
+            vars("search://items{?q,limit}", "search://items"),
+            Some(json!({}))
+        );
+        assert_eq!(
+            vars("tags://x{?tag*}", "tags://x?tag=a&tag=b"),
+            Some(json!({"tag": ["a", "b"]}))
+        );
+        assert_eq!(
+            vars("tags://x{?tag*}", "tags://x?tag=a"),
+            Some(json!({"tag": ["a"]})),
+            "an exploded variable is a list even of one"
+        );
+        assert_eq!(
+            vars("doc://{id}{#section}", "doc://7#intro"),
+            Some(json!({"id": "7", "section": "intro"}))
+        );
+        assert_eq!(
+            vars("name://{first:3}.txt", "name://abc.txt"),
+            Some(json!({"first": "abc"}))
+        );
+        assert_eq!(
+            vars("a.b://{x}", "aXb://1"),
+            None,
+            "literals are not patterns"
+        );
+    }
+
+    #[test]
+    fn expansion_follows_the_rfc_examples() {
+        let vars = [
+            ("var", "value"),
+            ("hello", "Hello World!"),
+            ("path", "/foo/bar"),
+            ("empty", ""),
+            ("x", "1024"),
+            ("y", "768"),
+        ];
+        for (template, expected) in [
+            ("{var}", "value"),
+            ("{hello}", "Hello%20World%21"),
+            ("{+hello}", "Hello%20World!"),
+            ("{+path}/here", "/foo/bar/here"),
+            ("{#hello}", "#Hello%20World!"),
+            ("map?{x,y}", "map?1024,768"),
+            ("{.x,y}", ".1024.768"),
+            ("{/var,x}/here", "/value/1024/here"),
+            ("{;x,y,empty}", ";x=1024;y=768;empty"),
+            ("{?x,y,empty}", "?x=1024&y=768&empty="),
+            ("?fixed=yes{&x}", "?fixed=yes&x=1024"),
+            ("{var:3}", "val"),
+            ("{undef}", ""),
+            ("X{.undef}", "X"),
+        ] {
+            assert_eq!(expand(template, &vars), expected, "{template}");
+        }
+        assert_eq!(expand("{x}", &[("x", "é/ü")]), "%C3%A9%2F%C3%BC");
+        assert_eq!(expand("{+x}", &[("x", "a%20b c")]), "a%20b%20c");
+    }
+
+    #[test]
+    fn what_expand_writes_matches_back() {
+        let template = "game://{zone}/entity/{id}{?fields}";
+        let uri = expand(
+            template,
+            &[("zone", "dark forest/2"), ("id", "7"), ("fields", "hp,pos")],
+        );
+        assert_eq!(
+            UriTemplate::new(template).matches(&uri).map(Value::Object),
+            Some(json!({"zone": "dark forest/2", "id": "7", "fields": "hp,pos"})),
+            "{uri}"
+        );
+    }
+}
