@@ -7,24 +7,31 @@ use quote::quote;
 use crate::ast::Input;
 use crate::attr::Flag;
 
-pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
-    let ident = input.ident;
+/// The name (default: the type's in snake_case), the title and the description (default: the
+/// doc comment; none is sent as `""`, as tecs.io.mcp does) both derives write.
+fn identity(input: &Input<'_>) -> (String, TokenStream, String) {
     let attrs = &input.attrs;
-    let name = attrs
-        .name
-        .as_ref()
-        .map_or_else(|| ident.to_string().to_snake_case(), syn::LitStr::value);
+    let name = attrs.name.as_ref().map_or_else(
+        || input.ident.to_string().to_snake_case(),
+        syn::LitStr::value,
+    );
     let title = match &attrs.title {
         Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
-    // None is sent as "" rather than omitted (tecs.io.mcp).
     let description = attrs
         .description
         .as_ref()
         .map(syn::LitStr::value)
         .or_else(|| input.docs.clone())
         .unwrap_or_default();
+    (name, title, description)
+}
+
+pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
+    let ident = input.ident;
+    let attrs = &input.attrs;
+    let (name, title, description) = identity(input);
     let flag = |f: Option<Flag>| f.is_some_and(|f| f.value);
     let read_only = flag(attrs.read_only);
     let destructive = flag(attrs.destructive);
@@ -50,21 +57,7 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
 /// `impl mcp_bindgen::server::McpPrompt for T`: name, title and description as for a tool.
 pub(crate) fn derive_prompt(input: &Input<'_>) -> TokenStream {
     let ident = input.ident;
-    let attrs = &input.attrs;
-    let name = attrs
-        .name
-        .as_ref()
-        .map_or_else(|| ident.to_string().to_snake_case(), syn::LitStr::value);
-    let title = match &attrs.title {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
-    };
-    let description = attrs
-        .description
-        .as_ref()
-        .map(syn::LitStr::value)
-        .or_else(|| input.docs.clone())
-        .unwrap_or_default();
+    let (name, title, description) = identity(input);
     quote! {
         impl ::mcp_bindgen::server::McpPrompt for #ident {
             const NAME: &'static str = #name;

@@ -54,21 +54,8 @@ impl<Ctx> Registry<Ctx> {
         + 'static,
     ) -> &mut Self {
         let prompt = Prompt::new(def, Box::new(get));
-        match self
-            .prompts
-            .iter()
-            .position(|p| p.def.name == prompt.def.name)
-        {
-            Some(i) => {
-                if self.prompts[i].def != prompt.def {
-                    self.changes.insert(Changes::PROMPTS);
-                }
-                self.prompts[i] = prompt;
-            }
-            None => {
-                self.prompts.push(prompt);
-                self.changes.insert(Changes::PROMPTS);
-            }
+        if upsert(&mut self.prompts, prompt, |p| (&p.def.name, &p.def)) {
+            self.changes.insert(Changes::PROMPTS);
         }
         self
     }
@@ -100,21 +87,8 @@ impl<Ctx> Registry<Ctx> {
             def,
             read: Box::new(read),
         };
-        match self
-            .resources
-            .iter()
-            .position(|r| r.def.uri == resource.def.uri)
-        {
-            Some(i) => {
-                if self.resources[i].def != resource.def {
-                    self.changes.insert(Changes::RESOURCES);
-                }
-                self.resources[i] = resource;
-            }
-            None => {
-                self.resources.push(resource);
-                self.changes.insert(Changes::RESOURCES);
-            }
+        if upsert(&mut self.resources, resource, |r| (&r.def.uri, &r.def)) {
+            self.changes.insert(Changes::RESOURCES);
         }
         self
     }
@@ -639,6 +613,28 @@ impl<Ctx> Registry<Ctx> {
             }
         }
         respond(id, &result)
+    }
+}
+
+/// Puts `item` in `list`: in place of the entry with the same key (keeping its position), or
+/// last. `identity` gives an entry's key and definition. Returns whether the list changed (a
+/// new key, or a new definition under an old one: a new handler alone is no change).
+fn upsert<T, K: PartialEq, D: PartialEq>(
+    list: &mut Vec<T>,
+    item: T,
+    identity: impl Fn(&T) -> (&K, &D),
+) -> bool {
+    let (key, def) = identity(&item);
+    match list.iter().position(|e| identity(e).0 == key) {
+        Some(i) => {
+            let changed = identity(&list[i]).1 != def;
+            list[i] = item;
+            changed
+        }
+        None => {
+            list.push(item);
+            true
+        }
     }
 }
 
