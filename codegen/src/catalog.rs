@@ -8,19 +8,12 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::docs;
+use crate::emit::{ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, doc_at as doc};
 use crate::model::{Capture, Prompt, ResourceTemplate};
 use crate::naming::{field_name, ident, method_name, type_name};
 
-/// The width of an item's doc text inside `prompts`/`resources` (two indents).
-const ITEM_DOC_WIDTH: usize = 88;
-/// The width of a method's doc text.
-const METHOD_DOC_WIDTH: usize = 88;
-
-fn doc(text: &str, width: usize) -> TokenStream {
-    let lines = docs::doc_lines(&docs::wrap(text, width));
-    quote! { #(#[doc = #lines])* }
-}
+/// Items inside `prompts` and `resources` sit one indent deeper, as methods do.
+const INNER_DOC_WIDTH: usize = METHOD_DOC_WIDTH;
 
 /// The module items (`prompts`, `resources`) and the client's methods for them.
 pub(crate) struct Catalog {
@@ -76,7 +69,7 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
             if let Some(mime) = &resource.mime_type {
                 text.push_str(&format!("\n\nIts contents are `{mime}`."));
             }
-            let doc = doc(&text, ITEM_DOC_WIDTH);
+            let doc = doc(&text, INNER_DOC_WIDTH);
             let uri = &resource.uri;
             quote! {
                 #doc
@@ -168,7 +161,7 @@ fn prompt_method(
         if !argument.required {
             text.push_str(" Optional.");
         }
-        let field_doc = doc(&text, ITEM_DOC_WIDTH - 4);
+        let field_doc = doc(&text, INNER_DOC_WIDTH - 4);
         if argument.required {
             fields.push(quote! { #field_doc pub #field: ::std::string::String, });
             inserts.push(quote! {
@@ -187,7 +180,7 @@ fn prompt_method(
     }
     let struct_doc = doc(
         &format!("The arguments of the `{}` prompt.", prompt.name),
-        ITEM_DOC_WIDTH,
+        INNER_DOC_WIDTH,
     );
     let args_struct = quote! {
         #struct_doc

@@ -95,14 +95,19 @@ pub(crate) fn file(
 
 /// The width of a module-level item's doc text: 100 columns less `/// ` and the indent of
 /// the `pub mod NAME { .. }` a single-file module is wrapped in.
-const ITEM_DOC_WIDTH: usize = 92;
+pub(crate) const ITEM_DOC_WIDTH: usize = 92;
 
 /// The width of a method's doc text: one indent more.
-const METHOD_DOC_WIDTH: usize = ITEM_DOC_WIDTH - 4;
+pub(crate) const METHOD_DOC_WIDTH: usize = ITEM_DOC_WIDTH - 4;
 
 /// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
 fn doc(text: &str) -> TokenStream {
-    let lines = docs::doc_lines(&docs::wrap(text, ITEM_DOC_WIDTH));
+    doc_at(text, ITEM_DOC_WIDTH)
+}
+
+/// [`doc`] for text `width` columns wide (an item one module deeper, a method, a field).
+pub(crate) fn doc_at(text: &str, width: usize) -> TokenStream {
+    let lines = docs::doc_lines(&docs::wrap(text, width));
     quote! { #(#[doc = #lines])* }
 }
 

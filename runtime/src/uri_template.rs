@@ -256,25 +256,11 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Percent-decoding (an invalid escape is kept as written).
+/// Percent-decoding; text whose escapes are not valid `%XX` UTF-8 is kept as written.
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    mcp_bindgen_diff::pointer::percent_decode(text)
+        .map_or_else(|| text.to_owned(), std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]

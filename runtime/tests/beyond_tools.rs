@@ -432,6 +432,21 @@ fn completion_offers_values_from_the_game() {
         json!({}),
     );
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let no_argument = ask(
+        &mut r,
+        &mut g,
+        true,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "briefing"}}),
+    );
+    assert_eq!(no_argument["error"]["code"], -32602, "{no_argument}");
+    assert!(
+        no_argument["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"argument\""),
+        "{no_argument}"
+    );
 }
 
 #[test]
@@ -461,6 +476,14 @@ fn legacy_clients_subscribe_to_resources_that_exist() {
         json!({"uri": "game://nothing"}),
     );
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    let no_uri = ask(
+        &mut r,
+        &mut g,
+        false,
+        "resources/subscribe",
+        json!({"uri": 3}),
+    );
+    assert_eq!(no_uri["error"]["code"], -32602, "{no_uri}");
     let off = ask(
         &mut r,
         &mut g,
@@ -555,6 +578,19 @@ fn a_tool_asks_for_input_and_resumes_with_the_answers_and_its_sealed_state() {
     );
     let malformed = call(&mut r, &mut g, json!({"inputResponses": [1]}));
     assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
+    let numbered = call(
+        &mut r,
+        &mut g,
+        json!({"inputResponses": yes, "requestState": 7}),
+    );
+    assert_eq!(numbered["error"]["code"], -32602, "{numbered}");
+    assert!(
+        numbered["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("requestState must be a string"),
+        "{numbered}"
+    );
     let declined = call(
         &mut r,
         &mut g,

@@ -101,6 +101,15 @@ impl<T: Transport> McpClient<T> {
             .into_iter()
             .map(|(k, v)| (k.into(), Value::String(v.into())))
             .collect();
+        self.get_prompt_map(name, arguments).await
+    }
+
+    /// `prompts/get` with its arguments as the JSON object sent.
+    async fn get_prompt_map(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult, Error> {
         let result = self
             .request("prompts/get", json!({"name": name, "arguments": arguments}))
             .await?;
@@ -232,15 +241,7 @@ impl<T: Transport> ToolCaller for McpClient<T> {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<GetPromptResult, Error> {
-        McpClient::get_prompt(
-            self,
-            name,
-            arguments.into_iter().map(|(k, v)| match v {
-                Value::String(s) => (k, s),
-                other => (k, other.to_string()),
-            }),
-        )
-        .await
+        self.get_prompt_map(name, arguments).await
     }
 
     async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {

@@ -9,6 +9,37 @@ use super::ToolError;
 use crate::uri_template::UriTemplate;
 use crate::{Completion, CompletionRef, ResourceContents};
 
+/// The builder methods both listings share: `title`, `description` and `mime_type`.
+macro_rules! described {
+    ($type:ident) => {
+        impl $type {
+            /// Sets the display name.
+            #[must_use]
+            pub fn title(mut self, title: impl Into<String>) -> Self {
+                self.title = Some(title.into());
+                self
+            }
+
+            /// Sets what it holds.
+            #[must_use]
+            pub fn description(mut self, description: impl Into<String>) -> Self {
+                self.description = Some(description.into());
+                self
+            }
+
+            /// Sets the MIME type of its contents.
+            #[must_use]
+            pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+                self.mime_type = Some(mime_type.into());
+                self
+            }
+        }
+    };
+}
+
+described!(ResourceDefinition);
+described!(TemplateDefinition);
+
 /// One entry of `resources/list`: a resource at a fixed URI.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceDefinition {
@@ -34,27 +65,6 @@ impl ResourceDefinition {
             description: None,
             mime_type: None,
         }
-    }
-
-    /// Sets what it holds.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets its MIME type.
-    #[must_use]
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
-    /// Sets its display name.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
     }
 
     /// The `Resource` object of `resources/list`.
@@ -97,27 +107,6 @@ impl TemplateDefinition {
             description: None,
             mime_type: None,
         }
-    }
-
-    /// Sets what its resources hold.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-
-    /// Sets their MIME type.
-    #[must_use]
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
-    /// Sets the display name.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
     }
 
     /// The `ResourceTemplate` object of `resources/templates/list`.

@@ -117,15 +117,11 @@ impl<Ctx> Registry<Ctx> {
             pattern,
             read: Box::new(read),
         };
-        match self
-            .templates
-            .iter()
-            .position(|t| t.def.uri_template == template.def.uri_template)
-        {
-            Some(i) => self.templates[i] = template,
-            None => self.templates.push(template),
+        if upsert(&mut self.templates, template, |t| {
+            (&t.def.uri_template, &t.def)
+        }) {
+            self.changes.insert(Changes::RESOURCES);
         }
-        self.changes.insert(Changes::RESOURCES);
         self
     }
 
