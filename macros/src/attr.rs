@@ -1,5 +1,5 @@
 //! `#[mcp(name = "..", title = "..", description = "..", read_only, destructive, idempotent,
-//! open_world, when_crashed)]` (a prompt takes the first three).
+//! open_world, when_crashed, task = "optional" | "required")]` (a prompt takes the first three).
 
 use proc_macro2::Span;
 use syn::LitStr;
@@ -23,10 +23,12 @@ pub(crate) struct Attrs {
     pub idempotent: Option<Flag>,
     pub open_world: Option<Flag>,
     pub when_crashed: Option<Flag>,
+    /// `task = "optional"` or `"required"`: whether calls may (or must) run as tasks.
+    pub task: Option<LitStr>,
 }
 
-const KNOWN: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, when_crashed";
+const KNOWN: &str = "name, title, description, read_only, destructive, idempotent, open_world, \
+                     when_crashed, task";
 
 /// The attributes `#[derive(McpPrompt)]` takes (a prompt has no behaviour hints).
 const PROMPT_KNOWN: &str = "name, title, description";
@@ -59,6 +61,17 @@ pub(crate) fn parse(attrs: &[syn::Attribute], derive: Derive) -> syn::Result<Att
                 "idempotent" => set_flag(&mut out.idempotent, &meta, &key),
                 "open_world" => set_flag(&mut out.open_world, &meta, &key),
                 "when_crashed" => set_flag(&mut out.when_crashed, &meta, &key),
+                "task" => {
+                    set_str(&mut out.task, &meta, &key)?;
+                    match out.task.as_ref().map(LitStr::value).as_deref() {
+                        Some("optional" | "required") => Ok(()),
+                        _ => Err(syn::Error::new(
+                            out.task.as_ref().map_or_else(Span::call_site, LitStr::span),
+                            "`task` is \"optional\" (a client may run a call as a task) or \
+                             \"required\" (every call runs as one)",
+                        )),
+                    }
+                }
                 _ => Err(meta.error(format!("unknown mcp attribute; expected one of: {known}"))),
             }
         })?;

@@ -38,6 +38,11 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
     let idempotent = flag(attrs.idempotent);
     let open_world = flag(attrs.open_world);
     let when_crashed = flag(attrs.when_crashed);
+    let task_support = match attrs.task.as_ref().map(syn::LitStr::value).as_deref() {
+        Some("required") => quote!(::mcp_bindgen::server::TaskSupport::Required),
+        Some(_) => quote!(::mcp_bindgen::server::TaskSupport::Optional),
+        None => quote!(::mcp_bindgen::server::TaskSupport::Forbidden),
+    };
     quote! {
         impl ::mcp_bindgen::server::McpTool for #ident {
             const NAME: &'static str = #name;
@@ -50,6 +55,7 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
                 open_world: #open_world,
             };
             const WHEN_CRASHED: bool = #when_crashed;
+            const TASK_SUPPORT: ::mcp_bindgen::server::TaskSupport = #task_support;
         }
     }
 }

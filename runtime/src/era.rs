@@ -93,7 +93,13 @@ pub mod meta {
     /// The id of the `subscriptions/listen` request a notification on its stream belongs to
     /// (the request's JSON-RPC id, echoed unchanged).
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// The task a legacy (2025-11-25) result or notification belongs to: `{taskId}`.
+    pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 }
+
+/// The tasks extension of 2026-07-28 (SEP-2663): the name a client declares under
+/// `capabilities.extensions` on each request, and a server in `server/discover`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// HTTP headers of the Streamable HTTP transport.
 pub mod header {

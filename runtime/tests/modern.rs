@@ -133,8 +133,21 @@ fn both_eras_advertise_and_answer_the_same_capabilities() {
         ),
     );
     let discover = dispatch(&mut r, &mut w, &request(1, "server/discover", json!({})));
-    let capabilities = &init["result"]["capabilities"];
-    assert_eq!(capabilities, &discover["result"]["capabilities"]);
+    // The same but for tasks: the legacy capability, or the 2026-07-28 extension.
+    let mut capabilities = init["result"]["capabilities"].clone();
+    let mut modern = discover["result"]["capabilities"].clone();
+    let tasks = capabilities.as_object_mut().unwrap().remove("tasks");
+    assert_eq!(
+        tasks,
+        Some(json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}))
+    );
+    let extensions = modern.as_object_mut().unwrap().remove("extensions");
+    assert_eq!(
+        extensions,
+        Some(json!({"io.modelcontextprotocol/tasks": {}}))
+    );
+    assert_eq!(capabilities, modern);
+    let capabilities = &capabilities;
     let mut advertised: Vec<&str> = capabilities
         .as_object()
         .expect("an object")

@@ -254,7 +254,7 @@ fn other_methods_are_method_not_found() {
     let reply = call(
         &mut r,
         &mut World::default(),
-        r#"{"jsonrpc":"2.0","id":2,"method":"tasks/list"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#,
     );
     assert_eq!(reply["error"]["code"], -32601);
     assert_eq!(reply["id"], 2);

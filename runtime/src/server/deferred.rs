@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::wire::{CallResult, ClientResponse, Outbound, OutboundTx, Reply, notification};
+use super::tasks::TaskInputs;
+use super::wire::{CallResult, ClientResponse, Outbound, OutboundTx, Reply, error, notification};
 use super::{ToolError, ToolOutput};
 use crate::era::LogLevel;
 
@@ -67,6 +68,9 @@ pub(crate) struct Slot {
     pub(super) modern: bool,
     /// Where client responses are routed, when this call may send requests to its client.
     pub(super) waiters: Option<Arc<Waiters>>,
+    /// A 2026-07-28 task's input requests: a request to the client is recorded there, for
+    /// `tasks/get` to show and `tasks/update` to answer.
+    pub(super) task_inputs: Option<Arc<TaskInputs>>,
     pub(super) state: Mutex<SlotState>,
 }
 
@@ -100,6 +104,22 @@ impl Slot {
         }
     }
 
+    /// Answers with a JSON-RPC error instead of a result, unless an answer was sent.
+    pub(super) fn reject(&self, code: i64, message: &str) -> bool {
+        let mut state = self.lock();
+        if state.answered {
+            return false;
+        }
+        state.answered = true;
+        let text = error(&state.id, code, message);
+        match state.outlet.take() {
+            Some(outlet) => outlet
+                .send(Outbound::Done(Reply { text, status: 200 }))
+                .is_ok(),
+            None => false,
+        }
+    }
+
     /// Sends `method` to the call's client on its stream (see [`Call::request`]).
     pub(super) fn request(
         &self,
@@ -115,7 +135,8 @@ impl Slot {
         };
         let Some(waiters) = &self.waiters else {
             return unable(if self.modern {
-                "a 2026-07-28 call cannot carry requests from the server"
+                "a 2026-07-28 call asks its client through a task (declare the tool's task \
+                 support) or an input_required result (an interactive tool)"
             } else {
                 "only a call over HTTP whose client accepts text/event-stream can carry \
                  requests from the server"
@@ -126,6 +147,20 @@ impl Slot {
             Err(e) => return unable(&format!("the params are not JSON: {e}")),
         };
         let (id, response) = waiters.wait();
+        if let Some(inputs) = &self.task_inputs {
+            if self.is_finished() {
+                waiters.forget(&id);
+                return unable("the task is finished or cancelled");
+            }
+            inputs.ask(&id, method, params);
+            return Ok(ClientRequest {
+                id,
+                method: method.to_owned(),
+                response,
+                waiters: waiters.clone(),
+                inputs: Some(inputs.clone()),
+            });
+        }
         #[derive(Serialize)]
         struct Request<'a> {
             jsonrpc: &'static str,
@@ -149,6 +184,7 @@ impl Slot {
             method: method.to_owned(),
             response,
             waiters: waiters.clone(),
+            inputs: None,
         })
     }
 
@@ -266,10 +302,15 @@ impl<T: ToolOutput> Call<T> {
     /// on, on a later frame: keep it with the `Call` and check [`ClientRequest::try_response`]
     /// each frame, then [`Call::complete`].
     ///
-    /// Only a legacy-era call over HTTP whose client accepts an SSE answer can carry requests
-    /// (stdio and [`Registry::dispatch`](super::Registry::dispatch) answer within the call, and 2026-07-28 asks the client
-    /// through `input_required` results instead). Otherwise, or when the call is already
-    /// answered or its client has gone, this is an `Err` to answer the call with. The client's
+    /// A 2026-07-28 call running as a task asks through the task: the request is listed in
+    /// the task's `inputRequests` (status `input_required`) and the client's `tasks/update`
+    /// answers it.
+    ///
+    /// Otherwise only a legacy-era call over HTTP whose client accepts an SSE answer can carry
+    /// requests (stdio and [`Registry::dispatch`](super::Registry::dispatch) answer within the
+    /// call, and other 2026-07-28 calls ask through `input_required` results). Otherwise, or
+    /// when the call is already answered or its client has gone, this is an `Err` to answer
+    /// the call with. The client's
     /// declared capabilities are not known to a stateless server: a client without the
     /// capability answers with a JSON-RPC error, which the handle reports.
     pub fn request(
@@ -278,6 +319,14 @@ impl<T: ToolOutput> Call<T> {
         params: impl Serialize,
     ) -> Result<ClientRequest, ToolError> {
         self.slot.request(method, params)
+    }
+
+    /// Answers with a JSON-RPC error (`code`, `message`) instead of a result: the request
+    /// failed (an internal failure, a resource that went away), not the tool, whose failures
+    /// are [`Call::complete`] with an `Err`. A task ends `failed` with this error. Returns
+    /// whether the answer was sent.
+    pub fn error(self, code: i64, message: &str) -> bool {
+        self.slot.reject(code, message)
     }
 
     /// Answers the call; returns whether the answer was sent (not when the call was already
@@ -313,6 +362,8 @@ pub struct ClientRequest {
     method: String,
     response: std::sync::mpsc::Receiver<Result<Value, Value>>,
     waiters: Arc<Waiters>,
+    /// The task's input requests, when the request went through a task.
+    inputs: Option<Arc<TaskInputs>>,
 }
 
 impl std::fmt::Debug for ClientRequest {
@@ -355,5 +406,8 @@ impl ClientRequest {
 impl Drop for ClientRequest {
     fn drop(&mut self) {
         self.waiters.forget(&self.id);
+        if let Some(inputs) = &self.inputs {
+            inputs.forget(&self.id);
+        }
     }
 }

@@ -394,7 +394,7 @@ impl<Ctx> Server<Ctx> {
     }
 
     fn expire(&mut self) {
-        if self.registry.deferred_calls() > 0 {
+        if self.registry.deferred_calls() > 0 || self.registry.tasks_kept() > 0 {
             self.registry.expire_deferred(Instant::now());
         }
     }
@@ -848,6 +848,16 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             })
             .collect(),
     };
+    let owner = super::tasks::owner(
+        request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .map(HeaderValue::as_bytes),
+        request
+            .headers()
+            .get(era::header::SESSION_ID)
+            .map(HeaderValue::as_bytes),
+    );
     let streamable = request
         .headers()
         .get_all(header::ACCEPT)
@@ -927,6 +937,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         streamable,
         param_headers: Some(headers.params),
         requests: true,
+        owner,
         // The queue wait is traced only under a subscriber that wants DEBUG: no clock read
         // otherwise.
         #[cfg(feature = "tracing")]

@@ -43,6 +43,7 @@ mod registry;
 mod resources;
 mod schema;
 mod stdio;
+mod tasks;
 mod wire;
 
 use serde::Serialize;
@@ -72,7 +73,9 @@ pub use stdio::serve_stdio;
 /// - `#[mcp(description = "..")]`: default: the doc comment; none is sent as `""`;
 /// - `#[mcp(read_only, destructive, idempotent, open_world)]`: hints, all four always sent
 ///   (`false` unless set);
-/// - `#[mcp(when_crashed)]`: still callable after [`Registry::set_crashed`].
+/// - `#[mcp(when_crashed)]`: still callable after [`Registry::set_crashed`];
+/// - `#[mcp(task = "optional")]` or `"required"`: calls may (or must) run as tasks (see
+///   [`TaskSupport`]).
 ///
 /// The input schema comes from the type's `JsonSchema` in a portable profile (see
 /// [`input_schema`]); the handler is [`Handler`].
@@ -87,6 +90,41 @@ pub trait McpTool: DeserializeOwned + schemars::JsonSchema {
     const ANNOTATIONS: Annotations;
     /// Whether the tool stays callable in crash mode.
     const WHEN_CRASHED: bool;
+    /// Whether calls may run as tasks (default: never).
+    const TASK_SUPPORT: TaskSupport = TaskSupport::Forbidden;
+}
+
+/// Whether a tool's calls run as MCP tasks: answered at once with a task the client polls
+/// (`tasks/get`), cancels and reads the result of later, while the game does the work over as
+/// many frames as it needs. Sent as the tool's `execution.taskSupport`.
+///
+/// A call runs as a task when the tool allows it and the client asks: in 2026-07-28 by
+/// declaring the `io.modelcontextprotocol/tasks` extension on the request (the server then
+/// makes every such call of the tool a task), in the legacy era by a `task` parameter on
+/// `tools/call`. A [`CallHandler`] tool is the natural task: its [`Call`] is answered whenever
+/// the game completes it, and [`Call::request`] asks the client for input through the task
+/// (2026-07-28). Other handlers' tasks are complete when they are created.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum TaskSupport {
+    /// Calls never run as tasks (the default; `execution` is not sent).
+    #[default]
+    Forbidden,
+    /// A client may run a call as a task, or call it plainly.
+    Optional,
+    /// Every call runs as a task: a client that cannot (2026-07-28: did not declare the
+    /// extension) gets `-32021` (legacy: `-32601`).
+    Required,
+}
+
+impl TaskSupport {
+    /// The wire name (`forbidden`, `optional`, `required`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 /// What a tool does when called: runs on the game thread, inside `poll`, with the game.
@@ -360,6 +398,8 @@ pub struct ToolDefinition {
     pub annotations: Annotations,
     /// Whether the tool stays callable in crash mode.
     pub when_crashed: bool,
+    /// Whether calls may run as tasks.
+    pub task_support: TaskSupport,
 }
 
 impl ToolDefinition {
@@ -373,6 +413,7 @@ impl ToolDefinition {
             output_schema: None,
             annotations: Annotations::default(),
             when_crashed: false,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -386,6 +427,7 @@ impl ToolDefinition {
             output_schema: Output::output_schema().map(|(schema, _)| schema),
             annotations: T::ANNOTATIONS,
             when_crashed: T::WHEN_CRASHED,
+            task_support: T::TASK_SUPPORT,
         }
     }
 
@@ -417,6 +459,12 @@ impl ToolDefinition {
         annotations.insert("idempotentHint".into(), Value::Bool(a.idempotent));
         annotations.insert("openWorldHint".into(), Value::Bool(a.open_world));
         tool.insert("annotations".into(), Value::Object(annotations));
+        if self.task_support != TaskSupport::Forbidden {
+            tool.insert(
+                "execution".into(),
+                serde_json::json!({"taskSupport": self.task_support.as_str()}),
+            );
+        }
         Value::Object(tool)
     }
 }

@@ -22,6 +22,7 @@ use super::input::{self, Input, Outcome, Sealer};
 use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
 use super::resources::{Completer, Resource, Template};
+use super::tasks::{self, NewTask, TaskInputs, Tasks};
 use super::wire::{
     CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Rare, Reply, Request, Text,
     classify, error, error_with, frame, respond,
@@ -47,14 +48,29 @@ fn micros(duration: Duration) -> u64 {
 /// prompt and template arguments; log messages (`logging/setLevel` in the legacy era, the
 /// request's log level in 2026-07-28). A registry with no prompts or resources answers their
 /// lists empty, so clients that probe them find a consistent server.
-fn capabilities() -> Value {
-    serde_json::json!({
+///
+/// Tasks differ by era: the legacy `tasks` capability (`tasks/list`, `tasks/cancel`, tasks
+/// for `tools/call`; protocol 2025-11-25), or the 2026-07-28 `io.modelcontextprotocol/tasks`
+/// extension.
+fn capabilities(tasks: Option<Era>) -> Value {
+    let mut capabilities = serde_json::json!({
         "tools": {"listChanged": true},
         "logging": {},
         "prompts": {"listChanged": true},
         "resources": {"listChanged": true, "subscribe": true},
         "completions": {},
-    })
+    });
+    match tasks {
+        Some(Era::Modern) => {
+            capabilities["extensions"] = serde_json::json!({ era::TASKS_EXTENSION: {} });
+        }
+        Some(Era::Legacy) => {
+            capabilities["tasks"] =
+                serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        }
+        None => {}
+    }
+    capabilities
 }
 
 type Now<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree) -> Result<Answer, ToolError> + Send>;
@@ -158,6 +174,8 @@ pub struct Registry<Ctx> {
     asking: Vec<asking::Asking>,
     /// How long a legacy call waits for its client's answers.
     input_timeout: Duration,
+    /// Calls answered with a task, by task id.
+    tasks: Tasks,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -199,7 +217,29 @@ impl<Ctx> Registry<Ctx> {
             sealer: Sealer::new(),
             asking: Vec::new(),
             input_timeout: Duration::from_secs(300),
+            tasks: Tasks::new(),
         }
+    }
+
+    /// How long a task is kept after it is created (its `ttl`; default 10 minutes: a legacy
+    /// client may ask for less, never more; at least a second) and how many tasks one owner
+    /// (credential, or legacy session) may have running at once (default 32; a call past it
+    /// is a tool error with code `too_many_tasks`). See [`TaskSupport`](super::TaskSupport).
+    pub fn with_tasks(mut self, ttl: Duration, live: usize) -> Self {
+        self.tasks.limits.ttl = ttl.max(Duration::from_secs(1));
+        self.tasks.limits.live = live.max(1);
+        self
+    }
+
+    /// The polling interval suggested to task clients (`pollIntervalMs`; default 250 ms).
+    pub fn with_task_poll_interval(mut self, interval: Duration) -> Self {
+        self.tasks.limits.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Tasks kept now: running, or finished and not yet past their ttl.
+    pub fn tasks_kept(&self) -> usize {
+        self.tasks.len()
     }
 
     /// Sets the `instructions` sent in `initialize` and `server/discover`.
@@ -439,6 +479,7 @@ impl<Ctx> Registry<Ctx> {
     /// answered or whose client has gone. `Server::poll` does this every frame.
     pub fn expire_deferred(&mut self, now: Instant) {
         if self.outstanding.is_empty() {
+            self.tasks.refresh();
             return;
         }
         self.outstanding.retain(|slot| {
@@ -456,6 +497,8 @@ impl<Ctx> Registry<Ctx> {
             }
             true
         });
+        // Tasks whose calls were just answered, and legacy `tasks/result` requests waiting.
+        self.tasks.refresh();
     }
 
     /// Runs one JSON-RPC message and returns the response text; `None` for notifications and
@@ -545,6 +588,7 @@ impl<Ctx> Registry<Ctx> {
                 streamable,
                 param_headers: None,
                 requests: false,
+                owner: None,
                 #[cfg(feature = "tracing")]
                 received: None,
             },
@@ -595,6 +639,21 @@ impl<Ctx> Registry<Ctx> {
     pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
         if incoming.request.method == "tools/call" {
             return self.call(ctx, incoming);
+        }
+        if matches!(
+            (incoming.era, &*incoming.request.method),
+            (_, "tasks/get" | "tasks/cancel")
+                | (Era::Modern, "tasks/update")
+                | (Era::Legacy, "tasks/result" | "tasks/list")
+        ) {
+            let Incoming {
+                request,
+                era,
+                outlet,
+                owner,
+                ..
+            } = &incoming;
+            return self.tasks.answer(request, *era, owner, outlet.as_ref());
         }
         let Incoming { request, era, .. } = incoming;
         let id = &request.id;
@@ -651,7 +710,7 @@ impl<Ctx> Registry<Ctx> {
             id,
             &Init {
                 protocol_version: version,
-                capabilities: capabilities(),
+                capabilities: capabilities((version >= "2025-11-25").then_some(Era::Legacy)),
                 server_info: serde_json::json!({"name": self.name, "version": self.version}),
                 instructions: self.instructions.as_deref(),
             },
@@ -684,7 +743,7 @@ impl<Ctx> Registry<Ctx> {
     fn discover(&self, id: &Value) -> String {
         let mut result = serde_json::json!({
             "supportedVersions": era::all_versions().collect::<Vec<_>>(),
-            "capabilities": capabilities(),
+            "capabilities": capabilities(Some(Era::Modern)),
             "ttlMs": 0,
             "cacheScope": "public",
             "resultType": "complete",
@@ -761,6 +820,7 @@ impl<Ctx> Registry<Ctx> {
             streamable,
             param_headers,
             requests,
+            owner,
             ..
         } = incoming;
         let modern = era == Era::Modern;
@@ -861,6 +921,61 @@ impl<Ctx> Registry<Ctx> {
                 400,
             );
         }
+        // Whether the call runs as a task: a tool that allows it, called by a client that asks
+        // (2026-07-28: the extension declared on the request; legacy: a `task` parameter).
+        let support = entry.def.task_support;
+        let legacy_task = rare.as_deref().and_then(|r| r.task.as_ref());
+        let as_task = support != super::TaskSupport::Forbidden
+            && if modern {
+                tasks::declared(
+                    meta.and_then(|m| m.capabilities.as_ref())
+                        .and_then(Capabilities::declared),
+                )
+            } else {
+                legacy_task.is_some()
+            };
+        if support == super::TaskSupport::Required && !as_task {
+            if modern {
+                let refused = tasks::missing_extension(&id, &format!("{name} (a task-only tool)"));
+                return done(refused.text, refused.status);
+            }
+            return done(
+                error(
+                    &id,
+                    -32601,
+                    &format!("{name} runs only as a task: call it with a `task` parameter"),
+                ),
+                200,
+            );
+        }
+        if !modern && legacy_task.is_some() && support == super::TaskSupport::Forbidden {
+            return done(
+                error(
+                    &id,
+                    -32601,
+                    &format!("{name} does not run as a task: call it without `task`"),
+                ),
+                200,
+            );
+        }
+        let task = as_task.then(|| TaskPlan {
+            owner,
+            requested_ttl: legacy_task
+                .and_then(|t| t.get("ttl"))
+                .and_then(Value::as_u64)
+                .map(Duration::from_millis),
+        });
+        if let Some(plan) = &task
+            && !self.tasks.has_room(&plan.owner)
+        {
+            let failure = ToolError::new(format!(
+                "too many tasks running ({}): wait for one to finish, or cancel one",
+                self.tasks.limits.live
+            ))
+            .with_code("too_many_tasks");
+            return answer(CallResult::failure(&failure));
+        }
+        let entry = &mut self.entries[index];
         if let Some(traceback) = &self.crashed
             && !entry.def.when_crashed
         {
@@ -887,6 +1002,21 @@ impl<Ctx> Registry<Ctx> {
                     return None;
                 };
                 let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, &arguments, &input)));
+                // A task is made once the handler has what it asked for (SEP-2663 with
+                // SEP-2322: the input rounds come first).
+                let finished = match &outcome {
+                    Ok(Ok(Outcome::InputRequired(_))) => None,
+                    Ok(Ok(Outcome::Complete(_))) | Ok(Err(_)) | Err(_) => Some(()),
+                };
+                if let (Some(plan), Some(())) = (task, finished) {
+                    let result = match outcome {
+                        Ok(Ok(Outcome::Complete(value))) => CallResult::success(value),
+                        Ok(Ok(Outcome::InputRequired(_))) => return None,
+                        Ok(Err(failure)) => CallResult::failure(&failure),
+                        Err(panic) => panicked(&name, panic),
+                    };
+                    return self.answered_task(plan, &name, &id, modern, &result);
+                }
                 match outcome {
                     Ok(Ok(Outcome::Complete(value))) => answer(CallResult::success(value)),
                     // A legacy call over a stream asks its client there, and runs again with
@@ -919,11 +1049,15 @@ impl<Ctx> Registry<Ctx> {
             }
             Run::Now(run) => {
                 let outcome = catch_unwind(AssertUnwindSafe(|| run(ctx, arguments)));
-                answer(match outcome {
+                let result = match outcome {
                     Ok(Ok(value)) => CallResult::success(value),
                     Ok(Err(failure)) => CallResult::failure(&failure),
                     Err(panic) => panicked(&name, panic),
-                })
+                };
+                match task {
+                    Some(plan) => self.answered_task(plan, &name, &id, modern, &result),
+                    None => answer(result),
+                }
             }
             Run::Call {
                 start,
@@ -939,21 +1073,34 @@ impl<Ctx> Registry<Ctx> {
                 } else {
                     self.log_level
                 };
+                // A task's call answers into the task, which reads it when asked; its
+                // requests to the client become the task's input requests (2026-07-28).
+                let (outlet, answer_rx, inputs) = match &task {
+                    None => (outlet, None, None),
+                    Some(_) => {
+                        let (tx, rx) = mpsc::unbounded_channel();
+                        let inputs = modern.then(|| Arc::new(TaskInputs::default()));
+                        (Some(tx), Some(rx), inputs)
+                    }
+                };
+                let in_task = task.is_some();
                 let slot = Arc::new(Slot {
                     tool: name.to_string(),
                     wrap,
                     when_crashed: entry.def.when_crashed,
                     deadline: Instant::now() + timeout,
                     timeout,
-                    result_type,
+                    result_type: if in_task { None } else { result_type },
                     modern,
-                    waiters: requests.then(|| self.waiters.clone()),
+                    waiters: (requests && !in_task || inputs.is_some())
+                        .then(|| self.waiters.clone()),
+                    task_inputs: inputs.clone(),
                     state: Mutex::new(SlotState {
                         outlet: outlet.clone(),
-                        id,
-                        streamable,
-                        progress_token: progress_token.filter(|_| streamable),
-                        log_level: log_level.filter(|_| streamable),
+                        id: if in_task { Value::Null } else { id.clone() },
+                        streamable: streamable && !in_task,
+                        progress_token: progress_token.filter(|_| streamable && !in_task),
+                        log_level: log_level.filter(|_| streamable && !in_task),
                         answered: false,
                     }),
                 });
@@ -975,14 +1122,68 @@ impl<Ctx> Registry<Ctx> {
                 if !slot.is_finished() {
                     #[cfg(feature = "tracing")]
                     crate::trace::record("deferred", true);
-                    if let Some(outlet) = &outlet {
+                    if let (Some(outlet), false) = (&outlet, in_task) {
                         let _ = outlet.send(Outbound::Deferred(timeout));
                     }
                     self.outstanding.push(slot);
                 }
-                None
+                let plan = task?;
+                let waiters = self.waiters.clone();
+                let created = self.tasks.create(
+                    NewTask {
+                        tool: name.to_string(),
+                        owner: plan.owner,
+                        requested_ttl: plan.requested_ttl,
+                        answer: answer_rx,
+                        inputs: inputs.map(|inputs| (inputs, waiters)),
+                        answered: None,
+                    },
+                    modern,
+                );
+                Some(Reply {
+                    text: respond(&id, &created),
+                    status: 200,
+                })
             }
         }
+    }
+}
+
+/// A call that runs as a task: whose it is, and the ttl a legacy client asked for.
+struct TaskPlan {
+    owner: tasks::Owner,
+    requested_ttl: Option<Duration>,
+}
+
+impl<Ctx> Registry<Ctx> {
+    /// Makes a finished task of a call that answered before the task was made (a
+    /// [`Handler`]'s, an [`InteractiveHandler`]'s), and returns the `tools/call` answer that
+    /// announces it.
+    fn answered_task(
+        &mut self,
+        plan: TaskPlan,
+        name: &str,
+        id: &Value,
+        modern: bool,
+        result: &CallResult,
+    ) -> Option<Reply> {
+        #[cfg(feature = "tracing")]
+        crate::trace::record("outcome", "task");
+        let created = self.tasks.create(
+            NewTask {
+                tool: name.to_owned(),
+                owner: plan.owner,
+                requested_ttl: plan.requested_ttl,
+                answer: None,
+                inputs: None,
+                answered: Some(result.respond(&Value::Null, None)),
+            },
+            modern,
+        );
+        Some(Reply {
+            text: respond(id, &created),
+            status: 200,
+        })
     }
 }
 

@@ -60,6 +60,7 @@ impl<Ctx> Registry<Ctx> {
             result_type: None,
             modern: false,
             waiters: Some(self.waiters.clone()),
+            task_inputs: None,
             state: Mutex::new(SlotState {
                 outlet,
                 id,

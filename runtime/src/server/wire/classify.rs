@@ -143,6 +143,14 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
                 Some(("name", params.name.as_ref().and_then(Text::as_str)))
             }
             "resources/read" => Some(("uri", params.uri.as_deref().and_then(Value::as_str))),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => Some((
+                "taskId",
+                params
+                    .rare
+                    .as_deref()
+                    .and_then(|r| r.task_id.as_ref())
+                    .and_then(Value::as_str),
+            )),
             _ => None,
         };
         if let Some((field, Some(body))) = field {

@@ -65,6 +65,10 @@ pub(crate) struct Rare {
     pub input_responses: Option<Value>,
     /// `requestState` (a retry: the state the server sent, verbatim).
     pub request_state: Option<Value>,
+    /// `taskId` (`tasks/get`, `tasks/update`, `tasks/cancel`, `tasks/result`).
+    pub task_id: Option<Value>,
+    /// `task` (a legacy `tools/call` run as a task: `{ttl?}`).
+    pub task: Option<Value>,
 }
 
 /// The keys of `params._meta` that the server reads.
@@ -131,6 +135,8 @@ impl Params {
             context: None,
             input_responses: None,
             request_state: None,
+            task_id: None,
+            task: None,
         };
         self.rare.as_deref().unwrap_or(&NONE)
     }
@@ -145,8 +151,9 @@ impl Text {
     }
 }
 
-/// `_meta`'s client capabilities: the names an object declares (their values are not read), or
-/// a value that is not an object.
+/// `_meta`'s client capabilities: the names an object declares (their values are not read,
+/// but for `extensions`, whose names are listed as `extensions/<name>`), or a value that is
+/// not an object.
 #[derive(Debug)]
 pub(crate) enum Capabilities {
     Declared(Vec<String>),
@@ -406,6 +413,8 @@ member_names! {
         "context" => Context,
         "inputResponses" => InputResponses,
         "requestState" => RequestState,
+        "taskId" => TaskId,
+        "task" => Task,
         "_meta" => Meta,
     }
 }
@@ -648,6 +657,8 @@ impl<'de> serde::de::Visitor<'de> for InPlace<'_, Params> {
                 ParamsMember::RequestState => {
                     params.rare_mut().request_state = Some(map.next_value()?);
                 }
+                ParamsMember::TaskId => params.rare_mut().task_id = Some(map.next_value()?),
+                ParamsMember::Task => params.rare_mut().task = Some(map.next_value()?),
                 ParamsMember::Meta => map.next_value_seed(InPlace(&mut params.meta))?,
                 ParamsMember::Other => {
                     map.next_value::<Skip>()?;
@@ -716,7 +727,14 @@ impl<'de> serde::Deserialize<'de> for Capabilities {
             ) -> Result<Capabilities, A::Error> {
                 let mut names = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
-                    map.next_value::<Skip>()?;
+                    if name == "extensions" {
+                        // The extension names, each as `extensions/<name>`.
+                        if let Value::Object(extensions) = map.next_value::<Value>()? {
+                            names.extend(extensions.keys().map(|e| format!("extensions/{e}")));
+                        }
+                    } else {
+                        map.next_value::<Skip>()?;
+                    }
                     names.push(name);
                 }
                 Ok(Capabilities::Declared(names))

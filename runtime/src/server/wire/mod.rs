@@ -57,6 +57,8 @@ pub(crate) struct Incoming {
     /// Whether a call may send requests to the client on its stream and get the responses
     /// back on later frames (legacy era over HTTP, with an SSE answer).
     pub requests: bool,
+    /// Whom the tasks this request makes or reads belong to.
+    pub owner: super::tasks::Owner,
     /// When the HTTP server queued the request (its queue wait is traced); `None` when it
     /// was dispatched at once.
     #[cfg(feature = "tracing")]

@@ -5,11 +5,12 @@
 //! or elicitation (legacy era), answer over several frames.
 //!
 //! Prompts, resources, a template, completion and the tools that ask for input are in
-//! `beyond.rs`.
+//! `beyond.rs`; the tools the tasks scenarios call in `tasks.rs`.
 //!
 //! `conformance_host [PORT]` prints `http://127.0.0.1:PORT/mcp` once it listens.
 
 mod beyond;
+mod tasks;
 
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,8 @@ pub(crate) struct Host {
     added: bool,
     /// Whether `test_added_prompt` is registered now.
     added_prompt: bool,
+    /// Task calls waiting for their time or their client's answers.
+    tasks: Vec<tasks::Pending>,
 }
 
 /// A call waiting for its client's response to a request it sent (sampling, elicitation).
@@ -117,6 +120,7 @@ impl Host {
             };
             steps.call.complete(Ok(ToolResult::text(text)));
         }
+        tasks::update(self);
     }
 }
 
@@ -584,6 +588,7 @@ fn main() -> std::process::ExitCode {
         .register_call::<ElicitationEnums>(Duration::from_secs(30));
     registry.require_client_capability("test_missing_capability", "sampling");
     beyond::register(&mut registry);
+    tasks::register(&mut registry);
     // A JSON Schema 2020-12 input schema, sent verbatim ($schema, $defs with $anchor, allOf,
     // if/then/else, additionalProperties).
     registry.register_fn(

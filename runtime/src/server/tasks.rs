@@ -1,0 +1,627 @@
+//! Tasks: calls answered at once with a task, whose outcome the client fetches later. Both
+//! shapes are served from one store: the legacy era's (2025-11-25: `task` on `tools/call`,
+//! `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`) and the 2026-07-28
+//! `io.modelcontextprotocol/tasks` extension's (`tasks/get` with the outcome inlined,
+//! `tasks/update` with the answers to the task's input requests, `tasks/cancel`).
+//!
+//! A task holds the receiving end of its call's answer channel (the same [`Outbound`] channel
+//! a deferred call answers an HTTP request through), so a task runs exactly as a deferred call
+//! does; the store reads the answer when someone asks. Dropping the receiver (cancel, expiry)
+//! makes the call abandoned, which the game sees through `Call::is_abandoned`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::deferred::Waiters;
+use super::wire::{ClientResponse, Outbound, OutboundTx, Reply, error, respond};
+use crate::era::{self, Era};
+
+/// Whom a task belongs to: a digest of the request's credential (`Authorization`) and legacy
+/// session id; `None` for requests with neither (stdio, an open loopback server), which share
+/// their tasks.
+pub(crate) type Owner = Option<[u8; 32]>;
+
+/// The owner of a request with these header values.
+pub(crate) fn owner(authorization: Option<&[u8]>, session: Option<&[u8]>) -> Owner {
+    if authorization.is_none() && session.is_none() {
+        return None;
+    }
+    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+    context.update(authorization.unwrap_or_default());
+    context.update(b"\0");
+    context.update(session.unwrap_or_default());
+    let mut digest = [0; 32];
+    digest.copy_from_slice(context.finish().as_ref());
+    Some(digest)
+}
+
+/// What a task's call and the store share: the input requests the call is waiting on
+/// (2026-07-28), by key, as `{method, params}`.
+#[derive(Default)]
+pub(crate) struct TaskInputs {
+    pending: Mutex<Map<String, Value>>,
+}
+
+impl TaskInputs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a request the call sends its client through the task.
+    pub(crate) fn ask(&self, key: &str, method: &str, params: Value) {
+        self.lock().insert(
+            key.to_owned(),
+            serde_json::json!({"method": method, "params": params}),
+        );
+    }
+
+    /// Forgets a request the call no longer waits for.
+    pub(crate) fn forget(&self, key: &str) {
+        self.lock().remove(key);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Working,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+/// How long tasks are kept, how often clients should poll, and how many may run at once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// How long a task is kept after it is created (legacy clients may ask for less).
+    pub ttl: Duration,
+    /// The polling interval suggested to clients.
+    pub poll_interval: Duration,
+    /// Tasks not yet finished, per owner.
+    pub live: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            ttl: Duration::from_secs(600),
+            poll_interval: Duration::from_millis(250),
+            live: 32,
+        }
+    }
+}
+
+struct Task {
+    owner: Owner,
+    tool: String,
+    status: Status,
+    message: Option<String>,
+    created: SystemTime,
+    updated: SystemTime,
+    ttl: Duration,
+    expires: Instant,
+    /// The call's answer, until it arrives.
+    answer: Option<mpsc::UnboundedReceiver<Outbound>>,
+    /// The input requests the call waits on, and where the answers go.
+    inputs: Option<(Arc<TaskInputs>, Arc<Waiters>)>,
+    /// The call's result (`CallToolResult`) or JSON-RPC error object, once known.
+    outcome: Option<Result<Value, Value>>,
+    /// Legacy `tasks/result` requests waiting for the outcome: their ids and outlets.
+    waiting: Vec<(Value, OutboundTx)>,
+}
+
+impl Task {
+    fn terminal(&self) -> bool {
+        self.status != Status::Working
+    }
+
+    /// Reads the call's answer when it has come.
+    fn refresh(&mut self) {
+        let Some(answer) = &mut self.answer else {
+            return;
+        };
+        loop {
+            match answer.try_recv() {
+                Ok(Outbound::Done(reply)) => {
+                    self.settle(&reply.text);
+                    return;
+                }
+                Ok(Outbound::Note(_) | Outbound::Deferred(_)) => {}
+                Err(mpsc::error::TryRecvError::Empty) => return,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    self.answer = None;
+                    self.outcome = Some(Err(serde_json::json!({
+                        "code": -32603,
+                        "message": format!("{} ended without an answer", self.tool),
+                    })));
+                    self.finish(Status::Failed);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Records the call's JSON-RPC response text as the task's outcome.
+    fn settle(&mut self, text: &str) {
+        self.answer = None;
+        let mut response: Map<String, Value> = serde_json::from_str(text).unwrap_or_default();
+        let (outcome, status) = match (response.remove("result"), response.remove("error")) {
+            (Some(Value::Object(mut result)), _) => {
+                result.remove("resultType");
+                (Ok(Value::Object(result)), Status::Completed)
+            }
+            (_, Some(error)) => (Err(error), Status::Failed),
+            _ => (
+                Err(
+                    serde_json::json!({"code": -32603, "message": "the call's answer was not JSON-RPC"}),
+                ),
+                Status::Failed,
+            ),
+        };
+        self.outcome = Some(outcome);
+        self.finish(status);
+    }
+
+    fn finish(&mut self, status: Status) {
+        self.status = status;
+        self.updated = SystemTime::now();
+        self.answer = None;
+        if let Some((inputs, _)) = self.inputs.take() {
+            inputs.lock().clear();
+        }
+    }
+
+    /// Waiting on the client: the input requests outstanding (2026-07-28).
+    fn input_requests(&self) -> Option<Map<String, Value>> {
+        let (inputs, _) = self.inputs.as_ref()?;
+        let pending = inputs.lock();
+        (!pending.is_empty() && !self.terminal()).then(|| pending.clone())
+    }
+
+    fn status_name(&self, modern: bool) -> &'static str {
+        match self.status {
+            Status::Working if self.input_requests().is_some() => "input_required",
+            // A legacy client reads the tool's failure from `tasks/result`.
+            Status::Completed
+                if !modern
+                    && matches!(&self.outcome, Some(Ok(r)) if r.get("isError") == Some(&Value::Bool(true))) =>
+            {
+                "failed"
+            }
+            Status::Working => "working",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    /// The `Task` object: the 2026-07-28 field names (`ttlMs`, `pollIntervalMs`) or the
+    /// legacy ones (`ttl`, `pollInterval`).
+    fn to_json(&self, id: &str, modern: bool, poll_interval: Duration) -> Map<String, Value> {
+        let mut task = Map::new();
+        task.insert("taskId".into(), Value::String(id.to_owned()));
+        task.insert(
+            "status".into(),
+            Value::String(self.status_name(modern).into()),
+        );
+        if let Some(message) = &self.message {
+            task.insert("statusMessage".into(), Value::String(message.clone()));
+        }
+        task.insert("createdAt".into(), Value::String(iso8601(self.created)));
+        task.insert("lastUpdatedAt".into(), Value::String(iso8601(self.updated)));
+        let (ttl, poll) = if modern {
+            ("ttlMs", "pollIntervalMs")
+        } else {
+            ("ttl", "pollInterval")
+        };
+        task.insert(ttl.into(), Value::from(millis(self.ttl)));
+        if !self.terminal() {
+            task.insert(poll.into(), Value::from(millis(poll_interval).max(1)));
+        }
+        task
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `2026-12-06T01:02:03.456Z`.
+fn iso8601(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rest = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60,
+        since.subsec_millis()
+    )
+}
+
+/// A task's call, as the registry starts it.
+pub(crate) struct NewTask {
+    pub tool: String,
+    pub owner: Owner,
+    /// The ttl a legacy client asked for.
+    pub requested_ttl: Option<Duration>,
+    /// The call's answer channel (`None`: the outcome is already known).
+    pub answer: Option<mpsc::UnboundedReceiver<Outbound>>,
+    pub inputs: Option<(Arc<TaskInputs>, Arc<Waiters>)>,
+    /// The outcome of a call that answered before the task was made (its response text).
+    pub answered: Option<String>,
+}
+
+/// Every task the registry made and has not forgotten, by id.
+pub(crate) struct Tasks {
+    tasks: HashMap<String, Task>,
+    pub(crate) limits: Limits,
+}
+
+impl Tasks {
+    pub(crate) fn new() -> Self {
+        Tasks {
+            tasks: HashMap::new(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// Tasks the store keeps (running or finished, not yet expired).
+    pub(crate) fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Whether `owner` may start another task.
+    pub(crate) fn has_room(&mut self, owner: &Owner) -> bool {
+        self.refresh();
+        self.tasks
+            .values()
+            .filter(|t| t.owner == *owner && !t.terminal())
+            .count()
+            < self.limits.live
+    }
+
+    /// Makes a task; returns the `tools/call` result that announces it.
+    pub(crate) fn create(&mut self, new: NewTask, modern: bool) -> Map<String, Value> {
+        let id = task_id();
+        let now = SystemTime::now();
+        let ttl = new
+            .requested_ttl
+            .map_or(self.limits.ttl, |asked| asked.min(self.limits.ttl))
+            .max(Duration::from_secs(1));
+        let mut task = Task {
+            owner: new.owner,
+            tool: new.tool,
+            status: Status::Working,
+            message: None,
+            created: now,
+            updated: now,
+            ttl,
+            expires: Instant::now() + ttl,
+            answer: new.answer,
+            inputs: new.inputs,
+            outcome: None,
+            waiting: Vec::new(),
+        };
+        if let Some(text) = new.answered {
+            task.settle(&text);
+        }
+        task.refresh();
+        let shape = task.to_json(&id, modern, self.limits.poll_interval);
+        self.tasks.insert(id, task);
+        if modern {
+            let mut result = shape;
+            result.insert("resultType".into(), Value::String("task".into()));
+            result
+        } else {
+            let mut result = Map::new();
+            result.insert("task".into(), Value::Object(shape));
+            result
+        }
+    }
+
+    /// Reads the answers that came, answers legacy `tasks/result` requests whose task is done,
+    /// and forgets the tasks past their ttl. Every frame, and before each `tasks/*` request.
+    pub(crate) fn refresh(&mut self) {
+        if self.tasks.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        self.tasks.retain(|id, task| {
+            if now >= task.expires {
+                for (request, outlet) in task.waiting.drain(..) {
+                    let text = error(&request, -32602, &format!("task {id} expired"));
+                    let _ = outlet.send(Outbound::Done(Reply { text, status: 200 }));
+                }
+                return false;
+            }
+            task.refresh();
+            if task.terminal() && !task.waiting.is_empty() {
+                for (request, outlet) in std::mem::take(&mut task.waiting) {
+                    let _ = outlet.send(Outbound::Done(Reply {
+                        text: legacy_result(id, task, &request),
+                        status: 200,
+                    }));
+                }
+            }
+            true
+        });
+    }
+
+    /// The task `id` when `owner` made it.
+    fn find(&mut self, id: &Value, owner: &Owner) -> Result<(String, &mut Task), String> {
+        let Some(id) = id.as_str() else {
+            return Err("Invalid params: taskId must be a string".into());
+        };
+        match self.tasks.get_mut(id) {
+            Some(task) if task.owner == *owner => Ok((id.to_owned(), task)),
+            _ => Err(format!(
+                "Invalid params: no task {id} (unknown, or expired)"
+            )),
+        }
+    }
+
+    /// Answers a `tasks/*` request; `None` when a legacy `tasks/result` waits for its task
+    /// (answered through `outlet` by [`Tasks::refresh`]).
+    pub(crate) fn answer(
+        &mut self,
+        request: &super::wire::Request,
+        era: Era,
+        owner: &Owner,
+        outlet: Option<&OutboundTx>,
+    ) -> Option<Reply> {
+        self.refresh();
+        let id = &request.id;
+        let modern = era == Era::Modern;
+        let reply = |text: String| Some(Reply { text, status: 200 });
+        let rare = request.params.rare.as_deref();
+        let poll_interval = self.limits.poll_interval;
+        if modern {
+            let declared = request
+                .params
+                .meta
+                .as_ref()
+                .and_then(|m| m.capabilities.as_ref())
+                .and_then(super::wire::Capabilities::declared)
+                .is_some_and(|d| d.iter().any(|c| is_tasks_extension(c)));
+            if !declared {
+                return Some(missing_extension(id, &request.method));
+            }
+        }
+        if !modern && request.method == "tasks/list" {
+            if request
+                .params
+                .cursor
+                .as_deref()
+                .is_some_and(|c| !c.is_null())
+            {
+                return reply(error(id, -32602, "Invalid params: unknown cursor"));
+            }
+            let mut tasks: Vec<(&String, &Task)> = self
+                .tasks
+                .iter()
+                .filter(|(_, t)| t.owner == *owner)
+                .collect();
+            tasks.sort_by_key(|(_, t)| t.created);
+            let tasks: Vec<Value> = tasks
+                .into_iter()
+                .map(|(id, t)| Value::Object(t.to_json(id, false, poll_interval)))
+                .collect();
+            return reply(respond(id, &serde_json::json!({"tasks": tasks})));
+        }
+        let task_id = rare
+            .and_then(|r| r.task_id.as_ref())
+            .unwrap_or(&Value::Null);
+        let (task_id, task) = match self.find(task_id, owner) {
+            Ok(found) => found,
+            Err(message) => return reply(error(id, -32602, &message)),
+        };
+        let complete = || {
+            let mut ack = Map::new();
+            ack.insert("resultType".into(), Value::String("complete".into()));
+            respond(id, &ack)
+        };
+        match (modern, &*request.method) {
+            (_, "tasks/get") => {
+                let mut shape = task.to_json(&task_id, modern, poll_interval);
+                if modern {
+                    shape.insert("resultType".into(), Value::String("complete".into()));
+                    if let Some(inputs) = task.input_requests() {
+                        shape.insert("inputRequests".into(), Value::Object(inputs));
+                    }
+                    match &task.outcome {
+                        Some(Ok(result)) => {
+                            shape.insert("result".into(), result.clone());
+                        }
+                        Some(Err(error)) => {
+                            shape.insert("error".into(), error.clone());
+                        }
+                        None => {}
+                    }
+                }
+                reply(respond(id, &shape))
+            }
+            (true, "tasks/update") => {
+                let Some(Value::Object(answers)) = rare.and_then(|r| r.input_responses.as_ref())
+                else {
+                    return reply(error(
+                        id,
+                        -32602,
+                        "Invalid params: tasks/update needs inputResponses, an object",
+                    ));
+                };
+                if let Some((inputs, waiters)) = &task.inputs {
+                    for (key, answer) in answers {
+                        if inputs.lock().remove(key).is_some() {
+                            waiters.deliver(ClientResponse {
+                                id: Value::String(key.clone()),
+                                outcome: Ok(answer.clone()),
+                            });
+                        }
+                    }
+                }
+                task.updated = SystemTime::now();
+                reply(complete())
+            }
+            (_, "tasks/cancel") => {
+                if !task.terminal() {
+                    task.message = Some("cancelled by the client".into());
+                    task.finish(Status::Cancelled);
+                } else if !modern {
+                    return reply(error(
+                        id,
+                        -32602,
+                        &format!("Invalid params: task {task_id} has already finished"),
+                    ));
+                }
+                if modern {
+                    reply(complete())
+                } else {
+                    reply(respond(id, &task.to_json(&task_id, false, poll_interval)))
+                }
+            }
+            (false, "tasks/result") => {
+                if task.terminal() {
+                    return reply(legacy_result(&task_id, task, id));
+                }
+                let Some(outlet) = outlet else {
+                    return reply(error(
+                        id,
+                        -32603,
+                        &format!(
+                            "task {task_id} has not finished: poll it with tasks/get (tasks/result \
+                             waits for a task only over HTTP)"
+                        ),
+                    ));
+                };
+                let left = task.expires.saturating_duration_since(Instant::now());
+                let _ = outlet.send(Outbound::Deferred(left));
+                task.waiting.push((id.clone(), outlet.clone()));
+                None
+            }
+            (_, other) => reply(error(id, -32601, &format!("Method not found: {other}"))),
+        }
+    }
+}
+
+/// Whether a declared capability name is the tasks extension (see `Capabilities`).
+fn is_tasks_extension(name: &str) -> bool {
+    name.strip_prefix("extensions/") == Some(era::TASKS_EXTENSION)
+}
+
+/// Whether a 2026-07-28 request declared the tasks extension.
+pub(crate) fn declared(capabilities: Option<&[String]>) -> bool {
+    capabilities.is_some_and(|d| d.iter().any(|c| is_tasks_extension(c)))
+}
+
+/// `-32021`: the request needs the tasks extension (HTTP 400).
+pub(crate) fn missing_extension(id: &Value, what: &str) -> Reply {
+    let mut extensions = Map::new();
+    extensions.insert(era::TASKS_EXTENSION.into(), Value::Object(Map::new()));
+    Reply {
+        text: super::wire::error_with(
+            id,
+            era::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            &format!(
+                "Missing required client capability: {what} needs the {} extension in \
+                 _meta[\"{}\"].extensions",
+                era::TASKS_EXTENSION,
+                era::meta::CLIENT_CAPABILITIES
+            ),
+            Some(&serde_json::json!({"requiredCapabilities": {"extensions": extensions}})),
+        ),
+        status: 400,
+    }
+}
+
+/// A legacy `tasks/result` answer: the call's result (with the related-task `_meta`) or its
+/// error.
+fn legacy_result(task_id: &str, task: &Task, id: &Value) -> String {
+    match &task.outcome {
+        Some(Ok(Value::Object(result))) => {
+            let mut result = result.clone();
+            let meta = result
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    era::meta::RELATED_TASK.into(),
+                    serde_json::json!({ "taskId": task_id }),
+                );
+            }
+            respond(id, &result)
+        }
+        Some(Err(failure)) => {
+            let code = failure
+                .get("code")
+                .and_then(Value::as_i64)
+                .unwrap_or(-32603);
+            let message = failure
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the task failed");
+            super::wire::error_with(id, code, message, failure.get("data"))
+        }
+        _ => error(
+            id,
+            -32602,
+            &format!("Invalid params: task {task_id} was cancelled"),
+        ),
+    }
+}
+
+/// A fresh, unguessable task id (128 random bits), so that an id alone is no way into another
+/// owner's task.
+fn task_id() -> String {
+    let mut bytes = [0u8; 16];
+    if ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).is_err() {
+        // No random source: unique, if guessable (ownership is still checked).
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        bytes[..8].copy_from_slice(&n.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso_8601_in_utc() {
+        assert_eq!(iso8601(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let leap = UNIX_EPOCH + Duration::from_millis(951_782_400_123);
+        assert_eq!(iso8601(leap), "2000-02-29T00:00:00.123Z");
+        let later = UNIX_EPOCH + Duration::from_secs(1_796_519_045);
+        assert_eq!(iso8601(later), "2026-12-06T01:04:05.000Z");
+    }
+
+    #[test]
+    fn owners_differ_by_credential_and_session() {
+        assert_eq!(owner(None, None), None);
+        assert_ne!(
+            owner(Some(b"Bearer a"), None),
+            owner(Some(b"Bearer b"), None)
+        );
+        assert_ne!(
+            owner(Some(b"Bearer a"), None),
+            owner(None, Some(b"Bearer a"))
+        );
+        assert_eq!(owner(Some(b"x"), Some(b"s")), owner(Some(b"x"), Some(b"s")));
+    }
+}

@@ -1,0 +1,426 @@
+//! Tasks on the server, in both eras: a task-capable tool answered at once with a task that
+//! the game finishes frames later, read with `tasks/get` (2026-07-28: the outcome inlined) or
+//! `tasks/result` (legacy: waits for it), listed, cancelled (the game sees the call
+//! abandoned), kept for its ttl, owned by the credential that made it, and capped.
+#![cfg(feature = "server")]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use mcp_bindgen::server::{Call, CallHandler, Handler, McpTool, Registry, Server, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Default)]
+struct Game {
+    frame: u64,
+    running: Vec<(u64, Call<Stepped>)>,
+    /// Calls the game dropped because nobody waits for them any more.
+    abandoned: Arc<AtomicUsize>,
+}
+
+impl Game {
+    fn update(&mut self) {
+        self.frame += 1;
+        let frame = self.frame;
+        let abandoned = self.abandoned.clone();
+        self.running.retain(|(_, call)| {
+            let gone = call.is_abandoned();
+            if gone {
+                abandoned.fetch_add(1, Ordering::Relaxed);
+            }
+            !gone
+        });
+        for (_, call) in self.running.extract_if(.., |(until, _)| *until <= frame) {
+            call.complete(Ok(Stepped { frame }));
+        }
+    }
+}
+
+/// Steps the world `frames` frames
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(task = "optional")]
+struct RunFrames {
+    frames: u64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Stepped {
+    frame: u64,
+}
+
+impl CallHandler<Game> for RunFrames {
+    type Output = Stepped;
+    fn start(self, game: &mut Game, call: Call<Stepped>) {
+        game.running.push((game.frame + self.frames, call));
+    }
+}
+
+/// Rebuilds the navigation mesh (always a task)
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(task = "required")]
+struct Rebuild {}
+
+impl Handler<Game> for Rebuild {
+    type Output = String;
+    fn call(self, _: &mut Game) -> Result<String, ToolError> {
+        Ok("rebuilt".into())
+    }
+}
+
+/// Counts the frames so far (never a task)
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct FrameCount {}
+
+impl Handler<Game> for FrameCount {
+    type Output = u64;
+    fn call(self, game: &mut Game) -> Result<u64, ToolError> {
+        Ok(game.frame)
+    }
+}
+
+fn registry() -> Registry<Game> {
+    let mut r = Registry::new("tasks-test", "1.0.0").with_tasks(Duration::from_secs(60), 3);
+    r.register_call::<RunFrames>(Duration::from_secs(600))
+        .register::<Rebuild>()
+        .register::<FrameCount>();
+    r
+}
+
+const TASKS: &str = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+
+/// A request; `modern` adds the 2026-07-28 `_meta` with these client capabilities.
+fn request(modern: Option<&str>, method: &str, mut params: Value) -> String {
+    if let Some(capabilities) = modern {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Value>(capabilities).unwrap(),
+        });
+    }
+    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string()
+}
+
+/// The game on its own thread, served over HTTP, one frame a millisecond.
+struct Running {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    abandoned: Arc<AtomicUsize>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let abandoned = Arc::new(AtomicUsize::new(0));
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        let (flag, count) = (stop.clone(), abandoned.clone());
+        let thread = thread::spawn(move || {
+            let mut server = Server::listen(registry(), 0).expect("listens");
+            port_tx.send(server.port()).expect("port");
+            let mut game = Game {
+                abandoned: count,
+                ..Game::default()
+            };
+            while !flag.load(Ordering::Relaxed) {
+                game.update();
+                server.poll(&mut game);
+                thread::sleep(Duration::from_millis(1));
+            }
+        });
+        Running {
+            port: port_rx.recv().expect("port"),
+            stop,
+            abandoned,
+            thread: Some(thread),
+        }
+    }
+
+    /// POSTs `body` with `Authorization: <credential>` (when given); the JSON answer.
+    fn post(&self, body: &str, credential: Option<&str>) -> Value {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        let mut headers =
+            credential.map_or_else(String::new, |c| format!("Authorization: {c}\r\n"));
+        // A 2026-07-28 request mirrors its version, method and name in headers.
+        let message: Value = serde_json::from_str(body).expect("JSON");
+        let params = &message["params"];
+        if let Some(version) = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str() {
+            headers += &format!(
+                "MCP-Protocol-Version: {version}\r\nMcp-Method: {}\r\n",
+                message["method"].as_str().unwrap_or_default()
+            );
+            if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
+                headers += &format!("Mcp-Name: {name}\r\n");
+            }
+        }
+        let port = self.port;
+        let raw = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(raw.as_bytes()).expect("writes");
+        let mut text = String::new();
+        stream.read_to_string(&mut text).expect("reads");
+        let (_, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[test]
+fn a_legacy_task_runs_over_frames_and_tasks_result_waits_for_it() {
+    let game = Running::start();
+    let listed = game.post(&request(None, "tools/list", json!({})), None);
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let support = |name: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone()
+    };
+    assert_eq!(support("run_frames"), "optional");
+    assert_eq!(support("rebuild"), "required");
+    assert_eq!(support("frame_count"), Value::Null);
+    let init = game.post(
+        &request(None, "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})),
+        None,
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["tasks"]["requests"]["tools"]["call"],
+        json!({})
+    );
+
+    let created = game.post(
+        &request(
+            None,
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 200}, "task": {"ttl": 30000}}),
+        ),
+        None,
+    );
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["ttl"], 30000, "the client's shorter ttl is kept");
+    assert!(task["pollInterval"].as_u64().unwrap() > 0);
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(id.len(), 32, "128 random bits");
+
+    let got = game.post(&request(None, "tasks/get", json!({"taskId": id})), None);
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    // Waits for the game to finish the call, then answers with its result.
+    let result = game.post(&request(None, "tasks/result", json!({"taskId": id})), None);
+    assert!(
+        result["result"]["structuredContent"]["frame"]
+            .as_u64()
+            .unwrap()
+            >= 200,
+        "{result}"
+    );
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str()
+    );
+    let got = game.post(&request(None, "tasks/get", json!({"taskId": id})), None);
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    let listed = game.post(&request(None, "tasks/list", json!({})), None);
+    assert_eq!(
+        listed["result"]["tasks"][0]["taskId"],
+        id.as_str(),
+        "{listed}"
+    );
+    // A finished task cannot be cancelled in the legacy era.
+    let cancelled = game.post(&request(None, "tasks/cancel", json!({"taskId": id})), None);
+    assert_eq!(cancelled["error"]["code"], -32602, "{cancelled}");
+    // The plain call of an optional tool still answers at once.
+    let plain = game.post(
+        &request(
+            None,
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 1}}),
+        ),
+        None,
+    );
+    assert!(
+        plain["result"]["structuredContent"]["frame"].is_u64(),
+        "{plain}"
+    );
+}
+
+#[test]
+fn cancelling_a_task_abandons_the_games_call_and_tasks_belong_to_their_credential() {
+    let game = Running::start();
+    let alice = Some("Bearer alice");
+    let created = game.post(
+        &request(
+            Some(TASKS),
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 1000000}}),
+        ),
+        alice,
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert_eq!(created["result"]["status"], "working");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    // Another credential, or none, cannot see it, list it or cancel it.
+    for other in [Some("Bearer mallory"), None] {
+        let got = game.post(
+            &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
+            other,
+        );
+        assert_eq!(got["error"]["code"], -32602, "{got}");
+        let cancel = game.post(
+            &request(Some(TASKS), "tasks/cancel", json!({"taskId": id})),
+            other,
+        );
+        assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
+        let listed = game.post(&request(None, "tasks/list", json!({})), other);
+        assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+    }
+    let got = game.post(
+        &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
+        alice,
+    );
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    assert_eq!(game.abandoned.load(Ordering::Relaxed), 0);
+
+    let ack = game.post(
+        &request(Some(TASKS), "tasks/cancel", json!({"taskId": id})),
+        alice,
+    );
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let got = game.post(
+        &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
+        alice,
+    );
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    assert!(got["result"].get("result").is_none());
+    // The game sees the call abandoned on a later frame and drops its work.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while game.abandoned.load(Ordering::Relaxed) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the game never saw the cancel"
+        );
+        thread::sleep(Duration::from_millis(5));
+    }
+    // The extension's methods need the extension.
+    let refused = game.post(
+        &request(Some("{}"), "tasks/get", json!({"taskId": id})),
+        alice,
+    );
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+}
+
+#[test]
+fn task_support_decides_who_may_call_how() {
+    let mut r = registry();
+    let mut game = Game::default();
+    let mut ask = |text: String| -> Value {
+        serde_json::from_str(&r.dispatch(&mut game, &text).expect("a reply")).unwrap()
+    };
+    // A task-only tool, called plainly.
+    let legacy = ask(request(None, "tools/call", json!({"name": "rebuild"})));
+    assert_eq!(legacy["error"]["code"], -32601, "{legacy}");
+    let modern = ask(request(
+        Some("{}"),
+        "tools/call",
+        json!({"name": "rebuild"}),
+    ));
+    assert_eq!(modern["error"]["code"], -32021, "{modern}");
+    assert_eq!(
+        modern["error"]["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+    // As a task, a handler that answers at once makes a finished task.
+    let created = ask(request(
+        Some(TASKS),
+        "tools/call",
+        json!({"name": "rebuild"}),
+    ));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].clone();
+    let got = ask(request(Some(TASKS), "tasks/get", json!({"taskId": id})));
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    assert_eq!(
+        got["result"]["result"]["structuredContent"]["result"],
+        "rebuilt"
+    );
+    assert!(got["result"]["result"].get("resultType").is_none());
+    // A tool without task support: a legacy `task` is refused, the modern extension ignored.
+    let legacy = ask(request(
+        None,
+        "tools/call",
+        json!({"name": "frame_count", "task": {}}),
+    ));
+    assert_eq!(legacy["error"]["code"], -32601, "{legacy}");
+    let modern = ask(request(
+        Some(TASKS),
+        "tools/call",
+        json!({"name": "frame_count"}),
+    ));
+    assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+    // Removed in 2026-07-28.
+    for method in ["tasks/result", "tasks/list"] {
+        let gone = ask(request(Some(TASKS), method, json!({"taskId": id})));
+        assert_eq!(gone["error"]["code"], -32601, "{method}: {gone}");
+    }
+}
+
+#[test]
+fn live_tasks_are_capped_and_finished_ones_are_forgotten_after_their_ttl() {
+    let mut r = Registry::new("cap", "1").with_tasks(Duration::from_secs(1), 2);
+    r.register_call::<RunFrames>(Duration::from_secs(600))
+        .register::<Rebuild>();
+    let mut game = Game::default();
+    let mut ask = |text: String| -> Value {
+        serde_json::from_str(&r.dispatch(&mut game, &text).expect("a reply")).unwrap()
+    };
+    let run = || {
+        request(
+            Some(TASKS),
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 10}}),
+        )
+    };
+    let first = ask(run());
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    assert_eq!(first["result"]["ttlMs"], 1000);
+    assert_eq!(ask(run())["result"]["resultType"], "task");
+    let third = ask(run());
+    assert_eq!(third["result"]["isError"], true, "{third}");
+    assert!(
+        third["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("too_many_tasks"),
+        "{third}"
+    );
+    thread::sleep(Duration::from_millis(1100));
+    // Past its ttl a task is forgotten (its call abandoned), which makes room again.
+    let id = first["result"]["taskId"].clone();
+    let gone = ask(request(Some(TASKS), "tasks/get", json!({"taskId": id})));
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    assert_eq!(ask(run())["result"]["resultType"], "task");
+    // Finished tasks do not count against the cap.
+    for _ in 0..3 {
+        let rebuilt = ask(request(
+            Some(TASKS),
+            "tools/call",
+            json!({"name": "rebuild"}),
+        ));
+        assert_eq!(rebuilt["result"]["status"], "completed", "{rebuilt}");
+    }
+}
