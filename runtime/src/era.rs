@@ -143,6 +143,8 @@ pub mod result_type {
     /// The server needs input (`inputRequests`); the client retries the request with
     /// `inputResponses` and the `requestState` it was given (multi round-trip requests).
     pub const INPUT_REQUIRED: &str = "input_required";
+    /// The call runs as a task (the tasks extension): the result is the task.
+    pub const TASK: &str = "task";
 }
 
 /// Header values of the Streamable HTTP transport (`Mcp-Name`, `Mcp-Param-*`): plain when the

@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use mcp_bindgen::server::{Call, CallHandler, Handler, McpTool, Registry, Server, ToolError};
+use mcp_bindgen::server::{
+    Call, CallHandler, ClientRequest, Handler, McpTool, Registry, Server, ToolError,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -20,6 +22,8 @@ use serde_json::{Value, json};
 struct Game {
     frame: u64,
     running: Vec<(u64, Call<Stepped>)>,
+    /// Calls waiting for the player's answer, asked through their task.
+    confirming: Vec<(ClientRequest, Call<String>)>,
     /// Calls the game dropped because nobody waits for them any more.
     abandoned: Arc<AtomicUsize>,
 }
@@ -38,6 +42,34 @@ impl Game {
         });
         for (_, call) in self.running.extract_if(.., |(until, _)| *until <= frame) {
             call.complete(Ok(Stepped { frame }));
+        }
+        let mut i = 0;
+        while i < self.confirming.len() {
+            match self.confirming[i].0.try_response() {
+                None => i += 1,
+                Some(answer) => {
+                    let (_, call) = self.confirming.swap_remove(i);
+                    call.complete(answer.map(|a| format!("the player answered {}", a["content"])));
+                }
+            }
+        }
+    }
+}
+
+/// Resets the level once the player confirms (asks through its task)
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(task = "required")]
+struct ResetLevel {}
+
+impl CallHandler<Game> for ResetLevel {
+    type Output = String;
+    fn start(self, game: &mut Game, call: Call<String>) {
+        let asked = json!({"message": "Reset the level?", "requestedSchema": {"type": "object"}});
+        match call.request("elicitation/create", asked) {
+            Ok(request) => game.confirming.push((request, call)),
+            Err(e) => {
+                call.complete(Err(e));
+            }
         }
     }
 }
@@ -87,6 +119,7 @@ impl Handler<Game> for FrameCount {
 fn registry() -> Registry<Game> {
     let mut r = Registry::new("tasks-test", "1.0.0").with_tasks(Duration::from_secs(60), 3);
     r.register_call::<RunFrames>(Duration::from_secs(600))
+        .register_call::<ResetLevel>(Duration::from_secs(600))
         .register::<Rebuild>()
         .register::<FrameCount>();
     r
@@ -422,5 +455,139 @@ fn live_tasks_are_capped_and_finished_ones_are_forgotten_after_their_ttl() {
             json!({"name": "rebuild"}),
         ));
         assert_eq!(rebuilt["result"]["status"], "completed", "{rebuilt}");
+    }
+}
+
+/// The client's side: a call made as a task, awaited through a handle that survives its
+/// client, cancelled, and invisible to another credential, in both eras.
+#[cfg(feature = "client")]
+mod client {
+    use mcp_bindgen::client::{Protocol, TaskState};
+    use mcp_bindgen::{Error, HttpClient};
+    use serde_json::{Map, Value, json};
+
+    use super::{Ordering, Running};
+
+    async fn connect(game: &Running, protocol: &Protocol, token: &str) -> HttpClient {
+        HttpClient::builder(format!("http://127.0.0.1:{}/mcp", game.port))
+            .protocol(protocol.clone())
+            .bearer_token(token)
+            .connect()
+            .await
+            .expect("connects")
+    }
+
+    fn frames(n: u64) -> Map<String, Value> {
+        json!({ "frames": n }).as_object().unwrap().clone()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_outlives_its_client_and_is_awaited_typed_after_reconnecting() {
+        for protocol in [Protocol::Modern, Protocol::Legacy] {
+            let game = Running::start();
+            let client = connect(&game, &protocol, "alice").await;
+            let handle = client
+                .call_tool_as_task("run_frames", frames(600))
+                .await
+                .expect("starts");
+            let id = handle.id().expect("a task").to_owned();
+            let status = handle.status().await.expect("tasks/get");
+            assert_eq!(status.state, TaskState::Working, "{protocol:?}");
+            assert!(status.poll_interval.is_some());
+            drop(handle);
+            drop(client);
+
+            // Another credential does not find it.
+            let mallory = connect(&game, &protocol, "mallory").await;
+            let err = mallory.task("run_frames", &id).status().await.unwrap_err();
+            assert!(
+                matches!(err, Error::Protocol { code: -32602, .. }),
+                "{protocol:?}: {err}"
+            );
+
+            let again = connect(&game, &protocol, "alice").await;
+            #[derive(serde::Deserialize)]
+            struct Stepped {
+                frame: u64,
+            }
+            let stepped: Stepped = again
+                .task("run_frames", &id)
+                .wait_decoded()
+                .await
+                .expect("the task's result");
+            assert!(stepped.frame >= 600, "{protocol:?}: {}", stepped.frame);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_asks_its_client_and_resumes_with_the_answer() {
+        let game = Running::start();
+        let client = connect(&game, &Protocol::Modern, "alice").await;
+        let handle = client
+            .call_tool_as_task("reset_level", Map::new())
+            .await
+            .expect("starts");
+        let mut status = handle.status().await.expect("tasks/get");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while status.state != TaskState::InputRequired {
+            assert!(std::time::Instant::now() < deadline, "{status:?}");
+            status = handle.status().await.expect("tasks/get");
+        }
+        let (key, asked) = status.input_requests.iter().next().expect("one request");
+        assert_eq!(asked["method"], "elicitation/create");
+        assert_eq!(asked["params"]["message"], "Reset the level?");
+        let answers = json!({ key: {"action": "accept", "content": {"ok": true}} });
+        handle
+            .respond(answers.as_object().unwrap().clone())
+            .await
+            .expect("tasks/update");
+        // A string output travels wrapped, as `{"result": ...}`.
+        #[derive(serde::Deserialize)]
+        struct Wrapped {
+            result: String,
+        }
+        let answer: Wrapped = handle.wait_decoded().await.expect("the result");
+        assert_eq!(answer.result, r#"the player answered {"ok":true}"#);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cancelling_through_the_handle_stops_the_games_work() {
+        for protocol in [Protocol::Modern, Protocol::Legacy] {
+            let game = Running::start();
+            let client = connect(&game, &protocol, "alice").await;
+            let handle = client
+                .call_tool_as_task("run_frames", frames(10_000_000))
+                .await
+                .expect("starts");
+            handle.cancel().await.expect("cancels");
+            assert_eq!(
+                handle.status().await.expect("tasks/get").state,
+                TaskState::Cancelled
+            );
+            let err = handle.wait().await.unwrap_err();
+            assert!(
+                matches!(err, Error::Protocol { code, .. } if code == -32800 || code == -32602),
+                "{protocol:?}: {err}"
+            );
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while game.abandoned.load(Ordering::Relaxed) == 0 {
+                assert!(std::time::Instant::now() < deadline, "never abandoned");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            // A tool without task support answers at once: the handle holds the result.
+            let plain = client
+                .call_tool_as_task("frame_count", Map::new())
+                .await
+                .expect("calls");
+            assert_eq!(plain.id(), None, "{protocol:?}");
+            assert!(
+                plain
+                    .wait()
+                    .await
+                    .expect("a result")
+                    .structured_content
+                    .is_some()
+            );
+        }
     }
 }

@@ -97,11 +97,12 @@ fn different_request(id: u64) -> Error {
     ))
 }
 
-/// `Done` for a complete result, `InputRequired` for `input_required`, an error for a
-/// `resultType` this client does not know.
+/// `Done` for a complete result (or a task, for the caller that asked for one to read),
+/// `InputRequired` for `input_required`, an error for a `resultType` this client does not
+/// know.
 fn step_of(method: &str, result: Value) -> Result<Step<Value>, Error> {
     match result.get("resultType").and_then(Value::as_str) {
-        None | Some(era::result_type::COMPLETE) => Ok(Step::Done(result)),
+        None | Some(era::result_type::COMPLETE | era::result_type::TASK) => Ok(Step::Done(result)),
         Some(era::result_type::INPUT_REQUIRED) => Ok(Step::InputRequired(result)),
         Some(other) => Err(Error::transport(format!(
             "{method}: the server answered with an unknown resultType {other:?}"

@@ -48,6 +48,18 @@ pub(crate) fn handle() -> Result<&'static Handle, Error> {
         .map_err(|message| Error::transport(message.clone()))
 }
 
+/// Waits `duration` on the I/O runtime's clock, from any executor.
+pub(crate) async fn sleep(duration: std::time::Duration) -> Result<(), Error> {
+    IoTask::spawn(
+        async move {
+            tokio::time::sleep(duration).await;
+            Ok(())
+        },
+        None,
+    )
+    .await
+}
+
 /// Work running on the I/O runtime, awaited from anywhere.
 pub(crate) struct IoTask<T> {
     state: State<T>,

@@ -29,6 +29,7 @@ mod outgoing;
 mod session;
 mod sse;
 pub mod stdio;
+mod tasks;
 mod transport;
 
 use std::sync::{Arc, Mutex};
@@ -51,6 +52,7 @@ pub use builder::ClientBuilder;
 pub use http::{HttpClient, HttpClientBuilder, HttpOptions, HttpTransport, TokenProvider};
 pub use mcp_client::McpClient;
 pub use stdio::{StdioClient, StdioClientBuilder, StdioOptions, StdioTransport};
+pub use tasks::{TaskHandle, TaskState, TaskStatus};
 pub use transport::Transport;
 
 /// Which protocol era or version a client speaks.
@@ -147,6 +149,8 @@ pub struct CallOptions {
     pub(crate) progress: Option<ProgressHandler>,
     pub(crate) log: Option<LogHandler>,
     pub(crate) timeout: Option<Duration>,
+    /// Declare the tasks extension on this request (2026-07-28): a call made as a task.
+    pub(crate) as_task: bool,
 }
 
 impl std::fmt::Debug for CallOptions {

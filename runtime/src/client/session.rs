@@ -52,6 +52,8 @@ pub(crate) struct Session {
     /// Woken by each change to the tools the server announces, for the application's
     /// handlers (see [`super::changes`]).
     pub(crate) tools_changed: std::sync::Arc<tokio::sync::Notify>,
+    /// The client capabilities with the tasks extension, for 2026-07-28 calls made as tasks.
+    with_tasks: Value,
 }
 
 impl Session {
@@ -64,6 +66,18 @@ impl Session {
             capabilities: Mutex::new(Value::Null),
             header_params: Mutex::new(HashMap::new()),
             tools_changed: Arc::default(),
+            with_tasks: {
+                let mut capabilities = settings.capabilities.clone();
+                if let Value::Object(map) = &mut capabilities {
+                    let extensions = map
+                        .entry("extensions")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(extensions) = extensions {
+                        extensions.insert(era::TASKS_EXTENSION.into(), json!({}));
+                    }
+                }
+                capabilities
+            },
             settings,
         }
     }
@@ -138,11 +152,16 @@ impl Session {
         params: &'a Value,
         version: Option<&Negotiated>,
         progress_token: Option<u64>,
+        as_task: bool,
     ) -> Result<Outgoing<'a>, Error> {
         let keys = MetaKeys {
             modern: version.filter(|n| n.is_modern()).map(|n| Modern {
                 version: &n.version,
-                capabilities: &self.settings.capabilities,
+                capabilities: if as_task {
+                    &self.with_tasks
+                } else {
+                    &self.settings.capabilities
+                },
                 client_name: &self.settings.client_name,
                 client_version: &self.settings.client_version,
             }),
@@ -288,13 +307,14 @@ async fn send<T: Transport>(
     method: &str,
     params: &Value,
     version: Option<&Negotiated>,
-    progress: bool,
+    options: &CallOptions,
     context: &CallContext,
     timeout: Duration,
 ) -> Result<(u64, Reply), Error> {
     let session = &conn.session;
     let id = session.next_id();
-    let request = session.outgoing(id, method, params, version, progress.then_some(id))?;
+    let progress = options.progress.is_some().then_some(id);
+    let request = session.outgoing(id, method, params, version, progress, options.as_task)?;
     let reply = conn
         .transport
         .exchange(request, context.clone(), timeout)
@@ -472,7 +492,7 @@ where
             method,
             &params,
             negotiated.as_ref(),
-            options.progress.is_some(),
+            options,
             &context,
             timeout,
         )
@@ -805,7 +825,7 @@ async fn discover<T: Transport>(
         "server/discover",
         &params,
         Some(&negotiated),
-        false,
+        &CallOptions::default(),
         &context,
         timeout,
     )
@@ -897,7 +917,17 @@ async fn initialize<T: Transport>(
     let left = deadline.saturating_duration_since(Instant::now());
     let params = session.initialize_params(version);
     let context = CallContext::default();
-    let (id, reply) = match send(conn, "initialize", &params, None, false, &context, left).await {
+    let (id, reply) = match send(
+        conn,
+        "initialize",
+        &params,
+        None,
+        &CallOptions::default(),
+        &context,
+        left,
+    )
+    .await
+    {
         Err(Error::Timeout { .. }) if after_silence => {
             return Err(Error::Timeout {
                 message: format!(
@@ -968,7 +998,7 @@ mod tests {
         };
         let params = json!({"name": "strike", "arguments": {"target": {"id": 7}}});
         let request = session
-            .outgoing(1, "tools/call", &params, Some(&modern), None)
+            .outgoing(1, "tools/call", &params, Some(&modern), None, false)
             .unwrap();
         assert_eq!(
             request.mirrored,
@@ -976,7 +1006,7 @@ mod tests {
             "the absent region has no header"
         );
         let legacy = session
-            .outgoing(2, "tools/call", &params, None, None)
+            .outgoing(2, "tools/call", &params, None, None, false)
             .unwrap();
         assert!(legacy.mirrored.is_empty(), "legacy requests mirror nothing");
     }
@@ -990,7 +1020,7 @@ mod tests {
         };
         let params = json!({"name": "x", "_meta": {"mine": 1}});
         let request = session
-            .outgoing(7, "tools/call", &params, Some(&negotiated), Some(7))
+            .outgoing(7, "tools/call", &params, Some(&negotiated), Some(7), false)
             .unwrap();
         let message: Value = serde_json::from_str(&request.text).unwrap();
         let meta = &message["params"]["_meta"];
@@ -1001,7 +1031,7 @@ mod tests {
         assert_eq!(meta["mine"], 1);
         let params = json!({});
         let legacy = session
-            .outgoing(8, "tools/list", &params, None, None)
+            .outgoing(8, "tools/list", &params, None, None, false)
             .unwrap();
         let legacy: Value = serde_json::from_str(&legacy.text).unwrap();
         assert_eq!(legacy["params"], json!({}));

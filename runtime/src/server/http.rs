@@ -853,10 +853,6 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             .headers()
             .get(header::AUTHORIZATION)
             .map(HeaderValue::as_bytes),
-        request
-            .headers()
-            .get(era::header::SESSION_ID)
-            .map(HeaderValue::as_bytes),
     );
     let streamable = request
         .headers()

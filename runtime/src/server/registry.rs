@@ -223,7 +223,7 @@ impl<Ctx> Registry<Ctx> {
 
     /// How long a task is kept after it is created (its `ttl`; default 10 minutes: a legacy
     /// client may ask for less, never more; at least a second) and how many tasks one owner
-    /// (credential, or legacy session) may have running at once (default 32; a call past it
+    /// (credential) may have running at once (default 32; a call past it
     /// is a tool error with code `too_many_tasks`). See [`TaskSupport`](super::TaskSupport).
     pub fn with_tasks(mut self, ttl: Duration, live: usize) -> Self {
         self.tasks.limits.ttl = ttl.max(Duration::from_secs(1));

@@ -20,23 +20,18 @@ use super::deferred::Waiters;
 use super::wire::{ClientResponse, Outbound, OutboundTx, Reply, error, respond};
 use crate::era::{self, Era};
 
-/// Whom a task belongs to: a digest of the request's credential (`Authorization`) and legacy
-/// session id; `None` for requests with neither (stdio, an open loopback server), which share
-/// their tasks.
+/// Whom a task belongs to: a digest of the request's credential (`Authorization`); `None` for
+/// requests without one (stdio, an open loopback server), which share their tasks. Not the
+/// legacy session id: a client that reconnects (a new session) finds its tasks again.
 pub(crate) type Owner = Option<[u8; 32]>;
 
-/// The owner of a request with these header values.
-pub(crate) fn owner(authorization: Option<&[u8]>, session: Option<&[u8]>) -> Owner {
-    if authorization.is_none() && session.is_none() {
-        return None;
-    }
-    let mut context = ring::digest::Context::new(&ring::digest::SHA256);
-    context.update(authorization.unwrap_or_default());
-    context.update(b"\0");
-    context.update(session.unwrap_or_default());
-    let mut digest = [0; 32];
-    digest.copy_from_slice(context.finish().as_ref());
-    Some(digest)
+/// The owner of a request with this `Authorization` header value.
+pub(crate) fn owner(authorization: Option<&[u8]>) -> Owner {
+    let authorization = authorization?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, authorization);
+    let mut owner = [0; 32];
+    owner.copy_from_slice(digest.as_ref());
+    Some(owner)
 }
 
 /// What a task's call and the store share: the input requests the call is waiting on
@@ -612,16 +607,9 @@ mod tests {
     }
 
     #[test]
-    fn owners_differ_by_credential_and_session() {
-        assert_eq!(owner(None, None), None);
-        assert_ne!(
-            owner(Some(b"Bearer a"), None),
-            owner(Some(b"Bearer b"), None)
-        );
-        assert_ne!(
-            owner(Some(b"Bearer a"), None),
-            owner(None, Some(b"Bearer a"))
-        );
-        assert_eq!(owner(Some(b"x"), Some(b"s")), owner(Some(b"x"), Some(b"s")));
+    fn owners_differ_by_credential() {
+        assert_eq!(owner(None), None);
+        assert_ne!(owner(Some(b"Bearer a")), owner(Some(b"Bearer b")));
+        assert_eq!(owner(Some(b"Bearer a")), owner(Some(b"Bearer a")));
     }
 }

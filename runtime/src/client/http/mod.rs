@@ -331,6 +331,7 @@ fn headers(
     let name = match method {
         "tools/call" | "prompts/get" => params["name"].as_str(),
         "resources/read" => params["uri"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
         _ => None,
     };
     if let Some(name) = name {

@@ -137,11 +137,17 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
     };
     let id = session.next_id();
     let params = json!({"notifications": {"toolsListChanged": true}});
-    let request =
-        match session.outgoing(id, "subscriptions/listen", &params, Some(&negotiated), None) {
-            Ok(request) => request,
-            Err(e) => return Listened::NotServed(e.to_string()),
-        };
+    let request = match session.outgoing(
+        id,
+        "subscriptions/listen",
+        &params,
+        Some(&negotiated),
+        None,
+        false,
+    ) {
+        Ok(request) => request,
+        Err(e) => return Listened::NotServed(e.to_string()),
+    };
     let headers = headers(
         &inner,
         Some("subscriptions/listen"),
