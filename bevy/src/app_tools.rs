@@ -233,6 +233,7 @@ impl Handler<World> for TimeScale {
 
 /// Run `frames` frames with virtual time advancing (from paused, pausing again after them), answering once they ran, with progress each frame
 #[derive(McpTool, Deserialize, JsonSchema, Debug)]
+#[mcp(task = "optional")]
 pub struct Step {
     /// How many frames.
     #[schemars(range(min = 1, max = 100000))]

@@ -512,3 +512,61 @@ async fn the_log_and_the_entities_are_resources_and_entities_complete() {
         assert!(matches!(gone, Error::Protocol { .. }), "{gone:?}");
     }
 }
+
+/// `step` runs as a task: a 600-frame step survives its client (a new client finds it by id
+/// and gets the typed result), another credential cannot see it, and a cancelled step stops
+/// (the plugin drops the abandoned call, and the next step starts from a clean slate).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_step_runs_as_a_task_that_outlives_its_client() {
+    use mcp_bindgen::client::{Protocol, TaskState};
+    let app = Running::start(McpPlugin::default());
+    let connect = |token: &'static str| {
+        HttpClient::builder(&app.url)
+            .protocol(Protocol::Modern)
+            .bearer_token(token)
+            .connect()
+    };
+    let client = connect("player").await.expect("connects");
+    let handle = client
+        .call_tool_as_task("step", args(json!({"frames": 600})))
+        .await
+        .expect("starts");
+    let id = handle.id().expect("a task").to_owned();
+    drop(handle);
+    drop(client);
+
+    let other = connect("spectator").await.expect("connects");
+    let hidden = other.task("step", &id).status().await.unwrap_err();
+    assert!(
+        matches!(hidden, Error::Protocol { code: -32602, .. }),
+        "{hidden}"
+    );
+
+    let again = connect("player").await.expect("connects");
+    let stepped: Value = again
+        .task("step", &id)
+        .wait_decoded()
+        .await
+        .expect("the step's result");
+    assert_eq!(stepped["frames"], 600, "{stepped}");
+
+    let long = again
+        .call_tool_as_task("step", args(json!({"frames": 100000})))
+        .await
+        .expect("starts");
+    long.cancel().await.expect("cancels");
+    assert_eq!(
+        long.status().await.expect("tasks/get").state,
+        TaskState::Cancelled
+    );
+    // The plugin drops the cancelled step: `context` counts no step running.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let context = call(&again, "context", json!({})).await.expect("context");
+        if context["stepping"] == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{context}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

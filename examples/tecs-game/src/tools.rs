@@ -487,7 +487,7 @@ impl Handler<Game> for PlacedCount {
 /// Let the game run `frames` more frames (1 to 3600, 60 per second), then report the frame
 /// reached and the entity count. Reports progress every frame when the client asks for it.
 #[derive(Debug, McpTool, Deserialize, JsonSchema)]
-#[mcp(title = "Run frames")]
+#[mcp(title = "Run frames", task = "optional")]
 pub struct RunFrames {
     /// Frames to run, 1 to 3600.
     #[schemars(range(min = 1, max = 3600))]
