@@ -54,6 +54,11 @@ fn tool(tool: &model::Tool) -> Tool<'_> {
             idempotent: a.idempotent,
             open_world: a.open_world,
         },
+        task_support: tool
+            .raw
+            .get("execution")
+            .and_then(|e| e.get("taskSupport"))
+            .and_then(serde_json::Value::as_str),
         raw: &tool.raw,
     }
 }

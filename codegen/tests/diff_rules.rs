@@ -71,6 +71,10 @@ fn ann(annotations: Value) -> Value {
     tool(json!({ "annotations": annotations }))
 }
 
+fn exec(task_support: Value) -> Value {
+    tool(json!({ "execution": { "taskSupport": task_support } }))
+}
+
 /// A pair of tool lists: (old, new).
 type Pair = (Value, Value);
 
@@ -169,6 +173,21 @@ fn fixed_cases() -> Vec<Case> {
                 ann(json!({"idempotentHint": true})),
             ),
             (ann(json!({})), ann(json!({"idempotentHint": false}))),
+        ),
+        wire(
+            "task-support-required",
+            (exec(json!("optional")), exec(json!("required"))),
+            (exec(json!("required")), exec(json!("required"))),
+        ),
+        wire(
+            "task-support-removed",
+            (exec(json!("optional")), tool(json!({}))),
+            (tool(json!({})), exec(json!("forbidden"))),
+        ),
+        wire(
+            "task-support-relaxed",
+            (exec(json!("required")), exec(json!("optional"))),
+            (exec(json!("optional")), exec(json!("required"))),
         ),
         wire(
             "open-world-hint-changed",

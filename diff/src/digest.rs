@@ -1,8 +1,8 @@
 //! A tool list's fingerprint: the SHA-256 of its canonical JSON.
 //!
 //! The canonical form keeps what a client of the tools relies on, for each tool: `name`,
-//! `title`, `description`, `inputSchema`, `outputSchema` and `annotations` (not `_meta`, icons
-//! or fields a client does not read). Tools are sorted by name; every object's keys are
+//! `title`, `description`, `inputSchema`, `outputSchema`, `annotations` and `execution` (whether
+//! calls run as tasks; not `_meta`, icons or fields a client does not read). Tools are sorted by name; every object's keys are
 //! sorted (by their UTF-8 bytes); there is no whitespace; strings and numbers are written as
 //! `serde_json` writes them. Two lists that differ only in key order, whitespace or tool order
 //! have the same digest.
@@ -21,9 +21,10 @@
 use serde_json::Value;
 
 /// The fields of a tool the canonical form keeps, in canonical (sorted) order.
-pub const FIELDS: [&str; 6] = [
+pub const FIELDS: [&str; 7] = [
     "annotations",
     "description",
+    "execution",
     "inputSchema",
     "name",
     "outputSchema",

@@ -371,6 +371,7 @@ fn compare_tool(old: &Tool<'_>, new: &Tool<'_>, source: bool, changes: &mut Vec<
         }));
     }
     hints(old, new, changes);
+    task_support(old, new, changes);
     schemas(
         name,
         old.input_schema,
@@ -424,6 +425,49 @@ fn compare_tool(old: &Tool<'_>, new: &Tool<'_>, source: bool, changes: &mut Vec<
         }
         (None, None) => {}
     }
+}
+
+/// `execution.taskSupport` by effective value (absent, or a value this crate does not know,
+/// is `forbidden`): becoming `required` breaks every client that calls it plainly (it is
+/// refused: `-32021` in 2026-07-28, `-32601` before); no longer running as tasks is a warning
+/// for clients that made tasks of it; anything that accepts more calls is information.
+fn task_support(old: &Tool<'_>, new: &Tool<'_>, changes: &mut Vec<Change>) {
+    let level = |t: &Tool<'_>| match t.task_support {
+        Some("optional") => 1,
+        Some("required") => 2,
+        _ => 0,
+    };
+    let name = |t: &Tool<'_>| match level(t) {
+        1 => "optional",
+        2 => "required",
+        _ => "forbidden",
+    };
+    let (a, b) = (level(old), level(new));
+    if a == b {
+        return;
+    }
+    let at = "/execution/taskSupport";
+    let (from, to) = (name(old), name(new));
+    changes.push(match (a, b) {
+        (_, 2) => change(
+            rules::TASK_REQUIRED,
+            new.name,
+            at,
+            format!("taskSupport {from} -> required: a call that is not made as a task is refused"),
+        ),
+        (_, 0) => change(
+            rules::TASK_SUPPORT_REMOVED,
+            new.name,
+            at,
+            format!("taskSupport {from} -> forbidden: calls no longer run as tasks"),
+        ),
+        _ => change(
+            rules::TASK_SUPPORT_RELAXED,
+            new.name,
+            at,
+            format!("taskSupport {from} -> {to}: calls may now run as tasks or not"),
+        ),
+    });
 }
 
 /// Annotation hints by effective value. A tool that becomes less safe (no longer read-only,

@@ -93,6 +93,9 @@ pub(crate) const READ_ONLY_HINT_SAFER: Rule = wire("read-only-hint-safer", Info)
 pub(crate) const DESTRUCTIVE_HINT_SAFER: Rule = wire("destructive-hint-safer", Info);
 pub(crate) const IDEMPOTENT_HINT_CHANGED: Rule = wire("idempotent-hint-changed", Info);
 pub(crate) const OPEN_WORLD_HINT_CHANGED: Rule = wire("open-world-hint-changed", Info);
+pub(crate) const TASK_REQUIRED: Rule = wire("task-support-required", Breaking);
+pub(crate) const TASK_SUPPORT_REMOVED: Rule = wire("task-support-removed", Warning);
+pub(crate) const TASK_SUPPORT_RELAXED: Rule = wire("task-support-relaxed", Info);
 pub(crate) const INPUT_REQUIRED_PROPERTY_ADDED: Rule =
     wire("input-required-property-added", Breaking);
 pub(crate) const INPUT_PROPERTY_BECAME_REQUIRED: Rule =
@@ -135,6 +138,9 @@ pub const RULES: &[Rule] = &[
     DESTRUCTIVE_HINT_SAFER,
     IDEMPOTENT_HINT_CHANGED,
     OPEN_WORLD_HINT_CHANGED,
+    TASK_REQUIRED,
+    TASK_SUPPORT_REMOVED,
+    TASK_SUPPORT_RELAXED,
     INPUT_REQUIRED_PROPERTY_ADDED,
     INPUT_PROPERTY_BECAME_REQUIRED,
     INPUT_PROPERTY_BECAME_OPTIONAL,

@@ -20,6 +20,8 @@ pub struct Tool<'a> {
     pub output_schema: Option<&'a Value>,
     /// Behaviour hints.
     pub annotations: Annotations<'a>,
+    /// `execution.taskSupport` (`forbidden`, `optional`, `required`); absent is `forbidden`.
+    pub task_support: Option<&'a str>,
     /// The tool object as sent: two tools with equal objects are not compared further.
     pub raw: &'a Value,
 }
@@ -67,6 +69,7 @@ impl<'a> Tool<'a> {
                 idempotent: hint("idempotentHint"),
                 open_world: hint("openWorldHint"),
             },
+            task_support: string(tool.get("execution").and_then(|e| e.get("taskSupport"))),
             raw: tool,
         })
     }
