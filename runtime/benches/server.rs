@@ -387,9 +387,61 @@ fn same_size(c: &mut Criterion) {
     group.finish();
 }
 
+/// Answers at once, as a deferred call that happens to be ready (a task's least work).
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(task = "optional")]
+struct Ready {}
+
+impl CallHandler<Game> for Ready {
+    type Output = Sum;
+    fn start(self, _: &mut Game, call: Call<Sum>) {
+        call.complete(Ok(Sum { sum: 3 }));
+    }
+}
+
+/// A task's overhead on the server: the same deferred call answered plainly, and made as a
+/// task whose outcome one `tasks/get` reads (2026-07-28, the tasks extension declared).
+fn tasks(c: &mut Criterion) {
+    let mut registry = Registry::new("bench", "0").with_tasks(Duration::from_secs(1), 32);
+    registry.register_call::<Ready>(Duration::from_secs(60));
+    let meta = |extensions: &str| {
+        format!(
+            r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{{extensions}}}}}"#
+        )
+    };
+    let plain = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ready","arguments":{{}},{}}}}}"#,
+        meta("")
+    );
+    let as_task = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ready","arguments":{{}},{}}}}}"#,
+        meta(r#""extensions":{"io.modelcontextprotocol/tasks":{}}"#)
+    );
+    let mut group = c.benchmark_group("task_overhead");
+    group.bench_function("deferred_call_plain", |b| {
+        b.iter(|| black_box(registry.dispatch(&mut Game, black_box(&plain))))
+    });
+    group.bench_function("deferred_call_as_task_and_get", |b| {
+        b.iter(|| {
+            let created = registry
+                .dispatch(&mut Game, black_box(&as_task))
+                .unwrap_or_default();
+            let at = created.find(r#""taskId":""#).map_or(0, |i| i + 10);
+            let id = created.get(at..at + 32).unwrap_or_default();
+            let get = format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{{"taskId":"{id}",{}}}}}"#,
+                meta(r#""extensions":{"io.modelcontextprotocol/tasks":{}}"#)
+            );
+            black_box(registry.dispatch(&mut Game, &get))
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     dispatch,
+    tasks,
     same_size,
     streamed,
     idle_poll,

@@ -9,7 +9,8 @@
 //! does; the store reads the answer when someone asks. Dropping the receiver (cancel, expiry)
 //! makes the call abandoned, which the game sees through `Call::is_abandoned`.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -262,9 +263,15 @@ pub(crate) struct NewTask {
     pub answered: Option<String>,
 }
 
-/// Every task the registry made and has not forgotten, by id.
+/// Every task the registry made and has not forgotten, by id. A refresh touches only the tasks
+/// still working and those whose ttl has passed, so finished tasks kept for their ttl cost
+/// nothing per frame.
 pub(crate) struct Tasks {
     tasks: HashMap<String, Task>,
+    /// The ids of the tasks still working.
+    working: Vec<String>,
+    /// When each task is forgotten, soonest first.
+    expiry: BinaryHeap<Reverse<(Instant, String)>>,
     pub(crate) limits: Limits,
 }
 
@@ -272,6 +279,8 @@ impl Tasks {
     pub(crate) fn new() -> Self {
         Tasks {
             tasks: HashMap::new(),
+            working: Vec::new(),
+            expiry: BinaryHeap::new(),
             limits: Limits::default(),
         }
     }
@@ -284,9 +293,10 @@ impl Tasks {
     /// Whether `owner` may start another task.
     pub(crate) fn has_room(&mut self, owner: &Owner) -> bool {
         self.refresh();
-        self.tasks
-            .values()
-            .filter(|t| t.owner == *owner && !t.terminal())
+        let tasks = &self.tasks;
+        self.working
+            .iter()
+            .filter(|id| tasks.get(*id).is_some_and(|t| t.owner == *owner))
             .count()
             < self.limits.live
     }
@@ -318,6 +328,10 @@ impl Tasks {
         }
         task.refresh();
         let shape = task.to_json(&id, modern, self.limits.poll_interval);
+        if !task.terminal() {
+            self.working.push(id.clone());
+        }
+        self.expiry.push(Reverse((task.expires, id.clone())));
         self.tasks.insert(id, task);
         if modern {
             let mut result = shape;
@@ -337,24 +351,36 @@ impl Tasks {
             return;
         }
         let now = Instant::now();
-        self.tasks.retain(|id, task| {
-            if now >= task.expires {
+        while let Some(Reverse((expires, _))) = self.expiry.peek() {
+            if *expires > now {
+                break;
+            }
+            let Some(Reverse((_, id))) = self.expiry.pop() else {
+                break;
+            };
+            if let Some(mut task) = self.tasks.remove(&id) {
                 for (request, outlet) in task.waiting.drain(..) {
                     let text = error(&request, -32602, &format!("task {id} expired"));
                     let _ = outlet.send(Outbound::Done(Reply { text, status: 200 }));
                 }
+            }
+        }
+        let tasks = &mut self.tasks;
+        self.working.retain(|id| {
+            let Some(task) = tasks.get_mut(id) else {
                 return false;
-            }
+            };
             task.refresh();
-            if task.terminal() && !task.waiting.is_empty() {
-                for (request, outlet) in std::mem::take(&mut task.waiting) {
-                    let _ = outlet.send(Outbound::Done(Reply {
-                        text: legacy_result(id, task, &request),
-                        status: 200,
-                    }));
-                }
+            if !task.terminal() {
+                return true;
             }
-            true
+            for (request, outlet) in std::mem::take(&mut task.waiting) {
+                let _ = outlet.send(Outbound::Done(Reply {
+                    text: legacy_result(id, task, &request),
+                    status: 200,
+                }));
+            }
+            false
         });
     }
 
