@@ -413,14 +413,13 @@ impl Tasks {
         let rare = request.params.rare.as_deref();
         let poll_interval = self.limits.poll_interval;
         if modern {
-            let declared = request
+            let capabilities = request
                 .params
                 .meta
                 .as_ref()
                 .and_then(|m| m.capabilities.as_ref())
-                .and_then(super::wire::Capabilities::declared)
-                .is_some_and(|d| d.iter().any(|c| is_tasks_extension(c)));
-            if !declared {
+                .and_then(super::wire::Capabilities::declared);
+            if !declared(capabilities) {
                 return Some(missing_extension(id, &request.method));
             }
         }
