@@ -410,6 +410,37 @@ fn task_support_decides_who_may_call_how() {
         let gone = ask(request(Some(TASKS), method, json!({"taskId": id})));
         assert_eq!(gone["error"]["code"], -32601, "{method}: {gone}");
     }
+    // Bad params are -32602 naming what was wrong.
+    for (method, params, says) in [
+        ("tasks/get", json!({"taskId": 7}), "taskId must be a string"),
+        ("tasks/get", json!({}), "taskId must be a string"),
+        ("tasks/cancel", json!({"taskId": "nope"}), "no task nope"),
+        (
+            "tasks/update",
+            json!({"taskId": id}),
+            "needs inputResponses",
+        ),
+        (
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": [1]}),
+            "needs inputResponses",
+        ),
+    ] {
+        let refused = ask(request(Some(TASKS), method, params));
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{method}: {message}");
+    }
+    // Answers to keys the task never asked are acknowledged and ignored.
+    let ack = ask(request(
+        Some(TASKS),
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"unknown": {}}}),
+    ));
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    // Legacy tasks/list pages nothing: a cursor it did not give is refused.
+    let listed = ask(request(None, "tasks/list", json!({"cursor": "x"})));
+    assert_eq!(listed["error"]["code"], -32602, "{listed}");
 }
 
 #[test]
