@@ -518,7 +518,8 @@ async fn the_log_and_the_entities_are_resources_and_entities_complete() {
 /// (the plugin drops the abandoned call, and the next step starts from a clean slate).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_step_runs_as_a_task_that_outlives_its_client() {
-    use mcp_bindgen::client::{Protocol, TaskState};
+    use mcp_bindgen::TaskState;
+    use mcp_bindgen::client::Protocol;
     let app = Running::start(McpPlugin::default());
     let connect = |token: &'static str| {
         HttpClient::builder(&app.url)
@@ -545,7 +546,8 @@ async fn a_long_step_runs_as_a_task_that_outlives_its_client() {
     let again = connect("player").await.expect("connects");
     let stepped: Value = again
         .task("step", &id)
-        .wait_decoded()
+        .typed()
+        .wait()
         .await
         .expect("the step's result");
     assert_eq!(stepped["frames"], 600, "{stepped}");

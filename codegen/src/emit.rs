@@ -13,7 +13,7 @@ use crate::config::ServerConfig;
 use crate::diagnostic::Diagnostic;
 use crate::docs;
 use crate::error::Error;
-use crate::model::{Capture, Tool};
+use crate::model::{Capture, TaskSupport, Tool};
 use crate::naming;
 use crate::paths;
 use crate::plan::Plan;
@@ -171,8 +171,13 @@ fn client(
     let listed = || plans.iter().map(|p| &p.tool.raw);
     let digest = mcp_bindgen_diff::digest::digest(listed());
     let tools = raw_string(&mcp_bindgen_diff::digest::canonical(listed()));
+    let tasks = if plans.iter().any(|p| p.tool.task_support().is_some()) {
+        " A tool that runs as a task also has `tool_task`, which starts it and returns its [`mcp_bindgen::TaskHandle`]."
+    } else {
+        ""
+    };
     let client_doc = doc(&format!(
-        "Typed client for the {server_name} MCP server: one method per tool.\n\nEach `tool` method checks its arguments against the tool's input schema, calls the tool through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the `CallToolResult` as sent."
+        "Typed client for the {server_name} MCP server: one method per tool.\n\nEach `tool` method checks its arguments against the tool's input schema, calls the tool through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the `CallToolResult` as sent.{tasks}"
     ));
     let schemas_mod = if schemas.is_empty() {
         quote!()
@@ -354,9 +359,27 @@ fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Fill<'a>, Option
         "Calls `{name}` like [`Self::{}`], without unwrapping the result envelope.\n\nA result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].",
         plan.method
     ));
+    let task = tool.task_support().map(|support| {
+        let (takes, plain) = match support {
+            TaskSupport::Optional => (
+                "may run as a task",
+                format!("[`Self::{}`] calls it plainly", plan.method),
+            ),
+            TaskSupport::Required => (
+                "runs only as a task",
+                format!("[`Self::{}`] starts one and waits for it", plan.method),
+            ),
+        };
+        let doc = doc_attrs(&format!(
+            "Starts `{name}` as a task and returns its handle at once: [`TaskHandle::wait`](mcp_bindgen::TaskHandle::wait) gives what [`Self::{}`] returns, polling at the server's interval; the handle also tells where the task stands, answers what it asks, and cancels it.\n\nThe tool {takes} ({plain}). A server that answers at once, or a caller that runs no tasks, gives a handle holding the result. A task outlives its connection: keep [`TaskHandle::id`](mcp_bindgen::TaskHandle::id), and after a reconnect `McpClient::task(\"{name}\", id).typed()` finds it again.",
+            plan.method
+        ));
+        (format_ident!("{}_task", plan.method), support, doc)
+    });
     let fill = Fill {
         method: naming::ident(&plan.method),
         raw: format_ident!("{}_raw", plan.method),
+        task,
         name,
         args,
         output,
@@ -384,6 +407,12 @@ fn method_doc(plan: &Plan<'_>, signature: &Signature) -> String {
     let hints = hints(tool);
     if !hints.is_empty() {
         text.push_str(&format!(" Server hints: {hints}."));
+    }
+    if tool.task_support() == Some(TaskSupport::Required) {
+        text.push_str(&format!(
+            " The server runs `{name}` only as a task: this method starts one and waits for it, polling at the server's interval ([`Self::{}_task`] returns the handle instead).",
+            plan.method
+        ));
     }
     match signature.output {
         Output::Json => {
@@ -546,6 +575,9 @@ impl Fake {
 struct Fill<'a> {
     method: proc_macro2::Ident,
     raw: proc_macro2::Ident,
+    /// For a tool that runs as a task: its `_task` method, how it takes tasks, and that
+    /// method's doc.
+    task: Option<(proc_macro2::Ident, TaskSupport, Vec<syn::Attribute>)>,
     name: &'a str,
     /// The arguments' type and the static holding their schema.
     args: Option<(proc_macro2::Ident, proc_macro2::Ident)>,
@@ -560,6 +592,10 @@ struct Fill<'a> {
 struct Templates {
     with_args: [syn::ImplItemFn; 2],
     without_args: [syn::ImplItemFn; 2],
+    /// A task-capable tool's `_task` method, then a task-only tool's `method` and
+    /// `method_raw`, which start a task and wait for it.
+    tasks_with_args: [syn::ImplItemFn; 3],
+    tasks_without_args: [syn::ImplItemFn; 3],
 }
 
 impl Templates {
@@ -590,7 +626,41 @@ impl Templates {
                 }
             }
         };
-        let pair = |item: syn::ItemImpl| -> [syn::ImplItemFn; 2] {
+        let tasks_with_args: syn::ItemImpl = syn::parse_quote! {
+            impl Template {
+                pub async fn __mcp_task(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::TaskHandle<__McpOutput>, ::mcp_bindgen::Error> {
+                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
+                    Ok(self.caller.call_tool_as_task("__mcp_name", arguments).await?.typed())
+                }
+
+                pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
+                    self.__mcp_task(args).await?.wait().await
+                }
+
+                pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
+                    self.caller.call_tool_as_task("__mcp_name", arguments).await?.wait_raw().await
+                }
+            }
+        };
+        let tasks_without_args: syn::ItemImpl = syn::parse_quote! {
+            impl Template {
+                pub async fn __mcp_task(&self) -> ::std::result::Result<::mcp_bindgen::TaskHandle<__McpOutput>, ::mcp_bindgen::Error> {
+                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
+                    Ok(self.caller.call_tool_as_task("__mcp_name", ::serde_json::Map::new()).await?.typed())
+                }
+
+                pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
+                    self.__mcp_task().await?.wait().await
+                }
+
+                pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
+                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
+                    self.caller.call_tool_as_task("__mcp_name", ::serde_json::Map::new()).await?.wait_raw().await
+                }
+            }
+        };
+        fn fns<const N: usize>(item: syn::ItemImpl) -> [syn::ImplItemFn; N] {
             let fns: Vec<syn::ImplItemFn> = item
                 .items
                 .into_iter()
@@ -600,26 +670,47 @@ impl Templates {
                 })
                 .collect();
             fns.try_into()
-                .unwrap_or_else(|_| unreachable!("the template holds two methods"))
-        };
+                .unwrap_or_else(|_| unreachable!("the template holds {N} methods"))
+        }
         Templates {
-            with_args: pair(with_args),
-            without_args: pair(without_args),
+            with_args: fns(with_args),
+            without_args: fns(without_args),
+            tasks_with_args: fns(tasks_with_args),
+            tasks_without_args: fns(tasks_without_args),
         }
     }
 
-    fn fill(&self, fill: &Fill<'_>) -> [syn::ImplItem; 2] {
+    /// The tool's `method` and `method_raw`, and a task-capable tool's `method_task` (a
+    /// task-only tool's `method` and `method_raw` start a task and wait for it).
+    fn fill(&self, fill: &Fill<'_>) -> Vec<syn::ImplItem> {
         let [method, raw] = match fill.args {
             Some(_) => &self.with_args,
             None => &self.without_args,
         };
         let (mut method, mut raw) = (method.clone(), raw.clone());
+        let mut task = None;
+        if let Some((_, support, task_doc)) = &fill.task {
+            let [task_method, method_by_task, raw_by_task] = match fill.args {
+                Some(_) => &self.tasks_with_args,
+                None => &self.tasks_without_args,
+            };
+            if *support == TaskSupport::Required {
+                method = method_by_task.clone();
+                raw = raw_by_task.clone();
+            }
+            let mut task_method = task_method.clone();
+            task_method.attrs = task_doc.clone();
+            task = Some(task_method);
+        }
         method.attrs = fill.method_doc.clone();
         raw.attrs = fill.raw_doc.clone();
         let mut filler = Filler(fill);
-        filler.visit_impl_item_fn_mut(&mut method);
-        filler.visit_impl_item_fn_mut(&mut raw);
-        [syn::ImplItem::Fn(method), syn::ImplItem::Fn(raw)]
+        let mut items = Vec::with_capacity(3);
+        for mut f in [Some(method), Some(raw), task].into_iter().flatten() {
+            filler.visit_impl_item_fn_mut(&mut f);
+            items.push(syn::ImplItem::Fn(f));
+        }
+        items
     }
 }
 
@@ -632,6 +723,8 @@ impl VisitMut for Filler<'_> {
             &fill.method
         } else if ident == "__mcp_raw" {
             &fill.raw
+        } else if let (true, Some((task, ..))) = (ident == "__mcp_task", &fill.task) {
+            task
         } else if let Some((ty, schema)) = &fill.args {
             if ident == "__McpArgs" {
                 ty

@@ -162,4 +162,23 @@ impl Tool {
             .or(self.annotations.title.as_deref())
             .unwrap_or(&self.name)
     }
+
+    /// Whether the tool runs as a task (`execution.taskSupport`, 2025-11-25+): `None` for a
+    /// tool that does not (`forbidden`, absent, or a value this version does not know).
+    pub fn task_support(&self) -> Option<TaskSupport> {
+        match self.raw.get("execution")?.get("taskSupport")?.as_str()? {
+            "optional" => Some(TaskSupport::Optional),
+            "required" => Some(TaskSupport::Required),
+            _ => None,
+        }
+    }
+}
+
+/// How a tool that runs as a task takes it: [`Tool::task_support`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// The client chooses: a plain call or a task.
+    Optional,
+    /// Only as a task: a plain call fails.
+    Required,
 }

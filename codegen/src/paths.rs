@@ -57,6 +57,7 @@ const RULES: &[Rule] = &[
     rule(&["mcp_bindgen", "DriftReport"], true),
     rule(&["mcp_bindgen", "Error"], true),
     rule(&["mcp_bindgen", "Provenance"], true),
+    rule(&["mcp_bindgen", "TaskHandle"], true),
     rule(&["mcp_bindgen", "ToolCaller"], true),
     rule(&["mcp_bindgen", "ToolSchema"], true),
     rule(&["mcp_bindgen", "ToolError"], true),

@@ -82,7 +82,8 @@ fn check_configured_tools(
 }
 
 /// A plan for each tool, in the capture's order: its method, from the manifest's rename or
-/// its name; two tools that would share a method (or its `_raw`) are an error.
+/// its name; two tools that would share a method (or its `_raw`, or a task-capable tool's
+/// `_task`) are an error.
 fn methods<'a>(
     config: &ServerConfig,
     capture: &'a Capture,
@@ -140,7 +141,11 @@ fn methods<'a>(
                 method
             }
         };
-        for name in [method.clone(), format!("{method}_raw")] {
+        let task = tool.task_support().map(|_| format!("{method}_task"));
+        for name in [method.clone(), format!("{method}_raw")]
+            .into_iter()
+            .chain(task)
+        {
             if let Some(other) = methods.insert(name.clone(), tool) {
                 return Err(report
                     .error(

@@ -175,6 +175,35 @@ fn raw_variant_collision() {
 }
 
 #[test]
+fn task_variant_collision_only_for_a_tool_that_runs_as_a_task() {
+    let tools = |support: &str| {
+        format!(
+            r#"{{"tools": [{{"name": "bake", "inputSchema": {{}}, "execution": {{"taskSupport": "{support}"}}}}, {{"name": "bake_task", "inputSchema": {{}}}}]}}"#
+        )
+    };
+    let config = ServerConfig::new("m", "captures/x.tools.json");
+    for support in ["optional", "required"] {
+        let capture = read(&tools(support)).expect("valid");
+        let err = Generator::new()
+            .generate_capture(&config, &capture)
+            .expect_err("bake_task collides with the task method of bake");
+        assert!(
+            err.to_string()
+                .contains("both become the method `bake_task`"),
+            "{support}: {err}"
+        );
+    }
+    // A tool that does not run as a task has no `_task` method to collide with.
+    let capture = read(&tools("forbidden")).expect("valid");
+    let module = Generator::new()
+        .generate_capture(&config, &capture)
+        .expect("no collision");
+    let text = module.code();
+    assert!(text.contains("pub async fn bake_task("), "{text}");
+    assert!(!text.contains("TaskHandle"), "{text}");
+}
+
+#[test]
 fn unknown_dialect_is_an_error() {
     let capture = read(
         "{\"tools\": [{\"name\": \"a\", \"inputSchema\": {\n  \"$schema\": \"https://example.com/my-dialect\", \"type\": \"object\"}}]}",

@@ -13,7 +13,8 @@
 
 use std::future::Future;
 use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
+    CallToolResult, DriftReport, Error, Provenance, TaskHandle, ToolCaller, ToolError,
+    ToolSchema,
 };
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
@@ -688,7 +689,8 @@ pub static PROVENANCE: Provenance = Provenance::new(
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
 /// through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the
-/// `CallToolResult` as sent.
+/// `CallToolResult` as sent. A tool that runs as a task also has `tool_task`, which starts it
+/// and returns its [`mcp_bindgen::TaskHandle`].
 #[derive(Debug, Clone)]
 pub struct Client<C> {
     caller: C,
@@ -1207,6 +1209,24 @@ impl<C: ToolCaller> Client<C> {
         let arguments = checked_arguments(&self.caller, "step", args, &schemas::STEP)
             .await?;
         mcp_bindgen::call_checked(&self.caller, "step", arguments).await
+    }
+
+    /// Starts `step` as a task and returns its handle at once:
+    /// [`TaskHandle::wait`](mcp_bindgen::TaskHandle::wait) gives what [`Self::step`] returns,
+    /// polling at the server's interval; the handle also tells where the task stands, answers
+    /// what it asks, and cancels it.
+    ///
+    /// The tool may run as a task ([`Self::step`] calls it plainly). A server that answers at
+    /// once, or a caller that runs no tasks, gives a handle holding the result. A task outlives
+    /// its connection: keep [`TaskHandle::id`](mcp_bindgen::TaskHandle::id), and after a
+    /// reconnect `McpClient::task("step", id).typed()` finds it again.
+    pub async fn step_task(
+        &self,
+        args: &types::StepArgs,
+    ) -> Result<TaskHandle<types::StepOutput>, Error> {
+        let arguments = checked_arguments(&self.caller, "step", args, &schemas::STEP)
+            .await?;
+        Ok(self.caller.call_tool_as_task("step", arguments).await?.typed())
     }
 
     /// The score and how many units each team has

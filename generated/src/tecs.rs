@@ -13,7 +13,8 @@
 
 use std::future::Future;
 use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
+    CallToolResult, DriftReport, Error, Provenance, TaskHandle, ToolCaller, ToolError,
+    ToolSchema,
 };
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
@@ -294,7 +295,8 @@ pub static PROVENANCE: Provenance = Provenance::new(
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
 /// through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the
-/// `CallToolResult` as sent.
+/// `CallToolResult` as sent. A tool that runs as a task also has `tool_task`, which starts it
+/// and returns its [`mcp_bindgen::TaskHandle`].
 #[derive(Debug, Clone)]
 pub struct Client<C> {
     caller: C,
@@ -635,6 +637,29 @@ impl<C: ToolCaller> Client<C> {
             )
             .await?;
         mcp_bindgen::call_checked(&self.caller, "run_frames", arguments).await
+    }
+
+    /// Starts `run_frames` as a task and returns its handle at once:
+    /// [`TaskHandle::wait`](mcp_bindgen::TaskHandle::wait) gives what [`Self::run_frames`]
+    /// returns, polling at the server's interval; the handle also tells where the task stands,
+    /// answers what it asks, and cancels it.
+    ///
+    /// The tool may run as a task ([`Self::run_frames`] calls it plainly). A server that
+    /// answers at once, or a caller that runs no tasks, gives a handle holding the result. A
+    /// task outlives its connection: keep [`TaskHandle::id`](mcp_bindgen::TaskHandle::id), and
+    /// after a reconnect `McpClient::task("run_frames", id).typed()` finds it again.
+    pub async fn run_frames_task(
+        &self,
+        args: &types::RunFramesArgs,
+    ) -> Result<TaskHandle<types::RunFramesOutput>, Error> {
+        let arguments = checked_arguments(
+                &self.caller,
+                "run_frames",
+                args,
+                &schemas::RUN_FRAMES,
+            )
+            .await?;
+        Ok(self.caller.call_tool_as_task("run_frames", arguments).await?.typed())
     }
 }
 

@@ -54,6 +54,23 @@ pub trait ToolCaller {
         async move { crate::decode_result(name, calling.await?) }
     }
 
+    /// Calls the tool `name` as a task and returns its handle at once: what a generated
+    /// `{tool}_task` method calls, and a generated method of a tool that requires tasks.
+    /// [`HttpClient`](crate::HttpClient) and [`StdioClient`](crate::StdioClient) make the
+    /// call a task (see [`McpClient::call_tool_as_task`](crate::McpClient::call_tool_as_task)).
+    ///
+    /// The default calls [`ToolCaller::call_tool`] and returns a handle holding its result
+    /// ([`TaskHandle::ready`](crate::TaskHandle::ready)): a mock, a fake or a cassette answers
+    /// a task's call as it answers any other.
+    fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> impl Future<Output = Result<crate::TaskHandle, Error>> + Send {
+        let calling = self.call_tool(name, arguments);
+        async move { Ok(crate::TaskHandle::ready(name, calling.await?)) }
+    }
+
     /// Gets the prompt `name` with its `arguments` (strings, as MCP sends them): what a
     /// generated prompt method calls. The default fails: a caller that serves only tools
     /// (a mock, a fake, a cassette) has no prompts. [`HttpClient`](crate::HttpClient) and
@@ -131,6 +148,29 @@ macro_rules! forward_tool_caller {
                 arguments: Map<String, Value>,
             ) -> impl Future<Output = Result<R, Error>> + Send {
                 (**self).call_tool_decoded(name, arguments)
+            }
+
+            fn call_tool_as_task(
+                &self,
+                name: &str,
+                arguments: Map<String, Value>,
+            ) -> impl Future<Output = Result<crate::TaskHandle, Error>> + Send {
+                (**self).call_tool_as_task(name, arguments)
+            }
+
+            fn get_prompt(
+                &self,
+                name: &str,
+                arguments: Map<String, Value>,
+            ) -> impl Future<Output = Result<crate::GetPromptResult, Error>> + Send {
+                (**self).get_prompt(name, arguments)
+            }
+
+            fn read_resource(
+                &self,
+                uri: &str,
+            ) -> impl Future<Output = Result<crate::ReadResourceResult, Error>> + Send {
+                (**self).read_resource(uri)
             }
 
             fn check_tool(

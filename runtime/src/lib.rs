@@ -56,6 +56,7 @@ pub mod fake;
 pub mod mock;
 mod protocol;
 mod schema;
+mod task;
 #[cfg(feature = "tracing")]
 mod trace;
 pub mod uri_template;
@@ -72,6 +73,7 @@ pub use protocol::{
     ResourceLink, Role, TextContent,
 };
 pub use schema::{CompiledSchema, JsonTree, ToolSchema, Violation, validate_value};
+pub use task::{TaskHandle, TaskState, TaskStatus};
 
 #[cfg(feature = "client")]
 pub mod client;

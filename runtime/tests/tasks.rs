@@ -493,7 +493,8 @@ fn live_tasks_are_capped_and_finished_ones_are_forgotten_after_their_ttl() {
 /// client, cancelled, and invisible to another credential, in both eras.
 #[cfg(feature = "client")]
 mod client {
-    use mcp_bindgen::client::{Protocol, TaskState};
+    use mcp_bindgen::TaskState;
+    use mcp_bindgen::client::Protocol;
     use mcp_bindgen::{Error, HttpClient};
     use serde_json::{Map, Value, json};
 
@@ -543,7 +544,8 @@ mod client {
             }
             let stepped: Stepped = again
                 .task("run_frames", &id)
-                .wait_decoded()
+                .typed()
+                .wait()
                 .await
                 .expect("the task's result");
             assert!(stepped.frame >= 600, "{protocol:?}: {}", stepped.frame);
@@ -577,7 +579,7 @@ mod client {
         struct Wrapped {
             result: String,
         }
-        let answer: Wrapped = handle.wait_decoded().await.expect("the result");
+        let answer: Wrapped = handle.typed().wait().await.expect("the result");
         assert_eq!(answer.result, r#"the player answered {"ok":true}"#);
     }
 

@@ -13,7 +13,8 @@
 
 use std::future::Future;
 use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
+    CallToolResult, DriftReport, Error, Provenance, TaskHandle, ToolCaller, ToolError,
+    ToolSchema,
 };
 use mcp_bindgen::fake::NoArguments;
 use serde::Serialize;
@@ -635,7 +636,8 @@ pub static PROVENANCE: Provenance = Provenance::new(
 ///
 /// Each `tool` method checks its arguments against the tool's input schema, calls the tool
 /// through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the
-/// `CallToolResult` as sent.
+/// `CallToolResult` as sent. A tool that runs as a task also has `tool_task`, which starts it
+/// and returns its [`mcp_bindgen::TaskHandle`].
 #[derive(Debug, Clone)]
 pub struct Client<C> {
     caller: C,
@@ -1039,20 +1041,15 @@ impl<C: ToolCaller> Client<C> {
     /// clarification.
     ///
     /// MCP tool `simulate-research-query` ("Simulate Research Query"). Server hints: not
-    /// read-only, not destructive, not idempotent, closed world. The server declares no result
-    /// type, so the result is JSON.
+    /// read-only, not destructive, not idempotent, closed world. The server runs
+    /// `simulate-research-query` only as a task: this method starts one and waits for it,
+    /// polling at the server's interval ([`Self::simulate_research_query_task`] returns the
+    /// handle instead). The server declares no result type, so the result is JSON.
     pub async fn simulate_research_query(
         &self,
         args: &types::SimulateResearchQueryArgs,
     ) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "simulate-research-query",
-                args,
-                &schemas::SIMULATE_RESEARCH_QUERY,
-            )
-            .await?;
-        self.caller.call_tool_decoded("simulate-research-query", arguments).await
+        self.simulate_research_query_task(args).await?.wait().await
     }
 
     /// Calls `simulate-research-query` like [`Self::simulate_research_query`], without
@@ -1070,8 +1067,41 @@ impl<C: ToolCaller> Client<C> {
                 &schemas::SIMULATE_RESEARCH_QUERY,
             )
             .await?;
-        mcp_bindgen::call_checked(&self.caller, "simulate-research-query", arguments)
+        self.caller
+            .call_tool_as_task("simulate-research-query", arguments)
+            .await?
+            .wait_raw()
             .await
+    }
+
+    /// Starts `simulate-research-query` as a task and returns its handle at once:
+    /// [`TaskHandle::wait`](mcp_bindgen::TaskHandle::wait) gives what
+    /// [`Self::simulate_research_query`] returns, polling at the server's interval; the handle
+    /// also tells where the task stands, answers what it asks, and cancels it.
+    ///
+    /// The tool runs only as a task ([`Self::simulate_research_query`] starts one and waits for
+    /// it). A server that answers at once, or a caller that runs no tasks, gives a handle
+    /// holding the result. A task outlives its connection: keep
+    /// [`TaskHandle::id`](mcp_bindgen::TaskHandle::id), and after a reconnect
+    /// `McpClient::task("simulate-research-query", id).typed()` finds it again.
+    pub async fn simulate_research_query_task(
+        &self,
+        args: &types::SimulateResearchQueryArgs,
+    ) -> Result<TaskHandle<Value>, Error> {
+        let arguments = checked_arguments(
+                &self.caller,
+                "simulate-research-query",
+                args,
+                &schemas::SIMULATE_RESEARCH_QUERY,
+            )
+            .await?;
+        Ok(
+            self
+                .caller
+                .call_tool_as_task("simulate-research-query", arguments)
+                .await?
+                .typed(),
+        )
     }
 
     /// A prompt with no arguments

@@ -88,6 +88,34 @@ fn generated_methods_send_what_the_server_listed() {
     assert_eq!(resources::LEVEL_, "game://log");
 }
 
+/// A caller behind a reference, a `Box` or an `Arc` is the caller: prompts and reads reach
+/// it (they once fell back to the tools-only default).
+#[test]
+fn a_borrowed_or_shared_caller_forwards_prompts_and_reads() {
+    let asked = std::sync::Arc::new(Asked::default());
+    pollster::block_on(async {
+        Client::new(&*asked)
+            .prompt_no_arguments()
+            .await
+            .expect("through &T");
+        Client::new(asked.clone())
+            .read_resource_(resources::LEVEL)
+            .await
+            .expect("through Arc<T>");
+        Client::new(Box::new(Asked::default()))
+            .prompt_no_arguments()
+            .await
+            .expect("through Box<T>");
+    });
+    assert_eq!(
+        *asked.0.lock().unwrap(),
+        [
+            json!({"prompt": "no-arguments", "arguments": {}}),
+            json!({"read": "game://level"}),
+        ]
+    );
+}
+
 /// A caller that serves tools only says so, naming what was asked.
 #[test]
 fn a_tools_only_caller_refuses_prompts_and_resources() {

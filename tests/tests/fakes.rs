@@ -34,6 +34,14 @@ impl Fake for Arena {
     async fn shout(&self, args: types::ShoutArgs) -> Result<Value, ToolError> {
         Ok(json!({ "heard": args.text.to_uppercase() }))
     }
+
+    async fn siege(&self, args: types::SiegeArgs) -> Result<types::SiegeOutput, ToolError> {
+        Ok(types::SiegeOutput {
+            castle: args.castle,
+            holder: "the defenders".into(),
+            rounds: args.rounds,
+        })
+    }
 }
 
 fn hit(target: &str, damage: u64) -> types::HitArgs {
@@ -284,4 +292,37 @@ fn the_module_doc_says_how_to_fake() {
     let snapshot = include_str!("../snapshots/arena.rs");
     assert!(snapshot.contains("implement [`Fake`] and hand `Client::new(Faked(fake))`"));
     let _: fn(Arena) -> arena::Client<Faked<Arena>> = |fake| Client::new(Faked(fake));
+}
+
+/// `siege` runs only as a task on the server; a fake runs no tasks, so its methods (the plain
+/// one, which waits for the task, and `siege_task`) get the fake's answer at once, in a
+/// handle without an id.
+#[tokio::test]
+async fn a_fake_answers_a_task_only_tool_at_once() {
+    let client = Client::new(Faked(Arena::default()));
+    let args = types::SiegeArgs {
+        castle: "Dover".into(),
+        rounds: 3,
+    };
+    let held = client.siege(&args).await.expect("siege");
+    assert_eq!(held.holder, "the defenders");
+    let handle = client.siege_task(&args).await.expect("siege_task");
+    assert_eq!(handle.id(), None);
+    assert_eq!(
+        handle.status().await.expect("status").state,
+        mcp_bindgen::TaskState::Completed
+    );
+    assert_eq!(handle.wait().await.expect("the answer"), held);
+    // Arguments are checked against the input schema before anything runs, as for any tool.
+    let error = client
+        .siege(&types::SiegeArgs {
+            castle: "Dover".into(),
+            rounds: 0,
+        })
+        .await
+        .expect_err("rounds start at 1");
+    assert!(
+        matches!(&error, Error::InvalidArguments { tool, .. } if tool == "siege"),
+        "{error:?}"
+    );
 }

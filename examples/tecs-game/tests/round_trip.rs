@@ -303,3 +303,62 @@ async fn the_arena_tool_appears_and_goes_while_clients_listen() {
         );
     }
 }
+
+/// `run_frames` may run as a task: the generated `run_frames_task` starts one in either era
+/// (2026-07-28: the tasks extension; 2025-11-25: the `task` parameter, `tasks/get` and
+/// `tasks/result`), a second connection finds it by id and awaits the typed result, and a
+/// long one is cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_frames_as_a_typed_task_in_both_eras() {
+    use mcp_bindgen::TaskState;
+    use mcp_bindgen::client::Protocol;
+
+    let game = Running::start();
+    for (protocol, version) in [
+        (Protocol::Modern, "2026-07-28"),
+        (Protocol::Legacy, "2025-11-25"),
+    ] {
+        let connect = || {
+            HttpClient::builder(format!("http://127.0.0.1:{}/mcp", game.port))
+                .protocol(protocol.clone())
+                .connect()
+        };
+        let http = connect().await.expect("connects");
+        assert_eq!(http.protocol_version().as_deref(), Some(version));
+        let client = Client::new(http);
+        let handle = client
+            .run_frames_task(&types::RunFramesArgs { frames: 30 })
+            .await
+            .expect("starts");
+        let id = handle.id().expect("the game made a task").to_owned();
+        assert_eq!(handle.tool(), "run_frames");
+        drop(handle);
+        drop(client);
+
+        let again = connect().await.expect("reconnects");
+        let run: types::RunFramesOutput = again
+            .task("run_frames", &id)
+            .typed()
+            .wait()
+            .await
+            .expect("the task's result");
+        assert_eq!(run.frames, 30, "{version}");
+        assert_eq!(run.entities, 5, "{version}");
+
+        let client = Client::new(again);
+        let long = client
+            .run_frames_task(&types::RunFramesArgs { frames: 3600 })
+            .await
+            .expect("starts");
+        long.cancel().await.expect("cancels");
+        assert_eq!(
+            long.status().await.expect("tasks/get").state,
+            TaskState::Cancelled,
+            "{version}"
+        );
+        assert!(
+            long.wait().await.is_err(),
+            "{version}: a cancelled task has no result"
+        );
+    }
+}

@@ -236,6 +236,14 @@ impl<T: Transport> ToolCaller for McpClient<T> {
         session::call_tool_decoded(&self.conn, name, arguments).await
     }
 
+    async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<crate::TaskHandle, Error> {
+        McpClient::call_tool_as_task(self, name, arguments).await
+    }
+
     async fn get_prompt(
         &self,
         name: &str,

@@ -52,7 +52,6 @@ pub use builder::ClientBuilder;
 pub use http::{HttpClient, HttpClientBuilder, HttpOptions, HttpTransport, TokenProvider};
 pub use mcp_client::McpClient;
 pub use stdio::{StdioClient, StdioClientBuilder, StdioOptions, StdioTransport};
-pub use tasks::{TaskHandle, TaskState, TaskStatus};
 pub use transport::Transport;
 
 /// Which protocol era or version a client speaks.
