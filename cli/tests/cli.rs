@@ -497,13 +497,33 @@ fn capture_over_http_with_a_bearer_token() {
             Ok(format!("hello {}", self.name))
         }
     }
+    /// Bakes bread, which takes a while.
+    #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+    #[mcp(task = "optional")]
+    struct Bake {}
+    impl Handler<Ctx> for Bake {
+        type Output = String;
+        fn call(self, _: &mut Ctx) -> Result<String, ToolError> {
+            Ok("bread".into())
+        }
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     let server = std::thread::spawn(move || {
         let mut registry = Registry::new("greeter", "3.1.4");
-        registry.register::<Hello>();
+        registry.register::<Hello>().register::<Bake>();
+        registry.register_resource(
+            mcp_bindgen::server::ResourceDefinition::new("bakery://menu", "menu"),
+            |_| {
+                Ok(vec![mcp_bindgen::ResourceContents::text(
+                    "bakery://menu",
+                    "text/plain",
+                    "bread",
+                )])
+            },
+        );
         let mut server = ServerBuilder::new()
             .port(0)
             .bearer_token("t0ken")
@@ -550,6 +570,47 @@ fn capture_over_http_with_a_bearer_token() {
     assert_eq!(captured["capabilities"]["tools"]["listChanged"], true);
     assert_eq!(captured["tools"][0]["name"], "hello");
     assert_eq!(captured["tools"][0]["description"], "Says hello.");
+    // A tool that runs as a task keeps its `execution`, and the server's tasks extension is
+    // recorded with its capabilities.
+    assert_eq!(captured["tools"][0].get("execution"), None);
+    assert_eq!(captured["tools"][1]["execution"]["taskSupport"], "optional");
+    assert!(
+        captured["capabilities"]["extensions"]
+            .get("io.modelcontextprotocol/tasks")
+            .is_some(),
+        "{}",
+        captured["capabilities"]
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains(": 2 tools, 1 resource from greeter 3.1.4"),
+        "{summary}"
+    );
+    // In 2025-11-25 the tasks capability is the legacy one.
+    let legacy = dir.path().join("legacy.tools.json");
+    let out = bin()
+        .args(["capture", "--url", &url, "--protocol", "2025-11-25"])
+        .args(["--bearer-env", "GREETER_TOKEN", "-o"])
+        .arg(&legacy)
+        .env("GREETER_TOKEN", "t0ken")
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let captured: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&legacy).expect("written")).expect("json");
+    assert_eq!(captured["protocolVersion"], "2025-11-25");
+    assert_eq!(captured["tools"][1]["execution"]["taskSupport"], "optional");
+    assert!(
+        captured["capabilities"]["tasks"]["requests"]["tools"]
+            .get("call")
+            .is_some(),
+        "{}",
+        captured["capabilities"]
+    );
 
     // A wrong token: an authentication error, nothing written.
     let wrong = dir.path().join("wrong.json");

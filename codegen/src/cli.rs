@@ -325,12 +325,27 @@ fn capture(server: &LiveArgs, output: &std::path::Path) -> Result<ExitCode, Erro
     };
     let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
     say::write_output(output, &text)?;
-    let tools = document["tools"].as_array().map_or(0, Vec::len);
     let to_stdout = output == std::path::Path::new("-");
+    // What was listed: the tools, and the prompts, resources and templates there are.
+    let listed: Vec<String> = [
+        ("tools", "tool"),
+        ("prompts", "prompt"),
+        ("resources", "resource"),
+        ("resourceTemplates", "resource template"),
+    ]
+    .into_iter()
+    .filter_map(|(key, noun)| {
+        let items = document
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map_or(0, Vec::len);
+        (key == "tools" || items > 0).then(|| say::count(items, noun))
+    })
+    .collect();
     let summary = format!(
         "{}: {} from {} {} (protocol {}) -> {}",
         what,
-        say::count(tools, "tool"),
+        listed.join(", "),
         document["serverInfo"]["name"].as_str().unwrap_or("?"),
         document["serverInfo"]["version"].as_str().unwrap_or(""),
         document["protocolVersion"].as_str().unwrap_or("?"),
