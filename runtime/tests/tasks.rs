@@ -357,6 +357,187 @@ fn cancelling_a_task_abandons_the_games_call_and_tasks_belong_to_their_credentia
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }
 
+/// A 2026-07-28 `subscriptions/listen` stream over raw HTTP, read as it comes.
+struct Listen {
+    tcp: TcpStream,
+    seen: String,
+}
+
+impl Listen {
+    /// Sends the listen request with `filter`, as `credential`, declaring the tasks extension
+    /// when `tasks`; returns the stream once its headers came.
+    fn open(port: u16, filter: Value, credential: &str, tasks: bool) -> Listen {
+        let capabilities = if tasks { TASKS } else { "{}" };
+        let body = request(
+            Some(capabilities),
+            "subscriptions/listen",
+            json!({ "notifications": filter }),
+        );
+        let mut tcp = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+        tcp.set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+        let raw = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: subscriptions/listen\r\nAuthorization: {credential}\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        tcp.write_all(raw.as_bytes()).expect("writes");
+        let mut listen = Listen {
+            tcp,
+            seen: String::new(),
+        };
+        listen.wait_for("\r\n\r\n");
+        listen
+    }
+
+    /// Reads until `needle` appears (at most 60 s: a bound for a broken server).
+    fn wait_for(&mut self, needle: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !self.seen.contains(needle) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{needle:?} never came; the stream so far: {}",
+                self.seen
+            );
+            self.read_some();
+        }
+    }
+
+    fn read_some(&mut self) {
+        let mut buf = [0u8; 4096];
+        if let Ok(n) = self.tcp.read(&mut buf) {
+            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+
+    /// The `notifications/tasks` events seen so far, parsed.
+    fn task_events(&self) -> Vec<Value> {
+        self.seen
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+            .filter(|event| event["method"] == "notifications/tasks")
+            .collect()
+    }
+}
+
+/// The 2026-07-28 tasks extension's `notifications/tasks`: a listen stream that names a task
+/// (`taskIds`) hears each change of its status, the outcome inlined as `tasks/get` gives it;
+/// a stream of another credential naming the same id hears nothing; `taskIds` without the
+/// extension is `-32021`.
+#[test]
+fn a_listen_stream_hears_the_status_of_the_tasks_it_names() {
+    let game = Running::start();
+    let alice = Some("Bearer alice");
+    let modern = |method: &str, params: Value| request(Some(TASKS), method, params);
+    let created = game.post(
+        &modern(
+            "tools/call",
+            json!({"name": "reset_level", "arguments": {}}),
+        ),
+        alice,
+    );
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+
+    let mut listening = Listen::open(game.port, json!({ "taskIds": [id] }), "Bearer alice", true);
+    listening.wait_for("notifications/subscriptions/acknowledged");
+    assert!(
+        listening.seen.contains(&format!(r#""taskIds":["{id}"]"#)),
+        "{}",
+        listening.seen
+    );
+    let mut snooping = Listen::open(
+        game.port,
+        json!({ "taskIds": [id] }),
+        "Bearer mallory",
+        true,
+    );
+    snooping.wait_for("notifications/subscriptions/acknowledged");
+
+    // The task asks the player; once answered, it completes, and the stream hears of it.
+    let asked = loop {
+        let got = game.post(&modern("tasks/get", json!({ "taskId": id })), alice);
+        if got["result"]["status"] == "input_required" {
+            break got;
+        }
+    };
+    let key = asked["result"]["inputRequests"]
+        .as_object()
+        .and_then(|r| r.keys().next().cloned())
+        .expect("a request");
+    let answers = json!({ key: {"action": "accept", "content": {"ok": true}} });
+    game.post(
+        &modern(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": answers}),
+        ),
+        alice,
+    );
+    listening.wait_for(r#""status":"completed""#);
+    let events = listening.task_events();
+    let done = events.last().expect("a task event");
+    assert_eq!(done["params"]["taskId"], id.as_str());
+    assert_eq!(
+        done["params"]["result"]["structuredContent"]["result"],
+        r#"the player answered {"ok":true}"#,
+        "{done}"
+    );
+    assert_eq!(
+        done["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    assert!(done["params"].get("resultType").is_none(), "{done}");
+    assert!(
+        events.iter().all(|e| e["params"]["taskId"] == id.as_str()),
+        "{events:?}"
+    );
+    // Whatever mallory's stream got by now, it got no word of alice's task.
+    snooping.read_some();
+    assert_eq!(
+        snooping.task_events(),
+        Vec::<Value>::new(),
+        "{}",
+        snooping.seen
+    );
+
+    // A cancel is a change too.
+    let long = game.post(
+        &modern(
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 10_000_000}}),
+        ),
+        alice,
+    );
+    let long = long["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mut watching = Listen::open(
+        game.port,
+        json!({ "taskIds": [long] }),
+        "Bearer alice",
+        true,
+    );
+    watching.wait_for("notifications/subscriptions/acknowledged");
+    game.post(&modern("tasks/cancel", json!({ "taskId": long })), alice);
+    watching.wait_for(r#""status":"cancelled""#);
+
+    // Naming tasks needs the extension.
+    let mut refused = Listen::open(
+        game.port,
+        json!({ "taskIds": [long] }),
+        "Bearer alice",
+        false,
+    );
+    refused.wait_for("-32021");
+    assert!(refused.seen.starts_with("HTTP/1.1 400"), "{}", refused.seen);
+}
+
 #[test]
 fn task_support_decides_who_may_call_how() {
     let mut r = registry();

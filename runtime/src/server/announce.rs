@@ -21,6 +21,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
+use super::tasks::{Owner, TaskNote};
+use super::wire::Reply;
 use crate::era::meta;
 
 /// A set of kinds of change.
@@ -38,6 +40,9 @@ impl Changes {
     pub(crate) const RESOURCES: Changes = Changes(4);
     /// A resource's contents ([`Registry::resource_updated`](super::Registry::resource_updated)).
     pub(crate) const RESOURCE_UPDATED: Changes = Changes(8);
+    /// A task's status (2026-07-28 tasks extension: `notifications/tasks`, to the listen
+    /// streams that named the task).
+    pub(crate) const TASKS: Changes = Changes(16);
 
     pub(crate) fn is_empty(self) -> bool {
         self.0 == 0
@@ -61,17 +66,21 @@ impl Changes {
         Changes(self.0 & !other.0)
     }
 
-    /// Every kind: what a legacy listener hears.
+    /// Every kind a legacy listener hears (the legacy era has no task notifications here).
     pub(crate) const ALL: Changes = Changes(1 | 2 | 4 | 8);
 }
 
-/// What one listener wants: kinds of change, and which resources' updates.
+/// What one listener wants: kinds of change, which resources' updates, and which tasks'.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Wants {
     pub(crate) changes: Changes,
     /// The URIs whose updates it hears (`resourceSubscriptions`); `None`: those of the
     /// registry's legacy subscriptions (`resources/subscribe`).
     pub(crate) uris: Option<Vec<String>>,
+    /// The tasks whose status it hears (`taskIds`), of those its owner made.
+    pub(crate) task_ids: Vec<String>,
+    /// Whose listen request it was (see [`Owner`]): another owner's tasks are never sent.
+    pub(crate) owner: Owner,
 }
 
 impl Wants {
@@ -80,7 +89,23 @@ impl Wants {
         Wants {
             changes: Changes::ALL,
             uris: None,
+            task_ids: Vec::new(),
+            owner: None,
         }
+    }
+
+    /// Of the task notes announced, those this listener hears: the tasks it named, of its
+    /// owner.
+    fn task_notes(&self, announced: &Announcement<'_>) -> Vec<Value> {
+        if !self.changes.contains(Changes::TASKS) {
+            return Vec::new();
+        }
+        announced
+            .tasks
+            .iter()
+            .filter(|note| note.owner == self.owner && self.task_ids.contains(&note.id))
+            .map(|note| note.task.clone())
+            .collect()
     }
 
     /// Of `updated`, the URIs this listener hears of.
@@ -100,35 +125,65 @@ impl Wants {
     }
 }
 
-/// What a frame announces: the kinds that changed, the resources updated, and the URIs legacy
-/// clients subscribed to.
+/// What a frame announces: the kinds that changed, the resources updated, the URIs legacy
+/// clients subscribed to, and the tasks whose status changed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Announcement<'a> {
     pub(crate) changes: Changes,
     pub(crate) updated: &'a [String],
     pub(crate) subscribed: &'a BTreeSet<String>,
+    pub(crate) tasks: &'a [TaskNote],
+}
+
+/// Who sent a listen request: whether it declared the tasks extension (needed for `taskIds`),
+/// and its owner (whose tasks it may hear of).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Listening {
+    pub(crate) declares_tasks: bool,
+    pub(crate) owner: Owner,
 }
 
 /// A `subscriptions/listen` request with id `id` and filter `params.notifications`, as every
 /// transport answers it: the kinds of change to send it and the acknowledgement that opens its
-/// stream, or the `-32602` error response when the filter is not an object.
-pub(crate) fn open(id: &Value, filter: Option<&Value>) -> Result<(Wants, String), String> {
-    match honoured(filter) {
+/// stream; or the error response, with its HTTP status: `-32602` (200) when the filter is
+/// not an object, `-32021` (400) when it names tasks without declaring the tasks extension.
+pub(crate) fn open(
+    id: &Value,
+    filter: Option<&Value>,
+    by: Listening,
+) -> Result<(Wants, String), Reply> {
+    match honoured(filter, by) {
         Ok((wants, acknowledged)) => Ok((wants, acknowledgement(id, &acknowledged))),
-        Err(message) => Err(super::wire::error(id, -32602, &message)),
+        Err(Refused::Invalid(message)) => Err(Reply {
+            text: super::wire::error(id, -32602, &message),
+            status: 200,
+        }),
+        Err(Refused::NeedsTasks) => Err(super::tasks::missing_extension(
+            id,
+            "subscriptions/listen with taskIds",
+        )),
     }
+}
+
+/// Why a listen filter is refused.
+#[derive(Debug)]
+enum Refused {
+    /// Not a filter: the message says why.
+    Invalid(String),
+    /// It names tasks, and the request did not declare the tasks extension.
+    NeedsTasks,
 }
 
 /// The kinds of change a listen filter (`params.notifications`) asks for that this server
 /// honours, and the filter to acknowledge (only those kinds: the revision leaves unsupported
-/// ones out of the acknowledgement). `Err` when the filter is not an object.
-fn honoured(filter: Option<&Value>) -> Result<(Wants, Value), String> {
+/// ones out of the acknowledgement).
+fn honoured(filter: Option<&Value>, by: Listening) -> Result<(Wants, Value), Refused> {
     let Some(Value::Object(filter)) = filter else {
-        return Err(
+        return Err(Refused::Invalid(
             "Invalid params: subscriptions/listen needs a \"notifications\" object (for \
              example {\"toolsListChanged\": true})"
                 .to_owned(),
-        );
+        ));
     };
     let mut wants = Changes::NONE;
     let mut acknowledged = Map::new();
@@ -157,15 +212,40 @@ fn honoured(filter: Option<&Value>) -> Result<(Wants, Value), String> {
             }
         }
         Some(_) => {
-            return Err(
+            return Err(Refused::Invalid(
                 "Invalid params: resourceSubscriptions must be an array of URIs".to_owned(),
-            );
+            ));
+        }
+    }
+    let mut task_ids = Vec::new();
+    match filter.get("taskIds") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(list)) if list.iter().all(Value::is_string) => {
+            if !list.is_empty() && !by.declares_tasks {
+                return Err(Refused::NeedsTasks);
+            }
+            task_ids = list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            if !task_ids.is_empty() {
+                wants.insert(Changes::TASKS);
+                acknowledged.insert("taskIds".into(), Value::from(task_ids.clone()));
+            }
+        }
+        Some(_) => {
+            return Err(Refused::Invalid(
+                "Invalid params: taskIds must be an array of task ids".to_owned(),
+            ));
         }
     }
     Ok((
         Wants {
             changes: wants,
             uris: Some(uris),
+            task_ids,
+            owner: by.owner,
         },
         Value::Object(acknowledged),
     ))
@@ -194,9 +274,14 @@ pub(crate) fn closing(id: &Value) -> String {
     .to_string()
 }
 
-/// The notifications for `changes` and the updated resources `uris`: tagged with the listen
-/// request's id `tag`, or untagged (the legacy era).
-pub(crate) fn events(changes: Changes, tag: Option<&Value>, uris: &[String]) -> Vec<String> {
+/// The notifications for `changes`, the updated resources `uris` and the tasks `tasks`
+/// (`DetailedTask`s): tagged with the listen request's id `tag`, or untagged (the legacy era).
+pub(crate) fn events(
+    changes: Changes,
+    tag: Option<&Value>,
+    uris: &[String],
+    tasks: Vec<Value>,
+) -> Vec<String> {
     let note = |method: &str, params: Map<String, Value>| {
         let mut params = params;
         if let Some(tag) = tag {
@@ -223,6 +308,11 @@ pub(crate) fn events(changes: Changes, tag: Option<&Value>, uris: &[String]) -> 
         params.insert("uri".into(), Value::String(uri.clone()));
         out.push(note("notifications/resources/updated", params));
     }
+    for task in tasks {
+        if let Value::Object(params) = task {
+            out.push(note("notifications/tasks", params));
+        }
+    }
     out
 }
 
@@ -243,6 +333,8 @@ struct Listener {
     pending: Arc<AtomicU8>,
     /// Resources updated and not written yet.
     updated: Arc<Mutex<Vec<String>>>,
+    /// Task statuses not written yet.
+    tasks: Arc<Mutex<Vec<Value>>>,
     /// Wakes the stream; capacity 1, so announcements between two writes are one wake-up.
     wake: mpsc::Sender<()>,
 }
@@ -254,6 +346,7 @@ pub(crate) struct Subscription {
     pub(crate) tag: Option<Value>,
     pending: Arc<AtomicU8>,
     updated: Arc<Mutex<Vec<String>>>,
+    tasks: Arc<Mutex<Vec<Value>>>,
     wake: mpsc::Receiver<()>,
 }
 
@@ -302,16 +395,19 @@ impl Listeners {
         let (wake_tx, wake_rx) = mpsc::channel(1);
         let pending = Arc::new(AtomicU8::new(0));
         let updated = Arc::new(Mutex::new(Vec::new()));
+        let tasks = Arc::new(Mutex::new(Vec::new()));
         self.streams().push(Listener {
             wants,
             pending: pending.clone(),
             updated: updated.clone(),
+            tasks: tasks.clone(),
             wake: wake_tx,
         });
         Subscription {
             tag,
             pending,
             updated,
+            tasks,
             wake: wake_rx,
         }
     }
@@ -328,11 +424,17 @@ impl Listeners {
                 .wants
                 .changes
                 .and(announced.changes)
-                .without(Changes::RESOURCE_UPDATED);
+                .without(Changes::RESOURCE_UPDATED)
+                .without(Changes::TASKS);
             let updates = stream.wants.updates(announced);
             if !updates.is_empty() {
                 lock(&stream.updated).extend(updates);
                 wanted.insert(Changes::RESOURCE_UPDATED);
+            }
+            let tasks = stream.wants.task_notes(announced);
+            if !tasks.is_empty() {
+                lock(&stream.tasks).extend(tasks);
+                wanted.insert(Changes::TASKS);
             }
             if !wanted.is_empty() {
                 stream.pending.fetch_or(wanted.0, Ordering::AcqRel);
@@ -391,7 +493,12 @@ impl Subscription {
         } else {
             Vec::new()
         };
-        events(pending, self.tag.as_ref(), &uris)
+        let tasks = if pending.contains(Changes::TASKS) {
+            std::mem::take(&mut *lock(&self.tasks))
+        } else {
+            Vec::new()
+        };
+        events(pending, self.tag.as_ref(), &uris, tasks)
     }
 }
 
@@ -419,8 +526,14 @@ impl InBand {
             let changes = wants
                 .changes
                 .and(announced.changes)
-                .without(Changes::RESOURCE_UPDATED);
-            events(changes, tag, &wants.updates(announced))
+                .without(Changes::RESOURCE_UPDATED)
+                .without(Changes::TASKS);
+            events(
+                changes,
+                tag,
+                &wants.updates(announced),
+                wants.task_notes(announced),
+            )
         };
         if self.legacy {
             out.extend(for_one(&Wants::legacy(), None));
@@ -455,6 +568,7 @@ mod tests {
         Wants {
             changes: Changes::TOOLS,
             uris: Some(Vec::new()),
+            ..Wants::default()
         }
     }
 
@@ -464,21 +578,29 @@ mod tests {
             changes,
             updated: &[],
             subscribed: &NONE,
+            tasks: &[],
         }
     }
 
     #[test]
     fn the_filter_is_honoured_for_what_the_server_announces() {
-        let (wants, ack) = honoured(Some(&json!({"toolsListChanged": true}))).unwrap();
+        let (wants, ack) = honoured(
+            Some(&json!({"toolsListChanged": true})),
+            Listening::default(),
+        )
+        .unwrap();
         assert_eq!(wants, tools_only());
         assert_eq!(ack, json!({"toolsListChanged": true}));
-        let (wants, ack) = honoured(Some(&json!({
-            "promptsListChanged": true,
-            "resourcesListChanged": true,
-            "resourceSubscriptions": ["file:///a"],
-            "toolsListChanged": false,
-            "somethingElse": true,
-        })))
+        let (wants, ack) = honoured(
+            Some(&json!({
+                "promptsListChanged": true,
+                "resourcesListChanged": true,
+                "resourceSubscriptions": ["file:///a"],
+                "toolsListChanged": false,
+                "somethingElse": true,
+            })),
+            Listening::default(),
+        )
         .unwrap();
         let mut expected = Changes::PROMPTS;
         expected.insert(Changes::RESOURCES);
@@ -494,30 +616,42 @@ mod tests {
             }),
             "what the server does not announce is left out"
         );
-        assert!(honoured(None).is_err());
-        assert!(honoured(Some(&json!([]))).is_err());
-        assert!(honoured(Some(&json!({"resourceSubscriptions": "file:///a"}))).is_err());
-        assert!(honoured(Some(&json!({"resourceSubscriptions": [1]}))).is_err());
+        assert!(honoured(None, Listening::default()).is_err());
+        assert!(honoured(Some(&json!([])), Listening::default()).is_err());
+        assert!(
+            honoured(
+                Some(&json!({"resourceSubscriptions": "file:///a"})),
+                Listening::default()
+            )
+            .is_err()
+        );
+        assert!(
+            honoured(
+                Some(&json!({"resourceSubscriptions": [1]})),
+                Listening::default()
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn events_are_tagged_with_the_listen_id() {
-        let tagged = events(Changes::TOOLS, Some(&json!("listen-1")), &[]);
+        let tagged = events(Changes::TOOLS, Some(&json!("listen-1")), &[], Vec::new());
         let message: Value = serde_json::from_str(&tagged[0]).unwrap();
         assert_eq!(message["method"], "notifications/tools/list_changed");
         assert_eq!(
             message["params"]["_meta"][meta::SUBSCRIPTION_ID],
             "listen-1"
         );
-        let plain = events(Changes::TOOLS, None, &[]);
+        let plain = events(Changes::TOOLS, None, &[], Vec::new());
         assert_eq!(
             plain,
             vec![r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#]
         );
-        assert!(events(Changes::NONE, None, &[]).is_empty());
+        assert!(events(Changes::NONE, None, &[], Vec::new()).is_empty());
         let mut both = Changes::PROMPTS;
         both.insert(Changes::RESOURCES);
-        let updated = events(both, Some(&json!(9)), &["test://a".to_owned()]);
+        let updated = events(both, Some(&json!(9)), &["test://a".to_owned()], Vec::new());
         let methods: Vec<Value> = updated
             .iter()
             .map(|e| serde_json::from_str::<Value>(e).unwrap())
@@ -530,12 +664,102 @@ mod tests {
     }
 
     #[test]
+    fn task_ids_need_the_tasks_extension_and_are_acknowledged() {
+        let filter = json!({"taskIds": ["t1", "t2"], "toolsListChanged": true});
+        let refused = honoured(Some(&filter), Listening::default()).unwrap_err();
+        assert!(matches!(refused, Refused::NeedsTasks), "{refused:?}");
+        let owner = super::super::tasks::owner(Some(b"Bearer a"));
+        let by = Listening {
+            declares_tasks: true,
+            owner,
+        };
+        let (wants, ack) = honoured(Some(&filter), by).unwrap();
+        assert!(wants.changes.contains(Changes::TASKS));
+        assert_eq!(wants.task_ids, ["t1", "t2"]);
+        assert_eq!(wants.owner, owner);
+        assert_eq!(
+            ack,
+            json!({"taskIds": ["t1", "t2"], "toolsListChanged": true})
+        );
+        // An empty list asks for nothing, and needs nothing.
+        let (wants, ack) = honoured(Some(&json!({"taskIds": []})), Listening::default()).unwrap();
+        assert!(!wants.changes.contains(Changes::TASKS));
+        assert_eq!(ack, json!({}));
+        assert!(matches!(
+            honoured(Some(&json!({"taskIds": "t1"})), by),
+            Err(Refused::Invalid(_))
+        ));
+        assert!(matches!(
+            honoured(Some(&json!({"taskIds": [7]})), by),
+            Err(Refused::Invalid(_))
+        ));
+        // The error a transport sends: -32021 naming the extension, HTTP 400.
+        let reply = open(&json!(3), Some(&filter), Listening::default()).unwrap_err();
+        assert_eq!(reply.status, 400);
+        let error: Value = serde_json::from_str(&reply.text).unwrap();
+        assert_eq!(error["error"]["code"], -32021, "{error}");
+        assert!(
+            error["error"]["data"]["requiredCapabilities"]["extensions"]
+                .get(crate::era::TASKS_EXTENSION)
+                .is_some(),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_task_status_reaches_only_the_streams_of_its_owner_that_named_it() {
+        let (listeners, _kicked) = Listeners::with_announcer();
+        let alice = super::super::tasks::owner(Some(b"Bearer alice"));
+        let mallory = super::super::tasks::owner(Some(b"Bearer mallory"));
+        let wants = |ids: &[&str], owner| Wants {
+            changes: Changes::TASKS,
+            task_ids: ids.iter().map(|id| (*id).to_owned()).collect(),
+            owner,
+            ..Wants::default()
+        };
+        let mut named = listeners.subscribe(wants(&["t1"], alice), Some(json!("l-1")));
+        let mut other_task = listeners.subscribe(wants(&["t2"], alice), Some(json!("l-2")));
+        let mut other_owner = listeners.subscribe(wants(&["t1"], mallory), Some(json!("l-3")));
+        let mut legacy = listeners.subscribe(Wants::legacy(), None);
+        let notes = [TaskNote {
+            id: "t1".into(),
+            owner: alice,
+            task: json!({"taskId": "t1", "status": "completed", "result": {"content": []}}),
+        }];
+        listeners.announce(&Announcement {
+            changes: Changes::TASKS,
+            updated: &[],
+            subscribed: &BTreeSet::new(),
+            tasks: &notes,
+        });
+        Listeners::wake_pending(&listeners.streams());
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let std::task::Poll::Ready(Next::Events(events)) = named.poll_next(&mut cx) else {
+            panic!("the stream that named t1 heard nothing");
+        };
+        let message: Value = serde_json::from_str(&events[0]).unwrap();
+        assert_eq!(message["method"], "notifications/tasks");
+        assert_eq!(message["params"]["taskId"], "t1");
+        assert_eq!(message["params"]["status"], "completed");
+        assert_eq!(message["params"]["result"], json!({"content": []}));
+        assert_eq!(message["params"]["_meta"][meta::SUBSCRIPTION_ID], "l-1");
+        assert!(other_task.poll_next(&mut cx).is_pending());
+        assert!(
+            other_owner.poll_next(&mut cx).is_pending(),
+            "another credential's listen never hears of the task"
+        );
+        assert!(legacy.poll_next(&mut cx).is_pending());
+    }
+
+    #[test]
     fn resource_updates_reach_only_their_subscribers() {
         let (listeners, _kicked) = Listeners::with_announcer();
         let mut modern = listeners.subscribe(
             Wants {
                 changes: Changes::RESOURCE_UPDATED,
                 uris: Some(vec!["test://a".into()]),
+                ..Wants::default()
             },
             Some(json!(1)),
         );
@@ -551,6 +775,7 @@ mod tests {
             changes: Changes::RESOURCE_UPDATED,
             updated: &updated,
             subscribed: &subscribed,
+            tasks: &[],
         });
         Listeners::wake_pending(&listeners.streams());
         let waker = std::task::Waker::noop();

@@ -920,7 +920,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         }
     };
     if era == Era::Modern && request.method == "subscriptions/listen" {
-        return listen(request, state, busy);
+        return listen(request, owner, state, busy);
     }
     // The legacy handshake gets a session id, which is never checked: the game's state is
     // the session, and clients that need an id to open several streams have one.
@@ -1063,12 +1063,24 @@ fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyB
 /// `subscriptions/listen` (2026-07-28): the acknowledgement of the kinds of change honoured,
 /// then one notification per announcement, each tagged with the request's id, until the client
 /// closes the stream or the server shuts down (then the closing response).
-fn listen(request: super::wire::Request, state: &State, busy: Busy) -> Response<ReplyBody> {
+fn listen(
+    request: super::wire::Request,
+    owner: super::tasks::Owner,
+    state: &State,
+    busy: Busy,
+) -> Response<ReplyBody> {
+    let by = announce::Listening {
+        declares_tasks: super::tasks::request_declares(&request),
+        owner,
+    };
     let id = request.id;
     let (wants, acknowledgement) =
-        match announce::open(&id, request.params.notifications.as_deref()) {
+        match announce::open(&id, request.params.notifications.as_deref(), by) {
             Ok(opened) => opened,
-            Err(invalid) => return response(StatusCode::OK, Some(invalid)),
+            Err(refused) => {
+                let status = StatusCode::from_u16(refused.status).unwrap_or(StatusCode::OK);
+                return response(status, Some(refused.text));
+            }
         };
     let subscription = state.listeners.subscribe(wants, Some(id));
     change_stream(

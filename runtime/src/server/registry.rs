@@ -404,12 +404,13 @@ impl<Ctx> Registry<Ctx> {
         Registrar::new(self.edits.clone())
     }
 
-    /// Whether changes wait to be applied or announced: queued by a [`Registrar`], or made
-    /// since the transport last announced (a game loop that skips `poll` when nothing is
-    /// queued should not skip it while this holds).
+    /// Whether changes wait to be applied or announced: queued by a [`Registrar`], made
+    /// since the transport last announced, or a task's status that listeners have not heard
+    /// (a game loop that skips `poll` when nothing is queued should not skip it while this
+    /// holds).
     #[inline]
     pub fn changes_pending(&self) -> bool {
-        !self.changes.is_empty() || self.edits.pending()
+        !self.changes.is_empty() || self.edits.pending() || self.tasks.has_notes()
     }
 
     /// Applies what [`Registrar`]s queued, in order.
@@ -560,13 +561,17 @@ impl<Ctx> Registry<Ctx> {
                          serve_stdio",
                     ));
                 };
+                let by = announce::Listening {
+                    declares_tasks: super::tasks::request_declares(&request),
+                    owner: None,
+                };
                 return Some(
-                    match announce::open(id, request.params.notifications.as_deref()) {
+                    match announce::open(id, request.params.notifications.as_deref(), by) {
                         Ok((wants, acknowledgement)) => {
                             in_band.subscriptions.push((id.clone(), wants));
                             acknowledgement
                         }
-                        Err(invalid) => invalid,
+                        Err(refused) => refused.text,
                     },
                 );
             }

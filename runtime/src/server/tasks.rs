@@ -107,6 +107,20 @@ struct Task {
     outcome: Option<Result<Value, Value>>,
     /// Legacy `tasks/result` requests waiting for the outcome: their ids and outlets.
     waiting: Vec<(Value, OutboundTx)>,
+    /// Where the task stood when its status was last noted for listeners: its 2026-07-28
+    /// status name and how many input requests were outstanding.
+    noted: (&'static str, usize),
+    /// Its id is in [`Tasks::changed`], waiting for the next announcement.
+    unheard: bool,
+}
+
+/// A task's status change, for the listen streams that named it (`notifications/tasks`).
+#[derive(Debug, Clone)]
+pub(crate) struct TaskNote {
+    pub(crate) id: String,
+    pub(crate) owner: Owner,
+    /// The `DetailedTask`, as 2026-07-28 `tasks/get` reports it.
+    pub(crate) task: Value,
 }
 
 impl Task {
@@ -129,9 +143,11 @@ impl Task {
                 Err(mpsc::error::TryRecvError::Empty) => return,
                 Err(mpsc::error::TryRecvError::Disconnected) => {
                     self.answer = None;
+                    let message = format!("{} ended without an answer", self.tool);
+                    self.message = Some(message.clone());
                     self.outcome = Some(Err(serde_json::json!({
                         "code": -32603,
-                        "message": format!("{} ended without an answer", self.tool),
+                        "message": message,
                     })));
                     self.finish(Status::Failed);
                     return;
@@ -157,6 +173,20 @@ impl Task {
                 Status::Failed,
             ),
         };
+        // What went wrong, for a client that only polls (tasks/get SHOULD say so).
+        self.message = match &outcome {
+            Err(error) => Some(
+                error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the call failed")
+                    .to_owned(),
+            ),
+            Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+                Some(format!("{} reported an error", self.tool))
+            }
+            Ok(_) => None,
+        };
         self.outcome = Some(outcome);
         self.finish(status);
     }
@@ -168,6 +198,34 @@ impl Task {
         if let Some((inputs, _)) = self.inputs.take() {
             inputs.lock().clear();
         }
+    }
+
+    /// Where the task stands, for telling a change apart: the 2026-07-28 status name and the
+    /// number of input requests outstanding.
+    fn signature(&self) -> (&'static str, usize) {
+        let inputs = match &self.inputs {
+            Some((inputs, _)) if !self.terminal() => inputs.lock().len(),
+            _ => 0,
+        };
+        (self.status_name(true), inputs)
+    }
+
+    /// The `DetailedTask` (2026-07-28): the task, with its input requests, result or error.
+    fn detailed(&self, id: &str, poll_interval: Duration) -> Map<String, Value> {
+        let mut shape = self.to_json(id, true, poll_interval);
+        if let Some(inputs) = self.input_requests() {
+            shape.insert("inputRequests".into(), Value::Object(inputs));
+        }
+        match &self.outcome {
+            Some(Ok(result)) => {
+                shape.insert("result".into(), result.clone());
+            }
+            Some(Err(error)) => {
+                shape.insert("error".into(), error.clone());
+            }
+            None => {}
+        }
+        shape
     }
 
     /// Waiting on the client: the input requests outstanding (2026-07-28).
@@ -272,6 +330,8 @@ pub(crate) struct Tasks {
     working: Vec<String>,
     /// When each task is forgotten, soonest first.
     expiry: BinaryHeap<Reverse<(Instant, String)>>,
+    /// The tasks whose status changed since the last [`Tasks::take_notes`].
+    changed: Vec<String>,
     pub(crate) limits: Limits,
 }
 
@@ -281,6 +341,7 @@ impl Tasks {
             tasks: HashMap::new(),
             working: Vec::new(),
             expiry: BinaryHeap::new(),
+            changed: Vec::new(),
             limits: Limits::default(),
         }
     }
@@ -322,11 +383,15 @@ impl Tasks {
             inputs: new.inputs,
             outcome: None,
             waiting: Vec::new(),
+            noted: ("working", 0),
+            unheard: false,
         };
         if let Some(text) = new.answered {
             task.settle(&text);
         }
         task.refresh();
+        // The client learns where the task starts from the response.
+        task.noted = task.signature();
         let shape = task.to_json(&id, modern, self.limits.poll_interval);
         if !task.terminal() {
             self.working.push(id.clone());
@@ -359,6 +424,9 @@ impl Tasks {
                 break;
             };
             if let Some(mut task) = self.tasks.remove(&id) {
+                if task.unheard {
+                    self.changed.retain(|changed| *changed != id);
+                }
                 for (request, outlet) in task.waiting.drain(..) {
                     let text = error(&request, -32602, &format!("task {id} expired"));
                     let _ = outlet.send(Outbound::Done(Reply { text, status: 200 }));
@@ -366,11 +434,13 @@ impl Tasks {
             }
         }
         let tasks = &mut self.tasks;
+        let changed = &mut self.changed;
         self.working.retain(|id| {
             let Some(task) = tasks.get_mut(id) else {
                 return false;
             };
             task.refresh();
+            Self::note(changed, id, task);
             if !task.terminal() {
                 return true;
             }
@@ -384,12 +454,57 @@ impl Tasks {
         });
     }
 
+    /// Whether a task's status changed since the last [`Tasks::take_notes`].
+    pub(crate) fn has_notes(&self) -> bool {
+        !self.changed.is_empty()
+    }
+
+    /// The status changes since the last call, for `notifications/tasks`: each task once,
+    /// as it stands now (2026-07-28 shape).
+    pub(crate) fn take_notes(&mut self) -> Vec<TaskNote> {
+        if self.changed.is_empty() {
+            return Vec::new();
+        }
+        let changed = std::mem::take(&mut self.changed);
+        let poll_interval = self.limits.poll_interval;
+        changed
+            .into_iter()
+            .filter_map(|id| {
+                let task = self.tasks.get_mut(&id)?;
+                task.unheard = false;
+                let detailed = Value::Object(task.detailed(&id, poll_interval));
+                Some(TaskNote {
+                    owner: task.owner,
+                    task: detailed,
+                    id,
+                })
+            })
+            .collect()
+    }
+
+    /// Notes `task`'s status for listeners when it changed (its id once, however many
+    /// changes come before the next announcement).
+    fn note(changed: &mut Vec<String>, id: &str, task: &mut Task) {
+        let now = task.signature();
+        if now != task.noted {
+            task.noted = now;
+            if !task.unheard {
+                task.unheard = true;
+                changed.push(id.to_owned());
+            }
+        }
+    }
+
     /// The task `id` when `owner` made it.
-    fn find(&mut self, id: &Value, owner: &Owner) -> Result<(String, &mut Task), String> {
+    fn find<'a>(
+        tasks: &'a mut HashMap<String, Task>,
+        id: &Value,
+        owner: &Owner,
+    ) -> Result<(String, &'a mut Task), String> {
         let Some(id) = id.as_str() else {
             return Err("Invalid params: taskId must be a string".into());
         };
-        match self.tasks.get_mut(id) {
+        match tasks.get_mut(id) {
             Some(task) if task.owner == *owner => Ok((id.to_owned(), task)),
             _ => Err(format!(
                 "Invalid params: no task {id} (unknown, or expired)"
@@ -412,16 +527,8 @@ impl Tasks {
         let reply = |text: String| Some(Reply { text, status: 200 });
         let rare = request.params.rare.as_deref();
         let poll_interval = self.limits.poll_interval;
-        if modern {
-            let capabilities = request
-                .params
-                .meta
-                .as_ref()
-                .and_then(|m| m.capabilities.as_ref())
-                .and_then(super::wire::Capabilities::declared);
-            if !declared(capabilities) {
-                return Some(missing_extension(id, &request.method));
-            }
+        if modern && !request_declares(request) {
+            return Some(missing_extension(id, &request.method));
         }
         if !modern && request.method == "tasks/list" {
             if request
@@ -447,7 +554,7 @@ impl Tasks {
         let task_id = rare
             .and_then(|r| r.task_id.as_ref())
             .unwrap_or(&Value::Null);
-        let (task_id, task) = match self.find(task_id, owner) {
+        let (task_id, task) = match Self::find(&mut self.tasks, task_id, owner) {
             Ok(found) => found,
             Err(message) => return reply(error(id, -32602, &message)),
         };
@@ -458,22 +565,13 @@ impl Tasks {
         };
         match (modern, &*request.method) {
             (_, "tasks/get") => {
-                let mut shape = task.to_json(&task_id, modern, poll_interval);
-                if modern {
+                let shape = if modern {
+                    let mut shape = task.detailed(&task_id, poll_interval);
                     shape.insert("resultType".into(), Value::String("complete".into()));
-                    if let Some(inputs) = task.input_requests() {
-                        shape.insert("inputRequests".into(), Value::Object(inputs));
-                    }
-                    match &task.outcome {
-                        Some(Ok(result)) => {
-                            shape.insert("result".into(), result.clone());
-                        }
-                        Some(Err(error)) => {
-                            shape.insert("error".into(), error.clone());
-                        }
-                        None => {}
-                    }
-                }
+                    shape
+                } else {
+                    task.to_json(&task_id, false, poll_interval)
+                };
                 reply(respond(id, &shape))
             }
             (true, "tasks/update") => {
@@ -496,12 +594,14 @@ impl Tasks {
                     }
                 }
                 task.updated = SystemTime::now();
+                Self::note(&mut self.changed, &task_id, task);
                 reply(complete())
             }
             (_, "tasks/cancel") => {
                 if !task.terminal() {
                     task.message = Some("cancelled by the client".into());
                     task.finish(Status::Cancelled);
+                    Self::note(&mut self.changed, &task_id, task);
                 } else if !modern {
                     return reply(error(
                         id,
@@ -542,6 +642,18 @@ impl Tasks {
 /// Whether a declared capability name is the tasks extension (see `Capabilities`).
 fn is_tasks_extension(name: &str) -> bool {
     name.strip_prefix("extensions/") == Some(era::TASKS_EXTENSION)
+}
+
+/// Whether a 2026-07-28 request declared the tasks extension in its `_meta`.
+pub(crate) fn request_declares(request: &super::wire::Request) -> bool {
+    declared(
+        request
+            .params
+            .meta
+            .as_ref()
+            .and_then(|m| m.capabilities.as_ref())
+            .and_then(super::wire::Capabilities::declared),
+    )
 }
 
 /// Whether a 2026-07-28 request declared the tasks extension.
@@ -629,6 +741,42 @@ mod tests {
         assert_eq!(iso8601(leap), "2000-02-29T00:00:00.123Z");
         let later = UNIX_EPOCH + Duration::from_secs(1_796_519_045);
         assert_eq!(iso8601(later), "2026-12-06T01:04:05.000Z");
+    }
+
+    fn answered(text: &str) -> NewTask {
+        NewTask {
+            tool: "job".into(),
+            owner: None,
+            requested_ttl: None,
+            answer: None,
+            inputs: None,
+            answered: Some(text.into()),
+        }
+    }
+
+    #[test]
+    fn a_failed_task_says_why_and_its_change_is_noted_once() {
+        let mut tasks = Tasks::new();
+        let failed = tasks.create(
+            answered(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"boom"}}"#),
+            true,
+        );
+        assert_eq!(failed["status"], "failed");
+        assert_eq!(failed["statusMessage"], "boom");
+        let tool_error = tasks.create(
+            answered(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#),
+            true,
+        );
+        assert_eq!(tool_error["status"], "completed");
+        assert_eq!(tool_error["statusMessage"], "job reported an error");
+        let fine = tasks.create(
+            answered(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#),
+            true,
+        );
+        assert!(fine.get("statusMessage").is_none(), "{fine:?}");
+        // Made finished: the creating response told the client, so nothing to announce.
+        assert!(!tasks.has_notes());
+        assert!(tasks.take_notes().is_empty());
     }
 
     #[test]

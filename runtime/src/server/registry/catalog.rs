@@ -172,8 +172,12 @@ impl<Ctx> Registry<Ctx> {
     /// Takes what changed since the last announcement (after applying queued edits) and hands
     /// it to the transport's `announce`; nothing when nothing changed.
     pub(crate) fn announce_with(&mut self, announce: impl FnOnce(&Announcement<'_>)) {
-        let changes = self.take_changes();
+        let mut changes = self.take_changes();
         let updated = std::mem::take(&mut self.updated);
+        let tasks = self.tasks.take_notes();
+        if !tasks.is_empty() {
+            changes.insert(Changes::TASKS);
+        }
         if changes.is_empty() {
             return;
         }
@@ -181,6 +185,7 @@ impl<Ctx> Registry<Ctx> {
             changes,
             updated: &updated,
             subscribed: &self.subscribed,
+            tasks: &tasks,
         });
     }
 
