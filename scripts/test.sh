@@ -20,6 +20,8 @@ cargo test --workspace --doc
 # `--workspace` rather than `-p mcp-bindgen-tests`: the same feature resolution as the run
 # above, so the ignored tests reuse its build instead of compiling every dependency again.
 cargo test --workspace --test interop -- --ignored
+# Tasks (2025-11-25) with the TypeScript SDK v1's experimental task API, both ways.
+cargo test --workspace --test interop_tasks -- --ignored
 # The TypeScript compiler (the typescript package installed above) against the Rust generated
 # from the published declaration files: every property, with `?:` and `| null` told apart.
 cargo test --workspace --test npm_contracts -- --ignored

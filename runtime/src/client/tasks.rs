@@ -45,7 +45,10 @@ impl<T: Transport> TaskPeer for McpClient<T> {
 impl<T: Transport> McpClient<T> {
     /// Calls `name` as a task (2026-07-28: declaring the tasks extension on the request;
     /// legacy: with a `task` parameter) and returns its handle at once. A tool the server
-    /// does not run as tasks is called plainly, and the handle holds its result.
+    /// does not run as tasks is called plainly, and the handle holds its result: in the
+    /// legacy era, a server that does not declare `tasks.requests.tools.call` is called
+    /// plainly at once, and a task call refused with `-32601` (or `-32602`, as the TypeScript
+    /// SDK answers) is made again without the `task` parameter.
     pub async fn call_tool_as_task(
         &self,
         name: &str,
@@ -55,12 +58,20 @@ impl<T: Transport> McpClient<T> {
         let mut params = json!({"name": name, "arguments": arguments});
         let result = if modern {
             self.send("tools/call", params, true).await?
+        } else if !self.server_capabilities()["tasks"]["requests"]["tools"]["call"].is_object() {
+            // A server that runs no tool calls as tasks is never sent one (2025-11-25: the
+            // receiver's capability decides).
+            self.request("tools/call", params).await?
         } else {
             params["task"] = json!({});
             match self.request("tools/call", params.clone()).await {
-                // A tool that does not run as tasks (2025-11-25: "SHOULD return -32601"):
-                // called plainly.
-                Err(Error::Protocol { code: -32601, .. }) => {
+                // A tool that does not run as tasks: called plainly. 2025-11-25 says the
+                // server SHOULD answer -32601; the TypeScript SDK answers -32602. A -32602
+                // for arguments that do not fit comes back again from the plain call.
+                Err(Error::Protocol {
+                    code: -32601 | -32602,
+                    ..
+                }) => {
                     if let Some(params) = params.as_object_mut() {
                         params.remove("task");
                     }
