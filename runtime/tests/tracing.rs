@@ -1,7 +1,9 @@
 //! The `tracing` feature: one client call and one server call, seen by a subscriber that
 //! records every span and event with its fields. The spans carry what the README says
 //! (tool, era, transport, request id, outcome, timings), arguments appear only at TRACE, and
-//! no credential appears in any field or message.
+//! no credential appears in any field or message. The events the README's table lists come
+//! at their levels (a refused request, a connection closed to make room, crash mode, the
+//! per-frame stats, a cancellation, a drift report).
 #![cfg(all(feature = "client", feature = "server", feature = "tracing"))]
 
 use std::collections::BTreeMap;
@@ -9,8 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
-use mcp_bindgen::{HttpClient, ToolCaller};
+use mcp_bindgen::client::CallOptions;
+use mcp_bindgen::server::{
+    Call, CallHandler, Handler, McpTool, Registry, ServerBuilder, ToolError,
+};
+use mcp_bindgen::{HttpClient, Provenance, ToolCaller};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
@@ -145,14 +150,26 @@ impl Subscriber for Recorder {
     }
 }
 
+/// What the one global recorder of this test binary saw (installed by the first test that
+/// asks; the tests tell their records apart by tool names and messages).
+fn recorded() -> Arc<Mutex<Recorded>> {
+    static RECORDED: std::sync::OnceLock<Arc<Mutex<Recorded>>> = std::sync::OnceLock::new();
+    RECORDED
+        .get_or_init(|| {
+            let recorded = Arc::new(Mutex::new(Recorded::default()));
+            tracing::subscriber::set_global_default(Recorder {
+                next: AtomicU64::new(0),
+                recorded: recorded.clone(),
+            })
+            .expect("the only subscriber of this test binary");
+            recorded
+        })
+        .clone()
+}
+
 #[test]
 fn a_client_call_and_a_server_call_are_traced_without_credentials() {
-    let recorded = Arc::new(Mutex::new(Recorded::default()));
-    tracing::subscriber::set_global_default(Recorder {
-        next: AtomicU64::new(0),
-        recorded: recorded.clone(),
-    })
-    .expect("the only subscriber of this test binary");
+    let recorded = recorded();
 
     // Our server, with a bearer token, polled on its own thread.
     let stop = Arc::new(AtomicBool::new(false));
@@ -268,6 +285,194 @@ fn a_client_call_and_a_server_call_are_traced_without_credentials() {
                 .values()
                 .all(|v| !v.contains(TOKEN) && !v.contains(QUERY_KEY)),
             "a credential in {event:?}"
+        );
+    }
+}
+
+/// Holds the calls of `stuck`, which never answers.
+#[derive(Default)]
+struct Holding(Vec<Call<String>>);
+
+/// Never answers
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct Stuck {}
+
+impl CallHandler<Holding> for Stuck {
+    type Output = String;
+    fn start(self, held: &mut Holding, call: Call<String>) {
+        held.0.push(call);
+    }
+}
+
+/// What the test asks the server's thread to do between frames.
+enum Command {
+    Crash,
+    Clear,
+}
+
+/// A module generated when the server had a tool it no longer lists: a drift check breaks.
+static GONE: Provenance = Provenance::new(
+    "mcp-bindgen test",
+    "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+    &["vanished"],
+    r#"[{"name":"vanished","inputSchema":{"type":"object"}}]"#,
+);
+
+/// The events the README's tracing table lists, each at its level: a refused request, a
+/// connection closed to make room, crash mode set and cleared, `poll_for`'s stats, a
+/// cancelled call, a drift report; and no credential in any event.
+#[test]
+fn the_events_the_readme_lists_are_emitted_at_their_levels() {
+    use std::io::{Read, Write};
+
+    let recorded = recorded();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (commands, commanded) = std::sync::mpsc::channel::<Command>();
+    let server = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut registry = Registry::new("events", "1");
+            registry.register_call::<Stuck>(Duration::from_secs(600));
+            let mut server = ServerBuilder::new()
+                .port(0)
+                .bearer_token(TOKEN)
+                .max_connections(4)
+                .listen(registry)
+                .expect("listens");
+            tx.send(server.port()).expect("port");
+            let mut held = Holding::default();
+            while !stop.load(Ordering::Relaxed) {
+                match commanded.try_recv() {
+                    Ok(Command::Crash) => server.registry_mut().set_crashed("boom at frame 7"),
+                    Ok(Command::Clear) => server.registry_mut().clear_crashed(),
+                    Err(_) => {}
+                }
+                server.poll_for(&mut held, Duration::from_millis(2));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    let port = rx.recv().expect("port");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    // A request with the wrong credential: refused with 401.
+    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    write!(
+        tcp,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Authorization: Bearer wrong-{TOKEN}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("writes");
+    let mut answer = String::new();
+    let _ = tcp.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+
+    pollster::block_on(async {
+        let client = HttpClient::builder(&url)
+            .bearer_token(TOKEN)
+            .connect()
+            .await
+            .expect("connects");
+        // A module whose tool is gone: a breaking drift report.
+        let report = client
+            .check_drift(&GONE)
+            .await
+            .expect("tools/list")
+            .expect("a report");
+        assert!(!report.breaking("vanished").is_empty(), "{report:?}");
+        // A call that times out is cancelled on the server (in the legacy era with a
+        // notification; in 2026-07-28 by closing its stream).
+        let legacy = HttpClient::builder(&url)
+            .bearer_token(TOKEN)
+            .protocol(mcp_bindgen::Protocol::Legacy)
+            .connect()
+            .await
+            .expect("connects");
+        let options = CallOptions::new().timeout(Duration::from_millis(300));
+        let timed_out = legacy
+            .call_tool_with("stuck", Map::new(), &options)
+            .await
+            .expect_err("stuck never answers");
+        assert!(timed_out.is_timeout(), "{timed_out}");
+    });
+    // Idle connections past the server's four: it closes the idlest to make room.
+    let idle: Vec<std::net::TcpStream> = (0..5)
+        .map(|_| {
+            let tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+            std::thread::sleep(Duration::from_millis(20));
+            tcp
+        })
+        .collect();
+    commands.send(Command::Crash).expect("the server thread");
+    commands.send(Command::Clear).expect("the server thread");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let has = |level: Level, message: &str| {
+        recorded.lock().unwrap().events.iter().any(|e| {
+            e.level == level && e.fields.get("message").is_some_and(|m| m.contains(message))
+        })
+    };
+    while !has(Level::INFO, "crash mode cleared") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "crash mode never cleared"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    while !has(Level::DEBUG, "closing the idlest connection") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no connection closed for room"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(idle);
+    stop.store(true, Ordering::Relaxed);
+    server.join().expect("the server thread");
+
+    let recorded = recorded.lock().unwrap();
+    let event = |level: Level, message: &str| -> &EventRecord {
+        recorded
+            .events
+            .iter()
+            .find(|e| {
+                e.level == level && e.fields.get("message").is_some_and(|m| m.contains(message))
+            })
+            .unwrap_or_else(|| panic!("no {level} event {message:?}: {:#?}", recorded.events))
+    };
+    let refused = recorded
+        .events
+        .iter()
+        .find(|e| {
+            e.fields.get("message").map(String::as_str) == Some("request refused")
+                && e.fields.get("status").map(String::as_str) == Some("401")
+        })
+        .unwrap_or_else(|| panic!("no 401 refusal: {:#?}", recorded.events));
+    assert_eq!(refused.level, Level::DEBUG, "4xx is DEBUG: {refused:?}");
+    assert!(refused.fields.contains_key("reason"), "{refused:?}");
+    let room = event(Level::DEBUG, "closing the idlest connection to make room");
+    assert_eq!(room.fields["max_connections"], "4", "{room:?}");
+    let crashed = event(Level::WARN, "crash mode");
+    assert!(
+        crashed.fields["traceback"].contains("boom at frame 7"),
+        "{crashed:?}"
+    );
+    event(Level::INFO, "crash mode cleared");
+    let stats = event(Level::TRACE, "poll_for");
+    for field in ["calls", "busy", "longest", "queued", "deferred"] {
+        assert!(stats.fields.contains_key(field), "{field}: {stats:?}");
+    }
+    let cancelled = event(Level::DEBUG, "cancelling the request on the server");
+    assert!(cancelled.fields.contains_key("reason"), "{cancelled:?}");
+    let drift = event(Level::WARN, "the server's tools changed");
+    assert!(drift.fields["report"].contains("vanished"), "{drift:?}");
+    // No credential in any event of this binary, whatever its level.
+    for e in &recorded.events {
+        assert!(
+            e.fields.values().all(|v| !v.contains(TOKEN)),
+            "a credential in {e:?}"
         );
     }
 }
