@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bevy_app::{App, Update};
 use bevy_ecs::prelude::*;
-use mcp_bindgen::server::{Handler, McpTool, ToolError};
+use mcp_bindgen::server::{Call, CallHandler, Handler, McpTool, ToolError};
 use mcp_bindgen::{Error, HttpClient, ToolCaller};
 use mcp_bindgen_bevy::{McpAppExt, McpEndpoint, McpPlugin, McpTools};
 use schemars::JsonSchema;
@@ -111,6 +111,55 @@ impl Handler<World> for LevelTwo {
     }
 }
 
+/// Calls of `countdown` waiting for their frames, and of `never`, which no system answers.
+#[derive(Resource, Default)]
+struct Countdowns {
+    running: Vec<(u32, Call<CountedDown>)>,
+    never: Vec<Call<()>>,
+}
+
+/// Answer after `frames` more frames (a call the game answers later)
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct Countdown {
+    frames: u32,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct CountedDown {
+    frames: u32,
+}
+
+impl CallHandler<World> for Countdown {
+    type Output = CountedDown;
+    fn start(self, world: &mut World, call: Call<CountedDown>) {
+        world
+            .resource_mut::<Countdowns>()
+            .running
+            .push((self.frames, call));
+    }
+}
+
+/// Never answered: the call's deadline ends it
+#[derive(McpTool, Deserialize, JsonSchema)]
+struct Never {}
+
+impl CallHandler<World> for Never {
+    type Output = ();
+    fn start(self, world: &mut World, call: Call<()>) {
+        world.resource_mut::<Countdowns>().never.push(call);
+    }
+}
+
+/// Counts the countdowns down, a frame each, and answers those that reach zero.
+fn count_down(mut countdowns: ResMut<'_, Countdowns>) {
+    for (left, _) in &mut countdowns.running {
+        *left = left.saturating_sub(1);
+    }
+    for (_, call) in countdowns.running.extract_if(.., |(left, _)| *left == 0) {
+        call.complete(Ok(CountedDown { frames: 0 }));
+    }
+}
+
 /// A game system that adds a tool when the score reaches 100, and takes the bonus away.
 fn level_up(score: Res<'_, Score>, tools: Option<Res<'_, McpTools>>, mut done: Local<'_, bool>) {
     if score.0 >= 100
@@ -154,10 +203,13 @@ impl Running {
                 .add_mcp_tool::<AddPoints>()
                 .add_mcp_tool::<Detonate>()
                 .add_mcp_tool::<UnlockBonus>()
+                .add_mcp_call_tool::<Countdown>(Duration::from_secs(600))
+                .add_mcp_call_tool::<Never>(Duration::from_millis(200))
                 .init_resource::<Score>()
                 .init_resource::<Explode>()
                 .init_resource::<Mode>()
-                .add_systems(Update, (gameplay, level_up));
+                .init_resource::<Countdowns>()
+                .add_systems(Update, (gameplay, level_up, count_down));
             app.finish();
             app.cleanup();
             let url = app.world().resource::<McpEndpoint>().url.clone();
@@ -256,6 +308,33 @@ async fn read_only_mode_serves_only_readers() {
     assert_eq!(read.expect("reads"), json!({"score": 0}));
 }
 
+/// `add_mcp_call_tool`: a call the game answers frames later is answered then, and one it
+/// never answers ends at its deadline with a tool error naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_tool_answers_frames_later_or_at_its_deadline() {
+    let app = Running::start(McpPlugin::default());
+    let client = HttpClient::connect(&app.url).await.expect("connects");
+    let before = call(&client, "ping", json!({})).await.expect("ping")["frame"]
+        .as_u64()
+        .expect("a frame");
+    let done = call(&client, "countdown", json!({"frames": 30}))
+        .await
+        .expect("counted down");
+    assert_eq!(done, json!({"frames": 0}));
+    let after = call(&client, "ping", json!({})).await.expect("ping")["frame"]
+        .as_u64()
+        .expect("a frame");
+    assert!(
+        after >= before + 30,
+        "answered after 30 frames: {before} then {after}"
+    );
+    let Err(Error::Tool { message, code, .. }) = call(&client, "never", json!({})).await else {
+        panic!("never is never answered");
+    };
+    assert_eq!(code.as_deref(), Some("deadline"), "{message}");
+    assert!(message.contains("never"), "{message}");
+}
+
 async fn crash_access(kind: &str, expected: &str) {
     let app = Running::start(McpPlugin::default());
     let client = HttpClient::connect(&app.url).await.expect("connects");
@@ -279,11 +358,18 @@ async fn crash_access(kind: &str, expected: &str) {
         crashed.contains(expected) && crashed.contains("gameplay"),
         "{crashed}"
     );
-    // The app still runs: frames go on.
-    let first = call(&client, "ping", json!({})).await.expect("ping")["frame"].clone();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let later = call(&client, "ping", json!({})).await.expect("ping")["frame"].clone();
-    assert!(later.as_u64() > first.as_u64(), "{first} then {later}");
+    // The app still runs: frames go on (polled until they do, at most 60 s).
+    let frame =
+        || async { call(&client, "ping", json!({})).await.expect("ping")["frame"].as_u64() };
+    let first = frame().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while frame().await <= first {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "frames stopped at {first:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     // when_crashed tools answer; the others answer the failure.
     assert_eq!(
         call(&client, "read_score", json!({})).await.expect("reads"),
