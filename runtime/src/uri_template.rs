@@ -1,5 +1,6 @@
 //! RFC 6570 URI templates: [`expand`] fills one (what a generated client does to read a
-//! templated resource), and the server matches URIs against one to read their variables back.
+//! templated resource), [`check`] says whether one is valid and where it is not, and the
+//! server matches URIs against one to read their variables back.
 
 use serde_json::{Map, Value};
 
@@ -104,6 +105,145 @@ fn encode(text: &str, reserved: bool) -> String {
     out
 }
 
+/// Why a URI template is not RFC 6570: what is wrong, and where (a byte offset in the
+/// template).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    /// The template.
+    pub template: String,
+    /// The byte offset of the fault in `template`.
+    pub at: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is not an RFC 6570 URI template: {} (at byte {})",
+            self.template, self.message, self.at
+        )
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+/// Checks that `template` is an RFC 6570 URI template (levels 1 to 4): every `{` closed by a
+/// `}`, no `}` outside an expression, an operator of `+ # . / ; ? &` (the RFC's reserved
+/// `= , ! @ |` refused), variable names of letters, digits, `_`, `.` and percent-encoded
+/// octets, prefixes `:1` to `:9999`, and no prefix on an exploded variable.
+///
+/// ```
+/// use mcp_bindgen::uri_template::check;
+///
+/// assert!(check("game://entity/{id}{?fields*}").is_ok());
+/// let err = check("game://entity/{id").unwrap_err();
+/// assert_eq!(err.at, 14);
+/// assert!(err.to_string().contains("never closed"));
+/// ```
+pub fn check(template: &str) -> Result<(), TemplateError> {
+    let fault = |at: usize, message: String| TemplateError {
+        template: template.to_owned(),
+        at,
+        message,
+    };
+    let mut at = 0;
+    let mut rest = template;
+    loop {
+        let open = rest.find('{');
+        let literal = &rest[..open.unwrap_or(rest.len())];
+        if let Some(close) = literal.find('}') {
+            return Err(fault(
+                at + close,
+                "a `}` outside an expression (write it as %7D)".into(),
+            ));
+        }
+        let Some(open) = open else {
+            return Ok(());
+        };
+        let start = at + open;
+        let Some(close) = rest[open..].find('}') else {
+            return Err(fault(start, "a `{` never closed by `}`".into()));
+        };
+        let body = &rest[open + 1..open + close];
+        if let Some(nested) = body.find('{') {
+            return Err(fault(
+                start + 1 + nested,
+                "a `{` inside an expression".into(),
+            ));
+        }
+        let (list, offset) = match body.chars().next() {
+            None => return Err(fault(start, "an empty expression `{}`".into())),
+            Some('+' | '#' | '.' | '/' | ';' | '?' | '&') => (&body[1..], start + 2),
+            Some(c @ ('=' | ',' | '!' | '@' | '|')) => {
+                return Err(fault(
+                    start + 1,
+                    format!("the operator `{c}` is reserved for future extensions"),
+                ));
+            }
+            Some(_) => (body, start + 1),
+        };
+        let mut position = offset;
+        for spec in list.split(',') {
+            check_varspec(spec).map_err(|message| fault(position, message))?;
+            position += spec.len() + 1;
+        }
+        at += open + close + 1;
+        rest = &rest[open + close + 1..];
+    }
+}
+
+/// One `varname`, `varname*` or `varname:n`; the message when it is none.
+fn check_varspec(spec: &str) -> Result<(), String> {
+    let (name, modifier) = match spec.find([':', '*']) {
+        Some(i) => (&spec[..i], &spec[i..]),
+        None => (spec, ""),
+    };
+    if name.is_empty() {
+        return Err(format!("a variable without a name in `{spec}`"));
+    }
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' => i += 1,
+            b'.' if i > 0 && i + 1 < bytes.len() && bytes[i - 1] != b'.' => i += 1,
+            b'%' if bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
+            {
+                i += 3;
+            }
+            _ => {
+                return Err(format!(
+                    "`{name}` is not a variable name (letters, digits, `_`, `.` between them, \
+                     percent-encoded octets)"
+                ));
+            }
+        }
+    }
+    match modifier {
+        "" | "*" => Ok(()),
+        _ if modifier.starts_with(':') => {
+            let digits = &modifier[1..];
+            let valid = (1..=4).contains(&digits.len())
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && !digits.starts_with('0');
+            if valid {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`{spec}`: a prefix is `:1` to `:9999`, and an exploded variable has none"
+                ))
+            }
+        }
+        _ => Err(format!(
+            "`{spec}`: `*` ends a variable; nothing may follow it"
+        )),
+    }
+}
+
 /// An RFC 6570 URI template, for matching URIs against it (levels 1 to 4: simple, reserved
 /// `+`, fragment `#`, label `.`, path `/`, path-parameter `;`, query `?` and `&` expressions,
 /// explode `*`, prefixes `:n`).
@@ -122,6 +262,20 @@ struct Expression {
 
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 impl UriTemplate {
+    /// The template, checked ([`check`]).
+    pub(crate) fn parse(template: &str) -> Result<UriTemplate, TemplateError> {
+        check(template)?;
+        let parsed = UriTemplate::new(template);
+        if parsed.regex.is_none() {
+            return Err(TemplateError {
+                template: template.to_owned(),
+                at: 0,
+                message: "it cannot be matched (please report this template)".into(),
+            });
+        }
+        Ok(parsed)
+    }
+
     pub(crate) fn new(template: &str) -> UriTemplate {
         let mut pattern = String::from("^");
         let mut expressions = Vec::new();
@@ -267,6 +421,62 @@ fn decode(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn check_accepts_levels_one_to_four_and_locates_each_fault() {
+        for valid in [
+            "game://level",
+            "game://entity/{id}",
+            "file:///{+path}",
+            "map://{x},{y}/{+rest}{#frag}",
+            "x{.ext}{/segments*}{;params*}{?q,limit}{&more}",
+            "search{?q:3,var.sub,%41b}",
+            "{x:9999}",
+        ] {
+            assert_eq!(check(valid), Ok(()), "{valid}");
+            assert!(UriTemplate::parse(valid).is_ok(), "{valid}");
+        }
+        let fault = |template: &str| {
+            let err = check(template).unwrap_err();
+            (err.at, err.message)
+        };
+        let (at, message) = fault("game://entity/{id");
+        assert_eq!(at, 14);
+        assert!(message.contains("never closed"), "{message}");
+        let (at, message) = fault("game://a}b/{id}");
+        assert_eq!(at, 8);
+        assert!(message.contains("outside an expression"), "{message}");
+        let (at, message) = fault("x/{}");
+        assert_eq!(at, 2);
+        assert!(message.contains("empty"), "{message}");
+        let (at, message) = fault("x/{a{b}");
+        assert_eq!(at, 4);
+        assert!(message.contains("inside"), "{message}");
+        let (at, message) = fault("x/{!a}");
+        assert_eq!(at, 3);
+        assert!(message.contains("reserved"), "{message}");
+        let (at, message) = fault("x/{?q,bad name}");
+        assert_eq!(at, 6, "the second variable");
+        assert!(message.contains("`bad name`"), "{message}");
+        for bad in [
+            "{a..b}",
+            "{.a.}",
+            "{a%4}",
+            "{a:0}",
+            "{a:10000}",
+            "{a:x}",
+            "{a*:3}",
+            "{a*b}",
+            "{,a}",
+        ] {
+            assert!(check(bad).is_err(), "{bad}");
+        }
+        let shown = check("x/{id").unwrap_err().to_string();
+        assert_eq!(
+            shown,
+            "`x/{id` is not an RFC 6570 URI template: a `{` never closed by `}` (at byte 2)"
+        );
+    }
 
     fn vars(template: &str, uri: &str) -> Option<Value> {
         UriTemplate::new(template).matches(uri).map(Value::Object)

@@ -182,6 +182,41 @@ fn ask(
     serde_json::from_str(&reply).expect("JSON")
 }
 
+/// A template that is not RFC 6570 is refused where it is registered, with its fault and
+/// place, and nothing is listed; `register_template` panics with the same message.
+#[test]
+fn an_invalid_template_is_refused_at_registration() {
+    let mut r = registry();
+    let read = |_: &mut Game, _: &str, _: Value| Ok(Vec::new());
+    let err = r
+        .try_register_template(TemplateDefinition::new("game://map/{x,y", "map"), read)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err.at, 11, "{err}");
+    assert!(err.to_string().contains("never closed"), "{err}");
+    let mut g = game();
+    let list = ask(&mut r, &mut g, true, "resources/templates/list", json!({}));
+    let names: Vec<&Value> = list["result"]["resourceTemplates"]
+        .as_array()
+        .expect("templates")
+        .iter()
+        .map(|t| &t["name"])
+        .collect();
+    assert!(!names.contains(&&json!("map")), "{list}");
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        r.register_template(TemplateDefinition::new("game://{bad name}", "bad"), read);
+    }))
+    .expect_err("register_template panics on a template that does not parse");
+    let message = panicked
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("`bad name` is not a variable name"),
+        "{message}"
+    );
+}
+
 #[test]
 fn prompts_are_listed_with_their_arguments_in_both_eras() {
     let (mut r, mut g) = (registry(), game());

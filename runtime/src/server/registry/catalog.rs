@@ -99,14 +99,34 @@ impl<Ctx> Registry<Ctx> {
     /// and runs `read` with the game and the URI. A URI that fits but whose variables do not
     /// make a `V` is "not found". Static resources are tried first, then templates in
     /// registration order.
+    ///
+    /// # Panics
+    ///
+    /// When `def.uri_template` is not an RFC 6570 template (an unclosed `{`, a bad variable
+    /// name, ...: see [`uri_template::check`](crate::uri_template::check)), a mistake in the
+    /// program, as a route that does not parse is to a web framework. A template that comes
+    /// from data goes through [`Registry::try_register_template`] instead.
     pub fn register_template<V: DeserializeOwned>(
+        &mut self,
+        def: TemplateDefinition,
+        read: impl FnMut(&mut Ctx, &str, V) -> Result<Vec<ResourceContents>, ToolError> + Send + 'static,
+    ) -> &mut Self {
+        match self.try_register_template(def, read) {
+            Ok(registry) => registry,
+            Err(e) => panic!("register_template: {e}"),
+        }
+    }
+
+    /// [`Registry::register_template`], with an invalid template an error (naming the fault
+    /// and its place) instead of a panic; nothing is registered then.
+    pub fn try_register_template<V: DeserializeOwned>(
         &mut self,
         def: TemplateDefinition,
         mut read: impl FnMut(&mut Ctx, &str, V) -> Result<Vec<ResourceContents>, ToolError>
         + Send
         + 'static,
-    ) -> &mut Self {
-        let pattern = UriTemplate::new(&def.uri_template);
+    ) -> Result<&mut Self, crate::uri_template::TemplateError> {
+        let pattern = UriTemplate::parse(&def.uri_template)?;
         let read = move |ctx: &mut Ctx, uri: &str, variables: Map<String, Value>| {
             let variables: V = typed(variables)
                 .map_err(|e| ToolError::new(format!("{uri}: {e}")).with_code("not_found"))?;
@@ -122,7 +142,7 @@ impl<Ctx> Registry<Ctx> {
         }) {
             self.changes.insert(Changes::RESOURCES);
         }
-        self
+        Ok(self)
     }
 
     /// Removes the resource at `uri`, or the template `uri`. Returns whether there was one.
