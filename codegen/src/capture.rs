@@ -91,6 +91,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         prompts: Vec::new(),
         resources: Vec::new(),
         templates: Vec::new(),
+        completions: false,
     };
     match &value {
         Value::Array(pages) => {
@@ -117,6 +118,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         prompts,
         resources,
         templates,
+        completions,
         ..
     } = reader;
     check_unique(path, &text, &tools)?;
@@ -129,6 +131,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         prompts,
         resources,
         templates,
+        completions,
     })
 }
 
@@ -159,6 +162,7 @@ struct Reader<'a> {
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    completions: bool,
 }
 
 impl Reader<'_> {
@@ -215,6 +219,11 @@ impl Reader<'_> {
         };
         if let Some(info) = object.get("serverInfo") {
             self.server = Some(self.server_info(info, &format!("{pointer}/serverInfo"))?);
+        }
+        if let Some(capabilities) = object.get("capabilities") {
+            self.completions |= capabilities
+                .get("completions")
+                .is_some_and(|c| !c.is_null());
         }
         if let Some(version) = object.get("protocolVersion") {
             let Some(version) = version.as_str() else {

@@ -1,7 +1,8 @@
 //! The client beyond tools: one method per prompt (its arguments a struct in `prompts`), one
 //! per resource template (its URI variables typed arguments, the URI expanded by RFC 6570),
-//! the static resources as constants in `resources` with a `read_resource` method. Nothing is
-//! emitted for a capture that has none.
+//! the static resources as constants in `resources` with a `read_resource` method, and, for a
+//! server that offers completion, one `complete_*` method per prompt argument and template
+//! variable. Nothing is emitted for a capture that has none.
 
 use std::collections::BTreeSet;
 
@@ -102,6 +103,40 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
     for template in &capture.templates {
         let method = free(format!("read_{}", method_name(&template.name)));
         methods.push(template_method(template, &method));
+    }
+    if capture.completions {
+        for prompt in &capture.prompts {
+            for argument in &prompt.arguments {
+                let method = free(format!(
+                    "complete_{}_{}",
+                    method_name(&prompt.name),
+                    field_name(&argument.name)
+                ));
+                let what = format!(
+                    "the `{}` argument of the `{}` prompt",
+                    argument.name, prompt.name
+                );
+                let name = &prompt.name;
+                let reference = quote! { ::mcp_bindgen::CompletionRef::Prompt(#name.into()) };
+                methods.push(completion_method(&method, &what, reference, &argument.name));
+            }
+        }
+        for template in &capture.templates {
+            for variable in template.variables() {
+                let method = free(format!(
+                    "complete_{}_{}",
+                    method_name(&template.name),
+                    field_name(&variable)
+                ));
+                let what = format!(
+                    "the `{variable}` variable of the `{}` resource template (`{}`)",
+                    template.name, template.uri_template
+                );
+                let uri = &template.uri_template;
+                let reference = quote! { ::mcp_bindgen::CompletionRef::Resource(#uri.into()) };
+                methods.push(completion_method(&method, &what, reference, &variable));
+            }
+        }
     }
     let methods = methods
         .into_iter()
@@ -238,6 +273,37 @@ fn template_method(template: &ResourceTemplate, method: &str) -> TokenStream {
         ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
             let uri = ::mcp_bindgen::uri_template::expand(#uri_template, &[#((#variables, #idents)),*]);
             self.caller.read_resource(&uri).await
+        }
+    }
+}
+
+/// `complete_<prompt>_<argument>` or `complete_<template>_<variable>`: the values the server
+/// offers for `argument` of `reference`, from what was typed so far.
+fn completion_method(
+    method: &str,
+    what: &str,
+    reference: TokenStream,
+    argument: &str,
+) -> TokenStream {
+    let method_doc = doc(
+        &format!(
+            "Completes {what} (`completion/complete`): the values the server offers for `value`, what was typed so far; `context` holds the other arguments chosen already, by name."
+        ),
+        METHOD_DOC_WIDTH,
+    );
+    let method = ident(method);
+    quote! {
+        #method_doc
+        pub async fn #method(
+            &self,
+            value: &str,
+            context: &[(&str, &str)],
+        ) -> ::std::result::Result<::mcp_bindgen::Completion, ::mcp_bindgen::Error> {
+            let chosen: ::serde_json::Map<::std::string::String, ::serde_json::Value> = context
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), ::serde_json::Value::String((*value).to_owned())))
+                .collect();
+            self.caller.complete(&#reference, #argument, value, &chosen).await
         }
     }
 }

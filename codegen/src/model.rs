@@ -24,6 +24,9 @@ pub struct Capture {
     pub resources: Vec<Resource>,
     /// The resource templates (`resources/templates/list`), when captured.
     pub templates: Vec<ResourceTemplate>,
+    /// Whether the server offers completion of prompt arguments and template variables
+    /// (`capabilities.completions`, when the capture recorded its capabilities).
+    pub completions: bool,
 }
 
 /// One prompt of a `prompts/list` result.

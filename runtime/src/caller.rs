@@ -97,6 +97,23 @@ pub trait ToolCaller {
         ))))
     }
 
+    /// Asks the server to complete `argument` of `reference` (a prompt or a resource
+    /// template) from what was typed so far, `value`, with the arguments `chosen` already:
+    /// what a generated `complete_*` method calls. The default fails, as for
+    /// [`ToolCaller::get_prompt`]; the client transports send `completion/complete`.
+    fn complete(
+        &self,
+        reference: &crate::CompletionRef,
+        argument: &str,
+        value: &str,
+        chosen: &Map<String, Value>,
+    ) -> impl Future<Output = Result<crate::Completion, Error>> + Send {
+        let _ = (reference, value, chosen);
+        std::future::ready(Err(Error::transport(format!(
+            "this caller serves tools only: it cannot complete {argument}"
+        ))))
+    }
+
     /// Before a generated method calls `tool`: checks that the server's tools are still
     /// those the module was generated from (see [`crate::drift`]), and fails with
     /// [`Error::Drift`] when they changed in a way that breaks the call and the client's
@@ -171,6 +188,16 @@ macro_rules! forward_tool_caller {
                 uri: &str,
             ) -> impl Future<Output = Result<crate::ReadResourceResult, Error>> + Send {
                 (**self).read_resource(uri)
+            }
+
+            fn complete(
+                &self,
+                reference: &crate::CompletionRef,
+                argument: &str,
+                value: &str,
+                chosen: &Map<String, Value>,
+            ) -> impl Future<Output = Result<crate::Completion, Error>> + Send {
+                (**self).complete(reference, argument, value, chosen)
             }
 
             fn check_tool(

@@ -387,6 +387,17 @@ impl<C: ToolCaller + Sync> ToolCaller for Recorder<C> {
     }
 
     /// Passed to the recorded caller, not recorded (a cassette holds tool calls).
+    fn complete(
+        &self,
+        reference: &crate::CompletionRef,
+        argument: &str,
+        value: &str,
+        chosen: &Map<String, Value>,
+    ) -> impl Future<Output = Result<crate::Completion, Error>> + Send {
+        self.inner.complete(reference, argument, value, chosen)
+    }
+
+    /// Passed to the recorded caller, not recorded (a cassette holds tool calls).
     fn read_resource(
         &self,
         uri: &str,

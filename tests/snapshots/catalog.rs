@@ -225,6 +225,237 @@ impl<C: ToolCaller> Client<C> {
         );
         self.caller.read_resource(&uri).await
     }
+
+    /// Completes the `goal` argument of the `briefing` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_briefing_goal(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
+                "goal",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `type` argument of the `briefing` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_briefing_type(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
+                "type",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `level-id` argument of the `briefing` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_briefing_level_id(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
+                "level-id",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `id` variable of the `entity` resource template
+    /// (`game://entity/{id}{?fields}`) (`completion/complete`): the values the server offers
+    /// for `value`, what was typed so far; `context` holds the other arguments chosen already,
+    /// by name.
+    pub async fn complete_entity_id(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource(
+                    "game://entity/{id}{?fields}".into(),
+                ),
+                "id",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `fields` variable of the `entity` resource template
+    /// (`game://entity/{id}{?fields}`) (`completion/complete`): the values the server offers
+    /// for `value`, what was typed so far; `context` holds the other arguments chosen already,
+    /// by name.
+    pub async fn complete_entity_fields(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource(
+                    "game://entity/{id}{?fields}".into(),
+                ),
+                "fields",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `path` variable of the `file` resource template (`file:///{+path}`)
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_file_path(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource("file:///{+path}".into()),
+                "path",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `x` variable of the `tile` resource template (`map://{x},{y}/{uri}`)
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_tile_x(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
+                "x",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `y` variable of the `tile` resource template (`map://{x},{y}/{uri}`)
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_tile_y(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
+                "y",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `uri` variable of the `tile` resource template (`map://{x},{y}/{uri}`)
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_tile_uri(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
+                "uri",
+                value,
+                &chosen,
+            )
+            .await
+    }
 }
 
 /// A stand-in for the catalog-edge MCP server in tests: one method per tool, typed as

@@ -1200,6 +1200,212 @@ impl<C: ToolCaller> Client<C> {
         );
         self.caller.read_resource(&uri).await
     }
+
+    /// Completes the `city` argument of the `args-prompt` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_args_prompt_city(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("args-prompt".into()),
+                "city",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `state` argument of the `args-prompt` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_args_prompt_state(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("args-prompt".into()),
+                "state",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `department` argument of the `completable-prompt` prompt
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_completable_prompt_department(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("completable-prompt".into()),
+                "department",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `name` argument of the `completable-prompt` prompt
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_completable_prompt_name(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("completable-prompt".into()),
+                "name",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `resourceType` argument of the `resource-prompt` prompt
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_resource_prompt_resource_type(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("resource-prompt".into()),
+                "resourceType",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `resourceId` argument of the `resource-prompt` prompt
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_resource_prompt_resource_id(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("resource-prompt".into()),
+                "resourceId",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `resourceId` variable of the `Dynamic Text Resource` resource template
+    /// (`demo://resource/dynamic/text/{resourceId}`) (`completion/complete`): the values the
+    /// server offers for `value`, what was typed so far; `context` holds the other arguments
+    /// chosen already, by name.
+    pub async fn complete_dynamic_text_resource_resource_id(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource(
+                    "demo://resource/dynamic/text/{resourceId}".into(),
+                ),
+                "resourceId",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `resourceId` variable of the `Dynamic Blob Resource` resource template
+    /// (`demo://resource/dynamic/blob/{resourceId}`) (`completion/complete`): the values the
+    /// server offers for `value`, what was typed so far; `context` holds the other arguments
+    /// chosen already, by name.
+    pub async fn complete_dynamic_blob_resource_resource_id(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource(
+                    "demo://resource/dynamic/blob/{resourceId}".into(),
+                ),
+                "resourceId",
+                value,
+                &chosen,
+            )
+            .await
+    }
 }
 
 /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,

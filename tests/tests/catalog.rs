@@ -7,8 +7,8 @@
 use std::sync::Mutex;
 
 use mcp_bindgen::{
-    CallToolResult, Content, Error, GetPromptResult, PromptMessage, ReadResourceResult,
-    ResourceContents, ToolCaller,
+    CallToolResult, Completion, CompletionRef, Content, Error, GetPromptResult, PromptMessage,
+    ReadResourceResult, ResourceContents, ToolCaller,
 };
 use mcp_bindgen_tests::catalog::{Client, prompts, resources};
 use serde_json::{Map, Value, json};
@@ -44,6 +44,51 @@ impl ToolCaller for Asked {
             ..Default::default()
         })
     }
+
+    async fn complete(
+        &self,
+        reference: &CompletionRef,
+        argument: &str,
+        value: &str,
+        chosen: &Map<String, Value>,
+    ) -> Result<Completion, Error> {
+        self.0.lock().unwrap().push(json!({
+            "complete": reference, "argument": argument, "value": value, "context": chosen,
+        }));
+        Ok(Completion {
+            values: vec![format!("{value}!")],
+            ..Default::default()
+        })
+    }
+}
+
+/// Each prompt argument and template variable has a `complete_*` method (the capture
+/// declares `completions`), which names its prompt or template, its argument by its wire
+/// name, and the arguments chosen already.
+#[test]
+fn completion_methods_name_their_reference_and_argument() {
+    let client = Client::new(Asked::default());
+    pollster::block_on(async {
+        let got = client
+            .complete_briefing_goal("fi", &[("levelId", "4")])
+            .await
+            .expect("completes");
+        assert_eq!(got.values, ["fi!"]);
+        client
+            .complete_briefing_level_id("", &[])
+            .await
+            .expect("levelId");
+        client.complete_tile_y("1", &[("x", "3")]).await.expect("y");
+    });
+    let asked = client.caller().0.lock().unwrap().clone();
+    assert_eq!(
+        asked,
+        [
+            json!({"complete": {"type": "ref/prompt", "name": "briefing"}, "argument": "goal", "value": "fi", "context": {"levelId": "4"}}),
+            json!({"complete": {"type": "ref/prompt", "name": "briefing"}, "argument": "level-id", "value": "", "context": {}}),
+            json!({"complete": {"type": "ref/resource", "uri": "map://{x},{y}/{uri}"}, "argument": "y", "value": "1", "context": {"x": "3"}}),
+        ]
+    );
 }
 
 #[test]

@@ -686,8 +686,8 @@ fn everything(mode: &str, wrap_in_namespace: bool) {
     let out = run(c, &format!("server-everything over {mode}"));
     assert_eq!(
         out.lines().count(),
-        16,
-        "one line per tool, two prompts and a templated resource:\n{out}"
+        17,
+        "one line per tool, two prompts, a templated resource and a completion:\n{out}"
     );
     // What the client captured is the checked-in capture the generated client came from.
     let captured: Value =

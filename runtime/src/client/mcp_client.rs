@@ -256,6 +256,16 @@ impl<T: Transport> ToolCaller for McpClient<T> {
         McpClient::read_resource(self, uri).await
     }
 
+    async fn complete(
+        &self,
+        reference: &crate::CompletionRef,
+        argument: &str,
+        value: &str,
+        chosen: &Map<String, Value>,
+    ) -> Result<crate::Completion, Error> {
+        McpClient::complete(self, reference, argument, value, chosen).await
+    }
+
     async fn check_tool(&self, provenance: &'static Provenance, tool: &str) -> Result<(), Error> {
         let peer = || self.conn.transport.peer();
         self.conn

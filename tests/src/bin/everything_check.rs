@@ -184,8 +184,9 @@ async fn call_every_tool<C: ToolCaller + Sync>(
     prompts_and_resources(&client).await
 }
 
-/// The generated prompt and resource methods: a prompt without arguments, one with a required
-/// and an optional argument, and a resource read through its template's typed variable.
+/// The generated prompt, resource and completion methods: a prompt without arguments, one
+/// with a required and an optional argument, a resource read through its template's typed
+/// variable, and the completion of a prompt argument whose values depend on another's.
 async fn prompts_and_resources<C: ToolCaller + Sync>(
     client: &Client<C>,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -218,6 +219,25 @@ async fn prompts_and_resources<C: ToolCaller + Sync>(
         &format!("the template's URI: {uri}"),
     )?;
     println!("resource {uri}: ok");
+    // Completion: the second argument's values depend on the first, sent as context.
+    let departments = client
+        .complete_completable_prompt_department("S", &[])
+        .await?;
+    check(
+        departments.values == ["Sales", "Support"],
+        &format!("departments starting with S: {:?}", departments.values),
+    )?;
+    let leads = client
+        .complete_completable_prompt_name("", &[("department", "Sales")])
+        .await?;
+    check(
+        leads.values == ["David", "Eve", "Frank"],
+        &format!("the leads of Sales: {:?}", leads.values),
+    )?;
+    println!(
+        "completion completable-prompt: ok {:?} then {:?}",
+        departments.values, leads.values
+    );
     Ok(())
 }
 
