@@ -633,7 +633,24 @@ fn capture_over_http_with_a_bearer_token() {
         stderr.contains("authentication failed") && stderr.contains("401"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("help: the server refused the token in $GREETER_TOKEN"),
+        "what to do next: {stderr}"
+    );
     assert!(!wrong.exists());
+    // No credentials at all: the help names the flags that give them.
+    let out = bin()
+        .args(["capture", "--url", &url, "-o"])
+        .arg(&wrong)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("help: the server wants credentials: give a token with --bearer-env VAR")
+            && stderr.contains("--oauth"),
+        "{stderr}"
+    );
     // The variable not set: a usage error.
     let out = bin()
         .args([

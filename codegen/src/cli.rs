@@ -313,6 +313,9 @@ fn capture_live(server: &LiveArgs) -> Result<(String, serde_json::Value), ExitCo
         Ok(document) => Ok((what, document)),
         Err(e) => {
             eprintln!("error: capturing {what}: {e}");
+            if let Some(help) = server.auth_help(&e) {
+                eprintln!("  = help: {help}");
+            }
             Err(ExitCode::FAILURE)
         }
     }

@@ -122,6 +122,55 @@ impl LiveArgs {
         self.url.is_some() || !self.command.is_empty()
     }
 
+    /// What to do about a refusal of the server's (HTTP 401 or 403), given the flags this
+    /// run had: which flag supplies credentials, and what the server's `WWW-Authenticate`
+    /// says (its OAuth metadata, a missing scope). `None` for any other error.
+    pub fn auth_help(&self, error: &mcp_bindgen::Error) -> Option<String> {
+        let mcp_bindgen::Error::Auth {
+            status: Some(status),
+            www_authenticate,
+            ..
+        } = error
+        else {
+            return None;
+        };
+        let challenge = www_authenticate.as_deref().unwrap_or_default();
+        let metadata = quoted_param(challenge, "resource_metadata");
+        let mut help = match (*status, &self.bearer_env, self.oauth) {
+            (403, _, _) => {
+                let scope = quoted_param(challenge, "scope")
+                    .map(|s| format!(" (it asks for the scope `{s}`)"))
+                    .unwrap_or_default();
+                format!(
+                    "the server knows the credentials but refuses them for this{scope}: with \
+                     --oauth, ask for more with --scope; with --bearer-env, use a token that \
+                     grants it"
+                )
+            }
+            (_, Some(var), _) => format!(
+                "the server refused the token in ${var}: it may have expired, or belong to \
+                 another server"
+            ),
+            (_, None, true) => {
+                "the server refused the token the OAuth sign-in gave: run again to sign in \
+                 afresh (--token-dir keeps tokens between runs)"
+                    .to_owned()
+            }
+            (_, None, false) => "the server wants credentials: give a token with \
+                 --bearer-env VAR (the environment variable holding it), or sign in with --oauth"
+                .to_owned(),
+        };
+        if let Some(metadata) = metadata {
+            help.push_str(&format!(
+                "; its WWW-Authenticate points at OAuth metadata ({metadata}), so --oauth can \
+                 sign in"
+            ));
+        } else if !challenge.is_empty() {
+            help.push_str(&format!("; it answered WWW-Authenticate: {challenge}"));
+        }
+        Some(help)
+    }
+
     /// The server, for messages: the URL, or the command line.
     pub fn server(&self) -> String {
         match &self.url {
@@ -520,4 +569,102 @@ pub async fn capture_stdio(
         list,
         catalog,
     ))
+}
+
+/// The value of `name="..."` (or `name=token`) in a `WWW-Authenticate` challenge.
+fn quoted_param(challenge: &str, name: &str) -> Option<String> {
+    let mut rest = challenge;
+    while let Some(at) = rest.find(name) {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + name.len()..];
+        rest = after;
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some(value) = after.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        return Some(match value.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or_default().to_owned(),
+            None => value
+                .split([',', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(bearer_env: Option<&str>, oauth: bool) -> LiveArgs {
+        LiveArgs {
+            url: Some("https://mcp.example/mcp".into()),
+            bearer_env: bearer_env.map(str::to_owned),
+            oauth,
+            ..LiveArgs::default()
+        }
+    }
+
+    fn refused(status: u16, challenge: Option<&str>) -> mcp_bindgen::Error {
+        mcp_bindgen::Error::Auth {
+            status: Some(status),
+            message: format!("answered HTTP {status}"),
+            www_authenticate: challenge.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_refusal_says_which_flag_gives_credentials_and_what_the_server_pointed_at() {
+        let challenge = r#"Bearer realm="mcp", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource", scope="files:read files:write""#;
+        let help = args(None, false)
+            .auth_help(&refused(401, Some(challenge)))
+            .expect("help");
+        assert!(
+            help.contains("--bearer-env VAR") && help.contains("--oauth"),
+            "{help}"
+        );
+        assert!(
+            help.contains(
+                "OAuth metadata (https://mcp.example/.well-known/oauth-protected-resource)"
+            ),
+            "{help}"
+        );
+        let help = args(Some("TOKEN"), false)
+            .auth_help(&refused(401, Some("Bearer error=\"invalid_token\"")))
+            .expect("help");
+        assert!(help.contains("refused the token in $TOKEN"), "{help}");
+        assert!(
+            help.contains("WWW-Authenticate: Bearer error=\"invalid_token\""),
+            "{help}"
+        );
+        let help = args(None, true)
+            .auth_help(&refused(403, Some(challenge)))
+            .expect("help");
+        assert!(
+            help.contains("the scope `files:read files:write`"),
+            "{help}"
+        );
+        assert!(help.contains("--scope"), "{help}");
+        assert_eq!(
+            args(None, false).auth_help(&mcp_bindgen::Error::transport("down")),
+            None
+        );
+    }
+
+    #[test]
+    fn challenge_parameters_are_read_quoted_or_bare() {
+        let challenge =
+            r#"Bearer xresource_metadata="no", resource_metadata = "https://a/b", scope=read"#;
+        assert_eq!(
+            quoted_param(challenge, "resource_metadata").as_deref(),
+            Some("https://a/b")
+        );
+        assert_eq!(quoted_param(challenge, "scope").as_deref(), Some("read"));
+        assert_eq!(quoted_param(challenge, "realm"), None);
+    }
 }
