@@ -43,6 +43,11 @@ impl Game {
         for (_, call) in self.running.extract_if(.., |(until, _)| *until <= frame) {
             call.complete(Ok(Stepped { frame }));
         }
+        for (until, call) in &self.running {
+            if call.wants_progress() {
+                call.progress(frame as f64, Some(*until as f64), None);
+            }
+        }
         let mut i = 0;
         while i < self.confirming.len() {
             match self.confirming[i].0.try_response() {
@@ -355,6 +360,76 @@ fn cancelling_a_task_abandons_the_games_call_and_tasks_belong_to_their_credentia
         alice,
     );
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
+}
+
+/// A legacy task's progress reaches the `tasks/result` request waiting on it, as an event
+/// stream: each `notifications/progress` with the call's `progressToken` and the related-task
+/// `_meta`, then the result.
+#[test]
+fn a_legacy_tasks_progress_flows_to_the_tasks_result_that_waits_for_it() {
+    let game = Running::start();
+    let created = game.post(
+        &request(
+            None,
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 200}, "task": {},
+                   "_meta": {"progressToken": "p-1"}}),
+        ),
+        None,
+    );
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let body = request(None, "tasks/result", json!({ "taskId": id }));
+    let mut tcp = TcpStream::connect(("127.0.0.1", game.port)).expect("connects");
+    tcp.set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let raw = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(raw.as_bytes()).expect("writes");
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).expect("reads");
+    assert!(answer.contains("text/event-stream"), "{answer}");
+    let events: Vec<Value> = answer
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str(data).ok())
+        .collect();
+    let progress: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty(), "no progress: {answer}");
+    for note in &progress {
+        assert_eq!(note["params"]["progressToken"], "p-1", "{note}");
+        assert_eq!(
+            note["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            id.as_str(),
+            "{note}"
+        );
+    }
+    let last = events.last().expect("the result");
+    assert!(
+        last["result"]["structuredContent"]["frame"]
+            .as_u64()
+            .unwrap()
+            >= 200,
+        "{last}"
+    );
+    // Without an event stream, tasks/result still answers plain JSON (no progress).
+    let plain = game.post(
+        &request(None, "tasks/result", json!({ "taskId": id })),
+        None,
+    );
+    assert!(
+        plain["result"]["structuredContent"]["frame"].is_u64(),
+        "{plain}"
+    );
 }
 
 /// A 2026-07-28 `subscriptions/listen` stream over raw HTTP, read as it comes.

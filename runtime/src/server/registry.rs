@@ -656,9 +656,11 @@ impl<Ctx> Registry<Ctx> {
                 era,
                 outlet,
                 owner,
+                streamable,
                 ..
             } = &incoming;
-            return self.tasks.answer(request, *era, owner, outlet.as_ref());
+            let outlet = outlet.as_ref().map(|outlet| (outlet, *streamable));
+            return self.tasks.answer(request, *era, owner, outlet);
         }
         let Incoming { request, era, .. } = incoming;
         let id = &request.id;
@@ -1089,6 +1091,10 @@ impl<Ctx> Registry<Ctx> {
                     }
                 };
                 let in_task = task.is_some();
+                // A legacy task's progress and log lines go into the task, which passes them
+                // to the `tasks/result` requests waiting on it (2026-07-28 tasks send none).
+                let task_notes = in_task && !modern;
+                let notes = streamable && !in_task || task_notes;
                 let slot = Arc::new(Slot {
                     tool: name.to_string(),
                     wrap,
@@ -1103,9 +1109,9 @@ impl<Ctx> Registry<Ctx> {
                     state: Mutex::new(SlotState {
                         outlet: outlet.clone(),
                         id: if in_task { Value::Null } else { id.clone() },
-                        streamable: streamable && !in_task,
-                        progress_token: progress_token.filter(|_| streamable && !in_task),
-                        log_level: log_level.filter(|_| streamable && !in_task),
+                        streamable: notes,
+                        progress_token: progress_token.filter(|_| notes),
+                        log_level: log_level.filter(|_| notes),
                         answered: false,
                     }),
                 });

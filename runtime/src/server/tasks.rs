@@ -105,8 +105,10 @@ struct Task {
     inputs: Option<(Arc<TaskInputs>, Arc<Waiters>)>,
     /// The call's result (`CallToolResult`) or JSON-RPC error object, once known.
     outcome: Option<Result<Value, Value>>,
-    /// Legacy `tasks/result` requests waiting for the outcome: their ids and outlets.
-    waiting: Vec<(Value, OutboundTx)>,
+    /// Legacy `tasks/result` requests waiting for the outcome: their ids, outlets, and
+    /// whether their answer may be an event stream (which then carries the call's progress
+    /// and log lines).
+    waiting: Vec<(Value, OutboundTx, bool)>,
     /// Where the task stood when its status was last noted for listeners: its 2026-07-28
     /// status name and how many input requests were outstanding.
     noted: (&'static str, usize),
@@ -128,8 +130,10 @@ impl Task {
         self.status != Status::Working
     }
 
-    /// Reads the call's answer when it has come.
-    fn refresh(&mut self) {
+    /// Reads the call's answer when it has come; passes its notifications (a legacy task's
+    /// progress and log lines) to the `tasks/result` requests waiting on an event stream,
+    /// tagged with the related-task `_meta`.
+    fn refresh(&mut self, id: &str) {
         let Some(answer) = &mut self.answer else {
             return;
         };
@@ -139,7 +143,17 @@ impl Task {
                     self.settle(&reply.text);
                     return;
                 }
-                Ok(Outbound::Note(_) | Outbound::Deferred(_)) => {}
+                Ok(Outbound::Note(text)) => {
+                    if self.waiting.iter().any(|(.., stream)| *stream) {
+                        let note = related(&text, id);
+                        for (_, outlet, stream) in &self.waiting {
+                            if *stream {
+                                let _ = outlet.send(Outbound::Note(note.clone()));
+                            }
+                        }
+                    }
+                }
+                Ok(Outbound::Deferred(_)) => {}
                 Err(mpsc::error::TryRecvError::Empty) => return,
                 Err(mpsc::error::TryRecvError::Disconnected) => {
                     self.answer = None;
@@ -389,7 +403,7 @@ impl Tasks {
         if let Some(text) = new.answered {
             task.settle(&text);
         }
-        task.refresh();
+        task.refresh(&id);
         // The client learns where the task starts from the response.
         task.noted = task.signature();
         let shape = task.to_json(&id, modern, self.limits.poll_interval);
@@ -427,7 +441,7 @@ impl Tasks {
                 if task.unheard {
                     self.changed.retain(|changed| *changed != id);
                 }
-                for (request, outlet) in task.waiting.drain(..) {
+                for (request, outlet, _) in task.waiting.drain(..) {
                     let text = error(&request, -32602, &format!("task {id} expired"));
                     let _ = outlet.send(Outbound::Done(Reply { text, status: 200 }));
                 }
@@ -439,12 +453,12 @@ impl Tasks {
             let Some(task) = tasks.get_mut(id) else {
                 return false;
             };
-            task.refresh();
+            task.refresh(id);
             Self::note(changed, id, task);
             if !task.terminal() {
                 return true;
             }
-            for (request, outlet) in std::mem::take(&mut task.waiting) {
+            for (request, outlet, _) in std::mem::take(&mut task.waiting) {
                 let _ = outlet.send(Outbound::Done(Reply {
                     text: legacy_result(id, task, &request),
                     status: 200,
@@ -519,7 +533,7 @@ impl Tasks {
         request: &super::wire::Request,
         era: Era,
         owner: &Owner,
-        outlet: Option<&OutboundTx>,
+        outlet: Option<(&OutboundTx, bool)>,
     ) -> Option<Reply> {
         self.refresh();
         let id = &request.id;
@@ -619,7 +633,7 @@ impl Tasks {
                 if task.terminal() {
                     return reply(legacy_result(&task_id, task, id));
                 }
-                let Some(outlet) = outlet else {
+                let Some((outlet, stream)) = outlet else {
                     return reply(error(
                         id,
                         -32603,
@@ -631,7 +645,7 @@ impl Tasks {
                 };
                 let left = task.expires.saturating_duration_since(Instant::now());
                 let _ = outlet.send(Outbound::Deferred(left));
-                task.waiting.push((id.clone(), outlet.clone()));
+                task.waiting.push((id.clone(), outlet.clone(), stream));
                 None
             }
             (_, other) => reply(error(id, -32601, &format!("Method not found: {other}"))),
@@ -679,6 +693,26 @@ pub(crate) fn missing_extension(id: &Value, what: &str) -> Reply {
         ),
         status: 400,
     }
+}
+
+/// A notification of a task's call, tagged with `_meta["io.modelcontextprotocol/related-task"]`
+/// (what 2025-11-25 asks of messages about a task).
+fn related(note: &str, task_id: &str) -> String {
+    let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(note) else {
+        return note.to_owned();
+    };
+    if let Some(Value::Object(params)) = message.get_mut("params") {
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                era::meta::RELATED_TASK.into(),
+                serde_json::json!({ "taskId": task_id }),
+            );
+        }
+    }
+    Value::Object(message).to_string()
 }
 
 /// A legacy `tasks/result` answer: the call's result (with the related-task `_meta`) or its
