@@ -5,10 +5,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::config::ServerConfig;
+use crate::error::Error;
+use crate::generate::{Generator, on_generator_stack};
 use crate::live::LiveArgs;
 use crate::manifest::{self, FileStatus};
 use crate::say;
-use crate::{Error, Generator, ServerConfig, capture, diff, on_generator_stack};
+use crate::{capture, diff};
 use clap::{Parser, Subcommand};
 
 /// Typed Rust bindings for MCP tool servers.

@@ -65,9 +65,9 @@ fn tool(tool: &model::Tool) -> Tool<'_> {
 
 /// The tools a generated module was made from, read back from its `PROVENANCE` (for `diff
 /// --against-module FILE.rs`: does a checked-in client still match the server?).
-pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::Error> {
+pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::error::Error> {
     use crate::diagnostic::Diagnostic;
-    let text = std::fs::read_to_string(path).map_err(|source| crate::Error::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| crate::error::Error::Io {
         path: path.to_path_buf(),
         source,
     })?;

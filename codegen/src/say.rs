@@ -197,18 +197,21 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
 }
 
 /// Writes `text` to `output`, or to stdout when `output` is `-` (as bindgen does).
-pub(crate) fn write_output(output: &std::path::Path, text: &str) -> Result<(), crate::Error> {
+pub(crate) fn write_output(
+    output: &std::path::Path,
+    text: &str,
+) -> Result<(), crate::error::Error> {
     if output == std::path::Path::new("-") {
         let mut out = std::io::stdout().lock();
         return out
             .write_all(text.as_bytes())
             .and_then(|()| out.flush())
-            .map_err(|source| crate::Error::Io {
+            .map_err(|source| crate::error::Error::Io {
                 path: output.to_path_buf(),
                 source,
             });
     }
-    std::fs::write(output, text).map_err(|source| crate::Error::Io {
+    std::fs::write(output, text).map_err(|source| crate::error::Error::Io {
         path: output.to_path_buf(),
         source,
     })

@@ -57,7 +57,7 @@ pub trait ToolCaller {
     /// Calls the tool `name` as a task and returns its handle at once: what a generated
     /// `{tool}_task` method calls, and a generated method of a tool that requires tasks.
     /// [`HttpClient`](crate::HttpClient) and [`StdioClient`](crate::StdioClient) make the
-    /// call a task (see [`McpClient::call_tool_as_task`](crate::McpClient::call_tool_as_task)).
+    /// call a task (see [`McpClient::call_tool_as_task`](crate::client::McpClient::call_tool_as_task)).
     ///
     /// The default calls [`ToolCaller::call_tool`] and returns a handle holding its result
     /// ([`TaskHandle::ready`](crate::TaskHandle::ready)): a mock, a fake or a cassette answers

@@ -100,7 +100,8 @@ impl TaskStatus {
 ///
 /// Poll it ([`TaskHandle::status`]), await its result ([`TaskHandle::wait`], honouring the
 /// server's poll interval), answer what it asks ([`TaskHandle::respond`]), or cancel it. Its
-/// [`id`](TaskHandle::id) is all it takes to find it again ([`McpClient::task`]): store it,
+/// [`id`](TaskHandle::id) is all it takes to find it again
+/// ([`McpClient::task`](crate::client::McpClient::task)): store it,
 /// reconnect, and wait on.
 ///
 /// A server may answer a task-capable call at once instead of making a task, and a caller
