@@ -305,7 +305,7 @@ fn live_stdio_server_as_the_new_side() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         report["changes"],
-        json!([{"rule": "tool-removed", "severity": "breaking", "tool": "retired",
+        json!([{"rule": "tool-removed", "severity": "breaking", "kind": "tool", "tool": "retired",
                 "pointer": "", "message": "tool removed"}])
     );
 }
@@ -798,4 +798,74 @@ fn a_cassette_against_a_new_capture_reports_the_calls_that_would_break() {
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("new.tools.json:1: "), "{stderr}");
+}
+
+/// Prompts, resources and templates are compared too: a new required prompt argument and a
+/// moved template break, each under its own heading; the JSON names their kind.
+#[test]
+fn prompts_resources_and_templates_are_compared() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let capture = |name: &str, required: bool, template: &str| {
+        let path = dir.path().join(name);
+        let document = json!({
+            "tools": [],
+            "prompts": [{"name": "briefing", "arguments": [
+                {"name": "goal", "required": true},
+                {"name": "level", "required": required},
+            ]}],
+            "resources": [{"name": "level", "uri": "game://level"}],
+            "resourceTemplates": [{"name": "entity", "uriTemplate": template}],
+        });
+        std::fs::write(&path, document.to_string()).expect("write");
+        path
+    };
+    let old = capture("old.json", false, "game://entity/{id}");
+    let new = capture("new.json", true, "game://entities/{id}");
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("2 breaking"), "{stdout}");
+    assert!(stdout.contains("\nprompt briefing\n"), "{stdout}");
+    assert!(
+        stdout.contains("prompt-argument-became-required") && stdout.contains("/arguments/level"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nresource template entity\n"), "{stdout}");
+    assert!(
+        stdout.contains("URI template `game://entity/{id}` -> `game://entities/{id}`"),
+        "{stdout}"
+    );
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .args(["--format", "json"])
+        .output()
+        .expect("runs");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let kinds: Vec<&Value> = report["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| &c["kind"])
+        .collect();
+    assert_eq!(
+        kinds,
+        [&json!("prompt"), &json!("resource-template")],
+        "{report}"
+    );
+    assert_eq!(report["summary"]["breaking"], 2, "{report}");
+    // Unchanged, they are no change.
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&old)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
 }

@@ -434,7 +434,12 @@ fn diff(
             return Ok(ExitCode::from(2));
         }
     };
-    let report = diff::diff(&old, &new, &diff::Options { level });
+    // A module's provenance records its tools only: its prompts and resources are not compared.
+    let report = if module.is_some() {
+        diff::diff_tools(&old, &new, &diff::Options { level })
+    } else {
+        diff::diff(&old, &new, &diff::Options { level })
+    };
     let name = |c: &crate::model::Capture| c.file.display().to_string();
     let rendered = format.render(&report, &name(&old), &name(&new));
     // A reader that stops early (`diff … | head`) is not an error: the verdict stands.

@@ -22,16 +22,59 @@
 //! ```
 
 pub use mcp_bindgen_diff::{
-    Annotations, Change, Format, Level, Options, Report, Severity, Summary, Tool, digest,
-    inclusion, rules,
+    Annotations, Change, Format, Kind, Level, Options, Report, Severity, Summary, Tool, catalog,
+    digest, inclusion, rules,
 };
 
 use crate::model::{self, Capture};
 
-/// Compares two captures: what a client of `old` meets when the server becomes `new`.
+/// Compares two captures: what a client of `old` meets when the server becomes `new`: its
+/// tools, then its prompts, resources and resource templates.
 pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Report {
+    let mut report = diff_tools(old, new, options);
+    report.extend(catalog::diff(&catalog_of(old), &catalog_of(new)));
+    report
+}
+
+/// [`diff`] of the tools alone: for an old side that records no prompts or resources (a
+/// generated module's provenance).
+pub fn diff_tools(old: &Capture, new: &Capture, options: &Options) -> Report {
     let (old, new) = (tools(old), tools(new));
     mcp_bindgen_diff::diff(&old, &new, options)
+}
+
+/// The capture's prompts, resources and templates as the rules read them.
+pub fn catalog_of(capture: &Capture) -> catalog::Catalog<'_> {
+    catalog::Catalog {
+        prompts: capture
+            .prompts
+            .iter()
+            .map(|p| catalog::Prompt {
+                name: &p.name,
+                arguments: p
+                    .arguments
+                    .iter()
+                    .map(|a| (a.name.as_str(), a.required))
+                    .collect(),
+            })
+            .collect(),
+        resources: capture
+            .resources
+            .iter()
+            .map(|r| catalog::Resource {
+                name: &r.name,
+                uri: &r.uri,
+            })
+            .collect(),
+        templates: capture
+            .templates
+            .iter()
+            .map(|t| catalog::Template {
+                name: &t.name,
+                uri_template: &t.uri_template,
+            })
+            .collect(),
+    }
 }
 
 /// The capture's tools as the rules read them (the fields the capture reader checked).

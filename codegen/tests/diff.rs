@@ -602,7 +602,7 @@ fn formats() {
         serde_json::from_str(&Format::Json.render(&report, "old.json", "new.json")).expect("json");
     assert_eq!(
         json["changes"][1],
-        json!({"rule": "input-property-became-required", "severity": "breaking", "tool": "b|c",
+        json!({"rule": "input-property-became-required", "severity": "breaking", "kind": "tool", "tool": "b|c",
                "pointer": "/inputSchema/properties/x",
                "message": "argument `x` became required"})
     );

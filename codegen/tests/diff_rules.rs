@@ -9,9 +9,18 @@ use mcp_bindgen_codegen::capture;
 use mcp_bindgen_codegen::diff::{self, Level, Options, Report};
 use serde_json::{Value, json};
 
+/// `old` and `new` are tool lists, or whole captures (objects: prompts, resources, templates).
 fn run(old: &Value, new: &Value, level: Level) -> Report {
-    let parse = |name: &str, tools: &Value| {
-        let text = serde_json::to_string(&json!({ "tools": tools })).expect("json");
+    let parse = |name: &str, side: &Value| {
+        let document = match side {
+            Value::Object(document) => {
+                let mut document = document.clone();
+                document.entry("tools").or_insert_with(|| json!([]));
+                Value::Object(document)
+            }
+            tools => json!({ "tools": tools }),
+        };
+        let text = serde_json::to_string(&document).expect("json");
         capture::parse(Path::new(name), text).expect("valid capture")
     };
     diff::diff(
@@ -103,10 +112,93 @@ fn source(rule: &'static str, trigger: Pair, near: Pair) -> Case {
     }
 }
 
+/// A capture with one prompt `p` taking `arguments` (`(name, required)`).
+fn prompt(arguments: &[(&str, bool)]) -> Value {
+    let arguments: Vec<Value> = arguments
+        .iter()
+        .map(|(name, required)| json!({"name": name, "required": required}))
+        .collect();
+    json!({"prompts": [{"name": "p", "arguments": arguments}]})
+}
+
+/// A capture with the resource `r` at `uri`, or the template `t` of `uri_template`.
+fn resource(uri: &str) -> Value {
+    json!({"resources": [{"name": "r", "uri": uri}]})
+}
+
+fn template(uri_template: &str) -> Value {
+    json!({"resourceTemplates": [{"name": "t", "uriTemplate": uri_template}]})
+}
+
 fn fixed_cases() -> Vec<Case> {
     let s = json!({"type": "string"});
     let i = json!({"type": "integer"});
     vec![
+        wire(
+            "prompt-removed",
+            (prompt(&[]), json!({})),
+            (prompt(&[]), prompt(&[("a", false)])),
+        ),
+        wire(
+            "prompt-added",
+            (json!({}), prompt(&[])),
+            (prompt(&[]), prompt(&[("a", false)])),
+        ),
+        wire(
+            "prompt-argument-required-added",
+            (prompt(&[]), prompt(&[("a", true)])),
+            (prompt(&[]), prompt(&[("a", false)])),
+        ),
+        wire(
+            "prompt-argument-became-required",
+            (prompt(&[("a", false)]), prompt(&[("a", true)])),
+            (prompt(&[("a", true)]), prompt(&[("a", true)])),
+        ),
+        wire(
+            "prompt-argument-became-optional",
+            (prompt(&[("a", true)]), prompt(&[("a", false)])),
+            (prompt(&[("a", false)]), prompt(&[("a", false)])),
+        ),
+        wire(
+            "prompt-argument-added",
+            (prompt(&[]), prompt(&[("a", false)])),
+            (prompt(&[]), prompt(&[("a", true)])),
+        ),
+        wire(
+            "prompt-argument-removed",
+            (prompt(&[("a", false)]), prompt(&[])),
+            (prompt(&[("a", false)]), prompt(&[("a", true)])),
+        ),
+        wire(
+            "resource-removed",
+            (resource("game://level"), json!({})),
+            (resource("game://level"), resource("game://other")),
+        ),
+        wire(
+            "resource-added",
+            (json!({}), resource("game://level")),
+            (resource("game://level"), resource("game://other")),
+        ),
+        wire(
+            "resource-uri-changed",
+            (resource("game://level"), resource("game://other")),
+            (resource("game://level"), resource("game://level")),
+        ),
+        wire(
+            "resource-template-removed",
+            (template("game://e/{id}"), json!({})),
+            (template("game://e/{id}"), template("game://e/{key}")),
+        ),
+        wire(
+            "resource-template-added",
+            (json!({}), template("game://e/{id}")),
+            (template("game://e/{id}"), template("game://e/{key}")),
+        ),
+        wire(
+            "resource-template-changed",
+            (template("game://e/{id}"), template("game://e/{key}")),
+            (template("game://e/{id}"), template("game://e/{id}")),
+        ),
         wire(
             "tool-removed",
             (tool(json!({})), json!([])),

@@ -45,10 +45,19 @@ impl Format {
     }
 }
 
+/// What a change is about, as headings show it: a tool by its name, the rest by kind and name
+/// (`prompt briefing`).
+fn subject(change: &Change) -> String {
+    match change.kind {
+        crate::Kind::Tool => change.tool.clone(),
+        kind => format!("{} {}", kind.as_str(), change.tool),
+    }
+}
+
 /// Runs of consecutive changes of one tool (the report is grouped by tool already).
 fn groups(changes: &[Change]) -> Vec<&[Change]> {
     changes
-        .chunk_by(|a, b| a.tool == b.tool)
+        .chunk_by(|a, b| (a.kind, &a.tool) == (b.kind, &b.tool))
         .collect::<Vec<_>>()
 }
 
@@ -65,7 +74,7 @@ fn text(report: &Report, old: &str, new: &str) -> String {
     let _ = writeln!(out, "{old} -> {new}: {}", report.counts());
     let _ = writeln!(out, "{}", tools_line(report));
     for group in groups(&report.changes) {
-        let _ = writeln!(out, "\n{}", group[0].tool);
+        let _ = writeln!(out, "\n{}", subject(&group[0]));
         for c in group {
             let at = if c.pointer.is_empty() {
                 String::new()
@@ -117,7 +126,7 @@ fn markdown(report: &Report, old: &str, new: &str) -> String {
         let _ = writeln!(
             out,
             "| {severity} | `{}` | {at} | {} | `{}` |",
-            cell(&c.tool),
+            cell(&subject(c)),
             cell(&c.message),
             c.rule
         );

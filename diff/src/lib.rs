@@ -28,6 +28,7 @@
 
 #![deny(missing_docs)]
 
+pub mod catalog;
 #[cfg(feature = "digest")]
 pub mod digest;
 mod format;
@@ -60,6 +61,34 @@ pub struct Options {
     pub level: Level,
 }
 
+/// What a change is about: a tool (most), or a prompt, a resource or a resource template
+/// (see [`catalog`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A tool.
+    #[default]
+    Tool,
+    /// A prompt.
+    Prompt,
+    /// A resource at a fixed URI.
+    Resource,
+    /// A resource template.
+    ResourceTemplate,
+}
+
+impl Kind {
+    /// `tool`, `prompt`, `resource` or `resource template`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+            Kind::ResourceTemplate => "resource template",
+        }
+    }
+}
+
 /// One change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
@@ -67,7 +96,10 @@ pub struct Change {
     pub rule: String,
     /// How much it matters to a client built against the old list.
     pub severity: Severity,
-    /// The tool's name (the old name for a removed tool).
+    /// What `tool` names: a tool, or a prompt, resource or template.
+    pub kind: Kind,
+    /// The tool's name (the old name for a removed tool); a prompt's, resource's or
+    /// template's name for the other kinds.
     pub tool: String,
     /// JSON pointer into the tool object (`/inputSchema/properties/path`; `""` for the tool
     /// itself). Inside schemas it follows `$ref`s: it is the path a value takes.
@@ -110,6 +142,18 @@ pub struct Report {
 }
 
 impl Report {
+    /// Adds `changes` (the [`catalog`]'s, after the tools') and counts them in the summary.
+    pub fn extend(&mut self, changes: Vec<Change>) {
+        for change in &changes {
+            match change.severity {
+                Severity::Breaking => self.summary.breaking += 1,
+                Severity::Warning => self.summary.warning += 1,
+                Severity::Info => self.summary.info += 1,
+            }
+        }
+        self.changes.extend(changes);
+    }
+
     /// Whether any change is at least `severity` (the exit code of `diff`).
     pub fn breaks(&self, severity: Severity) -> bool {
         self.changes.iter().any(|c| c.severity >= severity)
@@ -225,6 +269,7 @@ fn change(rule: Rule, tool: &str, pointer: &str, message: String) -> Change {
     Change {
         rule: rule.id.to_owned(),
         severity: rule.severity,
+        kind: Kind::Tool,
         tool: tool.to_owned(),
         pointer: pointer.to_owned(),
         message,
@@ -587,6 +632,7 @@ fn schemas(
     changes.extend(compare.found.into_iter().map(|f| Change {
         rule: f.rule,
         severity: f.severity,
+        kind: Kind::Tool,
         tool: tool.to_owned(),
         pointer: f.pointer,
         message: f.message,

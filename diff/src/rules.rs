@@ -126,6 +126,23 @@ pub(crate) const SOURCE_FIELD_RENAMED: Rule = source("source-field-renamed", Bre
 pub(crate) const SOURCE_FIELD_ADDED: Rule = source("source-field-added", Breaking);
 pub(crate) const SOURCE_VARIANT_ADDED: Rule = source("source-variant-added", Warning);
 
+pub(crate) const PROMPT_REMOVED: Rule = wire("prompt-removed", Breaking);
+pub(crate) const PROMPT_ADDED: Rule = wire("prompt-added", Info);
+pub(crate) const PROMPT_ARGUMENT_REQUIRED_ADDED: Rule =
+    wire("prompt-argument-required-added", Breaking);
+pub(crate) const PROMPT_ARGUMENT_BECAME_REQUIRED: Rule =
+    wire("prompt-argument-became-required", Breaking);
+pub(crate) const PROMPT_ARGUMENT_BECAME_OPTIONAL: Rule =
+    wire("prompt-argument-became-optional", Info);
+pub(crate) const PROMPT_ARGUMENT_ADDED: Rule = wire("prompt-argument-added", Info);
+pub(crate) const PROMPT_ARGUMENT_REMOVED: Rule = wire("prompt-argument-removed", Warning);
+pub(crate) const RESOURCE_REMOVED: Rule = wire("resource-removed", Breaking);
+pub(crate) const RESOURCE_ADDED: Rule = wire("resource-added", Info);
+pub(crate) const RESOURCE_URI_CHANGED: Rule = wire("resource-uri-changed", Breaking);
+pub(crate) const TEMPLATE_REMOVED: Rule = wire("resource-template-removed", Breaking);
+pub(crate) const TEMPLATE_ADDED: Rule = wire("resource-template-added", Info);
+pub(crate) const TEMPLATE_CHANGED: Rule = wire("resource-template-changed", Breaking);
+
 /// Every rule with a fixed id (the constraint families are in [`CONSTRAINTS`]).
 pub const RULES: &[Rule] = &[
     TOOL_REMOVED,
@@ -164,6 +181,19 @@ pub const RULES: &[Rule] = &[
     SOURCE_FIELD_RENAMED,
     SOURCE_FIELD_ADDED,
     SOURCE_VARIANT_ADDED,
+    PROMPT_REMOVED,
+    PROMPT_ADDED,
+    PROMPT_ARGUMENT_REQUIRED_ADDED,
+    PROMPT_ARGUMENT_BECAME_REQUIRED,
+    PROMPT_ARGUMENT_BECAME_OPTIONAL,
+    PROMPT_ARGUMENT_ADDED,
+    PROMPT_ARGUMENT_REMOVED,
+    RESOURCE_REMOVED,
+    RESOURCE_ADDED,
+    RESOURCE_URI_CHANGED,
+    TEMPLATE_REMOVED,
+    TEMPLATE_ADDED,
+    TEMPLATE_CHANGED,
 ];
 
 /// The constraints of the `input-<constraint>-<outcome>` and `output-..` families.
